@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, storePath } from '../config/config.js';
+import { digestApiToken, generateApiToken } from '../domain/tokens.js';
+import { createLogger } from '../log.js';
+import { startGateway } from '../server.js';
+import { Store } from '../store/store.js';
+
+const USAGE = `Usage:
+  gateway serve [--role all|core|worker]   run the daemon (configured by GATEWAY_* environment variables)
+  gateway token create --name <name>        create an account and print its new API token
+  gateway help                              show this text`;
+
+/** The `gateway` command. Answers the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(rest);
+      case 'token':
+        return tokenCommand(rest);
+      case 'help':
+      case '--help':
+      case '-h':
+      case undefined:
+        process.stdout.write(`${USAGE}\n`);
+        return command === undefined ? 1 : 0;
+      default:
+        process.stderr.write(`gateway: unknown command "${command}"\n${USAGE}\n`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`gateway: ${error.message}\n`);
+      return 78; // EX_CONFIG
+    }
+    if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`gateway: ${error.message}\n${USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { role: { type: 'string', default: 'all' } } });
+  if (!['all', 'core', 'worker'].includes(values.role)) {
+    process.stderr.write(`gateway: --role must be all, core or worker (got "${values.role}")\n`);
+    return 2;
+  }
+  if (values.role === 'worker') {
+    process.stderr.write('gateway: the worker role needs the Kafka streams, which this build does not have yet\n');
+    return 2;
+  }
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const gateway = await startGateway(config, logger);
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, 'shutting down');
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await gateway.close();
+  logger.info('stopped');
+  return 0;
+}
+
+function tokenCommand(args: string[]): number {
+  const [sub, ...rest] = args;
+  if (sub !== 'create') {
+    process.stderr.write(`gateway: unknown token command "${sub ?? ''}"\n${USAGE}\n`);
+    return 2;
+  }
+  const { values } = parseArgs({ args: rest, options: { name: { type: 'string' } } });
+  const name = values.name?.trim();
+  if (!name) {
+    process.stderr.write('gateway: token create needs --name <name>\n');
+    return 2;
+  }
+  // Works beside a running daemon: the store is in WAL mode and writers wait for each other.
+  const config = loadConfig();
+  const store = Store.open(storePath(config));
+  try {
+    const token = generateApiToken();
+    const account = store.transaction(() => store.accounts.createWithToken(name, digestApiToken(token)));
+    process.stderr.write(`Created account ${account.id} "${name}". Its API token (shown once):\n`);
+    process.stdout.write(`${token}\n`);
+  } finally {
+    store.close();
+  }
+  return 0;
+}

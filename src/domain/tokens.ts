@@ -1,0 +1,14 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** A new private API token: 32 random bytes, recognisable by its prefix in logs and leak scanners. */
+export function generateApiToken(): string {
+  return `gwk_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * Tokens are high-entropy secrets, so a plain SHA-256 digest is the right storage form: it is
+ * looked up by index (no per-row comparison to time) and a leaked table reveals no usable token.
+ */
+export function digestApiToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}

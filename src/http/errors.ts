@@ -1,0 +1,113 @@
+/**
+ * The one error vocabulary of the HTTP API. Every error body has the contract's shape
+ * `{errors: [{status, code, title, detail}]}`; validation failures carry one entry per field,
+ * each with `source.pointer` naming the field.
+ */
+export interface ErrorEntry {
+  status: number;
+  code: string;
+  title: string;
+  detail: string;
+  source?: { pointer: string };
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    detail: string,
+    /** Worth an error-level log line: only for our own faults, never for bad input. */
+    readonly report = false,
+  ) {
+    super(detail);
+    this.name = new.target.name;
+  }
+
+  get entries(): ErrorEntry[] {
+    return [{ status: this.status, code: this.code, title: this.title, detail: this.message }];
+  }
+}
+
+export class BadRequest extends AppError {
+  constructor(detail: string) {
+    super(400, 'bad_request', 'Bad request', detail);
+  }
+}
+
+export class Unauthorized extends AppError {
+  constructor(detail: string) {
+    super(401, 'unauthorized', 'Unauthorized', detail);
+  }
+}
+
+export class NotFound extends AppError {
+  constructor(detail: string) {
+    super(404, 'not_found', 'Not found', detail);
+  }
+}
+
+export class MethodNotAllowed extends AppError {
+  constructor(detail: string) {
+    super(405, 'method_not_allowed', 'Method not allowed', detail);
+  }
+}
+
+export class Conflict extends AppError {
+  constructor(detail: string) {
+    super(409, 'conflict', 'Conflict', detail);
+  }
+}
+
+export class PayloadTooLarge extends AppError {
+  constructor(detail: string) {
+    super(413, 'payload_too_large', 'Payload too large', detail);
+  }
+}
+
+export class UnsupportedMediaType extends AppError {
+  constructor(detail: string) {
+    super(415, 'unsupported_media_type', 'Unsupported media type', detail);
+  }
+}
+
+export class ServiceUnavailable extends AppError {
+  constructor(detail: string) {
+    super(503, 'service_unavailable', 'Service unavailable', detail);
+  }
+}
+
+export class InternalError extends AppError {
+  constructor(requestId: string) {
+    super(500, 'internal_error', 'Internal server error', `An unexpected error occurred (request id ${requestId}).`, true);
+  }
+}
+
+/** One failing field: `field` is a JSON pointer without the leading slash, e.g. `template/id`. */
+export interface FieldProblem {
+  field: string;
+  detail: string;
+}
+
+export class ValidationFailed extends AppError {
+  readonly problems: FieldProblem[];
+
+  constructor(problems: FieldProblem[]) {
+    super(422, 'validation_failed', 'Validation failed', problems.map((p) => p.detail).join('; '));
+    this.problems = problems;
+  }
+
+  static field(field: string, detail: string): ValidationFailed {
+    return new ValidationFailed([{ field, detail }]);
+  }
+
+  override get entries(): ErrorEntry[] {
+    return this.problems.map((p) => ({
+      status: 422,
+      code: 'validation_failed',
+      title: 'Validation failed',
+      detail: p.detail,
+      source: { pointer: p.field === '' ? '' : `/${p.field}` },
+    }));
+  }
+}

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../log.js';
+import type { AppState } from './context.js';
+
+const INCOMING_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Outermost middleware: gives the request an id (reusing a sane incoming X-Request-Id), and logs
+ * one line when it ends. Only the path is logged, never the query string, which may hold a token.
+ */
+export function requestLog(logger: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('x-request-id');
+    const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = logger.child({ reqId: requestId });
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      ctx.state.log.info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, account: ctx.state.account?.id },
+        'request',
+      );
+    }
+  };
+}

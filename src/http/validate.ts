@@ -1,0 +1,109 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import formats from 'ajv-formats';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { parseTimestamp } from '../domain/time.js';
+import { BadRequest, ValidationFailed, type FieldProblem } from './errors.js';
+
+/**
+ * Where the input came from decides how strictly types are read: JSON carries real types and is
+ * validated as sent; form bodies and query strings carry only text, so "5" and "true" are coerced.
+ */
+export type InputMode = 'json' | 'text';
+
+function createAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: coerce, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true });
+  addFormats(ajv, ['date-time', 'email', 'uri']);
+  ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+  ajv.addFormat('webhook-url', { type: 'string', validate: isWebhookUrl });
+  ajv.addFormat('timestamp', { type: 'string', validate: (text: string) => parseTimestamp(text) !== undefined });
+  return ajv;
+}
+
+// ajv-formats is CommonJS: its callable sits on `default` when imported from ESM.
+const addFormats = ((formats as { default?: unknown }).default ?? formats) as typeof formats.default;
+
+const compilers: Record<InputMode, Ajv> = { json: createAjv(false), text: createAjv(true) };
+
+/** An absolute http(s) URL with a host, or the empty string (which clears the address). */
+export function isWebhookUrl(text: string): boolean {
+  if (text === '') return true;
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export type Validator<T> = (data: unknown, mode: InputMode) => T;
+
+/**
+ * Compiles a schema once (at route registration) for both input modes and returns a function that
+ * answers the typed input or throws ValidationFailed with one problem per failing field.
+ */
+export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema: S): Validator<T> {
+  const compiled = {
+    json: compile(compilers.json, schema),
+    text: compile(compilers.text, schema),
+  };
+  return (data, mode) => {
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      throw new BadRequest('The request body must be a JSON object or form fields.');
+    }
+    const validate = compiled[mode];
+    if (!validate(data)) throw new ValidationFailed(toProblems(validate.errors ?? []));
+    return data as T;
+  };
+}
+
+function compile(ajv: Ajv, schema: JSONSchema): ValidateFunction {
+  const id = typeof schema === 'object' ? schema.$id : undefined;
+  return (id !== undefined ? ajv.getSchema(id) : undefined) ?? ajv.compile(schema as object);
+}
+
+/** Turns ajv errors into one problem per field, in a sentence that names the field. */
+export function toProblems(errors: ErrorObject[]): FieldProblem[] {
+  const byField = new Map<string, string>();
+  for (const error of errors) {
+    if (error.keyword === 'if') continue; // the failing "then" branch reports the field itself
+    const field =
+      error.keyword === 'required'
+        ? joinPointer(error.instancePath, (error.params as { missingProperty: string }).missingProperty)
+        : error.instancePath.slice(1);
+    if (!byField.has(field)) byField.set(field, describe(field, error));
+  }
+  return [...byField].map(([field, detail]) => ({ field, detail }));
+}
+
+function joinPointer(base: string, property: string): string {
+  return `${base.slice(1)}${base === '' ? '' : '/'}${property}`;
+}
+
+function describe(field: string, error: ErrorObject): string {
+  const name = field === '' ? 'The body' : field.split('/').join('.');
+  const custom = (error.parentSchema as { 'x-message'?: string } | undefined)?.['x-message'];
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `${name} is required`;
+    case 'type':
+      return `${name} must be ${article(String(params.type).replace(',', ' or '))}`;
+    case 'maxLength':
+      return `${name} must be at most ${String(params.limit)} characters`;
+    case 'minLength':
+      return params.limit === 1 ? `${name} must not be empty` : `${name} must be at least ${String(params.limit)} characters`;
+    case 'minimum':
+    case 'maximum':
+      return `${name} must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${String(params.limit)}`;
+    case 'enum':
+      return `${name} must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `${name} ${custom ?? `must be ${JSON.stringify(params.allowedValue)}`}`;
+    default:
+      return `${name} ${custom ?? error.message ?? 'is invalid'}`;
+  }
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}

@@ -1,0 +1,70 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { storePath, type Config } from './config/config.js';
+import { digestApiToken, generateApiToken } from './domain/tokens.js';
+import { createApp } from './http/app.js';
+import type { Logger } from './log.js';
+import { Store } from './store/store.js';
+
+export interface RunningGateway {
+  store: Store;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store, makes sure an account exists and starts listening. Configuration was validated
+ * by the caller before this runs.
+ */
+export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
+  const file = storePath(config);
+  const store = Store.open(file);
+  logger.info({ store: file, schema_version: store.health().schema_version }, 'store ready');
+  bootstrapAccount(store, config, logger);
+  if (config.kafkaBrokers !== null) {
+    logger.warn({ brokers: config.kafkaBrokers }, 'GATEWAY_KAFKA_BROKERS is set; this build still keeps its streams in SQLite');
+  }
+
+  const { app } = createApp({ store, logger, config });
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  // Idle keep-alive sockets must not outlive a shutdown.
+  server.keepAliveTimeout = 5_000;
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ host: config.host, port }, 'gateway listening');
+
+  return {
+    store,
+    port,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      store.close();
+    },
+  };
+}
+
+/**
+ * First start on an empty store: create the first account, with GATEWAY_BOOTSTRAP_TOKEN as its
+ * token when set, else with a generated token printed once (it is stored hashed and cannot be
+ * shown again).
+ */
+function bootstrapAccount(store: Store, config: Config, logger: Logger): void {
+  const created = store.transaction(() => {
+    if (store.accounts.count() > 0) return null;
+    const token = config.bootstrapToken ?? generateApiToken();
+    store.accounts.createWithToken('default', digestApiToken(token));
+    return token;
+  });
+  if (created === null) return;
+  if (config.bootstrapToken !== null) {
+    logger.info('created the first account with the API token from GATEWAY_BOOTSTRAP_TOKEN');
+  } else {
+    // The one place a token is ever written out: it exists nowhere else and is needed to use the API.
+    logger.warn({ api_token: created }, 'created the first account; its API token is shown once, keep it');
+  }
+}

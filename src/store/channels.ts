@@ -1,0 +1,108 @@
+import type { Db } from './db.js';
+import { takePage, type IdPage, type PageOf } from './pagination.js';
+
+export type ChannelState = 'unconfirmed' | 'enabled' | 'disabled';
+
+/** A connected messaging account: a channel in API v1, an auth in v2. */
+export interface ChannelRow {
+  id: number;
+  company_id: number;
+  provider: string;
+  state: ChannelState;
+  /** Non-secret connection settings (JSON object). */
+  settings: Record<string, unknown>;
+  /** Secrets (tokens, passwords). Never presented, never logged. */
+  credentials: Record<string, unknown>;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+interface ChannelRecord extends Omit<ChannelRow, 'settings' | 'credentials'> {
+  settings: string;
+  credentials: string;
+}
+
+export interface NewChannel {
+  companyId: number;
+  provider: string;
+  state: ChannelState;
+  settings: Record<string, unknown>;
+  credentials: Record<string, unknown>;
+}
+
+const fromRecord = (r: ChannelRecord): ChannelRow => ({
+  ...r,
+  settings: JSON.parse(r.settings) as Record<string, unknown>,
+  credentials: JSON.parse(r.credentials) as Record<string, unknown>,
+});
+
+/** Channels of a company. Deleted channels are kept (disabled) but no longer listed or found. */
+export class ChannelStore {
+  private readonly insertOne;
+  private readonly byId;
+  private readonly pageAsc;
+  private readonly pageDesc;
+  private readonly setConnection;
+  private readonly markDeleted;
+
+  constructor(db: Db) {
+    this.insertOne = db.prepare<[number, string, ChannelState, string, string, number, number], ChannelRecord>(
+      `INSERT INTO channels (company_id, provider, state, settings, credentials, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    );
+    this.byId = db.prepare<[number, number], ChannelRecord>(
+      'SELECT * FROM channels WHERE company_id = ? AND id = ? AND deleted_at IS NULL',
+    );
+    this.pageAsc = db.prepare<[number, number, number], ChannelRecord>(
+      'SELECT * FROM channels WHERE company_id = ? AND id > ? AND deleted_at IS NULL ORDER BY id ASC LIMIT ?',
+    );
+    this.pageDesc = db.prepare<[number, number, number], ChannelRecord>(
+      'SELECT * FROM channels WHERE company_id = ? AND id < ? AND deleted_at IS NULL ORDER BY id DESC LIMIT ?',
+    );
+    this.setConnection = db.prepare<[string, string, number, number], ChannelRecord>(
+      'UPDATE channels SET settings = ?, credentials = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL RETURNING *',
+    );
+    this.markDeleted = db.prepare<[number, number, number]>(
+      "UPDATE channels SET state = 'disabled', deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL",
+    );
+  }
+
+  /** Throws a unique violation (see isUniqueViolation) when the company already has a live channel of the provider. */
+  insert(channel: NewChannel, now = Date.now()): ChannelRow {
+    const record = this.insertOne.get(
+      channel.companyId,
+      channel.provider,
+      channel.state,
+      JSON.stringify(channel.settings),
+      JSON.stringify(channel.credentials),
+      now,
+      now,
+    )!;
+    return fromRecord(record);
+  }
+
+  find(companyId: number, id: number): ChannelRow | undefined {
+    const record = this.byId.get(companyId, id);
+    return record === undefined ? undefined : fromRecord(record);
+  }
+
+  list(companyId: number, page: IdPage): PageOf<ChannelRow> {
+    const records =
+      page.direction === 'asc'
+        ? this.pageAsc.all(companyId, page.afterId ?? 0, page.limit + 1)
+        : this.pageDesc.all(companyId, page.afterId ?? Number.MAX_SAFE_INTEGER, page.limit + 1);
+    return takePage(records.map(fromRecord), page.limit);
+  }
+
+  /** Replaces settings and credentials of a live channel; undefined when it is gone. */
+  updateConnection(id: number, settings: Record<string, unknown>, credentials: Record<string, unknown>, now = Date.now()): ChannelRow | undefined {
+    const record = this.setConnection.get(JSON.stringify(settings), JSON.stringify(credentials), now, id);
+    return record === undefined ? undefined : fromRecord(record);
+  }
+
+  /** Disables and hides a live channel; false when it was already gone. */
+  delete(id: number, now = Date.now()): boolean {
+    return this.markDeleted.run(now, now, id).changes === 1;
+  }
+}

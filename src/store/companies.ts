@@ -1,0 +1,98 @@
+import type { Db } from './db.js';
+import { takePage, type IdPage, type PageOf } from './pagination.js';
+
+export interface CompanyRow {
+  id: number;
+  account_id: number;
+  name: string;
+  phone: string | null;
+  description: string | null;
+  webhook_url: string | null;
+  hidden: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewCompany {
+  accountId: number;
+  name: string;
+  phone: string | null;
+  description: string | null;
+  webhookUrl: string | null;
+}
+
+export interface CompanyChanges {
+  name?: string;
+  phone?: string | null;
+  description?: string | null;
+  webhookUrl?: string | null;
+  hidden?: boolean;
+}
+
+/** Companies, always read through their owning account so one account never sees another's. */
+export class CompanyStore {
+  private readonly insertOne;
+  private readonly byId;
+  private readonly updateOne;
+  private readonly pageAsc;
+  private readonly pageDesc;
+  private readonly updateInTransaction;
+
+  constructor(db: Db) {
+    this.insertOne = db.prepare<[number, string, string | null, string | null, string | null, number, number], CompanyRow>(
+      `INSERT INTO companies (account_id, name, phone, description, webhook_url, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    );
+    this.byId = db.prepare<[number, number], CompanyRow>('SELECT * FROM companies WHERE account_id = ? AND id = ?');
+    this.updateOne = db.prepare<
+      { id: number; name: string; phone: string | null; description: string | null; webhook_url: string | null; hidden: number; updated_at: number },
+      CompanyRow
+    >(
+      `UPDATE companies SET name = @name, phone = @phone, description = @description, webhook_url = @webhook_url,
+         hidden = @hidden, updated_at = @updated_at
+       WHERE id = @id RETURNING *`,
+    );
+    this.pageAsc = db.prepare<[number, number, number], CompanyRow>(
+      'SELECT * FROM companies WHERE account_id = ? AND id > ? ORDER BY id ASC LIMIT ?',
+    );
+    this.pageDesc = db.prepare<[number, number, number], CompanyRow>(
+      'SELECT * FROM companies WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+    );
+    this.updateInTransaction = db.transaction(this.applyUpdate.bind(this));
+  }
+
+  insert(company: NewCompany, now = Date.now()): CompanyRow {
+    return this.insertOne.get(company.accountId, company.name, company.phone, company.description, company.webhookUrl, now, now)!;
+  }
+
+  find(accountId: number, id: number): CompanyRow | undefined {
+    return this.byId.get(accountId, id);
+  }
+
+  /** Applies the given changes to a company of the account; undefined when it is not the account's. */
+  update(accountId: number, id: number, changes: CompanyChanges, now = Date.now()): CompanyRow | undefined {
+    return this.updateInTransaction(accountId, id, changes, now);
+  }
+
+  private applyUpdate(accountId: number, id: number, changes: CompanyChanges, now: number): CompanyRow | undefined {
+    const row = this.find(accountId, id);
+    if (row === undefined) return undefined;
+    return this.updateOne.get({
+      id,
+      name: changes.name ?? row.name,
+      phone: changes.phone === undefined ? row.phone : changes.phone,
+      description: changes.description === undefined ? row.description : changes.description,
+      webhook_url: changes.webhookUrl === undefined ? row.webhook_url : changes.webhookUrl,
+      hidden: changes.hidden === undefined ? row.hidden : Number(changes.hidden),
+      updated_at: now,
+    })!;
+  }
+
+  list(accountId: number, page: IdPage): PageOf<CompanyRow> {
+    const rows =
+      page.direction === 'asc'
+        ? this.pageAsc.all(accountId, page.afterId ?? 0, page.limit + 1)
+        : this.pageDesc.all(accountId, page.afterId ?? Number.MAX_SAFE_INTEGER, page.limit + 1);
+    return takePage(rows, page.limit);
+  }
+}

@@ -1,0 +1,23 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/** Opens the store file with the pragmas the whole daemon relies on (DESIGN.md section 4). */
+export function openDatabase(file: string): Db {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  // The CLI and the daemon share the file; a writer waits for the other instead of failing.
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+/** SQLite's error for a UNIQUE or PRIMARY KEY violation, raised by better-sqlite3. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

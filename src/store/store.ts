@@ -1,0 +1,55 @@
+import { AccountStore } from './accounts.js';
+import { ChannelStore } from './channels.js';
+import { CompanyStore } from './companies.js';
+import { openDatabase, type Db } from './db.js';
+import { migrate, schemaVersion } from './migrations.js';
+
+export interface StoreHealth {
+  status: 'ok' | 'error';
+  schema_version?: number;
+  journal_mode?: string;
+  error?: string;
+}
+
+/** The daemon's SQLite store: one repository per table or aggregate, all SQL inside them. */
+export class Store {
+  readonly accounts: AccountStore;
+  readonly companies: CompanyStore;
+  readonly channels: ChannelStore;
+
+  private constructor(readonly db: Db) {
+    this.accounts = new AccountStore(db);
+    this.companies = new CompanyStore(db);
+    this.channels = new ChannelStore(db);
+  }
+
+  /** Opens the file, applies pending migrations and prepares every statement once. */
+  static open(file: string): Store {
+    const db = openDatabase(file);
+    try {
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new Store(db);
+  }
+
+  /** Runs fn in one transaction (BEGIN IMMEDIATE: the write lock is taken up front). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  health(): StoreHealth {
+    try {
+      const journal = this.db.pragma('journal_mode', { simple: true }) as string;
+      return { status: 'ok', schema_version: schemaVersion(this.db), journal_mode: journal };
+    } catch (error) {
+      return { status: 'error', error: (error as Error).message };
+    }
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
