@@ -1,14 +1,18 @@
 import type { Server } from 'node:http';
+import type Router from '@koa/router';
 import type { AddressInfo } from 'node:net';
 import { storePath, type Config } from './config/config.js';
 import { digestApiToken, generateApiToken } from './domain/tokens.js';
 import { createApp } from './http/app.js';
+import type { AppState } from './http/context.js';
 import type { Logger } from './log.js';
 import { Store } from './store/store.js';
 
 export interface RunningGateway {
   store: Store;
   port: number;
+  /** Every registered route (the auth test walks them all). */
+  router: Router<AppState>;
   close(): Promise<void>;
 }
 
@@ -25,7 +29,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     logger.warn({ brokers: config.kafkaBrokers }, 'GATEWAY_KAFKA_BROKERS is set; this build still keeps its streams in SQLite');
   }
 
-  const { app } = createApp({ store, logger, config });
+  const { app, router } = createApp({ store, logger, config });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
@@ -38,6 +42,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   return {
     store,
     port,
+    router,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
