@@ -9,16 +9,34 @@ export function parseTimestamp(value: string | number): Date | undefined {
   if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? new Date(value * 1000) : undefined;
   const text = value.trim();
   if (UNIX_SECONDS.test(text)) return new Date(Number(text) * 1000);
-  if (!ISO_8601.test(text)) return undefined;
+  if (!ISO_8601.test(text) || !isCalendarDate(text)) return undefined;
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) && text.length > 10;
   const date = new Date(hasZone || text.length === 10 ? text : `${text}Z`);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** The instant one calendar month before `now`. */
+/** Rejects days a month does not have (2023-02-30), which Date would roll into the next month. */
+function isCalendarDate(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month - 1);
+}
+
+function daysInMonth(year: number, monthIndex: number): number {
+  return new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
+}
+
+/**
+ * The instant one calendar month before `now`, the day clamped to the end of a shorter month
+ * (31 March → 29 February), so the window never shrinks below a month.
+ */
 export function oneMonthBefore(now: Date): Date {
+  const year = now.getUTCFullYear();
+  const monthIndex = now.getUTCMonth() - 1;
+  const day = Math.min(now.getUTCDate(), daysInMonth(year, monthIndex));
   const then = new Date(now.getTime());
-  then.setUTCMonth(then.getUTCMonth() - 1);
+  then.setUTCDate(1);
+  then.setUTCMonth(monthIndex);
+  then.setUTCDate(day);
   return then;
 }
 

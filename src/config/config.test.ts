@@ -1,0 +1,178 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, LOG_LEVELS, loadConfig, storePath } from './config.js';
+
+const GOOD_TOKEN = 'a'.repeat(16);
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults (DESIGN.md section 9)', () => {
+  it('answers every default for an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      kafkaBrokers: null,
+      adminToken: null,
+      bootstrapToken: null,
+      webhookAllowHosts: [],
+      logLevel: 'info',
+      bodyLimitBytes: 1024 * 1024,
+    });
+  });
+
+  it('treats empty and blank values as unset', () => {
+    const config = loadConfig({
+      GATEWAY_PORT: '',
+      GATEWAY_HOST: '  ',
+      GATEWAY_DATA_DIR: '',
+      GATEWAY_KAFKA_BROKERS: ' ',
+      GATEWAY_ADMIN_TOKEN: '',
+      GATEWAY_BOOTSTRAP_TOKEN: '',
+      GATEWAY_WEBHOOK_ALLOW_HOSTS: '',
+      GATEWAY_LOG_LEVEL: '',
+    });
+    expect(config).toEqual(loadConfig({}));
+  });
+
+  it('does not read process.env keys other than the ones it is given', () => {
+    expect(loadConfig({ UNRELATED: 'x', PORT: '1' }).port).toBe(3000);
+  });
+});
+
+describe('loadConfig values', () => {
+  it('reads every setting', () => {
+    const config = loadConfig({
+      GATEWAY_PORT: '8080',
+      GATEWAY_HOST: '0.0.0.0',
+      GATEWAY_DATA_DIR: '/var/lib/gateway',
+      GATEWAY_KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9093,127.0.0.1:19092',
+      GATEWAY_ADMIN_TOKEN: 'admin-token-0123456789',
+      GATEWAY_BOOTSTRAP_TOKEN: 'bootstrap-token-0123456789',
+      GATEWAY_WEBHOOK_ALLOW_HOSTS: 'Hooks.Example.com, 10.0.0.5',
+      GATEWAY_LOG_LEVEL: 'debug',
+      GATEWAY_BODY_LIMIT_BYTES: '2048',
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: '/var/lib/gateway',
+      kafkaBrokers: ['kafka-1:9092', 'kafka-2:9093', '127.0.0.1:19092'],
+      adminToken: 'admin-token-0123456789',
+      bootstrapToken: 'bootstrap-token-0123456789',
+      webhookAllowHosts: ['hooks.example.com', '10.0.0.5'],
+      logLevel: 'debug',
+      bodyLimitBytes: 2048,
+    });
+  });
+
+  it('accepts port 0 (a free port) and 65535', () => {
+    expect(loadConfig({ GATEWAY_PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ GATEWAY_PORT: '65535' }).port).toBe(65535);
+  });
+
+  it('resolves a relative data dir to an absolute path', () => {
+    expect(loadConfig({ GATEWAY_DATA_DIR: 'some/dir' }).dataDir).toBe(path.resolve('some/dir'));
+  });
+
+  it.each(LOG_LEVELS)('accepts log level %s', (level) => {
+    expect(loadConfig({ GATEWAY_LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+
+  it('places the store file inside the data dir', () => {
+    expect(storePath({ dataDir: '/tmp/x' })).toBe(path.join('/tmp/x', 'gateway.db'));
+  });
+});
+
+describe('loadConfig problems', () => {
+  it('names every bad key at once', () => {
+    const problems = problemsOf({
+      GATEWAY_PORT: 'eighty',
+      GATEWAY_LOG_LEVEL: 'loud',
+      GATEWAY_ADMIN_TOKEN: 'short',
+      GATEWAY_KAFKA_BROKERS: 'kafka-without-port',
+    });
+    expect(problems).toHaveLength(4);
+    for (const key of ['GATEWAY_PORT', 'GATEWAY_LOG_LEVEL', 'GATEWAY_ADMIN_TOKEN', 'GATEWAY_KAFKA_BROKERS']) {
+      expect(problems.filter((p) => p.includes(key)), key).toHaveLength(1);
+    }
+  });
+
+  it('reports every bad key in the error message too', () => {
+    let error: unknown;
+    try {
+      loadConfig({ GATEWAY_PORT: '99999', GATEWAY_BOOTSTRAP_TOKEN: 'tiny', GATEWAY_BODY_LIMIT_BYTES: '10' });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(Error);
+    const config = error as ConfigError;
+    expect(config.name).toBe('ConfigError');
+    expect(config.problems).toHaveLength(3);
+    for (const key of ['GATEWAY_PORT', 'GATEWAY_BOOTSTRAP_TOKEN', 'GATEWAY_BODY_LIMIT_BYTES']) {
+      expect(config.message).toContain(key);
+    }
+  });
+
+  it.each(['abc', '-1', '65536', '99999', '80.5', '3000abc', '0x50'])('rejects GATEWAY_PORT=%s', (port) => {
+    const problems = problemsOf({ GATEWAY_PORT: port });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('GATEWAY_PORT');
+  });
+
+  it.each(['loud', 'verbose', 'warning', '3'])('rejects GATEWAY_LOG_LEVEL=%s', (level) => {
+    const problems = problemsOf({ GATEWAY_LOG_LEVEL: level });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('GATEWAY_LOG_LEVEL');
+  });
+
+  it.each(['kafka', 'kafka:', ':9092', 'kafka:port', 'kafka:9092,broken', ',', 'kafka:9092;kafka2:9092', 'http://kafka:9092'])(
+    'rejects GATEWAY_KAFKA_BROKERS=%s',
+    (brokers) => {
+      const problems = problemsOf({ GATEWAY_KAFKA_BROKERS: brokers });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain('GATEWAY_KAFKA_BROKERS');
+    },
+  );
+
+  it.each([
+    ['GATEWAY_ADMIN_TOKEN', 'short'],
+    ['GATEWAY_ADMIN_TOKEN', 'a'.repeat(15)],
+    ['GATEWAY_ADMIN_TOKEN', 'has a space in the middle'],
+    ['GATEWAY_BOOTSTRAP_TOKEN', 'short'],
+    ['GATEWAY_BOOTSTRAP_TOKEN', 'tab\tinside-the-token-value'],
+  ])('rejects %s=%j', (key, value) => {
+    const problems = problemsOf({ [key]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(key);
+  });
+
+  it('accepts tokens of 16 characters', () => {
+    const config = loadConfig({ GATEWAY_ADMIN_TOKEN: GOOD_TOKEN, GATEWAY_BOOTSTRAP_TOKEN: GOOD_TOKEN });
+    expect(config.adminToken).toBe(GOOD_TOKEN);
+    expect(config.bootstrapToken).toBe(GOOD_TOKEN);
+  });
+
+  it('rejects a host with whitespace and a body limit below 1 KiB', () => {
+    const problems = problemsOf({ GATEWAY_HOST: 'local host', GATEWAY_BODY_LIMIT_BYTES: '1023' });
+    expect(problems).toHaveLength(2);
+    expect(problems.some((p) => p.includes('GATEWAY_HOST'))).toBe(true);
+    expect(problems.some((p) => p.includes('GATEWAY_BODY_LIMIT_BYTES'))).toBe(true);
+  });
+
+  it('never echoes a rejected secret', () => {
+    const secret = 'short secret';
+    const problems = problemsOf({ GATEWAY_ADMIN_TOKEN: secret, GATEWAY_BOOTSTRAP_TOKEN: 'other secret' });
+    expect(problems.join('\n')).not.toContain('short secret');
+    expect(problems.join('\n')).not.toContain('other secret');
+  });
+});
