@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../src/store/migrate.js';
 
 /** Black-box: the built `gateway` command, as a user runs it (npm test builds first). */
 const BIN = path.resolve('bin/gateway.js');
@@ -75,7 +76,7 @@ describe('gateway serve', () => {
     const daemon = await startDaemon(baseEnv(dataDir, { GATEWAY_BOOTSTRAP_TOKEN: token }));
 
     const health = await get(daemon.port, '/healthz');
-    expect(health).toEqual({ status: 200, body: { status: 'ok', store: { status: 'ok', schema_version: 1, journal_mode: 'wal' } } });
+    expect(health).toEqual({ status: 200, body: { status: 'ok', store: { status: 'ok', schema_version: MIGRATIONS.at(-1)!.version, journal_mode: 'wal' } } });
     expect((await get(daemon.port, '/p1/companies', token)).status).toBe(200);
     expect(fs.existsSync(path.join(dataDir, 'gateway.db'))).toBe(true);
     expect(daemon.output()).not.toContain(token);

@@ -2,7 +2,9 @@ import { AccountStore } from './accounts.js';
 import { ChannelStore } from './channels.js';
 import { CompanyStore } from './companies.js';
 import { openDatabase, type Db } from './db.js';
-import { migrate, schemaVersion } from './migrations.js';
+import { migrate, schemaVersion } from './migrate.js';
+import { OutboxStore } from './outbox.js';
+import { WebhookEndpointStore } from './webhooks.js';
 
 export interface StoreHealth {
   status: 'ok' | 'error';
@@ -16,11 +18,15 @@ export class Store {
   readonly accounts: AccountStore;
   readonly companies: CompanyStore;
   readonly channels: ChannelStore;
+  readonly outbox: OutboxStore;
+  readonly webhooks: WebhookEndpointStore;
 
   private constructor(readonly db: Db) {
     this.accounts = new AccountStore(db);
     this.companies = new CompanyStore(db);
     this.channels = new ChannelStore(db);
+    this.outbox = new OutboxStore(db);
+    this.webhooks = new WebhookEndpointStore(db);
   }
 
   /** Opens the file, applies pending migrations and prepares every statement once. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/store/migrate.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gw: TestGateway;
@@ -58,7 +59,7 @@ describe('every API route requires a valid token', () => {
   it('leaves health open', async () => {
     const health = await gw.request('GET', '/healthz', { token: null });
     expect(health.status).toBe(200);
-    expect(health.body).toEqual({ status: 'ok', store: { status: 'ok', schema_version: 1, journal_mode: 'wal' } });
+    expect(health.body).toEqual({ status: 'ok', store: { status: 'ok', schema_version: MIGRATIONS.at(-1)!.version, journal_mode: 'wal' } });
   });
 });
 

@@ -1,13 +1,11 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from './db.js';
-import { MIGRATIONS, migrate, schemaVersion, type Migration } from './migrations.js';
+import { MIGRATIONS, migrate, schemaVersion, type Migration } from './migrate.js';
 
 let dir: string;
 const open: Db[] = [];
@@ -134,21 +132,11 @@ describe('migrate', () => {
 
 /**
  * Real concurrency: several worker threads, each with its own connection to the same file, start
- * migrating at the same instant. The worker runs the very source of migrations.ts and db.ts,
- * transpiled to JavaScript at test time.
+ * migrating at the same instant. The workers run the compiled db.js and migrate.js.
  */
 describe('migrate from concurrent connections', () => {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const require = createRequire(import.meta.url);
-
-  function transpile(file: string, outDir: string): void {
-    const source = fs.readFileSync(path.join(here, file), 'utf8');
-    let output = ts.transpileModule(source, {
-      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, isolatedModules: true },
-    }).outputText;
-    output = output.replaceAll("'better-sqlite3'", JSON.stringify(pathToFileURL(require.resolve('better-sqlite3')).href));
-    fs.writeFileSync(path.join(outDir, file.replace(/\.ts$/, '.mjs')), output.replaceAll("'./db.js'", "'./db.mjs'"));
-  }
+  // The compiled modules (npm test builds before running): the very code the daemon runs.
+  const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src/store');
 
   const workerSource = `
     const { workerData, parentPort } = require('node:worker_threads');
@@ -170,9 +158,6 @@ describe('migrate from concurrent connections', () => {
   `;
 
   async function race(count: number, migrations: Migration[] | null): Promise<number[][]> {
-    const moduleDir = fs.mkdtempSync(path.join(dir, 'modules-'));
-    transpile('db.ts', moduleDir);
-    transpile('migrations.ts', moduleDir);
     const gate = new SharedArrayBuffer(8);
     const flags = new Int32Array(gate);
     const workers = Array.from(
@@ -181,8 +166,8 @@ describe('migrate from concurrent connections', () => {
         new Worker(workerSource, {
           eval: true,
           workerData: {
-            dbModule: pathToFileURL(path.join(moduleDir, 'db.mjs')).href,
-            migrationsModule: pathToFileURL(path.join(moduleDir, 'migrations.mjs')).href,
+            dbModule: pathToFileURL(path.join(dist, 'db.js')).href,
+            migrationsModule: pathToFileURL(path.join(dist, 'migrate.js')).href,
             file: path.join(dir, 'gateway.db'),
             migrations,
             gate,

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { OutboxStore } from '../store/outbox.js';
+
+/** Resource types of the v2 envelope, plus the v1 payload families. */
+export type EventType = 'message' | 'conversation' | 'auth' | 'channel' | 'job';
+
+/**
+ * One event on `gateway.events`, as the outbox stores it and the dispatcher reads it. `body` is
+ * exactly what the company's endpoints receive; `id` is the `webhook-id` of every delivery of it.
+ */
+export interface EventRecord {
+  id: string;
+  company_id: number;
+  /** `<type>.<event>`, the name endpoint filters match: `message.create`, `channel.qr_code`, `job.executed`. */
+  name: string;
+  created_at: string;
+  body: Record<string, unknown>;
+}
+
+export function newEventId(): string {
+  return `evt_${randomUUID().replaceAll('-', '')}`;
+}
+
+/**
+ * Appends a v2 event (`{id, event, type, created_at, object}`) to the outbox. Call it inside the
+ * transaction of the change it reports, never after the commit.
+ */
+export function recordEvent(
+  outbox: OutboxStore,
+  companyId: number,
+  type: Exclude<EventType, 'channel' | 'job'>,
+  event: 'create' | 'update' | 'delete',
+  object: Record<string, unknown>,
+  now = new Date(),
+): EventRecord {
+  const id = newEventId();
+  const createdAt = now.toISOString();
+  return appendEvent(outbox, {
+    id,
+    company_id: companyId,
+    name: `${type}.${event}`,
+    created_at: createdAt,
+    body: { id, event, type, created_at: createdAt, object },
+  });
+}
+
+/** Appends an event whose body is already built (the v1 payloads). */
+export function appendEvent(outbox: OutboxStore, record: EventRecord): EventRecord {
+  outbox.append({ stream: 'gateway.events', key: String(record.company_id), messageId: record.id, payload: record });
+  return record;
+}

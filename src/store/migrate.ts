@@ -1,0 +1,39 @@
+import type { Db } from './db.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export { MIGRATIONS };
+
+/**
+ * Applies every migration newer than the store's version, each in its own IMMEDIATE transaction so
+ * that two processes starting together (daemon and CLI) apply each one exactly once.
+ */
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`);
+  const current = db.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const applied: number[] = [];
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    const apply = db.transaction(() => {
+      if ((current.get()?.version ?? 0) >= migration.version) return false;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+      return true;
+    });
+    if (apply.immediate()) applied.push(migration.version);
+  }
+  return applied;
+}
+
+export function schemaVersion(db: Db): number {
+  return db.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_migrations').get()?.version ?? 0;
+}

@@ -1,0 +1,63 @@
+import type { Db } from './db.js';
+
+export type StreamName = 'gateway.events' | 'gateway.outbound';
+
+export interface OutboxRow {
+  id: number;
+  stream: StreamName;
+  key: string;
+  message_id: string;
+  payload: string;
+  created_at: number;
+  published_at: number | null;
+}
+
+export interface NewOutboxMessage {
+  stream: StreamName;
+  key: string;
+  /** Stable id of the message (the event id): duplicates after a crash carry the same one. */
+  messageId: string;
+  payload: unknown;
+}
+
+/**
+ * The transactional outbox. `append` is called inside the transaction of the change it reports;
+ * the relay reads pending rows in id order and marks them once the stream acknowledged them.
+ */
+export class OutboxStore {
+  private readonly insertOne;
+  private readonly pendingRows;
+  private readonly markOne;
+  private readonly oldestPending;
+
+  constructor(private readonly db: Db) {
+    this.insertOne = db.prepare<[string, string, string, string, number]>(
+      'INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.pendingRows = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
+    this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
+    this.oldestPending = db.prepare<[], { n: number; oldest: number | null }>(
+      'SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE published_at IS NULL',
+    );
+  }
+
+  append(message: NewOutboxMessage, now = Date.now()): void {
+    this.insertOne.run(message.stream, message.key, message.messageId, JSON.stringify(message.payload), now);
+  }
+
+  pending(limit: number): OutboxRow[] {
+    return this.pendingRows.all(limit);
+  }
+
+  markPublished(ids: readonly number[], now = Date.now()): void {
+    this.db.transaction(() => {
+      for (const id of ids) this.markOne.run(now, id);
+    })();
+  }
+
+  /** Rows not yet published and the creation time of the oldest (relay lag). */
+  lag(): { pending: number; oldestCreatedAt: number | null } {
+    const row = this.oldestPending.get()!;
+    return { pending: row.n, oldestCreatedAt: row.oldest };
+  }
+}
