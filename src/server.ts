@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type Router from '@koa/router';
 import type { AddressInfo } from 'node:net';
 import { storePath, type Config } from './config/config.js';
@@ -29,14 +29,18 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     logger.warn({ brokers: config.kafkaBrokers }, 'GATEWAY_KAFKA_BROKERS is set; this build still keeps its streams in SQLite');
   }
 
-  const { app, router } = createApp({ store, logger, config });
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, () => resolve(listening));
-    listening.once('error', reject);
+  // Bind first: with port 0 the real port, and so the default public URL, is known only then.
+  const server: Server = http.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
   });
   // Idle keep-alive sockets must not outlive a shutdown.
   server.keepAliveTimeout = 5_000;
   const port = (server.address() as AddressInfo).port;
+  const publicUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
+  const { app, router } = createApp({ store, logger, config: { ...config, publicUrl } });
+  server.on('request', app.callback());
   logger.info({ host: config.host, port }, 'gateway listening');
 
   return {

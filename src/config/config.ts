@@ -20,6 +20,11 @@ export interface Config {
   logLevel: LogLevel;
   /** GATEWAY_BODY_LIMIT_BYTES: largest accepted request body. Default 1 MiB. */
   bodyLimitBytes: number;
+  /**
+   * GATEWAY_PUBLIC_URL: the address clients and providers reach the gateway at, used to build
+   * attachment URLs and callback addresses. Default http://<host>:<port> (127.0.0.1 for 0.0.0.0).
+   */
+  publicUrl: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -85,6 +90,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`GATEWAY_BODY_LIMIT_BYTES must be an integer of at least 1024 (got "${env.GATEWAY_BODY_LIMIT_BYTES}")`);
   }
 
+  const publicUrlText = read('GATEWAY_PUBLIC_URL');
+  const publicUrl = publicUrlText ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port ?? 3000}`;
+  if (publicUrlText !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(publicUrlText)) {
+    problems.push(`GATEWAY_PUBLIC_URL must be an absolute http(s) URL without query (got "${publicUrlText}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
@@ -96,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowHosts,
     logLevel: logLevel as LogLevel,
     bodyLimitBytes: bodyLimitBytes!,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
   };
 }
 

@@ -14,7 +14,7 @@ import { requestLog } from './request-log.js';
 export interface AppDeps {
   store: Store;
   logger: Logger;
-  config: Pick<Config, 'bodyLimitBytes'>;
+  config: Config;
 }
 
 /** Builds the HTTP application: request log → error renderer → routes (each an explicit chain). */
