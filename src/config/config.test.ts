@@ -26,6 +26,7 @@ describe('loadConfig defaults (DESIGN.md section 9)', () => {
       webhookAllowHosts: [],
       logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
+      publicUrl: 'http://127.0.0.1:3000',
     });
   });
 
@@ -60,6 +61,7 @@ describe('loadConfig values', () => {
       GATEWAY_WEBHOOK_ALLOW_HOSTS: 'Hooks.Example.com, 10.0.0.5',
       GATEWAY_LOG_LEVEL: 'debug',
       GATEWAY_BODY_LIMIT_BYTES: '2048',
+      GATEWAY_PUBLIC_URL: 'https://gateway.example.com/base/',
     });
     expect(config).toEqual({
       port: 8080,
@@ -71,7 +73,19 @@ describe('loadConfig values', () => {
       webhookAllowHosts: ['hooks.example.com', '10.0.0.5'],
       logLevel: 'debug',
       bodyLimitBytes: 2048,
+      publicUrl: 'https://gateway.example.com/base',
     });
+  });
+
+  it('derives the public URL from host and port, with loopback for a wildcard host', () => {
+    expect(loadConfig({ GATEWAY_HOST: '0.0.0.0', GATEWAY_PORT: '8080' }).publicUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ GATEWAY_HOST: 'gw.internal' }).publicUrl).toBe('http://gw.internal:3000');
+  });
+
+  it('refuses a public URL that is not an absolute http(s) URL', () => {
+    for (const bad of ['gateway.example.com', 'ftp://x', 'https://x/?q=1']) {
+      expect(() => loadConfig({ GATEWAY_PUBLIC_URL: bad })).toThrow(/GATEWAY_PUBLIC_URL/);
+    }
   });
 
   it('accepts port 0 (a free port) and 65535', () => {
