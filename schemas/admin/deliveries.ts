@@ -1,0 +1,27 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+
+/** Filter of the delivery list and of a bulk replay (times are ISO 8601 date-times). */
+const filterProperties = {
+  company_id: { type: 'integer', minimum: 1 },
+  endpoint_id: { type: 'integer', minimum: 1 },
+  status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+  event_type: { type: 'string', minLength: 1, maxLength: 100, description: 'event name, e.g. message.create' },
+  since: { type: 'string', format: 'date-time' },
+  until: { type: 'string', format: 'date-time' },
+} as const;
+
+export const adminDeliveryListQuery = {
+  $id: 'admin/delivery-list-query',
+  type: 'object',
+  properties: {
+    ...filterProperties,
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+    cursor: { type: 'string', maxLength: 100, description: 'next_cursor of the previous page' },
+  },
+} as const satisfies JSONSchema;
+
+export const adminBulkReplayBody = {
+  $id: 'admin/bulk-replay-body',
+  type: 'object',
+  properties: filterProperties,
+} as const satisfies JSONSchema;

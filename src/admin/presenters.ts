@@ -1,0 +1,62 @@
+import type { AttemptRow, DeliveryRow, EndpointHealthRow } from '../store/deliveries.js';
+import type { ReplayTaskRow } from '../store/replay-tasks.js';
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function presentDelivery(row: DeliveryRow) {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event_type: row.event_name,
+    company_id: row.company_id,
+    endpoint_id: row.endpoint_id,
+    status: row.status,
+    attempt_count: row.attempt_count,
+    next_attempt_at: iso(row.next_attempt_at),
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export function presentAttempt(row: AttemptRow) {
+  return {
+    id: row.id,
+    number: row.number,
+    trigger: row.trigger,
+    started_at: iso(row.started_at),
+    duration_ms: row.duration_ms,
+    status_code: row.status_code,
+    response_body: row.response_body,
+    error: row.error,
+    outcome: row.outcome,
+  };
+}
+
+export function presentEndpointHealth(row: EndpointHealthRow) {
+  return {
+    endpoint_id: row.id,
+    url: row.url,
+    active: row.active === 1,
+    disabled_reason: row.disabled_reason,
+    disabled_since: iso(row.disabled_at),
+    last_success_at: iso(row.last_success_at),
+    last_failure_at: iso(row.last_failure_at),
+    failing_since: iso(row.failing_since),
+    consecutive_failures: row.consecutive_failures ?? 0,
+  };
+}
+
+export function presentReplayTask(row: ReplayTaskRow) {
+  return {
+    id: row.id,
+    status: row.status,
+    filter: JSON.parse(row.filter) as unknown,
+    total: row.total,
+    enqueued: row.enqueued,
+    error: row.error,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}

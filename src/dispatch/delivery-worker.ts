@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../log.js';
+import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
+import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
+import type { WebhookHttpClient } from './http-client.js';
+import { CONSUMER_GROUP, STREAM, jobKey, retryTier, type AttemptRecord, type DeliveryJob } from './jobs.js';
+import { decide, type RetryPolicy } from './policy.js';
+import { signatureHeaders } from './signing.js';
+
+export interface DeliveryWorkerOptions {
+  bus: StreamBus;
+  client: WebhookHttpClient;
+  policy: RetryPolicy;
+  clock: Clock;
+  timeoutMs: number;
+  /** Attempts running at once against one endpoint. */
+  endpointConcurrency: number;
+  /** Jobs in flight per consumed stream (distinct endpoints). */
+  maxInFlight?: number;
+  logger: Logger;
+}
+
+/**
+ * The webhook dispatcher: consumes delivery jobs (first attempts, retry tiers, manual replays),
+ * makes one signed attempt each, and publishes the attempt record on gateway.attempts plus, when
+ * the policy says so, the next attempt on its retry tier. It keeps no state beyond its streams.
+ */
+export class DeliveryWorker implements Worker {
+  readonly name = 'dispatcher';
+  private readonly endpointSlots = new Map<number, EndpointSlots>();
+
+  constructor(private readonly options: DeliveryWorkerOptions) {}
+
+  /** The streams it consumes: first attempts, one tier per scheduled retry, manual replays. */
+  streams(): string[] {
+    const tiers = this.options.policy.scheduleMs.slice(1).map((_, index) => retryTier(index + 2));
+    return [STREAM.events, STREAM.replays, ...tiers];
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const subscriptions: Subscription[] = this.streams().map((stream) =>
+      this.options.bus.subscribe({
+        stream,
+        group: CONSUMER_GROUP.dispatcher,
+        maxInFlight: this.options.maxInFlight ?? 64,
+        handler: async (message) => void (await this.deliver(message.value as DeliveryJob, signal)),
+      }),
+    );
+    await aborted(signal);
+    await Promise.all(subscriptions.map((s) => s.drain()));
+  }
+
+  /** One attempt of one job; expected failures are recorded, never thrown. */
+  async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal): Promise<AttemptRecord> {
+    const { clock, client, policy, logger } = this.options;
+    const slots = this.slotsOf(job.endpoint.id);
+    await slots.acquire();
+    let attempt: AttemptRecord;
+    try {
+      const body = JSON.stringify(job.event.body);
+      // The signature timestamp is real time: receivers check it against their own clock.
+      const headers = signatureHeaders(job.event.id, new Date(), body, job.endpoint.secrets);
+      const startedAt = clock.now();
+      const began = performance.now();
+      const response = await client.post({ url: job.endpoint.url, headers, body, timeoutMs: this.options.timeoutMs });
+      const durationMs = Math.round(performance.now() - began);
+      const decision = decide(job, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, policy, clock.now());
+      attempt = {
+        id: `att_${randomBytes(12).toString('hex')}`,
+        delivery_id: job.delivery_id,
+        company_id: job.event.company_id,
+        endpoint_id: job.endpoint.id,
+        number: job.attempt,
+        trigger: job.trigger,
+        started_at: startedAt,
+        duration_ms: durationMs,
+        status_code: response.statusCode,
+        response_body: response.body,
+        error: response.error ?? (decision.outcome === 'delivered' ? null : `the receiver answered ${response.statusCode}`),
+        outcome: decision.outcome,
+        next_attempt_at: decision.nextAttemptAt,
+      };
+    } finally {
+      slots.release();
+    }
+    logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: attempt.outcome, status_code: attempt.status_code }, 'webhook attempt');
+    if (attempt.outcome === 'retry') {
+      const next: DeliveryJob = { ...job, attempt: job.attempt + 1 };
+      await untilDone(
+        'publishing the next attempt',
+        () => this.options.bus.publish(retryTier(next.attempt), [{ key: jobKey(next), id: `${job.delivery_id}:${next.attempt}`, value: next, notBefore: attempt.next_attempt_at! }]),
+        signal,
+        logger,
+      );
+    }
+    await untilDone(
+      'publishing the attempt record',
+      () => this.options.bus.publish(STREAM.attempts, [{ key: String(attempt.company_id), id: attempt.id, value: attempt }]),
+      signal,
+      logger,
+    );
+    return attempt;
+  }
+
+  private slotsOf(endpointId: number): EndpointSlots {
+    let slots = this.endpointSlots.get(endpointId);
+    if (slots === undefined) this.endpointSlots.set(endpointId, (slots = new EndpointSlots(this.options.endpointConcurrency)));
+    return slots;
+  }
+}
+
+/** Bounded concurrency per endpoint: a slow endpoint holds only its own slots. */
+class EndpointSlots {
+  private used = 0;
+  private readonly queue: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  async acquire(): Promise<void> {
+    if (this.used < this.limit) {
+      this.used += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.queue.push(resolve));
+  }
+
+  release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.used -= 1;
+  }
+}

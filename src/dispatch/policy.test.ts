@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCHEDULE_MS, decide, jittered, parseRetryAfter, type RetryPolicy } from './policy.js';
+
+const policy: RetryPolicy = { scheduleMs: DEFAULT_SCHEDULE_MS, jitter: 0.2, retryAfterMaxMs: 3_600_000 };
+const now = 1_000_000;
+const answer = (statusCode: number | null, retryAfter: string | null = null) => ({ statusCode, retryAfter, error: statusCode === null ? 'ECONNREFUSED' : null });
+
+describe('decide', () => {
+  it('delivers on any 2xx', () => {
+    expect(decide({ attempt: 1, trigger: 'auto' }, answer(204), policy, now).outcome).toBe('delivered');
+  });
+
+  it('schedules the next attempt by the schedule, within the jitter', () => {
+    const low = decide({ attempt: 2, trigger: 'auto' }, answer(500), policy, now, () => 0);
+    const high = decide({ attempt: 2, trigger: 'auto' }, answer(null), policy, now, () => 1);
+    expect(low).toEqual({ outcome: 'retry', nextAttemptAt: now + 240_000 });
+    expect(high).toEqual({ outcome: 'retry', nextAttemptAt: now + 360_000 });
+  });
+
+  it('fails after the last scheduled attempt', () => {
+    expect(decide({ attempt: 8, trigger: 'auto' }, answer(500), policy, now).outcome).toBe('failed');
+  });
+
+  it('never schedules a manual replay', () => {
+    expect(decide({ attempt: 1, trigger: 'manual' }, answer(500), policy, now)).toEqual({ outcome: 'failed', nextAttemptAt: null });
+  });
+
+  it('gives up on 410', () => {
+    expect(decide({ attempt: 1, trigger: 'auto' }, answer(410), policy, now).outcome).toBe('gone');
+  });
+
+  it('honours Retry-After on 429 and 503, bounded', () => {
+    const mid = () => 0.5;
+    expect(decide({ attempt: 1, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(now + 600_000);
+    expect(decide({ attempt: 1, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(now + 3_600_000);
+    // Shorter than the schedule: the schedule wins; on 500 Retry-After is ignored.
+    expect(decide({ attempt: 3, trigger: 'auto' }, answer(429, '1'), policy, now, mid).nextAttemptAt).toBe(now + 1_800_000);
+    expect(decide({ attempt: 1, trigger: 'auto' }, answer(500, '600'), policy, now, mid).nextAttemptAt).toBe(now + 5_000);
+  });
+});
+
+describe('helpers', () => {
+  it('jitters within the bounds', () => {
+    expect(jittered(1000, 0.2, () => 0)).toBe(800);
+    expect(jittered(1000, 0.2, () => 1)).toBe(1200);
+  });
+
+  it('reads Retry-After seconds and dates', () => {
+    expect(parseRetryAfter('30', now)).toBe(30_000);
+    expect(parseRetryAfter(new Date(now + 60_000).toUTCString(), now)).toBe(60_000);
+    expect(parseRetryAfter('soon', now)).toBeNull();
+  });
+});

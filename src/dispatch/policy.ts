@@ -1,0 +1,52 @@
+import type { AttemptOutcome, DeliveryJob } from './jobs.js';
+
+/** The retry policy (configuration): delays before each attempt, the first one 0 (immediately). */
+export interface RetryPolicy {
+  scheduleMs: readonly number[];
+  /** ±fraction applied to every delay (0.2 = ±20 %). */
+  jitter: number;
+  /** A Retry-After on 429/503 is honoured up to this many ms; longer ones are cut to it. */
+  retryAfterMaxMs: number;
+}
+
+export const DEFAULT_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
+
+/** What came back from one attempt: an HTTP answer, or an error before any answer. */
+export interface AttemptResult {
+  statusCode: number | null;
+  retryAfter: string | null;
+  error: string | null;
+}
+
+export interface Decision {
+  outcome: AttemptOutcome;
+  /** When the next attempt is due (outcome 'retry'). */
+  nextAttemptAt: number | null;
+}
+
+/**
+ * The one place that says deliver, retry or give up. A manual replay never enters the automatic
+ * schedule; 410 gives up and disables the endpoint; after the last scheduled attempt the delivery fails.
+ */
+export function decide(job: Pick<DeliveryJob, 'attempt' | 'trigger'>, result: AttemptResult, policy: RetryPolicy, now: number, random = Math.random): Decision {
+  const code = result.statusCode;
+  if (code !== null && code >= 200 && code < 300) return { outcome: 'delivered', nextAttemptAt: null };
+  if (code === 410) return { outcome: 'gone', nextAttemptAt: null };
+  if (job.trigger === 'manual' || job.attempt >= policy.scheduleMs.length) return { outcome: 'failed', nextAttemptAt: null };
+  const scheduled = jittered(policy.scheduleMs[job.attempt]!, policy.jitter, random);
+  const retryAfter = code === 429 || code === 503 ? parseRetryAfter(result.retryAfter, now) : null;
+  const delay = retryAfter === null ? scheduled : Math.min(Math.max(retryAfter, scheduled), policy.retryAfterMaxMs);
+  return { outcome: 'retry', nextAttemptAt: now + delay };
+}
+
+export function jittered(delayMs: number, jitter: number, random = Math.random): number {
+  return Math.round(delayMs * (1 + jitter * (2 * random() - 1)));
+}
+
+/** Retry-After as delay-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}

@@ -1,0 +1,76 @@
+import type { EventRecord } from '../domain/events.js';
+import type { Logger } from '../log.js';
+import type { DeliveryFilter, DeliveryRow } from '../store/deliveries.js';
+import type { Store } from '../store/store.js';
+import { pause, type Clock, type StreamBus } from '../streams/stream.js';
+import type { Worker } from '../workers/supervisor.js';
+import { signingSecrets } from './endpoint-secrets.js';
+import { jobKey, STREAM, type DeliveryJob } from './jobs.js';
+
+export class ReplayRefused extends Error {}
+
+/**
+ * Manual replays: one job with trigger 'manual' on gateway.replays, signed with the endpoint's
+ * current secrets. Its outcome is recorded like any attempt, but it never enters the automatic
+ * schedule (see decide()).
+ */
+export class Replayer {
+  constructor(private readonly options: { store: Store; bus: StreamBus; clock: Clock }) {}
+
+  job(delivery: DeliveryRow): DeliveryJob {
+    const { store, clock } = this.options;
+    const endpoint = store.webhooks.list(delivery.company_id).find((e) => e.id === delivery.endpoint_id);
+    if (endpoint === undefined) throw new ReplayRefused(`The endpoint ${delivery.endpoint_id} of delivery ${delivery.id} no longer exists.`);
+    if (!endpoint.active) throw new ReplayRefused(`The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`);
+    return {
+      delivery_id: delivery.id,
+      event: JSON.parse(delivery.event) as EventRecord,
+      endpoint: { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, clock.now()) },
+      attempt: delivery.attempt_count + 1,
+      trigger: 'manual',
+    };
+  }
+
+  async replay(deliveries: readonly DeliveryRow[]): Promise<number> {
+    const jobs: DeliveryJob[] = [];
+    for (const delivery of deliveries) {
+      try {
+        jobs.push(this.job(delivery));
+      } catch (error) {
+        if (!(error instanceof ReplayRefused)) throw error;
+      }
+    }
+    await this.publish(jobs);
+    return jobs.length;
+  }
+
+  async publish(jobs: readonly DeliveryJob[]): Promise<void> {
+    await this.options.bus.publish(
+      STREAM.replays,
+      jobs.map((job) => ({ key: jobKey(job), id: `${job.delivery_id}:manual:${job.attempt}`, value: job })),
+    );
+  }
+}
+
+/** Works through bulk replay tasks in the background, resumable from their cursor after a restart. */
+export class ReplayTaskWorker implements Worker {
+  readonly name = 'replay-tasks';
+
+  constructor(private readonly options: { store: Store; replayer: Replayer; clock: Clock; logger: Logger; idleMs?: number }) {}
+
+  async run(signal: AbortSignal): Promise<void> {
+    const { store, replayer, clock, idleMs = 200 } = this.options;
+    while (!signal.aborted) {
+      const task = store.replayTasks.next();
+      if (task === undefined) {
+        await pause(idleMs, signal);
+        continue;
+      }
+      const filter = JSON.parse(task.filter) as DeliveryFilter;
+      const page = store.deliveries.scan(filter, task.cursor_seq, 100);
+      const enqueued = await replayer.replay(page);
+      store.replayTasks.progress(task.id, enqueued, page.at(-1)?.seq ?? task.cursor_seq, clock.now());
+      if (page.length < 100) store.replayTasks.finish(task.id, 'completed', null, clock.now());
+    }
+  }
+}

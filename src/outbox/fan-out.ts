@@ -1,0 +1,28 @@
+import { jobKey, type DeliveryJob } from '../dispatch/jobs.js';
+import { signingSecrets } from '../dispatch/endpoint-secrets.js';
+import type { EventRecord } from '../domain/events.js';
+import type { Store } from '../store/store.js';
+import { wantsEvent } from '../store/webhooks.js';
+import type { OutgoingMessage } from '../streams/stream.js';
+
+/**
+ * Turns one event of the outbox into its deliveries: one per active endpoint of the company that
+ * wants the event. The delivery rows are created here (idempotently: a relay that crashed before
+ * marking the row fans it out again onto the same deliveries), and each job carries its endpoint's
+ * address and signing secrets so that workers need no store.
+ */
+export function fanOutEvent(store: Store, event: EventRecord, now: number): OutgoingMessage[] {
+  const endpoints = store.webhooks.active(event.company_id).filter((endpoint) => wantsEvent(endpoint, event.name));
+  const deliveries = store.transaction(() => store.deliveries.createForEvent(event, endpoints, now));
+  return deliveries.map((delivery, index) => {
+    const endpoint = endpoints[index]!;
+    const job: DeliveryJob = {
+      delivery_id: delivery.id,
+      event,
+      endpoint: { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) },
+      attempt: 1,
+      trigger: 'auto',
+    };
+    return { key: jobKey(job), id: `${delivery.id}:1`, value: job };
+  });
+}

@@ -1,0 +1,75 @@
+import type { EventRecord } from '../domain/events.js';
+import type { Logger } from '../log.js';
+import type { OutboxRow } from '../store/outbox.js';
+import type { Store } from '../store/store.js';
+import { pause, type Clock, type OutgoingMessage, type StreamBus } from '../streams/stream.js';
+import type { Worker } from '../workers/supervisor.js';
+import { STREAM } from '../dispatch/jobs.js';
+import { fanOutEvent } from './fan-out.js';
+
+export interface OutboxRelayOptions {
+  store: Store;
+  bus: StreamBus;
+  clock: Clock;
+  logger: Logger;
+  batchSize?: number;
+  /** Real-time pause when the outbox is empty. */
+  idleMs?: number;
+}
+
+/**
+ * Publishes outbox rows in id order, in batches, and marks them published only after the stream
+ * acknowledged them: a crash before the mark publishes them again (same ids), never loses them.
+ * A stream outage makes it wait and try the same batch again.
+ */
+export class OutboxRelay implements Worker {
+  readonly name = 'outbox-relay';
+
+  constructor(private readonly options: OutboxRelayOptions) {}
+
+  async run(signal: AbortSignal): Promise<void> {
+    const { logger, idleMs = 50 } = this.options;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const published = await this.relayBatch();
+        failures = 0;
+        if (published === 0) await pause(idleMs, signal);
+      } catch (error) {
+        failures += 1;
+        logger.warn({ err: error, failures }, 'outbox relay could not publish; retrying the same batch');
+        await pause(Math.min(200 * 2 ** failures, 10_000), signal);
+      }
+    }
+  }
+
+  /** Publishes one batch; answers how many rows it marked. */
+  async relayBatch(): Promise<number> {
+    const { store, bus, clock, batchSize = 100 } = this.options;
+    const rows = store.outbox.pending(batchSize);
+    if (rows.length === 0) return 0;
+    // Consecutive rows of one stream go in one publish, keeping the id order across streams.
+    for (const run of runsByStream(rows)) {
+      const messages = run.rows.flatMap((row) => this.toMessages(row, clock.now()));
+      await bus.publish(run.stream, messages);
+      store.outbox.markPublished(run.rows.map((r) => r.id), clock.now());
+    }
+    return rows.length;
+  }
+
+  private toMessages(row: OutboxRow, now: number): OutgoingMessage[] {
+    const payload = JSON.parse(row.payload) as unknown;
+    if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now);
+    return [{ key: row.key, id: row.message_id, value: payload }];
+  }
+}
+
+function runsByStream(rows: OutboxRow[]): { stream: string; rows: OutboxRow[] }[] {
+  const runs: { stream: string; rows: OutboxRow[] }[] = [];
+  for (const row of rows) {
+    const last = runs.at(-1);
+    if (last?.stream === row.stream) last.rows.push(row);
+    else runs.push({ stream: row.stream, rows: [row] });
+  }
+  return runs;
+}

@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import type { AttemptRecord } from '../dispatch/jobs.js';
+import type { EventRecord } from '../domain/events.js';
+import type { Db } from './db.js';
+import { takePage, type PageOf } from './pagination.js';
+import type { WebhookEndpointRow } from './webhooks.js';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRow {
+  id: string;
+  seq: number;
+  event_id: string;
+  event_name: string;
+  company_id: number;
+  endpoint_id: number;
+  event: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  number: number;
+  trigger: 'auto' | 'manual';
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  response_body: string | null;
+  error: string | null;
+  outcome: string;
+}
+
+export interface DeliveryFilter {
+  company_id?: number;
+  endpoint_id?: number;
+  status?: DeliveryStatus;
+  event_type?: string;
+  /** created_at bounds, unix ms, inclusive. */
+  since?: number;
+  until?: number;
+}
+
+export interface EndpointHealthRow {
+  id: number;
+  company_id: number;
+  url: string;
+  active: number;
+  disabled_reason: string | null;
+  last_success_at: number | null;
+  last_failure_at: number | null;
+  failing_since: number | null;
+  consecutive_failures: number | null;
+  disabled_at: number | null;
+}
+
+/** Webhook deliveries, their attempts and the health of endpoints. */
+export class DeliveryStore {
+  private readonly insertDelivery;
+  private readonly byEventEndpoint;
+  private readonly byId;
+  private readonly insertAttempt;
+  private readonly updateDelivery;
+  private readonly attemptsOf;
+  private readonly healthOf;
+  private readonly upsertHealth;
+  private readonly disableEndpoint;
+  private readonly healthByCompany;
+  private readonly markDisabledAt;
+
+  constructor(private readonly db: Db) {
+    this.insertDelivery = db.prepare<[string, string, string, number, number, string, number, number]>(
+      `INSERT INTO webhook_deliveries (id, seq, event_id, event_name, company_id, endpoint_id, event, status, created_at, updated_at)
+       VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?)
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+    );
+    this.byEventEndpoint = db.prepare<[string, number], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
+    this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
+    this.insertAttempt = db.prepare<AttemptRecord>(
+      `INSERT INTO webhook_attempts (id, delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, error, outcome)
+       VALUES (@id, @delivery_id, @number, @trigger, @started_at, @duration_ms, @status_code, @response_body, @error, @outcome)
+       ON CONFLICT (id) DO NOTHING`,
+    );
+    this.updateDelivery = db.prepare<[DeliveryStatus, number, number | null, number | null, string | null, number, string]>(
+      `UPDATE webhook_deliveries SET status = ?, attempt_count = max(attempt_count, ?), next_attempt_at = ?,
+         last_status_code = ?, last_error = ?, updated_at = ? WHERE id = ?`,
+    );
+    this.attemptsOf = db.prepare<[string], AttemptRow>('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY started_at, number');
+    this.healthOf = db.prepare<[number], { failing_since: number | null; disabled_at: number | null }>(
+      'SELECT failing_since, disabled_at FROM webhook_endpoint_health WHERE endpoint_id = ?',
+    );
+    this.upsertHealth = db.prepare<{ endpoint_id: number; success: number; at: number }>(
+      `INSERT INTO webhook_endpoint_health (endpoint_id, last_success_at, last_failure_at, failing_since, consecutive_failures)
+       VALUES (@endpoint_id, CASE WHEN @success THEN @at END, CASE WHEN @success THEN NULL ELSE @at END,
+               CASE WHEN @success THEN NULL ELSE @at END, CASE WHEN @success THEN 0 ELSE 1 END)
+       ON CONFLICT (endpoint_id) DO UPDATE SET
+         last_success_at = CASE WHEN @success THEN @at ELSE last_success_at END,
+         last_failure_at = CASE WHEN @success THEN last_failure_at ELSE @at END,
+         failing_since = CASE WHEN @success THEN NULL ELSE coalesce(failing_since, @at) END,
+         consecutive_failures = CASE WHEN @success THEN 0 ELSE consecutive_failures + 1 END`,
+    );
+    this.disableEndpoint = db.prepare<[string, number, number]>(
+      'UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND active = 1',
+    );
+    this.markDisabledAt = db.prepare<[number, number]>('UPDATE webhook_endpoint_health SET disabled_at = ? WHERE endpoint_id = ?');
+    this.healthByCompany = db.prepare<[number], EndpointHealthRow>(
+      `SELECT e.id, e.company_id, e.url, e.active, e.disabled_reason, h.last_success_at, h.last_failure_at, h.failing_since,
+              h.consecutive_failures, h.disabled_at
+       FROM webhook_endpoints e LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = e.id
+       WHERE e.company_id = ? ORDER BY e.id`,
+    );
+  }
+
+  /** One delivery per endpoint for the event; an event fanned out twice (relay crash) keeps its deliveries. */
+  createForEvent(event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number): DeliveryRow[] {
+    return endpoints.map((endpoint) => {
+      this.insertDelivery.run(newDeliveryId(), event.id, event.name, event.company_id, endpoint.id, JSON.stringify(event), now, now);
+      return this.byEventEndpoint.get(event.id, endpoint.id)!;
+    });
+  }
+
+  find(id: string): DeliveryRow | undefined {
+    return this.byId.get(id);
+  }
+
+  attempts(deliveryId: string): AttemptRow[] {
+    return this.attemptsOf.all(deliveryId);
+  }
+
+  /**
+   * Records one attempt (idempotent on its id), moves the delivery's status and the endpoint's
+   * health, and disables the endpoint on 410 or when it has not succeeded for `disableAfterMs`.
+   */
+  recordAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number): void {
+    this.db.transaction(() => {
+      // An attempt of a delivery this store never made (another install's topic) is not ours to record.
+      if (this.byId.get(attempt.delivery_id) === undefined) return;
+      if (this.insertAttempt.run(attempt).changes === 0) return;
+      const delivered = attempt.outcome === 'delivered';
+      const status: DeliveryStatus = delivered ? 'delivered' : attempt.outcome === 'retry' ? 'pending' : 'failed';
+      this.updateDelivery.run(status, attempt.number, attempt.next_attempt_at, attempt.status_code, attempt.error, now, attempt.delivery_id);
+      const at = attempt.started_at;
+      this.upsertHealth.run({ endpoint_id: attempt.endpoint_id, success: delivered ? 1 : 0, at });
+      if (attempt.outcome === 'gone') this.disable(attempt.endpoint_id, 'the endpoint answered 410 Gone', at);
+      const health = this.healthOf.get(attempt.endpoint_id);
+      if (!delivered && health?.failing_since != null && at - health.failing_since >= disableAfterMs) {
+        const days = Math.round((disableAfterMs / 86_400_000) * 10) / 10;
+        this.disable(attempt.endpoint_id, `no successful delivery for ${days} days`, at);
+      }
+    }).immediate();
+  }
+
+  private disable(endpointId: number, reason: string, at: number): void {
+    if (this.disableEndpoint.run(reason, at, endpointId).changes > 0) {
+      this.markDisabledAt.run(at, endpointId);
+    }
+  }
+
+  /** Deliveries matching the filter, newest first, strictly before `beforeSeq`. */
+  list(filter: DeliveryFilter, beforeSeq: number | undefined, limit: number): PageOf<DeliveryRow> {
+    const { where, params } = filterSql(filter);
+    if (beforeSeq !== undefined) {
+      where.push('seq < @before_seq');
+      params.before_seq = beforeSeq;
+    }
+    const sql = `SELECT * FROM webhook_deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
+    return takePage(this.db.prepare<Record<string, unknown>, DeliveryRow>(sql).all({ ...params, limit: limit + 1 }), limit);
+  }
+
+  /** Deliveries matching the filter in ascending order past `afterSeq` (bulk replay walks them). */
+  scan(filter: DeliveryFilter, afterSeq: number, limit: number): DeliveryRow[] {
+    const { where, params } = filterSql(filter);
+    where.push('seq > @after_seq');
+    const sql = `SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT @limit`;
+    return this.db.prepare<Record<string, unknown>, DeliveryRow>(sql).all({ ...params, after_seq: afterSeq, limit });
+  }
+
+  count(filter: DeliveryFilter): number {
+    const { where, params } = filterSql(filter);
+    const sql = `SELECT count(*) AS n FROM webhook_deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
+    return this.db.prepare<Record<string, unknown>, { n: number }>(sql).get(params)!.n;
+  }
+
+  endpointHealth(companyId: number): EndpointHealthRow[] {
+    return this.healthByCompany.all(companyId);
+  }
+}
+
+/** Filter columns are fixed names; values are always bound parameters. */
+function filterSql(filter: DeliveryFilter): { where: string[]; params: Record<string, unknown> } {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (filter.company_id !== undefined) where.push('company_id = @company_id');
+  if (filter.endpoint_id !== undefined) where.push('endpoint_id = @endpoint_id');
+  if (filter.status !== undefined) where.push('status = @status');
+  if (filter.event_type !== undefined) where.push('event_name = @event_type');
+  if (filter.since !== undefined) where.push('created_at >= @since');
+  if (filter.until !== undefined) where.push('created_at <= @until');
+  for (const [key, value] of Object.entries(filter)) if (value !== undefined) params[key] = value;
+  return { where, params };
+}
+
+function newDeliveryId(): string {
+  return `dlv_${randomBytes(12).toString('hex')}`;
+}

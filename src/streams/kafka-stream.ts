@@ -1,0 +1,241 @@
+import { Kafka, Partitioners, logLevel, type Consumer, type Producer } from 'kafkajs';
+import type { Logger } from '../log.js';
+import { KeyedRunner } from './keyed-runner.js';
+import {
+  pause,
+  systemClock,
+  waitUntil,
+  type Clock,
+  type IncomingMessage,
+  type OutgoingMessage,
+  type StreamBus,
+  type StreamSpec,
+  type SubscribeOptions,
+  type Subscription,
+} from './stream.js';
+
+export interface KafkaStreamOptions {
+  brokers: string[];
+  clientId?: string;
+  clock?: Clock;
+  /** Prefix of every topic and consumer group, so that several installs (or test runs) share a cluster. */
+  namespace?: string;
+  /** Replication factor of the topics the daemon creates. Default 1 (single-broker installs). */
+  replicationFactor?: number;
+}
+
+interface KafkaMessage extends IncomingMessage {
+  partition: number;
+  offset: number;
+  generation: number;
+}
+
+/**
+ * Streams as Kafka topics. Producers are idempotent and wait for all in-sync replicas (acks -1).
+ * Consumers hand messages to a KeyedRunner and commit by hand: per partition, the committed
+ * offset never passes a message still in a handler, so a crash redelivers, never skips.
+ */
+export class KafkaStreamBus implements StreamBus {
+  readonly kind = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private readonly clock: Clock;
+  private producer: Promise<Producer> | undefined;
+  private readonly consumers = new Set<Subscription>();
+
+  constructor(
+    private readonly options: KafkaStreamOptions,
+    private readonly logger: Logger,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    const log = logger.child({ component: 'kafkajs' });
+    this.kafka = new Kafka({
+      clientId: options.clientId ?? 'gateway',
+      brokers: options.brokers,
+      logLevel: logLevel.WARN,
+      logCreator: () => ({ level, log: entry }) => {
+        const { message, ...rest } = entry;
+        if (level <= logLevel.ERROR) log.error(rest, message);
+        else log.warn(rest, message);
+      },
+      retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5_000 },
+    });
+  }
+
+  async ensureStreams(streams: readonly StreamSpec[]): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = streams.filter((s) => !existing.has(this.topic(s.name)));
+      if (missing.length > 0) {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((s) => ({ topic: this.topic(s.name), numPartitions: s.partitions, replicationFactor: this.options.replicationFactor ?? 1 })),
+        });
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const producer = await this.connectedProducer();
+    await producer.send({
+      topic: this.topic(stream),
+      acks: -1,
+      messages: messages.map((m) => ({
+        key: m.key,
+        value: JSON.stringify(m.value),
+        headers: { 'message-id': m.id, 'not-before': String(m.notBefore ?? this.clock.now()) },
+      })),
+    });
+  }
+
+  private topic(stream: string): string {
+    return `${this.options.namespace ?? ''}${stream}`;
+  }
+
+  private connectedProducer(): Promise<Producer> {
+    this.producer ??= (async () => {
+      const producer = this.kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
+      await producer.connect();
+      return producer;
+    })().catch((error: unknown) => {
+      this.producer = undefined;
+      throw error;
+    });
+    return this.producer;
+  }
+
+  subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
+    const abort = new AbortController();
+    let fetching = true;
+    // One Kafka group per (group, stream): members of a Kafka group must share one subscription.
+    const consumer: Consumer = this.kafka.consumer({ groupId: `${this.options.namespace ?? ''}${group}.${stream}`, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+    const tracker = new OffsetTracker();
+    let heartbeat: () => Promise<void> = async () => {};
+
+    const due = async (message: KafkaMessage) => {
+      if (!(await waitUntil(this.clock, message.notBefore, abort.signal, () => heartbeat()))) throw new Error('consumer stopped');
+      await handler(message);
+    };
+    const runner = new KeyedRunner<KafkaMessage>(
+      due,
+      maxInFlight,
+      async (message) => {
+        const offset = tracker.done(message.generation, message.partition, message.offset);
+        if (offset === null) return;
+        await consumer
+          .commitOffsets([{ topic: this.topic(stream), partition: message.partition, offset: String(offset) }])
+          .catch((error: unknown) => this.logger.debug({ err: error, stream, group }, 'offset commit failed; the message may come again'));
+      },
+      (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
+    );
+
+    let markReady: () => void = () => {};
+    const ready = new Promise<void>((resolve) => (markReady = resolve));
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      tracker.newGeneration();
+      const partitions = event.payload.memberAssignment[this.topic(stream)] ?? [];
+      this.logger.info({ stream, group, partitions }, 'consumer joined its group');
+      markReady();
+    });
+
+    const started = (async () => {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.topic(stream)], fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        partitionsConsumedConcurrently: 4,
+        eachMessage: async ({ partition, message, heartbeat: beat }) => {
+          heartbeat = beat;
+          while (runner.full && !abort.signal.aborted) {
+            await Promise.race([runner.room(), pause(1_000, abort.signal)]);
+            await beat().catch(() => {});
+          }
+          // Not resolved, so not committed: another consumer (or this one, later) gets it.
+          if (abort.signal.aborted || !fetching) throw new Error('consumer stopped');
+          const offset = Number(message.offset);
+          const generation = tracker.started(partition, offset);
+          runner.submit({
+            stream,
+            key: message.key?.toString() ?? '',
+            id: message.headers?.['message-id']?.toString() ?? `${stream}/${partition}/${offset}`,
+            value: JSON.parse(message.value?.toString() ?? 'null'),
+            notBefore: Number(message.headers?.['not-before']?.toString() ?? 0),
+            partition,
+            offset,
+            generation,
+          });
+        },
+      });
+    })().catch((error: unknown) => {
+      if (!abort.signal.aborted) this.logger.error({ err: error, stream, group }, 'kafka consumer failed to start');
+    });
+
+    const stop = async () => {
+      fetching = false;
+      abort.abort();
+      runner.stop();
+      markReady();
+      await started;
+      await consumer.disconnect().catch(() => {});
+      this.consumers.delete(subscription);
+    };
+    const subscription: Subscription = {
+      ready,
+      stop,
+      drain: async () => {
+        fetching = false;
+        await runner.idle();
+        await stop();
+      },
+    };
+    this.consumers.add(subscription);
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((c) => c.stop()));
+    const producer = await this.producer?.catch(() => undefined);
+    await producer?.disconnect().catch(() => {});
+    this.producer = undefined;
+  }
+}
+
+/**
+ * Per partition: offsets handed out and not yet done. The committable offset is the lowest one
+ * still running (or one past the highest done), so a commit never skips an unfinished message.
+ * A rebalance starts a new generation; completions from an older one commit nothing.
+ */
+class OffsetTracker {
+  private generation = 0;
+  private readonly partitions = new Map<number, { running: Set<number>; highestDone: number }>();
+
+  newGeneration(): void {
+    this.generation += 1;
+    this.partitions.clear();
+  }
+
+  started(partition: number, offset: number): number {
+    let state = this.partitions.get(partition);
+    if (state === undefined) this.partitions.set(partition, (state = { running: new Set(), highestDone: -1 }));
+    state.running.add(offset);
+    return this.generation;
+  }
+
+  /** The offset to commit after this completion, or null when nothing may be committed. */
+  done(generation: number, partition: number, offset: number): number | null {
+    const state = this.partitions.get(partition);
+    if (generation !== this.generation || state === undefined) return null;
+    state.running.delete(offset);
+    state.highestDone = Math.max(state.highestDone, offset);
+    const lowestRunning = Math.min(...state.running);
+    return Number.isFinite(lowestRunning) ? lowestRunning : state.highestDone + 1;
+  }
+}

@@ -1,0 +1,119 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from '../log.js';
+import type { StreamMessageStore } from '../store/stream-messages.js';
+import { KeyedRunner } from './keyed-runner.js';
+import {
+  pause,
+  systemClock,
+  type Clock,
+  type IncomingMessage,
+  type OutgoingMessage,
+  type StreamBus,
+  type StreamSpec,
+  type SubscribeOptions,
+  type Subscription,
+} from './stream.js';
+
+export interface SqliteStreamOptions {
+  clock?: Clock;
+  /** How long a claimed message stays with its consumer before it is handed out again. Default 5 min. */
+  leaseMs?: number;
+  /** Real-time pause between polls when nothing was due. Default 100 ms. */
+  pollMs?: number;
+}
+
+interface ClaimedMessage extends IncomingMessage {
+  seq: number;
+}
+
+/**
+ * Streams in the SQLite store (embedded mode). Consumers poll; a publish in this process wakes
+ * them at once. Partition counts do not apply: every key is its own ordering lane.
+ */
+export class SqliteStreamBus implements StreamBus {
+  readonly kind = 'sqlite' as const;
+  private readonly clock: Clock;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly published = new EventEmitter().setMaxListeners(0);
+
+  constructor(
+    private readonly messages: StreamMessageStore,
+    private readonly logger: Logger,
+    options: SqliteStreamOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.leaseMs = options.leaseMs ?? 5 * 60_000;
+    this.pollMs = options.pollMs ?? 100;
+  }
+
+  /**
+   * Streams need no creation here. One process owns the store, so claims still open at its start
+   * were left by a process that died: they are handed out again at once, not after their lease.
+   */
+  async ensureStreams(_streams: readonly StreamSpec[]): Promise<void> {
+    const released = this.messages.releaseClaims();
+    if (released > 0) this.logger.info({ released }, 'released stream claims of a previous run');
+  }
+
+  async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const now = this.clock.now();
+    this.messages.append(
+      stream,
+      messages.map((m) => ({ key: m.key, messageId: m.id, value: JSON.stringify(m.value), notBefore: m.notBefore ?? now })),
+      now,
+    );
+    this.published.emit(stream);
+  }
+
+  subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
+    const fetching = new AbortController();
+    const runner = new KeyedRunner<ClaimedMessage>(
+      handler,
+      maxInFlight,
+      (message) => this.messages.commit(group, message.seq, this.clock.now()),
+      (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
+    );
+    let wake: (() => void) | undefined;
+    const onPublish = () => wake?.();
+    this.published.on(stream, onPublish);
+
+    const loop = (async () => {
+      while (!fetching.signal.aborted) {
+        await runner.room();
+        if (fetching.signal.aborted) break;
+        const free = maxInFlight - runner.size;
+        const rows = this.messages.claim(stream, group, free, this.clock.now(), this.leaseMs);
+        for (const row of rows) {
+          runner.submit({ stream, key: row.key, id: row.message_id, value: JSON.parse(row.value), notBefore: row.not_before, seq: row.seq });
+        }
+        if (rows.length < free) {
+          const woken = new Promise<void>((resolve) => (wake = resolve));
+          await Promise.race([pause(this.pollMs, fetching.signal), woken]);
+          wake = undefined;
+        }
+      }
+    })().catch((error: unknown) => this.logger.error({ err: error, stream, group }, 'sqlite stream consumer stopped'));
+
+    const stop = async () => {
+      fetching.abort();
+      runner.stop();
+      this.published.off(stream, onPublish);
+      await loop;
+    };
+    return {
+      ready: Promise.resolve(),
+      stop,
+      drain: async () => {
+        fetching.abort();
+        wake?.();
+        await loop;
+        await runner.idle();
+        await stop();
+      },
+    };
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,107 @@
+/**
+ * The stream contract shared by the embedded (SQLite) and the Kafka implementation. Both are
+ * checked by one conformance suite (test/streams/conformance.ts).
+ *
+ * Semantics: at-least-once. A message handed to a handler is committed only after the handler
+ * resolved; a consumer that dies (or a handler that throws) leaves it uncommitted, and it is handed
+ * out again (after the claim lease in SQLite, after the group rebalance in Kafka). Messages of one
+ * key reach the handler one at a time, in publish order; different keys run concurrently up to
+ * `maxInFlight`, so a slow key never holds back the others. A message is never handed out before
+ * its `notBefore`; later messages of its partition may wait behind it, so a delayed stream should
+ * carry messages of about the same delay (the dispatcher's retry tiers do).
+ */
+export interface OutgoingMessage {
+  key: string;
+  /** Stable id: duplicates after a crash or a retried publish carry the same one. */
+  id: string;
+  value: unknown;
+  /** Unix ms; absent means now. */
+  notBefore?: number;
+}
+
+export interface IncomingMessage {
+  stream: string;
+  key: string;
+  id: string;
+  value: unknown;
+  notBefore: number;
+}
+
+export type MessageHandler = (message: IncomingMessage) => Promise<void>;
+
+export interface SubscribeOptions {
+  stream: string;
+  group: string;
+  handler: MessageHandler;
+  /** Messages in the handler at once (distinct keys). Default 32. */
+  maxInFlight?: number;
+}
+
+export interface Subscription {
+  /** Resolves once the consumer takes part in its group (Kafka: partitions assigned). */
+  ready: Promise<void>;
+  /** Stops fetching; handlers still running are abandoned uncommitted (as in a crash). */
+  stop(): Promise<void>;
+  /** Stops fetching, lets running handlers finish and commit, then stops (graceful shutdown). */
+  drain(): Promise<void>;
+}
+
+export interface StreamBus {
+  readonly kind: 'sqlite' | 'kafka';
+  /** Creates the streams with their partition counts (Kafka); idempotent. */
+  ensureStreams(streams: readonly StreamSpec[]): Promise<void>;
+  /** Resolves once the stream durably acknowledged every message (Kafka: acks from all ISR). */
+  publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}
+
+export interface StreamSpec {
+  name: string;
+  partitions: number;
+}
+
+/** Time source of everything scheduled (not_before, retry schedule); tests drive their own. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock the test moves by hand. */
+export class ManualClock implements Clock {
+  constructor(private time = Date.now()) {}
+  now(): number {
+    return this.time;
+  }
+  advance(ms: number): void {
+    this.time += ms;
+  }
+}
+
+/** Sleeps up to `ms` of real time; resolves early when the signal aborts. */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Waits until `clock` reaches `at`, re-reading the clock often enough that a test clock moved by
+ * hand is noticed quickly; `tick` runs between checks (Kafka heartbeats). Resolves false if aborted.
+ */
+export async function waitUntil(clock: Clock, at: number, signal: AbortSignal, tick?: () => Promise<void>): Promise<boolean> {
+  while (clock.now() < at) {
+    if (signal.aborted) return false;
+    await pause(Math.min(Math.max(at - clock.now(), 1), 200), signal);
+    if (tick) await tick().catch(() => {});
+  }
+  return !signal.aborted;
+}

@@ -1,0 +1,57 @@
+import type { Logger } from '../log.js';
+import { pause } from '../streams/stream.js';
+
+/** The one contract of every background worker: run until the signal aborts, then return. */
+export interface Worker {
+  readonly name: string;
+  run(signal: AbortSignal): Promise<void>;
+}
+
+export interface Supervisor {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the workers and owns their shutdown. A worker that throws is logged and started again after
+ * a growing pause; a stop aborts the shared signal and waits for every worker to return.
+ */
+export function supervise(workers: readonly Worker[], logger: Logger): Supervisor {
+  const abort = new AbortController();
+  const running = workers.map(async (worker) => {
+    for (let crashes = 0; !abort.signal.aborted; crashes += 1) {
+      try {
+        await worker.run(abort.signal);
+        if (abort.signal.aborted) return;
+        crashes = -1; // returned on its own: start it again at once
+      } catch (error) {
+        logger.error({ err: error, worker: worker.name }, 'worker crashed; restarting');
+      }
+      await pause(Math.min(200 * 2 ** Math.max(crashes, 0), 10_000), abort.signal);
+    }
+  });
+  logger.info({ workers: workers.map((w) => w.name) }, 'workers started');
+  return {
+    async stop() {
+      abort.abort();
+      await Promise.all(running);
+    },
+  };
+}
+
+/** Retries `fn` with a growing pause until it succeeds or the signal aborts (then it throws). */
+export async function untilDone<T>(what: string, fn: () => Promise<T>, signal: AbortSignal, logger: Logger): Promise<T> {
+  for (let failures = 0; ; failures += 1) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (signal.aborted) throw error;
+      logger.warn({ err: error, failures: failures + 1 }, `${what} failed; trying again`);
+      await pause(Math.min(200 * 2 ** failures, 10_000), signal);
+    }
+  }
+}
+
+/** Resolves when the signal aborts. */
+export function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+}

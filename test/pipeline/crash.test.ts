@@ -1,0 +1,73 @@
+// The daemon is killed (SIGKILL) while events flow; after a restart every accepted event reaches
+// the receiver at least once, duplicates carrying the same webhook-id.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/store.js';
+import { emitEvent, insertCompany, insertEndpoint, newSecret, startReceiver } from './harness.js';
+import { eventually } from './wait.js';
+
+const BIN = path.resolve('bin/gateway.js');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-crash-'));
+const env = {
+  ...process.env,
+  GATEWAY_PORT: '0',
+  GATEWAY_DATA_DIR: dataDir,
+  GATEWAY_BOOTSTRAP_TOKEN: `gwk_${randomBytes(16).toString('hex')}`,
+  GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  GATEWAY_LOG_LEVEL: 'info',
+};
+let daemon: ChildProcess | undefined;
+
+async function startDaemon(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  await eventually('the daemon listening', () => log.includes('gateway listening'), 30_000);
+  return child;
+}
+
+afterAll(async () => {
+  if (daemon && daemon.exitCode === null) {
+    const exited = new Promise((resolve) => daemon!.once('exit', resolve));
+    daemon.kill('SIGTERM');
+    await exited;
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('crash safety (embedded mode)', () => {
+  it('delivers every accepted event at least once across a SIGKILL', async () => {
+    daemon = await startDaemon();
+    const store = Store.open(path.join(dataDir, 'gateway.db'));
+    const secret = newSecret();
+    const receiver = await startReceiver(() => [secret]);
+    try {
+      const company = insertCompany(store);
+      insertEndpoint(store, company, receiver.url, { secret });
+      const accepted: string[] = [];
+      for (let i = 0; i < 40; i += 1) {
+        accepted.push(emitEvent(store, company, 'message.create', { id: i }).id);
+        if (i === 20) {
+          await eventually('some deliveries before the kill', () => receiver.received.length > 0, 30_000);
+          const exited = new Promise((resolve) => daemon!.once('exit', resolve));
+          daemon.kill('SIGKILL');
+          await exited;
+        }
+      }
+      daemon = await startDaemon();
+      await eventually('every accepted event received', () => accepted.every((id) => receiver.received.some((h) => h.id === id)), 60_000);
+      for (const hook of receiver.received) {
+        expect(accepted).toContain(hook.id);
+        expect(hook.verifiedBy).toEqual([0]);
+      }
+    } finally {
+      store.close();
+      await receiver.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OutboxRelay } from '../../src/outbox/relay.js';
+import { Store } from '../../src/store/store.js';
+import { ManualClock, type OutgoingMessage, type StreamBus } from '../../src/streams/stream.js';
+import { emitEvent, insertCompany, insertEndpoint } from './harness.js';
+import { eventually, memoryLogger } from './wait.js';
+
+/** A bus whose publish can be made to fail before or after the broker "acknowledged". */
+class FlakyBus implements StreamBus {
+  readonly kind = 'sqlite' as const;
+  readonly acknowledged: { stream: string; message: OutgoingMessage }[] = [];
+  mode: 'ok' | 'down' | 'ack-then-crash' = 'ok';
+  refused = 0;
+  async ensureStreams(): Promise<void> {}
+  async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (this.mode === 'down') {
+      this.refused += 1;
+      throw new Error('broker unavailable');
+    }
+    this.acknowledged.push(...messages.map((message) => ({ stream, message })));
+    if (this.mode === 'ack-then-crash') throw new Error('crashed after the acknowledgement');
+  }
+  subscribe(): never {
+    throw new Error('not used');
+  }
+  async close(): Promise<void> {}
+}
+
+let dir: string;
+let store: Store;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-relay-'));
+  store = Store.open(path.join(dir, 'gateway.db'));
+  store.accounts.createWithToken('a', 'digest');
+});
+afterEach(() => {
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('outbox relay', () => {
+  it('fans an event out to one delivery job per endpoint and marks the row once acknowledged', async () => {
+    const bus = new FlakyBus();
+    const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: memoryLogger().logger });
+    const company = insertCompany(store);
+    insertEndpoint(store, company, 'https://a.example/hook');
+    insertEndpoint(store, company, 'https://b.example/hook');
+    const event = emitEvent(store, company);
+    store.transaction(() => store.outbox.append({ stream: 'gateway.outbound', key: '9', messageId: 'job-1', payload: { send: 'x' } }));
+    expect(await relay.relayBatch()).toBe(2);
+    expect(bus.acknowledged.map((a) => a.stream)).toEqual(['gateway.events', 'gateway.events', 'gateway.outbound']);
+    const jobs = bus.acknowledged.slice(0, 2).map((a) => a.message.value as { event: { id: string }; endpoint: { url: string }; attempt: number });
+    expect(jobs.map((j) => [j.event.id, j.endpoint.url, j.attempt])).toEqual([
+      [event.id, 'https://a.example/hook', 1],
+      [event.id, 'https://b.example/hook', 1],
+    ]);
+    expect(store.outbox.lag().pending).toBe(0);
+  });
+
+  it('keeps rows while the stream is down and publishes them once it is back, in order', async () => {
+    const bus = new FlakyBus();
+    bus.mode = 'down';
+    const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: memoryLogger().logger, idleMs: 5 });
+    for (let n = 0; n < 5; n += 1) store.transaction(() => store.outbox.append({ stream: 'gateway.outbound', key: 'k', messageId: `m${n}`, payload: { n } }));
+    const abort = new AbortController();
+    const running = relay.run(abort.signal);
+    await eventually('two refused tries', () => bus.refused >= 2, 30_000);
+    expect(store.outbox.lag().pending).toBe(5);
+    bus.mode = 'ok';
+    await eventually('all published', () => store.outbox.lag().pending === 0);
+    abort.abort();
+    await running;
+    expect(bus.acknowledged.map((a) => a.message.id)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+  });
+
+  it('publishes again with the same ids (and the same deliveries) after a crash between acknowledgement and mark', async () => {
+    const bus = new FlakyBus();
+    const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: memoryLogger().logger });
+    const company = insertCompany(store);
+    insertEndpoint(store, company, 'https://a.example/hook');
+    emitEvent(store, company);
+    bus.mode = 'ack-then-crash';
+    await expect(relay.relayBatch()).rejects.toThrow(/crashed/);
+    bus.mode = 'ok';
+    await relay.relayBatch();
+    const [first, second] = bus.acknowledged.map((a) => a.message);
+    expect(second!.id).toBe(first!.id);
+    expect((second!.value as { delivery_id: string }).delivery_id).toBe((first!.value as { delivery_id: string }).delivery_id);
+    expect(store.deliveries.count({})).toBe(1);
+  });
+});
