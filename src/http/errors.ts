@@ -71,6 +71,13 @@ export class UnsupportedMediaType extends AppError {
   }
 }
 
+/** An action that needs a part not configured yet (the provider connectors). */
+export class NotImplemented extends AppError {
+  constructor(detail: string) {
+    super(501, 'not_implemented', 'Not implemented', detail);
+  }
+}
+
 export class ServiceUnavailable extends AppError {
   constructor(detail: string) {
     super(503, 'service_unavailable', 'Service unavailable', detail);

@@ -33,6 +33,7 @@ export interface CompanyChanges {
 export class CompanyStore {
   private readonly insertOne;
   private readonly byId;
+  private readonly idsOfAccount;
   private readonly updateOne;
   private readonly pageAsc;
   private readonly pageDesc;
@@ -44,6 +45,7 @@ export class CompanyStore {
        VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.byId = db.prepare<[number, number], CompanyRow>('SELECT * FROM companies WHERE account_id = ? AND id = ?');
+    this.idsOfAccount = db.prepare<[number], { id: number }>('SELECT id FROM companies WHERE account_id = ? ORDER BY id');
     this.updateOne = db.prepare<
       { id: number; name: string; phone: string | null; description: string | null; webhook_url: string | null; hidden: number; updated_at: number },
       CompanyRow
@@ -63,6 +65,11 @@ export class CompanyStore {
 
   insert(company: NewCompany, now = Date.now()): CompanyRow {
     return this.insertOne.get(company.accountId, company.name, company.phone, company.description, company.webhookUrl, now, now)!;
+  }
+
+  /** Ids of every company of the account. */
+  idsOf(accountId: number): number[] {
+    return this.idsOfAccount.all(accountId).map((r) => r.id);
   }
 
   find(accountId: number, id: number): CompanyRow | undefined {

@@ -6,6 +6,12 @@ export interface IdPage {
   limit: number;
 }
 
+/** Offset page request (v2 lists: page and per_page). */
+export interface PageWindow {
+  offset: number;
+  limit: number;
+}
+
 /** A page of rows plus whether more follow; the store reads one extra row to know. */
 export interface PageOf<T> {
   rows: T[];

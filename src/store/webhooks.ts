@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
 
 export interface WebhookEndpointRow {
@@ -17,15 +18,68 @@ export interface WebhookEndpointRow {
   updated_at: number;
 }
 
+/** Endpoints a company may have, its v1 webhook_url included (DESIGN.md section 9). */
+export const MAX_ENDPOINTS_PER_COMPANY = 5;
+
+/** How long the secret replaced by a rotation keeps signing deliveries. */
+export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** A new signing secret in the Standard Webhooks format: `whsec_` + base64 of 24 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+export interface NewWebhookEndpoint {
+  companyId: number;
+  source: 'company' | 'api';
+  url: string;
+  /** null: every event. */
+  eventTypes: string[] | null;
+  active: boolean;
+}
+
+export interface WebhookEndpointChanges {
+  url?: string;
+  eventTypes?: string[] | null;
+  active?: boolean;
+}
+
 /** Webhook endpoints of companies. */
 export class WebhookEndpointStore {
   private readonly byCompany;
   private readonly activeByCompany;
+  private readonly byId;
+  private readonly companyRow;
+  private readonly countByCompany;
+  private readonly insertOne;
+  private readonly updateOne;
+  private readonly deleteOne;
+  private readonly rotateOne;
 
   constructor(db: Db) {
     this.byCompany = db.prepare<[number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE company_id = ? ORDER BY id');
     this.activeByCompany = db.prepare<[number], WebhookEndpointRow>(
       'SELECT * FROM webhook_endpoints WHERE company_id = ? AND active = 1 ORDER BY id',
+    );
+    this.byId = db.prepare<[number, number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE company_id = ? AND id = ?');
+    this.companyRow = db.prepare<[number], WebhookEndpointRow>("SELECT * FROM webhook_endpoints WHERE company_id = ? AND source = 'company'");
+    this.countByCompany = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM webhook_endpoints WHERE company_id = ?');
+    this.insertOne = db.prepare<[number, string, string, string, string | null, number, number, number], WebhookEndpointRow>(
+      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    );
+    this.updateOne = db.prepare<
+      { id: number; url: string; event_types: string | null; active: number; disabled_reason: string | null; updated_at: number },
+      WebhookEndpointRow
+    >(
+      `UPDATE webhook_endpoints SET url = @url, event_types = @event_types, active = @active,
+         disabled_reason = @disabled_reason, updated_at = @updated_at
+       WHERE id = @id RETURNING *`,
+    );
+    this.deleteOne = db.prepare<[number]>('DELETE FROM webhook_endpoints WHERE id = ?');
+    this.rotateOne = db.prepare<[number, string, number, number], WebhookEndpointRow>(
+      `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ?
+       WHERE id = ? RETURNING *`,
     );
   }
 
@@ -37,10 +91,94 @@ export class WebhookEndpointStore {
   active(companyId: number): WebhookEndpointRow[] {
     return this.activeByCompany.all(companyId);
   }
+
+  find(companyId: number, id: number): WebhookEndpointRow | undefined {
+    return this.byId.get(companyId, id);
+  }
+
+  /** Endpoints of a company, active or not, its webhook_url mirror included: what the limit counts. */
+  count(companyId: number): number {
+    return this.countByCompany.get(companyId)!.n;
+  }
+
+  /** The mirror of the company's v1 webhook_url, if it has one. */
+  companyEndpoint(companyId: number): WebhookEndpointRow | undefined {
+    return this.companyRow.get(companyId);
+  }
+
+  /** Inserts an endpoint with a freshly generated secret. The caller checks the limit in the same transaction. */
+  create(endpoint: NewWebhookEndpoint, now = Date.now()): WebhookEndpointRow {
+    return this.insertOne.get(
+      endpoint.companyId,
+      endpoint.source,
+      endpoint.url,
+      generateWebhookSecret(),
+      endpoint.eventTypes === null ? null : JSON.stringify(endpoint.eventTypes),
+      Number(endpoint.active),
+      now,
+      now,
+    )!;
+  }
+
+  /** Applies the given changes; activating an endpoint clears the reason it was disabled for. */
+  update(row: WebhookEndpointRow, changes: WebhookEndpointChanges, now = Date.now()): WebhookEndpointRow {
+    const active = changes.active === undefined ? row.active : Number(changes.active);
+    return this.updateOne.get({
+      id: row.id,
+      url: changes.url ?? row.url,
+      event_types: changes.eventTypes === undefined ? row.event_types : changes.eventTypes === null ? null : JSON.stringify(changes.eventTypes),
+      active,
+      disabled_reason: active === 1 ? null : row.disabled_reason,
+      updated_at: now,
+    })!;
+  }
+
+  delete(id: number): boolean {
+    return this.deleteOne.run(id).changes === 1;
+  }
+
+  /**
+   * Gives the endpoint a new secret; the current one becomes the previous secret and keeps signing
+   * for PREVIOUS_SECRET_TTL_MS (a secret replaced earlier stops at once).
+   */
+  rotate(id: number, now = Date.now()): WebhookEndpointRow | undefined {
+    return this.rotateOne.get(now + PREVIOUS_SECRET_TTL_MS, generateWebhookSecret(), now, id);
+  }
+
+  /**
+   * Mirrors a company's v1 webhook_url: creates the 'company' endpoint (new secret, every event,
+   * active), changes its url, or removes it when the url is cleared. Creating it when the company
+   * already has MAX_ENDPOINTS_PER_COMPANY endpoints changes nothing and answers `limit_reached`.
+   * Run it in the transaction of the company change.
+   */
+  syncCompanyUrl(companyId: number, url: string | null, now = Date.now()): CompanyUrlSync {
+    const current = this.companyEndpoint(companyId);
+    if (url === null) {
+      if (current !== undefined) this.delete(current.id);
+      return { status: 'synced', endpoint: null };
+    }
+    if (current === undefined) {
+      if (this.count(companyId) >= MAX_ENDPOINTS_PER_COMPANY) return { status: 'limit_reached' };
+      return { status: 'synced', endpoint: this.create({ companyId, source: 'company', url, eventTypes: null, active: true }, now) };
+    }
+    return { status: 'synced', endpoint: current.url === url ? current : this.update(current, { url }, now) };
+  }
 }
+
+export type CompanyUrlSync = { status: 'synced'; endpoint: WebhookEndpointRow | null } | { status: 'limit_reached' };
 
 /** Whether an endpoint wants an event of this name. */
 export function wantsEvent(endpoint: Pick<WebhookEndpointRow, 'event_types'>, name: string): boolean {
   if (endpoint.event_types === null) return true;
   return (JSON.parse(endpoint.event_types) as string[]).includes(name);
+}
+
+/** The secrets that sign a delivery now: the current one, and the previous one until it expires. */
+export function signingSecrets(
+  endpoint: Pick<WebhookEndpointRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  now = Date.now(),
+): string[] {
+  const previousValid =
+    endpoint.previous_secret !== null && endpoint.previous_secret_expires_at !== null && endpoint.previous_secret_expires_at > now;
+  return previousValid ? [endpoint.secret, endpoint.previous_secret!] : [endpoint.secret];
 }

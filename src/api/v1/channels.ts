@@ -2,10 +2,11 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { channelCreateBodies, channelProviderBody, channelUpdateBodies, type Provider } from '../../../schemas/v1/channels.js';
 import { v1PageQuery } from '../../../schemas/v1/paging.js';
+import { createAuth, deleteAuth } from '../../domain/auths.js';
 import { connectionFor, updatedConnection } from '../../domain/channels.js';
 import { nextPageToken, toIdPage } from '../../domain/paging.js';
 import type { AppState, RouteContext } from '../../http/context.js';
-import { AppError, Conflict, NotFound } from '../../http/errors.js';
+import { Conflict, NotFound, NotImplemented } from '../../http/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator, type Validator } from '../../http/validate.js';
 import type { ChannelRow } from '../../store/channels.js';
@@ -26,13 +27,6 @@ const compileEach = (schemas: Record<Provider, object>) =>
   >;
 const createBodies = compileEach(channelCreateBodies);
 const updateBodies = compileEach(channelUpdateBodies);
-
-/** Answer of the actions that need a provider connector, until the connectors exist. */
-class NotImplemented extends AppError {
-  constructor(detail: string) {
-    super(501, 'not_implemented', 'Not implemented', detail);
-  }
-}
 
 /** v1 channels of a company (contract section 4, "v1 Channels"). */
 export function channelRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>): void {
@@ -55,7 +49,7 @@ export function channelRoutes(router: Router<AppState>, store: Store, auth: Midd
     const connection = connectionFor(provider, input, new Date());
     let channel: ChannelRow;
     try {
-      channel = store.channels.insert({ companyId: company.id, provider, ...connection });
+      channel = createAuth(store, { companyId: company.id, provider, ...connection }, 'v1');
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       throw new Conflict(`Company ${company.id} already has a ${provider} channel; only one channel per provider is allowed.`);
@@ -75,7 +69,7 @@ export function channelRoutes(router: Router<AppState>, store: Store, auth: Midd
 
   router.delete(`${base}/:id`, auth, (ctx) => {
     const channel = findChannel(store, ctx);
-    if (!store.channels.delete(channel.id)) throw new NotFound(`Channel ${channel.id} was not found.`);
+    if (deleteAuth(store, channel) === undefined) throw new NotFound(`Channel ${channel.id} was not found.`);
     ctx.body = { status: 'deleted' };
   });
 

@@ -4,11 +4,12 @@ import { companyCreateBody, companyUpdateBody } from '../../../schemas/v1/compan
 import { v1PageQuery } from '../../../schemas/v1/paging.js';
 import { nextPageToken, toIdPage } from '../../domain/paging.js';
 import { accountOf, type AppState, type RouteContext } from '../../http/context.js';
-import { NotFound } from '../../http/errors.js';
+import { NotFound, ValidationFailed } from '../../http/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
 import type { CompanyRow } from '../../store/companies.js';
+import { MAX_ENDPOINTS_PER_COMPANY } from '../../store/webhooks.js';
 import { pathId, textOrNull } from '../params.js';
 import { presentCompany } from './presenters.js';
 
@@ -24,6 +25,20 @@ export function findCompany(store: Store, ctx: RouteContext, param: string): Com
   return company;
 }
 
+/**
+ * Keeps the company's webhook_url mirrored as its `company` webhook endpoint (DESIGN.md section 9),
+ * inside the transaction of the company change: an address that would be a sixth endpoint is a 422
+ * on webhook_url and rolls the change back.
+ */
+function mirrorWebhookUrl(store: Store, company: CompanyRow): void {
+  if (store.webhooks.syncCompanyUrl(company.id, company.webhook_url).status === 'limit_reached') {
+    throw ValidationFailed.field(
+      'webhook_url',
+      `webhook_url cannot be set: company ${company.id} already has ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints, the most a company may have (webhook_url counts as one); delete one first`,
+    );
+  }
+}
+
 /** v1 companies: list, create, update (contract section 4, "v1 Companies"). */
 export function companyRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>): void {
   router.get('/p1/companies', auth, (ctx) => {
@@ -37,12 +52,16 @@ export function companyRoutes(router: Router<AppState>, store: Store, auth: Midd
 
   router.post('/p1/companies', auth, (ctx) => {
     const input = readInput(ctx, createBody);
-    const company = store.companies.insert({
-      accountId: accountOf(ctx).id,
-      name: input.name,
-      phone: textOrNull(input.phone) ?? null,
-      description: textOrNull(input.description) ?? null,
-      webhookUrl: textOrNull(input.webhook_url) ?? null,
+    const company = store.transaction(() => {
+      const row = store.companies.insert({
+        accountId: accountOf(ctx).id,
+        name: input.name,
+        phone: textOrNull(input.phone) ?? null,
+        description: textOrNull(input.description) ?? null,
+        webhookUrl: textOrNull(input.webhook_url) ?? null,
+      });
+      mirrorWebhookUrl(store, row);
+      return row;
     });
     ctx.status = 201;
     ctx.body = { status: 'created', data: { external_id: company.id } };
@@ -51,12 +70,16 @@ export function companyRoutes(router: Router<AppState>, store: Store, auth: Midd
   router.put('/p1/companies/:id', auth, (ctx) => {
     const company = findCompany(store, ctx, 'id');
     const input = readInput(ctx, updateBody);
-    const updated = store.companies.update(company.account_id, company.id, {
-      name: input.name,
-      phone: textOrNull(input.phone),
-      description: textOrNull(input.description),
-      webhookUrl: textOrNull(input.webhook_url),
-      hidden: input.hidden,
+    const updated = store.transaction(() => {
+      const row = store.companies.update(company.account_id, company.id, {
+        name: input.name,
+        phone: textOrNull(input.phone),
+        description: textOrNull(input.description),
+        webhookUrl: textOrNull(input.webhook_url),
+        hidden: input.hidden,
+      });
+      if (row !== undefined && input.webhook_url !== undefined) mirrorWebhookUrl(store, row);
+      return row;
     });
     if (updated === undefined) throw new NotFound(`Company ${company.id} was not found.`);
     ctx.body = { status: 'updated', data: { external_id: updated.id } };

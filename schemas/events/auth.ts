@@ -1,0 +1,34 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+import { authObject } from '../v2/auths.js';
+
+/**
+ * The v2 auth event (contract section 6, DESIGN.md section 6): the envelope
+ * `{id, event, type: 'auth', created_at, object}` with the auth object as the REST API presents it.
+ * `create` when an auth (or v1 channel) is created, `update` when its state changes (the object
+ * carries the new state), `delete` when it is deleted (the object as it was removed, `disabled`).
+ * The connector flows (a later issue) add `qr`, `code`, `pages` or `oauth_provider_url` to an
+ * `update` object; they are declared here so that the schema already holds for them.
+ */
+export const authEvent = {
+  $id: 'events/auth',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'event', 'type', 'created_at', 'object'],
+  properties: {
+    /** Stable across redeliveries: the `webhook-id` header. */
+    id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+    event: { type: 'string', enum: ['create', 'update', 'delete'] },
+    type: { type: 'string', const: 'auth' },
+    created_at: { type: 'string', format: 'date-time' },
+    object: {
+      ...authObject,
+      properties: {
+        ...authObject.properties,
+        qr: { type: 'string' },
+        code: { type: 'string' },
+        pages: { type: 'array' },
+        oauth_provider_url: { type: 'string', format: 'uri' },
+      },
+    },
+  },
+} as const satisfies JSONSchema;

@@ -1,0 +1,31 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+
+const timestamp = { type: 'string', format: 'date-time' } as const;
+
+/** The contract's Conversation (v2), plus assignee_id. */
+export const conversationObject = {
+  $id: 'objects/conversation',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'id', 'company_id', 'sender_name', 'sender_phone', 'sender_external_id', 'sender_external_public_id', 'provider',
+    'avatar_url', 'created_at', 'last_updated_at', 'last_message_id', 'operational_state', 'replied_state', 'assignee_id', 'group',
+  ],
+  properties: {
+    id: { type: 'integer' },
+    company_id: { type: 'integer' },
+    sender_name: { type: 'string' },
+    sender_phone: { type: ['string', 'null'] },
+    sender_external_id: { type: 'string' },
+    sender_external_public_id: { type: 'string' },
+    provider: { type: 'string' },
+    avatar_url: { type: 'string' },
+    created_at: timestamp,
+    last_updated_at: timestamp,
+    last_message_id: { type: ['integer', 'null'] },
+    operational_state: { type: 'string', enum: ['open', 'archived'] },
+    replied_state: { type: 'string', enum: ['replied', 'unreplied'] },
+    assignee_id: { type: ['integer', 'null'] },
+    group: { type: 'boolean' },
+  },
+} as const satisfies JSONSchema;

@@ -1,0 +1,127 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+import { pageParams } from './common.js';
+import { PROVIDERS } from '../v1/channels.js';
+
+/** Auth lists: `per_page` default and documented maximum. */
+export const AUTHS_DEFAULT_PER_PAGE = 25;
+export const AUTHS_MAX_PER_PAGE = 100;
+
+/**
+ * Optional on every company-scoped auth request: the company is the path's, and a `company_id`
+ * sent beside it must name the same one.
+ */
+const companyId = { type: 'integer', minimum: 1 } as const;
+
+/** GET /api/p2/companies/<company_id>/auths */
+export const authListQuery = {
+  $id: 'v2/auth-list',
+  type: 'object',
+  properties: { company_id: companyId, ...pageParams(AUTHS_DEFAULT_PER_PAGE, AUTHS_MAX_PER_PAGE) },
+} as const satisfies JSONSchema;
+
+/** GET /api/p2/auths: every company of the account (company_id is not used). */
+export const accountAuthListQuery = {
+  $id: 'v2/account-auth-list',
+  type: 'object',
+  properties: pageParams(AUTHS_DEFAULT_PER_PAGE, AUTHS_MAX_PER_PAGE),
+} as const satisfies JSONSchema;
+
+/**
+ * First pass of POST .../auths, before the provider's variant (the v1 channel create variants,
+ * schemas/v1/channels.ts) is applied: the company check and `phone_number`, the contract's v2
+ * name of `phone`.
+ */
+export const authCreateCommon = {
+  $id: 'v2/auth-create-common',
+  type: 'object',
+  properties: { company_id: companyId, phone_number: { type: 'string' } },
+} as const satisfies JSONSchema;
+
+/** GET, DELETE and POST .../confirm, PUT|PATCH .../disable of one auth: nothing beyond the company. */
+export const authActionBody = {
+  $id: 'v2/auth-action',
+  type: 'object',
+  properties: { company_id: companyId },
+} as const satisfies JSONSchema;
+
+const verificationCode = {
+  type: ['string', 'integer'],
+  pattern: '^[0-9A-Za-z-]{1,32}$',
+  minimum: 0,
+  maximum: 99_999_999_999,
+  'x-message': 'must be the verification code (1 to 32 letters, digits or dashes)',
+} as const;
+
+/** PUT|PATCH .../enable: `code`, the verification code the provider sent, for auths confirmed by code. */
+export const authEnableBody = {
+  $id: 'v2/auth-enable',
+  type: 'object',
+  properties: {
+    company_id: companyId,
+    code: verificationCode,
+  },
+} as const satisfies JSONSchema;
+
+/** How an unconfirmed auth gets connected (see docs/decisions.md, "Auths"). */
+export const CONFIRMATION_METHODS = ['qr', 'pairing_code', 'code'] as const;
+export type ConfirmationMethod = (typeof CONFIRMATION_METHODS)[number];
+
+const text = { type: 'string' } as const;
+
+/** The auth object (v2): the connected account without any credential. */
+export const authObject = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'company_id', 'provider', 'state', 'confirmation', 'settings', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'integer', minimum: 1 },
+    company_id: { type: 'integer', minimum: 1 },
+    provider: { type: 'string', enum: PROVIDERS },
+    state: { type: 'string', enum: ['unconfirmed', 'enabled', 'disabled'] },
+    /** null: connected by a credential, nothing to confirm. */
+    confirmation: { type: ['string', 'null'], enum: [...CONFIRMATION_METHODS, null] },
+    /** The non-secret connection settings given at creation; absent ones are left out. */
+    settings: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        phone: text,
+        via_qr_code: { type: 'boolean' },
+        sync_messages_from: { type: 'string', format: 'date-time' },
+        hosting_type: { type: 'string', enum: ['cloud', 'onpremise'] },
+        subtype: { type: 'string', enum: ['regular', 'unlim', 'no_write_first'] },
+        vendor_channel_id: text,
+        vendor_client_id: text,
+        account_name: text,
+      },
+    },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JSONSchema;
+
+/** Answer of create, show, enable, disable and delete. */
+export const authResponse = {
+  $id: 'v2/auth-response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['auth'],
+  properties: { auth: authObject },
+} as const satisfies JSONSchema;
+
+/** Answer of both auth lists. */
+export const authListResponse = {
+  $id: 'v2/auth-list-response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['auths', 'meta'],
+  properties: {
+    auths: { type: 'array', items: authObject },
+    meta: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['page', 'entries_count', 'per_page'],
+      properties: { page: { type: 'integer' }, entries_count: { type: 'integer' }, per_page: { type: 'integer' } },
+    },
+  },
+} as const satisfies JSONSchema;

@@ -1,0 +1,23 @@
+import { withMessage } from '../message.js';
+
+/** Fragments shared by the v2 request schemas. */
+
+/** Every v2 request names its company (contract section 4). */
+export const companyId = { type: 'integer', minimum: 1 } as const;
+
+/** Highest page number accepted: keeps the row offset a safe integer for every list. */
+export const MAX_PAGE = 1_000_000;
+
+/** `page` and `per_page` of a v2 list, with the list's default and documented maximum. */
+export function pageParams<const D extends number, const M extends number>(defaultPerPage: D, maxPerPage: M) {
+  return {
+    page: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 },
+    per_page: { type: 'integer', minimum: 1, maximum: maxPerPage, default: defaultPerPage },
+  } as const;
+}
+
+/** Exactly one attachment id per message (contract section 8). */
+export const attachmentIds = withMessage(
+  { type: 'array', items: { type: 'integer', minimum: 1 }, minItems: 1, maxItems: 1 },
+  'must hold exactly one attachment id (send several attachments as several messages)',
+);

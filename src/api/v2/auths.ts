@@ -1,0 +1,178 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { channelCreateBodies, channelProviderBody, type Provider } from '../../../schemas/v1/channels.js';
+import { accountAuthListQuery, authActionBody, authCreateCommon, authEnableBody, authListQuery } from '../../../schemas/v2/auths.js';
+import { createAuth, deleteAuth, planAuthAction, type AuthAction } from '../../domain/auths.js';
+import { connectionFor } from '../../domain/channels.js';
+import { recordEvent } from '../../domain/events.js';
+import { accountOf, type AppState, type RouteContext } from '../../http/context.js';
+import { Conflict, NotFound, NotImplemented, ValidationFailed, type FieldProblem } from '../../http/errors.js';
+import { readInput, requestInput } from '../../http/input.js';
+import { validator, type Validator } from '../../http/validate.js';
+import type { ChannelRow } from '../../store/channels.js';
+import type { CompanyRow } from '../../store/companies.js';
+import { isUniqueViolation } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
+import { pathId } from '../params.js';
+import { findCompany } from '../v1/companies.js';
+import { toMeta, toWindow } from './paging.js';
+import { presentAuth } from './presenters/auth.js';
+
+type Input = Record<string, unknown>;
+
+const listQuery = validator(authListQuery);
+const accountListQuery = validator(accountAuthListQuery);
+const createCommon = validator(authCreateCommon);
+const providerBody = validator(channelProviderBody);
+const actionBody = validator(authActionBody);
+const enableBody = validator(authEnableBody);
+const createBodies = Object.fromEntries(
+  Object.entries(channelCreateBodies).map(([provider, schema]) => [provider, validator(schema) as Validator<Input>]),
+) as Record<Provider, Validator<Input>>;
+
+/**
+ * v2 auths: the v2 face of the channel entity (contract section 4 "v2 Auths", DESIGN.md section 9
+ * for the paths). Every state change writes its auth event (contract section 6) in the same
+ * transaction.
+ */
+export function authRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>): void {
+  const base = '/api/p2/companies/:companyId/auths';
+
+  router.get('/api/p2/auths', auth, (ctx) => {
+    const input = readInput(ctx, accountListQuery);
+        const { rows, total } = store.channels.listForAccount(accountOf(ctx).id, toWindow(input));
+    ctx.body = { auths: rows.map(presentAuth), meta: toMeta(input.page, input.per_page, total) };
+  });
+
+  router.get(base, auth, (ctx) => {
+    const company = findCompany(store, ctx, 'companyId');
+    const input = readInput(ctx, listQuery);
+    matchPathCompany(company, input.company_id);
+        const { rows, total } = store.channels.listPage(company.id, toWindow(input));
+    ctx.body = { auths: rows.map(presentAuth), meta: toMeta(input.page, input.per_page, total) };
+  });
+
+  router.post(base, auth, (ctx) => {
+    const company = findCompany(store, ctx, 'companyId');
+    const { provider, input } = readCreate(ctx, company);
+    const connection = connectionFor(provider, input, new Date());
+    let created: ChannelRow;
+    try {
+      created = createAuth(store, { companyId: company.id, provider, ...connection });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      throw new Conflict(`Company ${company.id} already has a ${provider} auth; only one live auth per provider is allowed.`);
+    }
+    ctx.status = 201;
+    ctx.body = { auth: presentAuth(created) };
+  });
+
+  router.get(`${base}/:id`, auth, (ctx) => {
+    const { company, auth: found } = findAuth(store, ctx);
+    matchPathCompany(company, readInput(ctx, actionBody).company_id);
+    ctx.body = { auth: presentAuth(found) };
+  });
+
+  router.delete(`${base}/:id`, auth, (ctx) => {
+    const { company, auth: found } = findAuth(store, ctx);
+    matchPathCompany(company, readInput(ctx, actionBody).company_id);
+    const removed = deleteAuth(store, found);
+    if (removed === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
+    ctx.body = { auth: presentAuth(removed) };
+  });
+
+  router.post(`${base}/:id/confirm`, auth, (ctx) => {
+    ctx.body = { auth: presentAuth(changeState(store, ctx, 'confirm', actionBody)) };
+  });
+  for (const method of ['put', 'patch'] as const) {
+    router[method](`${base}/:id/enable`, auth, (ctx) => {
+      ctx.body = { auth: presentAuth(changeState(store, ctx, 'enable', enableBody)) };
+    });
+    router[method](`${base}/:id/disable`, auth, (ctx) => {
+      ctx.body = { auth: presentAuth(changeState(store, ctx, 'disable', actionBody)) };
+    });
+  }
+}
+
+/** Runs an action on an auth: the check, the state change and its `update` event, in one transaction. */
+function changeState(store: Store, ctx: RouteContext, action: AuthAction, body: Validator<{ company_id?: number; code?: string | number }>): ChannelRow {
+  const { company, auth: found } = findAuth(store, ctx);
+  const input = readInput(ctx, body);
+  matchPathCompany(company, input.company_id);
+  return store.transaction(() => {
+    const current = store.channels.find(company.id, found.id);
+    if (current === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
+    const plan = planAuthAction(current, action, input.code);
+    if (plan.kind === 'refuse') throw new Conflict(plan.reason);
+    if (plan.kind === 'needs_code') throw ValidationFailed.field('code', plan.reason);
+    if (plan.kind === 'needs_connector') throw new NotImplemented(plan.reason);
+    const now = Date.now();
+    const moved = store.channels.setState(current.id, current.state, plan.to, now);
+    if (moved === undefined) throw new Conflict(`Auth ${found.id} changed meanwhile; try again.`);
+    recordEvent(store.outbox, company.id, 'auth', 'update', presentAuth(moved), new Date(now));
+    return moved;
+  });
+}
+
+/** The auth named by `:id` in a company of the account (`:companyId`), else 404. */
+function findAuth(store: Store, ctx: RouteContext): { company: CompanyRow; auth: ChannelRow } {
+  const company = findCompany(store, ctx, 'companyId');
+  const id = pathId(ctx.params.id, 'Auth');
+  const found = store.channels.find(company.id, id);
+  if (found === undefined) throw new NotFound(`Auth ${id} was not found.`);
+  return { company, auth: found };
+}
+
+/** A `company_id` sent beside a company path must name that company. */
+export function matchPathCompany(company: CompanyRow, companyId: number | undefined): void {
+  if (companyId !== undefined && companyId !== company.id) {
+    throw ValidationFailed.field('company_id', `company_id must be the company of the path (${company.id})`);
+  }
+}
+
+/**
+ * The create request: company check, provider, then the provider's variant, every failing field of
+ * these passes answered together in one 422.
+ */
+function readCreate(ctx: RouteContext, company: CompanyRow): { provider: Provider; input: Input } {
+  const problems = new Map<string, FieldProblem>();
+  const collect = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ValidationFailed)) throw error;
+      for (const problem of error.problems) if (!problems.has(problem.field)) problems.set(problem.field, problem);
+      return undefined;
+    }
+  };
+  collect(() => matchPathCompany(company, readInput(ctx, createCommon).company_id));
+  const provider = collect(() => readInput(ctx, providerBody).provider);
+  const input = provider === undefined ? undefined : collect(() => readVariant(ctx, provider));
+  if (provider === undefined || input === undefined || problems.size > 0) throw new ValidationFailed([...problems.values()]);
+  return { provider, input };
+}
+
+/**
+ * The provider's create variant (the v1 channel variants), reading `phone_number`, the contract's v2
+ * name, as `phone`. Only the variant's own fields are kept: nothing else reaches the stored settings.
+ */
+function readVariant(ctx: RouteContext, provider: Provider): Input {
+  const { data, mode } = requestInput(ctx);
+  const body = data as Input;
+  const schema = channelCreateBodies[provider] as { properties?: Record<string, unknown> };
+  const aliased = body.phone_number !== undefined && 'phone' in (schema.properties ?? {});
+  if (aliased && body.phone !== undefined) {
+    throw ValidationFailed.field('phone_number', 'phone_number is another name of phone: send only one of them');
+  }
+  let input: Input;
+  try {
+    input = createBodies[provider](aliased ? { ...body, phone: body.phone_number } : body, mode);
+  } catch (error) {
+    if (!aliased || !(error instanceof ValidationFailed)) throw error;
+    throw new ValidationFailed(
+      error.problems.map((p) => (p.field === 'phone' ? { field: 'phone_number', detail: p.detail.replace(/^phone\b/, 'phone_number') } : p)),
+    );
+  }
+  const known = Object.keys(schema.properties ?? {});
+  return Object.fromEntries(Object.entries(input).filter(([key]) => key === 'provider' || known.includes(key)));
+}

@@ -1,0 +1,25 @@
+import { toIso } from '../../../domain/time.js';
+import type { ConversationRow } from '../../../store/conversations.js';
+
+/** The contract's Conversation (v2), plus assignee_id, which PUT sets. */
+export function presentConversation(row: ConversationRow) {
+  return {
+    id: row.id,
+    company_id: row.company_id,
+    sender_name: row.contact_name,
+    sender_phone: row.contact_phone,
+    sender_external_id: row.contact_external_id,
+    sender_external_public_id: row.contact_external_public_id,
+    provider: row.provider,
+    avatar_url: row.contact_avatar_url,
+    created_at: toIso(row.created_at),
+    last_updated_at: toIso(row.last_updated_at),
+    last_message_id: row.last_message_id,
+    operational_state: row.operational_state,
+    replied_state: row.replied_state,
+    assignee_id: row.assignee_id,
+    group: row.contact_is_group === 1,
+  };
+}
+
+export type ConversationObject = ReturnType<typeof presentConversation>;

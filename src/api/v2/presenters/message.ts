@@ -1,0 +1,31 @@
+import { toIso } from '../../../domain/time.js';
+import type { AttachmentRow } from '../../../store/attachments.js';
+import type { MessageRow } from '../../../store/messages.js';
+import { presentAttachment } from './attachment.js';
+
+/**
+ * The contract's Message (v2). `delivery` and `deleted` are always present (the contract shows them
+ * in the send answer; a stable shape is easier for clients). `created_at` keeps milliseconds.
+ */
+export function presentMessage(row: MessageRow, attachments: readonly AttachmentRow[], publicUrl: string) {
+  return {
+    id: row.id,
+    external_id: row.external_id,
+    company_id: row.company_id,
+    conversation_id: row.conversation_id,
+    contact_id: row.contact_id,
+    replied_to_id: row.replied_to_id,
+    created_at: toIso(row.created_at),
+    external_created_at: toIso(row.external_created_at),
+    income: row.income === 1,
+    status: row.status,
+    message: row.text,
+    reactions: JSON.parse(row.reactions) as unknown[],
+    details: row.details === null ? null : (JSON.parse(row.details) as unknown),
+    delivery: row.delivery === 1,
+    deleted: row.deleted === 1,
+    attachments: attachments.filter((a) => a.message_id === row.id).map((a) => presentAttachment(a, publicUrl)),
+  };
+}
+
+export type MessageObject = ReturnType<typeof presentMessage>;

@@ -1,0 +1,24 @@
+import { toIso } from '../../../domain/time.js';
+import type { WebhookEndpointRow } from '../../../store/webhooks.js';
+
+/**
+ * A company webhook endpoint. The signing secret is shown only when `withSecret` is set: in the
+ * answers of create and rotate_secret, once.
+ */
+export function presentWebhook(row: WebhookEndpointRow, { withSecret = false } = {}) {
+  return {
+    id: row.id,
+    company_id: row.company_id,
+    source: row.source,
+    url: row.url,
+    event_types: row.event_types === null ? null : (JSON.parse(row.event_types) as string[]),
+    active: row.active === 1,
+    disabled_reason: row.disabled_reason,
+    previous_secret_expires_at: row.previous_secret_expires_at === null ? null : toIso(row.previous_secret_expires_at),
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+    ...(withSecret ? { secret: row.secret } : {}),
+  };
+}
+
+export type WebhookObject = ReturnType<typeof presentWebhook>;

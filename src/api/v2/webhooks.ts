@@ -1,0 +1,107 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { webhookActionBody, webhookCreateBody, webhookUpdateBody } from '../../../schemas/v2/webhooks.js';
+import type { AppState, RouteContext } from '../../http/context.js';
+import { Conflict, NotFound, ValidationFailed } from '../../http/errors.js';
+import { readInput } from '../../http/input.js';
+import { validator } from '../../http/validate.js';
+import type { CompanyRow } from '../../store/companies.js';
+import type { Store } from '../../store/store.js';
+import { MAX_ENDPOINTS_PER_COMPANY, type WebhookEndpointRow } from '../../store/webhooks.js';
+import { pathId } from '../params.js';
+import { findCompany } from '../v1/companies.js';
+import { matchPathCompany } from './auths.js';
+import { presentWebhook } from './presenters/webhook.js';
+
+const createBody = validator(webhookCreateBody);
+const updateBody = validator(webhookUpdateBody);
+const actionBody = validator(webhookActionBody);
+
+const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints, its v1 webhook_url included`;
+
+/**
+ * Company webhook endpoints (DESIGN.md sections 7 and 9): up to five per company, the company's v1
+ * webhook_url being one of them (source `company`). Each has its own `whsec_` secret, shown only
+ * when it is created or rotated.
+ */
+export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>): void {
+  const base = '/api/p2/companies/:companyId/webhooks';
+
+  router.get(base, auth, (ctx) => {
+    const company = findCompany(store, ctx, 'companyId');
+    matchPathCompany(company, readInput(ctx, actionBody).company_id);
+    ctx.body = { webhooks: store.webhooks.list(company.id).map((row) => presentWebhook(row)) };
+  });
+
+  router.post(base, auth, (ctx) => {
+    const company = findCompany(store, ctx, 'companyId');
+    const input = readInput(ctx, createBody);
+    matchPathCompany(company, input.company_id);
+    const created = store.transaction(() => {
+      if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
+        throw ValidationFailed.field('', `Company ${company.id} cannot have another webhook endpoint: ${LIMIT_TEXT}. Delete one first.`);
+      }
+      return store.webhooks.create({
+        companyId: company.id,
+        source: 'api',
+        url: input.url,
+        eventTypes: input.event_types ?? null,
+        active: input.active,
+      });
+    });
+    ctx.status = 201;
+    ctx.body = { webhook: presentWebhook(created, { withSecret: true }) };
+  });
+
+  router.get(`${base}/:id`, auth, (ctx) => {
+    const { company, endpoint } = findEndpoint(store, ctx);
+    matchPathCompany(company, readInput(ctx, actionBody).company_id);
+    ctx.body = { webhook: presentWebhook(endpoint) };
+  });
+
+  for (const method of ['put', 'patch'] as const) {
+    router[method](`${base}/:id`, auth, (ctx) => {
+      const { company, endpoint } = findEndpoint(store, ctx);
+      const input = readInput(ctx, updateBody);
+      matchPathCompany(company, input.company_id);
+      if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
+        throw new Conflict(
+          `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
+        );
+      }
+      const updated = store.transaction(() =>
+        store.webhooks.update(endpoint, { url: input.url, eventTypes: input.event_types, active: input.active }),
+      );
+      ctx.body = { webhook: presentWebhook(updated) };
+    });
+  }
+
+  router.delete(`${base}/:id`, auth, (ctx) => {
+    const { company, endpoint } = findEndpoint(store, ctx);
+    matchPathCompany(company, readInput(ctx, actionBody).company_id);
+    if (endpoint.source === 'company') {
+      throw new Conflict(
+        `Webhook endpoint ${endpoint.id} is the company's webhook_url: clear it with PUT /p1/companies/${company.id} (webhook_url null).`,
+      );
+    }
+    if (!store.transaction(() => store.webhooks.delete(endpoint.id))) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
+    ctx.body = { webhook: presentWebhook(endpoint) };
+  });
+
+  router.post(`${base}/:id/rotate_secret`, auth, (ctx) => {
+    const { company, endpoint } = findEndpoint(store, ctx);
+    matchPathCompany(company, readInput(ctx, actionBody).company_id);
+    const rotated = store.transaction(() => store.webhooks.rotate(endpoint.id));
+    if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
+    ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
+  });
+}
+
+/** The endpoint named by `:id` of a company of the account (`:companyId`), else 404. */
+function findEndpoint(store: Store, ctx: RouteContext): { company: CompanyRow; endpoint: WebhookEndpointRow } {
+  const company = findCompany(store, ctx, 'companyId');
+  const id = pathId(ctx.params.id, 'Webhook endpoint');
+  const endpoint = store.webhooks.find(company.id, id);
+  if (endpoint === undefined) throw new NotFound(`Webhook endpoint ${id} was not found.`);
+  return { company, endpoint };
+}

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { presentConversation } from '../api/v2/presenters/conversation.js';
+import { presentMessage, type MessageObject } from '../api/v2/presenters/message.js';
+import { Conflict, ValidationFailed } from '../http/errors.js';
+import type { AttachmentRow } from '../store/attachments.js';
+import type { ConversationChanges, ConversationRow } from '../store/conversations.js';
+import type { Store } from '../store/store.js';
+import { recordEvent } from './events.js';
+
+/** What a company sends into a conversation. */
+export interface OutgoingMessage {
+  text?: string;
+  attachmentId?: number;
+  repliedToId?: string;
+  sendToCrm: boolean;
+  /** A business template, when the message is one. */
+  template?: { bizTemplateId: string; substitutions: string[] };
+}
+
+/** The job the provider sender consumes from `gateway.outbound` (keyed by channel id). */
+export interface SendJob {
+  job_id: string;
+  kind: 'send_message';
+  company_id: number;
+  channel_id: number;
+  conversation_id: number;
+  message_id: number;
+  created_at: string;
+}
+
+/** A channel answers sends only while enabled; say clearly why not otherwise. */
+export function assertChannelCanSend(conversation: Pick<ConversationRow, 'channel_id' | 'provider' | 'channel_state' | 'channel_deleted_at'>): void {
+  const channel = `${conversation.provider} channel ${conversation.channel_id}`;
+  if (conversation.channel_deleted_at !== null) throw new Conflict(`The ${channel} has been deleted; messages cannot be sent through it.`);
+  if (conversation.channel_state !== 'enabled') {
+    throw new Conflict(`The ${channel} is ${conversation.channel_state}; enable it before sending messages.`);
+  }
+}
+
+/**
+ * Stores an outgoing message and, in the same transaction, the send job for the provider, the
+ * message `create` event (unless send_to_crm is false) and the conversation `update` event when
+ * its replied state changes. The caller runs it inside store.transaction.
+ */
+export function storeOutgoing(store: Store, conversation: ConversationRow, outgoing: OutgoingMessage, publicUrl: string, now = new Date()): MessageObject {
+  assertChannelCanSend(conversation);
+  const attachment = outgoing.attachmentId === undefined ? undefined : usableAttachment(store, conversation.company_id, outgoing.attachmentId);
+  if (outgoing.repliedToId !== undefined && store.messages.findByExternalId(conversation.id, outgoing.repliedToId) === undefined) {
+    throw ValidationFailed.field('replied_to_id', `replied_to_id ${outgoing.repliedToId} is not the external id of a message of this conversation`);
+  }
+
+  const message = store.messages.insert(
+    {
+      companyId: conversation.company_id,
+      channelId: conversation.channel_id,
+      conversationId: conversation.id,
+      contactId: conversation.contact_id,
+      externalId: null,
+      repliedToId: outgoing.repliedToId ?? null,
+      income: false,
+      status: 'created',
+      text: outgoing.text ?? null,
+      details: outgoing.template === undefined ? null : { template: outgoing.template },
+      sendToCrm: outgoing.sendToCrm,
+    },
+    now.getTime(),
+  );
+  const attachments = attachment === undefined ? [] : [{ ...attachment, message_id: message.id }];
+  if (attachment !== undefined) store.attachments.attachToMessage(attachment.id, message.id);
+
+  const job: SendJob = {
+    job_id: `job_${randomUUID().replaceAll('-', '')}`,
+    kind: 'send_message',
+    company_id: message.company_id,
+    channel_id: message.channel_id,
+    conversation_id: message.conversation_id,
+    message_id: message.id,
+    created_at: now.toISOString(),
+  };
+  store.outbox.append({ stream: 'gateway.outbound', key: String(job.channel_id), messageId: job.job_id, payload: job }, now.getTime());
+
+  const object = presentMessage(message, attachments, publicUrl);
+  if (outgoing.sendToCrm) recordEvent(store.outbox, message.company_id, 'message', 'create', object, now);
+  changeConversation(store, conversation, { last_message_id: message.id, replied_state: 'replied' }, now);
+  return object;
+}
+
+/**
+ * Applies changes to a conversation and writes its `update` event when a state, the assignee or
+ * the sender changed (a new last message alone is not an event). Answers the conversation as it is now.
+ */
+export function changeConversation(store: Store, conversation: ConversationRow, changes: ConversationChanges, now = new Date()): ConversationRow {
+  const updated = store.conversations.change(conversation, changes, now.getTime());
+  const visible =
+    updated.operational_state !== conversation.operational_state ||
+    updated.replied_state !== conversation.replied_state ||
+    updated.assignee_id !== conversation.assignee_id;
+  if (visible) recordEvent(store.outbox, updated.company_id, 'conversation', 'update', presentConversation(updated), now);
+  return updated;
+}
+
+function usableAttachment(store: Store, companyId: number, id: number): AttachmentRow {
+  const attachment = store.attachments.findForCompany(companyId, id);
+  // Another company's attachment answers exactly like a missing one.
+  if (attachment === undefined) throw ValidationFailed.field('attachment_ids/0', `attachment ${id} was not found`);
+  if (attachment.message_id !== null) throw ValidationFailed.field('attachment_ids/0', `attachment ${id} already belongs to a message`);
+  return attachment;
+}

@@ -1,0 +1,136 @@
+import { errorBody } from '../../schemas/objects/error.js';
+
+/** One route as the OpenAPI document describes it. */
+export interface Operation {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** The router's path, with `:param` segments. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Request parameters: a JSON body (POST/PUT/PATCH) or the query (GET/DELETE; GET also takes them as a JSON body). */
+  input?: object;
+  /** Multipart upload field names, for file uploads. */
+  multipart?: { field: string };
+  /** Success status and body schema. */
+  success: { status: number; schema?: object; description?: string };
+  /** Answers without the private API token (health, documents, files by capability URL, admin token routes). */
+  auth?: 'api' | 'none' | 'admin';
+}
+
+const ERROR_STATUSES: Record<string, string> = {
+  '400': 'Malformed body',
+  '401': 'Missing or invalid token',
+  '404': 'Unknown id, or an id of another account',
+  '409': 'Conflict with the current state',
+  '413': 'Body over the limit',
+  '422': 'Validation failed: one entry per field',
+};
+
+const INTEGER_PARAMS = new Set(['id', 'companyId', 'channelId', 'messageId']);
+
+/** The router's `:param` path in OpenAPI's `{param}` form. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z_]+)/g, '{$1}');
+}
+
+/** Builds the OpenAPI 3.1 document from the operations and the schemas they name. */
+export function buildOpenApi(operations: readonly Operation[], info: { version: string; serverUrl: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const item = (paths[openApiPath(op.path)] ??= {});
+    item[op.method] = describe(op);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Messaging gateway API',
+      version: info.version,
+      description:
+        'v1 under /p1 (companies, channels) and v2 under /api/p2. Every API route takes the private API token in the ' +
+        'X-Private-Api-Token header, the private_api_token query parameter or the private_api_token body field.',
+    },
+    servers: [{ url: info.serverUrl }],
+    components: {
+      securitySchemes: {
+        privateApiToken: { type: 'apiKey', in: 'header', name: 'X-Private-Api-Token' },
+        adminToken: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: { Errors: clean(errorBody) },
+    },
+    paths,
+  };
+}
+
+function describe(op: Operation) {
+  const pathParams = [...op.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    // Row ids are positive integers; other segments (delivery and task ids, storage keys, file names) are text.
+    schema: INTEGER_PARAMS.has(m[1]!) ? { type: 'integer', minimum: 1 } : { type: 'string' },
+  }));
+  const bodyMethod = op.method === 'post' || op.method === 'put' || op.method === 'patch';
+  const queryParams = !bodyMethod && op.input !== undefined ? queryParameters(op.input) : [];
+  const responses: Record<string, unknown> = {
+    [String(op.success.status)]: {
+      description: op.success.description ?? 'Success',
+      ...(op.success.schema === undefined ? {} : { content: { 'application/json': { schema: clean(op.success.schema) } } }),
+    },
+  };
+  for (const [status, description] of Object.entries(ERROR_STATUSES)) {
+    if (status === '401' && op.auth === 'none') continue;
+    responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Errors' } } } };
+  }
+  return {
+    tags: [op.tag],
+    summary: op.summary,
+    operationId: `${op.method}${openApiPath(op.path).replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    security: op.auth === 'none' ? [] : op.auth === 'admin' ? [{ adminToken: [] }] : [{ privateApiToken: [] }],
+    parameters: [...pathParams, ...queryParams],
+    ...(bodyMethod && op.input !== undefined
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: clean(op.input) },
+              'application/x-www-form-urlencoded': { schema: clean(op.input) },
+            },
+          },
+        }
+      : {}),
+    ...(op.multipart === undefined
+      ? {}
+      : {
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: { type: 'object', required: [op.multipart.field], properties: { [op.multipart.field]: { type: 'string', format: 'binary' } } },
+              },
+            },
+          },
+        }),
+    responses,
+  };
+}
+
+function queryParameters(schema: object) {
+  const { properties = {}, required = [] } = schema as { properties?: Record<string, object>; required?: string[] };
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: required.includes(name),
+    ...(isObjectOrArray(property) ? { style: 'deepObject', explode: true } : {}),
+    schema: clean(property),
+  }));
+}
+
+function isObjectOrArray(schema: object): boolean {
+  const type = (schema as { type?: unknown }).type;
+  return type === 'object' || type === 'array';
+}
+
+/** Our schemas as OpenAPI 3.1 wants them: without `$id` (they are inlined); `x-message` stays as an extension. */
+function clean(schema: object): object {
+  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : value))) as object;
+}

@@ -1,0 +1,126 @@
+import { adminBulkReplayBody, adminDeliveryListQuery } from '../../schemas/admin/deliveries.js';
+import { attachmentObject } from '../../schemas/objects/attachment.js';
+import { conversationObject } from '../../schemas/objects/conversation.js';
+import { messageObject } from '../../schemas/objects/message.js';
+import { templateObject } from '../../schemas/objects/template.js';
+import { channelCreateBodies, channelProviderBody, channelUpdateBodies } from '../../schemas/v1/channels.js';
+import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies.js';
+import { v1PageQuery } from '../../schemas/v1/paging.js';
+import { channelItem, companyObject, v1Deleted, v1List, v1Written } from '../../schemas/v1/responses.js';
+import { companyQuery, conversationListQuery, conversationUpdateBody } from '../../schemas/v2/conversations.js';
+import { messageListQuery, messageSendBody, writeFirstBody } from '../../schemas/v2/messages.js';
+import { accountAuthListQuery, authActionBody, authEnableBody, authListQuery, authListResponse, authResponse } from '../../schemas/v2/auths.js';
+import { templateListQuery } from '../../schemas/v2/templates.js';
+import { webhookActionBody, webhookCreateBody, webhookListResponse, webhookResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
+import type { Operation } from './document.js';
+
+/** `{<name>: object}` */
+const wrap = (name: string, schema: object) => ({ type: 'object', required: [name], properties: { [name]: schema } });
+/** The v2 list envelope `{<plural>: [...], meta: {page, entries_count, per_page}}`. */
+const v2List = (plural: string, item: object) => ({
+  type: 'object',
+  required: [plural, 'meta'],
+  properties: {
+    [plural]: { type: 'array', items: item },
+    meta: {
+      type: 'object',
+      required: ['page', 'entries_count', 'per_page'],
+      properties: { page: { type: 'integer' }, entries_count: { type: 'integer' }, per_page: { type: 'integer' } },
+    },
+  },
+});
+
+/** Channel create: the provider picks one of the variants of the contract. */
+const channelCreate = {
+  oneOf: Object.entries(channelCreateBodies).map(([provider, schema]) => ({
+    ...schema,
+    required: ['provider', ...((schema as { required?: string[] }).required ?? [])],
+    properties: { provider: { const: provider }, ...(schema as { properties?: object }).properties },
+  })),
+  discriminator: { propertyName: 'provider' },
+  description: `provider: ${channelProviderBody.properties.provider.enum.join(', ')}`,
+};
+const channelUpdate = {
+  description: 'The parameters of the channel provider (token, or login and password, or sync_messages_from).',
+  oneOf: Object.values(channelUpdateBodies),
+};
+
+const v1: Operation[] = [
+  { method: 'get', path: '/p1/companies', tag: 'v1 companies', summary: 'List companies', input: v1PageQuery, success: { status: 200, schema: v1List('companies', companyObject) } },
+  { method: 'post', path: '/p1/companies', tag: 'v1 companies', summary: 'Create a company', input: companyCreateBody, success: { status: 201, schema: v1Written('created') } },
+  { method: 'put', path: '/p1/companies/:id', tag: 'v1 companies', summary: 'Update a company', input: companyUpdateBody, success: { status: 200, schema: v1Written('updated') } },
+  { method: 'get', path: '/p1/companies/:companyId/channels', tag: 'v1 channels', summary: 'List channels', input: v1PageQuery, success: { status: 200, schema: v1List('channels', channelItem) } },
+  { method: 'post', path: '/p1/companies/:companyId/channels', tag: 'v1 channels', summary: 'Create a channel (one per provider)', input: channelCreate, success: { status: 201, schema: v1Written('created') } },
+  { method: 'put', path: '/p1/companies/:companyId/channels/:id', tag: 'v1 channels', summary: "Update a channel's credentials", input: channelUpdate, success: { status: 200, schema: v1Written('updated') } },
+  { method: 'delete', path: '/p1/companies/:companyId/channels/:id', tag: 'v1 channels', summary: 'Delete (disable) a channel', success: { status: 200, schema: v1Deleted } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/request_code', tag: 'v1 channels', summary: 'Request a confirmation code', success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/confirm', tag: 'v1 channels', summary: 'Confirm a channel with a code or password', success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/conversations', tag: 'v1 channels', summary: 'Write first (enqueues a delivery job)', success: { status: 200 } },
+  { method: 'get', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page', success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page', success: { status: 200 } },
+];
+
+const v2: Operation[] = [
+  { method: 'get', path: '/api/p2/conversations', tag: 'v2 conversations', summary: "List a company's conversations", input: conversationListQuery, success: { status: 200, schema: v2List('conversations', conversationObject) } },
+  { method: 'get', path: '/api/p2/conversations/:id', tag: 'v2 conversations', summary: 'Show a conversation', input: companyQuery, success: { status: 200, schema: wrap('conversation', conversationObject) } },
+  { method: 'put', path: '/api/p2/conversations/:id', tag: 'v2 conversations', summary: 'Change archive state, replied state or assignee', input: conversationUpdateBody, success: { status: 200, schema: wrap('conversation', conversationObject) } },
+  { method: 'get', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: "List a conversation's messages by external_created_at", input: messageListQuery, success: { status: 200, schema: v2List('messages', messageObject) } },
+  { method: 'get', path: '/api/p2/conversations/:id/messages/:messageId', tag: 'v2 messages', summary: 'Show a message', input: companyQuery, success: { status: 200, schema: wrap('message', messageObject) } },
+  { method: 'post', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: 'Send a message into a conversation', input: messageSendBody, success: { status: 201, schema: wrap('message', messageObject) } },
+  { method: 'post', path: '/api/p2/messages', tag: 'v2 messages', summary: 'Write first to a recipient', input: writeFirstBody, success: { status: 201, schema: wrap('message', messageObject) } },
+  { method: 'post', path: '/api/p2/companies/:companyId/attachments', tag: 'v2 attachments', summary: 'Upload a file to attach to a message (token in header or query)', multipart: { field: 'file' }, success: { status: 201, schema: wrap('attachment', attachmentObject) } },
+  { method: 'get', path: '/api/p2/biz_templates', tag: 'v2 templates', summary: 'List business message templates', input: templateListQuery, success: { status: 200, schema: v2List('biz_templates', templateObject) } },
+];
+
+const auths = '/api/p2/companies/:companyId/auths';
+const authOps: Operation[] = [
+  { method: 'get', path: '/api/p2/auths', tag: 'v2 auths', summary: "List the auths of all the account's companies", input: accountAuthListQuery, success: { status: 200, schema: authListResponse } },
+  { method: 'get', path: auths, tag: 'v2 auths', summary: "List a company's auths", input: authListQuery, success: { status: 200, schema: authListResponse } },
+  { method: 'post', path: auths, tag: 'v2 auths', summary: 'Create an auth (the v1 channel variants, JSON; phone_number is phone)', input: channelCreate, success: { status: 201, schema: authResponse } },
+  { method: 'get', path: `${auths}/:id`, tag: 'v2 auths', summary: 'Show an auth', input: authActionBody, success: { status: 200, schema: authResponse } },
+  { method: 'delete', path: `${auths}/:id`, tag: 'v2 auths', summary: 'Delete an auth', input: authActionBody, success: { status: 200, schema: authResponse } },
+  { method: 'post', path: `${auths}/:id/confirm`, tag: 'v2 auths', summary: 'Start confirming an auth (QR, code or OAuth)', input: authActionBody, success: { status: 200, schema: authResponse } },
+  ...(['put', 'patch'] as const).flatMap((method): Operation[] => [
+    { method, path: `${auths}/:id/enable`, tag: 'v2 auths', summary: 'Enable an auth (with the code when the provider sent one)', input: authEnableBody, success: { status: 200, schema: authResponse } },
+    { method, path: `${auths}/:id/disable`, tag: 'v2 auths', summary: 'Disable an auth', input: authActionBody, success: { status: 200, schema: authResponse } },
+  ]),
+];
+
+const webhooks = '/api/p2/companies/:companyId/webhooks';
+const webhookOps: Operation[] = [
+  { method: 'get', path: webhooks, tag: 'v2 webhooks', summary: "List a company's webhook endpoints (the v1 webhook_url is one)", input: webhookActionBody, success: { status: 200, schema: webhookListResponse } },
+  { method: 'post', path: webhooks, tag: 'v2 webhooks', summary: 'Add a webhook endpoint (at most 5); the secret is shown once', input: webhookCreateBody, success: { status: 201, schema: webhookResponse } },
+  { method: 'get', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Show a webhook endpoint', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
+  ...(['put', 'patch'] as const).map(
+    (method): Operation => ({ method, path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Change url, event types or active flag', input: webhookUpdateBody, success: { status: 200, schema: webhookResponse } }),
+  ),
+  { method: 'delete', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Remove a webhook endpoint', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
+  { method: 'post', path: `${webhooks}/:id/rotate_secret`, tag: 'v2 webhooks', summary: 'Rotate the secret; the old one signs for 24 more hours', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
+];
+
+const service: Operation[] = [
+  { method: 'get', path: '/healthz', tag: 'service', summary: 'Health of the daemon and its store', auth: 'none', success: { status: 200 } },
+  { method: 'get', path: '/openapi.json', tag: 'service', summary: 'This document', auth: 'none', success: { status: 200 } },
+  { method: 'get', path: '/files/:storageKey/:fileName', tag: 'service', summary: 'An uploaded file; its unguessable URL is the capability', auth: 'none', success: { status: 200, description: 'The file' } },
+];
+
+/** Provider callbacks: each family proves itself by its own signature (docs/connector-protocol.md, docs/decisions.md "Callbacks"). */
+const callbackOps: Operation[] = [
+  { method: 'post', path: '/callbacks/:provider/:channelId', tag: 'callbacks', summary: 'A provider callback (cloud-style, bot-style or connector protocol), verified over the raw body', auth: 'none', success: { status: 200 } },
+  { method: 'get', path: '/callbacks/chat_a_business/:channelId', tag: 'callbacks', summary: 'Cloud-style subscribe handshake: answers hub.challenge as text when hub.verify_token matches, 403 otherwise', auth: 'none', success: { status: 200, description: 'The challenge, as text/plain' } },
+];
+
+/** The operators' API (admin token), present only when GATEWAY_ADMIN_TOKEN is set. */
+const adminOps: Operation[] = [
+  { method: 'get', path: '/admin/deliveries', tag: 'admin', summary: 'List deliveries by company, endpoint, status, event type and time (keyset pages)', auth: 'admin', input: adminDeliveryListQuery, success: { status: 200 } },
+  { method: 'get', path: '/admin/deliveries/:deliveryId', tag: 'admin', summary: 'One delivery with its attempts', auth: 'admin', success: { status: 200 } },
+  { method: 'post', path: '/admin/deliveries/:deliveryId/replay', tag: 'admin', summary: 'Replay one delivery now (a manual attempt)', auth: 'admin', success: { status: 200 } },
+  { method: 'post', path: '/admin/replays', tag: 'admin', summary: 'Replay every delivery matching a filter; answers 202 with a task id', auth: 'admin', input: adminBulkReplayBody, success: { status: 202 } },
+  { method: 'get', path: '/admin/replays/:taskId', tag: 'admin', summary: 'Progress of a bulk replay', auth: 'admin', success: { status: 200 } },
+  { method: 'get', path: '/admin/companies/:companyId/endpoints', tag: 'admin', summary: "Health of a company's webhook endpoints", auth: 'admin', success: { status: 200 } },
+  { method: 'get', path: '/admin/pipeline', tag: 'admin', summary: 'Outbox relay lag and stream state', auth: 'admin', success: { status: 200 } },
+  { method: 'get', path: '/admin/channels/:id/callback', tag: 'admin', summary: "A channel's callback URL and verification secrets (operators only)", auth: 'admin', success: { status: 200 } },
+];
+
+/** Every route of the API; test/http/openapi.test.ts fails when a registered route is missing here. */
+export const OPERATIONS: readonly Operation[] = [...service, ...v1, ...v2, ...authOps, ...webhookOps, ...callbackOps, ...adminOps];

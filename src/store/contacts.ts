@@ -1,0 +1,81 @@
+import type { Db } from './db.js';
+
+export interface ContactRow {
+  id: number;
+  company_id: number;
+  channel_id: number;
+  external_id: string;
+  external_public_id: string;
+  name: string;
+  phone: string | null;
+  avatar_url: string;
+  is_group: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewContact {
+  companyId: number;
+  channelId: number;
+  externalId: string;
+  externalPublicId: string;
+  name: string;
+  phone: string | null;
+}
+
+/** Contacts: one row per sender per channel. */
+export class ContactStore {
+  private readonly insertIgnore;
+  private readonly byExternalId;
+  private readonly updateProfile;
+
+  constructor(db: Db) {
+    this.insertIgnore = db.prepare<[number, number, string, string, string, string | null, number, number]>(
+      `INSERT INTO contacts (company_id, channel_id, external_id, external_public_id, name, phone, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (channel_id, external_id) DO NOTHING`,
+    );
+    this.updateProfile = db.prepare<[string, string, string | null, string, number, number, number]>(
+      `UPDATE contacts SET name = ?, external_public_id = ?, phone = ?, avatar_url = ?, is_group = ?, updated_at = ? WHERE id = ?`,
+    );
+    this.byExternalId = db.prepare<[number, string], ContactRow>('SELECT * FROM contacts WHERE channel_id = ? AND external_id = ?');
+  }
+
+  /** The contact of a sender on a channel, created when new; `created` says which. */
+  findOrCreate(contact: NewContact, now = Date.now()): { contact: ContactRow; created: boolean } {
+    const { changes } = this.insertIgnore.run(
+      contact.companyId,
+      contact.channelId,
+      contact.externalId,
+      contact.externalPublicId,
+      contact.name,
+      contact.phone,
+      now,
+      now,
+    );
+    return { contact: this.byExternalId.get(contact.channelId, contact.externalId)!, created: changes === 1 };
+  }
+
+  /** Brings a contact's profile up to what the provider reports now; answers it and whether anything changed. */
+  refreshProfile(contact: ContactRow, profile: ContactProfile, now = Date.now()): { contact: ContactRow; changed: boolean } {
+    const next = {
+      name: profile.name ?? contact.name,
+      external_public_id: profile.externalPublicId ?? contact.external_public_id,
+      phone: profile.phone === undefined ? contact.phone : profile.phone,
+      avatar_url: profile.avatarUrl ?? contact.avatar_url,
+      is_group: profile.isGroup === undefined ? contact.is_group : Number(profile.isGroup),
+    };
+    const changed = (Object.keys(next) as (keyof typeof next)[]).some((key) => next[key] !== contact[key]);
+    if (!changed) return { contact, changed };
+    this.updateProfile.run(next.name, next.external_public_id, next.phone, next.avatar_url, next.is_group, now, contact.id);
+    return { contact: { ...contact, ...next, updated_at: now }, changed };
+  }
+}
+
+/** What a provider reports about a sender; an absent field keeps the stored value. */
+export interface ContactProfile {
+  name?: string;
+  externalPublicId?: string;
+  phone?: string | null;
+  avatarUrl?: string;
+  isGroup?: boolean;
+}

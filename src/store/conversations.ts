@@ -1,0 +1,114 @@
+import type { Db } from './db.js';
+import type { PageWindow } from './pagination.js';
+
+export type OperationalState = 'open' | 'archived';
+export type RepliedState = 'replied' | 'unreplied';
+
+/** A conversation with what its presentation needs of its contact and channel. */
+export interface ConversationRow {
+  id: number;
+  company_id: number;
+  channel_id: number;
+  contact_id: number;
+  operational_state: OperationalState;
+  replied_state: RepliedState;
+  assignee_id: number | null;
+  last_message_id: number | null;
+  created_at: number;
+  last_updated_at: number;
+  provider: string;
+  channel_state: string;
+  channel_deleted_at: number | null;
+  contact_name: string;
+  contact_phone: string | null;
+  contact_external_id: string;
+  contact_external_public_id: string;
+  contact_avatar_url: string;
+  contact_is_group: number;
+}
+
+export interface ConversationChanges {
+  operational_state?: OperationalState;
+  replied_state?: RepliedState;
+  assignee_id?: number | null;
+  last_message_id?: number;
+}
+
+const SELECT = `
+  SELECT conversations.*, channels.provider, channels.state AS channel_state, channels.deleted_at AS channel_deleted_at,
+         contacts.name AS contact_name, contacts.phone AS contact_phone, contacts.external_id AS contact_external_id,
+         contacts.external_public_id AS contact_external_public_id, contacts.avatar_url AS contact_avatar_url,
+         contacts.is_group AS contact_is_group
+  FROM conversations
+  JOIN channels ON channels.id = conversations.channel_id
+  JOIN contacts ON contacts.id = conversations.contact_id`;
+
+/** Conversations, always read within their company. */
+export class ConversationStore {
+  private readonly byId;
+  private readonly byContact;
+  private readonly insertIgnore;
+  private readonly update;
+  private readonly pageAll;
+  private readonly pageByState;
+  private readonly countAll;
+  private readonly countByState;
+
+  constructor(db: Db) {
+    this.byId = db.prepare<[number, number], ConversationRow>(`${SELECT} WHERE conversations.company_id = ? AND conversations.id = ?`);
+    this.byContact = db.prepare<[number, number], ConversationRow>(
+      `${SELECT} WHERE conversations.channel_id = ? AND conversations.contact_id = ?`,
+    );
+    this.insertIgnore = db.prepare<[number, number, number, number, number]>(
+      `INSERT INTO conversations (company_id, channel_id, contact_id, created_at, last_updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (channel_id, contact_id) DO NOTHING`,
+    );
+    this.update = db.prepare(
+      `UPDATE conversations SET operational_state = @operational_state, replied_state = @replied_state,
+         assignee_id = @assignee_id, last_message_id = @last_message_id, last_updated_at = @last_updated_at
+       WHERE id = @id`,
+    );
+    this.pageAll = db.prepare<[number, number, number], ConversationRow>(
+      `${SELECT} WHERE conversations.company_id = ? ORDER BY conversations.last_updated_at DESC, conversations.id DESC LIMIT ? OFFSET ?`,
+    );
+    this.pageByState = db.prepare<[number, string, number, number], ConversationRow>(
+      `${SELECT} WHERE conversations.company_id = ? AND conversations.operational_state = ?
+       ORDER BY conversations.last_updated_at DESC, conversations.id DESC LIMIT ? OFFSET ?`,
+    );
+    this.countAll = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM conversations WHERE company_id = ?');
+    this.countByState = db.prepare<[number, string], { n: number }>(
+      'SELECT count(*) AS n FROM conversations WHERE company_id = ? AND operational_state = ?',
+    );
+  }
+
+  find(companyId: number, id: number): ConversationRow | undefined {
+    return this.byId.get(companyId, id);
+  }
+
+  /** The conversation of a contact on a channel, created (open, unreplied) when new. */
+  findOrCreate(companyId: number, channelId: number, contactId: number, now = Date.now()): { conversation: ConversationRow; created: boolean } {
+    const { changes } = this.insertIgnore.run(companyId, channelId, contactId, now, now);
+    return { conversation: this.byContact.get(channelId, contactId)!, created: changes === 1 };
+  }
+
+  /** Applies changes and answers the conversation as it is now. */
+  change(row: ConversationRow, changes: ConversationChanges, now = Date.now()): ConversationRow {
+    this.update.run({
+      id: row.id,
+      operational_state: changes.operational_state ?? row.operational_state,
+      replied_state: changes.replied_state ?? row.replied_state,
+      assignee_id: changes.assignee_id === undefined ? row.assignee_id : changes.assignee_id,
+      last_message_id: changes.last_message_id ?? row.last_message_id,
+      last_updated_at: now,
+    });
+    return this.byId.get(row.company_id, row.id)!;
+  }
+
+  /** Most recently updated first. */
+  list(companyId: number, state: OperationalState | undefined, { limit, offset }: PageWindow): { rows: ConversationRow[]; total: number } {
+    if (state === undefined) {
+      return { rows: this.pageAll.all(companyId, limit, offset), total: this.countAll.get(companyId)!.n };
+    }
+    return { rows: this.pageByState.all(companyId, state, limit, offset), total: this.countByState.get(companyId, state)!.n };
+  }
+}
