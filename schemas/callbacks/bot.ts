@@ -1,0 +1,94 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+
+const fileRef = {
+  file_id: { type: 'string', minLength: 1 },
+  file_unique_id: { type: 'string' },
+  file_size: { type: 'integer', minimum: 0 },
+} as const;
+
+const user = {
+  type: 'object',
+  required: ['id'],
+  properties: {
+    id: { type: 'integer' },
+    is_bot: { type: 'boolean' },
+    first_name: { type: 'string' },
+    last_name: { type: 'string' },
+    username: { type: 'string' },
+  },
+} as const;
+
+const botMessage = {
+  type: 'object',
+  required: ['message_id', 'chat', 'date'],
+  properties: {
+    message_id: { type: 'integer', minimum: 0 },
+    from: user,
+    chat: {
+      type: 'object',
+      required: ['id', 'type'],
+      properties: {
+        id: { type: 'integer' },
+        type: { type: 'string', enum: ['private', 'group', 'supergroup', 'channel'] },
+        title: { type: 'string' },
+        username: { type: 'string' },
+        first_name: { type: 'string' },
+        last_name: { type: 'string' },
+      },
+    },
+    date: { type: 'integer', minimum: 0 },
+    edit_date: { type: 'integer', minimum: 0 },
+    text: { type: 'string' },
+    caption: { type: 'string' },
+    photo: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'object', required: ['file_id', 'width', 'height'], properties: { ...fileRef, width: { type: 'integer' }, height: { type: 'integer' } } },
+    },
+    voice: {
+      type: 'object',
+      required: ['file_id'],
+      properties: { ...fileRef, duration: { type: 'integer' }, mime_type: { type: 'string' } },
+    },
+    audio: {
+      type: 'object',
+      required: ['file_id'],
+      properties: { ...fileRef, duration: { type: 'integer' }, mime_type: { type: 'string' }, file_name: { type: 'string' } },
+    },
+    video: {
+      type: 'object',
+      required: ['file_id'],
+      properties: { ...fileRef, width: { type: 'integer' }, height: { type: 'integer' }, mime_type: { type: 'string' }, file_name: { type: 'string' } },
+    },
+    document: {
+      type: 'object',
+      required: ['file_id'],
+      properties: { ...fileRef, file_name: { type: 'string' }, mime_type: { type: 'string' } },
+    },
+    sticker: {
+      type: 'object',
+      required: ['file_id'],
+      properties: { ...fileRef, width: { type: 'integer' }, height: { type: 'integer' }, emoji: { type: 'string' }, is_animated: { type: 'boolean' } },
+    },
+    location: { type: 'object', required: ['latitude', 'longitude'], properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } },
+    reply_to_message: { type: 'object', required: ['message_id'], properties: { message_id: { type: 'integer' } } },
+  },
+} as const;
+
+/**
+ * A bot-style API update (`chat_b`, DESIGN.md section 5): `update_id` and one of `message`,
+ * `edited_message`, ... Kinds the gateway does not handle (callback queries, member updates) are
+ * accepted and acknowledged without effect, as the provider would otherwise retry them.
+ */
+export const botUpdate = {
+  $id: 'callbacks/bot',
+  type: 'object',
+  required: ['update_id'],
+  properties: {
+    update_id: { type: 'integer', minimum: 0 },
+    message: botMessage,
+    edited_message: botMessage,
+    channel_post: botMessage,
+    edited_channel_post: botMessage,
+  },
+} as const satisfies JSONSchema;

@@ -1,0 +1,149 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+
+const unixSeconds = { type: 'integer', minimum: 0, maximum: 99_999_999_999 } as const;
+
+/** A media item of a connector message, as the provider described it (the gateway does not download it). */
+const connectorAttachment = {
+  type: 'object',
+  required: ['kind', 'mime_type'],
+  additionalProperties: false,
+  properties: {
+    kind: { type: 'string', enum: ['image', 'video', 'audio', 'voice', 'document', 'sticker'] },
+    /** The provider's media id, or a URL the connector can fetch it from (at least one of them). */
+    id: { type: 'string', minLength: 1, maxLength: 1024 },
+    url: { type: 'string', format: 'uri', maxLength: 4096 },
+    mime_type: { type: 'string', maxLength: 255, pattern: '^[a-z]+/[A-Za-z0-9.+-]+( *;.*)?$', 'x-message': 'must be a media type such as image/jpeg' },
+    file_name: { type: 'string', minLength: 1, maxLength: 255 },
+    size: { type: 'integer', minimum: 0 },
+    width: { type: 'integer', minimum: 1 },
+    height: { type: 'integer', minimum: 1 },
+  },
+  anyOf: [{ required: ['id'] }, { required: ['url'] }],
+} as const;
+
+const chat = {
+  type: 'object',
+  required: ['id'],
+  additionalProperties: false,
+  properties: {
+    /** The provider's stable id of the chat (a phone, a user id, a group id). */
+    id: { type: 'string', minLength: 1, maxLength: 255 },
+    name: { type: 'string', maxLength: 255 },
+    phone: { type: 'string', pattern: '^\\+?\\d{5,20}$', 'x-message': 'must be digits with the country code' },
+    /** What a human recognises: a nickname or page name; defaults to phone, then id. */
+    public_id: { type: 'string', maxLength: 255 },
+    avatar_url: { type: 'string', format: 'uri', maxLength: 4096 },
+    group: { type: 'boolean' },
+  },
+} as const;
+
+const message = {
+  type: 'object',
+  required: ['type', 'id', 'chat', 'timestamp'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'message' },
+    id: { type: 'string', minLength: 1, maxLength: 255 },
+    chat,
+    /** Who wrote it inside a group chat. */
+    sender: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string' }, name: { type: 'string' } } },
+    /** Sent from the account itself (on the phone): stored as outgoing, status `sent`. */
+    from_me: { type: 'boolean', default: false },
+    timestamp: unixSeconds,
+    text: { type: 'string', maxLength: 65536 },
+    reply_to: { type: 'string', minLength: 1, maxLength: 255 },
+    attachments: { type: 'array', maxItems: 10, items: connectorAttachment },
+    location: {
+      type: 'object',
+      required: ['latitude', 'longitude'],
+      additionalProperties: false,
+      properties: { latitude: { type: 'number' }, longitude: { type: 'number' }, name: { type: 'string' }, address: { type: 'string' } },
+    },
+  },
+} as const;
+
+const status = {
+  type: 'object',
+  required: ['type', 'message_id', 'status', 'timestamp'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'status' },
+    message_id: { type: 'string', minLength: 1, maxLength: 255 },
+    status: { type: 'string', enum: ['sent', 'delivered', 'read', 'failed'] },
+    timestamp: unixSeconds,
+    /** With `failed`: why. */
+    error: { type: 'object', additionalProperties: false, required: ['code'], properties: { code: { type: 'string' }, title: { type: 'string' } } },
+  },
+} as const;
+
+const state = {
+  type: 'object',
+  required: ['type', 'state'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'state' },
+    state: { type: 'string', enum: ['enabled', 'disabled'] },
+    reason: { type: 'string', maxLength: 1024 },
+  },
+} as const;
+
+const qr = {
+  type: 'object',
+  required: ['type', 'qr'],
+  additionalProperties: false,
+  properties: { type: { const: 'qr' }, qr: { type: 'string', minLength: 1, maxLength: 8192 }, expires_at: unixSeconds },
+} as const;
+
+const code = {
+  type: 'object',
+  required: ['type', 'code'],
+  additionalProperties: false,
+  properties: { type: { const: 'code' }, code: { type: 'string', minLength: 1, maxLength: 64 }, expires_at: unixSeconds },
+} as const;
+
+const pages = {
+  type: 'object',
+  required: ['type', 'pages'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'pages' },
+    pages: {
+      type: 'array',
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        required: ['id', 'name'],
+        additionalProperties: false,
+        properties: { id: { type: 'string', minLength: 1 }, name: { type: 'string' }, username: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+const oauth = {
+  type: 'object',
+  required: ['type', 'oauth_provider_url'],
+  additionalProperties: false,
+  properties: { type: { const: 'oauth' }, oauth_provider_url: { type: 'string', format: 'uri', maxLength: 4096 } },
+} as const;
+
+export const CONNECTOR_EVENT_TYPES = ['message', 'status', 'state', 'qr', 'code', 'pages', 'oauth'] as const;
+
+/** First pass: which event it is (docs/connector-protocol.md). */
+export const connectorEventType = {
+  $id: 'callbacks/connector',
+  type: 'object',
+  required: ['type'],
+  properties: { type: { type: 'string', enum: CONNECTOR_EVENT_TYPES } },
+} as const satisfies JSONSchema;
+
+/** Second pass: the event's own schema. Unknown fields are refused: the protocol is ours. */
+export const connectorEvents = {
+  message: { $id: 'callbacks/connector-message', ...message },
+  status: { $id: 'callbacks/connector-status', ...status },
+  state: { $id: 'callbacks/connector-state', ...state },
+  qr: { $id: 'callbacks/connector-qr', ...qr },
+  code: { $id: 'callbacks/connector-code', ...code },
+  pages: { $id: 'callbacks/connector-pages', ...pages },
+  oauth: { $id: 'callbacks/connector-oauth', ...oauth },
+} as const satisfies Record<(typeof CONNECTOR_EVENT_TYPES)[number], JSONSchema>;

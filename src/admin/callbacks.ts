@@ -1,0 +1,57 @@
+import type Router from '@koa/router';
+import { callbackFamily, generateCallbackSecrets, presentedSecret } from '../domain/callback-secrets.js';
+import type { AppState } from '../http/context.js';
+import { NotFound } from '../http/errors.js';
+import type { ChannelCallbackRow } from '../store/callbacks.js';
+import type { ChannelRow } from '../store/channels.js';
+import type { Store } from '../store/store.js';
+import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER } from '../ingest/verify.js';
+import { authenticateAdmin } from './authenticate-admin.js';
+
+export interface AdminCallbackDeps {
+  store: Store;
+  adminToken: string;
+  publicUrl: string;
+  cloudAppSecret: string | null;
+}
+
+/**
+ * GET /admin/channels/<id>/callback: where a channel's provider posts and how it proves itself
+ * (DESIGN.md section 5), for operators only — the v1/v2 API never shows these secrets.
+ */
+export function adminCallbackRoutes(router: Router<AppState>, deps: AdminCallbackDeps): void {
+  const { store } = deps;
+  router.get('/admin/channels/:id/callback', authenticateAdmin(deps.adminToken), (ctx) => {
+    const id = /^[1-9][0-9]{0,15}$/.test(ctx.params.id ?? '') ? Number(ctx.params.id) : NaN;
+    const channel = Number.isSafeInteger(id) ? store.channels.findLive(id) : undefined;
+    if (channel === undefined) throw new NotFound(`There is no channel ${ctx.params.id ?? ''}.`);
+    // A channel inserted outside createAuth gets its secrets on first sight.
+    const settings =
+      store.callbacks.find(channel.id) ?? store.transaction(() => store.callbacks.create({ channelId: channel.id, api: 'v2', ...generateCallbackSecrets() }));
+    const family = callbackFamily(channel.provider);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      url: `${deps.publicUrl}/callbacks/${channel.provider}/${channel.id}`,
+      provider: channel.provider,
+      family,
+      secrets: presentSecrets(channel, settings, deps.cloudAppSecret),
+    };
+  });
+}
+
+function presentSecrets(channel: ChannelRow, settings: ChannelCallbackRow, cloudAppSecret: string | null): Record<string, unknown> {
+  switch (callbackFamily(channel.provider)) {
+    case 'cloud':
+      return {
+        // With GATEWAY_CHAT_A_BUSINESS_APP_SECRET the operator's app signs: that secret is not echoed here.
+        app_secret: cloudAppSecret === null ? presentedSecret('cloud', settings.signing_secret) : null,
+        app_secret_source: cloudAppSecret === null ? 'channel' : 'configuration',
+        verify_token: settings.verify_token,
+        signature_header: CLOUD_SIGNATURE_HEADER,
+      };
+    case 'bot':
+      return { secret_token: presentedSecret('bot', settings.signing_secret), header: BOT_SECRET_HEADER };
+    case 'connector':
+      return { signing_secret: presentedSecret('connector', settings.signing_secret), scheme: 'standard-webhooks' };
+  }
+}

@@ -1,0 +1,67 @@
+import { presentAuth } from '../api/v2/presenters/auth.js';
+import type { ChannelV1EventType } from '../../schemas/events/channel-v1.js';
+import type { ChannelRow } from '../store/channels.js';
+import type { Store } from '../store/store.js';
+import { appendEvent, newEventId, recordEvent, type EventRecord } from './events.js';
+
+/**
+ * Appends a v1 channel payload `{id, entity: 'channel', type, company_id, channel_id,
+ * channel_type, created_at, ...fields}` (schemas/events/channel-v1.ts), named `channel.<type>`.
+ * Call it inside the transaction of the change it reports.
+ */
+export function recordV1ChannelEvent(
+  store: Store,
+  channel: Pick<ChannelRow, 'id' | 'company_id' | 'provider'>,
+  type: ChannelV1EventType,
+  fields: Record<string, unknown>,
+  now = new Date(),
+): EventRecord {
+  const id = newEventId();
+  const createdAt = now.toISOString();
+  return appendEvent(store.outbox, {
+    id,
+    company_id: channel.company_id,
+    name: `channel.${type}`,
+    created_at: createdAt,
+    body: { id, entity: 'channel', type, company_id: channel.company_id, channel_id: channel.id, channel_type: channel.provider, created_at: createdAt, ...fields },
+  });
+}
+
+/** Connection-flow news a connector reports, carried by `auth.update` (and by a v1 payload where v1 has one). */
+export type AuthSignal =
+  | { kind: 'qr'; qr: string }
+  | { kind: 'code'; code: string }
+  | { kind: 'pages'; pages: { id: string; name: string; username?: string }[] }
+  | { kind: 'oauth'; oauthProviderUrl: string };
+
+/**
+ * Writes `auth.update` carrying the signal (`qr`, `code`, `pages` or `oauth_provider_url` beside the
+ * auth object) and, for channels created through v1, the matching v1 payload (`qr_code`, `code`,
+ * `pages`; OAuth has no v1 payload). Nothing is stored: the connector sends a fresh one when it changes.
+ */
+export function recordAuthSignal(store: Store, channel: ChannelRow, signal: AuthSignal, v1: boolean, now = new Date()): void {
+  const extra =
+    signal.kind === 'qr'
+      ? { qr: signal.qr }
+      : signal.kind === 'code'
+        ? { code: signal.code }
+        : signal.kind === 'pages'
+          ? { pages: signal.pages }
+          : { oauth_provider_url: signal.oauthProviderUrl };
+  recordEvent(store.outbox, channel.company_id, 'auth', 'update', { ...presentAuth(channel), ...extra }, now);
+  if (!v1 || signal.kind === 'oauth') return;
+  recordV1ChannelEvent(store, channel, signal.kind === 'qr' ? 'qr_code' : signal.kind, extra, now);
+}
+
+/**
+ * Moves a channel to the state its connector reports and writes `auth.update` (plus the v1 `state`
+ * payload for v1 channels). A report of the state it already has changes nothing and writes nothing.
+ */
+export function applyChannelState(store: Store, channel: ChannelRow, state: 'enabled' | 'disabled', reason: string | null, v1: boolean, now = new Date()): ChannelRow {
+  if (channel.state === state) return channel;
+  const moved = store.channels.setState(channel.id, channel.state, state, now.getTime());
+  if (moved === undefined) return channel;
+  recordEvent(store.outbox, moved.company_id, 'auth', 'update', presentAuth(moved), now);
+  if (v1) recordV1ChannelEvent(store, moved, 'state', { state, reason }, now);
+  return moved;
+}

@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { presentConversation } from '../api/v2/presenters/conversation.js';
+import { presentMessage } from '../api/v2/presenters/message.js';
+import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, StatusItem } from '../ingest/normalized.js';
+import { NotFound } from '../http/errors.js';
+import type { AttachmentRow } from '../store/attachments.js';
+import type { ChannelRow } from '../store/channels.js';
+import type { MessageRow } from '../store/messages.js';
+import type { Store } from '../store/store.js';
+import { applyChannelState, recordAuthSignal } from './channel-events.js';
+import { recordEvent } from './events.js';
+import { nextStatus } from './status.js';
+
+/** What a callback changed: counts for the log (never contents). */
+export interface IngestOutcome {
+  duplicate: boolean;
+  messages: number;
+  events: number;
+}
+
+/**
+ * Applies a normalized callback in ONE transaction (DESIGN.md sections 4 to 6): contacts,
+ * conversations, messages, attachments, statuses, channel state and every event they cause.
+ * Deduplication: a batch receipt already claimed, or a message id the channel already has,
+ * changes nothing and writes no event.
+ */
+export function applyCallback(store: Store, channelId: number, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
+  return store.transaction(() => {
+    const outboxBefore = store.outbox.lag().pending;
+    // Re-read inside the transaction: a channel deleted meanwhile takes nothing more.
+    let channel = store.channels.findLive(channelId);
+    if (channel === undefined) throw new NotFound(`Channel ${channelId} was not found.`);
+    if (batch.receipt !== null && !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())) {
+      return { duplicate: true, messages: 0, events: 0 };
+    }
+    const v1 = store.callbacks.find(channel.id)?.api === 'v1';
+    let messages = 0;
+    for (const item of batch.items) {
+      switch (item.kind) {
+        case 'message':
+          if (storeIncoming(store, channel, item, publicUrl, now)) messages += 1;
+          break;
+        case 'reaction':
+          applyReaction(store, channel, item, publicUrl, now);
+          break;
+        case 'edit':
+          applyEdit(store, channel, item, publicUrl, now);
+          break;
+        case 'status':
+          applyStatus(store, channel, item, publicUrl, now);
+          break;
+        case 'state':
+          channel = applyChannelState(store, channel, item.state, item.reason, v1, now);
+          break;
+        default:
+          recordAuthSignal(store, channel, item, v1, now);
+      }
+    }
+    return { duplicate: false, messages, events: store.outbox.lag().pending - outboxBefore };
+  });
+}
+
+/**
+ * A new message: the sender's contact (profile refreshed), its conversation (created: open,
+ * unreplied), the message with its provider media, the conversation moved (incoming: unreplied and
+ * reopened; outgoing from the phone: replied) and the events — `conversation.create` for a new
+ * conversation or `conversation.update` when its state or sender changed, then `message.create`.
+ * false for a message the channel already has.
+ */
+function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageItem, publicUrl: string, now: Date): boolean {
+  if (store.messages.findByChannelExternalId(channel.id, item.externalId) !== undefined) return false;
+  const ms = now.getTime();
+  const profile = { name: item.chat.name, externalPublicId: item.chat.externalPublicId, phone: item.chat.phone, avatarUrl: item.chat.avatarUrl, isGroup: item.chat.isGroup };
+  const found = store.contacts.findOrCreate(
+    { companyId: channel.company_id, channelId: channel.id, externalId: item.chat.externalId, externalPublicId: item.chat.externalPublicId, name: item.chat.name, phone: item.chat.phone },
+    ms,
+  );
+  // A new contact takes what findOrCreate does not set (avatar, group); a known one is brought up to date.
+  const { changed: senderChanged } = store.contacts.refreshProfile(found.contact, profile, ms);
+  const { conversation, created } = store.conversations.findOrCreate(channel.company_id, channel.id, found.contact.id, ms);
+
+  const message = store.messages.insertOnce(
+    {
+      companyId: channel.company_id,
+      channelId: channel.id,
+      conversationId: conversation.id,
+      contactId: found.contact.id,
+      externalId: item.externalId,
+      repliedToId: item.repliedToId,
+      income: item.income,
+      status: item.income ? 'created' : 'sent',
+      text: item.text,
+      details: item.details,
+      sendToCrm: true,
+      externalCreatedAt: item.sentAt,
+    },
+    ms,
+  );
+  if (message === undefined) return false; // another process stored it first
+  const attachments: AttachmentRow[] = item.attachments.map((media) =>
+    store.attachments.insertFromProvider(
+      {
+        companyId: channel.company_id,
+        messageId: message.id,
+        storageKey: randomBytes(32).toString('base64url'),
+        fileName: media.fileName,
+        mimeType: media.mimeType,
+        size: media.size,
+        width: media.width,
+        height: media.height,
+        pushToTalk: media.pushToTalk,
+        providerMedia: { kind: media.kind, ...media.providerMedia },
+      },
+      ms,
+    ),
+  );
+
+  const updated = store.conversations.change(
+    conversation,
+    item.income ? { last_message_id: message.id, replied_state: 'unreplied', operational_state: 'open' } : { last_message_id: message.id, replied_state: 'replied' },
+    ms,
+  );
+  if (created) {
+    recordEvent(store.outbox, channel.company_id, 'conversation', 'create', presentConversation(updated), now);
+  } else if (senderChanged || updated.operational_state !== conversation.operational_state || updated.replied_state !== conversation.replied_state) {
+    recordEvent(store.outbox, channel.company_id, 'conversation', 'update', presentConversation(updated), now);
+  }
+  recordEvent(store.outbox, channel.company_id, 'message', 'create', presentMessage(message, attachments, publicUrl), now);
+  return true;
+}
+
+/** A status report moves an outgoing message forward only (src/domain/status.ts); `message.update` when it moved. */
+function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, publicUrl: string, now: Date): void {
+  const message = store.messages.findByChannelExternalId(channel.id, item.externalId);
+  // Unknown ids (a message sent by other means, or not yet known) and incoming messages: nothing to move.
+  if (message === undefined || message.income === 1) return;
+  const to = nextStatus(message.status, item.status);
+  if (to === null) return;
+  const details = item.error === undefined ? parseDetails(message) : { ...(parseDetails(message) ?? {}), ...item.error };
+  const moved = store.messages.moveStatus(message.id, message.status, to, details);
+  if (moved !== undefined) emitMessageUpdate(store, moved, publicUrl, now);
+}
+
+/** A reaction lands on the message it reacts to: one per sender, the empty emoji removes it. */
+function applyReaction(store: Store, channel: ChannelRow, item: ReactionItem, publicUrl: string, now: Date): void {
+  const target = store.messages.findByChannelExternalId(channel.id, item.targetExternalId);
+  if (target === undefined) return;
+  if (!store.callbacks.claimReceipt(channel.id, item.receipt, now.getTime())) return;
+  const others = (JSON.parse(target.reactions) as { from?: string }[]).filter((r) => r.from !== item.from);
+  const reactions = item.emoji === '' ? others : [...others, { emoji: item.emoji, from: item.from, created_at: new Date(item.sentAt).toISOString() }];
+  emitMessageUpdate(store, store.messages.setReactions(target.id, reactions), publicUrl, now);
+}
+
+/** An edit at the provider replaces the text; `details.edited_at` says when. */
+function applyEdit(store: Store, channel: ChannelRow, item: EditItem, publicUrl: string, now: Date): void {
+  const target = store.messages.findByChannelExternalId(channel.id, item.targetExternalId);
+  if (target === undefined) return;
+  const details = { ...(parseDetails(target) ?? {}), edited_at: new Date(item.editedAt).toISOString() };
+  emitMessageUpdate(store, store.messages.setText(target.id, item.text, details), publicUrl, now);
+}
+
+function emitMessageUpdate(store: Store, message: MessageRow, publicUrl: string, now: Date): void {
+  const attachments = store.attachments.forMessages([message.id]);
+  recordEvent(store.outbox, message.company_id, 'message', 'update', presentMessage(message, attachments, publicUrl), now);
+}
+
+function parseDetails(message: MessageRow): Record<string, unknown> | null {
+  if (message.details === null) return null;
+  const details = JSON.parse(message.details) as unknown;
+  return typeof details === 'object' && details !== null && !Array.isArray(details) ? (details as Record<string, unknown>) : { value: details };
+}

@@ -1,0 +1,122 @@
+/**
+ * What every callback family normalizes into (DESIGN.md section 5): provider-neutral items that
+ * src/domain/incoming.ts applies to the store in one transaction.
+ */
+
+/** A chat as the provider reports it: the contact of a conversation (a person, or a group). */
+export interface ChatProfile {
+  /** The provider's stable id of the chat: a phone, a user id, a group id. */
+  externalId: string;
+  /** What a human recognises: a phone, `@nickname`, a page name. */
+  externalPublicId: string;
+  name: string;
+  phone: string | null;
+  avatarUrl?: string;
+  isGroup: boolean;
+}
+
+export type MediaKind = 'image' | 'video' | 'audio' | 'voice' | 'document' | 'sticker';
+
+/** A media item as the provider described it; the gateway stores the description, not the bytes. */
+export interface MediaDescription {
+  kind: MediaKind;
+  mimeType: string;
+  fileName: string;
+  /** 0 when the provider did not say. */
+  size: number;
+  width: number | null;
+  height: number | null;
+  pushToTalk: boolean;
+  /** What the provider gave to fetch the bytes later: its media id, a URL, a checksum. */
+  providerMedia: Record<string, unknown>;
+}
+
+export interface IncomingMessageItem {
+  kind: 'message';
+  externalId: string;
+  chat: ChatProfile;
+  /** false for a message the account itself sent at the provider (connector `from_me`). */
+  income: boolean;
+  /** The provider's time of the message, unix ms. */
+  sentAt: number;
+  text: string | null;
+  repliedToId: string | null;
+  attachments: MediaDescription[];
+  details: Record<string, unknown> | null;
+}
+
+export interface ReactionItem {
+  kind: 'reaction';
+  /** The reaction's own provider id: a repeated one changes nothing. */
+  receipt: string;
+  targetExternalId: string;
+  from: string;
+  /** The empty string removes the sender's reaction. */
+  emoji: string;
+  sentAt: number;
+}
+
+export interface EditItem {
+  kind: 'edit';
+  targetExternalId: string;
+  text: string | null;
+  editedAt: number;
+}
+
+export type ReportedStatus = 'sent' | 'delivered' | 'read' | 'error';
+
+export interface StatusItem {
+  kind: 'status';
+  externalId: string;
+  status: ReportedStatus;
+  at: number;
+  /** With `error`: the provider's reason, kept in the message's details. */
+  error?: Record<string, unknown>;
+}
+
+export interface StateItem {
+  kind: 'state';
+  state: 'enabled' | 'disabled';
+  reason: string | null;
+}
+
+/** Connection-flow news for the company: a QR to scan, a code to type, pages to pick, an OAuth address. */
+export type AuthSignalItem =
+  | { kind: 'qr'; qr: string }
+  | { kind: 'code'; code: string }
+  | { kind: 'pages'; pages: { id: string; name: string; username?: string }[] }
+  | { kind: 'oauth'; oauthProviderUrl: string };
+
+export type IngestItem = IncomingMessageItem | ReactionItem | EditItem | StatusItem | StateItem | AuthSignalItem;
+
+export interface IngestBatch {
+  /** A key of the whole delivery (an update id, a webhook id): when already applied, nothing happens. */
+  receipt: string | null;
+  items: IngestItem[];
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'audio/ogg': 'ogg',
+  'audio/opus': 'opus',
+  'audio/mpeg': 'mp3',
+  'audio/mp4': 'm4a',
+  'audio/aac': 'aac',
+  'video/mp4': 'mp4',
+  'video/3gpp': '3gp',
+  'application/pdf': 'pdf',
+};
+
+/** A media type without parameters (`audio/ogg; codecs=opus` is `audio/ogg`), lower case. */
+export function bareMimeType(mimeType: string | undefined, fallback: string): string {
+  const bare = (mimeType ?? '').split(';')[0]!.trim().toLowerCase();
+  return /^[a-z]+\/[a-z0-9.+-]+$/.test(bare) ? bare : fallback;
+}
+
+/** A file name for media the provider did not name: the kind and the type's usual extension (`voice.ogg`). */
+export function defaultFileName(kind: MediaKind, mimeType: string): string {
+  return `${kind}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+}

@@ -1,0 +1,127 @@
+import type Router from '@koa/router';
+import { botUpdate } from '../../schemas/callbacks/bot.js';
+import { cloudCallback, cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
+import { connectorEvents, connectorEventType } from '../../schemas/callbacks/connector.js';
+import { callbackFamily, presentedSecret, type CallbackFamily } from '../domain/callback-secrets.js';
+import { applyCallback } from '../domain/incoming.js';
+import type { AppState, RouteContext } from '../http/context.js';
+import { AppError, BadRequest, NotFound, Unauthorized, ValidationFailed } from '../http/errors.js';
+import { validator, type Validator } from '../http/validate.js';
+import type { ChannelCallbackRow } from '../store/callbacks.js';
+import type { ChannelRow } from '../store/channels.js';
+import type { Store } from '../store/store.js';
+import { normalizeBotUpdate, type BotUpdate } from './bot.js';
+import { normalizeCloudCallback, type CloudCallback } from './cloud.js';
+import { normalizeConnectorEvent, type ConnectorEvent } from './connector.js';
+import type { IngestBatch } from './normalized.js';
+import { readRawBody } from './raw-body.js';
+import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER, sameSecret, verifyBotSecret, verifyCloudSignature, verifyStandardWebhook, type VerifyResult } from './verify.js';
+
+/** The subscribe handshake with a wrong verify token or mode. */
+export class Forbidden extends AppError {
+  constructor(detail: string) {
+    super(403, 'forbidden', 'Forbidden', detail);
+  }
+}
+
+export interface CallbackDeps {
+  store: Store;
+  publicUrl: string;
+  /** GATEWAY_CHAT_A_BUSINESS_APP_SECRET, or null: each cloud-style channel uses its own secret. */
+  cloudAppSecret: string | null;
+  /** Largest accepted callback body (GATEWAY_BODY_LIMIT_BYTES, 1 MiB by default). */
+  bodyLimitBytes: number;
+}
+
+const validateCloud = validator(cloudCallback) as Validator<CloudCallback>;
+const validateBot = validator(botUpdate) as Validator<BotUpdate>;
+const validateConnectorType = validator(connectorEventType);
+const validateConnector = Object.fromEntries(Object.entries(connectorEvents).map(([type, schema]) => [type, validator(schema)])) as Record<
+  string,
+  Validator<ConnectorEvent>
+>;
+const validateHandshake = validator(cloudHandshakeQuery);
+
+/**
+ * Provider callbacks (DESIGN.md section 5). Not behind the API token: every family carries its own
+ * verification, checked over the raw bytes before anything is parsed. Answers, in this order:
+ * 404 unknown, deleted or other provider's channel; 413 body over the limit; 401 bad or missing
+ * signature; 400 malformed JSON; 422 schema violation; 200 once the transaction committed.
+ */
+export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): void {
+  const { store } = deps;
+
+  router.get('/callbacks/chat_a_business/:channelId', (ctx) => {
+    const { settings } = findCallbackChannel(store, 'chat_a_business', ctx.params.channelId);
+    const mode = ctx.query['hub.mode'];
+    const token = ctx.query['hub.verify_token'];
+    if (mode !== 'subscribe' || typeof token !== 'string' || !sameSecret(token, settings.verify_token)) {
+      throw new Forbidden('hub.mode must be subscribe and hub.verify_token the channel\'s verify token.');
+    }
+    const query = validateHandshake({ ...ctx.query }, 'text');
+    ctx.type = 'text/plain';
+    ctx.body = query['hub.challenge'];
+  });
+
+  router.post('/callbacks/:provider/:channelId', async (ctx) => {
+    const { channel, settings } = findCallbackChannel(store, ctx.params.provider!, ctx.params.channelId);
+    const family = callbackFamily(channel.provider);
+    const raw = await readRawBody(ctx.req, deps.bodyLimitBytes);
+    const refused = verify(family, ctx, raw, settings, deps.cloudAppSecret);
+    if (refused !== null) throw new Unauthorized(refused);
+    const batch = normalize(family, parseJson(raw), ctx);
+    const outcome = applyCallback(store, channel.id, batch, deps.publicUrl);
+    ctx.state.log.info({ channel: channel.id, family, ...outcome }, 'callback applied');
+    ctx.body = { status: 'ok' };
+  });
+}
+
+/** A live channel of the provider named in the path, with its callback settings; 404 for anything else. */
+function findCallbackChannel(store: Store, provider: string, idText: string | undefined): { channel: ChannelRow; settings: ChannelCallbackRow } {
+  const id = /^[1-9][0-9]{0,15}$/.test(idText ?? '') ? Number(idText) : NaN;
+  const channel = Number.isSafeInteger(id) ? store.channels.findLive(id) : undefined;
+  const settings = channel === undefined ? undefined : store.callbacks.find(channel.id);
+  // A channel without callback settings (created outside createAuth) has nothing to verify with.
+  if (channel === undefined || channel.provider !== provider || settings === undefined) {
+    throw new NotFound(`There is no ${provider} channel ${idText ?? ''} to take callbacks for.`);
+  }
+  return { channel, settings };
+}
+
+function verify(family: CallbackFamily, ctx: RouteContext, raw: Buffer, settings: ChannelCallbackRow, cloudAppSecret: string | null): VerifyResult {
+  switch (family) {
+    case 'cloud':
+      return verifyCloudSignature(raw, ctx.get(CLOUD_SIGNATURE_HEADER), cloudAppSecret ?? presentedSecret('cloud', settings.signing_secret));
+    case 'bot':
+      return verifyBotSecret(ctx.get(BOT_SECRET_HEADER), presentedSecret('bot', settings.signing_secret));
+    case 'connector':
+      return verifyStandardWebhook(raw, webhookHeaders(ctx), presentedSecret('connector', settings.signing_secret));
+  }
+}
+
+function webhookHeaders(ctx: RouteContext): Record<string, string> {
+  return { 'webhook-id': ctx.get('webhook-id'), 'webhook-timestamp': ctx.get('webhook-timestamp'), 'webhook-signature': ctx.get('webhook-signature') };
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    throw new BadRequest('The callback body is not valid JSON.');
+  }
+}
+
+/** Validates against the family's schema (422 with one entry per field) and normalizes. */
+function normalize(family: CallbackFamily, body: unknown, ctx: RouteContext): IngestBatch {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationFailed.field('', 'The body must be a JSON object');
+  switch (family) {
+    case 'cloud':
+      return normalizeCloudCallback(validateCloud(body, 'json'));
+    case 'bot':
+      return normalizeBotUpdate(validateBot(body, 'json'));
+    case 'connector': {
+      const { type } = validateConnectorType(body, 'json');
+      return normalizeConnectorEvent(validateConnector[type]!(body, 'json'), ctx.get('webhook-id'));
+    }
+  }
+}

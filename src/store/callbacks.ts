@@ -1,0 +1,58 @@
+import type { Db } from './db.js';
+
+/** The API that created a channel: v1 channels also get the v1 `{entity: 'channel'}` payloads. */
+export type ChannelApi = 'v1' | 'v2';
+
+/** A channel's callback settings. The secrets are never presented by the v1/v2 API nor logged. */
+export interface ChannelCallbackRow {
+  channel_id: number;
+  api: ChannelApi;
+  /** Hex of 32 random bytes; each callback family presents it in its own form (see src/ingest/secrets.ts). */
+  signing_secret: string;
+  /** Hex of 16 random bytes: `hub.verify_token` of the cloud-style subscribe handshake. */
+  verify_token: string;
+  created_at: number;
+}
+
+export interface NewChannelCallback {
+  channelId: number;
+  api: ChannelApi;
+  signingSecret: string;
+  verifyToken: string;
+}
+
+/** Callback settings per channel, and the receipts of provider deliveries already applied. */
+export class CallbackStore {
+  private readonly insertOne;
+  private readonly byChannel;
+  private readonly insertReceipt;
+
+  constructor(db: Db) {
+    this.insertOne = db.prepare<[number, string, string, string, number]>(
+      `INSERT INTO channel_callbacks (channel_id, api, signing_secret, verify_token, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (channel_id) DO NOTHING`,
+    );
+    this.byChannel = db.prepare<[number], ChannelCallbackRow>('SELECT * FROM channel_callbacks WHERE channel_id = ?');
+    this.insertReceipt = db.prepare<[number, string, number]>(
+      'INSERT INTO callback_receipts (channel_id, key, created_at) VALUES (?, ?, ?) ON CONFLICT (channel_id, key) DO NOTHING',
+    );
+  }
+
+  /** Stores a channel's callback settings; the first ones written stay. */
+  create(settings: NewChannelCallback, now = Date.now()): ChannelCallbackRow {
+    this.insertOne.run(settings.channelId, settings.api, settings.signingSecret, settings.verifyToken, now);
+    return this.byChannel.get(settings.channelId)!;
+  }
+
+  find(channelId: number): ChannelCallbackRow | undefined {
+    return this.byChannel.get(channelId);
+  }
+
+  /**
+   * Records that a provider delivery (an update id, a webhook id) was applied; false when it already
+   * was. Atomic: of concurrent deliveries of the same key exactly one gets true.
+   */
+  claimReceipt(channelId: number, key: string, now = Date.now()): boolean {
+    return this.insertReceipt.run(channelId, key, now).changes === 1;
+  }
+}

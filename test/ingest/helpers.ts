@@ -1,0 +1,126 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import formats from 'ajv-formats';
+import { Webhook } from 'standardwebhooks';
+import { authEvent } from '../../schemas/events/auth.js';
+import { channelV1Event } from '../../schemas/events/channel-v1.js';
+import type { EventRecord } from '../../src/domain/events.js';
+import type { Store } from '../../src/store/store.js';
+import { assertValidEvent, emittedEvents, registerEventSchema } from '../helpers/events.js';
+import type { TestGateway, TestResponse } from '../helpers/gateway.js';
+
+registerEventSchema('auth', authEvent);
+
+const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
+((formats as { default?: unknown }).default as typeof formats.default)(ajv);
+const validateV1 = ajv.compile(channelV1Event);
+
+export const ADMIN_TOKEN = 'admin-token-of-the-ingest-tests-0123';
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'callbacks');
+
+/** A recorded payload, as the exact bytes the provider sent. */
+export function fixture(name: string): string {
+  return fs.readFileSync(path.join(FIXTURES, `${name}.json`), 'utf8');
+}
+
+export interface CallbackInfo {
+  url: string;
+  provider: string;
+  family: string;
+  secrets: Record<string, string | null>;
+}
+
+/** What the operator sees at GET /admin/channels/<id>/callback. */
+export async function callbackInfo(gw: TestGateway, channelId: number): Promise<CallbackInfo> {
+  const res = await gw.request('GET', `/admin/channels/${channelId}/callback`, { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  if (res.status !== 200) throw new Error(`callback info of ${channelId}: ${res.status} ${res.text}`);
+  return res.body as CallbackInfo;
+}
+
+export function cloudSignature(body: string, appSecret: string): string {
+  return `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
+}
+
+/** Posts a cloud-style callback signed with the app secret (or with the given header). */
+export function postCloud(gw: TestGateway, channelId: number, body: string, appSecret: string, headers: Record<string, string> = {}): Promise<TestResponse> {
+  return gw.request('POST', `/callbacks/chat_a_business/${channelId}`, {
+    token: null,
+    body,
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': cloudSignature(body, appSecret), ...headers },
+  });
+}
+
+export function postBot(gw: TestGateway, channelId: number, body: string, secretToken: string | null): Promise<TestResponse> {
+  return gw.request('POST', `/callbacks/chat_b/${channelId}`, {
+    token: null,
+    body,
+    headers: { 'content-type': 'application/json', ...(secretToken === null ? {} : { 'x-bot-api-secret-token': secretToken }) },
+  });
+}
+
+/** Standard Webhooks headers for a body, signed by the standardwebhooks package (not our code). */
+export function connectorHeaders(body: string, secret: string, id = `msg_${randomUUID()}`, at = new Date()): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, at, body),
+  };
+}
+
+export function postConnector(gw: TestGateway, provider: string, channelId: number, body: string, secret: string, id?: string): Promise<TestResponse> {
+  return gw.request('POST', `/callbacks/${provider}/${channelId}`, { token: null, body, headers: connectorHeaders(body, secret, id) });
+}
+
+/** Events after `before`, each validated against its schema (v2 envelopes and v1 channel payloads). */
+export function checkedEvents(store: Store, before: number): EventRecord[] {
+  const events = emittedEvents(store).slice(before);
+  for (const event of events) {
+    if (event.body.entity === 'channel') {
+      if (!validateV1(event.body)) throw new Error(`v1 event does not match its schema: ${ajv.errorsText(validateV1.errors)}\n${JSON.stringify(event.body)}`);
+      if (event.name !== `channel.${String(event.body.type)}` || event.id !== event.body.id || event.company_id !== event.body.company_id) {
+        throw new Error(`event record and body disagree: ${JSON.stringify(event)}`);
+      }
+    } else {
+      assertValidEvent(event);
+    }
+  }
+  return events;
+}
+
+/** Row counts of the tables a callback writes: proof that a refused one left nothing. */
+export function rowCounts(store: Store): Record<string, number> {
+  const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return {
+    contacts: count('contacts'),
+    conversations: count('conversations'),
+    messages: count('messages'),
+    attachments: count('attachments'),
+    outbox: count('outbox'),
+    callback_receipts: count('callback_receipts'),
+  };
+}
+
+/** An outgoing message with a provider id, as the sender will leave it once the provider accepted it. */
+export function seedOutgoing(store: Store, conversationId: number, companyId: number, externalId: string, status: 'created' | 'sent' = 'sent'): number {
+  return store.transaction(() => {
+    const conversation = store.conversations.find(companyId, conversationId)!;
+    const row = store.messages.insert({
+      companyId,
+      channelId: conversation.channel_id,
+      conversationId,
+      contactId: conversation.contact_id,
+      externalId,
+      repliedToId: null,
+      income: false,
+      status,
+      text: 'Your order has shipped',
+      details: null,
+      sendToCrm: true,
+    });
+    return row.id;
+  });
+}
