@@ -7,12 +7,15 @@ import { createApp } from './http/app.js';
 import type { AppState } from './http/context.js';
 import type { Logger } from './log.js';
 import { Store } from './store/store.js';
+import type { Clock } from './streams/stream.js';
+import { startPipeline, type Pipeline } from './workers/pipeline.js';
 
 export interface RunningGateway {
   store: Store;
   port: number;
   /** Every registered route (the auth test walks them all). */
   router: Router<AppState>;
+  pipeline: Pipeline;
   close(): Promise<void>;
 }
 
@@ -20,14 +23,20 @@ export interface RunningGateway {
  * Opens the store, makes sure an account exists and starts listening. Configuration was validated
  * by the caller before this runs.
  */
-export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
+export interface GatewayOptions {
+  /** 'all' (default) also runs the webhook dispatcher; 'core' leaves it to `serve --role worker` processes. */
+  role?: 'all' | 'core';
+  /** Time source of the retry schedule (tests pass a clock they move by hand). */
+  clock?: Clock;
+}
+
+export async function startGateway(config: Config, logger: Logger, options: GatewayOptions = {}): Promise<RunningGateway> {
   const file = storePath(config);
   const store = Store.open(file);
   logger.info({ store: file, schema_version: store.health().schema_version }, 'store ready');
   bootstrapAccount(store, config, logger);
-  if (config.kafkaBrokers !== null) {
-    logger.warn({ brokers: config.kafkaBrokers }, 'GATEWAY_KAFKA_BROKERS is set; this build still keeps its streams in SQLite');
-  }
+  const pipeline = await startPipeline(options.role ?? 'all', config, store, logger, options.clock);
+  logger.info({ streams: pipeline.bus.kind, role: options.role ?? 'all' }, 'pipeline started');
 
   // Bind first: with port 0 the real port, and so the default public URL, is known only then.
   const server: Server = http.createServer();
@@ -39,7 +48,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   server.keepAliveTimeout = 5_000;
   const port = (server.address() as AddressInfo).port;
   const publicUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
-  const { app, router } = createApp({ store, logger, config: { ...config, publicUrl } });
+  const { app, router } = createApp({ store, logger, config: { ...config, publicUrl }, replayer: pipeline.replayer });
   server.on('request', app.callback());
   logger.info({ host: config.host, port }, 'gateway listening');
 
@@ -47,11 +56,13 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     store,
     port,
     router,
+    pipeline,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await pipeline.stop();
       store.close();
     },
   };

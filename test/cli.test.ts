@@ -76,7 +76,14 @@ describe('gateway serve', () => {
     const daemon = await startDaemon(baseEnv(dataDir, { GATEWAY_BOOTSTRAP_TOKEN: token }));
 
     const health = await get(daemon.port, '/healthz');
-    expect(health).toEqual({ status: 200, body: { status: 'ok', store: { status: 'ok', schema_version: MIGRATIONS.at(-1)!.version, journal_mode: 'wal' } } });
+    expect(health).toEqual({
+      status: 200,
+      body: {
+        status: 'ok',
+        store: { status: 'ok', schema_version: MIGRATIONS.at(-1)!.version, journal_mode: 'wal' },
+        outbox: { pending: 0, oldest_pending_age_ms: null },
+      },
+    });
     expect((await get(daemon.port, '/p1/companies', token)).status).toBe(200);
     expect(fs.existsSync(path.join(dataDir, 'gateway.db'))).toBe(true);
     expect(daemon.output()).not.toContain(token);

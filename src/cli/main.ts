@@ -2,12 +2,15 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, storePath } from '../config/config.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
 import { createLogger } from '../log.js';
+import { REPLAY_USAGE, replayCommand } from '../admin/replay-cli.js';
 import { startGateway } from '../server.js';
+import { startWorker } from '../workers/worker-role.js';
 import { Store } from '../store/store.js';
 
 const USAGE = `Usage:
   gateway serve [--role all|core|worker]   run the daemon (configured by GATEWAY_* environment variables)
   gateway token create --name <name>        create an account and print its new API token
+${REPLAY_USAGE}
   gateway help                              show this text`;
 
 /** The `gateway` command. Answers the process exit code. */
@@ -19,6 +22,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'token':
         return tokenCommand(rest);
+      case 'replay':
+        return await replayCommand(rest, loadConfig());
       case 'help':
       case '--help':
       case '-h':
@@ -48,13 +53,14 @@ async function serve(args: string[]): Promise<number> {
     process.stderr.write(`gateway: --role must be all, core or worker (got "${values.role}")\n`);
     return 2;
   }
-  if (values.role === 'worker') {
-    process.stderr.write('gateway: the worker role needs the Kafka streams, which this build does not have yet\n');
+  const config = loadConfig();
+  // Embedded streams live inside the one process that owns the store: splitting roles needs Kafka.
+  if (values.role !== 'all' && config.kafkaBrokers === null) {
+    process.stderr.write(`gateway: --role ${values.role} needs GATEWAY_KAFKA_BROKERS (without Kafka, run every role in one process)\n`);
     return 2;
   }
-  const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const gateway = await startGateway(config, logger);
+  const gateway = values.role === 'worker' ? await startWorker(config, logger) : await startGateway(config, logger, { role: values.role as 'all' | 'core' });
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

@@ -21,12 +21,23 @@ describe('loadConfig defaults (DESIGN.md section 9)', () => {
       host: '127.0.0.1',
       dataDir: path.resolve('./data'),
       kafkaBrokers: null,
+      kafkaNamespace: '',
       adminToken: null,
       bootstrapToken: null,
       webhookAllowHosts: [],
       logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
       publicUrl: 'http://127.0.0.1:3000',
+      attachmentMaxBytes: 16 * 1024 * 1024,
+      cloudAppSecret: null,
+      webhooks: {
+        timeoutMs: 15_000,
+        retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+        retryJitter: 0.2,
+        retryAfterMaxMs: 3_600_000,
+        endpointConcurrency: 4,
+        disableAfterMs: 5 * 86_400_000,
+      },
     });
   });
 
@@ -62,18 +73,24 @@ describe('loadConfig values', () => {
       GATEWAY_LOG_LEVEL: 'debug',
       GATEWAY_BODY_LIMIT_BYTES: '2048',
       GATEWAY_PUBLIC_URL: 'https://gateway.example.com/base/',
+      GATEWAY_ATTACHMENT_MAX_BYTES: '1048576',
+      GATEWAY_CHAT_A_BUSINESS_APP_SECRET: '0123456789abcdef0123456789abcdef',
     });
     expect(config).toEqual({
       port: 8080,
       host: '0.0.0.0',
       dataDir: '/var/lib/gateway',
       kafkaBrokers: ['kafka-1:9092', 'kafka-2:9093', '127.0.0.1:19092'],
+      kafkaNamespace: '',
       adminToken: 'admin-token-0123456789',
       bootstrapToken: 'bootstrap-token-0123456789',
       webhookAllowHosts: ['hooks.example.com', '10.0.0.5'],
       logLevel: 'debug',
       bodyLimitBytes: 2048,
       publicUrl: 'https://gateway.example.com/base',
+      attachmentMaxBytes: 1048576,
+      cloudAppSecret: '0123456789abcdef0123456789abcdef',
+      webhooks: loadConfig({}).webhooks,
     });
   });
 
@@ -86,6 +103,13 @@ describe('loadConfig values', () => {
     for (const bad of ['gateway.example.com', 'ftp://x', 'https://x/?q=1']) {
       expect(() => loadConfig({ GATEWAY_PUBLIC_URL: bad })).toThrow(/GATEWAY_PUBLIC_URL/);
     }
+  });
+
+  it('refuses a cloud-style app secret that is short or has spaces', () => {
+    expect(problemsOf({ GATEWAY_CHAT_A_BUSINESS_APP_SECRET: 'short' })).toEqual([
+      'GATEWAY_CHAT_A_BUSINESS_APP_SECRET must be at least 16 characters without spaces',
+    ]);
+    expect(problemsOf({ GATEWAY_CHAT_A_BUSINESS_APP_SECRET: 'has a space in the middle' })).toHaveLength(1);
   });
 
   it('accepts port 0 (a free port) and 65535', () => {
@@ -183,10 +207,54 @@ describe('loadConfig problems', () => {
     expect(problems.some((p) => p.includes('GATEWAY_BODY_LIMIT_BYTES'))).toBe(true);
   });
 
+  it.each(['1023', '0', '-5', '16MiB', '1.5'])('rejects GATEWAY_ATTACHMENT_MAX_BYTES=%s', (value) => {
+    const problems = problemsOf({ GATEWAY_ATTACHMENT_MAX_BYTES: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('GATEWAY_ATTACHMENT_MAX_BYTES');
+  });
+
   it('never echoes a rejected secret', () => {
     const secret = 'short secret';
     const problems = problemsOf({ GATEWAY_ADMIN_TOKEN: secret, GATEWAY_BOOTSTRAP_TOKEN: 'other secret' });
     expect(problems.join('\n')).not.toContain('short secret');
     expect(problems.join('\n')).not.toContain('other secret');
+  });
+});
+
+describe('webhook dispatcher settings', () => {
+  it('reads durations, the schedule, jitter and concurrency', () => {
+    const { webhooks } = loadConfig({
+      GATEWAY_WEBHOOK_TIMEOUT: '2s',
+      GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0, 1s, 1m',
+      GATEWAY_WEBHOOK_RETRY_JITTER: '0',
+      GATEWAY_WEBHOOK_RETRY_AFTER_MAX: '10m',
+      GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      GATEWAY_WEBHOOK_DISABLE_AFTER: '1d',
+    });
+    expect(webhooks).toEqual({
+      timeoutMs: 2_000,
+      retryScheduleMs: [0, 1_000, 60_000],
+      retryJitter: 0,
+      retryAfterMaxMs: 600_000,
+      endpointConcurrency: 2,
+      disableAfterMs: 86_400_000,
+    });
+  });
+
+  it('reads the Kafka namespace and refuses characters a topic name cannot hold', () => {
+    expect(loadConfig({ GATEWAY_KAFKA_NAMESPACE: 'staging.' }).kafkaNamespace).toBe('staging.');
+    expect(problemsOf({ GATEWAY_KAFKA_NAMESPACE: 'a b' })[0]).toMatch(/GATEWAY_KAFKA_NAMESPACE/);
+  });
+
+  it('names every bad dispatcher key', () => {
+    const problems = problemsOf({
+      GATEWAY_WEBHOOK_TIMEOUT: 'soon',
+      GATEWAY_WEBHOOK_RETRY_SCHEDULE: '5s,1m',
+      GATEWAY_WEBHOOK_RETRY_JITTER: '0.9',
+      GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: '0',
+    });
+    for (const key of ['GATEWAY_WEBHOOK_TIMEOUT', 'GATEWAY_WEBHOOK_RETRY_SCHEDULE', 'GATEWAY_WEBHOOK_RETRY_JITTER', 'GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY']) {
+      expect(problems.filter((p) => p.includes(key)), key).toHaveLength(1);
+    }
   });
 });

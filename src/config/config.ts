@@ -10,6 +10,11 @@ export interface Config {
   dataDir: string;
   /** GATEWAY_KAFKA_BROKERS: comma-separated host:port list; unset means embedded streams in SQLite. */
   kafkaBrokers: string[] | null;
+  /**
+   * GATEWAY_KAFKA_NAMESPACE: prefix of every topic and consumer group (several installs on one
+   * cluster). Default empty.
+   */
+  kafkaNamespace: string;
   /** GATEWAY_ADMIN_TOKEN: bearer token of the /admin API; unset turns the admin API off. */
   adminToken: string | null;
   /** GATEWAY_BOOTSTRAP_TOKEN: API token of the first account, created when the store has none. */
@@ -25,6 +30,38 @@ export interface Config {
    * attachment URLs and callback addresses. Default http://<host>:<port> (127.0.0.1 for 0.0.0.0).
    */
   publicUrl: string;
+  /**
+   * GATEWAY_ATTACHMENT_MAX_BYTES: largest accepted uploaded file (one per request); larger ones
+   * answer 413 and nothing is kept. Default 16 MiB.
+   */
+  attachmentMaxBytes: number;
+  /**
+   * GATEWAY_CHAT_A_BUSINESS_APP_SECRET: the app secret of the operator's cloud-style business app
+   * (`chat_a_business`), the key of `X-Hub-Signature-256` on every such channel's callbacks. Unset
+   * means each channel verifies with its own generated secret (GET /admin/channels/<id>/callback).
+   * At least 16 characters without spaces; never logged.
+   */
+  cloudAppSecret: string | null;
+  webhooks: WebhookConfig;
+}
+
+/** The webhook dispatcher's settings (DESIGN.md section 7). */
+export interface WebhookConfig {
+  /** GATEWAY_WEBHOOK_TIMEOUT: time one attempt may take (a duration: 15s, 500ms). Default 15s. */
+  timeoutMs: number;
+  /**
+   * GATEWAY_WEBHOOK_RETRY_SCHEDULE: comma-separated delays before each attempt, the first one 0
+   * (immediately). Default 0,5s,5m,30m,2h,5h,10h,10h: eight attempts.
+   */
+  retryScheduleMs: number[];
+  /** GATEWAY_WEBHOOK_RETRY_JITTER: ±fraction applied to every delay, 0 to 0.5. Default 0.2. */
+  retryJitter: number;
+  /** GATEWAY_WEBHOOK_RETRY_AFTER_MAX: longest Retry-After (429/503) honoured; longer is cut. Default 1h. */
+  retryAfterMaxMs: number;
+  /** GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: attempts at once against one endpoint. Default 4. */
+  endpointConcurrency: number;
+  /** GATEWAY_WEBHOOK_DISABLE_AFTER: an endpoint without any success for this long is disabled. Default 5d. */
+  disableAfterMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -69,6 +106,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const kafkaNamespace = read('GATEWAY_KAFKA_NAMESPACE') ?? '';
+  if (!/^[A-Za-z0-9._-]{0,100}$/.test(kafkaNamespace)) {
+    problems.push(`GATEWAY_KAFKA_NAMESPACE may hold only letters, digits, '.', '_' and '-' (got "${kafkaNamespace}")`);
+  }
+
   const adminToken = read('GATEWAY_ADMIN_TOKEN') ?? null;
   if (adminToken !== null && !isTokenShaped(adminToken)) {
     problems.push(`GATEWAY_ADMIN_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
@@ -96,18 +138,77 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`GATEWAY_PUBLIC_URL must be an absolute http(s) URL without query (got "${publicUrlText}")`);
   }
 
+  const attachmentMaxBytes = parseInteger(read('GATEWAY_ATTACHMENT_MAX_BYTES'), 16 * 1024 * 1024);
+  if (attachmentMaxBytes === null || attachmentMaxBytes < 1024) {
+    problems.push(`GATEWAY_ATTACHMENT_MAX_BYTES must be an integer of at least 1024 (got "${env.GATEWAY_ATTACHMENT_MAX_BYTES}")`);
+  }
+
+  const cloudAppSecret = read('GATEWAY_CHAT_A_BUSINESS_APP_SECRET') ?? null;
+  if (cloudAppSecret !== null && !isTokenShaped(cloudAppSecret)) {
+    problems.push(`GATEWAY_CHAT_A_BUSINESS_APP_SECRET must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
+  }
+
+  const webhooks = readWebhookConfig(read, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
     host,
     dataDir,
     kafkaBrokers,
+    kafkaNamespace,
     adminToken,
     bootstrapToken,
     webhookAllowHosts,
     logLevel: logLevel as LogLevel,
     bodyLimitBytes: bodyLimitBytes!,
     publicUrl: publicUrl.replace(/\/+$/, ''),
+    attachmentMaxBytes: attachmentMaxBytes!,
+    cloudAppSecret,
+    webhooks,
+  };
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `500ms`, `5s`, `5m`, `2h`, `5d`, or a bare number of milliseconds; null when unreadable. */
+export function parseDuration(text: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!match) return null;
+  return Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms']!);
+}
+
+function readWebhookConfig(read: (key: string) => string | undefined, problems: string[]): WebhookConfig {
+  const duration = (key: string, fallback: number, min: number): number => {
+    const text = read(key);
+    const value = text === undefined ? fallback : parseDuration(text);
+    if (value === null || value < min) {
+      problems.push(`${key} must be a duration of at least ${min} ms, such as 500ms, 15s, 5m, 2h or 5d (got "${text}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const scheduleText = read('GATEWAY_WEBHOOK_RETRY_SCHEDULE') ?? '0,5s,5m,30m,2h,5h,10h,10h';
+  const retryScheduleMs = splitList(scheduleText).map(parseDuration);
+  if (retryScheduleMs.length === 0 || retryScheduleMs.length > 20 || retryScheduleMs.some((d) => d === null) || retryScheduleMs[0] !== 0) {
+    problems.push(`GATEWAY_WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated durations starting with 0 (got "${scheduleText}")`);
+  }
+  const jitterText = read('GATEWAY_WEBHOOK_RETRY_JITTER') ?? '0.2';
+  const retryJitter = Number(jitterText);
+  if (!/^\d+(\.\d+)?$/.test(jitterText) || retryJitter > 0.5) {
+    problems.push(`GATEWAY_WEBHOOK_RETRY_JITTER must be a fraction from 0 to 0.5 (got "${jitterText}")`);
+  }
+  const concurrency = parseInteger(read('GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY'), 4);
+  if (concurrency === null || concurrency < 1 || concurrency > 100) {
+    problems.push(`GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY must be an integer from 1 to 100 (got "${read('GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY')}")`);
+  }
+  return {
+    timeoutMs: duration('GATEWAY_WEBHOOK_TIMEOUT', 15_000, 100),
+    retryScheduleMs: retryScheduleMs.map((d) => d ?? 0),
+    retryJitter,
+    retryAfterMaxMs: duration('GATEWAY_WEBHOOK_RETRY_AFTER_MAX', 3_600_000, 1_000),
+    endpointConcurrency: concurrency ?? 4,
+    disableAfterMs: duration('GATEWAY_WEBHOOK_DISABLE_AFTER', 5 * 86_400_000, 1_000),
   };
 }
 

@@ -2,8 +2,21 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { channelRoutes } from '../api/v1/channels.js';
 import { companyRoutes } from '../api/v1/companies.js';
+import { authRoutes } from '../api/v2/auths.js';
+import { webhookRoutes } from '../api/v2/webhooks.js';
+import { attachmentRoutes } from '../api/v2/attachments.js';
+import { conversationRoutes } from '../api/v2/conversations.js';
+import { messageRoutes } from '../api/v2/messages.js';
+import { templateRoutes } from '../api/v2/templates.js';
+import { adminRoutes } from '../admin/routes.js';
+import { adminCallbackRoutes } from '../admin/callbacks.js';
+import { callbackRoutes } from '../ingest/routes.js';
 import type { Config } from '../config/config.js';
+import type { Replayer } from '../dispatch/replay.js';
 import type { Logger } from '../log.js';
+import { buildOpenApi } from '../openapi/document.js';
+import { OPERATIONS } from '../openapi/operations.js';
+import { packageVersion } from '../openapi/version.js';
 import type { Store } from '../store/store.js';
 import { authenticate } from './authenticate.js';
 import { parseBody } from './body.js';
@@ -15,24 +28,51 @@ export interface AppDeps {
   store: Store;
   logger: Logger;
   config: Config;
+  /** Manual replays of the admin API; null when this process runs no pipeline. */
+  replayer?: Replayer | null;
+}
+
+/** Relay lag: outbox rows not yet published to their stream, and how old the oldest is. */
+function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: number | null } {
+  const { pending, oldestCreatedAt } = store.outbox.lag();
+  return { pending, oldest_pending_age_ms: oldestCreatedAt === null ? null : Math.max(0, Date.now() - oldestCreatedAt) };
 }
 
 /** Builds the HTTP application: request log → error renderer → routes (each an explicit chain). */
-export function createApp({ store, logger, config }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
+export function createApp({ store, logger, config, replayer = null }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by our own middleware
   const router = new Router<AppState>();
   const body = parseBody(config.bodyLimitBytes);
   const auth = authenticate(store.accounts, body);
 
+  // Admin operations are described only where the admin API is mounted.
+  const openApi = buildOpenApi(config.adminToken === null ? OPERATIONS.filter((op) => op.auth !== 'admin') : OPERATIONS, { version: packageVersion(), serverUrl: config.publicUrl });
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = openApi;
+  });
+
   router.get('/healthz', (ctx) => {
     const health = store.health();
     ctx.status = health.status === 'ok' ? 200 : 503;
-    ctx.body = { status: health.status, store: health };
+    ctx.body = { status: health.status, store: health, outbox: health.status === 'ok' ? outboxLag(store) : null };
   });
 
   companyRoutes(router, store, auth);
   channelRoutes(router, store, auth);
+  authRoutes(router, store, auth);
+  webhookRoutes(router, store, auth);
+  attachmentRoutes(router, store, auth, config);
+  conversationRoutes(router, store, auth);
+  messageRoutes(router, store, auth, config.publicUrl);
+  templateRoutes(router, store, auth);
+  // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
+  callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes });
+  // The admin API exists only with its token configured; otherwise /admin paths answer 404.
+  if (config.adminToken !== null) {
+    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes });
+    adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret });
+  }
 
   app.use(requestLog(logger));
   app.use(renderErrors());

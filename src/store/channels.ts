@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { takePage, type IdPage, type PageOf } from './pagination.js';
+import { takePage, type IdPage, type PageOf, type PageWindow } from './pagination.js';
 
 export type ChannelState = 'unconfirmed' | 'enabled' | 'disabled';
 
@@ -41,10 +41,17 @@ const fromRecord = (r: ChannelRecord): ChannelRow => ({
 export class ChannelStore {
   private readonly insertOne;
   private readonly byId;
+  private readonly liveById;
+  private readonly liveByProvider;
   private readonly pageAsc;
   private readonly pageDesc;
   private readonly setConnection;
   private readonly markDeleted;
+  private readonly changeState;
+  private readonly offsetPage;
+  private readonly countLive;
+  private readonly accountOffsetPage;
+  private readonly countAccountLive;
 
   constructor(db: Db) {
     this.insertOne = db.prepare<[number, string, ChannelState, string, string, number, number], ChannelRecord>(
@@ -53,6 +60,10 @@ export class ChannelStore {
     );
     this.byId = db.prepare<[number, number], ChannelRecord>(
       'SELECT * FROM channels WHERE company_id = ? AND id = ? AND deleted_at IS NULL',
+    );
+    this.liveById = db.prepare<[number], ChannelRecord>('SELECT * FROM channels WHERE id = ? AND deleted_at IS NULL');
+    this.liveByProvider = db.prepare<[number, string], ChannelRecord>(
+      'SELECT * FROM channels WHERE company_id = ? AND provider = ? AND deleted_at IS NULL',
     );
     this.pageAsc = db.prepare<[number, number, number], ChannelRecord>(
       'SELECT * FROM channels WHERE company_id = ? AND id > ? AND deleted_at IS NULL ORDER BY id ASC LIMIT ?',
@@ -65,6 +76,21 @@ export class ChannelStore {
     );
     this.markDeleted = db.prepare<[number, number, number]>(
       "UPDATE channels SET state = 'disabled', deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL",
+    );
+    this.changeState = db.prepare<[ChannelState, number, number, ChannelState], ChannelRecord>(
+      'UPDATE channels SET state = ?, updated_at = ? WHERE id = ? AND state = ? AND deleted_at IS NULL RETURNING *',
+    );
+    this.offsetPage = db.prepare<[number, number, number], ChannelRecord>(
+      'SELECT * FROM channels WHERE company_id = ? AND deleted_at IS NULL ORDER BY id LIMIT ? OFFSET ?',
+    );
+    this.countLive = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM channels WHERE company_id = ? AND deleted_at IS NULL');
+    this.accountOffsetPage = db.prepare<[number, number, number], ChannelRecord>(
+      `SELECT channels.* FROM channels JOIN companies ON companies.id = channels.company_id
+       WHERE companies.account_id = ? AND channels.deleted_at IS NULL ORDER BY channels.id LIMIT ? OFFSET ?`,
+    );
+    this.countAccountLive = db.prepare<[number], { n: number }>(
+      `SELECT count(*) AS n FROM channels JOIN companies ON companies.id = channels.company_id
+       WHERE companies.account_id = ? AND channels.deleted_at IS NULL`,
     );
   }
 
@@ -87,6 +113,18 @@ export class ChannelStore {
     return record === undefined ? undefined : fromRecord(record);
   }
 
+  /** A live channel by id alone (provider callbacks and the admin API know no company). */
+  findLive(id: number): ChannelRow | undefined {
+    const record = this.liveById.get(id);
+    return record === undefined ? undefined : fromRecord(record);
+  }
+
+  /** The company's live channel of a provider (there is at most one). */
+  findByProvider(companyId: number, provider: string): ChannelRow | undefined {
+    const record = this.liveByProvider.get(companyId, provider);
+    return record === undefined ? undefined : fromRecord(record);
+  }
+
   list(companyId: number, page: IdPage): PageOf<ChannelRow> {
     const records =
       page.direction === 'asc'
@@ -104,5 +142,27 @@ export class ChannelStore {
   /** Disables and hides a live channel; false when it was already gone. */
   delete(id: number, now = Date.now()): boolean {
     return this.markDeleted.run(now, now, id).changes === 1;
+  }
+
+  /**
+   * Moves a live channel from one state to another; undefined when it is gone or no longer in
+   * `from` (the caller checked the transition, this keeps a concurrent change from being overwritten).
+   */
+  setState(id: number, from: ChannelState, to: ChannelState, now = Date.now()): ChannelRow | undefined {
+    const record = this.changeState.get(to, now, id, from);
+    return record === undefined ? undefined : fromRecord(record);
+  }
+
+  /** Live channels of a company by id, one page by offset (v2 lists), with the count of all of them. */
+  listPage(companyId: number, { offset, limit }: PageWindow): { rows: ChannelRow[]; total: number } {
+    return { rows: this.offsetPage.all(companyId, limit, offset).map(fromRecord), total: this.countLive.get(companyId)!.n };
+  }
+
+  /** Live channels of every company of an account by id, one page by offset, with the count of all of them. */
+  listForAccount(accountId: number, { offset, limit }: PageWindow): { rows: ChannelRow[]; total: number } {
+    return {
+      rows: this.accountOffsetPage.all(accountId, limit, offset).map(fromRecord),
+      total: this.countAccountLive.get(accountId)!.n,
+    };
   }
 }

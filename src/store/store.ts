@@ -1,9 +1,18 @@
 import { AccountStore } from './accounts.js';
+import { AttachmentStore } from './attachments.js';
+import { CallbackStore } from './callbacks.js';
 import { ChannelStore } from './channels.js';
 import { CompanyStore } from './companies.js';
+import { DeliveryStore } from './deliveries.js';
+import { ContactStore } from './contacts.js';
+import { ConversationStore } from './conversations.js';
 import { openDatabase, type Db } from './db.js';
+import { MessageStore } from './messages.js';
 import { migrate, schemaVersion } from './migrate.js';
 import { OutboxStore } from './outbox.js';
+import { ReplayTaskStore } from './replay-tasks.js';
+import { StreamMessageStore } from './stream-messages.js';
+import { TemplateStore } from './templates.js';
 import { WebhookEndpointStore } from './webhooks.js';
 
 export interface StoreHealth {
@@ -18,15 +27,33 @@ export class Store {
   readonly accounts: AccountStore;
   readonly companies: CompanyStore;
   readonly channels: ChannelStore;
+  readonly attachments: AttachmentStore;
+  readonly contacts: ContactStore;
+  readonly conversations: ConversationStore;
+  readonly messages: MessageStore;
+  readonly templates: TemplateStore;
   readonly outbox: OutboxStore;
   readonly webhooks: WebhookEndpointStore;
+  readonly deliveries: DeliveryStore;
+  readonly replayTasks: ReplayTaskStore;
+  readonly streamMessages: StreamMessageStore;
+  readonly callbacks: CallbackStore;
 
   private constructor(readonly db: Db) {
     this.accounts = new AccountStore(db);
     this.companies = new CompanyStore(db);
     this.channels = new ChannelStore(db);
+    this.attachments = new AttachmentStore(db);
+    this.contacts = new ContactStore(db);
+    this.conversations = new ConversationStore(db);
+    this.messages = new MessageStore(db);
+    this.templates = new TemplateStore(db);
     this.outbox = new OutboxStore(db);
     this.webhooks = new WebhookEndpointStore(db);
+    this.deliveries = new DeliveryStore(db);
+    this.replayTasks = new ReplayTaskStore(db);
+    this.streamMessages = new StreamMessageStore(db);
+    this.callbacks = new CallbackStore(db);
   }
 
   /** Opens the file, applies pending migrations and prepares every statement once. */

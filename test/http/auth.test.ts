@@ -6,8 +6,11 @@ let gw: TestGateway;
 let companyId: number;
 let channelId: number;
 
+/** With it configured the admin API is mounted, so the walk covers its routes too (admin-token rule). */
+const ADMIN_TOKEN = 'admin-token-of-the-auth-walk-0123';
+
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Owned' } })).body.data.external_id;
   channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: 'bot-secret' } }))
     .body.data.external_id;
@@ -15,7 +18,17 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 /** Routes that verify callers by other means than the API token. */
-const PUBLIC = new Set(['GET /healthz', 'HEAD /healthz']);
+const PUBLIC = new Set([
+  'GET /healthz',
+  'HEAD /healthz',
+  // The API description holds no account data.
+  'GET /openapi.json',
+  // An attachment's URL is its own capability (32 random bytes); clients and providers fetch it without a token.
+  'GET /files/:storageKey/:fileName',
+  // Provider callbacks are verified by their own signatures over the raw body (test/ingest proves each refusal).
+  'POST /callbacks/:provider/:channelId',
+  'GET /callbacks/chat_a_business/:channelId',
+]);
 
 function registeredRoutes(): { method: string; path: string }[] {
   return gw.gateway.router.stack.flatMap((layer) =>
@@ -34,6 +47,7 @@ describe('every API route requires a valid token', () => {
     expect(routes).toContain('GET /p1/companies');
     expect(routes).toContain(`DELETE /p1/companies/${companyId}/channels/${channelId}`);
     expect(routes.length).toBeGreaterThanOrEqual(12);
+    expect(routes).toContain('GET /admin/deliveries');
   });
 
   it('answers 401 without a token and with a wrong token on every route, changing nothing', async () => {
@@ -45,9 +59,15 @@ describe('every API route requires a valid token', () => {
       expect(missing.body, `${method} ${path}`).toEqual({
         errors: [{ status: 401, code: 'unauthorized', title: 'Unauthorized', detail: entry!.detail }],
       });
-      expect(entry!.detail).toMatch(/No API token was provided/);
+      // Admin routes take the admin bearer token instead; a valid API token does not open them.
+      const admin = path.startsWith('/admin/');
+      expect(entry!.detail).toMatch(admin ? /No admin token was provided/ : /No API token was provided/);
 
-      const wrong = await gw.request(method, path, { token: 'gwk_not-a-real-token', json: body });
+      const wrong = await gw.request(method, path, {
+        token: admin ? gw.token : 'gwk_not-a-real-token',
+        json: body,
+        headers: admin ? { authorization: 'Bearer not-the-admin-token-0123' } : {},
+      });
       expect(expectErrorShape(wrong, 401, 'unauthorized')[0]!.detail).toMatch(/invalid/);
     }
     const companies = await gw.request('GET', '/p1/companies');
@@ -59,7 +79,11 @@ describe('every API route requires a valid token', () => {
   it('leaves health open', async () => {
     const health = await gw.request('GET', '/healthz', { token: null });
     expect(health.status).toBe(200);
-    expect(health.body).toEqual({ status: 'ok', store: { status: 'ok', schema_version: MIGRATIONS.at(-1)!.version, journal_mode: 'wal' } });
+    expect(health.body).toEqual({
+      status: 'ok',
+      store: { status: 'ok', schema_version: MIGRATIONS.at(-1)!.version, journal_mode: 'wal' },
+      outbox: { pending: expect.any(Number), oldest_pending_age_ms: expect.toBeOneOf([null, expect.any(Number)]) },
+    });
   });
 });
 
