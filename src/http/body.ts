@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
 import type { AppState } from './context.js';
@@ -29,4 +30,20 @@ export function parseBody(limitBytes: number): Middleware<AppState> {
 function hasBody(ctx: { get(name: string): string }): boolean {
   const length = ctx.get('content-length');
   return (length !== '' && length !== '0') || ctx.get('transfer-encoding') !== '';
+}
+
+/** How long a refused upload may go on being read and dropped before the connection is cut. */
+const DISCARD_MS = 10_000;
+
+/**
+ * Reads and drops what the client still sends after a refusal (too large, not wanted), so that it
+ * gets to read the answer; closing at once would reset the connection under it. A client still
+ * sending after a while is cut off.
+ */
+export function discardRest(req: IncomingMessage): void {
+  if (req.complete) return;
+  const cutOff = setTimeout(() => req.destroy(), DISCARD_MS).unref();
+  req.once('end', () => clearTimeout(cutOff));
+  req.once('close', () => clearTimeout(cutOff));
+  req.resume();
 }

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
+import { discardRest } from '../http/body.js';
 import { BadRequest, PayloadTooLarge } from '../http/errors.js';
 
-const DISCARD_MS = 10_000;
 
 /**
  * Reads the request body as bytes, at most `limit` of them, without parsing it: callbacks are
@@ -23,10 +23,3 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
   }
 }
 
-function discardRest(req: IncomingMessage): void {
-  if (req.complete) return;
-  const cutOff = setTimeout(() => req.destroy(), DISCARD_MS).unref();
-  req.once('end', () => clearTimeout(cutOff));
-  req.once('close', () => clearTimeout(cutOff));
-  req.resume();
-}

@@ -85,21 +85,7 @@ export class MessageStore {
   }
 
   insert(message: NewMessage, now = Date.now()): MessageRow {
-    return this.insertOne.get({
-      company_id: message.companyId,
-      channel_id: message.channelId,
-      conversation_id: message.conversationId,
-      contact_id: message.contactId,
-      external_id: message.externalId,
-      replied_to_id: message.repliedToId,
-      income: Number(message.income),
-      status: message.status,
-      text: message.text,
-      details: message.details === null || message.details === undefined ? null : JSON.stringify(message.details),
-      send_to_crm: Number(message.sendToCrm),
-      created_at: now,
-      external_created_at: message.externalCreatedAt ?? now,
-    }) as MessageRow;
+    return this.insertOne.get(insertParams(message, now)) as MessageRow;
   }
 
   /**
@@ -107,21 +93,7 @@ export class MessageStore {
    * concurrent inserts of the same provider message exactly one returns the row, the others undefined).
    */
   insertOnce(message: NewMessage & { externalId: string }, now = Date.now()): MessageRow | undefined {
-    return this.insertNew.get({
-      company_id: message.companyId,
-      channel_id: message.channelId,
-      conversation_id: message.conversationId,
-      contact_id: message.contactId,
-      external_id: message.externalId,
-      replied_to_id: message.repliedToId,
-      income: Number(message.income),
-      status: message.status,
-      text: message.text,
-      details: message.details === null || message.details === undefined ? null : JSON.stringify(message.details),
-      send_to_crm: Number(message.sendToCrm),
-      created_at: now,
-      external_created_at: message.externalCreatedAt ?? now,
-    }) as MessageRow | undefined;
+    return this.insertNew.get(insertParams(message, now)) as MessageRow | undefined;
   }
 
   /** The message a provider id names on a channel (statuses, reactions, edits). */
@@ -155,4 +127,23 @@ export class MessageStore {
   list(conversationId: number, { limit, offset }: PageWindow): { rows: MessageRow[]; total: number } {
     return { rows: this.page.all(conversationId, limit, offset), total: this.countInConversation.get(conversationId)!.n };
   }
+}
+
+/** The named parameters of both insert statements. */
+function insertParams(message: NewMessage, now: number) {
+  return {
+    company_id: message.companyId,
+    channel_id: message.channelId,
+    conversation_id: message.conversationId,
+    contact_id: message.contactId,
+    external_id: message.externalId,
+    replied_to_id: message.repliedToId,
+    income: Number(message.income),
+    status: message.status,
+    text: message.text,
+    details: message.details === null || message.details === undefined ? null : JSON.stringify(message.details),
+    send_to_crm: Number(message.sendToCrm),
+    created_at: now,
+    external_created_at: message.externalCreatedAt ?? now,
+  };
 }

@@ -10,6 +10,7 @@ import { fileTypeFromFile } from 'file-type';
 import { imageSizeFromFile } from 'image-size/fromFile';
 import type { Middleware } from 'koa';
 import type { Config } from '../../config/config.js';
+import { discardRest } from '../../http/body.js';
 import type { AppState } from '../../http/context.js';
 import { AppError, BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '../../http/errors.js';
 import type { Store } from '../../store/store.js';
@@ -20,8 +21,6 @@ const FILE_FIELD = 'file';
 /** 32 random bytes in base64url, and nothing else: checked before the key is used anywhere. */
 const STORAGE_KEY = /^[A-Za-z0-9_-]{43}$/;
 const MAX_FILE_NAME = 255;
-/** How long the rest of a refused upload is read and dropped before the connection is cut. */
-const DISCARD_MS = 10_000;
 /** Voice notes: Ogg audio (Opus, as the messengers record them, or Vorbis). */
 const VOICE_NOTE_TYPES = new Set(['audio/ogg', 'audio/opus']);
 /** Text formats magic bytes cannot tell apart; a client's claim of one is kept when the content is text. */
@@ -171,17 +170,6 @@ function oneFileOnly(): ValidationFailed {
   return ValidationFailed.field(FILE_FIELD, 'send one file per request (a message carries one attachment)');
 }
 
-/**
- * Reads and drops what the client still sends after a refusal, so that it gets to read the answer
- * (closing at once would reset the connection under it); one still sending after a while is cut off.
- */
-function discardRest(req: IncomingMessage): void {
-  if (req.complete) return;
-  const cutOff = setTimeout(() => req.destroy(), DISCARD_MS).unref();
-  req.once('end', () => clearTimeout(cutOff));
-  req.once('close', () => clearTimeout(cutOff));
-  req.resume();
-}
 
 /** The client's name without folders or control characters; a safe default when none is left. */
 function cleanFileName(name: string | undefined): string {
