@@ -1,5 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { pageParams } from './common.js';
+import { companyId, pageParams } from './common.js';
 import { PROVIDERS } from '../v1/channels.js';
 
 /** Auth lists: `per_page` default and documented maximum. */
@@ -10,7 +10,6 @@ export const AUTHS_MAX_PER_PAGE = 100;
  * Optional on every company-scoped auth request: the company is the path's, and a `company_id`
  * sent beside it must name the same one.
  */
-const companyId = { type: 'integer', minimum: 1 } as const;
 
 /** GET /api/p2/companies/<company_id>/auths */
 export const authListQuery = {

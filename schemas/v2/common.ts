@@ -3,7 +3,10 @@ import { withMessage } from '../message.js';
 /** Fragments shared by the v2 request schemas. */
 
 /** Every v2 request names its company (contract section 4). */
-export const companyId = { type: 'integer', minimum: 1 } as const;
+export const companyId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+/** A row id given in a body (an assignee, an attachment): a positive safe integer. */
+export const rowId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 
 /** Highest page number accepted: keeps the row offset a safe integer for every list. */
 export const MAX_PAGE = 1_000_000;
@@ -18,6 +21,6 @@ export function pageParams<const D extends number, const M extends number>(defau
 
 /** Exactly one attachment id per message (contract section 8). */
 export const attachmentIds = withMessage(
-  { type: 'array', items: { type: 'integer', minimum: 1 }, minItems: 1, maxItems: 1 },
+  { type: 'array', items: rowId, minItems: 1, maxItems: 1 },
   'must hold exactly one attachment id (send several attachments as several messages)',
 );

@@ -1,5 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { companyId, pageParams } from './common.js';
+import { companyId, pageParams, rowId } from './common.js';
 
 export const CONVERSATIONS_MAX_PER_PAGE = 100;
 
@@ -12,7 +12,7 @@ export const conversationUpdateBody = {
     company_id: companyId,
     operational_state: { type: 'string', enum: ['open', 'archived'] },
     replied_state: { type: 'string', enum: ['replied', 'unreplied'] },
-    assignee_id: { type: ['integer', 'null'], minimum: 1 },
+    assignee_id: { ...rowId, type: ['integer', 'null'] },
   },
 } as const satisfies JSONSchema;
 

@@ -1,4 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
+import { companyId } from './common.js';
 
 /**
  * Event names an endpoint may ask for (`<type>.<event>`, DESIGN.md section 6): the v2 envelope's
@@ -21,7 +22,6 @@ export const WEBHOOK_EVENT_TYPES = [
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Optional: the company is the path's, and a `company_id` sent beside it must name the same one. */
-const companyId = { type: 'integer', minimum: 1 } as const;
 
 const url = {
   type: 'string',

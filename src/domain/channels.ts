@@ -1,4 +1,4 @@
-import { TOKEN_PROVIDERS, type Provider } from '../../schemas/v1/channels.js';
+import { channelCreateBodies, channelUpdateBodies, type Provider } from '../../schemas/v1/channels.js';
 import { ValidationFailed } from '../http/errors.js';
 import type { ChannelState } from '../store/channels.js';
 import { oneMonthBefore, parseTimestamp } from './time.js';
@@ -21,26 +21,28 @@ export interface Connection {
  * enabled (the connector disables them if the provider refuses the credential).
  */
 export function connectionFor(provider: Provider, input: Record<string, unknown>, now: Date): Connection {
-  const { settings, credentials } = splitSecrets(input, now);
+  const { settings, credentials } = splitSecrets(onlyDeclared(input, channelCreateBodies[provider]), now);
   const state: ChannelState = SESSION_PROVIDERS.has(provider) ? 'unconfirmed' : 'enabled';
   return { state, settings, credentials };
 }
 
 /** Merges a validated update request into a channel's stored connection. */
 export function updatedConnection(
-  current: { settings: Record<string, unknown>; credentials: Record<string, unknown> },
+  current: { provider: string; settings: Record<string, unknown>; credentials: Record<string, unknown> },
   input: Record<string, unknown>,
   now: Date,
 ): Pick<Connection, 'settings' | 'credentials'> {
-  const changes = splitSecrets(input, now);
+  const changes = splitSecrets(onlyDeclared(input, channelUpdateBodies[current.provider as Provider]), now);
   return {
     settings: { ...current.settings, ...changes.settings },
     credentials: { ...current.credentials, ...changes.credentials },
   };
 }
 
-export function isTokenProvider(provider: string): boolean {
-  return (TOKEN_PROVIDERS as readonly string[]).includes(provider);
+/** The fields the provider's variant declares: anything else a client sends is never stored. */
+function onlyDeclared(input: Record<string, unknown>, schema: { properties?: object }): Record<string, unknown> {
+  const declared = new Set(Object.keys(schema.properties ?? {}));
+  return Object.fromEntries(Object.entries(input).filter(([key]) => declared.has(key)));
 }
 
 function splitSecrets(input: Record<string, unknown>, now: Date): Pick<Connection, 'settings' | 'credentials'> {

@@ -6,12 +6,18 @@ const UNIX_SECONDS = /^\d{1,12}$/;
  * seconds, the two forms clients send. Undefined when it is neither.
  */
 export function parseTimestamp(value: string | number): Date | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? new Date(value * 1000) : undefined;
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? validDate(value * 1000) : undefined;
   const text = value.trim();
-  if (UNIX_SECONDS.test(text)) return new Date(Number(text) * 1000);
+  if (UNIX_SECONDS.test(text)) return validDate(Number(text) * 1000);
   if (!ISO_8601.test(text) || !isCalendarDate(text)) return undefined;
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) && text.length > 10;
   const date = new Date(hasZone || text.length === 10 ? text : `${text}Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** A Date for the instant, or undefined beyond the range Date can hold (±8.64e15 ms). */
+function validDate(ms: number): Date | undefined {
+  const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 

@@ -53,7 +53,9 @@ export function createApp({ store, logger, config, replayer = null }: AppDeps): 
   });
 
   router.get('/healthz', (ctx) => {
-    const health = store.health();
+    const { error, ...health } = store.health();
+    // The store's own error text stays in the log: the health answer is public.
+    if (error !== undefined) ctx.state.log.error({ error }, 'store health check failed');
     ctx.status = health.status === 'ok' ? 200 : 503;
     ctx.body = { status: health.status, store: health, outbox: health.status === 'ok' ? outboxLag(store) : null };
   });

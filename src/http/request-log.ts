@@ -5,6 +5,11 @@ import type { AppState } from './context.js';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** The request path as logged: the storage key of a file URL is its access secret and is masked. */
+export function loggedPath(path: string): string {
+  return path.replace(/^\/files\/[^/]+/, '/files/[key]');
+}
+
 /**
  * Outermost middleware: gives the request an id (reusing a sane incoming X-Request-Id), and logs
  * one line when it ends. Only the path is logged, never the query string, which may hold a token.
@@ -22,7 +27,7 @@ export function requestLog(logger: Logger): Middleware<AppState> {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, account: ctx.state.account?.id },
+        { method: ctx.method, path: loggedPath(ctx.path), status: ctx.status, ms: Math.round(ms * 100) / 100, account: ctx.state.account?.id },
         'request',
       );
     }

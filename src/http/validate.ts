@@ -50,10 +50,32 @@ export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema:
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       throw new BadRequest('The request body must be a JSON object or form fields.');
     }
+    if (nestedDeeperThan(data, MAX_DEPTH)) {
+      throw new BadRequest(`The request body is nested more than ${MAX_DEPTH} levels deep.`);
+    }
     const validate = compiled[mode];
     if (!validate(data)) throw new ValidationFailed(toProblems(validate.errors ?? []));
     return data as T;
   };
+}
+
+/**
+ * No request or callback of ours nests deeper than this. Deeper input is refused before anything
+ * walks it recursively (validation, JSON.stringify when stored), which would otherwise exhaust
+ * the stack on a body well under the size limit.
+ */
+export const MAX_DEPTH = 32;
+
+/** Iterative, so that the check itself cannot overflow the stack. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function compile(ajv: Ajv, schema: JSONSchema): ValidateFunction {

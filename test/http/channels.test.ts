@@ -950,3 +950,28 @@ describe('channel credentials are never returned nor logged', () => {
     expect(allSecrets.filter((s) => log.includes(s))).toEqual([]);
   });
 });
+
+describe('what a channel stores', () => {
+  it('keeps only the fields of the provider variant, never extra ones a client sends', async () => {
+    const company = (await gw.request('POST', '/p1/companies', { json: { name: 'Extra fields' } })).body.data.external_id as number;
+    const created = await gw.request('POST', `/p1/companies/${company}/channels`, {
+      json: { provider: 'chat_a', sync_messages_from: new Date().toISOString(), unexpected: 'x', phone_number: '79161234567' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.external_id as number;
+    const put = await gw.request('PUT', `/p1/companies/${company}/channels/${id}`, {
+      json: { sync_messages_from: new Date().toISOString(), phone: '79161234567', via_qr_code: 'x' },
+    });
+    expect(put.status).toBe(200);
+    const row = gw.gateway.store.channels.find(company, id)!;
+    expect(Object.keys(row.settings)).toEqual(['sync_messages_from']);
+    expect(row.credentials).toEqual({});
+  });
+
+  it('answers 422, not 500, for a numeric sync_messages_from beyond the dates there are', async () => {
+    const company = (await gw.request('POST', '/p1/companies', { json: { name: 'Far future' } })).body.data.external_id as number;
+    const res = await gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_d', sync_messages_from: 9_000_000_000_000 } });
+    expect(failingFields(res)).toEqual(['sync_messages_from']);
+  });
+});
+

@@ -79,6 +79,7 @@ describe('PUT /api/p2/conversations/<id>', () => {
     [{ replied_state: 'maybe' }, ['replied_state']],
     [{ assignee_id: 'seven' }, ['assignee_id']],
     [{ assignee_id: 1.5 }, ['assignee_id']],
+    [{ assignee_id: 1e300 }, ['assignee_id']],
     [{ operational_state: 1, replied_state: null, assignee_id: 0 }, ['operational_state', 'replied_state', 'assignee_id']],
   ])('answers 422 naming each invalid field for %j, changing nothing', async (body, fields) => {
     const before = emittedEvents(gw.gateway.store).length;

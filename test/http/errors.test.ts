@@ -106,3 +106,19 @@ describe('unexpected failures', () => {
     }
   });
 });
+
+describe('input that would exhaust the server', () => {
+  it('refuses a body nested deeper than 32 levels with 400, before anything walks it', async () => {
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const res = await gw.request('POST', '/p1/companies', { json: `{"name":"deep","description":null,"x":${deep}}` });
+    expect(expectErrorShape(res, 400, 'bad_request')[0]!.detail).toBe('The request body is nested more than 32 levels deep.');
+    const list = await gw.request('GET', '/p1/companies');
+    expect(list.body.data.companies.map((c: { name: string }) => c.name)).not.toContain('deep');
+  });
+
+  it('masks the storage key of file URLs in the request log', async () => {
+    await gw.request('GET', '/files/abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG/photo.png', { token: null });
+    expect(gw.logText()).toContain('"path":"/files/[key]/photo.png"');
+    expect(gw.logText()).not.toContain('abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG');
+  });
+});
