@@ -1,19 +1,21 @@
 import { confirmationMethod, presentAuth } from '../api/v2/presenters/auth.js';
 import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow, ChannelState, NewChannel } from '../store/channels.js';
+import { Conflict } from '../http/errors.js';
+import { isUniqueViolation } from '../store/db.js';
 import type { Store } from '../store/store.js';
 import { generateCallbackSecrets } from './callback-secrets.js';
 import { recordEvent } from './events.js';
 
 /**
  * Creates a channel (v1) or auth (v2), its callback secrets and its `create` event in one
- * transaction; throws a unique violation for a second live one of a provider. `api` records which
+ * transaction; a second live one of a provider in the company is a 409. `api` records which
  * API created it: v1 channels also get the v1 channel payloads (docs/decisions.md, "Callbacks").
  */
 export function createAuth(store: Store, channel: NewChannel, api: ChannelApi = 'v2'): ChannelRow {
   return store.transaction(() => {
     const now = Date.now();
-    const row = store.channels.insert(channel, now);
+    const row = insertOnePerProvider(store, channel, api, now);
     store.callbacks.create({ channelId: row.id, api, ...generateCallbackSecrets() }, now);
     recordEvent(store.outbox, row.company_id, 'auth', 'create', presentAuth(row), new Date(now));
     return row;
@@ -78,5 +80,16 @@ export function planAuthAction(
         kind: 'refuse',
         reason: auth.state === 'disabled' ? `${name} is already disabled.` : `${name} is not connected yet, so there is nothing to disable: delete it to abandon the connection.`,
       };
+  }
+}
+
+/** The channel row, or 409: a company has at most one live channel (auth) per provider. */
+function insertOnePerProvider(store: Store, channel: NewChannel, api: ChannelApi, now: number): ChannelRow {
+  try {
+    return store.channels.insert(channel, now);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const noun = api === 'v1' ? 'channel' : 'auth';
+    throw new Conflict(`Company ${channel.companyId} already has a ${channel.provider} ${noun}; only one live ${noun} per provider is allowed.`);
   }
 }

@@ -29,13 +29,17 @@ export class OutboxStore {
   private readonly pendingRows;
   private readonly markOne;
   private readonly oldestPending;
+  private readonly markAll;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.insertOne = db.prepare<[string, string, string, string, number]>(
       'INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES (?, ?, ?, ?, ?)',
     );
     this.pendingRows = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
     this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
+    this.markAll = db.transaction((ids: readonly number[], now: number) => {
+      for (const id of ids) this.markOne.run(now, id);
+    });
     this.oldestPending = db.prepare<[], { n: number; oldest: number | null }>(
       'SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE published_at IS NULL',
     );
@@ -50,9 +54,7 @@ export class OutboxStore {
   }
 
   markPublished(ids: readonly number[], now = Date.now()): void {
-    this.db.transaction(() => {
-      for (const id of ids) this.markOne.run(now, id);
-    })();
+    this.markAll(ids, now);
   }
 
   /** Rows not yet published and the creation time of the oldest (relay lag). */

@@ -3,27 +3,21 @@ import type { Middleware } from 'koa';
 import { companyCreateBody, companyUpdateBody } from '../../../schemas/v1/companies.js';
 import { v1PageQuery } from '../../../schemas/v1/paging.js';
 import { nextPageToken, toIdPage } from '../../domain/paging.js';
-import { accountOf, type AppState, type RouteContext } from '../../http/context.js';
+import { accountOf, type AppState } from '../../http/context.js';
 import { NotFound, ValidationFailed } from '../../http/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
 import type { CompanyRow } from '../../store/companies.js';
 import { MAX_ENDPOINTS_PER_COMPANY } from '../../store/webhooks.js';
-import { pathId, textOrNull } from '../params.js';
+import { findCompany } from '../lookup.js';
+import { textOrNull } from '../params.js';
 import { presentCompany } from './presenters.js';
 
 const pageQuery = validator(v1PageQuery);
 const createBody = validator(companyCreateBody);
 const updateBody = validator(companyUpdateBody);
 
-/** The account's company named by the `:companyId` or `:id` path parameter, else 404. */
-export function findCompany(store: Store, ctx: RouteContext, param: string): CompanyRow {
-  const id = pathId(ctx.params[param], 'Company');
-  const company = store.companies.find(accountOf(ctx).id, id);
-  if (company === undefined) throw new NotFound(`Company ${id} was not found.`);
-  return company;
-}
 
 /**
  * Keeps the company's webhook_url mirrored as its `company` webhook endpoint (DESIGN.md section 9),

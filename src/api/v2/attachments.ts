@@ -14,7 +14,7 @@ import { discardRest } from '../../http/body.js';
 import type { AppState } from '../../http/context.js';
 import { AppError, BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '../../http/errors.js';
 import type { Store } from '../../store/store.js';
-import { findCompany } from '../v1/companies.js';
+import { findCompany } from '../lookup.js';
 import { presentAttachment } from './presenters/attachment.js';
 
 const FILE_FIELD = 'file';

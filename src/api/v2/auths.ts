@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { channelCreateBodies, channelProviderBody, type Provider } from '../../../schemas/v1/channels.js';
+import { channelCreateBodies, type Provider } from '../../../schemas/v1/channels.js';
 import { accountAuthListQuery, authActionBody, authCreateCommon, authEnableBody, authListQuery } from '../../../schemas/v2/auths.js';
 import { createAuth, deleteAuth, planAuthAction, type AuthAction } from '../../domain/auths.js';
 import { connectionFor } from '../../domain/channels.js';
@@ -11,10 +11,9 @@ import { readInput, requestInput } from '../../http/input.js';
 import { validator, type Validator } from '../../http/validate.js';
 import type { ChannelRow } from '../../store/channels.js';
 import type { CompanyRow } from '../../store/companies.js';
-import { isUniqueViolation } from '../../store/db.js';
 import type { Store } from '../../store/store.js';
-import { pathId } from '../params.js';
-import { findCompany } from '../v1/companies.js';
+import { createBodies, providerBody } from '../channel-input.js';
+import { findChannel, findCompany } from '../lookup.js';
 import { toMeta, toWindow } from './paging.js';
 import { presentAuth } from './presenters/auth.js';
 
@@ -23,12 +22,8 @@ type Input = Record<string, unknown>;
 const listQuery = validator(authListQuery);
 const accountListQuery = validator(accountAuthListQuery);
 const createCommon = validator(authCreateCommon);
-const providerBody = validator(channelProviderBody);
 const actionBody = validator(authActionBody);
 const enableBody = validator(authEnableBody);
-const createBodies = Object.fromEntries(
-  Object.entries(channelCreateBodies).map(([provider, schema]) => [provider, validator(schema) as Validator<Input>]),
-) as Record<Provider, Validator<Input>>;
 
 /**
  * v2 auths: the v2 face of the channel entity (contract section 4 "v2 Auths", DESIGN.md section 9
@@ -56,25 +51,19 @@ export function authRoutes(router: Router<AppState>, store: Store, auth: Middlew
     const company = findCompany(store, ctx, 'companyId');
     const { provider, input } = readCreate(ctx, company);
     const connection = connectionFor(provider, input, new Date());
-    let created: ChannelRow;
-    try {
-      created = createAuth(store, { companyId: company.id, provider, ...connection });
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      throw new Conflict(`Company ${company.id} already has a ${provider} auth; only one live auth per provider is allowed.`);
-    }
+    const created = createAuth(store, { companyId: company.id, provider, ...connection });
     ctx.status = 201;
     ctx.body = { auth: presentAuth(created) };
   });
 
   router.get(`${base}/:id`, auth, (ctx) => {
-    const { company, auth: found } = findAuth(store, ctx);
+    const { company, channel: found } = findChannel(store, ctx, 'Auth');
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
     ctx.body = { auth: presentAuth(found) };
   });
 
   router.delete(`${base}/:id`, auth, (ctx) => {
-    const { company, auth: found } = findAuth(store, ctx);
+    const { company, channel: found } = findChannel(store, ctx, 'Auth');
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
     const removed = deleteAuth(store, found);
     if (removed === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
@@ -96,7 +85,7 @@ export function authRoutes(router: Router<AppState>, store: Store, auth: Middlew
 
 /** Runs an action on an auth: the check, the state change and its `update` event, in one transaction. */
 function changeState(store: Store, ctx: RouteContext, action: AuthAction, body: Validator<{ company_id?: number; code?: string | number }>): ChannelRow {
-  const { company, auth: found } = findAuth(store, ctx);
+  const { company, channel: found } = findChannel(store, ctx, 'Auth');
   const input = readInput(ctx, body);
   matchPathCompany(company, input.company_id);
   return store.transaction(() => {
@@ -114,14 +103,6 @@ function changeState(store: Store, ctx: RouteContext, action: AuthAction, body: 
   });
 }
 
-/** The auth named by `:id` in a company of the account (`:companyId`), else 404. */
-function findAuth(store: Store, ctx: RouteContext): { company: CompanyRow; auth: ChannelRow } {
-  const company = findCompany(store, ctx, 'companyId');
-  const id = pathId(ctx.params.id, 'Auth');
-  const found = store.channels.find(company.id, id);
-  if (found === undefined) throw new NotFound(`Auth ${id} was not found.`);
-  return { company, auth: found };
-}
 
 /** A `company_id` sent beside a company path must name that company. */
 export function matchPathCompany(company: CompanyRow, companyId: number | undefined): void {
@@ -154,7 +135,7 @@ function readCreate(ctx: RouteContext, company: CompanyRow): { provider: Provide
 
 /**
  * The provider's create variant (the v1 channel variants), reading `phone_number`, the contract's v2
- * name, as `phone`. Only the variant's own fields are kept: nothing else reaches the stored settings.
+ * name, as `phone`. (connectionFor keeps only the variant's own fields.)
  */
 function readVariant(ctx: RouteContext, provider: Provider): Input {
   const { data, mode } = requestInput(ctx);
@@ -173,6 +154,5 @@ function readVariant(ctx: RouteContext, provider: Provider): Input {
       error.problems.map((p) => (p.field === 'phone' ? { field: 'phone_number', detail: p.detail.replace(/^phone\b/, 'phone_number') } : p)),
     );
   }
-  const known = Object.keys(schema.properties ?? {});
-  return Object.fromEntries(Object.entries(input).filter(([key]) => key === 'provider' || known.includes(key)));
+  return input;
 }

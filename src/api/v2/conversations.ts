@@ -6,7 +6,7 @@ import type { AppState } from '../../http/context.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
-import { requireCompany, requireConversation } from './company.js';
+import { requireCompany, requireConversation } from '../lookup.js';
 import { toMeta, toWindow } from './paging.js';
 import { presentConversation } from './presenters/conversation.js';
 

@@ -8,9 +8,10 @@ import type { AppState } from '../../http/context.js';
 import { NotFound, ValidationFailed } from '../../http/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
+import type { AttachmentRow } from '../../store/attachments.js';
 import type { Store } from '../../store/store.js';
 import { pathId } from '../params.js';
-import { requireCompany, requireConversation } from './company.js';
+import { requireCompany, requireConversation } from '../lookup.js';
 import { toMeta, toWindow } from './paging.js';
 import { presentMessage } from './presenters/message.js';
 
@@ -25,9 +26,12 @@ export function messageRoutes(router: Router<AppState>, store: Store, auth: Midd
     const input = readInput(ctx, listQuery);
     const conversation = requireConversation(store, requireCompany(store, ctx, input.company_id), ctx.params.id);
     const { rows, total } = store.messages.list(conversation.id, toWindow(input));
-    const attachments = store.attachments.forMessages(rows.map((r) => r.id));
+    const attachments = new Map<number | null, AttachmentRow[]>();
+    for (const attachment of store.attachments.forMessages(rows.map((r) => r.id))) {
+      attachments.set(attachment.message_id, [...(attachments.get(attachment.message_id) ?? []), attachment]);
+    }
     ctx.body = {
-      messages: rows.map((row) => presentMessage(row, attachments, publicUrl)),
+      messages: rows.map((row) => presentMessage(row, attachments.get(row.id) ?? [], publicUrl)),
       meta: toMeta(input.page, input.per_page, total),
     };
   });

@@ -9,7 +9,7 @@ import type { CompanyRow } from '../../store/companies.js';
 import type { Store } from '../../store/store.js';
 import { MAX_ENDPOINTS_PER_COMPANY, type WebhookEndpointRow } from '../../store/webhooks.js';
 import { pathId } from '../params.js';
-import { findCompany } from '../v1/companies.js';
+import { findCompany } from '../lookup.js';
 import { matchPathCompany } from './auths.js';
 import { presentWebhook } from './presenters/webhook.js';
 

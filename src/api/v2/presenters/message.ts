@@ -6,6 +6,7 @@ import { presentAttachment } from './attachment.js';
 /**
  * The contract's Message (v2). `delivery` and `deleted` are always present (the contract shows them
  * in the send answer; a stable shape is easier for clients). `created_at` keeps milliseconds.
+ * `attachments` are the message's own.
  */
 export function presentMessage(row: MessageRow, attachments: readonly AttachmentRow[], publicUrl: string) {
   return {
@@ -24,7 +25,7 @@ export function presentMessage(row: MessageRow, attachments: readonly Attachment
     details: row.details === null ? null : (JSON.parse(row.details) as unknown),
     delivery: row.delivery === 1,
     deleted: row.deleted === 1,
-    attachments: attachments.filter((a) => a.message_id === row.id).map((a) => presentAttachment(a, publicUrl)),
+    attachments: attachments.map((a) => presentAttachment(a, publicUrl)),
   };
 }
 
