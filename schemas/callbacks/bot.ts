@@ -1,5 +1,8 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 
+/** Unix seconds, bounded like the connector's: beyond this the time is no date (and * 1000 leaves Date's range). */
+const unixSeconds = { type: 'integer', minimum: 0, maximum: 99_999_999_999 } as const;
+
 const fileRef = {
   file_id: { type: 'string', minLength: 1 },
   file_unique_id: { type: 'string' },
@@ -36,8 +39,8 @@ const botMessage = {
         last_name: { type: 'string' },
       },
     },
-    date: { type: 'integer', minimum: 0 },
-    edit_date: { type: 'integer', minimum: 0 },
+    date: unixSeconds,
+    edit_date: unixSeconds,
     text: { type: 'string' },
     caption: { type: 'string' },
     photo: {

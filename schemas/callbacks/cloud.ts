@@ -1,7 +1,7 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 
-/** Unix seconds as text, the way the cloud-style API sends every timestamp. */
-const unixText = { type: 'string', pattern: '^\\d{1,12}$', 'x-message': 'must be unix seconds as text' } as const;
+/** Unix seconds as text, the way the cloud-style API sends every timestamp; at most 99_999_999_999, like the connector's. */
+const unixText = { type: 'string', pattern: '^\\d{1,11}$', 'x-message': 'must be unix seconds as text' } as const;
 const media = {
   type: 'object',
   required: ['id'],

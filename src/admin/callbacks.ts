@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
-import { callbackFamily, generateCallbackSecrets, presentedSecret } from '../domain/callback-secrets.js';
+import { pathId } from '../api/params.js';
+import { callbackFamily, presentedSecret, type CallbackFamily } from '../domain/callback-secrets.js';
 import type { AppState } from '../http/context.js';
 import { NotFound } from '../http/errors.js';
 import type { ChannelCallbackRow } from '../store/callbacks.js';
-import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
 import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER } from '../ingest/verify.js';
 import { authenticateAdmin } from './authenticate-admin.js';
@@ -22,25 +22,23 @@ export interface AdminCallbackDeps {
 export function adminCallbackRoutes(router: Router<AppState>, deps: AdminCallbackDeps): void {
   const { store } = deps;
   router.get('/admin/channels/:id/callback', authenticateAdmin(deps.adminToken), (ctx) => {
-    const id = /^[1-9][0-9]{0,15}$/.test(ctx.params.id ?? '') ? Number(ctx.params.id) : NaN;
-    const channel = Number.isSafeInteger(id) ? store.channels.findLive(id) : undefined;
-    if (channel === undefined) throw new NotFound(`There is no channel ${ctx.params.id ?? ''}.`);
-    // A channel inserted outside createAuth gets its secrets on first sight.
-    const settings =
-      store.callbacks.find(channel.id) ?? store.transaction(() => store.callbacks.create({ channelId: channel.id, api: 'v2', ...generateCallbackSecrets() }));
+    const channel = store.channels.findLive(pathId(ctx.params.id, 'Channel'));
+    if (channel === undefined) throw new NotFound(`Channel ${ctx.params.id ?? ''} was not found.`);
+    // Read only: every channel got its secrets in createAuth (older ones from migration 004).
+    const settings = store.callbacks.get(channel.id);
     const family = callbackFamily(channel.provider);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       url: `${deps.publicUrl}/callbacks/${channel.provider}/${channel.id}`,
       provider: channel.provider,
       family,
-      secrets: presentSecrets(channel, settings, deps.cloudAppSecret),
+      secrets: presentSecrets(family, settings, deps.cloudAppSecret),
     };
   });
 }
 
-function presentSecrets(channel: ChannelRow, settings: ChannelCallbackRow, cloudAppSecret: string | null): Record<string, unknown> {
-  switch (callbackFamily(channel.provider)) {
+function presentSecrets(family: CallbackFamily, settings: ChannelCallbackRow, cloudAppSecret: string | null): Record<string, unknown> {
+  switch (family) {
     case 'cloud':
       return {
         // With GATEWAY_CHAT_A_BUSINESS_APP_SECRET the operator's app signs: that secret is not echoed here.

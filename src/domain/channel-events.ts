@@ -1,5 +1,6 @@
 import { presentAuth } from '../api/v2/presenters/auth.js';
 import type { ChannelV1EventType } from '../../schemas/events/channel-v1.js';
+import type { AuthSignalItem } from '../ingest/normalized.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
 import { appendEvent, newEventId, recordEvent, type EventRecord } from './events.js';
@@ -27,19 +28,13 @@ export function recordV1ChannelEvent(
   });
 }
 
-/** Connection-flow news a connector reports, carried by `auth.update` (and by a v1 payload where v1 has one). */
-export type AuthSignal =
-  | { kind: 'qr'; qr: string }
-  | { kind: 'code'; code: string }
-  | { kind: 'pages'; pages: { id: string; name: string; username?: string }[] }
-  | { kind: 'oauth'; oauthProviderUrl: string };
-
 /**
  * Writes `auth.update` carrying the signal (`qr`, `code`, `pages` or `oauth_provider_url` beside the
  * auth object) and, for channels created through v1, the matching v1 payload (`qr_code`, `code`,
  * `pages`; OAuth has no v1 payload). Nothing is stored: the connector sends a fresh one when it changes.
+ * Answers the number of events written.
  */
-export function recordAuthSignal(store: Store, channel: ChannelRow, signal: AuthSignal, v1: boolean, now = new Date()): void {
+export function recordAuthSignal(store: Store, channel: ChannelRow, signal: AuthSignalItem, v1: boolean, now = new Date()): number {
   const extra =
     signal.kind === 'qr'
       ? { qr: signal.qr }
@@ -49,19 +44,29 @@ export function recordAuthSignal(store: Store, channel: ChannelRow, signal: Auth
           ? { pages: signal.pages }
           : { oauth_provider_url: signal.oauthProviderUrl };
   recordEvent(store.outbox, channel.company_id, 'auth', 'update', { ...presentAuth(channel), ...extra }, now);
-  if (!v1 || signal.kind === 'oauth') return;
+  if (!v1 || signal.kind === 'oauth') return 1;
   recordV1ChannelEvent(store, channel, signal.kind === 'qr' ? 'qr_code' : signal.kind, extra, now);
+  return 2;
 }
 
 /**
  * Moves a channel to the state its connector reports and writes `auth.update` (plus the v1 `state`
  * payload for v1 channels). A report of the state it already has changes nothing and writes nothing.
+ * Answers the channel as it is now and the number of events written.
  */
-export function applyChannelState(store: Store, channel: ChannelRow, state: 'enabled' | 'disabled', reason: string | null, v1: boolean, now = new Date()): ChannelRow {
-  if (channel.state === state) return channel;
+export function applyChannelState(
+  store: Store,
+  channel: ChannelRow,
+  state: 'enabled' | 'disabled',
+  reason: string | null,
+  v1: boolean,
+  now = new Date(),
+): { channel: ChannelRow; events: number } {
+  if (channel.state === state) return { channel, events: 0 };
   const moved = store.channels.setState(channel.id, channel.state, state, now.getTime());
-  if (moved === undefined) return channel;
+  if (moved === undefined) return { channel, events: 0 };
   recordEvent(store.outbox, moved.company_id, 'auth', 'update', presentAuth(moved), now);
-  if (v1) recordV1ChannelEvent(store, moved, 'state', { state, reason }, now);
-  return moved;
+  if (!v1) return { channel: moved, events: 1 };
+  recordV1ChannelEvent(store, moved, 'state', { state, reason }, now);
+  return { channel: moved, events: 2 };
 }

@@ -4,6 +4,7 @@ import { presentMessage } from '../api/v2/presenters/message.js';
 import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, StatusItem } from '../ingest/normalized.js';
 import { NotFound } from '../http/errors.js';
 import type { AttachmentRow } from '../store/attachments.js';
+import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { MessageRow } from '../store/messages.js';
 import type { Store } from '../store/store.js';
@@ -22,41 +23,48 @@ export interface IngestOutcome {
  * Applies a normalized callback in ONE transaction (DESIGN.md sections 4 to 6): contacts,
  * conversations, messages, attachments, statuses, channel state and every event they cause.
  * Deduplication: a batch receipt already claimed, or a message id the channel already has,
- * changes nothing and writes no event.
+ * changes nothing and writes no event. `target.api` is the channel's callback settings' API (the
+ * route has read them already): v1 channels also get the v1 channel payloads.
  */
-export function applyCallback(store: Store, channelId: number, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
+export function applyCallback(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
   return store.transaction(() => {
-    const outboxBefore = store.outbox.lag().pending;
     // Re-read inside the transaction: a channel deleted meanwhile takes nothing more.
-    let channel = store.channels.findLive(channelId);
-    if (channel === undefined) throw new NotFound(`Channel ${channelId} was not found.`);
+    let channel = store.channels.findLive(target.id);
+    if (channel === undefined) throw new NotFound(`Channel ${target.id} was not found.`);
     if (batch.receipt !== null && !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())) {
       return { duplicate: true, messages: 0, events: 0 };
     }
-    const v1 = store.callbacks.find(channel.id)?.api === 'v1';
+    const v1 = target.api === 'v1';
     let messages = 0;
+    let events = 0;
     for (const item of batch.items) {
       switch (item.kind) {
-        case 'message':
-          if (storeIncoming(store, channel, item, publicUrl, now)) messages += 1;
+        case 'message': {
+          const written = storeIncoming(store, channel, item, publicUrl, now);
+          if (written > 0) messages += 1;
+          events += written;
           break;
+        }
         case 'reaction':
-          applyReaction(store, channel, item, publicUrl, now);
+          events += applyReaction(store, channel, item, publicUrl, now);
           break;
         case 'edit':
-          applyEdit(store, channel, item, publicUrl, now);
+          events += applyEdit(store, channel, item, publicUrl, now);
           break;
         case 'status':
-          applyStatus(store, channel, item, publicUrl, now);
+          events += applyStatus(store, channel, item, publicUrl, now);
           break;
-        case 'state':
-          channel = applyChannelState(store, channel, item.state, item.reason, v1, now);
+        case 'state': {
+          const moved = applyChannelState(store, channel, item.state, item.reason, v1, now);
+          channel = moved.channel;
+          events += moved.events;
           break;
+        }
         default:
-          recordAuthSignal(store, channel, item, v1, now);
+          events += recordAuthSignal(store, channel, item, v1, now);
       }
     }
-    return { duplicate: false, messages, events: store.outbox.lag().pending - outboxBefore };
+    return { duplicate: false, messages, events };
   });
 }
 
@@ -65,10 +73,10 @@ export function applyCallback(store: Store, channelId: number, batch: IngestBatc
  * unreplied), the message with its provider media, the conversation moved (incoming: unreplied and
  * reopened; outgoing from the phone: replied) and the events — `conversation.create` for a new
  * conversation or `conversation.update` when its state or sender changed, then `message.create`.
- * false for a message the channel already has.
+ * Answers the number of events written: 0 for a message the channel already has.
  */
-function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageItem, publicUrl: string, now: Date): boolean {
-  if (store.messages.findByChannelExternalId(channel.id, item.externalId) !== undefined) return false;
+function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageItem, publicUrl: string, now: Date): number {
+  if (store.messages.findByChannelExternalId(channel.id, item.externalId) !== undefined) return 0;
   const ms = now.getTime();
   const profile = { name: item.chat.name, externalPublicId: item.chat.externalPublicId, phone: item.chat.phone, avatarUrl: item.chat.avatarUrl, isGroup: item.chat.isGroup };
   const found = store.contacts.findOrCreate(
@@ -96,7 +104,10 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
     },
     ms,
   );
-  if (message === undefined) return false; // another process stored it first
+  // Unreachable: the lookup above ran in this same BEGIN IMMEDIATE transaction, which holds the
+  // write lock, so no other connection can have stored the message since. Should it happen anyway,
+  // throwing rolls back the contact and conversation written above instead of committing them half.
+  if (message === undefined) throw new Error(`Message ${item.externalId} of channel ${channel.id} appeared during the transaction that checked for it.`);
   const attachments: AttachmentRow[] = item.attachments.map((media) =>
     store.attachments.insertFromProvider(
       {
@@ -120,48 +131,53 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
     item.income ? { last_message_id: message.id, replied_state: 'unreplied', operational_state: 'open' } : { last_message_id: message.id, replied_state: 'replied' },
     ms,
   );
+  let events = 1;
   if (created) {
     recordEvent(store.outbox, channel.company_id, 'conversation', 'create', presentConversation(updated), now);
+    events += 1;
   } else if (senderChanged || updated.operational_state !== conversation.operational_state || updated.replied_state !== conversation.replied_state) {
     recordEvent(store.outbox, channel.company_id, 'conversation', 'update', presentConversation(updated), now);
+    events += 1;
   }
   recordEvent(store.outbox, channel.company_id, 'message', 'create', presentMessage(message, attachments, publicUrl), now);
-  return true;
+  return events;
 }
 
-/** A status report moves an outgoing message forward only (src/domain/status.ts); `message.update` when it moved. */
-function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, publicUrl: string, now: Date): void {
+/** A status report moves an outgoing message forward only (src/domain/status.ts); `message.update` when it moved. Answers the events written. */
+function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, publicUrl: string, now: Date): number {
   const message = store.messages.findByChannelExternalId(channel.id, item.externalId);
   // Unknown ids (a message sent by other means, or not yet known) and incoming messages: nothing to move.
-  if (message === undefined || message.income === 1) return;
+  if (message === undefined || message.income === 1) return 0;
   const to = nextStatus(message.status, item.status);
-  if (to === null) return;
+  if (to === null) return 0;
   const details = item.error === undefined ? parseDetails(message) : { ...(parseDetails(message) ?? {}), ...item.error };
   const moved = store.messages.moveStatus(message.id, message.status, to, details);
-  if (moved !== undefined) emitMessageUpdate(store, moved, publicUrl, now);
+  return moved === undefined ? 0 : emitMessageUpdate(store, moved, publicUrl, now);
 }
 
-/** A reaction lands on the message it reacts to: one per sender, the empty emoji removes it. */
-function applyReaction(store: Store, channel: ChannelRow, item: ReactionItem, publicUrl: string, now: Date): void {
+/** A reaction lands on the message it reacts to: one per sender, the empty emoji removes it. Answers the events written. */
+function applyReaction(store: Store, channel: ChannelRow, item: ReactionItem, publicUrl: string, now: Date): number {
   const target = store.messages.findByChannelExternalId(channel.id, item.targetExternalId);
-  if (target === undefined) return;
-  if (!store.callbacks.claimReceipt(channel.id, item.receipt, now.getTime())) return;
+  if (target === undefined) return 0;
+  if (!store.callbacks.claimReceipt(channel.id, item.receipt, now.getTime())) return 0;
   const others = (JSON.parse(target.reactions) as { from?: string }[]).filter((r) => r.from !== item.from);
   const reactions = item.emoji === '' ? others : [...others, { emoji: item.emoji, from: item.from, created_at: new Date(item.sentAt).toISOString() }];
-  emitMessageUpdate(store, store.messages.setReactions(target.id, reactions), publicUrl, now);
+  return emitMessageUpdate(store, store.messages.setReactions(target.id, reactions), publicUrl, now);
 }
 
-/** An edit at the provider replaces the text; `details.edited_at` says when. */
-function applyEdit(store: Store, channel: ChannelRow, item: EditItem, publicUrl: string, now: Date): void {
+/** An edit at the provider replaces the text; `details.edited_at` says when. Answers the events written. */
+function applyEdit(store: Store, channel: ChannelRow, item: EditItem, publicUrl: string, now: Date): number {
   const target = store.messages.findByChannelExternalId(channel.id, item.targetExternalId);
-  if (target === undefined) return;
+  if (target === undefined) return 0;
   const details = { ...(parseDetails(target) ?? {}), edited_at: new Date(item.editedAt).toISOString() };
-  emitMessageUpdate(store, store.messages.setText(target.id, item.text, details), publicUrl, now);
+  return emitMessageUpdate(store, store.messages.setText(target.id, item.text, details), publicUrl, now);
 }
 
-function emitMessageUpdate(store: Store, message: MessageRow, publicUrl: string, now: Date): void {
+/** Writes `message.update`: one event. */
+function emitMessageUpdate(store: Store, message: MessageRow, publicUrl: string, now: Date): number {
   const attachments = store.attachments.forMessages([message.id]);
   recordEvent(store.outbox, message.company_id, 'message', 'update', presentMessage(message, attachments, publicUrl), now);
+  return 1;
 }
 
 function parseDetails(message: MessageRow): Record<string, unknown> | null {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A new private API token: 32 random bytes, recognisable by its prefix in logs and leak scanners. */
 export function generateApiToken(): string {
@@ -11,4 +11,12 @@ export function generateApiToken(): string {
  */
 export function digestApiToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/**
+ * Equality of two secrets in time independent of where they differ: SHA-256 digests (always of
+ * equal length) are compared, so neither the length nor a matching prefix leaks by timing.
+ */
+export function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(given, 'utf8').digest(), createHash('sha256').update(expected, 'utf8').digest());
 }

@@ -41,6 +41,13 @@ export class Unauthorized extends AppError {
   }
 }
 
+/** Authenticated or not, the request may not do this (e.g. a subscribe handshake with a wrong verify token). */
+export class Forbidden extends AppError {
+  constructor(detail: string) {
+    super(403, 'forbidden', 'Forbidden', detail);
+  }
+}
+
 export class NotFound extends AppError {
   constructor(detail: string) {
     super(404, 'not_found', 'Not found', detail);

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { botUpdate } from '../../schemas/callbacks/bot.js';
-import { bareMimeType, defaultFileName, type ChatProfile, type IngestBatch, type IngestItem, type MediaDescription } from './normalized.js';
+import { bareMimeType, defaultFileName, locationDetails, type ChatProfile, type IngestBatch, type IngestItem, type MediaDescription } from './normalized.js';
 
 export type BotUpdate = FromSchema<typeof botUpdate>;
 type BotMessage = NonNullable<BotUpdate['message']>;
@@ -34,7 +34,7 @@ function botMessageItem(message: BotMessage): IngestItem {
   const details: Record<string, unknown> = {};
   const chat = botChat(message);
   if (chat.isGroup && message.from !== undefined) details.sender = { id: String(message.from.id), name: personName(message.from) };
-  if (message.location !== undefined) details.location = message.location;
+  if (message.location !== undefined) details.location = locationDetails(message.location);
   return {
     kind: 'message',
     externalId: botMessageId(message.chat.id, message.message_id),

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { cloudCallback } from '../../schemas/callbacks/cloud.js';
-import { bareMimeType, defaultFileName, type IngestBatch, type IngestItem, type MediaDescription, type MediaKind } from './normalized.js';
+import { bareMimeType, defaultFileName, locationDetails, type IngestBatch, type IngestItem, type MediaDescription, type MediaKind } from './normalized.js';
 
 export type CloudCallback = FromSchema<typeof cloudCallback>;
 type CloudValue = CloudCallback['entry'][number]['changes'][number]['value'];
@@ -60,12 +60,12 @@ function cloudMessageItem(message: CloudMessage, profileName: string | undefined
       break;
     }
     case 'location':
-      details = { location: message.location };
+      details = { location: locationDetails(message.location!) };
       break;
     case 'interactive': {
       const reply = message.interactive?.button_reply ?? message.interactive?.list_reply;
       text = reply?.title ?? null;
-      details = { interactive: { type: message.interactive!.type, ...reply } };
+      details = { interactive: { type: message.interactive!.type, ...(reply === undefined ? {} : { id: reply.id, title: reply.title }) } };
       break;
     }
     case 'button':
@@ -115,8 +115,18 @@ function cloudStatusItem(status: CloudStatus): IngestItem | undefined {
     case 'read':
       return { kind: 'status', externalId: status.id, status: status.status, at };
     case 'failed':
-      return { kind: 'status', externalId: status.id, status: 'error', at, error: { errors: status.errors ?? [] } };
+      return { kind: 'status', externalId: status.id, status: 'error', at, error: { errors: (status.errors ?? []).map(cloudError) } };
     default:
       return undefined;
   }
+}
+
+/** A delivery error: only the fields the gateway knows, never the provider's whole object. */
+function cloudError(error: NonNullable<CloudStatus['errors']>[number]): Record<string, unknown> {
+  const known: Record<string, unknown> = {};
+  if (error.code !== undefined) known.code = error.code;
+  if (error.title !== undefined) known.title = error.title;
+  if (error.message !== undefined) known.message = error.message;
+  if (error.error_data?.details !== undefined) known.error_data = { details: error.error_data.details };
+  return known;
 }

@@ -95,6 +95,17 @@ export interface IngestBatch {
   items: IngestItem[];
 }
 
+/** A shared location: only the fields the gateway knows, never the provider's whole object. */
+export function locationDetails(location: { latitude: number; longitude: number; name?: unknown; address?: unknown }): Record<string, unknown> {
+  return {
+    latitude: location.latitude,
+    longitude: location.longitude,
+    // Texts only: a family whose schema does not declare them (bot-style) leaves them unchecked.
+    ...(typeof location.name === 'string' ? { name: location.name } : {}),
+    ...(typeof location.address === 'string' ? { address: location.address } : {}),
+  };
+}
+
 const EXTENSIONS: Record<string, string> = {
   'image/jpeg': 'jpg',
   'image/png': 'png',

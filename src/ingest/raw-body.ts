@@ -3,6 +3,20 @@ import getRawBody from 'raw-body';
 import { discardRest } from '../http/body.js';
 import { BadRequest, PayloadTooLarge } from '../http/errors.js';
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The body as text, or 400 when it is not valid UTF-8. Checked before any signature: a lenient
+ * decoding (U+FFFD for bad bytes) would let a verifier accept bytes other than those it was given.
+ * The BOM is kept, so the text encodes back to exactly the bytes received.
+ */
+export function utf8Body(raw: Buffer): string {
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    throw new BadRequest('The callback body is not valid UTF-8.');
+  }
+}
 
 /**
  * Reads the request body as bytes, at most `limit` of them, without parsing it: callbacks are

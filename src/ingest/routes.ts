@@ -2,10 +2,12 @@ import type Router from '@koa/router';
 import { botUpdate } from '../../schemas/callbacks/bot.js';
 import { cloudCallback, cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
 import { connectorEvents, connectorEventType } from '../../schemas/callbacks/connector.js';
+import { pathId } from '../api/params.js';
 import { callbackFamily, presentedSecret, type CallbackFamily } from '../domain/callback-secrets.js';
 import { applyCallback } from '../domain/incoming.js';
+import { sameSecret } from '../domain/tokens.js';
 import type { AppState, RouteContext } from '../http/context.js';
-import { AppError, BadRequest, NotFound, Unauthorized, ValidationFailed } from '../http/errors.js';
+import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../http/errors.js';
 import { validator, type Validator } from '../http/validate.js';
 import type { ChannelCallbackRow } from '../store/callbacks.js';
 import type { ChannelRow } from '../store/channels.js';
@@ -14,15 +16,8 @@ import { normalizeBotUpdate, type BotUpdate } from './bot.js';
 import { normalizeCloudCallback, type CloudCallback } from './cloud.js';
 import { normalizeConnectorEvent, type ConnectorEvent } from './connector.js';
 import type { IngestBatch } from './normalized.js';
-import { readRawBody } from './raw-body.js';
-import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER, sameSecret, verifyBotSecret, verifyCloudSignature, verifyStandardWebhook, type VerifyResult } from './verify.js';
-
-/** The subscribe handshake with a wrong verify token or mode. */
-export class Forbidden extends AppError {
-  constructor(detail: string) {
-    super(403, 'forbidden', 'Forbidden', detail);
-  }
-}
+import { readRawBody, utf8Body } from './raw-body.js';
+import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER, verifyBotSecret, verifyCloudSignature, verifyStandardWebhook, type VerifyResult } from './verify.js';
 
 export interface CallbackDeps {
   store: Store;
@@ -45,20 +40,18 @@ const validateHandshake = validator(cloudHandshakeQuery);
 /**
  * Provider callbacks (DESIGN.md section 5). Not behind the API token: every family carries its own
  * verification, checked over the raw bytes before anything is parsed. Answers, in this order:
- * 404 unknown, deleted or other provider's channel; 413 body over the limit; 401 bad or missing
- * signature; 400 malformed JSON; 422 schema violation; 200 once the transaction committed.
+ * 404 unknown, deleted or other provider's channel; 413 body over the limit; 400 body not valid
+ * UTF-8; 401 bad or missing signature; 400 malformed JSON; 422 schema violation; 200 once the
+ * transaction committed.
  */
 export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): void {
   const { store } = deps;
 
   router.get('/callbacks/chat_a_business/:channelId', (ctx) => {
     const { settings } = findCallbackChannel(store, 'chat_a_business', ctx.params.channelId);
-    const mode = ctx.query['hub.mode'];
-    const token = ctx.query['hub.verify_token'];
-    if (mode !== 'subscribe' || typeof token !== 'string' || !sameSecret(token, settings.verify_token)) {
-      throw new Forbidden('hub.mode must be subscribe and hub.verify_token the channel\'s verify token.');
-    }
+    // The schema checks the shape (hub.mode is subscribe, one text each); then only the token is compared.
     const query = validateHandshake({ ...ctx.query }, 'text');
+    if (!sameSecret(query['hub.verify_token'], settings.verify_token)) throw new Forbidden("hub.verify_token is not the channel's verify token.");
     ctx.type = 'text/plain';
     ctx.body = query['hub.challenge'];
   });
@@ -67,10 +60,11 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
     const { channel, settings } = findCallbackChannel(store, ctx.params.provider!, ctx.params.channelId);
     const family = callbackFamily(channel.provider);
     const raw = await readRawBody(ctx.req, deps.bodyLimitBytes);
-    const refused = verify(family, ctx, raw, settings, deps.cloudAppSecret);
+    const text = utf8Body(raw);
+    const refused = verify(family, ctx, raw, text, settings, deps.cloudAppSecret);
     if (refused !== null) throw new Unauthorized(refused);
-    const batch = normalize(family, parseJson(raw), ctx);
-    const outcome = applyCallback(store, channel.id, batch, deps.publicUrl);
+    const batch = normalize(family, parseJson(text), ctx);
+    const outcome = applyCallback(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl);
     ctx.state.log.info({ channel: channel.id, family, ...outcome }, 'callback applied');
     ctx.body = { status: 'ok' };
   });
@@ -78,24 +72,20 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
 
 /** A live channel of the provider named in the path, with its callback settings; 404 for anything else. */
 function findCallbackChannel(store: Store, provider: string, idText: string | undefined): { channel: ChannelRow; settings: ChannelCallbackRow } {
-  const id = /^[1-9][0-9]{0,15}$/.test(idText ?? '') ? Number(idText) : NaN;
-  const channel = Number.isSafeInteger(id) ? store.channels.findLive(id) : undefined;
-  const settings = channel === undefined ? undefined : store.callbacks.find(channel.id);
-  // A channel without callback settings (created outside createAuth) has nothing to verify with.
-  if (channel === undefined || channel.provider !== provider || settings === undefined) {
-    throw new NotFound(`There is no ${provider} channel ${idText ?? ''} to take callbacks for.`);
-  }
-  return { channel, settings };
+  const channel = store.channels.findLive(pathId(idText, `${provider} channel`));
+  if (channel === undefined || channel.provider !== provider) throw new NotFound(`${provider} channel ${idText ?? ''} was not found.`);
+  // Every channel got its settings in createAuth (older ones from migration 004).
+  return { channel, settings: store.callbacks.get(channel.id) };
 }
 
-function verify(family: CallbackFamily, ctx: RouteContext, raw: Buffer, settings: ChannelCallbackRow, cloudAppSecret: string | null): VerifyResult {
+function verify(family: CallbackFamily, ctx: RouteContext, raw: Buffer, text: string, settings: ChannelCallbackRow, cloudAppSecret: string | null): VerifyResult {
   switch (family) {
     case 'cloud':
       return verifyCloudSignature(raw, ctx.get(CLOUD_SIGNATURE_HEADER), cloudAppSecret ?? presentedSecret('cloud', settings.signing_secret));
     case 'bot':
       return verifyBotSecret(ctx.get(BOT_SECRET_HEADER), presentedSecret('bot', settings.signing_secret));
     case 'connector':
-      return verifyStandardWebhook(raw, webhookHeaders(ctx), presentedSecret('connector', settings.signing_secret));
+      return verifyStandardWebhook(text, webhookHeaders(ctx), presentedSecret('connector', settings.signing_secret));
   }
 }
 
@@ -103,9 +93,9 @@ function webhookHeaders(ctx: RouteContext): Record<string, string> {
   return { 'webhook-id': ctx.get('webhook-id'), 'webhook-timestamp': ctx.get('webhook-timestamp'), 'webhook-signature': ctx.get('webhook-signature') };
 }
 
-function parseJson(raw: Buffer): unknown {
+function parseJson(text: string): unknown {
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     throw new BadRequest('The callback body is not valid JSON.');
   }

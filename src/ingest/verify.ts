@@ -1,5 +1,6 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { sameSecret } from '../domain/tokens.js';
 
 /** The header the bot-style provider repeats on every update: the secret token given when the webhook was registered. */
 export const BOT_SECRET_HEADER = 'x-bot-api-secret-token';
@@ -8,13 +9,6 @@ export const CLOUD_SIGNATURE_HEADER = 'x-hub-signature-256';
 
 /** Why a callback was not accepted as signed, or null when it was. Sentences for the 401 answer; they never hold a secret. */
 export type VerifyResult = string | null;
-
-/** Equality of two texts in time independent of where they differ (digests of equal length are compared). */
-export function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
 
 /** Cloud-style: `X-Hub-Signature-256: sha256=<hex>` over the raw body, keyed by the app secret. */
 export function verifyCloudSignature(rawBody: Buffer, header: string, appSecret: string): VerifyResult {
@@ -32,16 +26,17 @@ export function verifyBotSecret(header: string, secretToken: string): VerifyResu
 }
 
 /**
- * Connector: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) over the raw
+ * Connector: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) over the
  * body with the channel's `whsec_` secret; the library compares in constant time and refuses
- * timestamps more than 5 minutes away.
+ * timestamps more than 5 minutes away. It signs text, so `body` is the strictly decoded UTF-8 of
+ * the bytes received (utf8Body: invalid UTF-8 never gets here), which encodes back to those bytes.
  */
-export function verifyStandardWebhook(rawBody: Buffer, headers: Record<string, string>, secret: string): VerifyResult {
+export function verifyStandardWebhook(body: string, headers: Record<string, string>, secret: string): VerifyResult {
   for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
     if ((headers[name] ?? '') === '') return `The ${name} header is missing.`;
   }
   try {
-    new Webhook(secret).verify(rawBody, headers, { jsonParse: false });
+    new Webhook(secret).verify(body, headers, { jsonParse: false });
     return null;
   } catch (error) {
     if (error instanceof WebhookVerificationError) return `The Standard Webhooks signature was refused: ${error.message}.`;

@@ -7,7 +7,7 @@ export type ChannelApi = 'v1' | 'v2';
 export interface ChannelCallbackRow {
   channel_id: number;
   api: ChannelApi;
-  /** Hex of 32 random bytes; each callback family presents it in its own form (see src/ingest/secrets.ts). */
+  /** Hex of 32 random bytes; each callback family presents it in its own form (see presentedSecret in src/domain/callback-secrets.ts). */
   signing_secret: string;
   /** Hex of 16 random bytes: `hub.verify_token` of the cloud-style subscribe handshake. */
   verify_token: string;
@@ -46,6 +46,16 @@ export class CallbackStore {
 
   find(channelId: number): ChannelCallbackRow | undefined {
     return this.byChannel.get(channelId);
+  }
+
+  /**
+   * A live channel's settings. Every channel has them (createAuth writes them with the channel,
+   * migration 004 backfilled older ones), so a missing row is a fault, never created on the fly.
+   */
+  get(channelId: number): ChannelCallbackRow {
+    const settings = this.byChannel.get(channelId);
+    if (settings === undefined) throw new Error(`Channel ${channelId} has no callback settings.`);
+    return settings;
   }
 
   /**

@@ -50,7 +50,7 @@ describe('cloud-style callbacks: admin view and handshake', () => {
     expectErrorShape(missing, 404, 'not_found');
   });
 
-  it('answers the subscribe handshake with the challenge as text, 403 for a wrong token', async () => {
+  it('answers the subscribe handshake with the challenge as text, 403 for a wrong token, 422 for a wrong mode', async () => {
     const ok = await gw.request('GET', `/callbacks/chat_a_business/${channelId}?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1158201444`, { token: null });
     expect(ok.status).toBe(200);
     expect(ok.headers['content-type']).toMatch(/^text\/plain/);
@@ -58,7 +58,7 @@ describe('cloud-style callbacks: admin view and handshake', () => {
     const wrong = await gw.request('GET', `/callbacks/chat_a_business/${channelId}?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`, { token: null });
     expectErrorShape(wrong, 403, 'forbidden');
     const mode = await gw.request('GET', `/callbacks/chat_a_business/${channelId}?hub.mode=unsubscribe&hub.verify_token=${verifyToken}&hub.challenge=1`, { token: null });
-    expectErrorShape(mode, 403, 'forbidden');
+    expectErrorShape(mode, 422, 'validation_failed');
     expectErrorShape(await gw.request('GET', `/callbacks/chat_a_business/999999?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1`, { token: null }), 404, 'not_found');
   });
 });

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -122,5 +123,27 @@ export function seedOutgoing(store: Store, conversationId: number, companyId: nu
       sendToCrm: true,
     });
     return row.id;
+  });
+}
+
+/** Posts exact bytes (which need not be valid UTF-8), unlike gw.request which sends text. */
+export function postBytes(gw: TestGateway, pathAndQuery: string, body: Buffer, headers: Record<string, string>): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${gw.baseUrl}${pathAndQuery}`, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // not JSON: keep the text
+        }
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: parsed });
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
   });
 }
