@@ -7,7 +7,7 @@ import { Forbidden } from '../../src/http/errors.js';
 import type { IngestBatch } from '../../src/ingest/normalized.js';
 import { emittedEvents } from '../helpers/events.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, callbackInfo, checkedEvents, fixture, postBot, postBytes, postCloud, rowCounts, seedOutgoing } from './helpers.js';
+import { ADMIN_TOKEN, callbackInfo, checkedEvents, postBot, postBytes, postCloud, rowCounts, seedOutgoing } from './helpers.js';
 
 let gw: TestGateway;
 let companyId: number;
