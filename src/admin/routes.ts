@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { adminBulkReplayBody, adminDeliveryListQuery } from '../../schemas/admin/deliveries.js';
 import { ReplayRefused, type Replayer } from '../dispatch/replay.js';
+import { pathId } from '../api/params.js';
 import type { AppState } from '../http/context.js';
 import { Conflict, NotFound, ServiceUnavailable, ValidationFailed } from '../http/errors.js';
 import { parseBody } from '../http/body.js';
@@ -84,8 +85,7 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
   });
 
   router.get('/admin/companies/:companyId/endpoints', auth, (ctx) => {
-    const companyId = Number(ctx.params.companyId);
-    if (!Number.isSafeInteger(companyId) || companyId < 1) throw new NotFound(`There is no company ${ctx.params.companyId}.`);
+    const companyId = pathId(ctx.params.companyId, 'company');
     ctx.body = { endpoints: store.deliveries.endpointHealth(companyId).map(presentEndpointHealth) };
   });
 

@@ -37,6 +37,21 @@ describe('decide', () => {
     expect(decide({ attempt: 3, trigger: 'auto' }, answer(429, '1'), policy, now, mid).nextAttemptAt).toBe(now + 1_800_000);
     expect(decide({ attempt: 1, trigger: 'auto' }, answer(500, '600'), policy, now, mid).nextAttemptAt).toBe(now + 5_000);
   });
+
+  it('lets Retry-After only delay, never bring a later scheduled retry forward (attempts 5-7)', () => {
+    const mid = () => 0.5;
+    for (const [attempt, scheduled] of [
+      [5, 18_000_000],
+      [6, 36_000_000],
+      [7, 36_000_000],
+    ] as const) {
+      // Shorter than the schedule, and longer than the bound: the schedule wins either way.
+      expect(decide({ attempt, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(now + scheduled);
+      expect(decide({ attempt, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(now + scheduled);
+    }
+    // Within the bound and beyond the schedule: it delays.
+    expect(decide({ attempt: 2, trigger: 'auto' }, answer(503, '1200'), policy, now, mid).nextAttemptAt).toBe(now + 1_200_000);
+  });
 });
 
 describe('helpers', () => {

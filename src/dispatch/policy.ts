@@ -35,7 +35,8 @@ export function decide(job: Pick<DeliveryJob, 'attempt' | 'trigger'>, result: At
   if (job.trigger === 'manual' || job.attempt >= policy.scheduleMs.length) return { outcome: 'failed', nextAttemptAt: null };
   const scheduled = jittered(policy.scheduleMs[job.attempt]!, policy.jitter, random);
   const retryAfter = code === 429 || code === 503 ? parseRetryAfter(result.retryAfter, now) : null;
-  const delay = retryAfter === null ? scheduled : Math.min(Math.max(retryAfter, scheduled), policy.retryAfterMaxMs);
+  // Retry-After only ever delays (up to its bound); it never brings a later scheduled retry forward.
+  const delay = retryAfter === null ? scheduled : Math.max(scheduled, Math.min(retryAfter, policy.retryAfterMaxMs));
   return { outcome: 'retry', nextAttemptAt: now + delay };
 }
 

@@ -2,9 +2,9 @@ import type { EventRecord } from '../domain/events.js';
 import type { Logger } from '../log.js';
 import type { DeliveryFilter, DeliveryRow } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
+import { signingSecrets } from '../store/webhooks.js';
 import { pause, type Clock, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
-import { signingSecrets } from './endpoint-secrets.js';
 import { jobKey, STREAM, type DeliveryJob } from './jobs.js';
 
 export class ReplayRefused extends Error {}
@@ -19,7 +19,7 @@ export class Replayer {
 
   job(delivery: DeliveryRow): DeliveryJob {
     const { store, clock } = this.options;
-    const endpoint = store.webhooks.list(delivery.company_id).find((e) => e.id === delivery.endpoint_id);
+    const endpoint = store.webhooks.find(delivery.company_id, delivery.endpoint_id);
     if (endpoint === undefined) throw new ReplayRefused(`The endpoint ${delivery.endpoint_id} of delivery ${delivery.id} no longer exists.`);
     if (!endpoint.active) throw new ReplayRefused(`The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`);
     return {
@@ -66,11 +66,19 @@ export class ReplayTaskWorker implements Worker {
         await pause(idleMs, signal);
         continue;
       }
-      const filter = JSON.parse(task.filter) as DeliveryFilter;
-      const page = store.deliveries.scan(filter, task.cursor_seq, 100);
-      const enqueued = await replayer.replay(page);
-      store.replayTasks.progress(task.id, enqueued, page.at(-1)?.seq ?? task.cursor_seq, clock.now());
-      if (page.length < 100) store.replayTasks.finish(task.id, 'completed', null, clock.now());
+      try {
+        const filter = JSON.parse(task.filter) as DeliveryFilter;
+        const page = store.deliveries.scan(filter, task.cursor_seq, 100);
+        const enqueued = await replayer.replay(page);
+        store.replayTasks.progress(task.id, enqueued, page.at(-1)?.seq ?? task.cursor_seq, clock.now());
+        if (page.length < 100) store.replayTasks.finish(task.id, 'completed', null, clock.now());
+      } catch (error) {
+        // Refusals are skipped inside replay(); anything else would come back on every pass (a
+        // crash loop of the worker): the task ends as failed, with the error, and the next goes on.
+        if (signal.aborted) return;
+        this.options.logger.error({ err: error, task_id: task.id }, 'bulk replay task failed');
+        store.replayTasks.finish(task.id, 'failed', error instanceof Error ? error.message : String(error), clock.now());
+      }
     }
   }
 }

@@ -1,8 +1,7 @@
 import { jobKey, type DeliveryJob } from '../dispatch/jobs.js';
-import { signingSecrets } from '../dispatch/endpoint-secrets.js';
 import type { EventRecord } from '../domain/events.js';
 import type { Store } from '../store/store.js';
-import { wantsEvent } from '../store/webhooks.js';
+import { signingSecrets, wantsEvent } from '../store/webhooks.js';
 import type { OutgoingMessage } from '../streams/stream.js';
 
 /**

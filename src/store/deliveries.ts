@@ -87,18 +87,43 @@ export class DeliveryStore {
        VALUES (@id, @delivery_id, @number, @trigger, @started_at, @duration_ms, @status_code, @response_body, @error, @outcome)
        ON CONFLICT (id) DO NOTHING`,
     );
-    this.updateDelivery = db.prepare<[DeliveryStatus, number, number | null, number | null, string | null, number, string]>(
-      `UPDATE webhook_deliveries SET status = ?, attempt_count = max(attempt_count, ?), next_attempt_at = ?,
-         last_status_code = ?, last_error = ?, updated_at = ? WHERE id = ?`,
+    // A delivered delivery stays delivered (a late or duplicate result does not move it back); a
+    // failed manual attempt leaves a delivery the schedule still retries pending, with
+    // its next_attempt_at.
+    this.updateDelivery = db.prepare<{
+      status: DeliveryStatus;
+      trigger: 'auto' | 'manual';
+      number: number;
+      next_attempt_at: number | null;
+      status_code: number | null;
+      error: string | null;
+      now: number;
+      id: string;
+    }>(
+      `UPDATE webhook_deliveries SET
+         status = CASE
+           WHEN status = 'delivered' THEN 'delivered'
+           WHEN @trigger = 'manual' AND @status = 'failed' AND status = 'pending' THEN 'pending'
+           ELSE @status END,
+         next_attempt_at = CASE
+           WHEN status = 'delivered' THEN next_attempt_at
+           WHEN @trigger = 'manual' AND @status = 'failed' AND status = 'pending' THEN next_attempt_at
+           ELSE @next_attempt_at END,
+         attempt_count = max(attempt_count, @number),
+         last_status_code = @status_code, last_error = @error, updated_at = @now
+       WHERE id = @id`,
     );
     this.attemptsOf = db.prepare<[string], AttemptRow>('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY started_at, number');
     this.healthOf = db.prepare<[number], { failing_since: number | null; disabled_at: number | null }>(
       'SELECT failing_since, disabled_at FROM webhook_endpoint_health WHERE endpoint_id = ?',
     );
+    // Nothing when the endpoint is gone (deleted since the attempt): its health row would violate
+    // the foreign key, and there is nothing left to disable.
     this.upsertHealth = db.prepare<{ endpoint_id: number; success: number; at: number }>(
       `INSERT INTO webhook_endpoint_health (endpoint_id, last_success_at, last_failure_at, failing_since, consecutive_failures)
-       VALUES (@endpoint_id, CASE WHEN @success THEN @at END, CASE WHEN @success THEN NULL ELSE @at END,
-               CASE WHEN @success THEN NULL ELSE @at END, CASE WHEN @success THEN 0 ELSE 1 END)
+       SELECT @endpoint_id, CASE WHEN @success THEN @at END, CASE WHEN @success THEN NULL ELSE @at END,
+              CASE WHEN @success THEN NULL ELSE @at END, CASE WHEN @success THEN 0 ELSE 1 END
+       WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = @endpoint_id)
        ON CONFLICT (endpoint_id) DO UPDATE SET
          last_success_at = CASE WHEN @success THEN @at ELSE last_success_at END,
          last_failure_at = CASE WHEN @success THEN last_failure_at ELSE @at END,
@@ -144,7 +169,16 @@ export class DeliveryStore {
       if (this.insertAttempt.run(attempt).changes === 0) return;
       const delivered = attempt.outcome === 'delivered';
       const status: DeliveryStatus = delivered ? 'delivered' : attempt.outcome === 'retry' ? 'pending' : 'failed';
-      this.updateDelivery.run(status, attempt.number, attempt.next_attempt_at, attempt.status_code, attempt.error, now, attempt.delivery_id);
+      this.updateDelivery.run({
+        status,
+        trigger: attempt.trigger,
+        number: attempt.number,
+        next_attempt_at: attempt.next_attempt_at,
+        status_code: attempt.status_code,
+        error: attempt.error,
+        now,
+        id: attempt.delivery_id,
+      });
       const at = attempt.started_at;
       this.upsertHealth.run({ endpoint_id: attempt.endpoint_id, success: delivered ? 1 : 0, at });
       if (attempt.outcome === 'gone') this.disable(attempt.endpoint_id, 'the endpoint answered 410 Gone', at);

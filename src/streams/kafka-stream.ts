@@ -120,22 +120,31 @@ export class KafkaStreamBus implements StreamBus {
     const tracker = new OffsetTracker();
     let heartbeat: () => Promise<void> = async () => {};
 
-    const due = async (message: KafkaMessage) => {
-      if (!(await waitUntil(this.clock, message.notBefore, abort.signal, () => heartbeat()))) throw new Error('consumer stopped');
-      await handler(message);
-    };
-    const runner = new KeyedRunner<KafkaMessage>(
-      due,
+    // Parked until not_before without holding a running slot; a drain or stop aborts the wait
+    // and the message stays uncommitted.
+    const until = (message: KafkaMessage, signal: AbortSignal) => waitUntil(this.clock, message.notBefore, signal, () => heartbeat());
+    const runner = new KeyedRunner<KafkaMessage>({
+      handler,
       maxInFlight,
-      async (message) => {
+      until,
+      onDone: async (message) => {
         const offset = tracker.done(message.generation, message.partition, message.offset);
         if (offset === null) return;
         await consumer
           .commitOffsets([{ topic: this.topic(stream), partition: message.partition, offset: String(offset) }])
           .catch((error: unknown) => this.logger.debug({ err: error, stream, group }, 'offset commit failed; the message may come again'));
       },
-      (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
-    );
+      onFailed: (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
+      onGaveUp: (message, error) =>
+        this.logger.error(
+          { err: error, stream, group, message_id: message.id, key: message.key, partition: message.partition, offset: message.offset, value: message.value },
+          'stream handler keeps failing; message given up and committed',
+        ),
+    });
+    // Messages of one partition held but not running (queued behind their key or parked): past
+    // this many, only that partition stops fetching until its backlog shrinks.
+    const maxWaitingPerPartition = Math.max(4 * maxInFlight, 256);
+    const blocked = (partition: number) => runner.full || runner.waitingWhere((m) => m.partition === partition) >= maxWaitingPerPartition;
 
     let markReady: () => void = () => {};
     const ready = new Promise<void>((resolve) => (markReady = resolve));
@@ -154,8 +163,8 @@ export class KafkaStreamBus implements StreamBus {
         partitionsConsumedConcurrently: 4,
         eachMessage: async ({ partition, message, heartbeat: beat }) => {
           heartbeat = beat;
-          while (runner.full && !abort.signal.aborted) {
-            await Promise.race([runner.room(), pause(1_000, abort.signal)]);
+          while (fetching && !abort.signal.aborted && blocked(partition)) {
+            await Promise.race([runner.changed(), pause(1_000, abort.signal)]);
             await beat().catch(() => {});
           }
           // Not resolved, so not committed: another consumer (or this one, later) gets it.
@@ -192,7 +201,7 @@ export class KafkaStreamBus implements StreamBus {
       stop,
       drain: async () => {
         fetching = false;
-        await runner.idle();
+        await runner.drain();
         await stop();
       },
     };

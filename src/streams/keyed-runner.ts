@@ -1,72 +1,236 @@
 import { pause, type IncomingMessage } from './stream.js';
 
+export interface KeyedRunnerOptions<T extends IncomingMessage> {
+  handler: (message: T) => Promise<void>;
+  /** Handlers RUNNING at once. Messages queued behind their own key or parked do not count. */
+  maxInFlight: number;
+  /** Commits a message whose handler resolved. */
+  onDone: (message: T) => void | Promise<void>;
+  /** Reports a throw of the handler before it is retried in place. */
+  onFailed: (message: T, error: unknown) => void;
+  /** Reports a message given up after `maxAttempts` throws (see `submit`). */
+  onGaveUp?: (message: T, error: unknown) => void;
+  /** Reports a commit that threw (the commit alone is retried, never the handler). */
+  onCommitFailed?: (message: T, error: unknown, willRetry: boolean) => void;
+  /**
+   * Parks a message until it may run (Kafka: its not_before), without holding a running slot.
+   * Resolves false when the wait was aborted: the message is abandoned uncommitted.
+   */
+  until?: (message: T, signal: AbortSignal) => Promise<boolean>;
+  /**
+   * Handler calls per message before it is given up and committed. Default: never give up — a
+   * handler that throws is infrastructure trouble (a store or broker outage), and giving up would
+   * lose the message; it holds back only its own key meanwhile.
+   */
+  maxAttempts?: number;
+  /** Commit calls per message before the commit is given up. Default 10. */
+  maxCommitAttempts?: number;
+  /** Real-time pause after the nth failure (0-based). Default 250 ms doubling up to 10 s. */
+  backoffMs?: (failures: number) => number;
+}
+
+interface Lane<T> {
+  queue: T[];
+  /** The head of the queue is in the handler (it holds a running slot). */
+  running: boolean;
+}
+
 /**
- * Runs handlers with per-key order and a global in-flight bound: a message waits only behind
- * earlier messages of its own key. Both stream implementations hand their fetched messages here;
- * `onDone` fires when a handler resolved (commit); `onFailed` reports a throw before the retry.
+ * Runs handlers with per-key order and a global bound on RUNNING handlers: a message waits only
+ * behind earlier messages of its own key. Both stream implementations hand their fetched messages
+ * here; `onDone` commits a message once its handler resolved.
+ *
+ * A message of a key is in one of three states: queued behind earlier messages of its key, parked
+ * (`until`, e.g. waiting for its not_before), or running. Only running ones count toward
+ * `maxInFlight`, so a key with many queued or parked messages never stops other keys.
  */
 export class KeyedRunner<T extends IncomingMessage> {
-  private readonly tails = new Map<string, Promise<void>>();
-  private inFlight = 0;
+  private readonly lanes = new Map<string, Lane<T>>();
+  private running = 0;
+  private held = 0;
   private readonly waiters: (() => void)[] = [];
+  private readonly slotWaiters: (() => void)[] = [];
   private stopped = false;
+  private draining = false;
+  /** Aborted by stop(): everything, running handlers' backoff included. */
   private readonly abort = new AbortController();
+  /** Aborted by drain() and stop(): parked waits and retry pauses (nothing new starts). */
+  private readonly parking = new AbortController();
+  private readonly tasks = new Set<Promise<void>>();
+  private readonly maxAttempts: number;
+  private readonly maxCommitAttempts: number;
+  private readonly backoffMs: (failures: number) => number;
 
-  constructor(
-    private readonly handler: (message: T) => Promise<void>,
-    private readonly maxInFlight: number,
-    private readonly onDone: (message: T) => void | Promise<void>,
-    private readonly onFailed: (message: T, error: unknown) => void,
-  ) {}
+  constructor(private readonly options: KeyedRunnerOptions<T>) {
+    this.maxAttempts = options.maxAttempts ?? Number.POSITIVE_INFINITY;
+    this.maxCommitAttempts = options.maxCommitAttempts ?? 10;
+    this.backoffMs = options.backoffMs ?? ((failures) => Math.min(250 * 2 ** failures, 10_000));
+  }
 
+  /** Handlers running now. */
   get size(): number {
-    return this.inFlight;
+    return this.running;
+  }
+
+  /** Messages held (queued, parked or running) and not finished. */
+  get holding(): number {
+    return this.held;
   }
 
   get full(): boolean {
-    return this.inFlight >= this.maxInFlight;
+    return this.running >= this.options.maxInFlight;
   }
 
-  /** Resolves when there is room for one more message. */
+  /** Messages of the key held and not finished (its queue, the running head included). */
+  queued(key: string): number {
+    return this.lanes.get(key)?.queue.length ?? 0;
+  }
+
+  /** Held messages not running (queued behind their key or parked) that match. */
+  waitingWhere(match: (message: T) => boolean): number {
+    let n = 0;
+    for (const lane of this.lanes.values()) {
+      lane.queue.forEach((message, index) => {
+        if (!(index === 0 && lane.running) && match(message)) n += 1;
+      });
+    }
+    return n;
+  }
+
+  /** Resolves when there is room for one more running handler. */
   async room(): Promise<void> {
-    while (this.full && !this.stopped) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    while (this.full && !this.stopped) await this.changed();
+  }
+
+  /** Resolves at the next change (a handler started or finished, a message left). */
+  changed(): Promise<void> {
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
   submit(message: T): void {
-    this.inFlight += 1;
-    const previous = this.tails.get(message.key) ?? Promise.resolve();
-    const run = previous.then(async () => {
-      // A handler that throws (its own dependency is down) gets the message again after a
-      // growing pause, in place, so later messages of its key stay behind it.
-      for (let failures = 0; !this.stopped; failures += 1) {
-        try {
-          await this.handler(message);
-          if (!this.stopped) await this.onDone(message);
-          return;
-        } catch (error) {
-          if (this.stopped) return;
-          this.onFailed(message, error);
-          await pause(Math.min(250 * 2 ** failures, 10_000), this.abort.signal);
-        }
-      }
-    });
-    const tail = run.finally(() => {
-      this.inFlight -= 1;
-      if (this.tails.get(message.key) === tail) this.tails.delete(message.key);
-      this.waiters.splice(0).forEach((wake) => wake());
-    });
-    this.tails.set(message.key, tail);
+    this.held += 1;
+    let lane = this.lanes.get(message.key);
+    if (lane !== undefined) {
+      lane.queue.push(message);
+      return;
+    }
+    lane = { queue: [message], running: false };
+    this.lanes.set(message.key, lane);
+    const task = this.work(message.key, lane).finally(() => this.tasks.delete(task));
+    this.tasks.add(task);
   }
 
-  /** Resolves once no handler is running (used by a graceful stop after fetching ended). */
+  private async work(key: string, lane: Lane<T>): Promise<void> {
+    try {
+      while (lane.queue.length > 0) {
+        const message = lane.queue[0]!;
+        // Queued or parked messages are left uncommitted once draining or stopped.
+        if (this.draining || this.stopped) break;
+        if (this.options.until && !(await this.options.until(message, this.parking.signal))) break;
+        await this.slot();
+        if (this.draining || this.stopped) break;
+        lane.running = true;
+        this.running += 1;
+        this.wake();
+        let ran: boolean;
+        try {
+          ran = await this.run(message);
+        } finally {
+          lane.running = false;
+          this.running -= 1;
+          this.slotWaiters.shift()?.();
+        }
+        if (!ran) break;
+        await this.commit(message);
+        lane.queue.shift();
+        this.held -= 1;
+        this.wake();
+      }
+    } finally {
+      // What is left in the lane is abandoned (uncommitted): redelivered later.
+      this.held -= lane.queue.length;
+      lane.queue.length = 0;
+      if (this.lanes.get(key) === lane) this.lanes.delete(key);
+      this.wake();
+    }
+  }
+
+  private async slot(): Promise<void> {
+    while (this.full && !this.stopped && !this.draining) await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  /**
+   * The handler, retried in place after a growing pause so later messages of its key stay behind
+   * it (a draining shutdown stops the retries and leaves the message uncommitted). Only with an
+   * explicit `maxAttempts` is a message that keeps throwing reported through `onGaveUp` (logged at
+   * error level with its id and value) and COMMITTED so its key moves on: a trade of at-least-once
+   * for that message that a caller must choose, never the default.
+   * Returns false when the message is to be left uncommitted (stopped, or draining during a pause).
+   */
+  private async run(message: T): Promise<boolean> {
+    for (let failures = 0; ; ) {
+      try {
+        await this.options.handler(message);
+        return !this.stopped;
+      } catch (error) {
+        if (this.stopped) return false;
+        failures += 1;
+        if (failures >= this.maxAttempts) {
+          this.options.onGaveUp?.(message, error);
+          return true;
+        }
+        this.options.onFailed(message, error);
+        if (this.draining) return false;
+        await pause(this.backoffMs(failures - 1), this.parking.signal);
+        if (this.draining || this.stopped) return false;
+      }
+    }
+  }
+
+  /** Commits; a failed commit is retried alone (the handler already ran and never runs again here). */
+  private async commit(message: T): Promise<void> {
+    for (let failures = 0; !this.stopped; ) {
+      try {
+        await this.options.onDone(message);
+        return;
+      } catch (error) {
+        failures += 1;
+        const willRetry = failures < this.maxCommitAttempts;
+        this.options.onCommitFailed?.(message, error, willRetry);
+        // Given up: left uncommitted, so it is redelivered (at-least-once), not handled twice here.
+        if (!willRetry) return;
+        await pause(this.backoffMs(failures - 1), this.abort.signal);
+      }
+    }
+  }
+
+  private wake(): void {
+    this.waiters.splice(0).forEach((wake) => wake());
+  }
+
+  /** Resolves once nothing is held. */
   async idle(): Promise<void> {
-    while (this.inFlight > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    while (this.tasks.size > 0) await Promise.all([...this.tasks]);
+  }
+
+  /**
+   * Graceful end: handlers RUNNING now finish and commit; queued messages, parked ones (their
+   * waits are aborted) and ones pausing between retries are left uncommitted. Resolves when done.
+   */
+  async drain(): Promise<void> {
+    this.draining = true;
+    this.parking.abort();
+    this.slotWaiters.splice(0).forEach((wake) => wake());
+    this.wake();
+    await this.idle();
   }
 
   /** Abandons what is running: nothing more is committed (a stop behaves like a crash). */
   stop(): void {
     this.stopped = true;
     this.abort.abort();
-    this.waiters.splice(0).forEach((wake) => wake());
+    this.parking.abort();
+    this.slotWaiters.splice(0).forEach((wake) => wake());
+    this.wake();
   }
 }

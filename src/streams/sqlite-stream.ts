@@ -69,21 +69,29 @@ export class SqliteStreamBus implements StreamBus {
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
     const fetching = new AbortController();
-    const runner = new KeyedRunner<ClaimedMessage>(
+    const runner = new KeyedRunner<ClaimedMessage>({
       handler,
       maxInFlight,
-      (message) => this.messages.commit(group, message.seq, this.clock.now()),
-      (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
-    );
+      onDone: (message) => this.messages.commit(group, message.seq, this.clock.now()),
+      onFailed: (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
+      onGaveUp: (message, error) =>
+        this.logger.error(
+          { err: error, stream, group, message_id: message.id, key: message.key, seq: message.seq, value: message.value },
+          'stream handler keeps failing; message given up and committed',
+        ),
+      onCommitFailed: (message, error, willRetry) =>
+        this.logger.warn({ err: error, stream, group, message_id: message.id, will_retry: willRetry }, 'stream commit failed'),
+    });
     let wake: (() => void) | undefined;
     const onPublish = () => wake?.();
     this.published.on(stream, onPublish);
 
     const loop = (async () => {
       while (!fetching.signal.aborted) {
-        await runner.room();
+        // Claimed messages are due and one per key, so every held one is (about to be) running.
+        while (runner.holding >= maxInFlight && !fetching.signal.aborted) await Promise.race([runner.changed(), pause(this.pollMs, fetching.signal)]);
         if (fetching.signal.aborted) break;
-        const free = maxInFlight - runner.size;
+        const free = maxInFlight - runner.holding;
         const rows = this.messages.claim(stream, group, free, this.clock.now(), this.leaseMs);
         for (const row of rows) {
           runner.submit({ stream, key: row.key, id: row.message_id, value: JSON.parse(row.value), notBefore: row.not_before, seq: row.seq });
@@ -109,7 +117,7 @@ export class SqliteStreamBus implements StreamBus {
         fetching.abort();
         wake?.();
         await loop;
-        await runner.idle();
+        await runner.drain();
         await stop();
       },
     };

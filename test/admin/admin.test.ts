@@ -126,6 +126,13 @@ describe('endpoint health and pipeline lag', () => {
     expect((await gw.admin('GET', `/admin/companies/${companyA}/endpoints`)).body.endpoints[0].last_success_at).not.toBeNull();
   });
 
+  it('takes only a plain positive integer as the company id of the path', async () => {
+    // Number() would read these as company ids; as path ids they name nothing.
+    expectError(await gw.admin('GET', `/admin/companies/0x${companyB.toString(16)}/endpoints`), 404, 'not_found');
+    expectError(await gw.admin('GET', `/admin/companies/${companyB}.0/endpoints`), 404, 'not_found');
+    expectError(await gw.admin('GET', '/admin/companies/abc/endpoints'), 404, 'not_found');
+  });
+
   it('shows the outbox lag', async () => {
     const res = await gw.admin('GET', '/admin/pipeline');
     expect(res.body.outbox).toEqual({ pending: 0, oldest_created_at: null, lag_ms: 0 });

@@ -126,6 +126,51 @@ export function streamConformance(name: string, open: (clock: ManualClock) => Pr
       expect(byKey.get('odd')).toEqual([1, 3, 5, 7, 9, 11, 13, 15, 17, 19]);
     });
 
+    it('does not stop other keys while one key has many messages queued behind a slow one', async () => {
+      const b = await bus();
+      const stream = await freshStream(b);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const handled: string[] = [];
+      const subscription = consume(
+        b,
+        stream,
+        `g-${randomUUID()}`,
+        async (m) => {
+          if (m.key === 'slow') await gate;
+          handled.push(m.id);
+        },
+        2,
+      );
+      await subscription.ready;
+      await b.publish(stream, Array.from({ length: 12 }, (_, n) => ({ key: 'slow', id: `slow-${n}`, value: { n } })));
+      await b.publish(stream, Array.from({ length: 4 }, (_, n) => ({ key: `other-${n}`, id: `other-${n}`, value: { n } })));
+      await eventually('the other keys while the slow one is stuck', () => handled.filter((id) => id.startsWith('other')).length === 4);
+      expect(handled.filter((id) => id.startsWith('slow'))).toEqual([]);
+      release();
+      await eventually('the slow key, in order', () => handled.filter((id) => id.startsWith('slow')).length === 12);
+      expect(handled.filter((id) => id.startsWith('slow'))).toEqual(Array.from({ length: 12 }, (_, n) => `slow-${n}`));
+    });
+
+    it('drains without waiting for a message parked until its not_before, which stays uncommitted', async () => {
+      const b = await bus();
+      const stream = await freshStream(b);
+      const group = `g-${randomUUID()}`;
+      const first: string[] = [];
+      const subscription = consume(b, stream, group, async (m) => void first.push(m.id));
+      await subscription.ready;
+      await b.publish(stream, [{ key: 'k-later', id: 'later', value: { n: 1 }, notBefore: clock.now() + 3_600_000 }]);
+      await b.publish(stream, [{ key: 'k-now', id: 'now', value: { n: 2 } }]);
+      await eventually('the undelayed message', () => first.includes('now'));
+      await subscription.drain(); // the clock never reaches not_before: it must not wait for it
+      expect(first).toEqual(['now']);
+
+      clock.advance(3_600_001);
+      const second: string[] = [];
+      consume(b, stream, group, async (m) => void second.push(m.id));
+      await eventually('the parked message, uncommitted, handed out again', () => second.includes('later'));
+    });
+
     it('shares the work among several consumers of one group', async () => {
       const b = await bus();
       const stream = await freshStream(b);
