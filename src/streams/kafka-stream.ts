@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Kafka, Partitioners, logLevel, type Consumer, type Producer } from 'kafkajs';
 import type { Logger } from '../log.js';
 import { KeyedRunner } from './keyed-runner.js';
@@ -114,6 +115,7 @@ export class KafkaStreamBus implements StreamBus {
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
     const abort = new AbortController();
+    setMaxListeners(0, abort.signal); // one listener per message waiting for its not_before
     let fetching = true;
     // One Kafka group per (group, stream): members of a Kafka group must share one subscription.
     const consumer: Consumer = this.kafka.consumer({ groupId: `${this.options.namespace ?? ''}${group}.${stream}`, sessionTimeout: 30_000, heartbeatInterval: 3_000 });

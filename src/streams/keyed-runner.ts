@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { pause, type IncomingMessage } from './stream.js';
 
 export interface KeyedRunnerOptions<T extends IncomingMessage> {
@@ -62,6 +63,9 @@ export class KeyedRunner<T extends IncomingMessage> {
   private readonly backoffMs: (failures: number) => number;
 
   constructor(private readonly options: KeyedRunnerOptions<T>) {
+    // Every parked or pausing message listens on these two signals at once: many listeners are
+    // the design here, not a leak (each removes its own when its wait ends).
+    setMaxListeners(0, this.abort.signal, this.parking.signal);
     this.maxAttempts = options.maxAttempts ?? Number.POSITIVE_INFINITY;
     this.maxCommitAttempts = options.maxCommitAttempts ?? 10;
     this.backoffMs = options.backoffMs ?? ((failures) => Math.min(250 * 2 ** failures, 10_000));

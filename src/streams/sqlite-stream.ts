@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
 import type { StreamMessageStore } from '../store/stream-messages.js';
 import { KeyedRunner } from './keyed-runner.js';
@@ -69,6 +69,9 @@ export class SqliteStreamBus implements StreamBus {
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
     const fetching = new AbortController();
+    // Poll pauses that lose a race to runner.changed() stay armed until their timer (pollMs) ends,
+    // so several can listen at once; bounded by the poll interval, not a leak.
+    setMaxListeners(0, fetching.signal);
     const runner = new KeyedRunner<ClaimedMessage>({
       handler,
       maxInFlight,
