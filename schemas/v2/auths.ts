@@ -1,5 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { companyId, pageParams } from './common.js';
+import { companyId, pageParams, pathCompanyBody } from './common.js';
 import { PROVIDERS } from '../v1/channels.js';
 
 /** Auth lists: `per_page` default and documented maximum. */
@@ -37,11 +37,7 @@ export const authCreateCommon = {
 } as const satisfies JSONSchema;
 
 /** GET, DELETE and POST .../confirm, PUT|PATCH .../disable of one auth: nothing beyond the company. */
-export const authActionBody = {
-  $id: 'v2/auth-action',
-  type: 'object',
-  properties: { company_id: companyId },
-} as const satisfies JSONSchema;
+export const authActionBody = pathCompanyBody;
 
 const verificationCode = {
   type: ['string', 'integer'],

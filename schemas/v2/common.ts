@@ -24,3 +24,13 @@ export const attachmentIds = withMessage(
   { type: 'array', items: rowId, minItems: 1, maxItems: 1 },
   'must hold exactly one attachment id (send several attachments as several messages)',
 );
+
+/**
+ * A request under a company path (`/api/p2/companies/<id>/...`) that takes nothing else: a
+ * `company_id` may be sent and must then name the path's company.
+ */
+export const pathCompanyBody = {
+  $id: 'v2/path-company-body',
+  type: 'object',
+  properties: { company_id: companyId },
+} as const;

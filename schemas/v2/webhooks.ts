@@ -1,5 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { companyId } from './common.js';
+import { companyId, pathCompanyBody } from './common.js';
 
 /**
  * Event names an endpoint may ask for (`<type>.<event>`, DESIGN.md section 6): the v2 envelope's
@@ -56,11 +56,7 @@ export const webhookUpdateBody = {
 } as const satisfies JSONSchema;
 
 /** GET, DELETE, POST .../rotate_secret: nothing beyond the company. */
-export const webhookActionBody = {
-  $id: 'v2/webhook-action',
-  type: 'object',
-  properties: { company_id: companyId },
-} as const satisfies JSONSchema;
+export const webhookActionBody = pathCompanyBody;
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 

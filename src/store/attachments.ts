@@ -36,22 +36,18 @@ export class AttachmentStore {
   private readonly byStorageKey;
   private readonly setMessage;
   private readonly byMessages;
-  private readonly insertProvided;
 
   constructor(db: Db) {
-    this.insertOne = db.prepare<[number, string, string, string, number, number | null, number | null, number, number], AttachmentRow>(
-      `INSERT INTO attachments (company_id, storage_key, file_name, mime_type, size, width, height, push_to_talk, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    this.insertOne = db.prepare<InsertParams, AttachmentRow>(
+      `INSERT INTO attachments (company_id, message_id, storage_key, file_name, mime_type, size, width, height, push_to_talk, origin,
+         provider_media, created_at)
+       VALUES (@company_id, @message_id, @storage_key, @file_name, @mime_type, @size, @width, @height, @push_to_talk, @origin,
+         @provider_media, @created_at) RETURNING *`,
     );
     this.byCompanyAndId = db.prepare<[number, number], AttachmentRow>('SELECT * FROM attachments WHERE company_id = ? AND id = ?');
     this.byStorageKey = db.prepare<[string], AttachmentRow>('SELECT * FROM attachments WHERE storage_key = ?');
     this.setMessage = db.prepare<[number, number, number]>(
       'UPDATE attachments SET message_id = ? WHERE id = ? AND (message_id IS NULL OR message_id = ?)',
-    );
-    this.insertProvided = db.prepare<[number, number, string, string, string, number, number | null, number | null, number, string, number], AttachmentRow>(
-      `INSERT INTO attachments (company_id, message_id, storage_key, file_name, mime_type, size, width, height, push_to_talk, origin,
-         provider_media, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'provider', ?, ?) RETURNING *`,
     );
     // One statement for any number of ids: the list travels as a JSON array.
     this.byMessages = db.prepare<[string], AttachmentRow>(
@@ -60,17 +56,7 @@ export class AttachmentStore {
   }
 
   insert(attachment: NewAttachment, now = Date.now()): AttachmentRow {
-    return this.insertOne.get(
-      attachment.companyId,
-      attachment.storageKey,
-      attachment.fileName,
-      attachment.mimeType,
-      attachment.size,
-      attachment.width,
-      attachment.height,
-      Number(attachment.pushToTalk),
-      now,
-    )!;
+    return this.insertOne.get(insertParams(attachment, { message_id: null, origin: 'upload', provider_media: null }, now))!;
   }
 
   /**
@@ -78,19 +64,8 @@ export class AttachmentStore {
    * bytes not downloaded; `providerMedia` keeps what the provider gave to fetch them.
    */
   insertFromProvider(attachment: NewAttachment & { messageId: number; providerMedia: Record<string, unknown> }, now = Date.now()): AttachmentRow {
-    return this.insertProvided.get(
-      attachment.companyId,
-      attachment.messageId,
-      attachment.storageKey,
-      attachment.fileName,
-      attachment.mimeType,
-      attachment.size,
-      attachment.width,
-      attachment.height,
-      Number(attachment.pushToTalk),
-      JSON.stringify(attachment.providerMedia),
-      now,
-    )!;
+    const origin = { message_id: attachment.messageId, origin: 'provider' as const, provider_media: JSON.stringify(attachment.providerMedia) };
+    return this.insertOne.get(insertParams(attachment, origin, now))!;
   }
 
   /** The company's attachment; another company's id answers undefined, exactly like a missing one. */
@@ -119,4 +94,39 @@ export class AttachmentStore {
     if (messageIds.length === 0) return [];
     return this.byMessages.all(JSON.stringify(messageIds));
   }
+}
+
+interface InsertParams {
+  company_id: number;
+  message_id: number | null;
+  storage_key: string;
+  file_name: string;
+  mime_type: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  push_to_talk: number;
+  origin: 'upload' | 'provider';
+  provider_media: string | null;
+  created_at: number;
+}
+
+/** The named parameters of the one insert, for an upload or for media a provider described. */
+function insertParams(
+  attachment: NewAttachment,
+  origin: Pick<InsertParams, 'message_id' | 'origin' | 'provider_media'>,
+  now: number,
+): InsertParams {
+  return {
+    company_id: attachment.companyId,
+    storage_key: attachment.storageKey,
+    file_name: attachment.fileName,
+    mime_type: attachment.mimeType,
+    size: attachment.size,
+    width: attachment.width,
+    height: attachment.height,
+    push_to_talk: Number(attachment.pushToTalk),
+    created_at: now,
+    ...origin,
+  };
 }

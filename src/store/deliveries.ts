@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AttemptRecord } from '../dispatch/jobs.js';
 import type { EventRecord } from '../domain/events.js';
+import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { takePage, type PageOf } from './pagination.js';
 import type { WebhookEndpointRow } from './webhooks.js';
@@ -24,18 +25,8 @@ export interface DeliveryRow {
   updated_at: number;
 }
 
-export interface AttemptRow {
-  id: string;
-  delivery_id: string;
-  number: number;
-  trigger: 'auto' | 'manual';
-  started_at: number;
-  duration_ms: number;
-  status_code: number | null;
-  response_body: string | null;
-  error: string | null;
-  outcome: string;
-}
+/** An attempt as stored: the dispatcher's record without what the delivery row already holds. */
+export type AttemptRow = Omit<AttemptRecord, 'company_id' | 'endpoint_id' | 'next_attempt_at'>;
 
 export interface DeliveryFilter {
   company_id?: number;
@@ -73,6 +64,8 @@ export class DeliveryStore {
   private readonly disableEndpoint;
   private readonly healthByCompany;
   private readonly markDisabledAt;
+
+  private readonly filterStatements = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
 
   constructor(private readonly db: Db) {
     this.insertDelivery = db.prepare<[string, string, string, number, number, string, number, number]>(
@@ -204,7 +197,7 @@ export class DeliveryStore {
       params.before_seq = beforeSeq;
     }
     const sql = `SELECT * FROM webhook_deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
-    return takePage(this.db.prepare<Record<string, unknown>, DeliveryRow>(sql).all({ ...params, limit: limit + 1 }), limit);
+    return takePage(this.filtered<DeliveryRow>(sql).all({ ...params, limit: limit + 1 }), limit);
   }
 
   /** Deliveries matching the filter in ascending order past `afterSeq` (bulk replay walks them). */
@@ -212,13 +205,26 @@ export class DeliveryStore {
     const { where, params } = filterSql(filter);
     where.push('seq > @after_seq');
     const sql = `SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT @limit`;
-    return this.db.prepare<Record<string, unknown>, DeliveryRow>(sql).all({ ...params, after_seq: afterSeq, limit });
+    return this.filtered<DeliveryRow>(sql).all({ ...params, after_seq: afterSeq, limit });
   }
 
   count(filter: DeliveryFilter): number {
     const { where, params } = filterSql(filter);
     const sql = `SELECT count(*) AS n FROM webhook_deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
-    return this.db.prepare<Record<string, unknown>, { n: number }>(sql).get(params)!.n;
+    return this.filtered<{ n: number }>(sql).get(params)!.n;
+  }
+
+  /**
+   * The statement of a filter query. Its SQL varies only with which filters are set (a few dozen
+   * shapes at most), so each shape is prepared once and kept.
+   */
+  private filtered<R>(sql: string): Database.Statement<Record<string, unknown>, R> {
+    let statement = this.filterStatements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare<Record<string, unknown>, unknown>(sql);
+      this.filterStatements.set(sql, statement);
+    }
+    return statement as Database.Statement<Record<string, unknown>, R>;
   }
 
   endpointHealth(companyId: number): EndpointHealthRow[] {
