@@ -19,7 +19,7 @@
 # Environment:
 #   KAFKA_PORT             client (PLAINTEXT) port          [19092]
 #   KAFKA_CONTROLLER_PORT  KRaft controller port            [19093]
-#   KAFKA_STATE_DIR        config, data, logs, pid file     [<repo>/.cache/kafka]
+#   KAFKA_STATE_DIR        config, data, logs, pid, leases  [$GATEWAY_KAFKA_HOME/state-<port>]
 #   GATEWAY_KAFKA_HOME     jar cache root (outside the repo)
 #                          [${XDG_CACHE_HOME:-$HOME/.cache}/gateway-kafka]
 #   KAFKA_START_TIMEOUT    seconds to wait for readiness    [60]
@@ -28,14 +28,16 @@
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
 POM="$SCRIPT_DIR/pom.xml"
 
 KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$POM" | head -n1)"
 KAFKA_PORT="${KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
-STATE_DIR="${KAFKA_STATE_DIR:-$REPO_ROOT/.cache/kafka}"
 CACHE_ROOT="${GATEWAY_KAFKA_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/gateway-kafka}"
+# The broker's port is machine-wide, so its state (pid file, leases) is too: checkouts of the
+# project on one machine (clones, worktrees) share the broker and its leases instead of stopping
+# it under each other.
+STATE_DIR="${KAFKA_STATE_DIR:-$CACHE_ROOT/state-$KAFKA_PORT}"
 START_TIMEOUT="${KAFKA_START_TIMEOUT:-60}"
 HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 
