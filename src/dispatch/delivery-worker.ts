@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
 import type { WebhookHttpClient } from './http-client.js';
-import { CONSUMER_GROUP, STREAM, jobKey, retryTier, type AttemptRecord, type DeliveryJob } from './jobs.js';
+import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from './jobs.js';
 import { decide, type RetryPolicy } from './policy.js';
 import { signatureHeaders } from './signing.js';
 
@@ -21,9 +21,10 @@ export interface DeliveryWorkerOptions {
 }
 
 /**
- * The webhook dispatcher: consumes delivery jobs (first attempts, retry tiers, manual replays),
- * makes one signed attempt each, and publishes the attempt record on gateway.attempts plus, when
- * the policy says so, the next attempt on its retry tier. It keeps no state beyond its streams.
+ * The webhook dispatcher: consumes delivery jobs (first attempts, due retries, manual replays),
+ * makes one signed attempt each, and publishes the attempt record on gateway.attempts, with the
+ * time of the next attempt when the policy says to retry. The core records it and schedules that
+ * attempt when it is due; the dispatcher keeps no state beyond its streams.
  */
 export class DeliveryWorker implements Worker {
   readonly name = 'dispatcher';
@@ -31,10 +32,9 @@ export class DeliveryWorker implements Worker {
 
   constructor(private readonly options: DeliveryWorkerOptions) {}
 
-  /** The streams it consumes: first attempts, one tier per scheduled retry, manual replays. */
+  /** The streams it consumes: first attempts, due retries, manual replays. */
   streams(): string[] {
-    const tiers = this.options.policy.scheduleMs.slice(1).map((_, index) => retryTier(index + 2));
-    return [STREAM.events, STREAM.replays, ...tiers];
+    return [STREAM.events, STREAM.retries, STREAM.replays];
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -71,6 +71,7 @@ export class DeliveryWorker implements Worker {
         company_id: job.event.company_id,
         endpoint_id: job.endpoint.id,
         number: job.attempt,
+        step: job.step,
         trigger: job.trigger,
         started_at: startedAt,
         duration_ms: durationMs,
@@ -84,15 +85,6 @@ export class DeliveryWorker implements Worker {
       slots.release();
     }
     logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: attempt.outcome, status_code: attempt.status_code }, 'webhook attempt');
-    if (attempt.outcome === 'retry') {
-      const next: DeliveryJob = { ...job, attempt: job.attempt + 1 };
-      await untilDone(
-        'publishing the next attempt',
-        () => this.options.bus.publish(retryTier(next.attempt), [{ key: jobKey(next), id: `${job.delivery_id}:${next.attempt}`, value: next, notBefore: attempt.next_attempt_at! }]),
-        signal,
-        logger,
-      );
-    }
     await untilDone(
       'publishing the attempt record',
       () => this.options.bus.publish(STREAM.attempts, [{ key: String(attempt.company_id), id: attempt.id, value: attempt }]),

@@ -5,28 +5,29 @@ export const STREAM = {
   events: 'gateway.events',
   outbound: 'gateway.outbound',
   inbound: 'gateway.inbound',
+  /** Automatic retries, published by the core's scheduler when they are due. */
+  retries: 'gateway.retries',
   attempts: 'gateway.attempts',
   replays: 'gateway.replays',
 } as const;
 
-/** Retry tier n carries deliveries waiting for their (n+1)th attempt. */
-export function retryTier(attemptNumber: number): string {
-  return `gateway.retry.${attemptNumber - 1}`;
-}
-
-export const PARTITIONS = { keyed: 6, retryTier: 3, attempts: 6, replays: 3 } as const;
+export const PARTITIONS = { keyed: 6, retries: 6, attempts: 6, replays: 3 } as const;
 
 export const CONSUMER_GROUP = { dispatcher: 'gateway-dispatcher', core: 'gateway-core' } as const;
 
 /**
- * One webhook delivery to do: the event, its target endpoint with the secrets that sign it, and the
- * attempt number. It carries everything a stateless worker needs (no store access).
+ * One webhook attempt to make: the event, its target endpoint with the secrets that sign it, and the
+ * attempt number. It carries everything a stateless worker needs (no store access). The core builds
+ * it just before the attempt is due (fan-out, retry scheduler, replay), from the endpoint as it is then.
  */
 export interface DeliveryJob {
   delivery_id: string;
   event: EventRecord;
   endpoint: { id: number; url: string; secrets: string[] };
+  /** Number of this attempt among all attempts of the delivery (automatic and manual). */
   attempt: number;
+  /** Place of an automatic attempt in the retry schedule (1 = the first); null for a manual replay. */
+  step: number | null;
   trigger: 'auto' | 'manual';
 }
 
@@ -40,6 +41,8 @@ export interface AttemptRecord {
   company_id: number;
   endpoint_id: number;
   number: number;
+  /** The job's step of the automatic schedule (null for a manual replay). */
+  step: number | null;
   trigger: 'auto' | 'manual';
   started_at: number;
   duration_ms: number;

@@ -7,35 +7,35 @@ const answer = (statusCode: number | null, retryAfter: string | null = null) => 
 
 describe('decide', () => {
   it('delivers on any 2xx', () => {
-    expect(decide({ attempt: 1, trigger: 'auto' }, answer(204), policy, now).outcome).toBe('delivered');
+    expect(decide({ step: 1, trigger: 'auto' }, answer(204), policy, now).outcome).toBe('delivered');
   });
 
   it('schedules the next attempt by the schedule, within the jitter', () => {
-    const low = decide({ attempt: 2, trigger: 'auto' }, answer(500), policy, now, () => 0);
-    const high = decide({ attempt: 2, trigger: 'auto' }, answer(null), policy, now, () => 1);
+    const low = decide({ step: 2, trigger: 'auto' }, answer(500), policy, now, () => 0);
+    const high = decide({ step: 2, trigger: 'auto' }, answer(null), policy, now, () => 1);
     expect(low).toEqual({ outcome: 'retry', nextAttemptAt: now + 240_000 });
     expect(high).toEqual({ outcome: 'retry', nextAttemptAt: now + 360_000 });
   });
 
   it('fails after the last scheduled attempt', () => {
-    expect(decide({ attempt: 8, trigger: 'auto' }, answer(500), policy, now).outcome).toBe('failed');
+    expect(decide({ step: 8, trigger: 'auto' }, answer(500), policy, now).outcome).toBe('failed');
   });
 
   it('never schedules a manual replay', () => {
-    expect(decide({ attempt: 1, trigger: 'manual' }, answer(500), policy, now)).toEqual({ outcome: 'failed', nextAttemptAt: null });
+    expect(decide({ step: null, trigger: 'manual' }, answer(500), policy, now)).toEqual({ outcome: 'failed', nextAttemptAt: null });
   });
 
   it('gives up on 410', () => {
-    expect(decide({ attempt: 1, trigger: 'auto' }, answer(410), policy, now).outcome).toBe('gone');
+    expect(decide({ step: 1, trigger: 'auto' }, answer(410), policy, now).outcome).toBe('gone');
   });
 
   it('honours Retry-After on 429 and 503, bounded', () => {
     const mid = () => 0.5;
-    expect(decide({ attempt: 1, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(now + 600_000);
-    expect(decide({ attempt: 1, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(now + 3_600_000);
+    expect(decide({ step: 1, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(now + 600_000);
+    expect(decide({ step: 1, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(now + 3_600_000);
     // Shorter than the schedule: the schedule wins; on 500 Retry-After is ignored.
-    expect(decide({ attempt: 3, trigger: 'auto' }, answer(429, '1'), policy, now, mid).nextAttemptAt).toBe(now + 1_800_000);
-    expect(decide({ attempt: 1, trigger: 'auto' }, answer(500, '600'), policy, now, mid).nextAttemptAt).toBe(now + 5_000);
+    expect(decide({ step: 3, trigger: 'auto' }, answer(429, '1'), policy, now, mid).nextAttemptAt).toBe(now + 1_800_000);
+    expect(decide({ step: 1, trigger: 'auto' }, answer(500, '600'), policy, now, mid).nextAttemptAt).toBe(now + 5_000);
   });
 
   it('lets Retry-After only delay, never bring a later scheduled retry forward (attempts 5-7)', () => {
@@ -46,11 +46,11 @@ describe('decide', () => {
       [7, 36_000_000],
     ] as const) {
       // Shorter than the schedule, and longer than the bound: the schedule wins either way.
-      expect(decide({ attempt, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(now + scheduled);
-      expect(decide({ attempt, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(now + scheduled);
+      expect(decide({ step: attempt, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(now + scheduled);
+      expect(decide({ step: attempt, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(now + scheduled);
     }
     // Within the bound and beyond the schedule: it delays.
-    expect(decide({ attempt: 2, trigger: 'auto' }, answer(503, '1200'), policy, now, mid).nextAttemptAt).toBe(now + 1_200_000);
+    expect(decide({ step: 2, trigger: 'auto' }, answer(503, '1200'), policy, now, mid).nextAttemptAt).toBe(now + 1_200_000);
   });
 });
 

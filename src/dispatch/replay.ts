@@ -7,7 +7,27 @@ import { pause, type Clock, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
 import { jobKey, STREAM, type DeliveryJob } from './jobs.js';
 
+/** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}
+
+/**
+ * The next attempt of a stored delivery, built from its endpoint as it is right now (address,
+ * active flag, the secrets valid now): what retries and replays send. Throws ReplayRefused when the
+ * endpoint no longer exists or is disabled.
+ */
+export function nextAttempt(store: Store, delivery: DeliveryRow, trigger: DeliveryJob['trigger'], now: number): DeliveryJob {
+  const endpoint = store.webhooks.find(delivery.company_id, delivery.endpoint_id);
+  if (endpoint === undefined) throw new ReplayRefused(`The endpoint ${delivery.endpoint_id} of delivery ${delivery.id} no longer exists.`);
+  if (!endpoint.active) throw new ReplayRefused(`The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`);
+  return {
+    delivery_id: delivery.id,
+    event: JSON.parse(delivery.event) as EventRecord,
+    endpoint: { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) },
+    attempt: delivery.attempt_count + 1,
+    step: trigger === 'auto' ? delivery.auto_attempts + 1 : null,
+    trigger,
+  };
+}
 
 /**
  * Manual replays: one job with trigger 'manual' on gateway.replays, signed with the endpoint's
@@ -18,17 +38,7 @@ export class Replayer {
   constructor(private readonly options: { store: Store; bus: StreamBus; clock: Clock }) {}
 
   job(delivery: DeliveryRow): DeliveryJob {
-    const { store, clock } = this.options;
-    const endpoint = store.webhooks.find(delivery.company_id, delivery.endpoint_id);
-    if (endpoint === undefined) throw new ReplayRefused(`The endpoint ${delivery.endpoint_id} of delivery ${delivery.id} no longer exists.`);
-    if (!endpoint.active) throw new ReplayRefused(`The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`);
-    return {
-      delivery_id: delivery.id,
-      event: JSON.parse(delivery.event) as EventRecord,
-      endpoint: { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, clock.now()) },
-      attempt: delivery.attempt_count + 1,
-      trigger: 'manual',
-    };
+    return nextAttempt(this.options.store, delivery, 'manual', this.options.clock.now());
   }
 
   async replay(deliveries: readonly DeliveryRow[]): Promise<number> {

@@ -20,6 +20,7 @@ export function fanOutEvent(store: Store, event: EventRecord, now: number): Outg
       event,
       endpoint: { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) },
       attempt: 1,
+      step: 1,
       trigger: 'auto',
     };
     return { key: jobKey(job), id: `${delivery.id}:1`, value: job };

@@ -18,6 +18,9 @@ export interface DeliveryRow {
   event: string;
   status: DeliveryStatus;
   attempt_count: number;
+  /** Automatic attempts made: the step of the retry schedule reached. */
+  auto_attempts: number;
+  /** When the next automatic attempt is due; null when none is waiting (or it is on its way). */
   next_attempt_at: number | null;
   last_status_code: number | null;
   last_error: string | null;
@@ -26,7 +29,7 @@ export interface DeliveryRow {
 }
 
 /** An attempt as stored: the dispatcher's record without what the delivery row already holds. */
-export type AttemptRow = Omit<AttemptRecord, 'company_id' | 'endpoint_id' | 'next_attempt_at'>;
+export type AttemptRow = Omit<AttemptRecord, 'company_id' | 'endpoint_id' | 'next_attempt_at' | 'step'>;
 
 export interface DeliveryFilter {
   company_id?: number;
@@ -64,6 +67,9 @@ export class DeliveryStore {
   private readonly disableEndpoint;
   private readonly healthByCompany;
   private readonly markDisabledAt;
+  private readonly dueRows;
+  private readonly markScheduled;
+  private readonly giveUp;
 
   private readonly filterStatements = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
 
@@ -81,11 +87,13 @@ export class DeliveryStore {
        ON CONFLICT (id) DO NOTHING`,
     );
     // A delivered delivery stays delivered (a late or duplicate result does not move it back); a
-    // failed manual attempt leaves a delivery the schedule still retries pending, with
-    // its next_attempt_at.
+    // failed manual attempt leaves a delivery the schedule still retries pending, with its
+    // next_attempt_at; an automatic attempt of an earlier step than one already recorded (a job run
+    // again after a crash) adds its record and changes nothing else.
     this.updateDelivery = db.prepare<{
       status: DeliveryStatus;
       trigger: 'auto' | 'manual';
+      step: number | null;
       number: number;
       next_attempt_at: number | null;
       status_code: number | null;
@@ -96,12 +104,16 @@ export class DeliveryStore {
       `UPDATE webhook_deliveries SET
          status = CASE
            WHEN status = 'delivered' THEN 'delivered'
+           WHEN @status = 'delivered' THEN 'delivered'
+           WHEN @step < auto_attempts THEN status
            WHEN @trigger = 'manual' AND @status = 'failed' AND status = 'pending' THEN 'pending'
            ELSE @status END,
          next_attempt_at = CASE
-           WHEN status = 'delivered' THEN next_attempt_at
+           WHEN status = 'delivered' OR @status = 'delivered' THEN NULL
+           WHEN @step < auto_attempts THEN next_attempt_at
            WHEN @trigger = 'manual' AND @status = 'failed' AND status = 'pending' THEN next_attempt_at
            ELSE @next_attempt_at END,
+         auto_attempts = CASE WHEN @step IS NULL THEN auto_attempts ELSE max(auto_attempts, @step) END,
          attempt_count = max(attempt_count, @number),
          last_status_code = @status_code, last_error = @error, updated_at = @now
        WHERE id = @id`,
@@ -125,6 +137,18 @@ export class DeliveryStore {
     );
     this.disableEndpoint = db.prepare<[string, number, number]>(
       'UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND active = 1',
+    );
+    this.dueRows = db.prepare<[number, number], DeliveryRow>(
+      `SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+       ORDER BY next_attempt_at LIMIT ?`,
+    );
+    // Only if nothing moved the delivery since it was read (an attempt recorded, a replay delivered it).
+    this.markScheduled = db.prepare<[number, string, number]>(
+      `UPDATE webhook_deliveries SET next_attempt_at = NULL, updated_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`,
+    );
+    this.giveUp = db.prepare<[string, number, string, number]>(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ?
+       WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`,
     );
     this.markDisabledAt = db.prepare<[number, number]>('UPDATE webhook_endpoint_health SET disabled_at = ? WHERE endpoint_id = ?');
     this.healthByCompany = db.prepare<[number], EndpointHealthRow>(
@@ -165,6 +189,7 @@ export class DeliveryStore {
       this.updateDelivery.run({
         status,
         trigger: attempt.trigger,
+        step: attempt.step,
         number: attempt.number,
         next_attempt_at: attempt.next_attempt_at,
         status_code: attempt.status_code,
@@ -181,6 +206,26 @@ export class DeliveryStore {
         this.disable(attempt.endpoint_id, `no successful delivery for ${days} days`, at);
       }
     }).immediate();
+  }
+
+  /** Deliveries whose next automatic attempt is due at `now`, the longest waiting first. */
+  due(now: number, limit: number): DeliveryRow[] {
+    return this.dueRows.all(now, limit);
+  }
+
+  /**
+   * The scheduler handed these due deliveries to the dispatcher: they wait for the attempt's record
+   * now, not for the clock. A delivery that moved meanwhile keeps what it got.
+   */
+  scheduled(deliveries: readonly Pick<DeliveryRow, 'id' | 'next_attempt_at'>[], now: number): void {
+    this.db.transaction(() => {
+      for (const delivery of deliveries) if (delivery.next_attempt_at !== null) this.markScheduled.run(now, delivery.id, delivery.next_attempt_at);
+    })();
+  }
+
+  /** A due delivery that cannot be attempted any more (its endpoint is gone or disabled) fails, replayable. */
+  fail(delivery: Pick<DeliveryRow, 'id' | 'next_attempt_at'>, reason: string, now: number): void {
+    if (delivery.next_attempt_at !== null) this.giveUp.run(reason, now, delivery.id, delivery.next_attempt_at);
   }
 
   private disable(endpointId: number, reason: string, at: number): void {

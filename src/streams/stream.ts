@@ -8,7 +8,7 @@
  * key reach the handler one at a time, in publish order; different keys run concurrently up to
  * `maxInFlight`, so a slow key never holds back the others. A message is never handed out before
  * its `notBefore`; later messages of its partition may wait behind it, so a delayed stream should
- * carry messages of about the same delay (the dispatcher's retry tiers do).
+ * carry messages of about the same delay.
  */
 export interface OutgoingMessage {
   key: string;

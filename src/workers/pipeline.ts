@@ -2,8 +2,9 @@ import type { Config } from '../config/config.js';
 import { AttemptRecorder } from '../dispatch/attempt-recorder.js';
 import { DeliveryWorker } from '../dispatch/delivery-worker.js';
 import { WebhookHttpClient } from '../dispatch/http-client.js';
-import { PARTITIONS, STREAM, retryTier } from '../dispatch/jobs.js';
+import { PARTITIONS, STREAM } from '../dispatch/jobs.js';
 import { Replayer, ReplayTaskWorker } from '../dispatch/replay.js';
+import { RetryScheduler } from '../dispatch/retry-scheduler.js';
 import { SsrfGuard } from '../dispatch/ssrf.js';
 import type { Logger } from '../log.js';
 import { OutboxRelay } from '../outbox/relay.js';
@@ -14,19 +15,18 @@ import { SqliteStreamBus } from '../streams/sqlite-stream.js';
 import { systemClock, type Clock, type StreamBus, type StreamSpec } from '../streams/stream.js';
 import { supervise, type Supervisor, type Worker } from './supervisor.js';
 
-/** all: everything in one process; core: store, API, relay, recorder; worker: the dispatcher only. */
+/** all: everything in one process; core: store, API, relay, recorder, retry scheduler; worker: the dispatcher only. */
 export type Role = 'all' | 'core' | 'worker';
 
 /** Every stream and the partition count the daemon creates it with (README, "Streams"). */
-export function streamSpecs(config: Pick<Config, 'webhooks'>): StreamSpec[] {
-  const tiers = config.webhooks.retryScheduleMs.slice(1).map((_, i) => ({ name: retryTier(i + 2), partitions: PARTITIONS.retryTier }));
+export function streamSpecs(): StreamSpec[] {
   return [
     { name: STREAM.events, partitions: PARTITIONS.keyed },
     { name: STREAM.outbound, partitions: PARTITIONS.keyed },
     { name: STREAM.inbound, partitions: PARTITIONS.keyed },
+    { name: STREAM.retries, partitions: PARTITIONS.retries },
     { name: STREAM.attempts, partitions: PARTITIONS.attempts },
     { name: STREAM.replays, partitions: PARTITIONS.replays },
-    ...tiers,
   ];
 }
 
@@ -46,7 +46,7 @@ export interface Pipeline {
 /** Starts the pipeline workers of a role under one supervisor. */
 export async function startPipeline(role: Role, config: Config, store: Store | null, logger: Logger, clock: Clock = systemClock): Promise<Pipeline> {
   const bus = openStreamBus(config, store, logger, clock);
-  await bus.ensureStreams(streamSpecs(config));
+  await bus.ensureStreams(streamSpecs());
   const workers: Worker[] = [];
   let replayer: Replayer | null = null;
   let client: WebhookHttpClient | null = null;
@@ -56,6 +56,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
     workers.push(
       new OutboxRelay({ store, bus, clock, logger }),
       new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger }),
+      new RetryScheduler({ store, bus, clock, logger }),
       new ReplayTaskWorker({ store, replayer, clock, logger }),
     );
     if (bus.kind === 'sqlite') workers.push(new SqliteStreamJanitor({ messages: store.streamMessages, clock, logger }));

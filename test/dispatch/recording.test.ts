@@ -52,6 +52,8 @@ function attempt(d: { delivery: { id: string }; company: number; endpointId: num
     outcome: 'retry',
     next_attempt_at: null,
     ...over,
+    // An automatic attempt's step of the schedule follows its number unless the test says otherwise.
+    step: over.step !== undefined ? over.step : over.trigger === 'manual' ? null : (over.number ?? 1),
   };
 }
 

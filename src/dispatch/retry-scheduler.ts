@@ -1,0 +1,79 @@
+import type { Logger } from '../log.js';
+import type { DeliveryRow } from '../store/deliveries.js';
+import type { Store } from '../store/store.js';
+import { pause, type Clock, type StreamBus } from '../streams/stream.js';
+import type { Worker } from '../workers/supervisor.js';
+import { jobKey, STREAM, type DeliveryJob } from './jobs.js';
+import { nextAttempt, ReplayRefused } from './replay.js';
+
+export interface RetrySchedulerOptions {
+  store: Store;
+  bus: StreamBus;
+  clock: Clock;
+  logger: Logger;
+  /** How often the store is asked for due retries. */
+  pollMs?: number;
+  /** Due retries handed out per pass. */
+  batch?: number;
+}
+
+/**
+ * Core side of the retry schedule. A failed attempt leaves its delivery `pending` with the time of
+ * the next attempt (set when the attempt is recorded); when that time has come, the scheduler builds
+ * the job from the endpoint as it is then (a new address, a rotated secret, a disabled endpoint all
+ * count) and publishes it on gateway.retries for the dispatcher. A delivery whose endpoint is gone
+ * or disabled fails there, and stays replayable.
+ *
+ * Crash safety: the delivery is marked scheduled only after the stream acknowledged the job, so a
+ * crash in between publishes it once more (the same attempt, at least once), never loses it.
+ */
+export class RetryScheduler implements Worker {
+  readonly name = 'retry-scheduler';
+
+  constructor(private readonly options: RetrySchedulerOptions) {}
+
+  async run(signal: AbortSignal): Promise<void> {
+    const { pollMs = 250, logger } = this.options;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const handed = await this.pass();
+        failures = 0;
+        if (handed < (this.options.batch ?? 200)) await pause(pollMs, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        failures += 1;
+        logger.warn({ err: error, failures }, 'scheduling due webhook retries failed; trying again');
+        await pause(Math.min(pollMs * 2 ** failures, 10_000), signal);
+      }
+    }
+  }
+
+  /** Hands out the retries due now; answers how many deliveries were due. */
+  async pass(): Promise<number> {
+    const { store, bus, clock, logger, batch = 200 } = this.options;
+    const now = clock.now();
+    const due = store.deliveries.due(now, batch);
+    if (due.length === 0) return 0;
+    const jobs: DeliveryJob[] = [];
+    const scheduled: DeliveryRow[] = [];
+    for (const delivery of due) {
+      try {
+        jobs.push(nextAttempt(store, delivery, 'auto', now));
+        scheduled.push(delivery);
+      } catch (error) {
+        if (!(error instanceof ReplayRefused)) throw error;
+        store.deliveries.fail(delivery, error.message, now);
+        logger.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook retry dropped: the endpoint is gone or disabled');
+      }
+    }
+    if (jobs.length > 0) {
+      await bus.publish(
+        STREAM.retries,
+        jobs.map((job) => ({ key: jobKey(job), id: `${job.delivery_id}:${job.attempt}`, value: job })),
+      );
+      store.deliveries.scheduled(scheduled, clock.now());
+    }
+    return due.length;
+  }
+}
