@@ -26,6 +26,7 @@ export class CallbackStore {
   private readonly insertOne;
   private readonly byChannel;
   private readonly insertReceipt;
+  private readonly pruneReceipts;
 
   constructor(db: Db) {
     this.insertOne = db.prepare<[number, string, string, string, number]>(
@@ -35,6 +36,10 @@ export class CallbackStore {
     this.byChannel = db.prepare<[number], ChannelCallbackRow>('SELECT * FROM channel_callbacks WHERE channel_id = ?');
     this.insertReceipt = db.prepare<[number, string, number]>(
       'INSERT INTO callback_receipts (channel_id, key, created_at) VALUES (?, ?, ?) ON CONFLICT (channel_id, key) DO NOTHING',
+    );
+    this.pruneReceipts = db.prepare<[number, number]>(
+      `DELETE FROM callback_receipts WHERE (channel_id, key) IN
+         (SELECT channel_id, key FROM callback_receipts WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
     );
   }
 
@@ -64,5 +69,10 @@ export class CallbackStore {
    */
   claimReceipt(channelId: number, key: string, now = Date.now()): boolean {
     return this.insertReceipt.run(channelId, key, now).changes === 1;
+  }
+
+  /** Deletes up to `limit` receipts older than `before` (oldest first); answers how many went. */
+  pruneReceiptsBefore(before: number, limit: number): number {
+    return this.pruneReceipts.run(before, limit).changes;
   }
 }

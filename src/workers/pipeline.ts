@@ -6,6 +6,7 @@ import { PARTITIONS, STREAM } from '../dispatch/jobs.js';
 import { Replayer, ReplayTaskWorker } from '../dispatch/replay.js';
 import { RetryScheduler } from '../dispatch/retry-scheduler.js';
 import { SsrfGuard } from '../dispatch/ssrf.js';
+import { ReceiptJanitor } from '../ingest/receipt-janitor.js';
 import type { Logger } from '../log.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
@@ -57,6 +58,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
       new OutboxRelay({ store, bus, clock, logger }),
       new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger }),
       new RetryScheduler({ store, bus, clock, logger }),
+      new ReceiptJanitor({ store, clock, logger }),
       new ReplayTaskWorker({ store, replayer, clock, logger }),
     );
     if (bus.kind === 'sqlite') workers.push(new SqliteStreamJanitor({ messages: store.streamMessages, clock, logger }));
