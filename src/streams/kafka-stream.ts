@@ -23,6 +23,8 @@ export interface KafkaStreamOptions {
   namespace?: string;
   /** Replication factor of the topics the daemon creates. Default 1 (single-broker installs). */
   replicationFactor?: number;
+  /** Retries of kafkajs' own connection attempts before an operation fails. Default 8. */
+  connectionRetries?: number;
 }
 
 interface KafkaMessage extends IncomingMessage {
@@ -58,7 +60,7 @@ export class KafkaStreamBus implements StreamBus {
         if (level <= logLevel.ERROR) log.error(rest, message);
         else log.warn(rest, message);
       },
-      retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5_000 },
+      retry: { retries: options.connectionRetries ?? 8, initialRetryTime: 200, maxRetryTime: 5_000 },
     });
   }
 
@@ -129,6 +131,10 @@ export class KafkaStreamBus implements StreamBus {
       handler,
       maxInFlight,
       until,
+      // Fetched before the last rebalance: the partition may have moved to another member (or been
+      // re-fetched from the committed offset by this one), which runs it; running it here too
+      // would only make a duplicate.
+      stale: (message) => message.generation !== tracker.current,
       onDone: async (message) => {
         const offset = tracker.done(message.generation, message.partition, message.offset);
         if (offset === null) return;
@@ -157,7 +163,7 @@ export class KafkaStreamBus implements StreamBus {
       markReady();
     });
 
-    const started = (async () => {
+    const start = async () => {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.topic(stream)], fromBeginning: true });
       await consumer.run({
@@ -185,9 +191,35 @@ export class KafkaStreamBus implements StreamBus {
           });
         },
       });
-    })().catch((error: unknown) => {
-      if (!abort.signal.aborted) this.logger.error({ err: error, stream, group }, 'kafka consumer failed to start');
+    };
+    // kafkajs restarts a consumer after retriable errors by itself; a start that fails (the broker
+    // is down when the daemon starts) or a crash it does not restart from would leave the
+    // subscription dead, so both are retried here with a growing pause until it runs or is stopped.
+    let crashed: () => void = () => {};
+    consumer.on(consumer.events.CRASH, (event) => {
+      if (event.payload.restart) return;
+      this.logger.error({ err: event.payload.error, stream, group }, 'kafka consumer crashed; restarting it');
+      crashed();
     });
+    const stopped = new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const started = (async () => {
+      for (let failures = 0; !abort.signal.aborted; ) {
+        try {
+          const crash = new Promise<void>((resolve) => (crashed = resolve));
+          await start();
+          failures = 0;
+          await Promise.race([crash, stopped]);
+          if (abort.signal.aborted) return;
+        } catch (error) {
+          if (abort.signal.aborted) return;
+          failures += 1;
+          this.logger.error({ err: error, stream, group, failures }, 'kafka consumer failed to start; trying again');
+        }
+        tracker.newGeneration();
+        await consumer.disconnect().catch(() => {});
+        await pause(Math.min(500 * 2 ** failures, 15_000), abort.signal);
+      }
+    })();
 
     const stop = async () => {
       fetching = false;
@@ -227,6 +259,10 @@ export class KafkaStreamBus implements StreamBus {
 class OffsetTracker {
   private generation = 0;
   private readonly partitions = new Map<number, { running: Set<number>; highestDone: number }>();
+
+  get current(): number {
+    return this.generation;
+  }
 
   newGeneration(): void {
     this.generation += 1;

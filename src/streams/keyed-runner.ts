@@ -19,6 +19,12 @@ export interface KeyedRunnerOptions<T extends IncomingMessage> {
    */
   until?: (message: T, signal: AbortSignal) => Promise<boolean>;
   /**
+   * A message that must not run any more although it was handed out (Kafka: fetched before a
+   * rebalance, so the partition's current owner gets it again): checked just before it would
+   * start, and dropped uncommitted when true.
+   */
+  stale?: (message: T) => boolean;
+  /**
    * Handler calls per message before it is given up and committed. Default: never give up — a
    * handler that throws is infrastructure trouble (a store or broker outage), and giving up would
    * lose the message; it holds back only its own key meanwhile.
@@ -133,6 +139,12 @@ export class KeyedRunner<T extends IncomingMessage> {
         if (this.options.until && !(await this.options.until(message, this.parking.signal))) break;
         await this.slot();
         if (this.draining || this.stopped) break;
+        if (this.options.stale?.(message)) {
+          lane.queue.shift();
+          this.held -= 1;
+          this.wake();
+          continue;
+        }
         lane.running = true;
         this.running += 1;
         this.wake();

@@ -20,6 +20,28 @@ function runner(options: Partial<KeyedRunnerOptions<IncomingMessage>> & Pick<Key
 }
 
 describe('KeyedRunner', () => {
+  it('drops a message that went stale while it waited (a rebalance), neither running nor committing it', async () => {
+    const handled: string[] = [];
+    const stale = new Set(['old-1', 'old-2']);
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { r, committed } = runner({
+      handler: async (m) => {
+        if (m.id === 'first') await gate;
+        handled.push(m.id);
+      },
+      stale: (m) => stale.has(m.id),
+    });
+    // 'old-*' wait behind 'first' on their key; the rebalance happens while they wait.
+    for (const id of ['first', 'old-1', 'old-2', 'refetched']) r.submit(msg('k', id));
+    release();
+    await eventually('the key drained', () => committed.includes('refetched'));
+    expect(handled).toEqual(['first', 'refetched']);
+    expect(committed).toEqual(['first', 'refetched']);
+    expect(r.holding).toBe(0);
+    await r.drain();
+  });
+
   it('gives up a poison message after maxAttempts, commits it and lets its key go on', async () => {
     let poisonCalls = 0;
     const { r, committed, gaveUp } = runner({
