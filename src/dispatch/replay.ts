@@ -66,10 +66,13 @@ export class Replayer {
 export class ReplayTaskWorker implements Worker {
   readonly name = 'replay-tasks';
 
-  constructor(private readonly options: { store: Store; replayer: Replayer; clock: Clock; logger: Logger; idleMs?: number }) {}
+  constructor(
+    private readonly options: { store: Store; replayer: Replayer; clock: Clock; logger: Logger; idleMs?: number; maxFailures?: number },
+  ) {}
 
   async run(signal: AbortSignal): Promise<void> {
-    const { store, replayer, clock, idleMs = 200 } = this.options;
+    const { store, replayer, clock, logger, idleMs = 200, maxFailures = 8 } = this.options;
+    let failures = 0;
     while (!signal.aborted) {
       const task = store.replayTasks.next();
       if (task === undefined) {
@@ -82,12 +85,23 @@ export class ReplayTaskWorker implements Worker {
         const enqueued = await replayer.replay(page);
         store.replayTasks.progress(task.id, enqueued, page.at(-1)?.seq ?? task.cursor_seq, clock.now());
         if (page.length < 100) store.replayTasks.finish(task.id, 'completed', null, clock.now());
+        failures = 0;
       } catch (error) {
-        // Refusals are skipped inside replay(); anything else would come back on every pass (a
-        // crash loop of the worker): the task ends as failed, with the error, and the next goes on.
+        // Refusals are skipped inside replay(); anything else is most likely the stream or the store
+        // being away for a moment: the same page is tried again (the cursor did not move) after a
+        // growing pause. One that keeps failing would hold back every later task, so after
+        // `maxFailures` in a row the task ends as failed, with the error, and the next goes on.
         if (signal.aborted) return;
-        this.options.logger.error({ err: error, task_id: task.id }, 'bulk replay task failed');
-        store.replayTasks.finish(task.id, 'failed', error instanceof Error ? error.message : String(error), clock.now());
+        failures += 1;
+        const message = error instanceof Error ? error.message : String(error);
+        if (failures < maxFailures) {
+          logger.warn({ err: error, task_id: task.id, failures }, 'bulk replay page failed; trying again');
+          await pause(Math.min(250 * 2 ** failures, 15_000), signal);
+          continue;
+        }
+        logger.error({ err: error, task_id: task.id, failures }, 'bulk replay task failed');
+        store.replayTasks.finish(task.id, 'failed', message, clock.now());
+        failures = 0;
       }
     }
   }

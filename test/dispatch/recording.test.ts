@@ -90,14 +90,35 @@ describe('recording attempts', () => {
 });
 
 describe('bulk replay tasks', () => {
-  it('finishes a task that throws as failed, with the error, and goes on with the next one', async () => {
+  it('tries a page that failed again, and completes the task once the stream is back', async () => {
     const store = openStore();
     const clock = new ManualClock();
     let calls = 0;
     const replayer = {
       replay: async () => {
         calls += 1;
-        if (calls === 1) throw new Error('stream unavailable: boom');
+        if (calls <= 2) throw new Error('stream unavailable: boom');
+        return 0;
+      },
+    } as unknown as Replayer;
+    const task = store.replayTasks.create({ status: 'failed' }, 0, clock.now());
+    const abort = new AbortController();
+    const { logger, text } = memoryLogger();
+    const running = new ReplayTaskWorker({ store, replayer, clock, logger, idleMs: 10 }).run(abort.signal);
+    await eventually('completed', () => store.replayTasks.find(task.id)!.status === 'completed');
+    expect(calls).toBe(3);
+    expect(store.replayTasks.find(task.id)).toMatchObject({ status: 'completed', error: null });
+    expect(text()).toContain('bulk replay page failed; trying again');
+    abort.abort();
+    await running;
+  });
+
+  it('finishes a task that keeps throwing as failed, with the error, and goes on with the next one', async () => {
+    const store = openStore();
+    const clock = new ManualClock();
+    const replayer = {
+      replay: async () => {
+        if (store.replayTasks.find(first.id)!.status === 'queued') throw new Error('stream unavailable: boom');
         return 0;
       },
     } as unknown as Replayer;
@@ -105,7 +126,7 @@ describe('bulk replay tasks', () => {
     clock.advance(1);
     const second = store.replayTasks.create({ status: 'failed' }, 0, clock.now());
     const abort = new AbortController();
-    const worker = new ReplayTaskWorker({ store, replayer, clock, logger: memoryLogger().logger, idleMs: 10 });
+    const worker = new ReplayTaskWorker({ store, replayer, clock, logger: memoryLogger().logger, idleMs: 10, maxFailures: 2 });
     const running = worker.run(abort.signal);
     let crashed: unknown;
     running.catch((error: unknown) => (crashed = error));
