@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { presentConversation } from '../api/v2/presenters/conversation.js';
 import { presentMessage } from '../api/v2/presenters/message.js';
-import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, StatusItem } from '../ingest/normalized.js';
+import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, SendOutcomeItem, StatusItem } from '../ingest/normalized.js';
 import { NotFound } from '../http/errors.js';
 import type { AttachmentRow } from '../store/attachments.js';
 import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { MessageRow } from '../store/messages.js';
 import type { Store } from '../store/store.js';
-import { applyChannelState, recordAuthSignal } from './channel-events.js';
+import { applyChannelState, recordAuthSignal, recordJobExecuted } from './channel-events.js';
 import { recordEvent } from './events.js';
 import { nextStatus } from './status.js';
 
@@ -53,6 +53,9 @@ export function applyCallback(store: Store, target: { id: number; api: ChannelAp
           break;
         case 'status':
           events += applyStatus(store, channel, item, publicUrl, now);
+          break;
+        case 'send_outcome':
+          events += applySendOutcome(store, channel, item, publicUrl, now);
           break;
         case 'state': {
           const moved = applyChannelState(store, channel, item.state, item.reason, v1, now);
@@ -153,6 +156,39 @@ function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, public
   const details = item.error === undefined ? parseDetails(message) : { ...(parseDetails(message) ?? {}), ...item.error };
   const moved = store.messages.moveStatus(message.id, message.status, to, details);
   return moved === undefined ? 0 : emitMessageUpdate(store, moved, publicUrl, now);
+}
+
+/**
+ * A sender's outcome: the provider took the message (`external_id`, `sent`) or refused it for good
+ * (`error`, `details.errors`), each with `message.update`, plus the v1 job webhook for v1 jobs. An
+ * outcome of a message that has moved on already (a repeated outcome) changes nothing.
+ */
+function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeItem, publicUrl: string, now: Date): number {
+  const message = store.messages.findById(item.messageId);
+  if (message === undefined || message.channel_id !== channel.id || message.income === 1 || message.status !== 'created') return 0;
+  let moved: MessageRow | undefined;
+  if (item.outcome === 'sent') {
+    moved = item.externalId === null ? undefined : store.messages.recordSent(message.id, item.externalId);
+    // No id, or an id the channel already holds (an echo of this send stored first): sent all the same.
+    moved ??= store.messages.moveStatus(message.id, 'created', 'sent', parseDetails(message));
+  } else {
+    const errors = [...((parseDetails(message)?.errors as unknown[] | undefined) ?? []), item.error ?? { code: 'unknown', title: 'The provider refused the message.' }];
+    moved = store.messages.moveStatus(message.id, 'created', 'error', { ...(parseDetails(message) ?? {}), errors });
+  }
+  if (moved === undefined) return 0;
+  let events = emitMessageUpdate(store, moved, publicUrl, now);
+  if (item.v1Job) {
+    recordJobExecuted(
+      store,
+      moved.company_id,
+      item.outcome === 'sent'
+        ? { id: item.jobId, result: 'DELIVERED', message_id: moved.id, external_id: moved.external_id }
+        : { id: item.jobId, result: 'NOT DELIVERED', message_id: moved.id, external_id: null, reason: item.error?.title ?? 'The provider refused the message.' },
+      now,
+    );
+    events += 1;
+  }
+  return events;
 }
 
 /** A reaction lands on the message it reacts to: one per sender, the empty emoji removes it. Answers the events written. */

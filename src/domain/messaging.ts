@@ -13,8 +13,10 @@ export interface OutgoingMessage {
   attachmentId?: number;
   repliedToId?: string;
   sendToCrm: boolean;
-  /** A business template, when the message is one. */
-  template?: { bizTemplateId: string; substitutions: string[] };
+  /** A business template, when the message is one; `language` overrides the template's own. */
+  template?: { bizTemplateId: string; substitutions: string[]; language?: string };
+  /** Sent through the v1 write-first endpoint: the job's result is also a v1 job webhook. */
+  v1Job?: boolean;
 }
 
 /** The job the provider sender consumes from `gateway.outbound` (keyed by channel id). */
@@ -26,6 +28,8 @@ export interface SendJob {
   conversation_id: number;
   message_id: number;
   created_at: string;
+  /** The job of a v1 write-first request: its result is also the v1 `job.executed` webhook. */
+  v1_job?: boolean;
 }
 
 /** A channel answers sends only while enabled; say clearly why not otherwise. */
@@ -76,6 +80,7 @@ export function storeOutgoing(store: Store, conversation: ConversationRow, outgo
     conversation_id: message.conversation_id,
     message_id: message.id,
     created_at: now.toISOString(),
+    ...(outgoing.v1Job === true ? { v1_job: true } : {}),
   };
   store.outbox.append({ stream: 'gateway.outbound', key: String(job.channel_id), messageId: job.job_id, payload: job }, now.getTime());
 

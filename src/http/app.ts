@@ -12,6 +12,8 @@ import { adminRoutes } from '../admin/routes.js';
 import { adminCallbackRoutes } from '../admin/callbacks.js';
 import { callbackRoutes } from '../ingest/routes.js';
 import type { Config } from '../config/config.js';
+import type { Connectors } from '../connectors/registry.js';
+import type { ChannelThrottle } from '../connectors/throttle.js';
 import type { Replayer } from '../dispatch/replay.js';
 import type { Logger } from '../log.js';
 import { buildOpenApi } from '../openapi/document.js';
@@ -30,6 +32,9 @@ export interface AppDeps {
   config: Config;
   /** Manual replays of the admin API; null when this process runs no pipeline. */
   replayer?: Replayer | null;
+  /** Provider connectors (connection flows, template sync) and the per-channel limits of their calls. */
+  connectors?: Connectors;
+  throttle?: ChannelThrottle;
 }
 
 /** Relay lag: outbox rows not yet published to their stream, and how old the oldest is. */
