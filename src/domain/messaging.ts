@@ -47,6 +47,17 @@ export function assertChannelCanSend(conversation: Pick<ConversationRow, 'channe
  * its replied state changes. The caller runs it inside store.transaction.
  */
 export function storeOutgoing(store: Store, conversation: ConversationRow, outgoing: OutgoingMessage, publicUrl: string, now = new Date()): MessageObject {
+  return storeOutgoingJob(store, conversation, outgoing, publicUrl, now).message;
+}
+
+/** storeOutgoing, also answering the id of the send job (the v1 write-first answer names it). */
+export function storeOutgoingJob(
+  store: Store,
+  conversation: ConversationRow,
+  outgoing: OutgoingMessage,
+  publicUrl: string,
+  now = new Date(),
+): { message: MessageObject; jobId: string } {
   assertChannelCanSend(conversation);
   const attachment = outgoing.attachmentId === undefined ? undefined : usableAttachment(store, conversation.company_id, outgoing.attachmentId);
   if (outgoing.repliedToId !== undefined && store.messages.findByExternalId(conversation.id, outgoing.repliedToId) === undefined) {
@@ -87,7 +98,7 @@ export function storeOutgoing(store: Store, conversation: ConversationRow, outgo
   const object = presentMessage(message, attachments, publicUrl);
   if (outgoing.sendToCrm) recordEvent(store.outbox, message.company_id, 'message', 'create', object, now);
   changeConversation(store, conversation, { last_message_id: message.id, replied_state: 'replied' }, now);
-  return object;
+  return { message: object, jobId: job.job_id };
 }
 
 /**
