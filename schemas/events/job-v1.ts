@@ -33,7 +33,7 @@ export const jobV1Event = {
         reason: { type: 'string' },
       },
       if: { properties: { result: { const: 'NOT DELIVERED' } } },
-      then: { required: ['reason'] },
+      then: { required: ['reason'], properties: { reason: { type: 'string' } } },
     },
   },
 } as const satisfies JSONSchema;
