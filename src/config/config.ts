@@ -69,7 +69,7 @@ export interface ProviderConfig {
   /**
    * GATEWAY_PROVIDER_RETRY_SCHEDULE: delays before each new try of a send that failed transiently
    * (5xx, 429, network). Its length is the number of retries; after the last the message is `error`.
-   * Default 1s,5s,30s,2m,10m.
+   * At most 4m in all (the tries wait inside the job's handler, under its stream lease). Default 1s,5s,30s,2m.
    */
   retryScheduleMs: number[];
   /** GATEWAY_PROVIDER_CHANNEL_CONCURRENCY: provider calls at once per channel and process. Default 4. */
@@ -251,6 +251,9 @@ function readWebhookConfig(read: (key: string) => string | undefined, problems: 
   };
 }
 
+/** The longest time a send may spend waiting between its tries (below the 5-minute stream lease). */
+export const PROVIDER_RETRY_TOTAL_MAX_MS = 4 * 60_000;
+
 function readProviderConfig(read: (key: string) => string | undefined, problems: string[]): ProviderConfig {
   const url = (key: string): string | null => {
     const text = read(key);
@@ -275,10 +278,18 @@ function readProviderConfig(read: (key: string) => string | undefined, problems:
     }
     return value;
   };
-  const scheduleText = read('GATEWAY_PROVIDER_RETRY_SCHEDULE') ?? '1s,5s,30s,2m,10m';
+  const cloudApiUrl = url('GATEWAY_CHAT_A_BUSINESS_API_URL');
+  const cloudSystemToken = secret('GATEWAY_CHAT_A_BUSINESS_TOKEN');
+  const botApiUrl = url('GATEWAY_CHAT_B_API_URL');
+  const connectorUrl = url('GATEWAY_CONNECTOR_URL');
+  const connectorToken = secret('GATEWAY_CONNECTOR_TOKEN');
+  const timeoutMs = duration('GATEWAY_PROVIDER_TIMEOUT', 15_000, 100);
+  const scheduleText = read('GATEWAY_PROVIDER_RETRY_SCHEDULE') ?? '1s,5s,30s,2m';
   const schedule = scheduleText === 'none' ? [] : splitList(scheduleText).map(parseDuration);
-  if (schedule.length > 20 || schedule.some((d) => d === null)) {
-    problems.push(`GATEWAY_PROVIDER_RETRY_SCHEDULE must be up to 20 comma-separated durations, or none (got "${scheduleText}")`);
+  // The tries wait inside the job's handler, which holds the job's stream lease (5 minutes).
+  const total = schedule.reduce<number>((sum, d) => sum + (d ?? 0), 0);
+  if (schedule.length > 20 || schedule.some((d) => d === null) || total > PROVIDER_RETRY_TOTAL_MAX_MS) {
+    problems.push(`GATEWAY_PROVIDER_RETRY_SCHEDULE must be up to 20 comma-separated durations adding up to at most 4m, or none (got "${scheduleText}")`);
   }
   const concurrency = parseInteger(read('GATEWAY_PROVIDER_CHANNEL_CONCURRENCY'), 4);
   if (concurrency === null || concurrency < 1 || concurrency > 100) {
@@ -292,12 +303,12 @@ function readProviderConfig(read: (key: string) => string | undefined, problems:
   const sandboxText = (read('GATEWAY_SANDBOX') ?? 'false').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(sandboxText)) problems.push(`GATEWAY_SANDBOX must be true or false (got "${sandboxText}")`);
   return {
-    cloudApiUrl: url('GATEWAY_CHAT_A_BUSINESS_API_URL'),
-    cloudSystemToken: secret('GATEWAY_CHAT_A_BUSINESS_TOKEN'),
-    botApiUrl: url('GATEWAY_CHAT_B_API_URL'),
-    connectorUrl: url('GATEWAY_CONNECTOR_URL'),
-    connectorToken: secret('GATEWAY_CONNECTOR_TOKEN'),
-    timeoutMs: duration('GATEWAY_PROVIDER_TIMEOUT', 15_000, 100),
+    cloudApiUrl,
+    cloudSystemToken,
+    botApiUrl,
+    connectorUrl,
+    connectorToken,
+    timeoutMs,
     retryScheduleMs: schedule.map((d) => d ?? 0),
     channelConcurrency: concurrency ?? 4,
     channelRatePerSecond: Number.isFinite(rate) ? rate : 20,

@@ -15,8 +15,8 @@ export interface InboundFact {
 
 export const SENDER_GROUP = 'gateway-sender';
 
-/** Longest Retry-After a provider can impose on one retry. */
-const RETRY_AFTER_MAX_MS = 10 * 60_000;
+/** Longest Retry-After a provider can impose on one retry (the wait holds the job's stream lease). */
+const RETRY_AFTER_MAX_MS = 60_000;
 
 export interface ProviderSenderOptions {
   bus: StreamBus;
@@ -34,7 +34,7 @@ export interface ProviderSenderOptions {
  * The provider sender (DESIGN.md section 8): consumes resolved send jobs from `gateway.outbound`,
  * calls the channel's connector and publishes the outcome on `gateway.inbound` as a normalized fact:
  * sent with the provider's id, or refused for good. A transient failure (5xx, 429, network) is
- * tried again in place after the schedule's pause (or a longer Retry-After, up to 10 minutes), so
+ * tried again in place after the schedule's pause (or a longer Retry-After, up to a minute), so
  * later messages of the channel keep their order behind it; after the last try it is an `error`.
  * The job id goes with every try as the provider's idempotency key where the provider takes one
  * (our connector protocol). It keeps no state and needs no store (roles `all` and `worker`).
