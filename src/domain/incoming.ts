@@ -209,8 +209,10 @@ function applyEdit(store: Store, channel: ChannelRow, item: EditItem, publicUrl:
   return emitMessageUpdate(store, store.messages.setText(target.id, item.text, details), publicUrl, now);
 }
 
-/** Writes `message.update`: one event. */
+/** Writes `message.update`: one event (none for a message sent with send_to_crm false). */
 function emitMessageUpdate(store: Store, message: MessageRow, publicUrl: string, now: Date): number {
+  // A message sent with send_to_crm false was never announced: its progress is not either.
+  if (message.send_to_crm === 0) return 0;
   const attachments = store.attachments.forMessages([message.id]);
   recordEvent(store.outbox, message.company_id, 'message', 'update', presentMessage(message, attachments, publicUrl), now);
   return 1;

@@ -108,6 +108,13 @@ describe('cloud-style sender (chat_a_business)', () => {
     expect(updates[0]!.body.object).toMatchObject({ id, status: 'error', details: { errors: [{ code: 'provider_131026' }] } });
   });
 
+  it('a message sent with send_to_crm false is sent, and its progress is not announced either', async () => {
+    const before = emittedEvents(store()).length;
+    const id = await send(conversationId, { text: 'Quietly', send_to_crm: false });
+    await eventually('the message is sent', () => message(id).status === 'sent');
+    expect(checkedEvents(store(), before).filter((e) => (e.body.object as { id?: number } | undefined)?.id === id)).toEqual([]);
+  });
+
   it('transient failures past the schedule end in error after every try', async () => {
     const calls = fake.callsOf('cloud', '/messages').length;
     const busy = { status: 503, body: { error: { code: 2, message: 'busy' } } };
