@@ -149,8 +149,13 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
 /** A status report moves an outgoing message forward only (src/domain/status.ts); `message.update` when it moved. Answers the events written. */
 function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, publicUrl: string, now: Date): number {
   const message = store.messages.findByChannelExternalId(channel.id, item.externalId);
-  // Unknown ids (a message sent by other means, or not yet known) and incoming messages: nothing to move.
-  if (message === undefined || message.income === 1) return 0;
+  // Not known yet: the provider's status may overtake the sender's outcome. It is kept until the
+  // outcome records the id (a message sent by other means never gets one: pruned after a day).
+  if (message === undefined) {
+    store.earlyStatuses.keep(channel.id, item.externalId, item.status, item.error, now.getTime());
+    return 0;
+  }
+  if (message.income === 1) return 0;
   const to = nextStatus(message.status, item.status);
   if (to === null) return 0;
   const details = item.error === undefined ? parseDetails(message) : { ...(parseDetails(message) ?? {}), ...item.error };
@@ -177,6 +182,14 @@ function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeIt
   }
   if (moved === undefined) return 0;
   let events = emitMessageUpdate(store, moved, publicUrl, now);
+  // Statuses that arrived before this outcome, in the order of the status moves.
+  if (moved.external_id !== null) {
+    store.earlyStatuses.prune(now.getTime() - EARLY_STATUS_TTL_MS);
+    const early = store.earlyStatuses.take(channel.id, moved.external_id).sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status));
+    for (const row of early) {
+      events += applyStatus(store, channel, { kind: 'status', externalId: moved.external_id, status: row.status, at: row.created_at, ...(row.error === null ? {} : { error: JSON.parse(row.error) as Record<string, unknown> }) }, publicUrl, now);
+    }
+  }
   if (item.v1Job) {
     recordJobExecuted(
       store,
@@ -190,6 +203,10 @@ function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeIt
   }
   return events;
 }
+
+/** How long a status of an unknown provider id waits for the send outcome that names it. */
+const EARLY_STATUS_TTL_MS = 24 * 3_600_000;
+const STATUS_ORDER = ['sent', 'delivered', 'read', 'error'];
 
 /** A reaction lands on the message it reacts to: one per sender, the empty emoji removes it. Answers the events written. */
 function applyReaction(store: Store, channel: ChannelRow, item: ReactionItem, publicUrl: string, now: Date): number {

@@ -82,6 +82,20 @@ describe('cloud-style sender (chat_a_business)', () => {
     expect(gw.logText()).not.toContain('EAAG-cloud-token');
   });
 
+  it('a status that overtakes the send outcome is kept and applied when the outcome names its message', async () => {
+    const before = emittedEvents(store()).length;
+    expect(await fake.cloudStatus(gw.baseUrl, channelId, appSecret, 'wamid.EARLY1', 'delivered')).toBe(200);
+    expect(emittedEvents(store()).length).toBe(before);
+    fake.script('cloud', { status: 200, body: { messaging_product: 'chat_a', contacts: [{ input: '491701234567', wa_id: '491701234567' }], messages: [{ id: 'wamid.EARLY1' }] } });
+    const id = await send(conversationId, { text: 'Fast provider' });
+    await eventually('the message is delivered', () => message(id).status === 'delivered');
+    expect(updatesOf(id, before)).toEqual([
+      { status: 'sent', external_id: 'wamid.EARLY1' },
+      { status: 'delivered', external_id: 'wamid.EARLY1' },
+    ]);
+    expect(store().db.prepare("SELECT count(*) AS n FROM early_statuses WHERE external_id = 'wamid.EARLY1'").get()).toEqual({ n: 0 });
+  });
+
   it('a provider answering 500 then 200 is called exactly once more, and the message is sent once', async () => {
     const before = emittedEvents(store()).length;
     const calls = fake.callsOf('cloud', '/messages').length;

@@ -20,7 +20,7 @@ describe('migration 4 (callbacks)', () => {
     db.exec(`INSERT INTO accounts (id, name, created_at) VALUES (1, 'a', 0);
       INSERT INTO companies (id, account_id, name, created_at, updated_at) VALUES (1, 1, 'c', 0, 0);
       INSERT INTO channels (id, company_id, provider, state, created_at, updated_at) VALUES (1, 1, 'chat_b', 'enabled', 0, 0), (2, 1, 'chat_a', 'unconfirmed', 0, 0);`);
-    expect(migrate(db)).toEqual([4]);
+    expect(migrate(db)).toEqual(MIGRATIONS.filter((m) => m.version >= 4).map((m) => m.version));
     const rows = db.prepare('SELECT channel_id, api, signing_secret, verify_token FROM channel_callbacks ORDER BY channel_id').all() as { channel_id: number; api: string; signing_secret: string; verify_token: string }[];
     expect(rows.map((r) => [r.channel_id, r.api])).toEqual([[1, 'v2'], [2, 'v2']]);
     for (const row of rows) {

@@ -3,9 +3,10 @@ import { foundation } from './001-foundation.js';
 import { messaging } from './002-messaging.js';
 import { pipeline } from './003-pipeline.js';
 import { callbacks } from './004-callbacks.js';
+import { earlyStatuses } from './005-early-statuses.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
  * released migration is never edited, a change is a new entry. Times are unix milliseconds.
  */
-export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks];
+export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, earlyStatuses];
