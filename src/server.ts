@@ -35,10 +35,9 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   const store = Store.open(file);
   logger.info({ store: file, schema_version: store.health().schema_version }, 'store ready');
   bootstrapAccount(store, config, logger);
-  const pipeline = await startPipeline(options.role ?? 'all', config, store, logger, options.clock);
-  logger.info({ streams: pipeline.bus.kind, role: options.role ?? 'all' }, 'pipeline started');
 
-  // Bind first: with port 0 the real port, and so the default public URL, is known only then.
+  // Bind first: with port 0 the real port, and so the default public URL, is known only then (the
+  // pipeline needs it too: send jobs carry attachment URLs, connectors the callback address).
   const server: Server = http.createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -48,7 +47,16 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   server.keepAliveTimeout = 5_000;
   const port = (server.address() as AddressInfo).port;
   const publicUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
-  const { app, router } = createApp({ store, logger, config: { ...config, publicUrl }, replayer: pipeline.replayer });
+  let pipeline: Pipeline;
+  try {
+    pipeline = await startPipeline(options.role ?? 'all', { ...config, publicUrl }, store, logger, options.clock);
+  } catch (error) {
+    server.close();
+    store.close();
+    throw error;
+  }
+  logger.info({ streams: pipeline.bus.kind, role: options.role ?? 'all' }, 'pipeline started');
+  const { app, router } = createApp({ store, logger, config: { ...config, publicUrl }, replayer: pipeline.replayer, connectors: pipeline.connectors, throttle: pipeline.throttle });
   server.on('request', app.callback());
   logger.info({ host: config.host, port }, 'gateway listening');
 

@@ -95,13 +95,29 @@ export const authObject = {
   },
 } as const satisfies JSONSchema;
 
-/** Answer of create, show, enable, disable and delete. */
+/**
+ * Answer of create, show, confirm, enable, disable and delete. Create and confirm add what the
+ * connector showed (`qr`, `code`, `oauth_provider_url`); enable with a code adds a two-factor
+ * follow-up when the provider asks for one.
+ */
 export const authResponse = {
   $id: 'v2/auth-response',
   type: 'object',
   additionalProperties: false,
   required: ['auth'],
-  properties: { auth: authObject },
+  properties: {
+    auth: {
+      ...authObject,
+      properties: {
+        ...authObject.properties,
+        qr: text,
+        code: text,
+        oauth_provider_url: { type: 'string', format: 'uri' },
+        two_factor_requires: { type: 'array', items: { type: 'object', properties: { value: { type: 'integer' }, key: text } } },
+        confirmation_requires: { type: 'array', items: { type: 'object', properties: { value: { type: 'integer' }, label: text } } },
+      },
+    },
+  },
 } as const satisfies JSONSchema;
 
 /** Answer of both auth lists. */

@@ -4,6 +4,8 @@ import { digestApiToken, generateApiToken } from '../domain/tokens.js';
 import { createLogger } from '../log.js';
 import { REPLAY_USAGE, replayCommand } from '../admin/replay-cli.js';
 import { startGateway } from '../server.js';
+import { PROVIDER_USAGE, sandboxCommand, templatesCommand } from './provider-commands.js';
+import { LISTEN_USAGE, listenCommand } from './webhook-listener.js';
 import { startWorker } from '../workers/worker-role.js';
 import { Store } from '../store/store.js';
 
@@ -11,6 +13,8 @@ const USAGE = `Usage:
   gateway serve [--role all|core|worker]   run the daemon (configured by GATEWAY_* environment variables)
   gateway token create --name <name>        create an account and print its new API token
 ${REPLAY_USAGE}
+${PROVIDER_USAGE}
+${LISTEN_USAGE}
   gateway help                              show this text`;
 
 /** The `gateway` command. Answers the process exit code. */
@@ -24,6 +28,12 @@ export async function main(argv: string[]): Promise<number> {
         return tokenCommand(rest);
       case 'replay':
         return await replayCommand(rest, loadConfig());
+      case 'templates':
+        return await templatesCommand(rest, loadConfig());
+      case 'sandbox':
+        return await sandboxCommand(rest, loadConfig());
+      case 'webhooks':
+        return await listenCommand(rest);
       case 'help':
       case '--help':
       case '-h':

@@ -38,6 +38,19 @@ describe('loadConfig defaults (DESIGN.md section 9)', () => {
         endpointConcurrency: 4,
         disableAfterMs: 5 * 86_400_000,
       },
+      providers: {
+        cloudApiUrl: null,
+        cloudSystemToken: null,
+        botApiUrl: null,
+        connectorUrl: null,
+        connectorToken: null,
+        timeoutMs: 15_000,
+        retryScheduleMs: [1_000, 5_000, 30_000, 120_000],
+        channelConcurrency: 4,
+        channelRatePerSecond: 20,
+        sandbox: false,
+        sandboxStepMs: 1_000,
+      },
     });
   });
 
@@ -91,6 +104,7 @@ describe('loadConfig values', () => {
       attachmentMaxBytes: 1048576,
       cloudAppSecret: '0123456789abcdef0123456789abcdef',
       webhooks: loadConfig({}).webhooks,
+      providers: loadConfig({}).providers,
     });
   });
 
@@ -256,5 +270,63 @@ describe('webhook dispatcher settings', () => {
     for (const key of ['GATEWAY_WEBHOOK_TIMEOUT', 'GATEWAY_WEBHOOK_RETRY_SCHEDULE', 'GATEWAY_WEBHOOK_RETRY_JITTER', 'GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY']) {
       expect(problems.filter((p) => p.includes(key)), key).toHaveLength(1);
     }
+  });
+});
+
+describe('provider settings', () => {
+  it('reads base addresses, tokens, the retry schedule, limits and the sandbox', () => {
+    expect(
+      loadConfig({
+        GATEWAY_CHAT_A_BUSINESS_API_URL: 'https://graph.example.com/v21.0/',
+        GATEWAY_CHAT_A_BUSINESS_TOKEN: 'EAAG-system',
+        GATEWAY_CHAT_B_API_URL: 'https://api.bot.example',
+        GATEWAY_CONNECTOR_URL: 'http://connector.internal:8080/v1',
+        GATEWAY_CONNECTOR_TOKEN: 'connector-secret',
+        GATEWAY_PROVIDER_TIMEOUT: '5s',
+        GATEWAY_PROVIDER_RETRY_SCHEDULE: '500ms, 2s',
+        GATEWAY_PROVIDER_CHANNEL_CONCURRENCY: '2',
+        GATEWAY_PROVIDER_CHANNEL_RATE: '0.5',
+        GATEWAY_SANDBOX: 'TRUE',
+        GATEWAY_SANDBOX_STEP: '250ms',
+      }).providers,
+    ).toEqual({
+      cloudApiUrl: 'https://graph.example.com/v21.0',
+      cloudSystemToken: 'EAAG-system',
+      botApiUrl: 'https://api.bot.example',
+      connectorUrl: 'http://connector.internal:8080/v1',
+      connectorToken: 'connector-secret',
+      timeoutMs: 5_000,
+      retryScheduleMs: [500, 2_000],
+      channelConcurrency: 2,
+      channelRatePerSecond: 0.5,
+      sandbox: true,
+      sandboxStepMs: 250,
+    });
+    expect(loadConfig({ GATEWAY_PROVIDER_RETRY_SCHEDULE: 'none' }).providers.retryScheduleMs).toEqual([]);
+    // The tries wait under the job's stream lease: more than 4 minutes in all is refused.
+    expect(problemsOf({ GATEWAY_PROVIDER_RETRY_SCHEDULE: '3m,2m' })).toEqual([expect.stringContaining('at most 4m')]);
+  });
+
+  it('names every bad provider key', () => {
+    const problems = problemsOf({
+      GATEWAY_CHAT_A_BUSINESS_API_URL: 'graph.example.com',
+      GATEWAY_CONNECTOR_URL: 'http://x/?q=1',
+      GATEWAY_CONNECTOR_TOKEN: 'has space',
+      GATEWAY_PROVIDER_TIMEOUT: 'soon',
+      GATEWAY_PROVIDER_RETRY_SCHEDULE: '1s,later',
+      GATEWAY_PROVIDER_CHANNEL_CONCURRENCY: '0',
+      GATEWAY_PROVIDER_CHANNEL_RATE: '-1',
+      GATEWAY_SANDBOX: 'maybe',
+    });
+    expect(problems.map((p) => p.split(' ')[0])).toEqual([
+      'GATEWAY_CHAT_A_BUSINESS_API_URL',
+      'GATEWAY_CONNECTOR_URL',
+      'GATEWAY_CONNECTOR_TOKEN',
+      'GATEWAY_PROVIDER_TIMEOUT',
+      'GATEWAY_PROVIDER_RETRY_SCHEDULE',
+      'GATEWAY_PROVIDER_CHANNEL_CONCURRENCY',
+      'GATEWAY_PROVIDER_CHANNEL_RATE',
+      'GATEWAY_SANDBOX',
+    ]);
   });
 });

@@ -42,7 +42,7 @@ export type AuthPlan =
   | { kind: 'refuse'; reason: string }
   /** 422 on `code`: enable of an auth confirmed by a code needs it. */
   | { kind: 'needs_code'; reason: string }
-  /** 501: a valid step that only the provider connector can take. */
+  /** A valid step that the provider connector takes (confirm, code verification). */
   | { kind: 'needs_connector'; reason: string };
 
 /**
@@ -60,7 +60,7 @@ export function planAuthAction(
   switch (action) {
     case 'confirm':
       if (auth.state === 'unconfirmed') {
-        return { kind: 'needs_connector', reason: `Confirming a ${auth.provider} auth (${method}) needs its provider connector, which is not available yet.` };
+        return { kind: 'needs_connector', reason: `Confirming a ${auth.provider} auth (${method}) is done by its provider connector.` };
       }
       return { kind: 'refuse', reason: auth.state === 'enabled' ? `${name} is already confirmed and enabled.` : `${name} is disabled: enable it instead.` };
     case 'enable':
@@ -73,7 +73,7 @@ export function planAuthAction(
         };
       }
       if (code === undefined) return { kind: 'needs_code', reason: `code is required: ${auth.provider} auths are enabled with the code the provider sent` };
-      return { kind: 'needs_connector', reason: `Verifying the code of a ${auth.provider} auth needs its provider connector, which is not available yet.` };
+      return { kind: 'needs_connector', reason: `The code of a ${auth.provider} auth is verified by its provider connector.` };
     case 'disable':
       if (auth.state === 'enabled') return { kind: 'move', to: 'disabled' };
       return {

@@ -29,6 +29,27 @@ export function recordV1ChannelEvent(
 }
 
 /**
+ * Appends the v1 job result `{id, type: 'job', event: 'executed', company_id, created_at, data}`
+ * (schemas/events/job-v1.ts), named `job.executed`, inside the transaction that recorded the outcome.
+ */
+export function recordJobExecuted(
+  store: Store,
+  companyId: number,
+  data: { id: string; result: 'DELIVERED' | 'NOT DELIVERED'; message_id: number; external_id: string | null; reason?: string },
+  now = new Date(),
+): EventRecord {
+  const id = newEventId();
+  const createdAt = now.toISOString();
+  return appendEvent(store.outbox, {
+    id,
+    company_id: companyId,
+    name: 'job.executed',
+    created_at: createdAt,
+    body: { id, type: 'job', event: 'executed', company_id: companyId, created_at: createdAt, data: { ...data, date: createdAt } },
+  });
+}
+
+/**
  * Writes `auth.update` carrying the signal (`qr`, `code`, `pages` or `oauth_provider_url` beside the
  * auth object) and, for channels created through v1, the matching v1 payload (`qr_code`, `code`,
  * `pages`; OAuth has no v1 payload). Nothing is stored: the connector sends a fresh one when it changes.

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { presentConversation } from '../api/v2/presenters/conversation.js';
 import { presentMessage } from '../api/v2/presenters/message.js';
-import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, StatusItem } from '../ingest/normalized.js';
+import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, SendOutcomeItem, StatusItem } from '../ingest/normalized.js';
 import { NotFound } from '../http/errors.js';
 import type { AttachmentRow } from '../store/attachments.js';
 import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { MessageRow } from '../store/messages.js';
 import type { Store } from '../store/store.js';
-import { applyChannelState, recordAuthSignal } from './channel-events.js';
+import { applyChannelState, recordAuthSignal, recordJobExecuted } from './channel-events.js';
 import { recordEvent } from './events.js';
 import { nextStatus } from './status.js';
 
@@ -53,6 +53,9 @@ export function applyCallback(store: Store, target: { id: number; api: ChannelAp
           break;
         case 'status':
           events += applyStatus(store, channel, item, publicUrl, now);
+          break;
+        case 'send_outcome':
+          events += applySendOutcome(store, channel, item, publicUrl, now);
           break;
         case 'state': {
           const moved = applyChannelState(store, channel, item.state, item.reason, v1, now);
@@ -146,14 +149,64 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
 /** A status report moves an outgoing message forward only (src/domain/status.ts); `message.update` when it moved. Answers the events written. */
 function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, publicUrl: string, now: Date): number {
   const message = store.messages.findByChannelExternalId(channel.id, item.externalId);
-  // Unknown ids (a message sent by other means, or not yet known) and incoming messages: nothing to move.
-  if (message === undefined || message.income === 1) return 0;
+  // Not known yet: the provider's status may overtake the sender's outcome. It is kept until the
+  // outcome records the id (a message sent by other means never gets one: pruned after a day).
+  if (message === undefined) {
+    store.earlyStatuses.keep(channel.id, item.externalId, item.status, item.error, now.getTime());
+    return 0;
+  }
+  if (message.income === 1) return 0;
   const to = nextStatus(message.status, item.status);
   if (to === null) return 0;
   const details = item.error === undefined ? parseDetails(message) : { ...(parseDetails(message) ?? {}), ...item.error };
   const moved = store.messages.moveStatus(message.id, message.status, to, details);
   return moved === undefined ? 0 : emitMessageUpdate(store, moved, publicUrl, now);
 }
+
+/**
+ * A sender's outcome: the provider took the message (`external_id`, `sent`) or refused it for good
+ * (`error`, `details.errors`), each with `message.update`, plus the v1 job webhook for v1 jobs. An
+ * outcome of a message that has moved on already (a repeated outcome) changes nothing.
+ */
+function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeItem, publicUrl: string, now: Date): number {
+  const message = store.messages.findById(item.messageId);
+  if (message === undefined || message.channel_id !== channel.id || message.income === 1 || message.status !== 'created') return 0;
+  let moved: MessageRow | undefined;
+  if (item.outcome === 'sent') {
+    moved = item.externalId === null ? undefined : store.messages.recordSent(message.id, item.externalId);
+    // No id, or an id the channel already holds (an echo of this send stored first): sent all the same.
+    moved ??= store.messages.moveStatus(message.id, 'created', 'sent', parseDetails(message));
+  } else {
+    const errors = [...((parseDetails(message)?.errors as unknown[] | undefined) ?? []), item.error ?? { code: 'unknown', title: 'The provider refused the message.' }];
+    moved = store.messages.moveStatus(message.id, 'created', 'error', { ...(parseDetails(message) ?? {}), errors });
+  }
+  if (moved === undefined) return 0;
+  let events = emitMessageUpdate(store, moved, publicUrl, now);
+  // Statuses that arrived before this outcome, in the order of the status moves.
+  if (moved.external_id !== null) {
+    store.earlyStatuses.prune(now.getTime() - EARLY_STATUS_TTL_MS);
+    const early = store.earlyStatuses.take(channel.id, moved.external_id).sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status));
+    for (const row of early) {
+      events += applyStatus(store, channel, { kind: 'status', externalId: moved.external_id, status: row.status, at: row.created_at, ...(row.error === null ? {} : { error: JSON.parse(row.error) as Record<string, unknown> }) }, publicUrl, now);
+    }
+  }
+  if (item.v1Job) {
+    recordJobExecuted(
+      store,
+      moved.company_id,
+      item.outcome === 'sent'
+        ? { id: item.jobId, result: 'DELIVERED', message_id: moved.id, external_id: moved.external_id }
+        : { id: item.jobId, result: 'NOT DELIVERED', message_id: moved.id, external_id: null, reason: item.error?.title ?? 'The provider refused the message.' },
+      now,
+    );
+    events += 1;
+  }
+  return events;
+}
+
+/** How long a status of an unknown provider id waits for the send outcome that names it. */
+const EARLY_STATUS_TTL_MS = 24 * 3_600_000;
+const STATUS_ORDER = ['sent', 'delivered', 'read', 'error'];
 
 /** A reaction lands on the message it reacts to: one per sender, the empty emoji removes it. Answers the events written. */
 function applyReaction(store: Store, channel: ChannelRow, item: ReactionItem, publicUrl: string, now: Date): number {
@@ -173,8 +226,10 @@ function applyEdit(store: Store, channel: ChannelRow, item: EditItem, publicUrl:
   return emitMessageUpdate(store, store.messages.setText(target.id, item.text, details), publicUrl, now);
 }
 
-/** Writes `message.update`: one event. */
+/** Writes `message.update`: one event (none for a message sent with send_to_crm false). */
 function emitMessageUpdate(store: Store, message: MessageRow, publicUrl: string, now: Date): number {
+  // A message sent with send_to_crm false was never announced: its progress is not either.
+  if (message.send_to_crm === 0) return 0;
   const attachments = store.attachments.forMessages([message.id]);
   recordEvent(store.outbox, message.company_id, 'message', 'update', presentMessage(message, attachments, publicUrl), now);
   return 1;

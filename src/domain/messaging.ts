@@ -13,8 +13,10 @@ export interface OutgoingMessage {
   attachmentId?: number;
   repliedToId?: string;
   sendToCrm: boolean;
-  /** A business template, when the message is one. */
-  template?: { bizTemplateId: string; substitutions: string[] };
+  /** A business template, when the message is one; `language` overrides the template's own. */
+  template?: { bizTemplateId: string; substitutions: string[]; language?: string };
+  /** Sent through the v1 write-first endpoint: the job's result is also a v1 job webhook. */
+  v1Job?: boolean;
 }
 
 /** The job the provider sender consumes from `gateway.outbound` (keyed by channel id). */
@@ -26,6 +28,8 @@ export interface SendJob {
   conversation_id: number;
   message_id: number;
   created_at: string;
+  /** The job of a v1 write-first request: its result is also the v1 `job.executed` webhook. */
+  v1_job?: boolean;
 }
 
 /** A channel answers sends only while enabled; say clearly why not otherwise. */
@@ -43,6 +47,17 @@ export function assertChannelCanSend(conversation: Pick<ConversationRow, 'channe
  * its replied state changes. The caller runs it inside store.transaction.
  */
 export function storeOutgoing(store: Store, conversation: ConversationRow, outgoing: OutgoingMessage, publicUrl: string, now = new Date()): MessageObject {
+  return storeOutgoingJob(store, conversation, outgoing, publicUrl, now).message;
+}
+
+/** storeOutgoing, also answering the id of the send job (the v1 write-first answer names it). */
+export function storeOutgoingJob(
+  store: Store,
+  conversation: ConversationRow,
+  outgoing: OutgoingMessage,
+  publicUrl: string,
+  now = new Date(),
+): { message: MessageObject; jobId: string } {
   assertChannelCanSend(conversation);
   const attachment = outgoing.attachmentId === undefined ? undefined : usableAttachment(store, conversation.company_id, outgoing.attachmentId);
   if (outgoing.repliedToId !== undefined && store.messages.findByExternalId(conversation.id, outgoing.repliedToId) === undefined) {
@@ -76,13 +91,14 @@ export function storeOutgoing(store: Store, conversation: ConversationRow, outgo
     conversation_id: message.conversation_id,
     message_id: message.id,
     created_at: now.toISOString(),
+    ...(outgoing.v1Job === true ? { v1_job: true } : {}),
   };
   store.outbox.append({ stream: 'gateway.outbound', key: String(job.channel_id), messageId: job.job_id, payload: job }, now.getTime());
 
   const object = presentMessage(message, attachments, publicUrl);
   if (outgoing.sendToCrm) recordEvent(store.outbox, message.company_id, 'message', 'create', object, now);
   changeConversation(store, conversation, { last_message_id: message.id, replied_state: 'replied' }, now);
-  return object;
+  return { message: object, jobId: job.job_id };
 }
 
 /**

@@ -10,8 +10,12 @@ import { messageRoutes } from '../api/v2/messages.js';
 import { templateRoutes } from '../api/v2/templates.js';
 import { adminRoutes } from '../admin/routes.js';
 import { adminCallbackRoutes } from '../admin/callbacks.js';
+import { adminConnectorRoutes } from '../admin/connectors.js';
 import { callbackRoutes } from '../ingest/routes.js';
 import type { Config } from '../config/config.js';
+import type { Connectors } from '../connectors/registry.js';
+import { ConnectionFlows } from '../connectors/flows.js';
+import type { ChannelThrottle } from '../connectors/throttle.js';
 import type { Replayer } from '../dispatch/replay.js';
 import type { Logger } from '../log.js';
 import { buildOpenApi } from '../openapi/document.js';
@@ -30,6 +34,9 @@ export interface AppDeps {
   config: Config;
   /** Manual replays of the admin API; null when this process runs no pipeline. */
   replayer?: Replayer | null;
+  /** Provider connectors (connection flows, template sync) and the per-channel limits of their calls. */
+  connectors: Connectors;
+  throttle: ChannelThrottle;
 }
 
 /** Relay lag: outbox rows not yet published to their stream, and how old the oldest is. */
@@ -39,7 +46,7 @@ function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: numb
 }
 
 /** Builds the HTTP application: request log → error renderer → routes (each an explicit chain). */
-export function createApp({ store, logger, config, replayer = null }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
+export function createApp({ store, logger, config, replayer = null, connectors, throttle }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by our own middleware
   const router = new Router<AppState>();
@@ -47,7 +54,8 @@ export function createApp({ store, logger, config, replayer = null }: AppDeps): 
   const auth = authenticate(store.accounts, body);
 
   // Admin operations are described only where the admin API is mounted.
-  const openApi = buildOpenApi(config.adminToken === null ? OPERATIONS.filter((op) => op.auth !== 'admin') : OPERATIONS, { version: packageVersion(), serverUrl: config.publicUrl });
+  const described = OPERATIONS.filter((op) => (op.auth !== 'admin' || config.adminToken !== null) && (config.providers.sandbox || !op.path.startsWith('/admin/sandbox/')));
+  const openApi = buildOpenApi(described, { version: packageVersion(), serverUrl: config.publicUrl });
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApi;
   });
@@ -61,8 +69,9 @@ export function createApp({ store, logger, config, replayer = null }: AppDeps): 
   });
 
   companyRoutes(router, store, auth);
-  channelRoutes(router, store, auth);
-  authRoutes(router, store, auth);
+  const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, logger });
+  channelRoutes(router, store, auth, flows, config.publicUrl);
+  authRoutes(router, store, auth, flows);
   webhookRoutes(router, store, auth);
   attachmentRoutes(router, store, auth, config);
   conversationRoutes(router, store, auth);
@@ -74,6 +83,7 @@ export function createApp({ store, logger, config, replayer = null }: AppDeps): 
   if (config.adminToken !== null) {
     adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes });
     adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret });
+    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes, sandbox: config.providers.sandbox });
   }
 
   app.use(requestLog(logger));

@@ -85,6 +85,27 @@ export class NotImplemented extends AppError {
   }
 }
 
+/** The action does not exist for the channel's provider (request_code of a bot, a page of a messenger). */
+export class WrongProvider extends AppError {
+  constructor(detail: string) {
+    super(422, 'wrong_provider', 'Wrong provider for this action', detail);
+  }
+}
+
+/** The provider (or its connector) refused the step for good: a wrong code, an unknown page. */
+export class ProviderRefused extends AppError {
+  constructor(detail: string) {
+    super(422, 'provider_refused', 'Refused by the provider', detail);
+  }
+}
+
+/** The provider could not be reached or failed (5xx, timeout): worth trying again later. */
+export class ProviderUnavailable extends AppError {
+  constructor(detail: string) {
+    super(502, 'provider_unavailable', 'Provider unavailable', detail);
+  }
+}
+
 export class ServiceUnavailable extends AppError {
   constructor(detail: string) {
     super(503, 'service_unavailable', 'Service unavailable', detail);

@@ -87,7 +87,25 @@ export type AuthSignalItem =
   | { kind: 'pages'; pages: { id: string; name: string; username?: string }[] }
   | { kind: 'oauth'; oauthProviderUrl: string };
 
-export type IngestItem = IncomingMessageItem | ReactionItem | EditItem | StatusItem | StateItem | AuthSignalItem;
+/**
+ * What a sender reports about one send job (DESIGN.md section 8): the provider took the message
+ * (its id becomes the message's `external_id`, status `sent`) or refused it for good (`error`, the
+ * reason in `details.errors`). Travels on `gateway.inbound` and is applied like any callback.
+ */
+export interface SendOutcomeItem {
+  kind: 'send_outcome';
+  /** The gateway's message id (the job's message). */
+  messageId: number;
+  jobId: string;
+  /** The job came from the v1 write-first endpoint: its result is also a v1 job webhook. */
+  v1Job: boolean;
+  outcome: 'sent' | 'error';
+  externalId: string | null;
+  error?: { code: string; title: string };
+  at: number;
+}
+
+export type IngestItem = IncomingMessageItem | ReactionItem | EditItem | StatusItem | StateItem | AuthSignalItem | SendOutcomeItem;
 
 export interface IngestBatch {
   /** A key of the whole delivery (an update id, a webhook id): when already applied, nothing happens. */

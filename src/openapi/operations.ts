@@ -12,6 +12,8 @@ import { messageListQuery, messageSendBody, writeFirstBody } from '../../schemas
 import { accountAuthListQuery, authActionBody, authEnableBody, authListQuery, authListResponse, authResponse } from '../../schemas/v2/auths.js';
 import { templateListQuery } from '../../schemas/v2/templates.js';
 import { webhookActionBody, webhookCreateBody, webhookListResponse, webhookResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
+import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCodeBody, v1ConversationBody, v1ConversationResponse } from '../../schemas/v1/flows.js';
+import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import type { Operation } from './document.js';
 
 /** `{<name>: object}` */
@@ -53,11 +55,11 @@ const v1: Operation[] = [
   { method: 'post', path: '/p1/companies/:companyId/channels', tag: 'v1 channels', summary: 'Create a channel (one per provider)', input: channelCreate, success: { status: 201, schema: v1Written('created') } },
   { method: 'put', path: '/p1/companies/:companyId/channels/:id', tag: 'v1 channels', summary: "Update a channel's credentials", input: channelUpdate, success: { status: 200, schema: v1Written('updated') } },
   { method: 'delete', path: '/p1/companies/:companyId/channels/:id', tag: 'v1 channels', summary: 'Delete (disable) a channel', success: { status: 200, schema: v1Deleted } },
-  { method: 'post', path: '/p1/companies/:companyId/channels/:id/request_code', tag: 'v1 channels', summary: 'Request a confirmation code', success: { status: 200 } },
-  { method: 'post', path: '/p1/companies/:companyId/channels/:id/confirm', tag: 'v1 channels', summary: 'Confirm a channel with a code or password', success: { status: 200 } },
-  { method: 'post', path: '/p1/companies/:companyId/channels/:id/conversations', tag: 'v1 channels', summary: 'Write first (enqueues a delivery job)', success: { status: 200 } },
-  { method: 'get', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page', success: { status: 200 } },
-  { method: 'post', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page', success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/request_code', tag: 'v1 channels', summary: 'Request a confirmation code (chat_a, chat_b_personal, social_c)', input: requestCodeBody, success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/confirm', tag: 'v1 channels', summary: 'Confirm a channel with a code or password (chat_b_personal: confirmation_type, code, password; social_c: confirmation_code, confirmation_type, confirmation_variant)', input: { oneOf: [confirmChatBPersonalBody, confirmSocialCBody] }, success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/conversations', tag: 'v1 channels', summary: 'Write first (chat_a: message; chat_a_business: template); enqueues a job whose result is the job.executed webhook', input: v1ConversationBody, success: { status: 201, schema: v1ConversationResponse } },
+  { method: 'get', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page (social_c_business, social_c)', input: enablePageBody, success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page (social_c_business, social_c)', input: enablePageBody, success: { status: 200 } },
 ];
 
 const v2: Operation[] = [
@@ -119,6 +121,8 @@ const adminOps: Operation[] = [
   { method: 'get', path: '/admin/replays/:taskId', tag: 'admin', summary: 'Progress of a bulk replay', auth: 'admin', success: { status: 200 } },
   { method: 'get', path: '/admin/companies/:companyId/endpoints', tag: 'admin', summary: "Health of a company's webhook endpoints", auth: 'admin', success: { status: 200 } },
   { method: 'get', path: '/admin/pipeline', tag: 'admin', summary: 'Outbox relay lag and stream state', auth: 'admin', success: { status: 200 } },
+  { method: 'post', path: '/admin/channels/:id/templates/sync', tag: 'admin', summary: "Sync a chat_a_business channel's templates from the provider now", auth: 'admin', success: { status: 200 } },
+  { method: 'post', path: '/admin/sandbox/channels/:id/messages', tag: 'admin', summary: 'Sandbox only (GATEWAY_SANDBOX=true): inject an incoming message into a channel', auth: 'admin', input: sandboxMessageBody, success: { status: 201 } },
   { method: 'get', path: '/admin/channels/:id/callback', tag: 'admin', summary: "A channel's callback URL and verification secrets (operators only)", auth: 'admin', success: { status: 200 } },
 ];
 

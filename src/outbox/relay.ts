@@ -5,7 +5,9 @@ import type { Store } from '../store/store.js';
 import { pause, type Clock, type OutgoingMessage, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
 import { STREAM } from '../dispatch/jobs.js';
+import type { SendJob } from '../domain/messaging.js';
 import { fanOutEvent } from './fan-out.js';
+import { resolveSendJob } from './send-jobs.js';
 
 export interface OutboxRelayOptions {
   store: Store;
@@ -15,6 +17,8 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Real-time pause when the outbox is empty. */
   idleMs?: number;
+  /** GATEWAY_PUBLIC_URL: send jobs carry the URLs of their attachments. */
+  publicUrl?: string;
 }
 
 /**
@@ -60,6 +64,8 @@ export class OutboxRelay implements Worker {
   private toMessages(row: OutboxRow, now: number): OutgoingMessage[] {
     const payload = JSON.parse(row.payload) as unknown;
     if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now);
+    // Send jobs go out resolved: senders in worker processes have no store.
+    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveSendJob(this.options.store, payload as SendJob, this.options.publicUrl ?? '') }];
     return [{ key: row.key, id: row.message_id, value: payload }];
   }
 }

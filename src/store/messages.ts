@@ -50,6 +50,8 @@ export class MessageStore {
   private readonly compareAndSetStatus;
   private readonly updateReactions;
   private readonly updateText;
+  private readonly byIdOnly;
+  private readonly markSent;
 
   constructor(db: Db) {
     this.insertOne = db.prepare(
@@ -82,6 +84,11 @@ export class MessageStore {
     );
     this.updateReactions = db.prepare<[string, number], MessageRow>('UPDATE messages SET reactions = ? WHERE id = ? RETURNING *');
     this.updateText = db.prepare<[string | null, string | null, number], MessageRow>('UPDATE messages SET text = ?, details = ? WHERE id = ? RETURNING *');
+    this.byIdOnly = db.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?');
+    // OR IGNORE: an id the channel already has (a connector's echo of the send) leaves the row as it is.
+    this.markSent = db.prepare<[string, number], MessageRow>(
+      "UPDATE OR IGNORE messages SET external_id = ?, status = 'sent' WHERE id = ? AND status = 'created' AND income = 0 RETURNING *",
+    );
   }
 
   insert(message: NewMessage, now = Date.now()): MessageRow {
@@ -113,6 +120,19 @@ export class MessageStore {
   /** Replaces the text (a provider-side edit) and details. */
   setText(id: number, text: string | null, details: unknown): MessageRow {
     return this.updateText.get(text, details === null || details === undefined ? null : JSON.stringify(details), id)!;
+  }
+
+  /** A message by its id alone (the sender's outcome names the message of its job). */
+  findById(id: number): MessageRow | undefined {
+    return this.byIdOnly.get(id);
+  }
+
+  /**
+   * An outgoing message the provider took: its provider id and status `sent`, if it is still
+   * `created`; undefined otherwise, or when the channel already has a message with that id.
+   */
+  recordSent(id: number, externalId: string): MessageRow | undefined {
+    return this.markSent.get(externalId, id);
   }
 
   find(conversationId: number, id: number): MessageRow | undefined {

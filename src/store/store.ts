@@ -4,6 +4,7 @@ import { CallbackStore } from './callbacks.js';
 import { ChannelStore } from './channels.js';
 import { CompanyStore } from './companies.js';
 import { DeliveryStore } from './deliveries.js';
+import { EarlyStatusStore } from './early-statuses.js';
 import { ContactStore } from './contacts.js';
 import { ConversationStore } from './conversations.js';
 import { openDatabase, type Db } from './db.js';
@@ -38,6 +39,7 @@ export class Store {
   readonly replayTasks: ReplayTaskStore;
   readonly streamMessages: StreamMessageStore;
   readonly callbacks: CallbackStore;
+  readonly earlyStatuses: EarlyStatusStore;
 
   private constructor(readonly db: Db) {
     this.accounts = new AccountStore(db);
@@ -54,6 +56,7 @@ export class Store {
     this.replayTasks = new ReplayTaskStore(db);
     this.streamMessages = new StreamMessageStore(db);
     this.callbacks = new CallbackStore(db);
+    this.earlyStatuses = new EarlyStatusStore(db);
   }
 
   /** Opens the file, applies pending migrations and prepares every statement once. */

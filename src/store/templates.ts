@@ -27,6 +27,8 @@ export class TemplateStore {
   private readonly byBizId;
   private readonly pages: Record<string, { all(ids: string, limit: number, offset: number): TemplateRow[] }>;
   private readonly count;
+  private readonly upsertOne;
+  private readonly removeOthersOf;
 
   constructor(db: Db) {
     this.insertOne = db.prepare(
@@ -47,10 +49,34 @@ export class TemplateStore {
       }
     }
     this.count = db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM templates WHERE ${inCompanies}`);
+    this.upsertOne = db.prepare(
+      `INSERT INTO templates (company_id, channel_id, name, body, biz_template_id, language, substitutions_count,
+         header_content_type, header, namespace, position, created_at)
+       VALUES (@company_id, @channel_id, @name, @body, @biz_template_id, @language, @substitutions_count,
+         @header_content_type, @header, @namespace, @position, @created_at)
+       ON CONFLICT (company_id, biz_template_id) DO UPDATE SET channel_id = excluded.channel_id, name = excluded.name,
+         body = excluded.body, language = excluded.language, substitutions_count = excluded.substitutions_count,
+         header_content_type = excluded.header_content_type, header = excluded.header, namespace = excluded.namespace,
+         position = excluded.position
+       RETURNING *`,
+    );
+    this.removeOthersOf = db.prepare<[number, string]>(
+      'DELETE FROM templates WHERE channel_id = ? AND biz_template_id NOT IN (SELECT value FROM json_each(?))',
+    );
   }
 
   insert(template: NewTemplate, now = Date.now()): TemplateRow {
     return this.insertOne.get({ ...template, created_at: template.created_at ?? now }) as TemplateRow;
+  }
+
+  /** A template as the provider lists it now: inserted, or brought up to date (its id and created_at stay). */
+  upsert(template: NewTemplate, now = Date.now()): TemplateRow {
+    return this.upsertOne.get({ ...template, created_at: template.created_at ?? now }) as TemplateRow;
+  }
+
+  /** Removes the channel's templates the provider no longer lists; answers how many. */
+  removeOthers(channelId: number, keepBizIds: readonly string[]): number {
+    return this.removeOthersOf.run(channelId, JSON.stringify(keepBizIds)).changes;
   }
 
   findByBizId(companyId: number, bizTemplateId: string): TemplateRow | undefined {

@@ -15,6 +15,10 @@ import { SqliteStreamJanitor } from '../streams/sqlite-janitor.js';
 import { SqliteStreamBus } from '../streams/sqlite-stream.js';
 import { systemClock, type Clock, type StreamBus, type StreamSpec } from '../streams/stream.js';
 import { supervise, type Supervisor, type Worker } from './supervisor.js';
+import { Connectors } from '../connectors/registry.js';
+import { ProviderSender, publishFactLater } from '../connectors/sender.js';
+import { ChannelThrottle } from '../connectors/throttle.js';
+import { InboundApplier } from '../ingest/inbound-worker.js';
 
 /** all: everything in one process; core: store, API, relay, recorder, retry scheduler; worker: the dispatcher only. */
 export type Role = 'all' | 'core' | 'worker';
@@ -41,6 +45,10 @@ export function openStreamBus(config: Config, store: Store | null, logger: Logge
 export interface Pipeline {
   bus: StreamBus;
   replayer: Replayer | null;
+  /** The provider connectors (senders here; connection flows and template sync in the API). */
+  connectors: Connectors;
+  /** Per-channel limits of every provider call of this process. */
+  throttle: ChannelThrottle;
   stop(): Promise<void>;
 }
 
@@ -51,11 +59,17 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
   const workers: Worker[] = [];
   let replayer: Replayer | null = null;
   let client: WebhookHttpClient | null = null;
+  // The sandbox's later news (QR scanned, delivered, read) goes out as facts on gateway.inbound.
+  const connectors = new Connectors(config.providers, (channelId, items, afterMs) =>
+    publishFactLater(bus, channelId, items, afterMs, `${channelId}:${items[0]?.kind ?? 'fact'}:${Date.now()}:${Math.random().toString(36).slice(2)}`, logger),
+  );
+  const throttle = new ChannelThrottle(config.providers.channelConcurrency, config.providers.channelRatePerSecond);
   if (role !== 'worker') {
     if (store === null) throw new Error('the core role needs the store');
     replayer = new Replayer({ store, bus, clock });
     workers.push(
-      new OutboxRelay({ store, bus, clock, logger }),
+      new OutboxRelay({ store, bus, clock, logger, publicUrl: config.publicUrl }),
+      new InboundApplier({ store, bus, publicUrl: config.publicUrl, logger }),
       new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger }),
       new RetryScheduler({ store, bus, clock, logger }),
       new ReceiptJanitor({ store, clock, logger }),
@@ -76,15 +90,19 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
         endpointConcurrency,
         policy: { scheduleMs: retryScheduleMs, jitter: retryJitter, retryAfterMaxMs },
       }),
+      new ProviderSender({ bus, connectors, throttle, retryScheduleMs: config.providers.retryScheduleMs, clock, logger }),
     );
   }
   const supervisor: Supervisor = supervise(workers, logger);
   return {
     bus,
     replayer,
+    connectors,
+    throttle,
     async stop() {
       await supervisor.stop();
       await client?.close();
+      await connectors.close();
       await bus.close();
     },
   };

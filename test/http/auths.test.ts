@@ -457,7 +457,7 @@ describe('enable and disable (PUT and PATCH)', () => {
   it.each<[string, Body]>([
     ['chat_b_personal (code)', { provider: 'chat_b_personal', phone: '79161234567' }],
     ['social_c (code)', { provider: 'social_c', login: 'l', password: 'p' }],
-  ])('an unconfirmed %s auth: enable needs code (422), and with it answers 501 until the connector exists', async (_name, body) => {
+  ])('an unconfirmed %s auth: enable needs code (422), and with it answers 503 while no connector is configured', async (_name, body) => {
     const company = await newCompany();
     const auth = await created(company, body);
     const missing = await refused(() => action('PATCH', company, auth.id, 'enable'), 422, 'validation_failed');
@@ -466,8 +466,8 @@ describe('enable and disable (PUT and PATCH)', () => {
       expect(failingFields(await refused(() => action('PATCH', company, auth.id, 'enable', { code }), 422, 'validation_failed'))).toEqual(['code']);
     }
     for (const code of ['12345', 12345]) {
-      const res = await refused(() => action('PUT', company, auth.id, 'enable', { code }), 501, 'not_implemented');
-      expect(res.body.errors[0].detail).toMatch(/connector/);
+      const res = await refused(() => action('PUT', company, auth.id, 'enable', { code }), 503, 'service_unavailable');
+      expect(res.body.errors[0].detail).toMatch(/GATEWAY_CONNECTOR_URL/);
     }
     expect(storedState(auth.id).state).toBe('unconfirmed');
   });
@@ -475,7 +475,7 @@ describe('enable and disable (PUT and PATCH)', () => {
   it('reads a code sent as form text', async () => {
     const company = await newCompany();
     const auth = await created(company, { provider: 'chat_b_personal', phone: '79161234567' });
-    await refused(() => gw.request('PUT', `${authPath(company, auth.id)}/enable`, { form: 'code=54321' }), 501, 'not_implemented');
+    await refused(() => gw.request('PUT', `${authPath(company, auth.id)}/enable`, { form: 'code=54321' }), 503, 'service_unavailable');
   });
 
   it('422 for a company_id that is not the path’s', async () => {
@@ -493,11 +493,11 @@ describe('POST .../auths/:id/confirm', () => {
     ['chat_d', { provider: 'chat_d' }],
     ['chat_a', { provider: 'chat_a' }],
     ['chat_b_personal (code)', { provider: 'chat_b_personal', phone: '79161234567' }],
-  ])('an unconfirmed %s auth answers 501 not_implemented until the connector exists, changing nothing', async (_name, body) => {
+  ])('an unconfirmed %s auth answers 503 while no connector is configured, changing nothing', async (_name, body) => {
     const company = await newCompany();
     const auth = await created(company, body);
-    const res = await refused(() => action('POST', company, auth.id, 'confirm'), 501, 'not_implemented');
-    expect(res.body.errors[0].detail).toContain(auth.confirmation!);
+    const res = await refused(() => action('POST', company, auth.id, 'confirm'), 503, 'service_unavailable');
+    expect(res.body.errors[0].detail).toMatch(/GATEWAY_CONNECTOR_URL/);
   });
 
   it('409 for an enabled or disabled auth', async () => {

@@ -798,7 +798,7 @@ describe('401 without a valid token', () => {
 // ---------------------------------------------------------------------------------------------
 // Connector-dependent actions
 
-describe('connector-dependent actions answer 501 not_implemented', () => {
+describe('connector-dependent actions without a configured connector: 503, or 4xx for what no connector would do', () => {
   const actions: [string, string, string, RequestInitLike][] = [
     ['request_code', 'POST', 'request_code', { json: {} }],
     ['confirm', 'POST', 'confirm', { json: { confirmation_type: 'code', code: 12345 } }],
@@ -807,19 +807,29 @@ describe('connector-dependent actions answer 501 not_implemented', () => {
     ['enable_page_instagram (POST)', 'POST', 'enable_page_instagram', { form: 'page_id=123&sync_period=all' }],
   ];
 
-  describe.each(actions)('%s', (_name, method, suffix, options) => {
+  /** Per action and provider: the answer when no connector is configured (GATEWAY_CONNECTOR_URL unset). */
+  const expected: Record<string, Record<string, [number, string]>> = {
+    request_code: { chat_a: [503, 'service_unavailable'], chat_b_personal: [503, 'service_unavailable'], social_c_business: [422, 'wrong_provider'], social_c: [422, 'validation_failed'] },
+    confirm: { chat_a: [422, 'wrong_provider'], chat_b_personal: [503, 'service_unavailable'], social_c_business: [422, 'wrong_provider'], social_c: [422, 'validation_failed'] },
+    conversations: { chat_a: [409, 'conflict'], chat_b_personal: [422, 'wrong_provider'], social_c_business: [422, 'wrong_provider'], social_c: [422, 'wrong_provider'] },
+    'enable_page_instagram (GET)': { chat_a: [422, 'wrong_provider'], chat_b_personal: [422, 'wrong_provider'], social_c_business: [503, 'service_unavailable'], social_c: [503, 'service_unavailable'] },
+    'enable_page_instagram (POST)': { chat_a: [422, 'wrong_provider'], chat_b_personal: [422, 'wrong_provider'], social_c_business: [503, 'service_unavailable'], social_c: [503, 'service_unavailable'] },
+  };
+
+  describe.each(actions)('%s', (name, method, suffix, options) => {
     it.each<[string, Body]>([
       ['chat_a', { provider: 'chat_a' }],
       ['chat_b_personal', { provider: 'chat_b_personal', via_qr_code: true }],
       ['social_c_business', { provider: 'social_c_business', token: 't', phone: '79161234567', data: { id: '1' } }],
       ['social_c', { provider: 'social_c', login: 'l', password: 'p' }],
-    ])('for an existing %s channel', async (_provider, body) => {
+    ])('for an existing %s channel', async (provider, body) => {
       const company = await newCompany();
       const id = await createdId(company, body);
       const before = storedChannels(company);
       const res = await gw.request(method, `${channelPath(company, id)}/${suffix}`, options);
-      expectErrorShape(res, 501, 'not_implemented');
-      expect(res.body.errors).toHaveLength(1);
+      const [status, code] = expected[name]![provider]!;
+      expectErrorShape(res, status, code);
+      if (code !== 'validation_failed') expect(res.body.errors).toHaveLength(1);
       expect(storedChannels(company)).toEqual(before);
     });
 

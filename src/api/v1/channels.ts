@@ -5,8 +5,10 @@ import { v1PageQuery } from '../../../schemas/v1/paging.js';
 import { createAuth, deleteAuth } from '../../domain/auths.js';
 import { connectionFor, updatedConnection } from '../../domain/channels.js';
 import { nextPageToken, toIdPage } from '../../domain/paging.js';
-import type { AppState, RouteContext } from '../../http/context.js';
-import { NotFound, NotImplemented } from '../../http/errors.js';
+import type { AppState } from '../../http/context.js';
+import type { ConnectionFlows } from '../../connectors/flows.js';
+import { flowRoutes } from './channel-flows.js';
+import { NotFound } from '../../http/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
@@ -17,7 +19,7 @@ import { presentChannelItem } from './presenters.js';
 const pageQuery = validator(v1PageQuery);
 
 /** v1 channels of a company (contract section 4, "v1 Channels"). */
-export function channelRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>): void {
+export function channelRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, flows: ConnectionFlows, publicUrl: string): void {
   const base = '/p1/companies/:companyId/channels';
 
   router.get(base, auth, (ctx) => {
@@ -30,12 +32,15 @@ export function channelRoutes(router: Router<AppState>, store: Store, auth: Midd
     };
   });
 
-  router.post(base, auth, (ctx) => {
+  router.post(base, auth, async (ctx) => {
     const company = findCompany(store, ctx, 'companyId');
     const { provider } = readInput(ctx, providerBody);
     const input = readInput(ctx, createBodies[provider]);
     const connection = connectionFor(provider, input, new Date());
     const channel = createAuth(store, { companyId: company.id, provider, ...connection }, 'v1');
+    // The session starts now: its QR or code reaches the company as v1 webhooks (qr_code, code).
+    await flows.startAfterCreate(channel);
+    flows.syncTemplatesLater(channel);
     ctx.status = 201;
     ctx.body = { status: 'created', data: { external_id: channel.id } };
   });
@@ -52,18 +57,14 @@ export function channelRoutes(router: Router<AppState>, store: Store, auth: Midd
   router.delete(`${base}/:id`, auth, (ctx) => {
     const { channel } = findChannel(store, ctx, 'Channel');
     if (deleteAuth(store, channel) === undefined) throw new NotFound(`Channel ${channel.id} was not found.`);
+    flows.disconnectLater(channel);
     ctx.body = { status: 'deleted' };
   });
 
-  // Connector-driven actions (request_code, confirm, page choice, write-first) arrive with the
-  // provider connectors; until then they answer 501 for a channel that exists.
-  const pending = (action: string) => (ctx: RouteContext) => {
-    const { channel } = findChannel(store, ctx, 'Channel');
-    throw new NotImplemented(`${action} is not available yet for ${channel.provider} channels: provider connectors are not configured.`);
-  };
-  router.post(`${base}/:id/request_code`, auth, pending('request_code'));
-  router.post(`${base}/:id/confirm`, auth, pending('confirm'));
-  router.post(`${base}/:id/conversations`, auth, pending('Write-first conversations'));
-  router.get(`${base}/:id/enable_page_instagram`, auth, pending('enable_page_instagram'));
-  router.post(`${base}/:id/enable_page_instagram`, auth, pending('enable_page_instagram'));
+  const chain = flowRoutes(store, flows, publicUrl);
+  router.post(`${base}/:id/request_code`, auth, chain.requestCode);
+  router.post(`${base}/:id/confirm`, auth, chain.confirm);
+  router.post(`${base}/:id/conversations`, auth, chain.conversations);
+  router.get(`${base}/:id/enable_page_instagram`, auth, chain.enablePage);
+  router.post(`${base}/:id/enable_page_instagram`, auth, chain.enablePage);
 }

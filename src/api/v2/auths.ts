@@ -6,7 +6,7 @@ import { createAuth, deleteAuth, planAuthAction, type AuthAction } from '../../d
 import { connectionFor } from '../../domain/channels.js';
 import { recordEvent } from '../../domain/events.js';
 import { accountOf, type AppState, type RouteContext } from '../../http/context.js';
-import { Conflict, NotFound, NotImplemented, ValidationFailed, type FieldProblem } from '../../http/errors.js';
+import { Conflict, NotFound, ValidationFailed, type FieldProblem } from '../../http/errors.js';
 import { readInput, requestInput } from '../../http/input.js';
 import { validator, type Validator } from '../../http/validate.js';
 import type { ChannelRow } from '../../store/channels.js';
@@ -15,7 +15,8 @@ import type { Store } from '../../store/store.js';
 import { createBodies, providerBody } from '../channel-input.js';
 import { findChannel, findCompany } from '../lookup.js';
 import { toMeta, toWindow } from './paging.js';
-import { presentAuth } from './presenters/auth.js';
+import { confirmationMethod, presentAuth } from './presenters/auth.js';
+import type { ConnectionFlows } from '../../connectors/flows.js';
 
 type Input = Record<string, unknown>;
 
@@ -30,7 +31,7 @@ const enableBody = validator(authEnableBody);
  * for the paths). Every state change writes its auth event (contract section 6) in the same
  * transaction.
  */
-export function authRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>): void {
+export function authRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, flows: ConnectionFlows): void {
   const base = '/api/p2/companies/:companyId/auths';
 
   router.get('/api/p2/auths', auth, (ctx) => {
@@ -47,13 +48,16 @@ export function authRoutes(router: Router<AppState>, store: Store, auth: Middlew
     ctx.body = { auths: rows.map(presentAuth), meta: toMeta(input.page, input.per_page, total) };
   });
 
-  router.post(base, auth, (ctx) => {
+  router.post(base, auth, async (ctx) => {
     const company = findCompany(store, ctx, 'companyId');
     const { provider, input } = readCreate(ctx, company);
     const connection = connectionFor(provider, input, new Date());
     const created = createAuth(store, { companyId: company.id, provider, ...connection });
+    // Creating starts the connection: the answer (and an auth.update) carries its qr, code or oauth_provider_url.
+    const signal = await flows.startAfterCreate(created);
+    flows.syncTemplatesLater(created);
     ctx.status = 201;
-    ctx.body = { auth: presentAuth(created) };
+    ctx.body = { auth: { ...presentAuth(store.channels.findLive(created.id) ?? created), ...signal } };
   });
 
   router.get(`${base}/:id`, auth, (ctx) => {
@@ -67,42 +71,77 @@ export function authRoutes(router: Router<AppState>, store: Store, auth: Middlew
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
     const removed = deleteAuth(store, found);
     if (removed === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
+    flows.disconnectLater(found);
     ctx.body = { auth: presentAuth(removed) };
   });
 
-  router.post(`${base}/:id/confirm`, auth, (ctx) => {
-    ctx.body = { auth: presentAuth(changeState(store, ctx, 'confirm', actionBody)) };
+  router.post(`${base}/:id/confirm`, auth, async (ctx) => {
+    ctx.body = { auth: await changeState(store, flows, ctx, 'confirm', actionBody) };
   });
   for (const method of ['put', 'patch'] as const) {
-    router[method](`${base}/:id/enable`, auth, (ctx) => {
-      ctx.body = { auth: presentAuth(changeState(store, ctx, 'enable', enableBody)) };
+    router[method](`${base}/:id/enable`, auth, async (ctx) => {
+      ctx.body = { auth: await changeState(store, flows, ctx, 'enable', enableBody) };
     });
-    router[method](`${base}/:id/disable`, auth, (ctx) => {
-      ctx.body = { auth: presentAuth(changeState(store, ctx, 'disable', actionBody)) };
+    router[method](`${base}/:id/disable`, auth, async (ctx) => {
+      ctx.body = { auth: await changeState(store, flows, ctx, 'disable', actionBody) };
     });
   }
 }
 
-/** Runs an action on an auth: the check, the state change and its `update` event, in one transaction. */
-function changeState(store: Store, ctx: RouteContext, action: AuthAction, body: Validator<{ company_id?: number; code?: string | number }>): ChannelRow {
+/**
+ * Runs an action on an auth: the check, then either the state change and its `update` event in one
+ * transaction, or the connector's step (confirm: a fresh QR, pairing code or OAuth address; enable
+ * with a code: the provider verifies it), whose news is recorded like a callback's.
+ */
+async function changeState(
+  store: Store,
+  flows: ConnectionFlows,
+  ctx: RouteContext,
+  action: AuthAction,
+  body: Validator<{ company_id?: number; code?: string | number }>,
+): Promise<Record<string, unknown>> {
   const { company, channel: found } = findChannel(store, ctx, 'Auth');
   const input = readInput(ctx, body);
   matchPathCompany(company, input.company_id);
-  return store.transaction(() => {
-    const current = store.channels.find(company.id, found.id);
-    if (current === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
-    const plan = planAuthAction(current, action, input.code);
-    if (plan.kind === 'refuse') throw new Conflict(plan.reason);
-    if (plan.kind === 'needs_code') throw ValidationFailed.field('code', plan.reason);
-    if (plan.kind === 'needs_connector') throw new NotImplemented(plan.reason);
-    const now = Date.now();
-    const moved = store.channels.setState(current.id, current.state, plan.to, now);
-    if (moved === undefined) throw new Conflict(`Auth ${found.id} changed meanwhile; try again.`);
-    recordEvent(store.outbox, company.id, 'auth', 'update', presentAuth(moved), new Date(now));
-    return moved;
-  });
+  const plan = planAuthAction(found, action, input.code);
+  if (plan.kind === 'refuse') throw new Conflict(plan.reason);
+  if (plan.kind === 'needs_code') throw ValidationFailed.field('code', plan.reason);
+  if (plan.kind === 'needs_connector') {
+    const signal = action === 'enable' ? await verifyCode(flows, found, String(input.code)) : await startConfirmation(flows, found);
+    const now = store.channels.find(company.id, found.id);
+    if (now === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
+    return { ...presentAuth(now), ...signal };
+  }
+  return presentAuth(
+    store.transaction(() => {
+      const current = store.channels.find(company.id, found.id);
+      if (current === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
+      if (current.state !== found.state) throw new Conflict(`Auth ${found.id} changed meanwhile; try again.`);
+      const now = Date.now();
+      const moved = store.channels.setState(current.id, current.state, plan.to, now);
+      if (moved === undefined) throw new Conflict(`Auth ${found.id} changed meanwhile; try again.`);
+      recordEvent(store.outbox, company.id, 'auth', 'update', presentAuth(moved), new Date(now));
+      return moved;
+    }),
+  );
 }
 
+/** confirm of an unconfirmed auth: a pairing code to type into the phone, or a fresh session (QR, code sent, OAuth). */
+async function startConfirmation(flows: ConnectionFlows, auth: ChannelRow): Promise<Record<string, unknown>> {
+  if (confirmationMethod(auth) === 'pairing_code') {
+    const answer = await flows.requestCode(auth, {});
+    return typeof answer.code === 'string' ? { code: answer.code } : {};
+  }
+  return { ...(await flows.start(auth)) };
+}
+
+/** enable with the code the provider sent: the provider's answer; follow-ups (two-factor) beside the auth. */
+async function verifyCode(flows: ConnectionFlows, auth: ChannelRow, code: string): Promise<Record<string, unknown>> {
+  const answer = await flows.confirm(auth, { type: 'code', code });
+  if (answer.two_factor_requires !== undefined) return { two_factor_requires: answer.two_factor_requires };
+  if (answer.confirmation_requires !== undefined) return { confirmation_requires: answer.confirmation_requires };
+  return {};
+}
 
 /** A `company_id` sent beside a company path must name that company. */
 export function matchPathCompany(company: CompanyRow, companyId: number | undefined): void {

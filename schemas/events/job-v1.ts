@@ -1,0 +1,39 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+
+/**
+ * The v1 write-first job result (contract section 6, DESIGN.md section 6), written when a job of
+ * `POST /p1/companies/<id>/channels/<id>/conversations` finishes: `DELIVERED` once the provider
+ * took the message, `NOT DELIVERED` with the `reason` when it refused it for good. Named `job.executed`.
+ */
+export const jobV1Event = {
+  $id: 'events/job-v1',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
+  properties: {
+    /** Stable across redeliveries: the `webhook-id` header. */
+    id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+    type: { const: 'job' },
+    event: { const: 'executed' },
+    company_id: { type: 'integer' },
+    created_at: { type: 'string', format: 'date-time' },
+    data: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'result', 'message_id', 'date'],
+      properties: {
+        /** The job id the create-conversation request answered. */
+        id: { type: 'string', pattern: '^job_[0-9a-f]{32}$' },
+        result: { type: 'string', enum: ['DELIVERED', 'NOT DELIVERED'] },
+        /** The gateway's message id (also in the create-conversation answer). */
+        message_id: { type: 'integer' },
+        /** The provider's message id, when it took the message. */
+        external_id: { type: ['string', 'null'] },
+        date: { type: 'string', format: 'date-time' },
+        reason: { type: 'string' },
+      },
+      if: { properties: { result: { const: 'NOT DELIVERED' } } },
+      then: { required: ['reason'], properties: { reason: { type: 'string' } } },
+    },
+  },
+} as const satisfies JSONSchema;

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import type Router from '@koa/router';
+import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
+import { pathId } from '../api/params.js';
+import { presentMessage } from '../api/v2/presenters/message.js';
+import type { ConnectionFlows } from '../connectors/flows.js';
+import { applyCallback } from '../domain/incoming.js';
+import type { AppState } from '../http/context.js';
+import { NotFound } from '../http/errors.js';
+import { parseBody } from '../http/body.js';
+import { validator } from '../http/validate.js';
+import type { ChannelRow } from '../store/channels.js';
+import type { Store } from '../store/store.js';
+import { authenticateAdmin } from './authenticate-admin.js';
+
+export interface AdminConnectorDeps {
+  store: Store;
+  adminToken: string;
+  flows: ConnectionFlows;
+  publicUrl: string;
+  bodyLimitBytes: number;
+  /** GATEWAY_SANDBOX: the sandbox's routes exist only then. */
+  sandbox: boolean;
+}
+
+const validateSandboxMessage = validator(sandboxMessageBody);
+
+/**
+ * Operator actions on providers: template sync of a `chat_a_business` channel (also run when the
+ * channel is created), and with the sandbox on, an incoming message injected into a channel.
+ */
+export function adminConnectorRoutes(router: Router<AppState>, deps: AdminConnectorDeps): void {
+  const { store } = deps;
+  const auth = authenticateAdmin(deps.adminToken);
+  const body = parseBody(deps.bodyLimitBytes);
+  const liveChannel = (id: string | undefined): ChannelRow => {
+    const channel = store.channels.findLive(pathId(id, 'Channel'));
+    if (channel === undefined) throw new NotFound(`Channel ${id ?? ''} was not found.`);
+    return channel;
+  };
+
+  router.post('/admin/channels/:id/templates/sync', auth, async (ctx) => {
+    const channel = liveChannel(ctx.params.id);
+    const result = await deps.flows.syncTemplates(channel);
+    ctx.body = { channel_id: channel.id, ...result };
+  });
+
+  if (!deps.sandbox) return;
+  router.post('/admin/sandbox/channels/:id/messages', auth, body, (ctx) => {
+    const channel = liveChannel(ctx.params.id);
+    const input = validateSandboxMessage(ctx.request.body ?? {}, ctx.is('json') ? 'json' : 'text');
+    const externalId = `sbx_in_${randomBytes(10).toString('hex')}`;
+    const phone = /^\+?[0-9]{7,15}$/.test(input.from) ? input.from.replace(/^\+/, '') : null;
+    // The same normalization as a provider's callback: contact, conversation, message, events.
+    applyCallback(
+      store,
+      { id: channel.id, api: store.callbacks.get(channel.id).api },
+      {
+        receipt: null,
+        items: [
+          {
+            kind: 'message',
+            externalId,
+            chat: { externalId: input.from, externalPublicId: input.from, name: input.name ?? input.from, phone, isGroup: false },
+            income: true,
+            sentAt: Date.now(),
+            text: input.text,
+            repliedToId: null,
+            attachments: [],
+            details: null,
+          },
+        ],
+      },
+      deps.publicUrl,
+    );
+    const message = store.messages.findByChannelExternalId(channel.id, externalId)!;
+    ctx.status = 201;
+    ctx.body = { message: presentMessage(message, [], deps.publicUrl) };
+  });
+}

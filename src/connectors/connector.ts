@@ -1,0 +1,132 @@
+/**
+ * The connector interface (DESIGN.md section 8): how the gateway talks to providers. Three HTTP
+ * families mirror the callback families (cloud-style business API, bot-style API, our connector
+ * protocol) and the sandbox stands in for all of them when GATEWAY_SANDBOX is on.
+ */
+import type { SendJob } from '../domain/messaging.js';
+
+export type ConnectorFamily = 'cloud' | 'bot' | 'connector';
+
+/** What a sender needs to call the provider, resolved by the core when it publishes the job. */
+export interface SendRequest {
+  provider: string;
+  /** The channel's secrets (tokens). Never logged, never part of an error text. */
+  credentials: Record<string, unknown>;
+  /** The channel's non-secret settings (vendor ids, phone). */
+  settings: Record<string, unknown>;
+  recipient: { external_id: string; phone: string | null };
+  text: string | null;
+  attachment: { url: string; mime_type: string; file_name: string; kind: MediaKindOut } | null;
+  /** The provider's id of the message replied to. */
+  reply_to: string | null;
+  template: { name: string; language: string; parameters: string[] } | null;
+}
+
+export type MediaKindOut = 'image' | 'video' | 'audio' | 'voice' | 'document';
+
+/**
+ * A send job as it travels on `gateway.outbound` after the relay resolved it: the job, what to
+ * send (null when the message or its channel is gone by then, with the reason), and whether the
+ * job came from the v1 write-first endpoint (its result is also a v1 job webhook).
+ */
+export interface ProviderSendJob extends SendJob {
+  v1_job?: boolean;
+  send: SendRequest | null;
+  gone_reason?: string;
+}
+
+/** A provider's refusal or failure, as the outcome records it (never a credential). */
+export interface ProviderError {
+  code: string;
+  title: string;
+}
+
+export type SendResult =
+  | { kind: 'sent'; externalId: string }
+  /** permanent: will never succeed (4xx); otherwise worth trying again (5xx, 429, network). */
+  | { kind: 'failed'; permanent: boolean; error: ProviderError; retryAfterMs?: number };
+
+/** Something the connector reports later about a send (the sandbox's delivery receipts). */
+export interface LaterStatus {
+  afterMs: number;
+  status: 'delivered' | 'read';
+}
+
+export interface SendConnector {
+  send(job: ProviderSendJob & { send: SendRequest }): Promise<SendResult & { later?: LaterStatus[] }>;
+}
+
+/** A channel as the connection flows see it. */
+export interface SessionChannel {
+  id: number;
+  provider: string;
+  settings: Record<string, unknown>;
+  credentials: Record<string, unknown>;
+  /** Where the connector posts its events and the Standard Webhooks secret it signs them with. */
+  callback: { url: string; signingSecret: string };
+}
+
+/** What starting a connection shows the user: a QR to scan, a code to type, an OAuth address. */
+export interface ConnectionStart {
+  qr?: string;
+  code?: string;
+  oauth_provider_url?: string;
+  /** `enabled` when the provider connected at once (credential-based accounts). */
+  state?: 'enabled' | 'pending';
+}
+
+export interface ConfirmAnswer {
+  state: 'enabled' | 'pending';
+  /** Instagram-type follow-ups (contract section 4, confirm). */
+  two_factor_requires?: { value: number; key: string }[];
+  confirmation_requires?: { value: number; label: string }[];
+}
+
+export interface Page {
+  id: string;
+  name: string;
+  username?: string;
+}
+
+/** The connection flows of session-based providers (our connector protocol). */
+export interface SessionConnector {
+  startSession(channel: SessionChannel): Promise<ConnectionStart>;
+  requestCode(channel: SessionChannel, params: { challenge_variant?: string; challenge_type?: string }): Promise<Record<string, unknown>>;
+  confirm(
+    channel: SessionChannel,
+    params: { type: 'code' | 'password' | 'two_factor' | 'challenge'; code?: string; password?: string; variant?: number },
+  ): Promise<ConfirmAnswer>;
+  listPages(channel: SessionChannel): Promise<Page[]>;
+  enablePage(channel: SessionChannel, pageId: string, syncPeriod: string): Promise<{ state: 'enabled' | 'pending' }>;
+  disconnect(channel: SessionChannel): Promise<void>;
+}
+
+/** A template as the provider lists it. */
+export interface ProviderTemplate {
+  id: string;
+  name: string;
+  language: string;
+  body: string;
+  header_content_type: string | null;
+  header: string | null;
+  namespace: string | null;
+}
+
+export interface TemplateSource {
+  fetchTemplates(channel: { provider: string; settings: Record<string, unknown>; credentials: Record<string, unknown> }): Promise<ProviderTemplate[]>;
+}
+
+/**
+ * A provider call that did not succeed, thrown by the connection flows and template fetches (sends
+ * answer a SendResult instead). `permanent` separates a refusal (wrong code: 4xx to the client)
+ * from an outage (502).
+ */
+export class ConnectorCallError extends Error {
+  constructor(
+    readonly permanent: boolean,
+    readonly error: ProviderError,
+  ) {
+    super(`${error.code}: ${error.title}`);
+    this.name = 'ConnectorCallError';
+  }
+}

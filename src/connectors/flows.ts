@@ -1,0 +1,191 @@
+import { callbackFamily, presentedSecret } from '../domain/callback-secrets.js';
+import { applyCallback } from '../domain/incoming.js';
+import { ProviderRefused, ProviderUnavailable, ServiceUnavailable, WrongProvider } from '../http/errors.js';
+import type { IngestItem } from '../ingest/normalized.js';
+import type { Logger } from '../log.js';
+import type { ChannelRow } from '../store/channels.js';
+import type { Store } from '../store/store.js';
+import { ConnectorCallError, type ConfirmAnswer, type ConnectionStart, type Page, type SessionChannel, type SessionConnector } from './connector.js';
+import type { Connectors } from './registry.js';
+import type { ChannelThrottle } from './throttle.js';
+
+export interface ConnectionFlowDeps {
+  store: Store;
+  connectors: Connectors;
+  throttle: ChannelThrottle;
+  publicUrl: string;
+  logger: Logger;
+}
+
+/** What a connection step showed, for the answer: `qr`, `code` or `oauth_provider_url`. */
+export type ConnectionSignal = Pick<ConnectionStart, 'qr' | 'code' | 'oauth_provider_url'>;
+
+/**
+ * The connection flows of channels (v1) and auths (v2), DESIGN.md section 8: the core calls the
+ * provider's connector synchronously (the API answer carries what it says), then records what
+ * changed through applyCallback, the normalization of provider callbacks — a QR, code or OAuth
+ * address as `auth.update` (plus the v1 payload), a connection as the move to `enabled`.
+ */
+export class ConnectionFlows {
+  constructor(private readonly deps: ConnectionFlowDeps) {}
+
+  /** Whether the provider's connection goes through our connector protocol (sessions). */
+  hasSession(provider: string): boolean {
+    return callbackFamily(provider) === 'connector';
+  }
+
+  /**
+   * Right after a channel was created: starts its session and records what it showed. A connector
+   * that cannot be reached leaves the channel as created (logged); v2 confirm starts it again.
+   */
+  async startAfterCreate(channel: ChannelRow): Promise<ConnectionSignal> {
+    if (!this.hasSession(channel.provider)) return {};
+    try {
+      return await this.start(channel);
+    } catch (error) {
+      this.deps.logger.warn({ channel: channel.id, provider: channel.provider, error: (error as Error).message }, 'could not start the connection; confirm starts it again');
+      return {};
+    }
+  }
+
+  /** Starts (or restarts) a channel's session: a fresh QR, pairing code or OAuth address. */
+  async start(channel: ChannelRow): Promise<ConnectionSignal> {
+    const connector = this.session(channel, 'starting a connection');
+    const start = await this.call(channel, (c) => connector.startSession(c));
+    const items: IngestItem[] = [];
+    if (start.qr !== undefined) items.push({ kind: 'qr', qr: start.qr });
+    if (start.code !== undefined) items.push({ kind: 'code', code: start.code });
+    if (start.oauth_provider_url !== undefined) items.push({ kind: 'oauth', oauthProviderUrl: start.oauth_provider_url });
+    if (start.state === 'enabled') items.push({ kind: 'state', state: 'enabled', reason: null });
+    this.record(channel, items);
+    return signalOf(start);
+  }
+
+  /** v1 request_code and the pairing code of v2 confirm: the connector's answer as it gave it. */
+  async requestCode(channel: ChannelRow, params: { challenge_variant?: string; challenge_type?: string }): Promise<Record<string, unknown>> {
+    const connector = this.session(channel, 'request_code');
+    const answer = await this.call(channel, (c) => connector.requestCode(c, params));
+    if (typeof answer.code === 'string') this.record(channel, [{ kind: 'code', code: answer.code }]);
+    return answer;
+  }
+
+  /** Passes a code or password to the provider; `enabled` moves the channel (with its events). */
+  async confirm(channel: ChannelRow, params: Parameters<SessionConnector['confirm']>[1]): Promise<ConfirmAnswer> {
+    const connector = this.session(channel, 'confirm');
+    const answer = await this.call(channel, (c) => connector.confirm(c, params));
+    if (answer.state === 'enabled') this.record(channel, [{ kind: 'state', state: 'enabled', reason: null }]);
+    return answer;
+  }
+
+  async listPages(channel: ChannelRow): Promise<Page[]> {
+    const connector = this.session(channel, 'listing pages');
+    return this.call(channel, (c) => connector.listPages(c));
+  }
+
+  async enablePage(channel: ChannelRow, pageId: string, syncPeriod: string): Promise<'enabled' | 'pending'> {
+    const connector = this.session(channel, 'enable_page_instagram');
+    const { state } = await this.call(channel, (c) => connector.enablePage(c, pageId, syncPeriod));
+    if (state === 'enabled') this.record(channel, [{ kind: 'state', state: 'enabled', reason: null }]);
+    return state;
+  }
+
+  /** After a delete: tells the connector to end the session; failures are only logged. */
+  disconnectLater(channel: ChannelRow): void {
+    if (!this.hasSession(channel.provider)) return;
+    const connector = this.deps.connectors.session(channel.provider)!;
+    this.call(channel, (c) => connector.disconnect(c)).catch((error: unknown) =>
+      this.deps.logger.warn({ channel: channel.id, error: (error as Error).message }, 'could not end the session at the connector'),
+    );
+  }
+
+  /** Templates of a `chat_a_business` channel, synced from the provider: see syncTemplates. */
+  async syncTemplates(channel: ChannelRow): Promise<{ synced: number; removed: number }> {
+    const source = this.deps.connectors.templates(channel.provider);
+    if (source === null) throw new WrongProvider(`${channel.provider} channels have no message templates; only chat_a_business channels do.`);
+    const templates = await this.call(channel, () => source.fetchTemplates(channel));
+    const { store } = this.deps;
+    return store.transaction(() => {
+      const now = Date.now();
+      templates.forEach((t, position) =>
+        store.templates.upsert(
+          {
+            company_id: channel.company_id,
+            channel_id: channel.id,
+            name: t.name,
+            body: t.body,
+            biz_template_id: t.id,
+            language: t.language,
+            substitutions_count: substitutionsCount(t.body),
+            header_content_type: t.header_content_type,
+            header: t.header,
+            namespace: t.namespace,
+            position,
+          },
+          now,
+        ),
+      );
+      return { synced: templates.length, removed: store.templates.removeOthers(channel.id, templates.map((t) => t.id)) };
+    });
+  }
+
+  /** Sync after create, in the background: the channel exists whatever the provider answers. */
+  syncTemplatesLater(channel: ChannelRow): void {
+    if (this.deps.connectors.templates(channel.provider) === null) return;
+    this.syncTemplates(channel).then(
+      (result) => this.deps.logger.info({ channel: channel.id, ...result }, 'templates synced'),
+      (error: unknown) => this.deps.logger.warn({ channel: channel.id, error: (error as Error).message }, 'could not sync templates'),
+    );
+  }
+
+  private session(channel: ChannelRow, action: string): SessionConnector {
+    const connector = this.deps.connectors.session(channel.provider);
+    if (connector === null) throw new WrongProvider(`${action} is not an action of ${channel.provider} channels: they connect by their token, without a session.`);
+    return connector;
+  }
+
+  /** One provider call within the channel's limits; the provider's failures as API errors. */
+  private async call<T>(channel: ChannelRow, fn: (session: SessionChannel) => Promise<T>): Promise<T> {
+    try {
+      return await this.deps.throttle.run(channel.id, () => fn(this.sessionChannel(channel)));
+    } catch (error) {
+      if (!(error instanceof ConnectorCallError)) throw error;
+      if (error.error.code === 'not_configured') throw new ServiceUnavailable(`Provider connectors are not configured: ${error.error.title}`);
+      if (error.permanent) throw new ProviderRefused(`The provider refused: ${error.error.title} (${error.error.code})`);
+      throw new ProviderUnavailable(`The provider could not complete the step: ${error.error.title} (${error.error.code}). Try again later.`);
+    }
+  }
+
+  private sessionChannel(channel: ChannelRow): SessionChannel {
+    const settings = this.deps.store.callbacks.get(channel.id);
+    return {
+      id: channel.id,
+      provider: channel.provider,
+      settings: channel.settings,
+      credentials: channel.credentials,
+      callback: { url: `${this.deps.publicUrl}/callbacks/${channel.provider}/${channel.id}`, signingSecret: presentedSecret('connector', settings.signing_secret) },
+    };
+  }
+
+  /** Records connection news through the callback normalization, in one transaction. */
+  private record(channel: ChannelRow, items: IngestItem[]): void {
+    if (items.length === 0) return;
+    const { store, publicUrl } = this.deps;
+    const api = store.callbacks.get(channel.id).api;
+    applyCallback(store, { id: channel.id, api }, { receipt: null, items }, publicUrl);
+  }
+}
+
+function signalOf(start: ConnectionStart): ConnectionSignal {
+  const signal: ConnectionSignal = {};
+  if (start.qr !== undefined) signal.qr = start.qr;
+  if (start.code !== undefined) signal.code = start.code;
+  if (start.oauth_provider_url !== undefined) signal.oauth_provider_url = start.oauth_provider_url;
+  return signal;
+}
+
+/** The number of substitutions a body takes: its highest `{{n}}` marker (0 without markers). */
+export function substitutionsCount(body: string): number {
+  let highest = 0;
+  for (const match of body.matchAll(/\{\{\s*(\d+)\s*\}\}/g)) highest = Math.max(highest, Number(match[1]));
+  return highest;
+}

@@ -1,0 +1,126 @@
+import type { IngestBatch, IngestItem } from '../ingest/normalized.js';
+import type { Logger } from '../log.js';
+import { STREAM } from '../dispatch/jobs.js';
+import { pause, type Clock, type StreamBus, type Subscription } from '../streams/stream.js';
+import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
+import type { LaterStatus, ProviderError, ProviderSendJob, SendRequest } from './connector.js';
+import type { Connectors } from './registry.js';
+import type { ChannelThrottle } from './throttle.js';
+
+/** A normalized provider fact on `gateway.inbound`, applied by the core like a callback of the channel. */
+export interface InboundFact {
+  channel_id: number;
+  batch: IngestBatch;
+}
+
+export const SENDER_GROUP = 'gateway-sender';
+
+/** Longest Retry-After a provider can impose on one retry (the wait holds the job's stream lease). */
+const RETRY_AFTER_MAX_MS = 60_000;
+
+export interface ProviderSenderOptions {
+  bus: StreamBus;
+  connectors: Connectors;
+  throttle: ChannelThrottle;
+  /** GATEWAY_PROVIDER_RETRY_SCHEDULE: the pause before each new try of a transient failure. */
+  retryScheduleMs: readonly number[];
+  clock: Clock;
+  logger: Logger;
+  /** Channels sending at once (distinct keys of the stream). */
+  maxInFlight?: number;
+}
+
+/**
+ * The provider sender (DESIGN.md section 8): consumes resolved send jobs from `gateway.outbound`,
+ * calls the channel's connector and publishes the outcome on `gateway.inbound` as a normalized fact:
+ * sent with the provider's id, or refused for good. A transient failure (5xx, 429, network) is
+ * tried again in place after the schedule's pause (or a longer Retry-After, up to a minute), so
+ * later messages of the channel keep their order behind it; after the last try it is an `error`.
+ * The job id goes with every try as the provider's idempotency key where the provider takes one
+ * (our connector protocol). It keeps no state and needs no store (roles `all` and `worker`).
+ */
+export class ProviderSender implements Worker {
+  readonly name = 'provider-sender';
+
+  constructor(private readonly options: ProviderSenderOptions) {}
+
+  async run(signal: AbortSignal): Promise<void> {
+    const subscription: Subscription = this.options.bus.subscribe({
+      stream: STREAM.outbound,
+      group: SENDER_GROUP,
+      maxInFlight: this.options.maxInFlight ?? 32,
+      handler: (message) => this.handle(message.value as ProviderSendJob, signal),
+    });
+    await aborted(signal);
+    await subscription.drain();
+  }
+
+  /** One job to its end: an outcome is published, or the signal aborted (the job stays uncommitted). */
+  async handle(job: ProviderSendJob, signal: AbortSignal): Promise<void> {
+    const { connectors, throttle, retryScheduleMs, logger } = this.options;
+    const log = logger.child({ job: job.job_id, channel: job.channel_id, message: job.message_id });
+    if (job.send === null || job.send === undefined) {
+      await this.publishOutcome(job, { outcome: 'error', error: { code: 'gone', title: job.gone_reason ?? 'The message or its channel no longer exists.' } }, signal);
+      log.info('send job dropped: nothing left to send');
+      return;
+    }
+    const withRequest = job as ProviderSendJob & { send: SendRequest };
+    const connector = connectors.sender(job.send.provider);
+    for (let tries = 1; ; tries += 1) {
+      const result = await throttle.run(job.channel_id, () => connector.send(withRequest), signal);
+      if (result.kind === 'sent') {
+        await this.publishOutcome(job, { outcome: 'sent', externalId: result.externalId }, signal);
+        log.info({ provider: job.send.provider, tries }, 'message sent');
+        if ('later' in result && result.later !== undefined) this.reportLater(job.channel_id, result.externalId, result.later);
+        return;
+      }
+      const delay = retryScheduleMs[tries - 1];
+      if (result.permanent || delay === undefined) {
+        const error = result.permanent ? result.error : { code: result.error.code, title: `${result.error.title} Gave up after ${tries} tries.` };
+        await this.publishOutcome(job, { outcome: 'error', error }, signal);
+        log.warn({ provider: job.send.provider, tries, error: error.code }, 'message not sent');
+        return;
+      }
+      const wait = Math.max(delay, Math.min(result.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS));
+      log.warn({ provider: job.send.provider, tries, error: result.error.code, retry_in_ms: wait }, 'send failed transiently; trying again');
+      await pause(wait, signal);
+      // Stopping: leave the job uncommitted; the next sender tries it again with the same job id.
+      if (signal.aborted) throw new Error('stopped while waiting to try a send again');
+    }
+  }
+
+  private async publishOutcome(job: ProviderSendJob, result: { outcome: 'sent'; externalId: string } | { outcome: 'error'; error: ProviderError }, signal: AbortSignal): Promise<void> {
+    const item: IngestItem = {
+      kind: 'send_outcome',
+      messageId: job.message_id,
+      jobId: job.job_id,
+      v1Job: job.v1_job === true,
+      outcome: result.outcome,
+      externalId: result.outcome === 'sent' ? result.externalId : null,
+      ...(result.outcome === 'error' ? { error: result.error } : {}),
+      at: this.options.clock.now(),
+    };
+    const fact: InboundFact = { channel_id: job.channel_id, batch: { receipt: `send:${job.job_id}`, items: [item] } };
+    // Publishing must not fail the job: that would send it again. Keep trying until it is out.
+    await untilDone('publishing a send outcome', () => this.options.bus.publish(STREAM.inbound, [{ key: String(job.channel_id), id: `outcome:${job.job_id}`, value: fact }]), signal, this.options.logger);
+  }
+
+  /** Delivery receipts a connector promised for later (the sandbox's), published when due. */
+  private reportLater(channelId: number, externalId: string, later: readonly LaterStatus[]): void {
+    for (const step of later) {
+      publishFactLater(this.options.bus, channelId, [{ kind: 'status', externalId, status: step.status, at: Date.now() + step.afterMs }], step.afterMs, `${externalId}:${step.status}`, this.options.logger);
+    }
+  }
+}
+
+/**
+ * Publishes a fact on `gateway.inbound` after a delay, in memory (the sandbox's later news: lost
+ * if the process stops first, as a real provider's would be without a retry).
+ */
+export function publishFactLater(bus: StreamBus, channelId: number, items: IngestItem[], afterMs: number, id: string, logger: Logger): void {
+  const timer = setTimeout(() => {
+    const fact: InboundFact = { channel_id: channelId, batch: { receipt: `fact:${id}`, items } };
+    bus.publish(STREAM.inbound, [{ key: String(channelId), id: `fact:${id}`, value: fact }]).catch((error: unknown) => logger.warn({ err: error, channel: channelId }, 'could not publish a provider fact'));
+  }, afterMs);
+  timer.unref();
+}

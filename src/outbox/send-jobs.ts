@@ -1,0 +1,46 @@
+import { attachmentFileUrl } from '../api/v2/presenters/attachment.js';
+import type { MediaKindOut, ProviderSendJob, SendRequest } from '../connectors/connector.js';
+import type { SendJob } from '../domain/messaging.js';
+import type { AttachmentRow } from '../store/attachments.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * Resolves a send job when the relay publishes it (docs/decisions.md, "Provider connectors"): the
+ * message, its recipient, its attachment's URL, the template and the channel's credentials travel
+ * with the job, so that a sender in a `--role worker` process needs no store. Read at publish time,
+ * a credential changed before then is the one used. A message or channel gone by then publishes
+ * the job without a request, and the sender records why.
+ */
+export function resolveSendJob(store: Store, job: SendJob, publicUrl: string): ProviderSendJob {
+  const channel = store.channels.findLive(job.channel_id);
+  if (channel === undefined) return { ...job, send: null, gone_reason: `channel ${job.channel_id} was deleted before the message was sent` };
+  const message = store.messages.findById(job.message_id);
+  const conversation = store.conversations.find(job.company_id, job.conversation_id);
+  if (message === undefined || conversation === undefined) return { ...job, send: null, gone_reason: `message ${job.message_id} no longer exists` };
+  const details = message.details === null ? null : (JSON.parse(message.details) as { template?: { bizTemplateId?: string; substitutions?: string[]; language?: string } });
+  const attachment = store.attachments.forMessages([message.id])[0];
+  const send: SendRequest = {
+    provider: channel.provider,
+    credentials: channel.credentials,
+    settings: channel.settings,
+    recipient: { external_id: conversation.contact_external_id, phone: conversation.contact_phone },
+    text: message.text,
+    attachment: attachment === undefined ? null : { url: attachmentFileUrl(publicUrl, attachment), mime_type: attachment.mime_type, file_name: attachment.file_name, kind: kindOf(attachment) },
+    reply_to: message.replied_to_id,
+    template: null,
+  };
+  const template = details?.template;
+  if (template?.bizTemplateId !== undefined) {
+    const row = store.templates.findByBizId(job.company_id, template.bizTemplateId);
+    send.template = { name: row?.name ?? template.bizTemplateId, language: template.language ?? row?.language ?? 'en', parameters: template.substitutions ?? [] };
+  }
+  return { ...job, send };
+}
+
+/** How a provider is asked to send an attachment, from its detected type. */
+function kindOf(attachment: Pick<AttachmentRow, 'mime_type' | 'push_to_talk'>): MediaKindOut {
+  if (attachment.mime_type.startsWith('image/')) return 'image';
+  if (attachment.mime_type.startsWith('video/')) return 'video';
+  if (attachment.mime_type.startsWith('audio/')) return attachment.push_to_talk === 1 ? 'voice' : 'audio';
+  return 'document';
+}

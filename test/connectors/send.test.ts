@@ -1,0 +1,222 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emittedEvents } from '../helpers/events.js';
+import { FakeProvider } from '../helpers/fake-provider.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { seedConversation } from '../helpers/seed.js';
+import { ADMIN_TOKEN, callbackInfo, checkedEvents, postConnector } from '../ingest/helpers.js';
+import { eventually } from '../pipeline/wait.js';
+
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+
+let gw: TestGateway;
+let fake: FakeProvider;
+let companyId: number;
+
+beforeAll(async () => {
+  fake = await new FakeProvider().start();
+  gw = await startTestGateway({ ...fake.env(), GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms,100ms' });
+  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Sender Co' } })).body.data.external_id;
+});
+afterAll(async () => {
+  await gw.close();
+  await fake.close();
+});
+
+const store = () => gw.gateway.store;
+const message = (id: number) => store().messages.findById(id)!;
+
+async function send(conversationId: number, json: Record<string, unknown>): Promise<number> {
+  const res = await gw.request('POST', `/api/p2/conversations/${conversationId}/messages`, { json: { company_id: companyId, ...json } });
+  expect(res.status).toBe(201);
+  return res.body.message.id as number;
+}
+
+/** message.update events of one message, in order, as (status, external_id). */
+function updatesOf(messageId: number, before: number) {
+  return checkedEvents(store(), before)
+    .filter((e) => e.name === 'message.update' && (e.body.object as { id: number }).id === messageId)
+    .map((e) => {
+      const object = e.body.object as { status: string; external_id: string | null; details: unknown };
+      return { status: object.status, external_id: object.external_id };
+    });
+}
+
+describe('cloud-style sender (chat_a_business)', () => {
+  let channelId: number;
+  let conversationId: number;
+  let appSecret: string;
+
+  beforeAll(async () => {
+    const res = await gw.request('POST', `/api/p2/companies/${companyId}/auths`, {
+      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token', vendor_channel_id: 'PN1', vendor_client_id: 'WABA1' },
+    });
+    expect(res.status).toBe(201);
+    channelId = res.body.auth.id;
+    appSecret = (await callbackInfo(gw, channelId)).secrets.app_secret!;
+    conversationId = seedConversation(gw, { companyId, channelId }, { sender: '491701234567' }).conversationId;
+  });
+
+  it('sends text with the bearer token, records the provider id, then moves sent → delivered → read with an update each', async () => {
+    const before = emittedEvents(store()).length;
+    const calls = fake.callsOf('cloud', '/messages').length;
+    const id = await send(conversationId, { text: 'Your order has shipped' });
+    await eventually('the message is sent', () => message(id).status === 'sent');
+    const [call] = fake.callsOf('cloud', '/messages').slice(calls);
+    expect(call).toMatchObject({ method: 'POST', path: '/v21.0/PN1/messages' });
+    expect(call!.headers.authorization).toBe('Bearer EAAG-cloud-token');
+    expect(call!.body).toEqual({ messaging_product: 'chat_a', recipient_type: 'individual', to: '491701234567', type: 'text', text: { body: 'Your order has shipped', preview_url: false } });
+    const externalId = message(id).external_id!;
+    expect(externalId).toMatch(/^wamid\.FAKE\d+$/);
+
+    expect(await fake.cloudStatus(gw.baseUrl, channelId, appSecret, externalId, 'delivered')).toBe(200);
+    expect(await fake.cloudStatus(gw.baseUrl, channelId, appSecret, externalId, 'read')).toBe(200);
+    expect(message(id).status).toBe('read');
+    expect(updatesOf(id, before)).toEqual([
+      { status: 'sent', external_id: externalId },
+      { status: 'delivered', external_id: externalId },
+      { status: 'read', external_id: externalId },
+    ]);
+    expect(gw.logText()).not.toContain('EAAG-cloud-token');
+  });
+
+  it('a status that overtakes the send outcome is kept and applied when the outcome names its message', async () => {
+    const before = emittedEvents(store()).length;
+    expect(await fake.cloudStatus(gw.baseUrl, channelId, appSecret, 'wamid.EARLY1', 'delivered')).toBe(200);
+    expect(emittedEvents(store()).length).toBe(before);
+    fake.script('cloud', { status: 200, body: { messaging_product: 'chat_a', contacts: [{ input: '491701234567', wa_id: '491701234567' }], messages: [{ id: 'wamid.EARLY1' }] } });
+    const id = await send(conversationId, { text: 'Fast provider' });
+    await eventually('the message is delivered', () => message(id).status === 'delivered');
+    expect(updatesOf(id, before)).toEqual([
+      { status: 'sent', external_id: 'wamid.EARLY1' },
+      { status: 'delivered', external_id: 'wamid.EARLY1' },
+    ]);
+    expect(store().db.prepare("SELECT count(*) AS n FROM early_statuses WHERE external_id = 'wamid.EARLY1'").get()).toEqual({ n: 0 });
+  });
+
+  it('a provider answering 500 then 200 is called exactly once more, and the message is sent once', async () => {
+    const before = emittedEvents(store()).length;
+    const calls = fake.callsOf('cloud', '/messages').length;
+    fake.script('cloud', { status: 500, body: { error: { code: 2, message: 'Service temporarily unavailable' } } });
+    const id = await send(conversationId, { text: 'Second try' });
+    await eventually('the message is sent', () => message(id).status === 'sent');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(fake.callsOf('cloud', '/messages').length - calls).toBe(2);
+    expect(updatesOf(id, before)).toEqual([{ status: 'sent', external_id: message(id).external_id }]);
+  });
+
+  it('a permanent refusal ends in error with the reason in details', async () => {
+    const before = emittedEvents(store()).length;
+    const calls = fake.callsOf('cloud', '/messages').length;
+    fake.script('cloud', { status: 400, body: { error: { code: 131026, message: 'Message undeliverable: the recipient is not on the network' } } });
+    const id = await send(conversationId, { text: 'Nobody home' });
+    await eventually('the message is in error', () => message(id).status === 'error');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(fake.callsOf('cloud', '/messages').length - calls).toBe(1);
+    expect(message(id).external_id).toBeNull();
+    expect(JSON.parse(message(id).details!)).toEqual({ errors: [{ code: 'provider_131026', title: 'Message undeliverable: the recipient is not on the network' }] });
+    const updates = checkedEvents(store(), before).filter((e) => e.name === 'message.update');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.body.object).toMatchObject({ id, status: 'error', details: { errors: [{ code: 'provider_131026' }] } });
+  });
+
+  it('a message sent with send_to_crm false is sent, and its progress is not announced either', async () => {
+    const before = emittedEvents(store()).length;
+    const id = await send(conversationId, { text: 'Quietly', send_to_crm: false });
+    await eventually('the message is sent', () => message(id).status === 'sent');
+    expect(checkedEvents(store(), before).filter((e) => (e.body.object as { id?: number } | undefined)?.id === id)).toEqual([]);
+  });
+
+  it('transient failures past the schedule end in error after every try', async () => {
+    const calls = fake.callsOf('cloud', '/messages').length;
+    const busy = { status: 503, body: { error: { code: 2, message: 'busy' } } };
+    fake.script('cloud', busy, busy, busy);
+    const id = await send(conversationId, { text: 'Never gets through' });
+    await eventually('the message is in error', () => message(id).status === 'error');
+    expect(fake.callsOf('cloud', '/messages').length - calls).toBe(3);
+    expect(JSON.parse(message(id).details!).errors[0]).toEqual({ code: 'provider_2', title: 'busy Gave up after 3 tries.' });
+  });
+
+  it('sends an uploaded image by the URL of the attachment, with the text as caption', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([fs.readFileSync(path.join(FIXTURES, 'image.png'))]), 'image.png');
+    const upload = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, { method: 'POST', headers: { 'x-private-api-token': gw.token }, body: form });
+    const attachment = ((await upload.json()) as { attachment: { id: number; attachment_url: string } }).attachment;
+    const calls = fake.callsOf('cloud', '/messages').length;
+    const id = await send(conversationId, { text: 'The label', attachment_ids: [attachment.id] });
+    await eventually('the message is sent', () => message(id).status === 'sent');
+    const call = fake.callsOf('cloud', '/messages')[calls]!;
+    expect(call.body).toEqual({ messaging_product: 'chat_a', recipient_type: 'individual', to: '491701234567', type: 'image', image: { link: attachment.attachment_url, caption: 'The label' } });
+    // The link is a real, fetchable address of the gateway.
+    expect((await fetch(attachment.attachment_url)).status).toBe(200);
+  });
+});
+
+describe('bot-style sender (chat_b)', () => {
+  let channelId: number;
+  let conversationId: number;
+
+  beforeAll(async () => {
+    channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: '123456:bot-secret-token' } })).body.data.external_id;
+    conversationId = seedConversation(gw, { companyId, channelId }, { sender: '777000111', externalTimes: [Date.now()] }).conversationId;
+    store().db.prepare("UPDATE messages SET external_id = '777000111:55' WHERE conversation_id = ?").run(conversationId);
+  });
+
+  it('calls sendMessage with the reply reference and records <chat>:<message id>', async () => {
+    const before = emittedEvents(store()).length;
+    const calls = fake.callsOf('bot').length;
+    const id = await send(conversationId, { text: 'Hello from the bot', replied_to_id: '777000111:55' });
+    await eventually('the message is sent', () => message(id).status === 'sent');
+    const call = fake.callsOf('bot')[calls]!;
+    expect(call.path).toBe('/bot123456:bot-secret-token/sendMessage');
+    expect(call.body).toEqual({ chat_id: '777000111', text: 'Hello from the bot', reply_parameters: { message_id: 55, allow_sending_without_reply: true } });
+    expect(message(id).external_id).toMatch(/^777000111:\d+$/);
+    expect(updatesOf(id, before)).toEqual([{ status: 'sent', external_id: message(id).external_id }]);
+    expect(gw.logText()).not.toContain('bot-secret-token');
+  });
+
+  it('a refusal ({ok: false, error_code: 403}) ends in error with the description', async () => {
+    fake.script('bot', { status: 403, body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } });
+    const id = await send(conversationId, { text: 'Blocked' });
+    await eventually('the message is in error', () => message(id).status === 'error');
+    expect(JSON.parse(message(id).details!)).toEqual({ errors: [{ code: 'provider_403', title: 'Forbidden: bot was blocked by the user' }] });
+  });
+
+  it('honours retry_after of a 429 and sends once more', async () => {
+    const calls = fake.callsOf('bot').length;
+    fake.script('bot', { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } } });
+    const started = Date.now();
+    const id = await send(conversationId, { text: 'Slow down' });
+    await eventually('the message is sent', () => message(id).status === 'sent');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(fake.callsOf('bot').length - calls).toBe(2);
+  });
+});
+
+describe('connector-protocol sender (chat_d)', () => {
+  let channelId: number;
+  let conversationId: number;
+
+  beforeAll(async () => {
+    channelId = (await gw.request('POST', `/api/p2/companies/${companyId}/auths`, { json: { provider: 'chat_d' } })).body.auth.id;
+    const secret = (await callbackInfo(gw, channelId)).secrets.signing_secret!;
+    expect((await postConnector(gw, 'chat_d', channelId, JSON.stringify({ type: 'state', state: 'enabled' }), secret)).status).toBe(200);
+    conversationId = seedConversation(gw, { companyId, channelId }, { sender: '491709999999' }).conversationId;
+  });
+
+  it('posts the message with the job id as idempotency key; a retried send is the same send at the connector', async () => {
+    const calls = fake.callsOf('connector', '/messages').length;
+    fake.script('connector', { status: 502, body: { error: { code: 'upstream', title: 'phone offline' } } });
+    const id = await send(conversationId, { text: 'Hallo' });
+    await eventually('the message is sent', () => message(id).status === 'sent');
+    const tries = fake.callsOf('connector', '/messages').slice(calls);
+    expect(tries).toHaveLength(2);
+    expect(tries[0]!.path).toBe(`/connector/sessions/${channelId}/messages`);
+    expect(tries[0]!.headers['idempotency-key']).toMatch(/^job_[0-9a-f]{32}$/);
+    expect(tries[1]!.headers['idempotency-key']).toBe(tries[0]!.headers['idempotency-key']);
+    expect(tries[1]!.body).toEqual({ to: { id: '491709999999', phone: null }, text: 'Hallo', attachment: null, reply_to: null });
+    expect(message(id).external_id).toMatch(/^CONN\d+$/);
+  });
+});
