@@ -19,13 +19,16 @@ const MEDIA: Record<'image' | 'audio' | 'video' | 'document' | 'sticker', string
 /**
  * A cloud-style business API callback (validated) as provider-neutral items: every entry and
  * every `messages` change counts; other fields (templates, account updates) are acknowledged
- * without effect. Statuses `deleted` are ignored.
+ * without effect. Statuses `deleted` are ignored. When the channel knows its phone-number id, a
+ * change about another number is skipped: with an app secret shared by every channel, a valid
+ * signature alone does not say which channel the callback is for.
  */
-export function normalizeCloudCallback(callback: CloudCallback): IngestBatch {
+export function normalizeCloudCallback(callback: CloudCallback, phoneNumberId?: string): IngestBatch {
   const items: IngestItem[] = [];
   for (const entry of callback.entry) {
     for (const change of entry.changes) {
       if (change.field !== 'messages') continue;
+      if (phoneNumberId !== undefined && change.value.metadata !== undefined && change.value.metadata.phone_number_id !== phoneNumberId) continue;
       const names = new Map((change.value.contacts ?? []).map((c) => [c.wa_id, c.profile?.name]));
       for (const message of change.value.messages ?? []) items.push(cloudMessageItem(message, names.get(message.from)));
       for (const status of change.value.statuses ?? []) {

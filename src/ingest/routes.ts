@@ -63,7 +63,7 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
     const text = utf8Body(raw);
     const refused = verify(family, ctx, raw, text, settings, deps.cloudAppSecret);
     if (refused !== null) throw new Unauthorized(refused);
-    const batch = normalize(family, parseJson(text), ctx);
+    const batch = normalize(family, parseJson(text), ctx, channel);
     const outcome = applyCallback(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl);
     ctx.state.log.info({ channel: channel.id, family, ...outcome }, 'callback applied');
     ctx.body = { status: 'ok' };
@@ -102,11 +102,13 @@ function parseJson(text: string): unknown {
 }
 
 /** Validates against the family's schema (422 with one entry per field) and normalizes. */
-function normalize(family: CallbackFamily, body: unknown, ctx: RouteContext): IngestBatch {
+function normalize(family: CallbackFamily, body: unknown, ctx: RouteContext, channel: ChannelRow): IngestBatch {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationFailed.field('', 'The body must be a JSON object');
   switch (family) {
-    case 'cloud':
-      return normalizeCloudCallback(validateCloud(body, 'json'));
+    case 'cloud': {
+      const phoneNumberId = channel.settings.vendor_channel_id;
+      return normalizeCloudCallback(validateCloud(body, 'json'), typeof phoneNumberId === 'string' ? phoneNumberId : undefined);
+    }
     case 'bot':
       return normalizeBotUpdate(validateBot(body, 'json'));
     case 'connector': {

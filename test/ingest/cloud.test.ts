@@ -286,4 +286,27 @@ describe('GATEWAY_CHAT_A_BUSINESS_APP_SECRET', () => {
       await other.close();
     }
   });
+
+  it('applies only the changes about the channel\'s own phone-number id when the channel knows it', async () => {
+    const configured = 'operator-app-secret-0123456789abcdef';
+    const other = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_CHAT_A_BUSINESS_APP_SECRET: configured });
+    try {
+      const company = (await other.request('POST', '/p1/companies', { json: { name: 'Two numbers' } })).body.data.external_id;
+      const create = (vendorChannelId: string) =>
+        other.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', vendor_channel_id: vendorChannelId } });
+      const mine = (await create('106540352242922')).body.data.external_id;
+      const messages = () => (other.gateway.store.db.prepare('SELECT count(*) AS n FROM messages WHERE channel_id = ?').get(mine) as { n: number }).n;
+
+      // The fixture is about phone-number id 106540352242922: posted to a channel of that number, it counts.
+      expect((await postCloud(other, mine, fixture('cloud/text'), configured)).status).toBe(200);
+      expect(messages()).toBe(1);
+
+      // The same signed body about another number, posted at this channel's address, changes nothing.
+      const foreign = fixture('cloud/text').replaceAll('106540352242922', '999000111222333').replaceAll('bmid.', 'bmid.other.');
+      expect((await postCloud(other, mine, foreign, configured)).status).toBe(200);
+      expect(messages()).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
 });
