@@ -18,6 +18,8 @@ import { buildOpenApi } from '../openapi/document.js';
 import { OPERATIONS } from '../openapi/operations.js';
 import { packageVersion } from '../openapi/version.js';
 import type { Store } from '../store/store.js';
+import { authenticateAdmin } from '../admin/authenticate-admin.js';
+import { Metrics } from '../metrics/metrics.js';
 import { authenticate } from './authenticate.js';
 import { parseBody } from './body.js';
 import type { AppState } from './context.js';
@@ -30,6 +32,8 @@ export interface AppDeps {
   config: Config;
   /** Manual replays of the admin API; null when this process runs no pipeline. */
   replayer?: Replayer | null;
+  /** The gateway's metrics (GET /metrics); a fresh set when not given. */
+  metrics?: Metrics;
 }
 
 /** Relay lag: outbox rows not yet published to their stream, and how old the oldest is. */
@@ -39,7 +43,7 @@ function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: numb
 }
 
 /** Builds the HTTP application: request log → error renderer → routes (each an explicit chain). */
-export function createApp({ store, logger, config, replayer = null }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
+export function createApp({ store, logger, config, replayer = null, metrics = new Metrics({ defaultMetrics: false }) }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by our own middleware
   const router = new Router<AppState>();
@@ -60,6 +64,19 @@ export function createApp({ store, logger, config, replayer = null }: AppDeps): 
     ctx.body = { status: health.status, store: health, outbox: health.status === 'ok' ? outboxLag(store) : null };
   });
 
+  // Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.
+  const metricsAuth =
+    config.metricsToken !== null
+      ? [authenticateAdmin(config.metricsToken, 'GATEWAY_METRICS_TOKEN', 'metrics token')]
+      : config.adminToken !== null
+        ? [authenticateAdmin(config.adminToken)]
+        : [];
+  router.get('/metrics', ...metricsAuth, async (ctx) => {
+    const { contentType, text } = await metrics.scrape();
+    ctx.type = contentType;
+    ctx.body = text;
+  });
+
   companyRoutes(router, store, auth);
   channelRoutes(router, store, auth);
   authRoutes(router, store, auth);
@@ -69,7 +86,7 @@ export function createApp({ store, logger, config, replayer = null }: AppDeps): 
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
-  callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes });
+  callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
     adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes });
@@ -77,6 +94,7 @@ export function createApp({ store, logger, config, replayer = null }: AppDeps): 
   }
 
   app.use(requestLog(logger));
+  app.use(metrics.httpMiddleware());
   app.use(renderErrors());
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));

@@ -64,6 +64,7 @@ export class DeliveryStore {
   private readonly disableEndpoint;
   private readonly healthByCompany;
   private readonly markDisabledAt;
+  private readonly eventCreated;
 
   private readonly filterStatements = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
 
@@ -106,6 +107,7 @@ export class DeliveryStore {
          last_status_code = @status_code, last_error = @error, updated_at = @now
        WHERE id = @id`,
     );
+    this.eventCreated = db.prepare<[string], { created_at: string | null }>("SELECT json_extract(event, '$.created_at') AS created_at FROM webhook_deliveries WHERE id = ?");
     this.attemptsOf = db.prepare<[string], AttemptRow>('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY started_at, number');
     this.healthOf = db.prepare<[number], { failing_since: number | null; disabled_at: number | null }>(
       'SELECT failing_since, disabled_at FROM webhook_endpoint_health WHERE endpoint_id = ?',
@@ -141,6 +143,12 @@ export class DeliveryStore {
       this.insertDelivery.run(newDeliveryId(), event.id, event.name, event.company_id, endpoint.id, JSON.stringify(event), now, now);
       return this.byEventEndpoint.get(event.id, endpoint.id)!;
     });
+  }
+
+  /** When the delivery's event was created (unix ms), or null for an unknown delivery. */
+  eventCreatedAt(id: string): number | null {
+    const at = this.eventCreated.get(id)?.created_at;
+    return typeof at === 'string' ? Date.parse(at) : null;
   }
 
   find(id: string): DeliveryRow | undefined {

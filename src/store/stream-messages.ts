@@ -10,6 +10,14 @@ export interface StreamMessageRow {
   claimed_until: number | null;
 }
 
+/**
+ * A consumer's position in a stream: every message below `floor` is committed by its group. Moved
+ * forward by claim(); starts at 0 (a first claim walks the retained history once).
+ */
+export interface StreamCursor {
+  floor: number;
+}
+
 export interface NewStreamMessage {
   key: string;
   messageId: string;
@@ -25,6 +33,7 @@ export interface NewStreamMessage {
 export class StreamMessageStore {
   private readonly insertOne;
   private readonly openRows;
+  private readonly dueCount;
   private readonly claimOne;
   private readonly commitOne;
   private readonly prunable;
@@ -35,12 +44,19 @@ export class StreamMessageStore {
       'INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     // Uncommitted messages of the stream for the group, oldest first, with their current claim.
-    this.openRows = db.prepare<{ stream: string; group: string; limit: number }, StreamMessageRow>(
+    // Uncommitted messages of the stream for the group from `floor` on (every message below it is
+    // committed by the group: the caller's cursor, so a poll does not walk the retained history).
+    this.openRows = db.prepare<{ stream: string; group: string; floor: number; limit: number }, StreamMessageRow>(
       `SELECT m.seq, m.stream, m.key, m.message_id, m.value, m.not_before, c.claimed_until
        FROM stream_messages m
        LEFT JOIN stream_claims c ON c.group_name = @group AND c.seq = m.seq
-       WHERE m.stream = @stream AND c.committed_at IS NULL
+       WHERE m.stream = @stream AND m.seq >= @floor AND c.committed_at IS NULL
        ORDER BY m.seq LIMIT @limit`,
+    );
+    this.dueCount = db.prepare<{ stream: string; group: string; floor: number; now: number }, { n: number }>(
+      `SELECT count(*) AS n FROM stream_messages m
+       LEFT JOIN stream_claims c ON c.group_name = @group AND c.seq = m.seq
+       WHERE m.stream = @stream AND m.seq >= @floor AND c.committed_at IS NULL AND m.not_before <= @now`,
     );
     this.claimOne = db.prepare<[string, number, number]>(
       `INSERT INTO stream_claims (group_name, seq, claimed_until) VALUES (?, ?, ?)
@@ -50,9 +66,12 @@ export class StreamMessageStore {
       'UPDATE stream_claims SET committed_at = ? WHERE group_name = ? AND seq = ?',
     );
     this.releaseAll = db.prepare('UPDATE stream_claims SET claimed_until = 0 WHERE committed_at IS NULL AND claimed_until > 0');
+    // The newest message is never pruned: seq (a rowid) then never goes back, which consumers'
+    // floors rely on (a rowid table reuses numbers only above its current maximum).
     this.prunable = db.prepare<[number]>(
       `DELETE FROM stream_messages WHERE created_at < ? AND seq IN (SELECT seq FROM stream_claims WHERE committed_at IS NOT NULL)
-         AND seq NOT IN (SELECT seq FROM stream_claims WHERE committed_at IS NULL)`,
+         AND seq NOT IN (SELECT seq FROM stream_claims WHERE committed_at IS NULL)
+         AND seq < (SELECT max(seq) FROM stream_messages)`,
     );
   }
 
@@ -66,11 +85,14 @@ export class StreamMessageStore {
    * Claims up to `limit` messages for the group: per key only the oldest uncommitted one, and only
    * when it is due and not claimed by a live lease (per-key order across consumers).
    */
-  claim(stream: string, group: string, limit: number, now: number, leaseMs: number): StreamMessageRow[] {
+  claim(stream: string, group: string, limit: number, now: number, leaseMs: number, cursor: StreamCursor = { floor: 0 }): StreamMessageRow[] {
     return this.db.transaction(() => {
       const seenKeys = new Set<string>();
       const claimed: StreamMessageRow[] = [];
-      for (const row of this.openRows.all({ stream, group, limit: 2000 })) {
+      const open = this.openRows.all({ stream, group, floor: cursor.floor, limit: 2000 });
+      // Everything below the oldest uncommitted message is committed; new messages get higher seqs.
+      if (open.length > 0) cursor.floor = open[0]!.seq;
+      for (const row of open) {
         if (claimed.length >= limit) break;
         if (seenKeys.has(row.key)) continue;
         seenKeys.add(row.key);
@@ -81,6 +103,11 @@ export class StreamMessageStore {
       }
       return claimed;
     }).immediate();
+  }
+
+  /** Messages of the stream due and not committed by the group, from the cursor's floor on. */
+  lag(stream: string, group: string, now: number, cursor: StreamCursor = { floor: 0 }): number {
+    return this.dueCount.get({ stream, group, floor: cursor.floor, now })!.n;
   }
 
   /** Ends every live lease: called at start, when the claims can only be a dead process's. */

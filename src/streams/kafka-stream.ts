@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Kafka, Partitioners, logLevel, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
 import type { Logger } from '../log.js';
 import { KeyedRunner } from './keyed-runner.js';
 import {
@@ -10,6 +10,8 @@ import {
   type IncomingMessage,
   type OutgoingMessage,
   type StreamBus,
+  type StreamLag,
+  type StreamPosition,
   type StreamSpec,
   type SubscribeOptions,
   type Subscription,
@@ -41,6 +43,7 @@ export class KafkaStreamBus implements StreamBus {
   private readonly kafka: Kafka;
   private readonly clock: Clock;
   private producer: Promise<Producer> | undefined;
+  private admin: Promise<Admin> | undefined;
   private readonly consumers = new Set<Subscription>();
 
   constructor(
@@ -211,8 +214,40 @@ export class KafkaStreamBus implements StreamBus {
     return subscription;
   }
 
+  /** Per group: the topic's end offsets minus the group's committed offsets, summed over partitions. */
+  async lag(positions: readonly StreamPosition[]): Promise<StreamLag[]> {
+    this.admin ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })().catch((error: unknown) => {
+      this.admin = undefined;
+      throw error;
+    });
+    const admin = await this.admin;
+    return Promise.all(
+      positions.map(async ({ stream, group }) => {
+        const topic = this.topic(stream);
+        const [ends, committed] = await Promise.all([
+          admin.fetchTopicOffsets(topic),
+          admin.fetchOffsets({ groupId: `${this.options.namespace ?? ''}${group}.${stream}`, topics: [topic] }),
+        ]);
+        const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+        let messages = 0;
+        for (const p of ends) {
+          const at = done.get(p.partition) ?? -1;
+          messages += Math.max(0, Number(p.high) - (at >= 0 ? at : Number(p.low)));
+        }
+        return { stream, group, messages };
+      }),
+    );
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.stop()));
+    const admin = await this.admin?.catch(() => undefined);
+    await admin?.disconnect().catch(() => {});
+    this.admin = undefined;
     const producer = await this.producer?.catch(() => undefined);
     await producer?.disconnect().catch(() => {});
     this.producer = undefined;

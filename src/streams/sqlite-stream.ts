@@ -1,6 +1,6 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
-import type { StreamMessageStore } from '../store/stream-messages.js';
+import type { StreamCursor, StreamMessageStore } from '../store/stream-messages.js';
 import { KeyedRunner } from './keyed-runner.js';
 import {
   pause,
@@ -9,6 +9,8 @@ import {
   type IncomingMessage,
   type OutgoingMessage,
   type StreamBus,
+  type StreamLag,
+  type StreamPosition,
   type StreamSpec,
   type SubscribeOptions,
   type Subscription,
@@ -36,6 +38,8 @@ export class SqliteStreamBus implements StreamBus {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly published = new EventEmitter().setMaxListeners(0);
+  /** Cursor of each subscribed (stream, group) of this process: lag() starts from it too. */
+  private readonly cursors = new Map<string, StreamCursor>();
 
   constructor(
     private readonly messages: StreamMessageStore,
@@ -85,6 +89,8 @@ export class SqliteStreamBus implements StreamBus {
       onCommitFailed: (message, error, willRetry) =>
         this.logger.warn({ err: error, stream, group, message_id: message.id, will_retry: willRetry }, 'stream commit failed'),
     });
+    const cursor: StreamCursor = { floor: 0 };
+    this.cursors.set(`${stream}\u0000${group}`, cursor);
     let wake: (() => void) | undefined;
     const onPublish = () => wake?.();
     this.published.on(stream, onPublish);
@@ -95,7 +101,7 @@ export class SqliteStreamBus implements StreamBus {
         while (runner.holding >= maxInFlight && !fetching.signal.aborted) await Promise.race([runner.changed(), pause(this.pollMs, fetching.signal)]);
         if (fetching.signal.aborted) break;
         const free = maxInFlight - runner.holding;
-        const rows = this.messages.claim(stream, group, free, this.clock.now(), this.leaseMs);
+        const rows = this.messages.claim(stream, group, free, this.clock.now(), this.leaseMs, cursor);
         for (const row of rows) {
           runner.submit({ stream, key: row.key, id: row.message_id, value: JSON.parse(row.value), notBefore: row.not_before, seq: row.seq });
         }
@@ -124,6 +130,11 @@ export class SqliteStreamBus implements StreamBus {
         await stop();
       },
     };
+  }
+
+  async lag(positions: readonly StreamPosition[]): Promise<StreamLag[]> {
+    const now = this.clock.now();
+    return positions.map(({ stream, group }) => ({ stream, group, messages: this.messages.lag(stream, group, now, this.cursors.get(`${stream}\u0000${group}`)) }));
   }
 
   async close(): Promise<void> {}

@@ -6,6 +6,7 @@ import { PARTITIONS, STREAM, retryTier } from '../dispatch/jobs.js';
 import { Replayer, ReplayTaskWorker } from '../dispatch/replay.js';
 import { SsrfGuard } from '../dispatch/ssrf.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
 import { KafkaStreamBus } from '../streams/kafka-stream.js';
@@ -44,7 +45,7 @@ export interface Pipeline {
 }
 
 /** Starts the pipeline workers of a role under one supervisor. */
-export async function startPipeline(role: Role, config: Config, store: Store | null, logger: Logger, clock: Clock = systemClock): Promise<Pipeline> {
+export async function startPipeline(role: Role, config: Config, store: Store | null, logger: Logger, clock: Clock = systemClock, metrics?: Metrics): Promise<Pipeline> {
   const bus = openStreamBus(config, store, logger, clock);
   await bus.ensureStreams(streamSpecs(config));
   const workers: Worker[] = [];
@@ -55,7 +56,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
     replayer = new Replayer({ store, bus, clock });
     workers.push(
       new OutboxRelay({ store, bus, clock, logger }),
-      new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger }),
+      new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics }),
       new ReplayTaskWorker({ store, replayer, clock, logger }),
     );
     if (bus.kind === 'sqlite') workers.push(new SqliteStreamJanitor({ messages: store.streamMessages, clock, logger }));
