@@ -44,7 +44,7 @@ const validateHandshake = validator(cloudHandshakeQuery);
  * verification, checked over the raw bytes before anything is parsed. Answers, in this order:
  * 404 unknown, deleted or other provider's channel; 413 body over the limit; 400 body not valid
  * UTF-8; 401 bad or missing signature; 400 malformed JSON; 422 schema violation; 200 once the
- * transaction committed.
+ * transaction committed (a group commit: src/store/group-commit.ts).
  */
 export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): void {
   const { store } = deps;
@@ -68,7 +68,8 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
       const refused = verify(family, ctx, raw, text, settings, deps.cloudAppSecret);
       if (refused !== null) throw new Unauthorized(refused);
       const batch = normalize(family, parseJson(text), ctx);
-      const outcome = applyCallback(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl);
+      // Committed (grouped with the callbacks of the same moment) before the 200 is sent.
+      const outcome = await store.grouped(() => applyCallback(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
       ctx.state.log.info({ channel: channel.id, family, ...outcome }, 'callback applied');
       ctx.body = { status: 'ok' };
       deps.metrics?.callbackAccepted(provider, outcome.duplicate);
