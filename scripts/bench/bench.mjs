@@ -48,7 +48,7 @@ const P = quick
   : { warm: 3, ingest: 15, e2e: 15, fixed: 60, fixedBaseline: 20, steadyFrom: 10, fixedKafka: 30, prefill: { conversations: 50_000, messages: 5_000_000 }, replay: 100_000, drainMs: 180_000 };
 const RATE = 1_000;
 /** Companies the load is spread over, each with its channel and its webhook endpoint. */
-const COMPANIES = 8;
+const COMPANIES = Number(process.env.BENCH_COMPANIES ?? 32);
 const BARE = [{ callbackPath: '/callbacks/chat_b/1', secretToken: 'none' }];
 
 const started = performance.now();

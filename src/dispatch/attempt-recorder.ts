@@ -23,7 +23,7 @@ export class AttemptRecorder implements Worker {
       group: CONSUMER_GROUP.core,
       handler: async (message) => {
         const attempt = message.value as AttemptRecord;
-        store.deliveries.recordAttempt(attempt, disableAfterMs, clock.now());
+        await store.grouped(() => store.deliveries.recordAttempt(attempt, disableAfterMs, clock.now()));
         this.options.metrics?.attemptRecorded(attempt, () => store.deliveries.eventCreatedAt(attempt.delivery_id));
       },
     });

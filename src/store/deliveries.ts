@@ -56,6 +56,7 @@ export class DeliveryStore {
   private readonly insertDelivery;
   private readonly byEventEndpoint;
   private readonly byId;
+  private readonly exists;
   private readonly insertAttempt;
   private readonly updateDelivery;
   private readonly attemptsOf;
@@ -76,6 +77,7 @@ export class DeliveryStore {
     );
     this.byEventEndpoint = db.prepare<[string, number], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
     this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
+    this.exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM webhook_deliveries WHERE id = ?');
     this.insertAttempt = db.prepare<AttemptRecord>(
       `INSERT INTO webhook_attempts (id, delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, error, outcome)
        VALUES (@id, @delivery_id, @number, @trigger, @started_at, @duration_ms, @status_code, @response_body, @error, @outcome)
@@ -166,7 +168,7 @@ export class DeliveryStore {
   recordAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number): void {
     this.db.transaction(() => {
       // An attempt of a delivery this store never made (another install's topic) is not ours to record.
-      if (this.byId.get(attempt.delivery_id) === undefined) return;
+      if (this.exists.get(attempt.delivery_id) === undefined) return;
       if (this.insertAttempt.run(attempt).changes === 0) return;
       const delivered = attempt.outcome === 'delivered';
       const status: DeliveryStatus = delivered ? 'delivered' : attempt.outcome === 'retry' ? 'pending' : 'failed';
