@@ -134,7 +134,7 @@ await scenario('1', 'ingest: signed bot-style callbacks at maximum rate, deliver
 });
 
 /** End to end at maximum rate against a daemon (or a core + worker): delivered/s and latencies. */
-async function endToEnd(label, d, companies, seconds = P.e2e) {
+async function endToEnd(label, d, companies, loadSeconds = P.e2e) {
   const bare = await bareBaseline();
   await receiver.useCompanies(companies);
   const warm = await maxRate({ base: d.base, companies, seconds: P.warm });
@@ -143,7 +143,7 @@ async function endToEnd(label, d, companies, seconds = P.e2e) {
   if (warmStatus.missing > 0) throw new Error(`${warmStatus.missing} warm-up events never arrived`);
   await receiver.reset();
   const t0 = epochNow();
-  const result = await maxRate({ base: d.base, companies, seconds });
+  const result = await maxRate({ base: d.base, companies, seconds: loadSeconds });
   checkLoad(result, 'end to end');
   const state = await waitArrivals(receiver, result.accepted, P.drainMs);
   if (state.bad > 0) throw new Error(`${state.bad} webhooks failed signature verification`);
