@@ -372,22 +372,22 @@ export function prefillStore(dbFile, { companyId, channelId, conversations, mess
 }
 
 /** `count` failed deliveries of message.create events to the endpoint, as the schedule leaves them. */
-export function prefillFailedDeliveries(dbFile, { companyId, endpointId, count }) {
+export function prefillFailedDeliveries(dbFile, { companyId, endpointId, count, from = 0 }) {
   const db = new Database(dbFile);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   const now = Date.now();
   const created = new Date(now).toISOString();
   db.prepare(
-    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @count)
+    `WITH RECURSIVE n(i) AS (SELECT @from + 1 UNION ALL SELECT i + 1 FROM n WHERE i < @from + @count)
      INSERT INTO webhook_deliveries (id, seq, event_id, event_name, company_id, endpoint_id, event, status, attempt_count, last_status_code, last_error, created_at, updated_at)
-     SELECT 'dlv_bench' || i, (SELECT coalesce(max(seq), 0) FROM webhook_deliveries) + i, 'evt_bench' || i, 'message.create', @companyId, @endpointId,
+     SELECT 'dlv_bench' || i, (SELECT coalesce(max(seq), 0) FROM webhook_deliveries) + i - @from, 'evt_bench' || i, 'message.create', @companyId, @endpointId,
             json_object('id', 'evt_bench' || i, 'company_id', @companyId, 'name', 'message.create', 'created_at', @created,
               'body', json_object('id', 'evt_bench' || i, 'event', 'create', 'type', 'message', 'created_at', @created,
                 'object', json_object('id', i, 'message', 'r:' || i, 'income', json('true')))),
             'failed', 8, 500, 'the receiver answered 500', @now, @now
      FROM n`,
-  ).run({ count, companyId, endpointId, created, now });
+  ).run({ count, from, companyId, endpointId, created, now });
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
 }
