@@ -68,14 +68,21 @@ async function scenario(id, title, fn) {
   if (only && !only.has(id)) return;
   log(`scenario ${id}: ${title}`);
   const t = performance.now();
+  let timer;
+  // A scenario that hangs fails with a message instead of stalling the whole run.
+  const limitMs = quick ? 100_000 : 1_200_000;
+  const watchdog = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish within ${limitMs / 1000}s`)), limitMs)));
   try {
-    await fn();
+    await Promise.race([fn(), watchdog]);
     log(`scenario ${id} done in ${((performance.now() - t) / 1000).toFixed(1)}s`);
   } catch (error) {
     failures.push(`scenario ${id} (${title}): ${error.message}`);
     log(`scenario ${id} FAILED: ${error.stack ?? error}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
+process.on('unhandledRejection', (error) => log(`unhandled rejection: ${error?.stack ?? error}`));
 
 const dataDir = (name) => path.join(tmpRoot, name);
 const daemon = async (name, options = {}) => startDaemon({ name, dataDir: dataDir(options.dir ?? name), port: await freePort(), cpuProf, ...options });
