@@ -6,6 +6,8 @@ import { digestApiToken, generateApiToken } from './domain/tokens.js';
 import { createApp } from './http/app.js';
 import type { AppState } from './http/context.js';
 import type { Logger } from './log.js';
+import { Metrics } from './metrics/metrics.js';
+import { coreSources } from './metrics/sources.js';
 import { Store } from './store/store.js';
 import type { Clock } from './streams/stream.js';
 import { startPipeline, type Pipeline } from './workers/pipeline.js';
@@ -16,6 +18,7 @@ export interface RunningGateway {
   /** Every registered route (the auth test walks them all). */
   router: Router<AppState>;
   pipeline: Pipeline;
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -35,6 +38,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   const store = Store.open(file);
   logger.info({ store: file, schema_version: store.health().schema_version }, 'store ready');
   bootstrapAccount(store, config, logger);
+  const metrics = new Metrics();
 
   // Bind first: with port 0 the real port, and so the default public URL, is known only then (the
   // pipeline needs it too: send jobs carry attachment URLs, connectors the callback address).
@@ -49,14 +53,23 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   const publicUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
   let pipeline: Pipeline;
   try {
-    pipeline = await startPipeline(options.role ?? 'all', { ...config, publicUrl }, store, logger, options.clock);
+    pipeline = await startPipeline(options.role ?? 'all', { ...config, publicUrl }, store, logger, options.clock, metrics);
   } catch (error) {
     server.close();
     store.close();
     throw error;
   }
+  metrics.observe(coreSources(store, pipeline.bus));
   logger.info({ streams: pipeline.bus.kind, role: options.role ?? 'all' }, 'pipeline started');
-  const { app, router } = createApp({ store, logger, config: { ...config, publicUrl }, replayer: pipeline.replayer, connectors: pipeline.connectors, throttle: pipeline.throttle });
+  const { app, router } = createApp({
+    store,
+    logger,
+    config: { ...config, publicUrl },
+    replayer: pipeline.replayer,
+    connectors: pipeline.connectors,
+    throttle: pipeline.throttle,
+    metrics,
+  });
   server.on('request', app.callback());
   logger.info({ host: config.host, port }, 'gateway listening');
 
@@ -65,6 +78,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
     port,
     router,
     pipeline,
+    metrics,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

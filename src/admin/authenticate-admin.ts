@@ -7,11 +7,11 @@ import { Unauthorized } from '../http/errors.js';
  * The admin API's own bearer token (GATEWAY_ADMIN_TOKEN), compared in constant time (sameSecret:
  * neither the length nor a prefix of the token leaks by timing).
  */
-export function authenticateAdmin(adminToken: string): Middleware<AppState> {
+export function authenticateAdmin(adminToken: string, setting = 'GATEWAY_ADMIN_TOKEN', what = 'admin token'): Middleware<AppState> {
   return async (ctx, next) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-    if (!match) throw new Unauthorized('No admin token was provided: send it as Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.');
-    if (!sameSecret(match[1]!, adminToken)) throw new Unauthorized('The admin token is invalid.');
+    if (!match) throw new Unauthorized(`No ${what} was provided: send it as Authorization: Bearer <${setting}>.`);
+    if (!sameSecret(match[1]!, adminToken)) throw new Unauthorized(`The ${what} is invalid.`);
     return next();
   };
 }

@@ -23,6 +23,7 @@ describe('loadConfig defaults (DESIGN.md section 9)', () => {
       kafkaBrokers: null,
       kafkaNamespace: '',
       adminToken: null,
+      metricsToken: null,
       bootstrapToken: null,
       webhookAllowHosts: [],
       logLevel: 'info',
@@ -82,6 +83,7 @@ describe('loadConfig values', () => {
       GATEWAY_KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9093,127.0.0.1:19092',
       GATEWAY_ADMIN_TOKEN: 'admin-token-0123456789',
       GATEWAY_BOOTSTRAP_TOKEN: 'bootstrap-token-0123456789',
+      GATEWAY_METRICS_TOKEN: 'metrics-token-0123456789',
       GATEWAY_WEBHOOK_ALLOW_HOSTS: 'Hooks.Example.com, 10.0.0.5',
       GATEWAY_LOG_LEVEL: 'debug',
       GATEWAY_BODY_LIMIT_BYTES: '2048',
@@ -96,6 +98,7 @@ describe('loadConfig values', () => {
       kafkaBrokers: ['kafka-1:9092', 'kafka-2:9093', '127.0.0.1:19092'],
       kafkaNamespace: '',
       adminToken: 'admin-token-0123456789',
+      metricsToken: 'metrics-token-0123456789',
       bootstrapToken: 'bootstrap-token-0123456789',
       webhookAllowHosts: ['hooks.example.com', '10.0.0.5'],
       logLevel: 'debug',
@@ -202,6 +205,7 @@ describe('loadConfig problems', () => {
     ['GATEWAY_ADMIN_TOKEN', 'has a space in the middle'],
     ['GATEWAY_BOOTSTRAP_TOKEN', 'short'],
     ['GATEWAY_BOOTSTRAP_TOKEN', 'tab\tinside-the-token-value'],
+    ['GATEWAY_METRICS_TOKEN', 'short'],
   ])('rejects %s=%j', (key, value) => {
     const problems = problemsOf({ [key]: value });
     expect(problems).toHaveLength(1);

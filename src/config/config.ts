@@ -17,6 +17,11 @@ export interface Config {
   kafkaNamespace: string;
   /** GATEWAY_ADMIN_TOKEN: bearer token of the /admin API; unset turns the admin API off. */
   adminToken: string | null;
+  /**
+   * GATEWAY_METRICS_TOKEN: bearer token of GET /metrics. Unset: /metrics takes the admin token
+   * when GATEWAY_ADMIN_TOKEN is set, and is open (like /healthz) when neither is.
+   */
+  metricsToken: string | null;
   /** GATEWAY_BOOTSTRAP_TOKEN: API token of the first account, created when the store has none. */
   bootstrapToken: string | null;
   /** GATEWAY_WEBHOOK_ALLOW_HOSTS: comma-separated hosts or IPs exempt from the private-range guard. */
@@ -152,6 +157,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (adminToken !== null && !isTokenShaped(adminToken)) {
     problems.push(`GATEWAY_ADMIN_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
   }
+  const metricsToken = read('GATEWAY_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && !isTokenShaped(metricsToken)) {
+    problems.push(`GATEWAY_METRICS_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
+  }
   const bootstrapToken = read('GATEWAY_BOOTSTRAP_TOKEN') ?? null;
   if (bootstrapToken !== null && !isTokenShaped(bootstrapToken)) {
     problems.push(`GATEWAY_BOOTSTRAP_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
@@ -196,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kafkaBrokers,
     kafkaNamespace,
     adminToken,
+    metricsToken,
     bootstrapToken,
     webhookAllowHosts,
     logLevel: logLevel as LogLevel,

@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import type { Clock, StreamBus } from '../streams/stream.js';
 import { aborted, type Worker } from '../workers/supervisor.js';
@@ -12,7 +13,7 @@ export class AttemptRecorder implements Worker {
   readonly name = 'attempt-recorder';
 
   constructor(
-    private readonly options: { store: Store; bus: StreamBus; clock: Clock; disableAfterMs: number; logger: Logger },
+    private readonly options: { store: Store; bus: StreamBus; clock: Clock; disableAfterMs: number; logger: Logger; metrics?: Metrics },
   ) {}
 
   async run(signal: AbortSignal): Promise<void> {
@@ -20,7 +21,11 @@ export class AttemptRecorder implements Worker {
     const subscription = bus.subscribe({
       stream: STREAM.attempts,
       group: CONSUMER_GROUP.core,
-      handler: async (message) => store.deliveries.recordAttempt(message.value as AttemptRecord, disableAfterMs, clock.now()),
+      handler: async (message) => {
+        const attempt = message.value as AttemptRecord;
+        await store.grouped(() => store.deliveries.recordAttempt(attempt, disableAfterMs, clock.now()));
+        this.options.metrics?.attemptRecorded(attempt, () => store.deliveries.eventCreatedAt(attempt.delivery_id));
+      },
     });
     await aborted(signal);
     await subscription.drain();

@@ -22,6 +22,8 @@ import { buildOpenApi } from '../openapi/document.js';
 import { OPERATIONS } from '../openapi/operations.js';
 import { packageVersion } from '../openapi/version.js';
 import type { Store } from '../store/store.js';
+import { authenticateAdmin } from '../admin/authenticate-admin.js';
+import { Metrics } from '../metrics/metrics.js';
 import { authenticate } from './authenticate.js';
 import { parseBody } from './body.js';
 import type { AppState } from './context.js';
@@ -37,6 +39,8 @@ export interface AppDeps {
   /** Provider connectors (connection flows, template sync) and the per-channel limits of their calls. */
   connectors: Connectors;
   throttle: ChannelThrottle;
+  /** The gateway's metrics (GET /metrics); a fresh set when not given. */
+  metrics?: Metrics;
 }
 
 /** Relay lag: outbox rows not yet published to their stream, and how old the oldest is. */
@@ -46,7 +50,7 @@ function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: numb
 }
 
 /** Builds the HTTP application: request log → error renderer → routes (each an explicit chain). */
-export function createApp({ store, logger, config, replayer = null, connectors, throttle }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
+export function createApp({ store, logger, config, replayer = null, connectors, throttle, metrics = new Metrics({ defaultMetrics: false }) }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by our own middleware
   const router = new Router<AppState>();
@@ -68,6 +72,19 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
     ctx.body = { status: health.status, store: health, outbox: health.status === 'ok' ? outboxLag(store) : null };
   });
 
+  // Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.
+  const metricsAuth =
+    config.metricsToken !== null
+      ? [authenticateAdmin(config.metricsToken, 'GATEWAY_METRICS_TOKEN', 'metrics token')]
+      : config.adminToken !== null
+        ? [authenticateAdmin(config.adminToken)]
+        : [];
+  router.get('/metrics', ...metricsAuth, async (ctx) => {
+    const { contentType, text } = await metrics.scrape();
+    ctx.type = contentType;
+    ctx.body = text;
+  });
+
   companyRoutes(router, store, auth);
   const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, logger });
   channelRoutes(router, store, auth, flows, config.publicUrl);
@@ -78,7 +95,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
-  callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes });
+  callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
     adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes });
@@ -87,6 +104,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   }
 
   app.use(requestLog(logger));
+  app.use(metrics.httpMiddleware());
   app.use(renderErrors());
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));

@@ -12,6 +12,7 @@ import { validator, type Validator } from '../http/validate.js';
 import type { ChannelCallbackRow } from '../store/callbacks.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { normalizeBotUpdate, type BotUpdate } from './bot.js';
 import { normalizeCloudCallback, type CloudCallback } from './cloud.js';
 import { normalizeConnectorEvent, type ConnectorEvent } from './connector.js';
@@ -26,6 +27,7 @@ export interface CallbackDeps {
   cloudAppSecret: string | null;
   /** Largest accepted callback body (GATEWAY_BODY_LIMIT_BYTES, 1 MiB by default). */
   bodyLimitBytes: number;
+  metrics?: Metrics;
 }
 
 const validateCloud = validator(cloudCallback) as Validator<CloudCallback>;
@@ -42,7 +44,7 @@ const validateHandshake = validator(cloudHandshakeQuery);
  * verification, checked over the raw bytes before anything is parsed. Answers, in this order:
  * 404 unknown, deleted or other provider's channel; 413 body over the limit; 400 body not valid
  * UTF-8; 401 bad or missing signature; 400 malformed JSON; 422 schema violation; 200 once the
- * transaction committed.
+ * transaction committed (a group commit: src/store/group-commit.ts).
  */
 export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): void {
   const { store } = deps;
@@ -57,16 +59,24 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
   });
 
   router.post('/callbacks/:provider/:channelId', async (ctx) => {
-    const { channel, settings } = findCallbackChannel(store, ctx.params.provider!, ctx.params.channelId);
-    const family = callbackFamily(channel.provider);
-    const raw = await readRawBody(ctx.req, deps.bodyLimitBytes);
-    const text = utf8Body(raw);
-    const refused = verify(family, ctx, raw, text, settings, deps.cloudAppSecret);
-    if (refused !== null) throw new Unauthorized(refused);
-    const batch = normalize(family, parseJson(text), ctx, channel);
-    const outcome = applyCallback(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl);
-    ctx.state.log.info({ channel: channel.id, family, ...outcome }, 'callback applied');
-    ctx.body = { status: 'ok' };
+    const provider = ctx.params.provider!;
+    try {
+      const { channel, settings } = findCallbackChannel(store, provider, ctx.params.channelId);
+      const family = callbackFamily(channel.provider);
+      const raw = await readRawBody(ctx.req, deps.bodyLimitBytes);
+      const text = utf8Body(raw);
+      const refused = verify(family, ctx, raw, text, settings, deps.cloudAppSecret);
+      if (refused !== null) throw new Unauthorized(refused);
+      const batch = normalize(family, parseJson(text), ctx, channel);
+      // Committed (grouped with the callbacks of the same moment) before the 200 is sent.
+      const outcome = await store.grouped(() => applyCallback(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
+      ctx.state.log.info({ channel: channel.id, family, ...outcome }, 'callback applied');
+      ctx.body = { status: 'ok' };
+      deps.metrics?.callbackAccepted(provider, outcome.duplicate);
+    } catch (error) {
+      deps.metrics?.callbackRejected(provider, error);
+      throw error;
+    }
   });
 }
 

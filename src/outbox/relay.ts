@@ -54,7 +54,8 @@ export class OutboxRelay implements Worker {
     if (rows.length === 0) return 0;
     // Consecutive rows of one stream go in one publish, keeping the id order across streams.
     for (const run of runsByStream(rows)) {
-      const messages = run.rows.flatMap((row) => this.toMessages(row, clock.now()));
+      // The fan-out of the whole run (delivery rows) in one transaction, not one per event.
+      const messages = store.transaction(() => run.rows.flatMap((row) => this.toMessages(row, clock.now())));
       await bus.publish(run.stream, messages);
       store.outbox.markPublished(run.rows.map((r) => r.id), clock.now());
     }

@@ -42,6 +42,10 @@ export class ContactStore {
 
   /** The contact of a sender on a channel, created when new; `created` says which. */
   findOrCreate(contact: NewContact, now = Date.now()): { contact: ContactRow; created: boolean } {
+    // Most senders are known: one read then, the insert only for a new one (still race-free: a
+    // concurrent insert makes it do nothing and the read below finds that row).
+    const known = this.byExternalId.get(contact.channelId, contact.externalId);
+    if (known !== undefined) return { contact: known, created: false };
     const { changes } = this.insertIgnore.run(
       contact.companyId,
       contact.channelId,

@@ -87,6 +87,9 @@ export class ConversationStore {
 
   /** The conversation of a contact on a channel, created (open, unreplied) when new. */
   findOrCreate(companyId: number, channelId: number, contactId: number, now = Date.now()): { conversation: ConversationRow; created: boolean } {
+    // Known conversations (the common case) take one read; the insert only runs for a new one.
+    const known = this.byContact.get(channelId, contactId);
+    if (known !== undefined) return { conversation: known, created: false };
     const { changes } = this.insertIgnore.run(companyId, channelId, contactId, now, now);
     return { conversation: this.byContact.get(channelId, contactId)!, created: changes === 1 };
   }

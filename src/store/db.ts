@@ -13,6 +13,7 @@ export function openDatabase(file: string): Db {
   db.pragma('foreign_keys = ON');
   // The CLI and the daemon share the file; a writer waits for the other instead of failing.
   db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -32768');
   return db;
 }
 

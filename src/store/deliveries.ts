@@ -59,6 +59,7 @@ export class DeliveryStore {
   private readonly insertDelivery;
   private readonly byEventEndpoint;
   private readonly byId;
+  private readonly exists;
   private readonly insertAttempt;
   private readonly updateDelivery;
   private readonly attemptsOf;
@@ -70,6 +71,7 @@ export class DeliveryStore {
   private readonly dueRows;
   private readonly markScheduled;
   private readonly giveUp;
+  private readonly eventCreated;
 
   private readonly filterStatements = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
 
@@ -81,6 +83,7 @@ export class DeliveryStore {
     );
     this.byEventEndpoint = db.prepare<[string, number], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
     this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
+    this.exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM webhook_deliveries WHERE id = ?');
     this.insertAttempt = db.prepare<AttemptRecord>(
       `INSERT INTO webhook_attempts (id, delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, error, outcome)
        VALUES (@id, @delivery_id, @number, @trigger, @started_at, @duration_ms, @status_code, @response_body, @error, @outcome)
@@ -118,6 +121,7 @@ export class DeliveryStore {
          last_status_code = @status_code, last_error = @error, updated_at = @now
        WHERE id = @id`,
     );
+    this.eventCreated = db.prepare<[string], { created_at: string | null }>("SELECT json_extract(event, '$.created_at') AS created_at FROM webhook_deliveries WHERE id = ?");
     this.attemptsOf = db.prepare<[string], AttemptRow>('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY started_at, number');
     this.healthOf = db.prepare<[number], { failing_since: number | null; disabled_at: number | null }>(
       'SELECT failing_since, disabled_at FROM webhook_endpoint_health WHERE endpoint_id = ?',
@@ -167,6 +171,12 @@ export class DeliveryStore {
     });
   }
 
+  /** When the delivery's event was created (unix ms), or null for an unknown delivery. */
+  eventCreatedAt(id: string): number | null {
+    const at = this.eventCreated.get(id)?.created_at;
+    return typeof at === 'string' ? Date.parse(at) : null;
+  }
+
   find(id: string): DeliveryRow | undefined {
     return this.byId.get(id);
   }
@@ -182,7 +192,7 @@ export class DeliveryStore {
   recordAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number): void {
     this.db.transaction(() => {
       // An attempt of a delivery this store never made (another install's topic) is not ours to record.
-      if (this.byId.get(attempt.delivery_id) === undefined) return;
+      if (this.exists.get(attempt.delivery_id) === undefined) return;
       if (this.insertAttempt.run(attempt).changes === 0) return;
       const delivered = attempt.outcome === 'delivered';
       const status: DeliveryStatus = delivered ? 'delivered' : attempt.outcome === 'retry' ? 'pending' : 'failed';

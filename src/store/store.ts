@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { AccountStore } from './accounts.js';
 import { AttachmentStore } from './attachments.js';
 import { CallbackStore } from './callbacks.js';
@@ -8,6 +9,7 @@ import { EarlyStatusStore } from './early-statuses.js';
 import { ContactStore } from './contacts.js';
 import { ConversationStore } from './conversations.js';
 import { openDatabase, type Db } from './db.js';
+import { GroupCommit } from './group-commit.js';
 import { MessageStore } from './messages.js';
 import { migrate, schemaVersion } from './migrate.js';
 import { OutboxStore } from './outbox.js';
@@ -40,8 +42,13 @@ export class Store {
   readonly streamMessages: StreamMessageStore;
   readonly callbacks: CallbackStore;
   readonly earlyStatuses: EarlyStatusStore;
+  private readonly group: GroupCommit;
+  /** One transaction function for every call: better-sqlite3 builds four wrappers per db.transaction(). */
+  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
   private constructor(readonly db: Db) {
+    this.group = new GroupCommit(db);
+    this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.accounts = new AccountStore(db);
     this.companies = new CompanyStore(db);
     this.channels = new ChannelStore(db);
@@ -73,7 +80,16 @@ export class Store {
 
   /** Runs fn in one transaction (BEGIN IMMEDIATE: the write lock is taken up front). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    // Nested in another transaction (a group commit, a relay batch) this is a savepoint.
+    return this.inTransaction.immediate(fn) as T;
+  }
+
+  /**
+   * Runs fn in a transaction shared with the other units queued in this turn of the event loop
+   * (src/store/group-commit.ts): atomic on its own, and committed before the promise resolves.
+   */
+  grouped<T>(fn: () => T): Promise<T> {
+    return this.group.run(fn);
   }
 
   health(): StoreHealth {

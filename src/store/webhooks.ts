@@ -55,8 +55,13 @@ export class WebhookEndpointStore {
   private readonly updateOne;
   private readonly deleteOne;
   private readonly rotateOne;
+  private readonly disabledCount;
 
   constructor(db: Db) {
+    this.disabledCount = db.prepare<[], { n: number }>(
+      `SELECT count(*) AS n FROM webhook_endpoints e JOIN webhook_endpoint_health h ON h.endpoint_id = e.id
+       WHERE e.active = 0 AND h.disabled_at IS NOT NULL`,
+    );
     this.byCompany = db.prepare<[number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE company_id = ? ORDER BY id');
     this.activeByCompany = db.prepare<[number], WebhookEndpointRow>(
       'SELECT * FROM webhook_endpoints WHERE company_id = ? AND active = 1 ORDER BY id',
@@ -81,6 +86,11 @@ export class WebhookEndpointStore {
       `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ?
        WHERE id = ? RETURNING *`,
     );
+  }
+
+  /** Endpoints the gateway itself disabled (410 Gone, or failing too long) and nobody enabled again. */
+  countDisabledByGateway(): number {
+    return this.disabledCount.get()!.n;
   }
 
   list(companyId: number): WebhookEndpointRow[] {

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Kafka, Partitioners, logLevel, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type Message, type Producer } from 'kafkajs';
 import type { Logger } from '../log.js';
 import { KeyedRunner } from './keyed-runner.js';
 import {
@@ -10,6 +10,8 @@ import {
   type IncomingMessage,
   type OutgoingMessage,
   type StreamBus,
+  type StreamLag,
+  type StreamPosition,
   type StreamSpec,
   type SubscribeOptions,
   type Subscription,
@@ -43,6 +45,9 @@ export class KafkaStreamBus implements StreamBus {
   private readonly kafka: Kafka;
   private readonly clock: Clock;
   private producer: Promise<Producer> | undefined;
+  private admin: Promise<Admin> | undefined;
+  private readonly outgoing: { topic: string; messages: Message[]; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private sending = false;
   private readonly consumers = new Set<Subscription>();
 
   constructor(
@@ -81,18 +86,47 @@ export class KafkaStreamBus implements StreamBus {
     }
   }
 
-  async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    const producer = await this.connectedProducer();
-    await producer.send({
-      topic: this.topic(stream),
-      acks: -1,
-      messages: messages.map((m) => ({
-        key: m.key,
-        value: JSON.stringify(m.value),
-        headers: { 'message-id': m.id, 'not-before': String(m.notBefore ?? this.clock.now()) },
-      })),
+  /**
+   * Resolves once the broker acknowledged the messages (acks from all in-sync replicas). Publishes
+   * made while a send is on its way go out together in the next one (one request for all of them,
+   * in call order per topic): the idempotent producer has one request in flight at a time, so
+   * without this every publish would wait a round trip behind the previous one.
+   */
+  publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (messages.length === 0) return Promise.resolve();
+    const encoded = messages.map((m) => ({
+      key: m.key,
+      value: JSON.stringify(m.value),
+      headers: { 'message-id': m.id, 'not-before': String(m.notBefore ?? this.clock.now()) },
+    }));
+    return new Promise<void>((resolve, reject) => {
+      this.outgoing.push({ topic: this.topic(stream), messages: encoded, resolve, reject });
+      if (!this.sending) void this.sendQueued();
     });
+  }
+
+  private async sendQueued(): Promise<void> {
+    this.sending = true;
+    try {
+      while (this.outgoing.length > 0) {
+        const batch = this.outgoing.splice(0);
+        const byTopic = new Map<string, Message[]>();
+        for (const item of batch) {
+          const list = byTopic.get(item.topic) ?? [];
+          list.push(...item.messages);
+          byTopic.set(item.topic, list);
+        }
+        try {
+          const producer = await this.connectedProducer();
+          await producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })) });
+          batch.forEach((item) => item.resolve());
+        } catch (error) {
+          batch.forEach((item) => item.reject(error));
+        }
+      }
+    } finally {
+      this.sending = false;
+    }
   }
 
   private topic(stream: string): string {
@@ -122,6 +156,11 @@ export class KafkaStreamBus implements StreamBus {
     // One Kafka group per (group, stream): members of a Kafka group must share one subscription.
     const consumer: Consumer = this.kafka.consumer({ groupId: `${this.options.namespace ?? ''}${group}.${stream}`, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
     const tracker = new OffsetTracker();
+    const commits = new CommitCoalescer((offsets) =>
+      consumer
+        .commitOffsets(offsets.map(({ partition, offset }) => ({ topic: this.topic(stream), partition, offset: String(offset) })))
+        .catch((error: unknown) => this.logger.debug({ err: error, stream, group }, 'offset commit failed; the messages since the last one may come again')),
+    );
     let heartbeat: () => Promise<void> = async () => {};
 
     // Parked until not_before without holding a running slot; a drain or stop aborts the wait
@@ -135,12 +174,12 @@ export class KafkaStreamBus implements StreamBus {
       // re-fetched from the committed offset by this one), which runs it; running it here too
       // would only make a duplicate.
       stale: (message) => message.generation !== tracker.current,
-      onDone: async (message) => {
+      // The offset goes to the broker in the background, coalesced per partition (commits): a key's
+      // next message does not wait for that round trip. A commit that is lost only means the
+      // messages since the last one come again (at-least-once), never that one is skipped.
+      onDone: (message) => {
         const offset = tracker.done(message.generation, message.partition, message.offset);
-        if (offset === null) return;
-        await consumer
-          .commitOffsets([{ topic: this.topic(stream), partition: message.partition, offset: String(offset) }])
-          .catch((error: unknown) => this.logger.debug({ err: error, stream, group }, 'offset commit failed; the message may come again'));
+        if (offset !== null) commits.add(message.partition, offset);
       },
       onFailed: (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
       onGaveUp: (message, error) =>
@@ -227,6 +266,7 @@ export class KafkaStreamBus implements StreamBus {
       runner.stop();
       markReady();
       await started;
+      await commits.flushed();
       await consumer.disconnect().catch(() => {});
       this.consumers.delete(subscription);
     };
@@ -243,11 +283,76 @@ export class KafkaStreamBus implements StreamBus {
     return subscription;
   }
 
+  /** Per group: the topic's end offsets minus the group's committed offsets, summed over partitions. */
+  async lag(positions: readonly StreamPosition[]): Promise<StreamLag[]> {
+    this.admin ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })().catch((error: unknown) => {
+      this.admin = undefined;
+      throw error;
+    });
+    const admin = await this.admin;
+    return Promise.all(
+      positions.map(async ({ stream, group }) => {
+        const topic = this.topic(stream);
+        const [ends, committed] = await Promise.all([
+          admin.fetchTopicOffsets(topic),
+          admin.fetchOffsets({ groupId: `${this.options.namespace ?? ''}${group}.${stream}`, topics: [topic] }),
+        ]);
+        const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+        let messages = 0;
+        for (const p of ends) {
+          const at = done.get(p.partition) ?? -1;
+          messages += Math.max(0, Number(p.high) - (at >= 0 ? at : Number(p.low)));
+        }
+        return { stream, group, messages };
+      }),
+    );
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.stop()));
+    const admin = await this.admin?.catch(() => undefined);
+    await admin?.disconnect().catch(() => {});
+    this.admin = undefined;
     const producer = await this.producer?.catch(() => undefined);
     await producer?.disconnect().catch(() => {});
     this.producer = undefined;
+  }
+}
+
+/**
+ * Offset commits of one consumer: while one is on its way, later ones gather (the highest offset per
+ * partition wins) and go out together when it is back.
+ */
+class CommitCoalescer {
+  private readonly pending = new Map<number, number>();
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly send: (offsets: { partition: number; offset: number }[]) => Promise<unknown>) {}
+
+  add(partition: number, offset: number): void {
+    this.pending.set(partition, Math.max(offset, this.pending.get(partition) ?? -1));
+    this.running ??= this.drain();
+  }
+
+  /** Resolves once every commit asked for so far was sent (or failed). */
+  async flushed(): Promise<void> {
+    while (this.running !== null) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.size > 0) {
+        const offsets = [...this.pending].map(([partition, offset]) => ({ partition, offset }));
+        this.pending.clear();
+        await this.send(offsets);
+      }
+    } finally {
+      this.running = null;
+    }
   }
 }
 

@@ -57,6 +57,7 @@ export class KeyedRunner<T extends IncomingMessage> {
   private held = 0;
   private readonly waiters: (() => void)[] = [];
   private readonly slotWaiters: (() => void)[] = [];
+  private readonly releaseWaiters: (() => void)[] = [];
   private stopped = false;
   private draining = false;
   /** Aborted by stop(): everything, running handlers' backoff included. */
@@ -80,6 +81,11 @@ export class KeyedRunner<T extends IncomingMessage> {
   /** Handlers running now. */
   get size(): number {
     return this.running;
+  }
+
+  /** Keys with messages held. */
+  get keys(): number {
+    return this.lanes.size;
   }
 
   /** Messages held (queued, parked or running) and not finished. */
@@ -110,6 +116,11 @@ export class KeyedRunner<T extends IncomingMessage> {
   /** Resolves when there is room for one more running handler. */
   async room(): Promise<void> {
     while (this.full && !this.stopped) await this.changed();
+  }
+
+  /** Resolves when a key is next released: its last held message finished or was abandoned. */
+  released(): Promise<void> {
+    return new Promise<void>((resolve) => this.releaseWaiters.push(resolve));
   }
 
   /** Resolves at the next change (a handler started or finished, a message left). */
@@ -167,6 +178,7 @@ export class KeyedRunner<T extends IncomingMessage> {
       this.held -= lane.queue.length;
       lane.queue.length = 0;
       if (this.lanes.get(key) === lane) this.lanes.delete(key);
+      this.releaseWaiters.splice(0).forEach((wake) => wake());
       this.wake();
     }
   }
@@ -244,6 +256,7 @@ export class KeyedRunner<T extends IncomingMessage> {
   /** Abandons what is running: nothing more is committed (a stop behaves like a crash). */
   stop(): void {
     this.stopped = true;
+    this.releaseWaiters.splice(0).forEach((wake) => wake());
     this.abort.abort();
     this.parking.abort();
     this.slotWaiters.splice(0).forEach((wake) => wake());

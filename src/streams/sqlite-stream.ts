@@ -1,6 +1,6 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
-import type { StreamMessageStore } from '../store/stream-messages.js';
+import type { StreamCursor, StreamMessageStore } from '../store/stream-messages.js';
 import { KeyedRunner } from './keyed-runner.js';
 import {
   pause,
@@ -9,6 +9,8 @@ import {
   type IncomingMessage,
   type OutgoingMessage,
   type StreamBus,
+  type StreamLag,
+  type StreamPosition,
   type StreamSpec,
   type SubscribeOptions,
   type Subscription,
@@ -21,6 +23,9 @@ export interface SqliteStreamOptions {
   /** Real-time pause between polls when nothing was due. Default 100 ms. */
   pollMs?: number;
 }
+
+/** Consecutive messages of one key claimed at once (run in order by the key's lane). */
+const PER_KEY = 64;
 
 interface ClaimedMessage extends IncomingMessage {
   seq: number;
@@ -36,6 +41,8 @@ export class SqliteStreamBus implements StreamBus {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly published = new EventEmitter().setMaxListeners(0);
+  /** Cursor of each subscribed (stream, group) of this process: lag() starts from it too. */
+  private readonly cursors = new Map<string, StreamCursor>();
 
   constructor(
     private readonly messages: StreamMessageStore,
@@ -59,7 +66,8 @@ export class SqliteStreamBus implements StreamBus {
   async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const now = this.clock.now();
-    this.messages.append(
+    // Publishes of the same moment share one transaction; resolved once it committed (durable).
+    await this.messages.appendGrouped(
       stream,
       messages.map((m) => ({ key: m.key, messageId: m.id, value: JSON.stringify(m.value), notBefore: m.notBefore ?? now })),
       now,
@@ -75,7 +83,10 @@ export class SqliteStreamBus implements StreamBus {
     const runner = new KeyedRunner<ClaimedMessage>({
       handler,
       maxInFlight,
-      onDone: (message) => this.messages.commit(group, message.seq, this.clock.now()),
+      onDone: async (message) => {
+        await this.messages.commitGrouped(group, message.seq, this.clock.now());
+        claimed.delete(message.seq);
+      },
       onFailed: (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
       onGaveUp: (message, error) =>
         this.logger.error(
@@ -85,23 +96,43 @@ export class SqliteStreamBus implements StreamBus {
       onCommitFailed: (message, error, willRetry) =>
         this.logger.warn({ err: error, stream, group, message_id: message.id, will_retry: willRetry }, 'stream commit failed'),
     });
+    const cursor: StreamCursor = { floor: 0 };
+    /** Seqs claimed by this subscription and not committed yet. */
+    const claimed = new Set<number>();
+    // Held at once (running, or queued behind their key): a claim takes up to PER_KEY consecutive
+    // messages of a key, which its lane then runs in order without another claim in between.
+    const maxHeld = Math.max(8 * maxInFlight, 256);
+    const held = (key: string) => runner.queued(key) > 0;
+    let released: Promise<void> | null = null;
+    this.cursors.set(`${stream}\u0000${group}`, cursor);
     let wake: (() => void) | undefined;
     const onPublish = () => wake?.();
     this.published.on(stream, onPublish);
 
     const loop = (async () => {
       while (!fetching.signal.aborted) {
-        // Claimed messages are due and one per key, so every held one is (about to be) running.
-        while (runner.holding >= maxInFlight && !fetching.signal.aborted) await Promise.race([runner.changed(), pause(this.pollMs, fetching.signal)]);
+        // At most maxInFlight keys at once: other consumers of the group get the rest.
+        while ((runner.holding >= maxHeld || runner.keys >= maxInFlight) && !fetching.signal.aborted) {
+          await Promise.race([runner.changed(), pause(this.pollMs, fetching.signal)]);
+        }
         if (fetching.signal.aborted) break;
-        const free = maxInFlight - runner.holding;
-        const rows = this.messages.claim(stream, group, free, this.clock.now(), this.leaseMs);
+        const room = maxHeld - runner.holding;
+        const rows = await this.messages.claimGrouped(stream, group, room, this.clock.now(), this.leaseMs, cursor, {
+          perKey: PER_KEY,
+          held,
+          maxKeys: maxInFlight - runner.keys,
+        });
         for (const row of rows) {
+          claimed.add(row.seq);
           runner.submit({ stream, key: row.key, id: row.message_id, value: JSON.parse(row.value), notBefore: row.not_before, seq: row.seq });
         }
-        if (rows.length < free) {
+        // A claim that found less than it could take has seen everything claimable for now.
+        if (rows.length < room) {
+          // Wait for a publish, for a key this subscription held to be free again (its next
+          // messages may be waiting), or for the poll interval (not_before, expired leases).
           const woken = new Promise<void>((resolve) => (wake = resolve));
-          await Promise.race([pause(this.pollMs, fetching.signal), woken]);
+          released ??= runner.released().then(() => void (released = null));
+          await Promise.race([pause(this.pollMs, fetching.signal), woken, released]);
           wake = undefined;
         }
       }
@@ -122,8 +153,15 @@ export class SqliteStreamBus implements StreamBus {
         await loop;
         await runner.drain();
         await stop();
+        // Claimed messages left queued were abandoned: hand them out again at once, not after the lease.
+        this.messages.release(group, [...claimed]);
       },
     };
+  }
+
+  async lag(positions: readonly StreamPosition[]): Promise<StreamLag[]> {
+    const now = this.clock.now();
+    return positions.map(({ stream, group }) => ({ stream, group, messages: this.messages.lag(stream, group, now, this.cursors.get(`${stream}\u0000${group}`)) }));
   }
 
   async close(): Promise<void> {}

@@ -53,7 +53,19 @@ export interface StreamBus {
   /** Resolves once the stream durably acknowledged every message (Kafka: acks from all ISR). */
   publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Subscription;
+  /** Messages due and not yet committed per consumer group (the metrics' consumer lag). */
+  lag?(positions: readonly StreamPosition[]): Promise<StreamLag[]>;
   close(): Promise<void>;
+}
+
+/** A consumer group's place on a stream. */
+export interface StreamPosition {
+  stream: string;
+  group: string;
+}
+
+export interface StreamLag extends StreamPosition {
+  messages: number;
 }
 
 export interface StreamSpec {

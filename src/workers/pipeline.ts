@@ -8,6 +8,7 @@ import { RetryScheduler } from '../dispatch/retry-scheduler.js';
 import { SsrfGuard } from '../dispatch/ssrf.js';
 import { ReceiptJanitor } from '../ingest/receipt-janitor.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
 import { KafkaStreamBus } from '../streams/kafka-stream.js';
@@ -53,7 +54,7 @@ export interface Pipeline {
 }
 
 /** Starts the pipeline workers of a role under one supervisor. */
-export async function startPipeline(role: Role, config: Config, store: Store | null, logger: Logger, clock: Clock = systemClock): Promise<Pipeline> {
+export async function startPipeline(role: Role, config: Config, store: Store | null, logger: Logger, clock: Clock = systemClock, metrics?: Metrics): Promise<Pipeline> {
   const bus = openStreamBus(config, store, logger, clock);
   await bus.ensureStreams(streamSpecs());
   const workers: Worker[] = [];
@@ -70,7 +71,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
     workers.push(
       new OutboxRelay({ store, bus, clock, logger, publicUrl: config.publicUrl }),
       new InboundApplier({ store, bus, publicUrl: config.publicUrl, logger }),
-      new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger }),
+      new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics }),
       new RetryScheduler({ store, bus, clock, logger }),
       new ReceiptJanitor({ store, clock, logger }),
       new ReplayTaskWorker({ store, replayer, clock, logger }),

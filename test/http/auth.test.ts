@@ -59,8 +59,9 @@ describe('every API route requires a valid token', () => {
       expect(missing.body, `${method} ${path}`).toEqual({
         errors: [{ status: 401, code: 'unauthorized', title: 'Unauthorized', detail: entry!.detail }],
       });
-      // Admin routes take the admin bearer token instead; a valid API token does not open them.
-      const admin = path.startsWith('/admin/');
+      // Admin routes (and /metrics, without its own token) take the admin bearer token instead; a
+      // valid API token does not open them.
+      const admin = path.startsWith('/admin/') || path === '/metrics';
       expect(entry!.detail).toMatch(admin ? /No admin token was provided/ : /No API token was provided/);
 
       const wrong = await gw.request(method, path, {

@@ -1,0 +1,330 @@
+#!/usr/bin/env node
+// The benchmark suite (BENCHMARKS.md): `npm run bench` (full) or `npm run bench -- --quick` (CI).
+// Starts the built daemon (`node bin/gateway.js serve`) on fresh temp data dirs, a webhook receiver
+// that verifies every signature (standardwebhooks) and the load generators on loopback, runs the
+// scenarios of issue 7, each with a baseline of the same run, and prints a table.
+//
+// Options: --quick (short version of everything, exits non-zero unless every scenario completed and
+// every event arrived), --only=1,3 (scenarios to run), --cpu-prof (write .cpuprofile files of the
+// daemons to ./bench-profiles), --keep (keep the temp data dirs).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { Webhook } from 'standardwebhooks';
+import {
+  ROOT,
+  epochNow,
+  call,
+  fixedRate,
+  freePort,
+  maxRate,
+  percentile,
+  prefillFailedDeliveries,
+  prefillStore,
+  sampleRss,
+  setupCompanies,
+  sleep,
+  startBareKoa,
+  startDaemon,
+  startReceiver,
+  waitArrivals,
+} from './lib.mjs';
+
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'cpu-prof': { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } },
+});
+const quick = args.quick;
+const only = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : null;
+const cpuProf = args['cpu-prof'] ? path.join(ROOT, 'bench-profiles') : null;
+if (cpuProf) fs.mkdirSync(cpuProf, { recursive: true });
+
+/** Durations (s) and sizes: the full suite, or the short CI version (< 2 minutes in all). */
+const P = quick
+  ? { warm: 1, ingest: 3, e2e: 3, e2eKafka: 2, fixed: 3, fixedBaseline: 2, steadyFrom: 1, fixedKafka: 2, prefill: { conversations: 1_000, messages: 100_000 }, replay: 2_000, drainMs: 30_000 }
+  : { warm: 3, ingest: 15, e2e: 15, e2eKafka: 15, fixed: 60, fixedBaseline: 20, steadyFrom: 10, fixedKafka: 30, prefill: { conversations: 50_000, messages: 5_000_000 }, replay: 100_000, drainMs: 300_000 };
+const RATE = 1_000;
+/** Companies the load is spread over, each with its channel and its webhook endpoint. */
+const COMPANIES = Number(process.env.BENCH_COMPANIES ?? 32);
+const BARE = [{ callbackPath: '/callbacks/chat_b/1', secretToken: 'none' }];
+
+const started = performance.now();
+const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
+const rows = [];
+const failures = [];
+const shared = {};
+const receiver = await startReceiver();
+const log = (text) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1)}s] ${text}\n`);
+const mb = (bytes) => bytes / 1024 / 1024;
+
+function row(scenario, metric, value, { baseline = null, ratio = null, target = null, ok = null, unit = '' } = {}) {
+  rows.push({ scenario, metric, value, baseline, ratio, target, ok, unit });
+}
+
+async function scenario(id, title, fn) {
+  if (only && !only.has(id)) return;
+  log(`scenario ${id}: ${title}`);
+  const t = performance.now();
+  let timer;
+  // A scenario that hangs fails with a message instead of stalling the whole run.
+  const limitMs = quick ? 100_000 : 1_200_000;
+  const watchdog = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish within ${limitMs / 1000}s`)), limitMs)));
+  try {
+    await Promise.race([fn(), watchdog]);
+    log(`scenario ${id} done in ${((performance.now() - t) / 1000).toFixed(1)}s`);
+  } catch (error) {
+    failures.push(`scenario ${id} (${title}): ${error.message}`);
+    log(`scenario ${id} FAILED: ${error.stack ?? error}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+process.on('unhandledRejection', (error) => log(`unhandled rejection: ${error?.stack ?? error}`));
+
+const dataDir = (name) => path.join(tmpRoot, name);
+const daemon = async (name, options = {}) => startDaemon({ name, dataDir: dataDir(options.dir ?? name), port: await freePort(), cpuProf, ...options });
+
+/** Bare Koa at maximum rate (after a warm-up): the throughput every ratio compares with. */
+async function bareBaseline() {
+  if (shared.bare) return shared.bare;
+  const bare = await startBareKoa();
+  try {
+    await maxRate({ base: bare.base, companies: BARE, seconds: P.warm });
+    shared.bare = await maxRate({ base: bare.base, companies: BARE, seconds: P.ingest });
+  } finally {
+    await bare.stop();
+  }
+  log(`bare Koa: ${shared.bare.rps.toFixed(0)} req/s`);
+  return shared.bare;
+}
+
+/** Counts the messages a stopped daemon committed (durability check after the 2xx answers). */
+function storedMessages(dir) {
+  const out = spawnSync(process.execPath, ['-e', `const D=require('better-sqlite3');const d=new D(process.argv[1],{readonly:true});console.log(d.prepare("SELECT count(*) n FROM messages WHERE text LIKE 'b:%'").get().n)`, path.join(dir, 'gateway.db')], { cwd: ROOT, encoding: 'utf8' });
+  return Number(out.stdout.trim());
+}
+
+function checkLoad(result, what) {
+  if (result.errors > 0 || result.non2xx > 0 || result.failed > 0) throw new Error(`${what}: ${result.errors ?? 0} errors, ${result.non2xx ?? result.failed ?? 0} non-2xx answers`);
+}
+
+/** Max-rate ingest against a daemon's channel: warm-up, then the measured run. */
+async function ingestRun(d, companies) {
+  const warm = await maxRate({ base: d.base, companies, seconds: P.warm });
+  const result = await maxRate({ base: d.base, companies, seconds: P.ingest });
+  checkLoad(warm, 'warm-up');
+  checkLoad(result, 'ingest');
+  return { warm, result };
+}
+
+await scenario('1', 'ingest: signed bot-style callbacks at maximum rate, deliveries paused', async () => {
+  const bare = await bareBaseline();
+  const d = await daemon('s1-ingest');
+  let accepted = 0;
+  try {
+    const companies = await setupCompanies(d.base, null, COMPANIES);
+    const { warm, result } = await ingestRun(d, companies);
+    accepted = warm.accepted.length + result.accepted.length;
+    shared.ingest = result;
+    row('1 ingest', 'callbacks/s', result.rps, { baseline: bare.rps, ratio: result.rps / bare.rps, target: '≥ 0.60', ok: result.rps / bare.rps >= 0.6 });
+    row('1 ingest', 'latency p50 / p99 (ms)', `${result.p50} / ${result.p99}`, { baseline: `${bare.p50} / ${bare.p99}` });
+  } finally {
+    await d.stop();
+  }
+  const stored = storedMessages(dataDir('s1-ingest'));
+  // Requests cut off by the end of the run may be stored without their answer being counted.
+  if (stored < accepted) throw new Error(`${accepted} callbacks answered 2xx but only ${stored} messages are in the store`);
+  row('1 ingest', 'stored after stop ≥ answered 2xx', `${stored} ≥ ${accepted}`, { ok: true });
+});
+
+/** End to end at maximum rate against a daemon (or a core + worker): delivered/s and latencies. */
+async function endToEnd(label, d, companies, loadSeconds = P.e2e) {
+  const bare = await bareBaseline();
+  await receiver.useCompanies(companies);
+  const warm = await maxRate({ base: d.base, companies, seconds: P.warm });
+  checkLoad(warm, 'warm-up');
+  const warmStatus = await waitArrivals(receiver, warm.accepted, P.drainMs);
+  if (warmStatus.missing > 0) throw new Error(`${warmStatus.missing} warm-up events never arrived`);
+  await receiver.reset();
+  const t0 = epochNow();
+  const result = await maxRate({ base: d.base, companies, seconds: loadSeconds });
+  checkLoad(result, 'end to end');
+  const state = await waitArrivals(receiver, result.accepted, P.drainMs);
+  if (state.bad > 0) throw new Error(`${state.bad} webhooks failed signature verification`);
+  if (state.missing > 0) throw new Error(`${state.missing} of ${result.accepted.length} events never arrived within ${P.drainMs / 1000}s`);
+  const seconds = (state.lastArrival - t0) / 1000;
+  const delivered = result.accepted.length / seconds;
+  const latencies = await receiver.latencies(result.accepted);
+  row(label, 'callbacks delivered/s (all verified)', delivered, { baseline: bare.rps, ratio: delivered / bare.rps, target: '≥ 0.35', ok: delivered / bare.rps >= 0.35 });
+  row(label, 'webhooks delivered/s (all events)', state.ids / seconds);
+  row(label, 'callback→webhook p50 / p99 / p999 (ms)', `${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} / ${percentile(latencies, 99.9).toFixed(1)}`);
+  row(label, 'ingest callbacks/s during the run', result.rps);
+}
+
+await scenario('2', 'end to end: the same load, deliveries on, receiver verifying signatures', async () => {
+  const d = await daemon('s2-e2e');
+  try {
+    const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
+    await endToEnd('2 end to end', d, companies);
+  } finally {
+    await d.stop();
+  }
+});
+
+/** Fixed rate: latencies callback → webhook, and the RSS of the given processes. */
+async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target) {
+  await receiver.useCompanies(companies);
+  const warm = await maxRate({ base: d.base, companies, seconds: P.warm, connections: 8 });
+  checkLoad(warm, 'warm-up');
+  if ((await waitArrivals(receiver, warm.accepted, P.drainMs)).missing > 0) throw new Error('warm-up events never arrived');
+  await receiver.reset();
+  const rss = sampleRss(pids);
+  const result = await fixedRate({ base: d.base, companies, rate: RATE, seconds });
+  const samples = rss.stop();
+  checkLoad(result, 'fixed rate');
+  const state = await waitArrivals(receiver, result.accepted, P.drainMs);
+  if (state.bad > 0) throw new Error(`${state.bad} webhooks failed signature verification`);
+  if (state.missing > 0) throw new Error(`${state.missing} of ${result.accepted.length} events never arrived`);
+  const latencies = await receiver.latencies(result.accepted);
+  const [p50, p99, p999] = [50, 99, 99.9].map((p) => percentile(latencies, p));
+  row(label, 'rate achieved (callbacks/s)', result.rate);
+  row(label, 'callback→webhook p50 (ms)', p50, p50Target === null ? {} : { target: `≤ ${p50Target}`, ok: p50 <= p50Target });
+  row(label, 'callback→webhook p99 (ms)', p99, { target: `≤ ${p99Target}`, ok: p99 <= p99Target });
+  row(label, 'callback→webhook p999 (ms)', p999);
+  row(label, 'callback answer p50 / p99 (ms)', `${result.p50.toFixed(1)} / ${result.p99.toFixed(1)}`);
+  for (const [pid, list] of Object.entries(samples)) {
+    const name = pids.length > 1 ? ` ${pid === String(pids[0]) ? 'core' : 'worker'}` : '';
+    const peak = Math.max(...list.map((s) => s.rss));
+    const steady = list.filter((s) => s.t >= P.steadyFrom * 1000);
+    const window = Math.max(1, Math.round(steady.length / 10));
+    const avg = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length;
+    const first = avg(steady.slice(0, window));
+    const last = avg(steady.slice(-window));
+    row(label, `peak RSS${name} (MB)`, mb(peak), { target: '≤ 250', ok: mb(peak) <= 250 });
+    row(label, `RSS${name} steady start → end (MB)`, `${mb(first).toFixed(0)} → ${mb(last).toFixed(0)}`, { ratio: last / first, target: 'growth < 10 %', ok: last / first < 1.1 });
+  }
+  return { p50, p99 };
+}
+
+await scenario('3', `fixed rate: ${RATE} callbacks/s for ${P.fixed} s, embedded`, async () => {
+  const bare = await startBareKoa();
+  try {
+    await maxRate({ base: bare.base, companies: BARE, seconds: P.warm, connections: 8 });
+    const base = await fixedRate({ base: bare.base, companies: BARE, rate: RATE, seconds: P.fixedBaseline });
+    row('3 fixed rate', `bare Koa answer p50 / p99 at ${RATE}/s (ms)`, `${base.p50.toFixed(1)} / ${base.p99.toFixed(1)}`);
+  } finally {
+    await bare.stop();
+  }
+  const d = await daemon('s3-fixed');
+  try {
+    const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
+    await fixedRun('3 fixed rate', d, companies, [d.pid], P.fixed, 50, 10);
+  } finally {
+    await d.stop();
+  }
+});
+
+await scenario('4', `big store: scenario 1 on ${P.prefill.messages.toLocaleString('en')} messages in ${P.prefill.conversations.toLocaleString('en')} conversations`, async () => {
+  let d = await daemon('s4-big');
+  const companies = await setupCompanies(d.base, null, COMPANIES);
+  await d.stop();
+  const t = performance.now();
+  const counts = prefillStore(path.join(dataDir('s4-big'), 'gateway.db'), { companyId: companies[0].companyId, channelId: companies[0].channelId, ...P.prefill });
+  log(`prefilled ${counts.messages} messages / ${counts.conversations} conversations in ${((performance.now() - t) / 1000).toFixed(1)}s`);
+  d = await daemon('s4-big');
+  try {
+    const { result } = await ingestRun(d, companies);
+    const empty = shared.ingest?.rps;
+    row('4 big store', 'callbacks/s', result.rps, empty ? { baseline: empty, ratio: result.rps / empty, target: '≥ 0.85 of empty', ok: result.rps / empty >= 0.85 } : {});
+    row('4 big store', 'latency p50 / p99 (ms)', `${result.p50} / ${result.p99}`);
+  } finally {
+    await d.stop();
+  }
+});
+
+await scenario('5', `replay: ${P.replay.toLocaleString('en')} failed deliveries replayed in bulk`, async () => {
+  let d = await daemon('s5-replay');
+  const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
+  const company = companies[0];
+  await d.stop();
+  // The failed deliveries of an outage, spread over every company's endpoint: deliveries of one
+  // endpoint go out one at a time, so a replay to a single endpoint is bounded by its round trip.
+  for (const [index, c] of companies.entries()) {
+    const count = Math.floor(P.replay / companies.length) + (index < P.replay % companies.length ? 1 : 0);
+    prefillFailedDeliveries(path.join(dataDir('s5-replay'), 'gateway.db'), { companyId: c.companyId, endpointId: c.endpointId, count, from: index * 1_000_000 });
+  }
+  await receiver.useCompanies(companies);
+  // Baseline: what the receiver itself takes (signed POSTs, verified) at maximum rate.
+  const body = JSON.stringify({ id: 'evt_base', event: 'create', type: 'message', created_at: new Date().toISOString(), object: { id: 1, message: 'x:baseline' } });
+  const headers = { 'content-type': 'application/json', 'webhook-id': 'evt_base', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
+  headers['webhook-signature'] = new Webhook(company.webhookSecret).sign('evt_base', new Date(Number(headers['webhook-timestamp']) * 1000), body);
+  const base = await autocannon({ url: `${receiver.url}?c=0`, method: 'POST', headers, body, connections: 8, duration: P.ingest });
+  const baseRps = base.requests.total / base.duration;
+  await receiver.reset();
+  d = await daemon('s5-replay');
+  try {
+    const t0 = epochNow();
+    const { task } = await call(d.base, 'POST', '/admin/replays', { admin: true, body: { status: 'failed' } });
+    const deadline = performance.now() + P.drainMs;
+    let state = await receiver.status();
+    while (state.replayed < P.replay && performance.now() < deadline) {
+      await sleep(100);
+      state = await receiver.status();
+    }
+    const seconds = (state.lastArrival - t0) / 1000;
+    if (state.bad > 0) throw new Error(`${state.bad} webhooks failed signature verification`);
+    if (state.replayed < P.replay) throw new Error(`only ${state.replayed} of ${P.replay} replays arrived (task ${task.id})`);
+    const rate = P.replay / seconds;
+    row('5 replay', 'deliveries/s', rate, { baseline: baseRps, ratio: rate / baseRps, target: '≥ 2,000/s', ok: rate >= 2000 });
+  } finally {
+    await d.stop();
+  }
+});
+
+await scenario('6', 'Kafka mode: core + one worker process, end to end and fixed rate', async () => {
+  const lease = String(process.pid);
+  const kafka = (command) => spawnSync('bash', ['scripts/kafka/kafka.sh', command], { cwd: ROOT, env: { ...process.env, KAFKA_LEASE: lease }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const startedKafka = kafka('start');
+  if (startedKafka.status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
+  const env = { GATEWAY_KAFKA_BROKERS: `127.0.0.1:${process.env.KAFKA_PORT ?? '19092'}`, GATEWAY_KAFKA_NAMESPACE: `bench-${process.pid}-${Date.now()}.` };
+  let core;
+  let worker;
+  try {
+    core = await daemon('s6-core', { role: 'core', env, dir: 's6-kafka' });
+    worker = await daemon('s6-worker', { role: 'worker', env, dir: 's6-kafka' });
+    const companies = await setupCompanies(core.base, receiver.url, COMPANIES);
+    await endToEnd('6 Kafka end to end', core, companies, P.e2eKafka);
+    await fixedRun('6 Kafka fixed rate', core, companies, [core.pid, worker.pid], P.fixedKafka, 150, null);
+  } finally {
+    await worker?.stop();
+    await core?.stop();
+    kafka('release');
+  }
+});
+
+await receiver.close();
+if (!args.keep) fs.rmSync(tmpRoot, { recursive: true, force: true });
+else log(`data dirs kept in ${tmpRoot}`);
+
+printTable();
+const total = ((performance.now() - started) / 1000).toFixed(1);
+if (failures.length > 0) {
+  process.stdout.write(`\n${failures.length} scenario(s) did not complete:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`);
+  process.stdout.write(`bench: FAILED after ${total}s\n`);
+  process.exit(1);
+}
+const missed = rows.filter((r) => r.ok === false);
+process.stdout.write(`\nbench: every scenario completed and every event arrived (${total}s); targets ${missed.length === 0 ? 'all met' : `missed: ${missed.map((r) => `${r.scenario} ${r.metric}`).join('; ')}`}\n`);
+
+function printTable() {
+  const fmt = (v) => (v === null || v === undefined ? '' : typeof v === 'number' ? (Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en') : v.toFixed(2)) : String(v));
+  const lines = rows.map((r) => [r.scenario, r.metric, fmt(r.value), fmt(r.baseline), r.ratio === null ? '' : r.ratio.toFixed(2), r.target ?? '', r.ok === null ? '' : r.ok ? 'met' : 'MISSED']);
+  const header = ['scenario', 'metric', 'gateway', 'baseline', 'ratio', 'target', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const out = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  process.stdout.write(`\n${out(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${lines.map(out).join('\n')}\n`);
+  process.stdout.write(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+}

@@ -1,0 +1,78 @@
+// The webhook receiver of the benchmark, in its own process so that the load generator does not
+// slow its answers down: verifies every delivery with the standardwebhooks package (the secret of
+// company <c> for the path `?c=<c>`), answers 200, and records the message.create events of the load
+// (text `b:<n>:<send time, epoch ms>`) with their callback → webhook time. Driven over IPC by lib.mjs.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { Webhook } from 'standardwebhooks';
+
+const now = () => performance.timeOrigin + performance.now();
+let verifiers = [];
+let expected = [];
+const state = { ids: new Set(), arrived: new Map(), replayed: new Set(), bad: 0, lastArrival: 0, hooks: 0 };
+
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const at = now();
+    const raw = Buffer.concat(chunks).toString('utf8');
+    try {
+      const c = Number(new URL(req.url, 'http://x').searchParams.get('c') ?? 0);
+      verifiers[c].verify(raw, req.headers);
+    } catch {
+      state.bad += 1;
+      res.writeHead(400).end('bad signature');
+      return;
+    }
+    state.hooks += 1;
+    state.ids.add(req.headers['webhook-id']);
+    state.lastArrival = at;
+    const body = JSON.parse(raw);
+    const text = body?.object?.message;
+    if (body.type === 'message' && typeof text === 'string') {
+      if (text.startsWith('b:')) {
+        const [, n, sent] = text.split(':');
+        if (!state.arrived.has(Number(n))) state.arrived.set(Number(n), at - Number(sent));
+      } else if (text.startsWith('r:')) {
+        state.replayed.add(text);
+      }
+    }
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+  });
+});
+server.keepAliveTimeout = 30_000;
+
+process.on('message', (message) => {
+  switch (message.type) {
+    case 'secrets':
+      verifiers = message.secrets.map((secret) => new Webhook(secret));
+      process.send({ type: 'ok' });
+      break;
+    case 'reset':
+      state.ids.clear();
+      state.arrived.clear();
+      state.replayed.clear();
+      expected = [];
+      Object.assign(state, { bad: 0, lastArrival: 0, hooks: 0 });
+      process.send({ type: 'ok' });
+      break;
+    case 'expect':
+      expected = message.expect;
+      process.send({ type: 'ok' });
+      break;
+    case 'status': {
+      const missing = expected.filter((n) => !state.arrived.has(n)).length;
+      process.send({ type: 'status', missing, arrived: state.arrived.size, replayed: state.replayed.size, bad: state.bad, hooks: state.hooks, ids: state.ids.size, lastArrival: state.lastArrival });
+      break;
+    }
+    case 'latencies':
+      process.send({ type: 'latencies', latencies: message.of.map((n) => state.arrived.get(n)).filter((l) => l !== undefined) });
+      break;
+    case 'stop':
+      server.closeAllConnections();
+      server.close(() => process.exit(0));
+      break;
+  }
+});
+server.listen(0, '127.0.0.1', () => process.send({ type: 'listening', port: server.address().port }));

@@ -1,0 +1,176 @@
+import type { Middleware } from 'koa';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { PROVIDERS } from '../../schemas/v1/channels.js';
+import type { AttemptRecord } from '../dispatch/jobs.js';
+import type { AppState } from '../http/context.js';
+import type { StreamLag } from '../streams/stream.js';
+import { AppError } from '../http/errors.js';
+
+/** What the scrape-time gauges read: the store and the streams of this process (null: not in this role). */
+export interface MetricSources {
+  outbox?: () => { pending: number; oldestCreatedAt: number | null };
+  /** Uncommitted, due messages per stream and consumer group. */
+  streamLag?: () => Promise<readonly StreamLag[]>;
+  /** Webhook endpoints the gateway disabled (410 Gone, or failing for too long). */
+  endpointsDisabled?: () => number;
+}
+
+
+/** Provider codes that may appear as a label; anything else in a callback path is `other` (bounded label values). */
+const PROVIDER_LABELS: ReadonlySet<string> = new Set(PROVIDERS);
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const DELIVERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400];
+
+/**
+ * Every Prometheus metric of the daemon (README, "Metrics"), in one registry per running gateway.
+ * Other modules call the small recording methods below; the gauges that describe state (outbox,
+ * stream lag, disabled endpoints) are read from their sources when scraped, never kept up to date.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly callbacksAccepted: Counter<'provider' | 'duplicate'>;
+  private readonly callbacksRejected: Counter<'provider' | 'reason'>;
+  private readonly requestDuration: Histogram<'method' | 'route' | 'status'>;
+  private readonly attempts: Counter<'outcome' | 'trigger'>;
+  private readonly retriesScheduled: Counter;
+  private readonly deliveryLatency: Histogram<'trigger'>;
+  private sources: MetricSources = {};
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    this.callbacksAccepted = new Counter({
+      name: 'gateway_callbacks_accepted_total',
+      help: 'Provider callbacks answered 200 after their transaction committed; duplicate="true" for repeats that changed nothing.',
+      labelNames: ['provider', 'duplicate'],
+      registers,
+    });
+    this.callbacksRejected = new Counter({
+      name: 'gateway_callbacks_rejected_total',
+      help: 'Provider callbacks refused, by the error code answered (unauthorized, not_found, validation_failed, ...).',
+      labelNames: ['provider', 'reason'],
+      registers,
+    });
+    this.requestDuration = new Histogram({
+      name: 'gateway_http_request_duration_seconds',
+      help: 'HTTP request latency by route template (unmatched paths are route="unmatched").',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'gateway_webhook_attempts_total',
+      help: 'Webhook delivery attempts recorded by the core, by outcome (delivered, retry, failed, gone) and trigger (auto, manual).',
+      labelNames: ['outcome', 'trigger'],
+      registers,
+    });
+    this.retriesScheduled = new Counter({
+      name: 'gateway_webhook_retries_scheduled_total',
+      help: 'Automatic retries scheduled after a failed attempt.',
+      registers,
+    });
+    this.deliveryLatency = new Histogram({
+      name: 'gateway_webhook_delivery_latency_seconds',
+      help: 'From the creation of an event to the 2xx answer of the endpoint that received it.',
+      labelNames: ['trigger'],
+      buckets: DELIVERY_BUCKETS,
+      registers,
+    });
+    this.stateGauges(registers);
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+  }
+
+  /** Where the scrape-time gauges read from; set once the store and the streams are open. */
+  observe(sources: MetricSources): void {
+    this.sources = { ...this.sources, ...sources };
+  }
+
+  /** The exposition text and its content type. */
+  async scrape(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+
+  callbackAccepted(provider: string, duplicate: boolean): void {
+    this.callbacksAccepted.inc({ provider: providerLabel(provider), duplicate: String(duplicate) });
+  }
+
+  callbackRejected(provider: string, error: unknown): void {
+    this.callbacksRejected.inc({ provider: providerLabel(provider), reason: error instanceof AppError ? error.code : 'internal_error' });
+  }
+
+  /**
+   * One attempt as the core records it. `eventCreatedAt` (unix ms) is asked for only for a delivered
+   * one: the end-to-end latency runs from the event's creation to the end of that attempt.
+   */
+  attemptRecorded(attempt: AttemptRecord, eventCreatedAt: () => number | null): void {
+    this.attempts.inc({ outcome: attempt.outcome, trigger: attempt.trigger });
+    if (attempt.outcome === 'retry' && attempt.trigger === 'auto') this.retriesScheduled.inc();
+    if (attempt.outcome !== 'delivered') return;
+    const created = eventCreatedAt();
+    if (created !== null) this.deliveryLatency.observe({ trigger: attempt.trigger }, Math.max(0, attempt.started_at + attempt.duration_ms - created) / 1000);
+  }
+
+  /** Koa middleware timing every request by its route template (`/callbacks/:provider/:channelId`), never the raw path. */
+  httpMiddleware(): Middleware<AppState> {
+    return async (ctx, next) => {
+      const end = this.requestDuration.startTimer();
+      try {
+        await next();
+      } finally {
+        const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+        end({ method: ctx.method, route: route === undefined ? 'unmatched' : String(route), status: String(ctx.status) });
+      }
+    };
+  }
+
+  private stateGauges(registers: Registry[]): void {
+    const sources = () => this.sources;
+    new Gauge({
+      name: 'gateway_outbox_pending_rows',
+      help: 'Outbox rows not yet published to their stream.',
+      registers,
+      collect() {
+        const outbox = sources().outbox;
+        if (outbox) this.set(outbox().pending);
+      },
+    });
+    new Gauge({
+      name: 'gateway_outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest outbox row not yet published (0 when none): the relay lag.',
+      registers,
+      collect() {
+        const outbox = sources().outbox;
+        if (!outbox) return;
+        const { oldestCreatedAt } = outbox();
+        this.set(oldestCreatedAt === null ? 0 : Math.max(0, Date.now() - oldestCreatedAt) / 1000);
+      },
+    });
+    new Gauge({
+      name: 'gateway_stream_lag_messages',
+      help: 'Messages of a stream due and not yet committed by the consumer group (Kafka: end offset minus committed offset).',
+      labelNames: ['stream', 'group'],
+      registers,
+      async collect() {
+        const lag = sources().streamLag;
+        if (!lag) return;
+        this.reset();
+        // A broker that cannot answer leaves the gauge empty; the rest of the scrape still works.
+        const rows = await lag().catch(() => []);
+        for (const row of rows) this.set({ stream: row.stream, group: row.group }, row.messages);
+      },
+    });
+    new Gauge({
+      name: 'gateway_webhook_endpoints_disabled',
+      help: 'Webhook endpoints the gateway disabled (410 Gone, or no success for GATEWAY_WEBHOOK_DISABLE_AFTER).',
+      registers,
+      collect() {
+        const disabled = sources().endpointsDisabled;
+        if (disabled) this.set(disabled());
+      },
+    });
+  }
+}
+
+function providerLabel(provider: string): string {
+  return PROVIDER_LABELS.has(provider) ? provider : 'other';
+}
