@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import { signingSecrets } from '../store/webhooks.js';
 import { pause, type Clock, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
-import { jobKey, STREAM, type DeliveryJob } from './jobs.js';
+import { STREAM, type DeliveryJob } from './jobs.js';
 
 /** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}
@@ -57,7 +57,9 @@ export class Replayer {
   async publish(jobs: readonly DeliveryJob[]): Promise<void> {
     await this.options.bus.publish(
       STREAM.replays,
-      jobs.map((job) => ({ key: jobKey(job), id: `${job.delivery_id}:manual:${job.attempt}`, value: job })),
+      // Keyed by delivery, not endpoint: replays have no order to keep, so a bulk replay to one
+      // endpoint runs up to its endpoint concurrency at once instead of one delivery at a time.
+      jobs.map((job) => ({ key: job.delivery_id, id: `${job.delivery_id}:manual:${job.attempt}`, value: job })),
     );
   }
 }

@@ -105,9 +105,11 @@ describe('GET /metrics', () => {
     expect(samples(text, 'gateway_outbox_oldest_pending_age_seconds')).toEqual(['gateway_outbox_oldest_pending_age_seconds 0']);
     expect(samples(text, 'gateway_stream_lag_messages')).toEqual([
       'gateway_stream_lag_messages{stream="gateway.events",group="gateway-dispatcher"} 0',
+      'gateway_stream_lag_messages{stream="gateway.retries",group="gateway-dispatcher"} 0',
       'gateway_stream_lag_messages{stream="gateway.replays",group="gateway-dispatcher"} 0',
-      'gateway_stream_lag_messages{stream="gateway.retry.1",group="gateway-dispatcher"} 0',
+      'gateway_stream_lag_messages{stream="gateway.outbound",group="gateway-sender"} 0',
       'gateway_stream_lag_messages{stream="gateway.attempts",group="gateway-core"} 0',
+      'gateway_stream_lag_messages{stream="gateway.inbound",group="gateway-core"} 0',
     ]);
     expect(samples(text, 'gateway_webhook_endpoints_disabled')).toEqual(['gateway_webhook_endpoints_disabled 0']);
     // Process memory and event-loop lag (prom-client's default metrics).
