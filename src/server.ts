@@ -42,7 +42,11 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
 
   // Bind first: with port 0 the real port, and so the default public URL, is known only then (the
   // pipeline needs it too: send jobs carry attachment URLs, connectors the callback address).
+  // Requests that arrive while the pipeline starts wait for the app instead of hanging unanswered.
   const server: Server = http.createServer();
+  let handle: http.RequestListener | null = null;
+  const early: [http.IncomingMessage, http.ServerResponse][] = [];
+  server.on('request', (req, res) => (handle === null ? early.push([req, res]) : handle(req, res)));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -55,6 +59,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   try {
     pipeline = await startPipeline(options.role ?? 'all', { ...config, publicUrl }, store, logger, options.clock, metrics);
   } catch (error) {
+    for (const [, res] of early.splice(0)) res.writeHead(503, { connection: 'close' }).end();
     server.close();
     store.close();
     throw error;
@@ -70,7 +75,8 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
     throttle: pipeline.throttle,
     metrics,
   });
-  server.on('request', app.callback());
+  handle = app.callback();
+  for (const [req, res] of early.splice(0)) handle(req, res);
   logger.info({ host: config.host, port }, 'gateway listening');
 
   return {
