@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { adminCall } from '../cli/admin-client.js';
 import type { Config } from '../config/config.js';
 
 export const REPLAY_USAGE = `  gateway replay <delivery-id>                 replay one webhook delivery (manual trigger)
@@ -26,16 +27,7 @@ export async function replayCommand(args: string[], config: Config, out: NodeJS.
       until: { type: 'string' },
     },
   });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${config.publicUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${config.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const parsed = (await response.json().catch(() => ({}))) as Record<string, any>;
-    if (!response.ok) throw new Error(parsed.errors?.map((e: { detail: string }) => e.detail).join('; ') ?? `HTTP ${response.status}`);
-    return parsed;
-  };
+  const call = (method: string, path: string, body?: unknown) => adminCall(config, method, path, body);
   try {
     if (positionals.length > 0) {
       const answer = await call('POST', `/admin/deliveries/${encodeURIComponent(positionals[0]!)}/replay`);

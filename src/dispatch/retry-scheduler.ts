@@ -1,8 +1,8 @@
 import type { Logger } from '../log.js';
 import type { DeliveryRow } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
-import { pause, type Clock, type StreamBus } from '../streams/stream.js';
-import type { Worker } from '../workers/supervisor.js';
+import type { Clock, StreamBus } from '../streams/stream.js';
+import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { jobKey, STREAM, type DeliveryJob } from './jobs.js';
 import { nextAttempt, ReplayRefused } from './replay.js';
 
@@ -33,20 +33,8 @@ export class RetryScheduler implements Worker {
   constructor(private readonly options: RetrySchedulerOptions) {}
 
   async run(signal: AbortSignal): Promise<void> {
-    const { pollMs = 250, logger } = this.options;
-    let failures = 0;
-    while (!signal.aborted) {
-      try {
-        const handed = await this.pass();
-        failures = 0;
-        if (handed < (this.options.batch ?? 200)) await pause(pollMs, signal);
-      } catch (error) {
-        if (signal.aborted) return;
-        failures += 1;
-        logger.warn({ err: error, failures }, 'scheduling due webhook retries failed; trying again');
-        await pause(Math.min(pollMs * 2 ** failures, 10_000), signal);
-      }
-    }
+    const { pollMs = 250, batch = 200, logger } = this.options;
+    await repeatPasses(signal, async () => ((await this.pass()) < batch ? 'idle' : 'more'), { idleMs: pollMs, logger, what: 'scheduling due webhook retries' });
   }
 
   /** Hands out the retries due now; answers how many deliveries were due. */

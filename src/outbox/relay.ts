@@ -2,8 +2,8 @@ import type { EventRecord } from '../domain/events.js';
 import type { Logger } from '../log.js';
 import type { OutboxRow } from '../store/outbox.js';
 import type { Store } from '../store/store.js';
-import { pause, type Clock, type OutgoingMessage, type StreamBus } from '../streams/stream.js';
-import type { Worker } from '../workers/supervisor.js';
+import type { Clock, OutgoingMessage, StreamBus } from '../streams/stream.js';
+import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { STREAM } from '../dispatch/jobs.js';
 import type { SendJob } from '../domain/messaging.js';
 import { fanOutEvent } from './fan-out.js';
@@ -33,18 +33,8 @@ export class OutboxRelay implements Worker {
 
   async run(signal: AbortSignal): Promise<void> {
     const { logger, idleMs = 50 } = this.options;
-    let failures = 0;
-    while (!signal.aborted) {
-      try {
-        const published = await this.relayBatch();
-        failures = 0;
-        if (published === 0) await pause(idleMs, signal);
-      } catch (error) {
-        failures += 1;
-        logger.warn({ err: error, failures }, 'outbox relay could not publish; retrying the same batch');
-        await pause(Math.min(200 * 2 ** failures, 10_000), signal);
-      }
-    }
+    // A failed batch (the stream away) is tried again, the same rows, after a growing pause.
+    await repeatPasses(signal, async () => ((await this.relayBatch()) === 0 ? 'idle' : 'more'), { idleMs, logger, what: 'outbox relay publishing a batch' });
   }
 
   /** Publishes one batch; answers how many rows it marked. */

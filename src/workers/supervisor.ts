@@ -51,6 +51,30 @@ export async function untilDone<T>(what: string, fn: () => Promise<T>, signal: A
   }
 }
 
+/**
+ * The loop of a polling worker: runs `pass` again at once while it reports more work, after
+ * `idleMs` when it ran dry, and after a growing pause (logged as `what` failed) when it throws,
+ * until the signal aborts.
+ */
+export async function repeatPasses(
+  signal: AbortSignal,
+  pass: () => Promise<'more' | 'idle'>,
+  options: { idleMs: number; logger: Logger; what: string },
+): Promise<void> {
+  for (let failures = 0; !signal.aborted; ) {
+    try {
+      const next = await pass();
+      failures = 0;
+      if (next === 'idle') await pause(options.idleMs, signal);
+    } catch (error) {
+      if (signal.aborted) return;
+      failures += 1;
+      options.logger.warn({ err: error, failures }, `${options.what} failed; trying again`);
+      await pause(Math.min(200 * 2 ** failures, 10_000), signal);
+    }
+  }
+}
+
 /** Resolves when the signal aborts. */
 export function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));

@@ -61,7 +61,7 @@ describe('Kafka broker outage', () => {
 
       await restartBroker(async () => {
         for (let i = 0; i < 5; i += 1) accepted.push(emitEvent(core.store, company, 'message.create', { i: i + 5 }).id);
-        await eventually('the relay failing to publish', () => core.logText().includes('outbox relay could not publish'), 60_000);
+        await eventually('the relay failing to publish', () => core.logText().includes('outbox relay publishing a batch failed'), 60_000);
         expect(core.store.outbox.lag().pending).toBeGreaterThan(0);
       });
 
