@@ -45,6 +45,7 @@ export interface NewStreamMessage {
 export class StreamMessageStore {
   private readonly insertOne;
   private readonly openRows;
+  private readonly openRowsExcept;
   private readonly valueOf;
   private readonly dueCount;
   private readonly claimOne;
@@ -70,6 +71,16 @@ export class StreamMessageStore {
        FROM stream_messages m
        LEFT JOIN stream_claims c ON c.group_name = @group AND c.seq = m.seq
        WHERE m.stream = @stream AND m.seq >= @floor AND c.committed_at IS NULL
+       ORDER BY m.seq LIMIT @limit`,
+    );
+    // The same past the first page, leaving out the keys already stopped (JSON array): a key with a
+    // long backlog (a hanging endpoint's) is passed over instead of filling every page.
+    this.openRowsExcept = db.prepare<{ stream: string; group: string; floor: number; limit: number; stopped: string }, OpenRow>(
+      `SELECT m.seq, m.key, m.not_before, c.claimed_until
+       FROM stream_messages m
+       LEFT JOIN stream_claims c ON c.group_name = @group AND c.seq = m.seq
+       WHERE m.stream = @stream AND m.seq >= @floor AND c.committed_at IS NULL
+         AND m.key NOT IN (SELECT value FROM json_each(@stopped))
        ORDER BY m.seq LIMIT @limit`,
     );
     this.dueCount = db.prepare<{ stream: string; group: string; floor: number; now: number }, { n: number }>(
@@ -139,26 +150,34 @@ export class StreamMessageStore {
       /** Per key: how many were taken, or -1 once the key is stopped. */
       const taken = new Map<string, number>();
       const claimed: StreamMessageRow[] = [];
-      const open = this.openRows.all({ stream, group, floor: cursor.floor, limit: SCAN_ROWS });
+      let open = this.openRows.all({ stream, group, floor: cursor.floor, limit: SCAN_ROWS });
       // Everything below the oldest uncommitted message is committed; new messages get higher seqs.
       if (open.length > 0) cursor.floor = open[0]!.seq;
-      for (const row of open) {
-        if (claimed.length >= limit) break;
-        let count = taken.get(row.key);
-        if (count === undefined) count = options.held?.(row.key) || keysLeft <= 0 ? -1 : 0;
-        if (count < 0) {
-          taken.set(row.key, -1);
-          continue;
+      // Page by page until enough are claimed or the stream ends. Each later page leaves out the
+      // keys already stopped, and a key is stopped after at most perKey + 1 of its rows, so every
+      // page makes progress and one key's backlog never hides the keys behind it.
+      for (;;) {
+        for (const row of open) {
+          if (claimed.length >= limit) break;
+          let count = taken.get(row.key);
+          if (count === undefined) count = options.held?.(row.key) || keysLeft <= 0 ? -1 : 0;
+          if (count < 0) {
+            taken.set(row.key, -1);
+            continue;
+          }
+          if (count >= perKey || (row.claimed_until !== null && row.claimed_until > now) || row.not_before > now) {
+            taken.set(row.key, -1);
+            continue;
+          }
+          if (count === 0) keysLeft -= 1;
+          taken.set(row.key, count + 1);
+          this.claimOne.run(group, row.seq, now + leaseMs);
+          const { message_id, value } = this.valueOf.get(row.seq)!;
+          claimed.push({ seq: row.seq, stream, key: row.key, message_id, value, not_before: row.not_before, claimed_until: row.claimed_until });
         }
-        if (count >= perKey || (row.claimed_until !== null && row.claimed_until > now) || row.not_before > now) {
-          taken.set(row.key, -1);
-          continue;
-        }
-        if (count === 0) keysLeft -= 1;
-        taken.set(row.key, count + 1);
-        this.claimOne.run(group, row.seq, now + leaseMs);
-        const { message_id, value } = this.valueOf.get(row.seq)!;
-        claimed.push({ seq: row.seq, stream, key: row.key, message_id, value, not_before: row.not_before, claimed_until: row.claimed_until });
+        if (claimed.length >= limit || keysLeft <= 0 || open.length < SCAN_ROWS) break;
+        const stopped = [...taken].filter(([, count]) => count < 0).map(([key]) => key);
+        open = this.openRowsExcept.all({ stream, group, floor: open.at(-1)!.seq + 1, limit: SCAN_ROWS, stopped: JSON.stringify(stopped) });
       }
       return claimed;
     }).immediate();

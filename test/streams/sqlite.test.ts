@@ -47,3 +47,38 @@ describe('SQLite stream housekeeping', () => {
     }
   });
 });
+
+describe('SQLite stream isolation', () => {
+  it('hands out the messages of other keys behind a long backlog of one stuck key', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-streams-'));
+    const store = Store.open(path.join(dir, 'gateway.db'));
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { leaseMs: LEASE_MS, pollMs: 20 });
+    const handled: string[] = [];
+    let releaseStuck: () => void = () => {};
+    const stuck = new Promise<void>((resolve) => (releaseStuck = resolve));
+    try {
+      // 3,000 messages of a key whose handler never returns (a hanging endpoint), then other keys.
+      await bus.publish('s', Array.from({ length: 3_000 }, (_, i) => ({ key: 'stuck', id: `stuck-${i}`, value: { i } })));
+      await bus.publish('s', ['a', 'b', 'c'].map((key) => ({ key, id: `${key}-0`, value: {} })));
+      const subscription = bus.subscribe({
+        stream: 's',
+        group: 'g',
+        maxInFlight: 8,
+        handler: async (message) => {
+          if (message.key === 'stuck') return stuck;
+          handled.push(message.id);
+        },
+      });
+      const deadline = Date.now() + 10_000;
+      while (handled.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(handled.sort()).toEqual(['a-0', 'b-0', 'c-0']);
+      releaseStuck();
+      await subscription.drain();
+    } finally {
+      releaseStuck();
+      await bus.close();
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
