@@ -3,7 +3,7 @@ import type { ChannelV1EventType } from '../../schemas/events/channel-v1.js';
 import type { AuthSignalItem } from '../ingest/normalized.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
-import { appendEvent, newEventId, recordEvent, type EventRecord } from './events.js';
+import { recordEvent, writeEvent, type EventRecord } from './events.js';
 
 /**
  * Appends a v1 channel payload `{id, entity: 'channel', type, company_id, channel_id,
@@ -17,15 +17,16 @@ export function recordV1ChannelEvent(
   fields: Record<string, unknown>,
   now = new Date(),
 ): EventRecord {
-  const id = newEventId();
-  const createdAt = now.toISOString();
-  return appendEvent(store.outbox, {
+  return writeEvent(store.outbox, channel.company_id, `channel.${type}`, now, (id, createdAt) => ({
     id,
+    entity: 'channel',
+    type,
     company_id: channel.company_id,
-    name: `channel.${type}`,
+    channel_id: channel.id,
+    channel_type: channel.provider,
     created_at: createdAt,
-    body: { id, entity: 'channel', type, company_id: channel.company_id, channel_id: channel.id, channel_type: channel.provider, created_at: createdAt, ...fields },
-  });
+    ...fields,
+  }));
 }
 
 /**
@@ -38,15 +39,14 @@ export function recordJobExecuted(
   data: { id: string; result: 'DELIVERED' | 'NOT DELIVERED'; message_id: number; external_id: string | null; reason?: string },
   now = new Date(),
 ): EventRecord {
-  const id = newEventId();
-  const createdAt = now.toISOString();
-  return appendEvent(store.outbox, {
+  return writeEvent(store.outbox, companyId, 'job.executed', now, (id, createdAt) => ({
     id,
+    type: 'job',
+    event: 'executed',
     company_id: companyId,
-    name: 'job.executed',
     created_at: createdAt,
-    body: { id, type: 'job', event: 'executed', company_id: companyId, created_at: createdAt, data: { ...data, date: createdAt } },
-  });
+    data: { ...data, date: createdAt },
+  }));
 }
 
 /**

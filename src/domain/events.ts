@@ -33,15 +33,23 @@ export function recordEvent(
   object: Record<string, unknown>,
   now = new Date(),
 ): EventRecord {
+  return writeEvent(outbox, companyId, `${type}.${event}`, now, (id, createdAt) => ({ id, event, type, created_at: createdAt, object }));
+}
+
+/**
+ * Appends an event named `name` with a new id, its creation time `now`, and the body `build` makes
+ * from them (every payload repeats both). Call it inside the transaction of the change it reports.
+ */
+export function writeEvent(
+  outbox: OutboxStore,
+  companyId: number,
+  name: string,
+  now: Date,
+  build: (id: string, createdAt: string) => Record<string, unknown>,
+): EventRecord {
   const id = newEventId();
   const createdAt = now.toISOString();
-  return appendEvent(outbox, {
-    id,
-    company_id: companyId,
-    name: `${type}.${event}`,
-    created_at: createdAt,
-    body: { id, event, type, created_at: createdAt, object },
-  });
+  return appendEvent(outbox, { id, company_id: companyId, name, created_at: createdAt, body: build(id, createdAt) });
 }
 
 /** Appends an event whose body is already built (the v1 payloads). */

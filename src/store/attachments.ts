@@ -96,20 +96,8 @@ export class AttachmentStore {
   }
 }
 
-interface InsertParams {
-  company_id: number;
-  message_id: number | null;
-  storage_key: string;
-  file_name: string;
-  mime_type: string;
-  size: number;
-  width: number | null;
-  height: number | null;
-  push_to_talk: number;
-  origin: 'upload' | 'provider';
-  provider_media: string | null;
-  created_at: number;
-}
+/** A row to insert: the stored fields, and where the file came from. */
+type InsertParams = Omit<AttachmentRow, 'id'> & { origin: 'upload' | 'provider'; provider_media: string | null };
 
 /** The named parameters of the one insert, for an upload or for media a provider described. */
 function insertParams(
