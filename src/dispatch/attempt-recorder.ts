@@ -6,8 +6,10 @@ import { aborted, type Worker } from '../workers/supervisor.js';
 import { CONSUMER_GROUP, STREAM, type AttemptRecord } from './jobs.js';
 
 /**
- * Core side of the dispatcher: records every attempt that comes back on gateway.attempts (the
- * delivery's status, the endpoint's health, auto-disable after `disableAfterMs` without success).
+ * Core side of the dispatcher: records every attempt (the delivery's status, the endpoint's
+ * health, auto-disable after `disableAfterMs` without success). Attempts of `--role worker`
+ * processes come back on gateway.attempts; a dispatcher in the core's own process (role `all`)
+ * hands them to `record` directly, which saves each attempt a round trip through a stream.
  */
 export class AttemptRecorder implements Worker {
   readonly name = 'attempt-recorder';
@@ -16,16 +18,18 @@ export class AttemptRecorder implements Worker {
     private readonly options: { store: Store; bus: StreamBus; clock: Clock; disableAfterMs: number; logger: Logger; metrics?: Metrics },
   ) {}
 
+  /** Records one attempt, committed (in the store's group commit) when it resolves. Idempotent on its id. */
+  async record(attempt: AttemptRecord): Promise<void> {
+    const { store, clock, disableAfterMs, metrics } = this.options;
+    await store.grouped(() => store.deliveries.recordAttempt(attempt, disableAfterMs, clock.now()));
+    metrics?.attemptRecorded(attempt, () => store.deliveries.eventCreatedAt(attempt.delivery_id));
+  }
+
   async run(signal: AbortSignal): Promise<void> {
-    const { store, bus, clock, disableAfterMs } = this.options;
-    const subscription = bus.subscribe({
+    const subscription = this.options.bus.subscribe({
       stream: STREAM.attempts,
       group: CONSUMER_GROUP.core,
-      handler: async (message) => {
-        const attempt = message.value as AttemptRecord;
-        await store.grouped(() => store.deliveries.recordAttempt(attempt, disableAfterMs, clock.now()));
-        this.options.metrics?.attemptRecorded(attempt, () => store.deliveries.eventCreatedAt(attempt.delivery_id));
-      },
+      handler: (message) => this.record(message.value as AttemptRecord),
     });
     await aborted(signal);
     await subscription.drain();

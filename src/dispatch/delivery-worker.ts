@@ -17,6 +17,11 @@ export interface DeliveryWorkerOptions {
   endpointConcurrency: number;
   /** Jobs in flight per consumed stream (distinct endpoints). */
   maxInFlight?: number;
+  /**
+   * Where attempt records go: by default onto gateway.attempts for the core; a dispatcher running in
+   * the core's process records them in the store directly (resolving once committed).
+   */
+  record?: (attempt: AttemptRecord) => Promise<void>;
   logger: Logger;
 }
 
@@ -85,12 +90,8 @@ export class DeliveryWorker implements Worker {
       slots.release();
     }
     logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: attempt.outcome, status_code: attempt.status_code }, 'webhook attempt');
-    await untilDone(
-      'publishing the attempt record',
-      () => this.options.bus.publish(STREAM.attempts, [{ key: String(attempt.company_id), id: attempt.id, value: attempt }]),
-      signal,
-      logger,
-    );
+    const record = this.options.record ?? ((a: AttemptRecord) => this.options.bus.publish(STREAM.attempts, [{ key: String(a.company_id), id: a.id, value: a }]));
+    await untilDone('recording the attempt', () => record(attempt), signal, logger);
     return attempt;
   }
 

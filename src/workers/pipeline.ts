@@ -60,6 +60,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
   const workers: Worker[] = [];
   let replayer: Replayer | null = null;
   let client: WebhookHttpClient | null = null;
+  let recorder: AttemptRecorder | null = null;
   // The sandbox's later news (QR scanned, delivered, read) goes out as facts on gateway.inbound.
   const connectors = new Connectors(config.providers, (channelId, items, afterMs) =>
     publishFactLater(bus, channelId, items, afterMs, `${channelId}:${items[0]?.kind ?? 'fact'}:${Date.now()}:${Math.random().toString(36).slice(2)}`, logger),
@@ -68,10 +69,11 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
   if (role !== 'worker') {
     if (store === null) throw new Error('the core role needs the store');
     replayer = new Replayer({ store, bus, clock });
+    recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics });
     workers.push(
       new OutboxRelay({ store, bus, clock, logger, publicUrl: config.publicUrl }),
       new InboundApplier({ store, bus, publicUrl: config.publicUrl, logger }),
-      new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics }),
+      recorder,
       new RetryScheduler({ store, bus, clock, logger }),
       new ReceiptJanitor({ store, clock, logger }),
       new ReplayTaskWorker({ store, replayer, clock, logger }),
@@ -90,6 +92,8 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
         timeoutMs,
         endpointConcurrency,
         policy: { scheduleMs: retryScheduleMs, jitter: retryJitter, retryAfterMaxMs },
+        // In the core's own process (role all) attempts are recorded directly, not via gateway.attempts.
+        record: recorder === null ? undefined : recorder.record.bind(recorder),
       }),
       new ProviderSender({ bus, connectors, throttle, retryScheduleMs: config.providers.retryScheduleMs, clock, logger }),
     );
