@@ -1,9 +1,7 @@
-import { EventEmitter, setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
-import type { StreamCursor, StreamMessageStore } from '../store/stream-messages.js';
+import type { StreamMessageRow, StreamMessageStore } from '../store/stream-messages.js';
 import { KeyedRunner } from './keyed-runner.js';
 import {
-  pause,
   systemClock,
   type Clock,
   type IncomingMessage,
@@ -18,31 +16,38 @@ import {
 
 export interface SqliteStreamOptions {
   clock?: Clock;
-  /** How long a claimed message stays with its consumer before it is handed out again. Default 5 min. */
-  leaseMs?: number;
-  /** Real-time pause between polls when nothing was due. Default 100 ms. */
+  /** Real-time pause between checks for messages whose not_before came (and backlogs). Default 100 ms. */
   pollMs?: number;
 }
 
-/** Consecutive messages of one key claimed at once (run in order by the key's lane). */
-const PER_KEY = 64;
+/** Messages of one stream kept in memory, not yet handed to a consumer. */
+const MEMORY_MESSAGES = 4_096;
+/** Messages of one key kept in memory; the rest of a longer backlog is read again by key. */
+const KEY_MESSAGES = 256;
+/** Rows per read of the log, and reads per dispatch turn (the rest follows in the next turn). */
+const PAGE_ROWS = 1_024;
+const PAGES_PER_TURN = 8;
+/** Messages of one key a consumer holds at once (running or queued behind it): a stuck key holds few. */
+const KEY_HELD = 64;
 
-interface ClaimedMessage extends IncomingMessage {
+interface Held extends IncomingMessage {
   seq: number;
 }
 
 /**
- * Streams in the SQLite store (embedded mode). Consumers poll; a publish in this process wakes
- * them at once. Partition counts do not apply: every key is its own ordering lane.
+ * Streams in the SQLite store (embedded mode). The process that owns the store is the only one
+ * that publishes to and consumes its streams, and each stream has one consumer group: so the
+ * claims live in memory. A publish is durable once its rows committed, and its messages go
+ * straight to the consumers from there; the table is read only at start, and for a backlog larger
+ * than what is kept in memory. A commit deletes the message. A consumer that stops (or crashes in
+ * a test) gives back what it had not committed; a process that dies hands everything uncommitted
+ * out again at its next start, from the table.
  */
 export class SqliteStreamBus implements StreamBus {
   readonly kind = 'sqlite' as const;
   private readonly clock: Clock;
-  private readonly leaseMs: number;
   private readonly pollMs: number;
-  private readonly published = new EventEmitter().setMaxListeners(0);
-  /** Cursor of each subscribed (stream, group) of this process: lag() starts from it too. */
-  private readonly cursors = new Map<string, StreamCursor>();
+  private readonly feeds = new Map<string, Feed>();
 
   constructor(
     private readonly messages: StreamMessageStore,
@@ -50,119 +55,263 @@ export class SqliteStreamBus implements StreamBus {
     options: SqliteStreamOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
-    this.leaseMs = options.leaseMs ?? 5 * 60_000;
     this.pollMs = options.pollMs ?? 100;
   }
 
-  /**
-   * Streams need no creation here. One process owns the store, so claims still open at its start
-   * were left by a process that died: they are handed out again at once, not after their lease.
-   */
-  async ensureStreams(_streams: readonly StreamSpec[]): Promise<void> {
-    const released = this.messages.releaseClaims();
-    if (released > 0) this.logger.info({ released }, 'released stream claims of a previous run');
-  }
+  /** Streams need no creation here. */
+  async ensureStreams(_streams: readonly StreamSpec[]): Promise<void> {}
 
   async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const now = this.clock.now();
+    const rows = messages.map((m) => ({ key: m.key, messageId: m.id, value: JSON.stringify(m.value), notBefore: m.notBefore ?? now }));
     // Publishes of the same moment share one transaction; resolved once it committed (durable).
-    await this.messages.appendGrouped(
-      stream,
-      messages.map((m) => ({ key: m.key, messageId: m.id, value: JSON.stringify(m.value), notBefore: m.notBefore ?? now })),
-      now,
-    );
-    this.published.emit(stream);
+    const seqs = await this.messages.appendGrouped(stream, rows, now);
+    this.feeds.get(stream)?.published(rows.map((row, index) => ({ seq: seqs[index]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore })));
   }
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
-    const fetching = new AbortController();
-    // Poll pauses that lose a race to runner.changed() stay armed until their timer (pollMs) ends,
-    // so several can listen at once; bounded by the poll interval, not a leak.
-    setMaxListeners(0, fetching.signal);
-    const runner = new KeyedRunner<ClaimedMessage>({
-      handler,
-      maxInFlight,
-      onDone: async (message) => {
-        await this.messages.commitGrouped(group, message.seq, this.clock.now());
-        claimed.delete(message.seq);
-      },
-      onFailed: (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
-      onGaveUp: (message, error) =>
-        this.logger.error(
-          { err: error, stream, group, message_id: message.id, key: message.key, seq: message.seq, value: message.value },
-          'stream handler keeps failing; message given up and committed',
-        ),
-      onCommitFailed: (message, error, willRetry) =>
-        this.logger.warn({ err: error, stream, group, message_id: message.id, will_retry: willRetry }, 'stream commit failed'),
-    });
-    const cursor: StreamCursor = { floor: 0 };
-    /** Seqs claimed by this subscription and not committed yet. */
-    const claimed = new Set<number>();
-    // Held at once (running, or queued behind their key): a claim takes up to PER_KEY consecutive
-    // messages of a key, which its lane then runs in order without another claim in between.
-    const maxHeld = Math.max(8 * maxInFlight, 256);
-    const held = (key: string) => runner.queued(key) > 0;
-    let released: Promise<void> | null = null;
-    this.cursors.set(`${stream}\u0000${group}`, cursor);
-    let wake: (() => void) | undefined;
-    const onPublish = () => wake?.();
-    this.published.on(stream, onPublish);
-
-    const loop = (async () => {
-      while (!fetching.signal.aborted) {
-        // At most maxInFlight keys at once: other consumers of the group get the rest.
-        while ((runner.holding >= maxHeld || runner.keys >= maxInFlight) && !fetching.signal.aborted) {
-          await Promise.race([runner.changed(), pause(this.pollMs, fetching.signal)]);
-        }
-        if (fetching.signal.aborted) break;
-        const room = maxHeld - runner.holding;
-        const rows = await this.messages.claimGrouped(stream, group, room, this.clock.now(), this.leaseMs, cursor, {
-          perKey: PER_KEY,
-          held,
-          maxKeys: maxInFlight - runner.keys,
-        });
-        for (const row of rows) {
-          claimed.add(row.seq);
-          runner.submit({ stream, key: row.key, id: row.message_id, value: JSON.parse(row.value), notBefore: row.not_before, seq: row.seq });
-        }
-        // A claim that found less than it could take has seen everything claimable for now.
-        if (rows.length < room) {
-          // Wait for a publish, for a key this subscription held to be free again (its next
-          // messages may be waiting), or for the poll interval (not_before, expired leases).
-          const woken = new Promise<void>((resolve) => (wake = resolve));
-          released ??= runner.released().then(() => void (released = null));
-          await Promise.race([pause(this.pollMs, fetching.signal), woken, released]);
-          wake = undefined;
-        }
-      }
-    })().catch((error: unknown) => this.logger.error({ err: error, stream, group }, 'sqlite stream consumer stopped'));
-
-    const stop = async () => {
-      fetching.abort();
-      runner.stop();
-      this.published.off(stream, onPublish);
-      await loop;
-    };
-    return {
-      ready: Promise.resolve(),
-      stop,
-      drain: async () => {
-        fetching.abort();
-        wake?.();
-        await loop;
-        await runner.drain();
-        await stop();
-        // Claimed messages left queued were abandoned: hand them out again at once, not after the lease.
-        this.messages.release(group, [...claimed]);
-      },
-    };
+    let feed = this.feeds.get(stream);
+    if (feed === undefined) this.feeds.set(stream, (feed = new Feed(stream, group, this.messages, this.clock, this.pollMs, this.logger)));
+    else if (feed.group !== group) throw new Error(`The embedded stream ${stream} is consumed by group ${feed.group}; it takes one group only.`);
+    return feed.join(handler, maxInFlight);
   }
 
   async lag(positions: readonly StreamPosition[]): Promise<StreamLag[]> {
     const now = this.clock.now();
-    return positions.map(({ stream, group }) => ({ stream, group, messages: this.messages.lag(stream, group, now, this.cursors.get(`${stream}\u0000${group}`)) }));
+    return positions.map(({ stream, group }) => ({ stream, group, messages: this.messages.lag(stream, now) }));
   }
 
   async close(): Promise<void> {}
+}
+
+/** One consumer (subscription) of a feed: its runner and the messages it took and has not committed. */
+interface Consumer {
+  runner: KeyedRunner<Held>;
+  taken: Map<number, Held>;
+  maxInFlight: number;
+  /** Messages it holds at once (running or queued behind their key). */
+  maxHeld: number;
+  /** Takes nothing more (stopped or draining). */
+  closed: boolean;
+}
+
+/**
+ * The messages of one stream for its group: those in memory and not handed out (per key, in seq
+ * order), which consumer holds each key, and how far the log has been read.
+ */
+class Feed {
+  /** Messages in memory not handed out, per key in seq order; keys in the order first seen. */
+  private readonly lanes = new Map<string, Held[]>();
+  private inMemory = 0;
+  /** Every uncommitted message with a seq up to this one is in memory, handed out, or spilled. */
+  private loadedThrough = 0;
+  /** The log may hold messages past loadedThrough that are not in memory. */
+  private backlog = true;
+  /** Keys whose backlog did not fit in memory: the first seq of theirs left in the log. */
+  private readonly spilled = new Map<string, number>();
+  /** The consumer holding each key (its messages run there, in order). */
+  private readonly owners = new Map<string, Consumer>();
+  private readonly consumers: Consumer[] = [];
+  private turn = 0;
+  private scheduled = false;
+  /** Some message in memory waits for its not_before. */
+  private parked = false;
+  private poll: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly stream: string,
+    readonly group: string,
+    private readonly messages: StreamMessageStore,
+    private readonly clock: Clock,
+    private readonly pollMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  join(handler: (message: IncomingMessage) => Promise<void>, maxInFlight: number): Subscription {
+    const { stream, group, logger } = this;
+    const consumer: Consumer = {
+      maxInFlight,
+      maxHeld: Math.max(8 * maxInFlight, 256),
+      taken: new Map(),
+      closed: false,
+      runner: new KeyedRunner<Held>({
+        handler,
+        maxInFlight,
+        // The key moves on without waiting for the delete to commit: it shares the transaction of
+        // this turn's other appends and commits (a crash before it hands the message out again,
+        // as with any uncommitted message); a failed one leaves the row for the next start.
+        onDone: (message) => {
+          consumer.taken.delete(message.seq);
+          this.schedule();
+          this.messages.commitGrouped(message.seq).catch((error: unknown) =>
+            logger.warn({ err: error, stream, group, message_id: message.id }, 'stream commit failed; the message is handed out again at the next start'),
+          );
+        },
+        onFailed: (message, error) => logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
+        onGaveUp: (message, error) =>
+          logger.error({ err: error, stream, group, message_id: message.id, key: message.key, seq: message.seq, value: message.value }, 'stream handler keeps failing; message given up and committed'),
+        onCommitFailed: (message, error, willRetry) => logger.warn({ err: error, stream, group, message_id: message.id, will_retry: willRetry }, 'stream commit failed'),
+      }),
+    };
+    this.consumers.push(consumer);
+    this.poll ??= setInterval(() => {
+      if (this.backlog || this.parked || this.spilled.size > 0) this.schedule();
+    }, this.pollMs).unref();
+    this.schedule();
+    return {
+      ready: Promise.resolve(),
+      stop: async () => {
+        if (consumer.closed && !this.consumers.includes(consumer)) return;
+        consumer.closed = true;
+        consumer.runner.stop();
+        this.leave(consumer);
+      },
+      drain: async () => {
+        consumer.closed = true;
+        await consumer.runner.drain();
+        this.leave(consumer);
+      },
+    };
+  }
+
+  /** Messages this process just committed to the log: straight into memory when nothing older waits in the log. */
+  published(rows: readonly StreamMessageRow[]): void {
+    for (const row of rows) {
+      if (row.seq <= this.loadedThrough || this.backlog) continue;
+      if (this.inMemory >= MEMORY_MESSAGES) {
+        this.backlog = true;
+        continue;
+      }
+      this.accept(row);
+    }
+    this.schedule();
+  }
+
+  /** A consumer leaves: what it took and did not commit goes back in front of its key's lane. */
+  private leave(consumer: Consumer): void {
+    const index = this.consumers.indexOf(consumer);
+    if (index >= 0) this.consumers.splice(index, 1);
+    for (const [key, owner] of this.owners) if (owner === consumer) this.owners.delete(key);
+    const back = [...consumer.taken.values()].sort((a, b) => b.seq - a.seq);
+    consumer.taken.clear();
+    for (const message of back) {
+      const lane = this.lanes.get(message.key);
+      if (lane === undefined) this.lanes.set(message.key, [message]);
+      else lane.unshift(message);
+      this.inMemory += 1;
+    }
+    if (this.consumers.length === 0 && this.poll !== null) {
+      clearInterval(this.poll);
+      this.poll = null;
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.consumers.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      try {
+        this.dispatch();
+      } catch (error) {
+        // The store failing a read: the poll tries again.
+        this.logger.error({ err: error, stream: this.stream, group: this.group }, 'sqlite stream dispatch failed');
+      }
+    });
+  }
+
+  private accept(row: StreamMessageRow): void {
+    this.loadedThrough = row.seq;
+    if (this.spilled.has(row.key)) return;
+    let lane = this.lanes.get(row.key);
+    if (lane === undefined) this.lanes.set(row.key, (lane = []));
+    else if (lane.length >= KEY_MESSAGES) {
+      this.spilled.set(row.key, row.seq);
+      return;
+    }
+    lane.push(this.held(row));
+    this.inMemory += 1;
+  }
+
+  private held(row: StreamMessageRow): Held {
+    return { stream: this.stream, key: row.key, id: row.message_id, value: JSON.parse(row.value), notBefore: row.not_before, seq: row.seq };
+  }
+
+  /** Reads the log: past loadedThrough while memory has room, and the spilled keys whose lane ran short. */
+  private refill(): void {
+    for (let pages = 0; this.backlog && this.inMemory < MEMORY_MESSAGES / 2; pages += 1) {
+      if (pages === PAGES_PER_TURN) {
+        this.schedule();
+        break;
+      }
+      const rows = this.messages.readAfter(this.stream, this.loadedThrough, PAGE_ROWS);
+      for (const row of rows) this.accept(row);
+      if (rows.length < PAGE_ROWS) this.backlog = false;
+    }
+    for (const [key, from] of this.spilled) {
+      const lane = this.lanes.get(key) ?? [];
+      if (lane.length >= KEY_MESSAGES / 2) continue;
+      const limit = KEY_MESSAGES - lane.length;
+      const rows = this.messages.readKey(this.stream, key, from, this.loadedThrough, limit);
+      for (const row of rows) lane.push(this.held(row));
+      this.inMemory += rows.length;
+      if (lane.length > 0) this.lanes.set(key, lane);
+      // Fewer than asked: everything of the key up to loadedThrough is in memory now.
+      if (rows.length < limit) this.spilled.delete(key);
+      else this.spilled.set(key, rows.at(-1)!.seq + 1);
+    }
+  }
+
+  /**
+   * Hands messages to consumers: a key stays with the consumer holding it (per-key order), a free
+   * key goes to a consumer with room for another key, in turn; a message not due yet holds back
+   * its key.
+   */
+  private dispatch(): void {
+    this.refill();
+    const now = this.clock.now();
+    this.parked = false;
+    for (const [key, lane] of this.lanes) {
+      let owner = this.owners.get(key);
+      if (owner !== undefined && (owner.closed || owner.runner.queued(key) === 0)) {
+        this.owners.delete(key);
+        owner = undefined;
+      }
+      if (lane[0]!.notBefore > now) {
+        this.parked = true;
+        continue;
+      }
+      owner ??= this.pickConsumer();
+      if (owner === undefined) {
+        if (this.consumers.every((c) => c.closed || c.runner.holding >= c.maxHeld)) break;
+        continue;
+      }
+      let given = 0;
+      while (lane.length > 0 && owner.runner.holding < owner.maxHeld && owner.runner.queued(key) < KEY_HELD && lane[0]!.notBefore <= now) {
+        const message = lane.shift()!;
+        this.inMemory -= 1;
+        owner.taken.set(message.seq, message);
+        owner.runner.submit(message);
+        given += 1;
+      }
+      if (given > 0) this.owners.set(key, owner);
+      if (lane.length === 0) this.lanes.delete(key);
+      else if (lane[0]!.notBefore > now) this.parked = true;
+    }
+    if (this.backlog && this.inMemory < MEMORY_MESSAGES / 2) this.schedule();
+  }
+
+  /** The next consumer, in turn, with room for one more key. */
+  private pickConsumer(): Consumer | undefined {
+    for (let i = 0; i < this.consumers.length; i += 1) {
+      const consumer = this.consumers[(this.turn + i) % this.consumers.length]!;
+      if (!consumer.closed && consumer.runner.keys < consumer.maxInFlight && consumer.runner.holding < consumer.maxHeld) {
+        this.turn = (this.turn + i + 1) % this.consumers.length;
+        return consumer;
+      }
+    }
+    return undefined;
+  }
 }

@@ -12,7 +12,6 @@ import type { Metrics } from '../metrics/metrics.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
 import { KafkaStreamBus } from '../streams/kafka-stream.js';
-import { SqliteStreamJanitor } from '../streams/sqlite-janitor.js';
 import { SqliteStreamBus } from '../streams/sqlite-stream.js';
 import { systemClock, type Clock, type StreamBus, type StreamSpec } from '../streams/stream.js';
 import { supervise, type Supervisor, type Worker } from './supervisor.js';
@@ -78,7 +77,6 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
       new ReceiptJanitor({ store, clock, logger }),
       new ReplayTaskWorker({ store, replayer, clock, logger }),
     );
-    if (bus.kind === 'sqlite') workers.push(new SqliteStreamJanitor({ messages: store.streamMessages, clock, logger }));
   }
   if (role !== 'core') {
     client = new WebhookHttpClient(new SsrfGuard(config.webhookAllowHosts));

@@ -1,20 +1,21 @@
 import fs from 'node:fs';
-import { describe, expect, it } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/db.js';
+import { MIGRATIONS, migrate } from '../../src/store/migrate.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
+import type { IncomingMessage } from '../../src/streams/stream.js';
 import { Store } from '../../src/store/store.js';
 import { memoryLogger } from '../pipeline/wait.js';
 import { streamConformance } from './conformance.js';
-
-const LEASE_MS = 30_000;
 
 streamConformance(
   'SQLite',
   async (clock) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-streams-'));
     const store = Store.open(path.join(dir, 'gateway.db'));
-    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { clock, leaseMs: LEASE_MS, pollMs: 20 });
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { clock, pollMs: 20 });
     return {
       bus,
       async close() {
@@ -24,40 +25,101 @@ streamConformance(
       },
     };
   },
-  { leaseMs: LEASE_MS },
+  { leaseMs: 30_000 },
 );
 
-describe('SQLite stream housekeeping', () => {
-  it('prunes committed messages only, and releases the claims of a previous run at start', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-streams-'));
-    const store = Store.open(path.join(dir, 'gateway.db'));
-    try {
-      const now = 1_000_000;
-      store.streamMessages.append('s', [1, 2, 3].map((n) => ({ key: `k${n}`, messageId: `m${n}`, value: '{}', notBefore: 0 })), now);
-      const [first, second] = store.streamMessages.claim('s', 'g', 2, now, 60_000);
-      store.streamMessages.commit('g', first!.seq, now);
-      expect(store.streamMessages.prune(now + 1)).toBe(1);
-      // The second is claimed by a "dead" run; the third was never claimed: both stay.
-      expect(store.streamMessages.claim('s', 'g', 10, now, 60_000).map((r) => r.message_id)).toEqual(['m3']);
-      expect(store.streamMessages.releaseClaims()).toBe(2);
-      expect(store.streamMessages.claim('s', 'g', 10, now, 60_000).map((r) => r.message_id)).toEqual([second!.message_id, 'm3']);
-    } finally {
-      store.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+function storeFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-streams-'));
+  dirs.push(dir);
+  return path.join(dir, 'gateway.db');
+}
+async function until(what: string, condition: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+const storedIds = (store: Store) => store.db.prepare<[], { message_id: string }>('SELECT message_id FROM stream_messages ORDER BY seq').all().map((r) => r.message_id);
+
+describe('SQLite streams across a restart', () => {
+  it('deletes what was committed and hands out everything else again from the store at the next start', async () => {
+    const file = storeFile();
+    let store = Store.open(file);
+    let bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
+    await bus.publish('s', ['m1', 'm2', 'm3'].map((id, n) => ({ key: `k${n}`, id, value: { n } })));
+    const first: string[] = [];
+    const dying = bus.subscribe({
+      stream: 's',
+      group: 'g',
+      handler: async (m) => {
+        first.push(m.id);
+        if (m.id !== 'm1') await new Promise<void>(() => {}); // the process dies while handling these
+      },
+    });
+    await until('all three started', () => first.length === 3);
+    await until('m1 committed', () => !storedIds(store).includes('m1'));
+    expect(storedIds(store)).toEqual(['m2', 'm3']);
+    await dying.stop();
+    store.close();
+
+    store = Store.open(file);
+    bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
+    const second: IncomingMessage[] = [];
+    const subscription = bus.subscribe({ stream: 's', group: 'g', handler: async (m) => void second.push(m) });
+    await until('the two uncommitted', () => second.length === 2);
+    expect(second.map((m) => [m.id, m.key, m.value])).toEqual([
+      ['m2', 'k1', { n: 1 }],
+      ['m3', 'k2', { n: 2 }],
+    ]);
+    await subscription.drain();
+    expect(storedIds(store)).toEqual([]);
+    store.close();
+  });
+
+  it('refuses a second consumer group on one embedded stream', () => {
+    const store = Store.open(storeFile());
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger);
+    const first = bus.subscribe({ stream: 's', group: 'g', handler: async () => {} });
+    expect(() => bus.subscribe({ stream: 's', group: 'other', handler: async () => {} })).toThrow('The embedded stream s is consumed by group g; it takes one group only.');
+    void first.stop();
+    store.close();
+  });
+
+  it('migration 7 keeps the uncommitted messages of the claim-based log, with their seqs, and drops the committed ones', () => {
+    const db = openDatabase(storeFile());
+    migrate(db, MIGRATIONS.filter((m) => m.version < 7));
+    const insert = db.prepare('INSERT INTO stream_messages (seq, stream, key, message_id, value, not_before, created_at) VALUES (?, ?, ?, ?, ?, 0, 0)');
+    for (const [seq, id] of [[5, 'done'], [6, 'claimed'], [7, 'open'], [9, 'done-last']] as const) insert.run(seq, 's', 'k', id, '{}');
+    const claim = db.prepare('INSERT INTO stream_claims (group_name, seq, claimed_until, committed_at) VALUES (?, ?, ?, ?)');
+    claim.run('g', 5, 0, 100);
+    claim.run('g', 6, 999, null);
+    claim.run('g', 9, 0, 100);
+    migrate(db);
+    expect(db.prepare('SELECT seq, message_id FROM stream_messages ORDER BY seq').all()).toEqual([
+      { seq: 6, message_id: 'claimed' },
+      { seq: 7, message_id: 'open' },
+    ]);
+    // Numbering goes on past every seq the old log handed out.
+    db.prepare("INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at) VALUES ('s', 'k', 'new', '{}', 0, 0)").run();
+    expect(db.prepare<[], { seq: number }>("SELECT seq FROM stream_messages WHERE message_id = 'new'").get()!.seq).toBe(10);
+    db.close();
   });
 });
 
-describe('SQLite stream isolation', () => {
-  it('hands out the messages of other keys behind a long backlog of one stuck key', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-streams-'));
-    const store = Store.open(path.join(dir, 'gateway.db'));
-    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { leaseMs: LEASE_MS, pollMs: 20 });
+describe('SQLite stream backlogs larger than memory', () => {
+  it('hands out the messages of other keys behind a long backlog of one stuck key, then the stuck key in order', async () => {
+    const store = Store.open(storeFile());
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
     const handled: string[] = [];
     let releaseStuck: () => void = () => {};
     const stuck = new Promise<void>((resolve) => (releaseStuck = resolve));
     try {
-      // 3,000 messages of a key whose handler never returns (a hanging endpoint), then other keys.
+      // 3,000 messages of a key whose handler hangs (a hanging endpoint), then other keys.
       await bus.publish('s', Array.from({ length: 3_000 }, (_, i) => ({ key: 'stuck', id: `stuck-${i}`, value: { i } })));
       await bus.publish('s', ['a', 'b', 'c'].map((key) => ({ key, id: `${key}-0`, value: {} })));
       const subscription = bus.subscribe({
@@ -65,20 +127,52 @@ describe('SQLite stream isolation', () => {
         group: 'g',
         maxInFlight: 8,
         handler: async (message) => {
-          if (message.key === 'stuck') return stuck;
+          if (message.key === 'stuck') await stuck;
           handled.push(message.id);
         },
       });
-      const deadline = Date.now() + 10_000;
-      while (handled.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until('the other keys', () => handled.length === 3);
       expect(handled.sort()).toEqual(['a-0', 'b-0', 'c-0']);
+      // Published while the key is stuck: after its backlog, in order.
+      await bus.publish('s', [{ key: 'stuck', id: 'stuck-3000', value: {} }]);
       releaseStuck();
+      await until('the stuck key', () => handled.length === 3 + 3_001);
+      expect(handled.slice(3)).toEqual(Array.from({ length: 3_001 }, (_, i) => `stuck-${i}`));
       await subscription.drain();
+      expect(storedIds(store)).toEqual([]);
     } finally {
       releaseStuck();
-      await bus.close();
       store.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('delivers a backlog of many keys once each, in order per key, while new messages keep coming', async () => {
+    const store = Store.open(storeFile());
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
+    try {
+      const keys = 100;
+      const message = (n: number) => ({ key: `k${n % keys}`, id: `m${n}`, value: { n } });
+      await bus.publish('s', Array.from({ length: 12_000 }, (_, n) => message(n)));
+      const seen = new Map<string, number[]>();
+      let count = 0;
+      const subscription = bus.subscribe({
+        stream: 's',
+        group: 'g',
+        maxInFlight: 16,
+        handler: async (m) => {
+          const { n } = m.value as { n: number };
+          seen.set(m.key, [...(seen.get(m.key) ?? []), n]);
+          count += 1;
+        },
+      });
+      for (let n = 12_000; n < 13_000; n += 100) await bus.publish('s', Array.from({ length: 100 }, (_, i) => message(n + i)));
+      await until('every message', () => count >= 13_000, 30_000);
+      await subscription.drain();
+      expect(count).toBe(13_000);
+      for (let k = 0; k < keys; k += 1) expect(seen.get(`k${k}`)).toEqual(Array.from({ length: 130 }, (_, i) => i * keys + k));
+      expect(storedIds(store)).toEqual([]);
+    } finally {
+      store.close();
     }
   });
 });

@@ -5,9 +5,10 @@ import { pipeline } from './003-pipeline.js';
 import { callbacks } from './004-callbacks.js';
 import { retrySchedule } from './005-retry-schedule.js';
 import { earlyStatuses } from './006-early-statuses.js';
+import { streamLog } from './007-stream-log.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
  * released migration is never edited, a change is a new entry. Times are unix milliseconds.
  */
-export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses];
+export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog];
