@@ -1,8 +1,12 @@
 import { jobKey, type DeliveryJob } from '../dispatch/jobs.js';
 import type { EventRecord } from '../domain/events.js';
 import type { Store } from '../store/store.js';
+import type { WebhookEndpointRow } from '../store/webhooks.js';
 import { signingSecrets, wantsEvent } from '../store/webhooks.js';
 import type { OutgoingMessage } from '../streams/stream.js';
+
+/** Active endpoints per company, read once per relay batch (its fan-out runs in one transaction). */
+export type EndpointCache = Map<number, WebhookEndpointRow[]>;
 
 /**
  * Turns one event of the outbox into its deliveries: one per active endpoint of the company that
@@ -10,8 +14,10 @@ import type { OutgoingMessage } from '../streams/stream.js';
  * marking the row fans it out again onto the same deliveries), and each job carries its endpoint's
  * address and signing secrets so that workers need no store.
  */
-export function fanOutEvent(store: Store, event: EventRecord, now: number): OutgoingMessage[] {
-  const endpoints = store.webhooks.active(event.company_id).filter((endpoint) => wantsEvent(endpoint, event.name));
+export function fanOutEvent(store: Store, event: EventRecord, now: number, endpointsOf: EndpointCache = new Map()): OutgoingMessage[] {
+  let active = endpointsOf.get(event.company_id);
+  if (active === undefined) endpointsOf.set(event.company_id, (active = store.webhooks.active(event.company_id)));
+  const endpoints = active.filter((endpoint) => wantsEvent(endpoint, event.name));
   const deliveries = store.transaction(() => store.deliveries.createForEvent(event, endpoints, now));
   return deliveries.map((delivery, index) => {
     const endpoint = endpoints[index]!;

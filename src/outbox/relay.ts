@@ -6,7 +6,7 @@ import type { Clock, OutgoingMessage, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { STREAM } from '../dispatch/jobs.js';
 import type { SendJob } from '../domain/messaging.js';
-import { fanOutEvent } from './fan-out.js';
+import { fanOutEvent, type EndpointCache } from './fan-out.js';
 import { resolveSendJob } from './send-jobs.js';
 
 export interface OutboxRelayOptions {
@@ -34,7 +34,13 @@ export class OutboxRelay implements Worker {
   async run(signal: AbortSignal): Promise<void> {
     const { logger, idleMs = 50 } = this.options;
     // A failed batch (the stream away) is tried again, the same rows, after a growing pause.
-    await repeatPasses(signal, async () => ((await this.relayBatch()) === 0 ? 'idle' : 'more'), { idleMs, logger, what: 'outbox relay publishing a batch' });
+    const { outbox } = this.options.store;
+    await repeatPasses(signal, async () => ((await this.relayBatch()) === 0 ? 'idle' : 'more'), {
+      idleMs,
+      logger,
+      what: 'outbox relay publishing a batch',
+      wake: () => outbox.appended(),
+    });
   }
 
   /** Publishes one batch; answers how many rows it marked. */
@@ -45,16 +51,17 @@ export class OutboxRelay implements Worker {
     // Consecutive rows of one stream go in one publish, keeping the id order across streams.
     for (const run of runsByStream(rows)) {
       // The fan-out of the whole run (delivery rows) in one transaction, not one per event.
-      const messages = store.transaction(() => run.rows.flatMap((row) => this.toMessages(row, clock.now())));
+      const endpoints: EndpointCache = new Map();
+      const messages = store.transaction(() => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints)));
       await bus.publish(run.stream, messages);
       store.outbox.markPublished(run.rows.map((r) => r.id), clock.now());
     }
     return rows.length;
   }
 
-  private toMessages(row: OutboxRow, now: number): OutgoingMessage[] {
+  private toMessages(row: OutboxRow, now: number, endpoints: EndpointCache): OutgoingMessage[] {
     const payload = JSON.parse(row.payload) as unknown;
-    if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now);
+    if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now, endpoints);
     // Send jobs go out resolved: senders in worker processes have no store.
     if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveSendJob(this.options.store, payload as SendJob, this.options.publicUrl ?? '') }];
     return [{ key: row.key, id: row.message_id, value: payload }];

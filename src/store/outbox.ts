@@ -30,6 +30,9 @@ export class OutboxStore {
   private readonly markOne;
   private readonly oldestPending;
   private readonly markAll;
+  /** The relay's wait for the next append (one shared promise, however many waits raced it). */
+  private next: { promise: Promise<void>; resolve: () => void } | null = null;
+  private wakeScheduled = false;
 
   constructor(db: Db) {
     this.insertOne = db.prepare<[string, string, string, string, number]>(
@@ -47,6 +50,27 @@ export class OutboxStore {
 
   append(message: NewOutboxMessage, now = Date.now()): void {
     this.insertOne.run(message.stream, message.key, message.messageId, JSON.stringify(message.payload), now);
+    // Transactions are synchronous: by the next turn of the event loop this row is committed (or
+    // rolled back, and the relay finds nothing: a wake for nothing is harmless).
+    if (this.next !== null && !this.wakeScheduled) {
+      this.wakeScheduled = true;
+      setImmediate(() => {
+        this.wakeScheduled = false;
+        const next = this.next;
+        this.next = null;
+        next?.resolve();
+      });
+    }
+  }
+
+  /** Resolves soon after the next append committed: the relay waits on it instead of polling. */
+  appended(): Promise<void> {
+    if (this.next === null) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.next = { promise, resolve };
+    }
+    return this.next.promise;
   }
 
   pending(limit: number): OutboxRow[] {

@@ -53,19 +53,19 @@ export async function untilDone<T>(what: string, fn: () => Promise<T>, signal: A
 
 /**
  * The loop of a polling worker: runs `pass` again at once while it reports more work, after
- * `idleMs` when it ran dry, and after a growing pause (logged as `what` failed) when it throws,
+ * `idleMs` when it ran dry (or as soon as `wake` resolves), and after a growing pause (logged as `what` failed) when it throws,
  * until the signal aborts.
  */
 export async function repeatPasses(
   signal: AbortSignal,
   pass: () => Promise<'more' | 'idle'>,
-  options: { idleMs: number; logger: Logger; what: string },
+  options: { idleMs: number; logger: Logger; what: string; wake?: () => Promise<void> },
 ): Promise<void> {
   for (let failures = 0; !signal.aborted; ) {
     try {
       const next = await pass();
       failures = 0;
-      if (next === 'idle') await pause(options.idleMs, signal);
+      if (next === 'idle') await (options.wake ? Promise.race([pause(options.idleMs, signal), options.wake()]) : pause(options.idleMs, signal));
     } catch (error) {
       if (signal.aborted) return;
       failures += 1;
