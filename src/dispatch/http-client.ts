@@ -33,7 +33,7 @@ export class WebhookHttpClient {
     private readonly guard: SsrfGuard,
     options: { connections?: number; quickRetries?: number } = {},
   ) {
-    this.agent = new Agent({ connections: options.connections ?? 8, connect: { lookup: guard.lookup } });
+    this.agent = new Agent({ connections: options.connections ?? 64, connect: { lookup: guard.lookup } });
     this.quickRetries = options.quickRetries ?? 2;
   }
 
@@ -41,8 +41,15 @@ export class WebhookHttpClient {
   async post(req: WebhookRequest): Promise<WebhookResponse> {
     try {
       this.guard.checkLiteral(new URL(req.url).hostname);
+      try {
+        return await this.once(req);
+      } catch (error) {
+        // The common case goes without the retry machinery; only a request that never reached the
+        // receiver is tried again.
+        if (!CONNECT_ERRORS.has(errorCode(error)) || this.quickRetries === 0) throw error;
+      }
       return await pRetry(() => this.once(req), {
-        retries: this.quickRetries,
+        retries: this.quickRetries - 1,
         minTimeout: 100,
         maxTimeout: 500,
         shouldRetry: ({ error }) => CONNECT_ERRORS.has(errorCode(error)),
