@@ -267,40 +267,48 @@ class Feed {
   /**
    * Hands messages to consumers: a key stays with the consumer holding it (per-key order), a free
    * key goes to a consumer with room for another key, in turn; a message not due yet holds back
-   * its key.
+   * its key. Keys already held are fed first; the lanes are walked for free keys only while some
+   * consumer can take one, so a dispatch costs what it hands out, not the size of the backlog.
    */
   private dispatch(): void {
     this.refill();
     const now = this.clock.now();
     this.parked = false;
-    for (const [key, lane] of this.lanes) {
-      let owner = this.owners.get(key);
-      if (owner !== undefined && (owner.closed || owner.runner.queued(key) === 0)) {
+    for (const [key, owner] of this.owners) {
+      if (owner.closed || owner.runner.queued(key) === 0) {
         this.owners.delete(key);
-        owner = undefined;
+        continue;
       }
+      const lane = this.lanes.get(key);
+      if (lane !== undefined) this.give(key, lane, owner, now);
+    }
+    for (const [key, lane] of this.lanes) {
+      if (this.owners.has(key)) continue;
       if (lane[0]!.notBefore > now) {
         this.parked = true;
         continue;
       }
-      owner ??= this.pickConsumer();
-      if (owner === undefined) {
-        if (this.consumers.every((c) => c.closed || c.runner.holding >= c.maxHeld)) break;
-        continue;
-      }
-      let given = 0;
-      while (lane.length > 0 && owner.runner.holding < owner.maxHeld && owner.runner.queued(key) < KEY_HELD && lane[0]!.notBefore <= now) {
-        const message = lane.shift()!;
-        this.inMemory -= 1;
-        owner.taken.set(message.seq, message);
-        owner.runner.submit(message);
-        given += 1;
-      }
-      if (given > 0) this.owners.set(key, owner);
-      if (lane.length === 0) this.lanes.delete(key);
-      else if (lane[0]!.notBefore > now) this.parked = true;
+      const owner = this.pickConsumer();
+      if (owner === undefined) break;
+      this.give(key, lane, owner, now);
     }
     if (this.backlog && this.inMemory < MEMORY_MESSAGES / 2) this.schedule();
+  }
+
+  /** Moves the due head of a key's lane to the consumer, as far as it has room. */
+  private give(key: string, lane: Held[], owner: Consumer, now: number): void {
+    const { runner } = owner;
+    let given = 0;
+    while (lane.length > 0 && runner.holding < owner.maxHeld && runner.queued(key) < KEY_HELD && lane[0]!.notBefore <= now) {
+      const message = lane.shift()!;
+      this.inMemory -= 1;
+      owner.taken.set(message.seq, message);
+      runner.submit(message);
+      given += 1;
+    }
+    if (given > 0) this.owners.set(key, owner);
+    if (lane.length === 0) this.lanes.delete(key);
+    else if (lane[0]!.notBefore > now) this.parked = true;
   }
 
   /** The next consumer, in turn, with room for one more key. */
