@@ -210,8 +210,8 @@ export class DeliveryStore {
       const at = attempt.started_at;
       this.upsertHealth.run({ endpoint_id: attempt.endpoint_id, success: delivered ? 1 : 0, at });
       if (attempt.outcome === 'gone') this.disable(attempt.endpoint_id, 'the endpoint answered 410 Gone', at);
-      const health = this.healthOf.get(attempt.endpoint_id);
-      if (!delivered && health?.failing_since != null && at - health.failing_since >= disableAfterMs) {
+      const health = delivered ? undefined : this.healthOf.get(attempt.endpoint_id);
+      if (health?.failing_since != null && at - health.failing_since >= disableAfterMs) {
         const days = Math.round((disableAfterMs / 86_400_000) * 10) / 10;
         this.disable(attempt.endpoint_id, `no successful delivery for ${days} days`, at);
       }
