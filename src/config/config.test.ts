@@ -38,6 +38,7 @@ describe('loadConfig defaults (DESIGN.md section 9)', () => {
         retryAfterMaxMs: 3_600_000,
         endpointConcurrency: 4,
         disableAfterMs: 5 * 86_400_000,
+        threads: 1,
       },
       providers: {
         cloudApiUrl: null,
@@ -248,6 +249,7 @@ describe('webhook dispatcher settings', () => {
       GATEWAY_WEBHOOK_RETRY_AFTER_MAX: '10m',
       GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: '2',
       GATEWAY_WEBHOOK_DISABLE_AFTER: '1d',
+      GATEWAY_WEBHOOK_THREADS: '0',
     });
     expect(webhooks).toEqual({
       timeoutMs: 2_000,
@@ -256,6 +258,7 @@ describe('webhook dispatcher settings', () => {
       retryAfterMaxMs: 600_000,
       endpointConcurrency: 2,
       disableAfterMs: 86_400_000,
+      threads: 0,
     });
   });
 
@@ -270,8 +273,9 @@ describe('webhook dispatcher settings', () => {
       GATEWAY_WEBHOOK_RETRY_SCHEDULE: '5s,1m',
       GATEWAY_WEBHOOK_RETRY_JITTER: '0.9',
       GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: '0',
+      GATEWAY_WEBHOOK_THREADS: '17',
     });
-    for (const key of ['GATEWAY_WEBHOOK_TIMEOUT', 'GATEWAY_WEBHOOK_RETRY_SCHEDULE', 'GATEWAY_WEBHOOK_RETRY_JITTER', 'GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY']) {
+    for (const key of ['GATEWAY_WEBHOOK_TIMEOUT', 'GATEWAY_WEBHOOK_RETRY_SCHEDULE', 'GATEWAY_WEBHOOK_RETRY_JITTER', 'GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY', 'GATEWAY_WEBHOOK_THREADS']) {
       expect(problems.filter((p) => p.includes(key)), key).toHaveLength(1);
     }
   });

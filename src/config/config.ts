@@ -104,6 +104,11 @@ export interface WebhookConfig {
   endpointConcurrency: number;
   /** GATEWAY_WEBHOOK_DISABLE_AFTER: an endpoint without any success for this long is disabled. Default 5d. */
   disableAfterMs: number;
+  /**
+   * GATEWAY_WEBHOOK_THREADS: worker threads that sign and send the attempts, 0 to 16; 0 sends them
+   * from the event loop itself. Default 1.
+   */
+  threads: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -251,6 +256,10 @@ function readWebhookConfig(read: (key: string) => string | undefined, problems: 
   if (concurrency === null || concurrency < 1 || concurrency > 100) {
     problems.push(`GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY must be an integer from 1 to 100 (got "${read('GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY')}")`);
   }
+  const threads = parseInteger(read('GATEWAY_WEBHOOK_THREADS'), 1);
+  if (threads === null || threads < 0 || threads > 16) {
+    problems.push(`GATEWAY_WEBHOOK_THREADS must be an integer from 0 to 16 (got "${read('GATEWAY_WEBHOOK_THREADS')}")`);
+  }
   return {
     timeoutMs: duration('GATEWAY_WEBHOOK_TIMEOUT', 15_000, 100),
     retryScheduleMs: retryScheduleMs.map((d) => d ?? 0),
@@ -258,6 +267,7 @@ function readWebhookConfig(read: (key: string) => string | undefined, problems: 
     retryAfterMaxMs: duration('GATEWAY_WEBHOOK_RETRY_AFTER_MAX', 3_600_000, 1_000),
     endpointConcurrency: concurrency ?? 4,
     disableAfterMs: duration('GATEWAY_WEBHOOK_DISABLE_AFTER', 5 * 86_400_000, 1_000),
+    threads: threads ?? 1,
   };
 }
 

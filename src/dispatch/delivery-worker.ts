@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
-import type { WebhookHttpClient } from './http-client.js';
 import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from './jobs.js';
 import { decide, type RetryPolicy } from './policy.js';
-import { signatureHeaders } from './signing.js';
+import type { WebhookPoster } from './webhook-poster.js';
 
 export interface DeliveryWorkerOptions {
   bus: StreamBus;
-  client: WebhookHttpClient;
+  /** Signs and sends each attempt (on this thread, or in poster threads). */
+  poster: WebhookPoster;
   policy: RetryPolicy;
   clock: Clock;
   timeoutMs: number;
@@ -57,18 +57,14 @@ export class DeliveryWorker implements Worker {
 
   /** One attempt of one job; expected failures are recorded, never thrown. */
   async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal): Promise<AttemptRecord> {
-    const { clock, client, policy, logger } = this.options;
+    const { clock, poster, policy, logger } = this.options;
     const slots = this.slotsOf(job.endpoint.id);
     await slots.acquire();
     let attempt: AttemptRecord;
     try {
       const body = JSON.stringify(job.event.body);
-      // The signature timestamp is real time: receivers check it against their own clock.
-      const headers = signatureHeaders(job.event.id, new Date(), body, job.endpoint.secrets);
       const startedAt = clock.now();
-      const began = performance.now();
-      const response = await client.post({ url: job.endpoint.url, headers, body, timeoutMs: this.options.timeoutMs });
-      const durationMs = Math.round(performance.now() - began);
+      const response = await poster.post({ url: job.endpoint.url, id: job.event.id, body, secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs });
       const decision = decide(job, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, policy, clock.now());
       attempt = {
         id: `att_${randomBytes(12).toString('hex')}`,
@@ -79,7 +75,7 @@ export class DeliveryWorker implements Worker {
         step: job.step,
         trigger: job.trigger,
         started_at: startedAt,
-        duration_ms: durationMs,
+        duration_ms: response.durationMs,
         status_code: response.statusCode,
         response_body: response.body,
         error: response.error ?? (decision.outcome === 'delivered' ? null : `the receiver answered ${response.statusCode}`),

@@ -2,6 +2,7 @@ import type { Config } from '../config/config.js';
 import { AttemptRecorder } from '../dispatch/attempt-recorder.js';
 import { DeliveryWorker } from '../dispatch/delivery-worker.js';
 import { WebhookHttpClient } from '../dispatch/http-client.js';
+import { InlinePoster, ThreadedPoster, type WebhookPoster } from '../dispatch/webhook-poster.js';
 import { PARTITIONS, STREAM } from '../dispatch/jobs.js';
 import { Replayer, ReplayTaskWorker } from '../dispatch/replay.js';
 import { RetryScheduler } from '../dispatch/retry-scheduler.js';
@@ -58,7 +59,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
   await bus.ensureStreams(streamSpecs());
   const workers: Worker[] = [];
   let replayer: Replayer | null = null;
-  let client: WebhookHttpClient | null = null;
+  let poster: WebhookPoster | null = null;
   let recorder: AttemptRecorder | null = null;
   // The sandbox's later news (QR scanned, delivered, read) goes out as facts on gateway.inbound.
   const connectors = new Connectors(config.providers, (channelId, items, afterMs) =>
@@ -79,12 +80,15 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
     );
   }
   if (role !== 'core') {
-    client = new WebhookHttpClient(new SsrfGuard(config.webhookAllowHosts));
-    const { retryScheduleMs, retryJitter, retryAfterMaxMs, timeoutMs, endpointConcurrency } = config.webhooks;
+    const { retryScheduleMs, retryJitter, retryAfterMaxMs, timeoutMs, endpointConcurrency, threads } = config.webhooks;
+    poster =
+      threads > 0
+        ? new ThreadedPoster({ threads, data: { allowHosts: config.webhookAllowHosts }, logger })
+        : new InlinePoster(new WebhookHttpClient(new SsrfGuard(config.webhookAllowHosts)));
     workers.push(
       new DeliveryWorker({
         bus,
-        client,
+        poster,
         clock,
         logger,
         timeoutMs,
@@ -104,7 +108,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
     throttle,
     async stop() {
       await supervisor.stop();
-      await client?.close();
+      await poster?.close();
       await connectors.close();
       await bus.close();
     },
