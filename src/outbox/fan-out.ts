@@ -14,21 +14,21 @@ export type EndpointCache = Map<number, WebhookEndpointRow[]>;
  * marking the row fans it out again onto the same deliveries), and each job carries its endpoint's
  * address and signing secrets so that workers need no store.
  */
-export function fanOutEvent(store: Store, event: EventRecord, now: number, endpointsOf: EndpointCache = new Map()): OutgoingMessage[] {
+export function fanOutEvent(store: Store, event: EventRecord, now: number, endpointsOf: EndpointCache = new Map(), eventJson?: string): OutgoingMessage[] {
   let active = endpointsOf.get(event.company_id);
   if (active === undefined) endpointsOf.set(event.company_id, (active = store.webhooks.active(event.company_id)));
   const endpoints = active.filter((endpoint) => wantsEvent(endpoint, event.name));
-  const deliveries = store.transaction(() => store.deliveries.createForEvent(event, endpoints, now));
-  return deliveries.map((delivery, index) => {
+  const deliveries = store.transaction(() => store.deliveries.createForEvent(event, endpoints, now, eventJson));
+  return deliveries.map((deliveryId, index) => {
     const endpoint = endpoints[index]!;
     const job: DeliveryJob = {
-      delivery_id: delivery.id,
+      delivery_id: deliveryId,
       event,
       endpoint: { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) },
       attempt: 1,
       step: 1,
       trigger: 'auto',
     };
-    return { key: jobKey(job), id: `${delivery.id}:1`, value: job };
+    return { key: jobKey(job), id: `${deliveryId}:1`, value: job };
   });
 }

@@ -61,7 +61,7 @@ export class OutboxRelay implements Worker {
 
   private toMessages(row: OutboxRow, now: number, endpoints: EndpointCache): OutgoingMessage[] {
     const payload = JSON.parse(row.payload) as unknown;
-    if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now, endpoints);
+    if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now, endpoints, row.payload);
     // Send jobs go out resolved: senders in worker processes have no store.
     if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveSendJob(this.options.store, payload as SendJob, this.options.publicUrl ?? '') }];
     return [{ key: row.key, id: row.message_id, value: payload }];

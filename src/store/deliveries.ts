@@ -57,7 +57,7 @@ export interface EndpointHealthRow {
 /** Webhook deliveries, their attempts and the health of endpoints. */
 export class DeliveryStore {
   private readonly insertDelivery;
-  private readonly byEventEndpoint;
+  private readonly idByEventEndpoint;
   private readonly byId;
   private readonly exists;
   private readonly insertAttempt;
@@ -76,12 +76,12 @@ export class DeliveryStore {
   private readonly filterStatements = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
 
   constructor(private readonly db: Db) {
-    this.insertDelivery = db.prepare<[string, string, string, number, number, string, number, number]>(
+    this.insertDelivery = db.prepare<[string, string, string, number, number, string, number, number], { id: string }>(
       `INSERT INTO webhook_deliveries (id, seq, event_id, event_name, company_id, endpoint_id, event, status, created_at, updated_at)
        VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?)
-       ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`,
     );
-    this.byEventEndpoint = db.prepare<[string, number], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
+    this.idByEventEndpoint = db.prepare<[string, number], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
     this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
     this.exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM webhook_deliveries WHERE id = ?');
     this.insertAttempt = db.prepare<AttemptRecord>(
@@ -163,12 +163,17 @@ export class DeliveryStore {
     );
   }
 
-  /** One delivery per endpoint for the event; an event fanned out twice (relay crash) keeps its deliveries. */
-  createForEvent(event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number): DeliveryRow[] {
-    return endpoints.map((endpoint) => {
-      this.insertDelivery.run(newDeliveryId(), event.id, event.name, event.company_id, endpoint.id, JSON.stringify(event), now, now);
-      return this.byEventEndpoint.get(event.id, endpoint.id)!;
-    });
+  /**
+   * One delivery per endpoint for the event; an event fanned out twice (relay crash) keeps its
+   * deliveries. Answers their ids, in the order of `endpoints`. `eventJson` is the event as stored
+   * in the outbox (JSON.stringify(event)), when the caller has it already.
+   */
+  createForEvent(event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number, eventJson = JSON.stringify(event)): string[] {
+    return endpoints.map(
+      (endpoint) =>
+        this.insertDelivery.get(newDeliveryId(), event.id, event.name, event.company_id, endpoint.id, eventJson, now, now)?.id ??
+        this.idByEventEndpoint.get(event.id, endpoint.id)!.id,
+    );
   }
 
   /** When the delivery's event was created (unix ms), or null for an unknown delivery. */

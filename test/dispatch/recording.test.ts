@@ -30,8 +30,8 @@ function deliveryFixture(store: Store) {
   const company = store.companies.insert({ accountId: 1, name: 'Acme', phone: null, description: null, webhookUrl: null }).id;
   const endpoint = insertEndpoint(store, company, 'https://example.com/hooks');
   const event = emitEvent(store, company);
-  const [delivery] = store.deliveries.createForEvent(event, [store.webhooks.find(company, endpoint.id)!], now);
-  return { company, endpointId: endpoint.id, delivery: delivery! };
+  const [deliveryId] = store.deliveries.createForEvent(event, [store.webhooks.find(company, endpoint.id)!], now);
+  return { company, endpointId: endpoint.id, delivery: store.deliveries.find(deliveryId!)! };
 }
 
 let seq = 0;

@@ -14,10 +14,10 @@ afterEach(async () => {
 
 async function setup(allowHosts: string[], answer?: Parameters<typeof startReceiver>[1]) {
   const receiver = await startReceiver(() => [SECRET], answer);
-  const { logger, lines } = memoryLogger();
+  const { logger } = memoryLogger();
   const poster = new ThreadedPoster({ threads: 2, data: { allowHosts }, logger });
   closing.push(() => receiver.close(), () => poster.close());
-  return { receiver, poster, lines };
+  return { receiver, poster };
 }
 
 describe('webhook poster threads', () => {
