@@ -48,15 +48,21 @@ export class DeliveryWorker implements Worker {
         stream,
         group: CONSUMER_GROUP.dispatcher,
         maxInFlight: this.options.maxInFlight ?? 64,
-        handler: async (message) => void (await this.deliver(message.value as DeliveryJob, signal)),
+        // The next job of the endpoint goes out as soon as this one's answer came; the job is
+        // committed once its attempt record is (CommitAfter), so a crash in between sends it again.
+        handler: async (message) => ({ durable: (await this.deliver(message.value as DeliveryJob, signal)).recorded }),
       }),
     );
     await aborted(signal);
     await Promise.all(subscriptions.map((s) => s.drain()));
   }
 
-  /** One attempt of one job; expected failures are recorded, never thrown. */
-  async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal): Promise<AttemptRecord> {
+  /**
+   * One attempt of one job; expected failures are recorded, never thrown. Resolves once the
+   * receiver answered (or the attempt failed); `recorded` resolves once its record is stored (role
+   * all) or published on gateway.attempts, retried until then (rejects only when shutting down).
+   */
+  async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal): Promise<{ attempt: AttemptRecord; recorded: Promise<void> }> {
     const { clock, poster, policy, logger } = this.options;
     const slots = this.slotsOf(job.endpoint.id);
     await slots.acquire();
@@ -87,8 +93,10 @@ export class DeliveryWorker implements Worker {
     }
     logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: attempt.outcome, status_code: attempt.status_code }, 'webhook attempt');
     const record = this.options.record ?? ((a: AttemptRecord) => this.options.bus.publish(STREAM.attempts, [{ key: String(a.company_id), id: a.id, value: a }]));
-    await untilDone('recording the attempt', () => record(attempt), signal, logger);
-    return attempt;
+    const recorded = untilDone('recording the attempt', () => record(attempt), signal, logger);
+    // Whoever awaits it sees the rejection; this only keeps a shutdown's from going unhandled.
+    recorded.catch(() => {});
+    return { attempt, recorded };
   }
 
   private slotsOf(endpointId: number): EndpointSlots {

@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events';
-import { pause, type IncomingMessage } from './stream.js';
+import { pause, type CommitAfter, type IncomingMessage } from './stream.js';
 
 export interface KeyedRunnerOptions<T extends IncomingMessage> {
-  handler: (message: T) => Promise<void>;
+  /** May answer `{durable}`: the key goes on at once, and the message is committed once it resolved. */
+  handler: (message: T) => Promise<void | CommitAfter>;
   /** Handlers RUNNING at once. Messages queued behind their own key or parked do not count. */
   maxInFlight: number;
   /** Commits a message whose handler resolved. */
@@ -40,6 +41,8 @@ interface Lane<T> {
   queue: T[];
   /** The head of the queue is in the handler (it holds a running slot). */
   running: boolean;
+  /** The last commit waiting for its handler's side effects (CommitAfter): later commits go after it. */
+  committing: Promise<void>;
 }
 
 /**
@@ -135,7 +138,7 @@ export class KeyedRunner<T extends IncomingMessage> {
       lane.queue.push(message);
       return;
     }
-    lane = { queue: [message], running: false };
+    lane = { queue: [message], running: false, committing: Promise.resolve() };
     this.lanes.set(message.key, lane);
     const task = this.work(message.key, lane).finally(() => this.tasks.delete(task));
     this.tasks.add(task);
@@ -159,7 +162,7 @@ export class KeyedRunner<T extends IncomingMessage> {
         lane.running = true;
         this.running += 1;
         this.wake();
-        let ran: boolean;
+        let ran: boolean | CommitAfter;
         try {
           ran = await this.run(message);
         } finally {
@@ -167,8 +170,27 @@ export class KeyedRunner<T extends IncomingMessage> {
           this.running -= 1;
           this.slotWaiters.shift()?.();
         }
-        if (!ran) break;
-        await this.commit(message);
+        if (ran === false) break;
+        if (ran === true) {
+          // Behind any commit of this key still waiting for its side effects.
+          await lane.committing;
+          await this.commit(message);
+        } else {
+          const { durable } = ran;
+          const previous = lane.committing;
+          const commit = (async () => {
+            await previous;
+            try {
+              await durable;
+            } catch {
+              return; // left uncommitted: handed out again (the handler reported why)
+            }
+            await this.commit(message);
+          })();
+          lane.committing = commit;
+          this.tasks.add(commit);
+          void commit.finally(() => this.tasks.delete(commit));
+        }
         lane.queue.shift();
         this.held -= 1;
         this.wake();
@@ -193,13 +215,15 @@ export class KeyedRunner<T extends IncomingMessage> {
    * explicit `maxAttempts` is a message that keeps throwing reported through `onGaveUp` (logged at
    * error level with its id and value) and COMMITTED so its key moves on: a trade of at-least-once
    * for that message that a caller must choose, never the default.
-   * Returns false when the message is to be left uncommitted (stopped, or draining during a pause).
+   * Returns false when the message is to be left uncommitted (stopped, or draining during a pause),
+   * true when it is to be committed now, or the handler's CommitAfter.
    */
-  private async run(message: T): Promise<boolean> {
+  private async run(message: T): Promise<boolean | CommitAfter> {
     for (let failures = 0; ; ) {
       try {
-        await this.options.handler(message);
-        return !this.stopped;
+        const answer = await this.options.handler(message);
+        if (this.stopped) return false;
+        return answer === undefined ? true : answer;
       } catch (error) {
         if (this.stopped) return false;
         failures += 1;

@@ -5,6 +5,7 @@ import {
   systemClock,
   type Clock,
   type IncomingMessage,
+  type MessageHandler,
   type OutgoingMessage,
   type StreamBus,
   type StreamLag,
@@ -128,7 +129,7 @@ class Feed {
     private readonly logger: Logger,
   ) {}
 
-  join(handler: (message: IncomingMessage) => Promise<void>, maxInFlight: number): Subscription {
+  join(handler: MessageHandler, maxInFlight: number): Subscription {
     const { stream, group, logger } = this;
     const consumer: Consumer = {
       maxInFlight,

@@ -27,7 +27,17 @@ export interface IncomingMessage {
   notBefore: number;
 }
 
-export type MessageHandler = (message: IncomingMessage) => Promise<void>;
+/**
+ * What a handler may answer instead of nothing: its message is committed only once `durable`
+ * resolved (its own side effects written, e.g. an attempt record), while the next messages of its
+ * key already run. Commits still follow the handlers' order within a key; a `durable` that rejects
+ * leaves the message uncommitted (handed out again later, at-least-once).
+ */
+export interface CommitAfter {
+  durable: Promise<void>;
+}
+
+export type MessageHandler = (message: IncomingMessage) => Promise<void | CommitAfter>;
 
 export interface SubscribeOptions {
   stream: string;

@@ -20,6 +20,46 @@ function runner(options: Partial<KeyedRunnerOptions<IncomingMessage>> & Pick<Key
 }
 
 describe('KeyedRunner', () => {
+  it('runs the next message of a key while the last one waits for its side effects (CommitAfter), and commits in key order once they are durable', async () => {
+    const durable = new Map<string, () => void>();
+    const failed = new Map<string, (error: Error) => void>();
+    const handled: string[] = [];
+    const { r, committed } = runner({
+      handler: async (m) => {
+        handled.push(m.id);
+        return { durable: new Promise<void>((resolve, reject) => (durable.set(m.id, resolve), failed.set(m.id, reject))) };
+      },
+    });
+    for (const id of ['a', 'b', 'c', 'd']) r.submit(msg('k', id));
+    await eventually('every handler ran without waiting for a commit', () => handled.length === 4);
+    expect(handled).toEqual(['a', 'b', 'c', 'd']);
+    expect(committed).toEqual([]);
+    // b's side effects land first: its commit still waits for a's.
+    durable.get('b')!();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(committed).toEqual([]);
+    durable.get('a')!();
+    await eventually('a and b committed', () => committed.length === 2);
+    expect(committed).toEqual(['a', 'b']);
+    // c's side effects failed: c stays uncommitted (handed out again later), d is committed.
+    failed.get('c')!(new Error('store away'));
+    durable.get('d')!();
+    await eventually('d committed', () => committed.includes('d'));
+    expect(committed).toEqual(['a', 'b', 'd']);
+    await r.drain();
+  });
+
+  it('waits for commits pending on side effects when draining', async () => {
+    let release: () => void = () => {};
+    const { r, committed } = runner({ handler: async () => ({ durable: new Promise<void>((resolve) => (release = resolve)) }) });
+    r.submit(msg('k', 'only'));
+    await eventually('the handler ran', () => r.holding === 0);
+    const drained = r.drain();
+    setTimeout(() => release(), 20);
+    await drained;
+    expect(committed).toEqual(['only']);
+  });
+
   it('drops a message that went stale while it waited (a rebalance), neither running nor committing it', async () => {
     const handled: string[] = [];
     const stale = new Set(['old-1', 'old-2']);
