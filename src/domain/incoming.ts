@@ -28,8 +28,9 @@ export interface IngestOutcome {
  */
 export function applyCallback(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
   return store.transaction(() => {
-    // Re-read inside the transaction: a channel deleted meanwhile takes nothing more.
-    let channel = store.channels.findLive(target.id);
+    // Re-read inside the transaction: a channel deleted meanwhile takes nothing more. The cache
+    // answers what the table holds now: every write to a channel drops its entry.
+    let channel = store.channels.findLiveCached(target.id);
     if (channel === undefined) throw new NotFound(`Channel ${target.id} was not found.`);
     if (batch.receipt !== null && !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())) {
       return { duplicate: true, messages: 0, events: 0 };

@@ -81,11 +81,12 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
 }
 
 /** A live channel of the provider named in the path, with its callback settings; 404 for anything else. */
-function findCallbackChannel(store: Store, provider: string, idText: string | undefined): { channel: ChannelRow; settings: ChannelCallbackRow } {
-  const channel = store.channels.findLive(pathId(idText, `${provider} channel`));
+export function findCallbackChannel(store: Store, provider: string, idText: string | undefined): { channel: ChannelRow; settings: ChannelCallbackRow } {
+  // Cached reads (invalidated by every write to the channel): a deleted or disabled channel is seen at once.
+  const channel = store.channels.findLiveCached(pathId(idText, `${provider} channel`));
   if (channel === undefined || channel.provider !== provider) throw new NotFound(`${provider} channel ${idText ?? ''} was not found.`);
   // Every channel got its settings in createAuth (older ones from migration 004).
-  return { channel, settings: store.callbacks.get(channel.id) };
+  return { channel, settings: store.callbacks.getCached(channel.id) };
 }
 
 function verify(family: CallbackFamily, ctx: RouteContext, raw: Buffer, text: string, settings: ChannelCallbackRow, cloudAppSecret: string | null): VerifyResult {
