@@ -88,8 +88,8 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
     ms,
   );
   // A new contact takes what findOrCreate does not set (avatar, group); a known one is brought up to date.
-  const { changed: senderChanged } = store.contacts.refreshProfile(found.contact, profile, ms);
-  const { conversation, created } = store.conversations.findOrCreate(channel.company_id, channel.id, found.contact.id, ms);
+  const { contact: sender, changed: senderChanged } = store.contacts.refreshProfile(found.contact, profile, ms);
+  const { conversation, created } = store.conversations.findOrCreateFor(channel, sender, ms);
 
   const message = store.messages.insertOnce(
     {
@@ -130,7 +130,7 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
     ),
   );
 
-  const updated = store.conversations.change(
+  const updated = store.conversations.changeInTransaction(
     conversation,
     item.income ? { last_message_id: message.id, replied_state: 'unreplied', operational_state: 'open' } : { last_message_id: message.id, replied_state: 'replied' },
     ms,
