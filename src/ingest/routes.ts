@@ -70,7 +70,8 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
       const batch = normalize(family, parseJson(text), ctx, channel);
       // Committed (grouped with the callbacks of the same moment) before the 200 is sent.
       const outcome = await store.grouped(() => applyCallback(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
-      ctx.state.log.info({ channel: channel.id, family, ...outcome }, 'callback applied');
+      // Ids and counts only: the line needs no redaction pass.
+      ctx.state.lineLog.info({ channel: channel.id, family, duplicate: outcome.duplicate, messages: outcome.messages, events: outcome.events }, 'callback applied');
       ctx.body = { status: 'ok' };
       deps.metrics?.callbackAccepted(provider, outcome.duplicate);
     } catch (error) {

@@ -75,3 +75,25 @@ describe('the channel cache of provider callbacks', () => {
     expect(() => store().callbacks.getCached(999_999)).toThrow('has no callback settings');
   });
 });
+
+describe('the log lines of a callback', () => {
+  it('are the callback outcome and the request line, with the request id and the same fields as before', async () => {
+    const { channelId, secretToken } = await botChannel();
+    expect((await postBot(gw, channelId, update(9), secretToken)).status).toBe(200);
+    const lines = gw
+      .logText()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const applied = lines.filter((l) => l.msg === 'callback applied' && l.channel === channelId);
+    expect(applied).toHaveLength(1);
+    const { time, reqId, ...rest } = applied[0]!;
+    expect(Object.keys(applied[0]!)).toEqual(['level', 'time', 'service', 'reqId', 'channel', 'family', 'duplicate', 'messages', 'events', 'msg']);
+    expect(rest).toEqual({ level: 30, service: 'gateway', channel: channelId, family: 'bot', duplicate: false, messages: 1, events: 2, msg: 'callback applied' });
+    const request = lines.filter((l) => l.msg === 'request' && l.reqId === reqId);
+    expect(request).toHaveLength(1);
+    expect(Object.keys(request[0]!)).toEqual(['level', 'time', 'service', 'reqId', 'method', 'path', 'status', 'ms', 'msg']);
+    expect(request[0]).toMatchObject({ method: 'POST', path: `/callbacks/chat_b/${channelId}`, status: 200 });
+    expect(typeof time).toBe('string');
+  });
+});
