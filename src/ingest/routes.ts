@@ -5,7 +5,7 @@ import { connectorEvents, connectorEventType } from '../../schemas/callbacks/con
 import { pathId } from '../api/params.js';
 import { callbackFamily, presentedSecret, type CallbackFamily } from '../domain/callback-secrets.js';
 import { applyCallback } from '../domain/incoming.js';
-import { sameSecret } from '../domain/tokens.js';
+import { sameSecret, secretDigest } from '../domain/tokens.js';
 import type { AppState, RouteContext } from '../http/context.js';
 import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../http/errors.js';
 import { validator, type Validator } from '../http/validate.js';
@@ -18,7 +18,7 @@ import { normalizeCloudCallback, type CloudCallback } from './cloud.js';
 import { normalizeConnectorEvent, type ConnectorEvent } from './connector.js';
 import type { IngestBatch } from './normalized.js';
 import { readRawBody, utf8Body } from './raw-body.js';
-import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER, verifyBotSecret, verifyCloudSignature, verifyStandardWebhook, type VerifyResult } from './verify.js';
+import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER, verifyBotSecretDigest, verifyCloudSignature, verifyStandardWebhook, type VerifyResult } from './verify.js';
 
 export interface CallbackDeps {
   store: Store;
@@ -95,10 +95,24 @@ function verify(family: CallbackFamily, ctx: RouteContext, raw: Buffer, text: st
     case 'cloud':
       return verifyCloudSignature(raw, ctx.get(CLOUD_SIGNATURE_HEADER), cloudAppSecret ?? presentedSecret('cloud', settings.signing_secret));
     case 'bot':
-      return verifyBotSecret(ctx.get(BOT_SECRET_HEADER), presentedSecret('bot', settings.signing_secret));
+      return verifyBotSecretDigest(ctx.get(BOT_SECRET_HEADER), botSecretDigest(settings));
     case 'connector':
       return verifyStandardWebhook(text, webhookHeaders(ctx), presentedSecret('connector', settings.signing_secret));
   }
+}
+
+/**
+ * The digest a bot-style secret token header is compared with, kept per settings row: the rows of
+ * the settings cache (CallbackStore.getCached) are the same objects from one callback to the next.
+ */
+const botDigests = new WeakMap<ChannelCallbackRow, Buffer>();
+function botSecretDigest(settings: ChannelCallbackRow): Buffer {
+  let digest = botDigests.get(settings);
+  if (digest === undefined) {
+    digest = secretDigest(presentedSecret('bot', settings.signing_secret));
+    botDigests.set(settings, digest);
+  }
+  return digest;
 }
 
 function webhookHeaders(ctx: RouteContext): Record<string, string> {
