@@ -28,8 +28,9 @@ export interface IngestOutcome {
  */
 export function applyCallback(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
   return store.transaction(() => {
-    // Re-read inside the transaction: a channel deleted meanwhile takes nothing more.
-    let channel = store.channels.findLive(target.id);
+    // Re-read inside the transaction: a channel deleted meanwhile takes nothing more. The cache
+    // answers what the table holds now: every write to a channel drops its entry.
+    let channel = store.channels.findLiveCached(target.id);
     if (channel === undefined) throw new NotFound(`Channel ${target.id} was not found.`);
     if (batch.receipt !== null && !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())) {
       return { duplicate: true, messages: 0, events: 0 };
@@ -87,8 +88,8 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
     ms,
   );
   // A new contact takes what findOrCreate does not set (avatar, group); a known one is brought up to date.
-  const { changed: senderChanged } = store.contacts.refreshProfile(found.contact, profile, ms);
-  const { conversation, created } = store.conversations.findOrCreate(channel.company_id, channel.id, found.contact.id, ms);
+  const { contact: sender, changed: senderChanged } = store.contacts.refreshProfile(found.contact, profile, ms);
+  const { conversation, created } = store.conversations.findOrCreateFor(channel, sender, ms);
 
   const message = store.messages.insertOnce(
     {
@@ -129,7 +130,7 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
     ),
   );
 
-  const updated = store.conversations.change(
+  const updated = store.conversations.changeInTransaction(
     conversation,
     item.income ? { last_message_id: message.id, replied_state: 'unreplied', operational_state: 'open' } : { last_message_id: message.id, replied_state: 'replied' },
     ms,

@@ -18,5 +18,15 @@ export function digestApiToken(token: string): string {
  * equal length) are compared, so neither the length nor a matching prefix leaks by timing.
  */
 export function sameSecret(given: string, expected: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(given, 'utf8').digest(), createHash('sha256').update(expected, 'utf8').digest());
+  return matchesSecretDigest(given, secretDigest(expected));
+}
+
+/** The SHA-256 digest sameSecret compares an expected secret by; keep it to compare many given texts. */
+export function secretDigest(expected: string): Buffer {
+  return createHash('sha256').update(expected, 'utf8').digest();
+}
+
+/** sameSecret against the secretDigest of the expected secret. */
+export function matchesSecretDigest(given: string, expectedDigest: Buffer): boolean {
+  return timingSafeEqual(createHash('sha256').update(given, 'utf8').digest(), expectedDigest);
 }

@@ -6,6 +6,11 @@ import type { AccountRow } from '../store/accounts.js';
 export interface AppState {
   requestId: string;
   log: Logger;
+  /**
+   * The request's logger without redaction (src/log.ts, unredacted): only for lines of fixed fields
+   * that can never hold a secret, such as the request line and the callback outcome.
+   */
+  lineLog: Logger;
   /** Set by `authenticate`; every API route runs behind it. */
   account?: AccountRow;
 }

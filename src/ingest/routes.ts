@@ -5,7 +5,7 @@ import { connectorEvents, connectorEventType } from '../../schemas/callbacks/con
 import { pathId } from '../api/params.js';
 import { callbackFamily, presentedSecret, type CallbackFamily } from '../domain/callback-secrets.js';
 import { applyCallback } from '../domain/incoming.js';
-import { sameSecret } from '../domain/tokens.js';
+import { sameSecret, secretDigest } from '../domain/tokens.js';
 import type { AppState, RouteContext } from '../http/context.js';
 import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../http/errors.js';
 import { validator, type Validator } from '../http/validate.js';
@@ -18,7 +18,7 @@ import { normalizeCloudCallback, type CloudCallback } from './cloud.js';
 import { normalizeConnectorEvent, type ConnectorEvent } from './connector.js';
 import type { IngestBatch } from './normalized.js';
 import { readRawBody, utf8Body } from './raw-body.js';
-import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER, verifyBotSecret, verifyCloudSignature, verifyStandardWebhook, type VerifyResult } from './verify.js';
+import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER, verifyBotSecretDigest, verifyCloudSignature, verifyStandardWebhook, type VerifyResult } from './verify.js';
 
 export interface CallbackDeps {
   store: Store;
@@ -70,7 +70,8 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
       const batch = normalize(family, parseJson(text), ctx, channel);
       // Committed (grouped with the callbacks of the same moment) before the 200 is sent.
       const outcome = await store.grouped(() => applyCallback(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
-      ctx.state.log.info({ channel: channel.id, family, ...outcome }, 'callback applied');
+      // Ids and counts only: the line needs no redaction pass.
+      ctx.state.lineLog.info({ channel: channel.id, family, duplicate: outcome.duplicate, messages: outcome.messages, events: outcome.events }, 'callback applied');
       ctx.body = { status: 'ok' };
       deps.metrics?.callbackAccepted(provider, outcome.duplicate);
     } catch (error) {
@@ -81,11 +82,12 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
 }
 
 /** A live channel of the provider named in the path, with its callback settings; 404 for anything else. */
-function findCallbackChannel(store: Store, provider: string, idText: string | undefined): { channel: ChannelRow; settings: ChannelCallbackRow } {
-  const channel = store.channels.findLive(pathId(idText, `${provider} channel`));
+export function findCallbackChannel(store: Store, provider: string, idText: string | undefined): { channel: ChannelRow; settings: ChannelCallbackRow } {
+  // Cached reads (invalidated by every write to the channel): a deleted or disabled channel is seen at once.
+  const channel = store.channels.findLiveCached(pathId(idText, `${provider} channel`));
   if (channel === undefined || channel.provider !== provider) throw new NotFound(`${provider} channel ${idText ?? ''} was not found.`);
   // Every channel got its settings in createAuth (older ones from migration 004).
-  return { channel, settings: store.callbacks.get(channel.id) };
+  return { channel, settings: store.callbacks.getCached(channel.id) };
 }
 
 function verify(family: CallbackFamily, ctx: RouteContext, raw: Buffer, text: string, settings: ChannelCallbackRow, cloudAppSecret: string | null): VerifyResult {
@@ -93,10 +95,24 @@ function verify(family: CallbackFamily, ctx: RouteContext, raw: Buffer, text: st
     case 'cloud':
       return verifyCloudSignature(raw, ctx.get(CLOUD_SIGNATURE_HEADER), cloudAppSecret ?? presentedSecret('cloud', settings.signing_secret));
     case 'bot':
-      return verifyBotSecret(ctx.get(BOT_SECRET_HEADER), presentedSecret('bot', settings.signing_secret));
+      return verifyBotSecretDigest(ctx.get(BOT_SECRET_HEADER), botSecretDigest(settings));
     case 'connector':
       return verifyStandardWebhook(text, webhookHeaders(ctx), presentedSecret('connector', settings.signing_secret));
   }
+}
+
+/**
+ * The digest a bot-style secret token header is compared with, kept per settings row: the rows of
+ * the settings cache (CallbackStore.getCached) are the same objects from one callback to the next.
+ */
+const botDigests = new WeakMap<ChannelCallbackRow, Buffer>();
+function botSecretDigest(settings: ChannelCallbackRow): Buffer {
+  let digest = botDigests.get(settings);
+  if (digest === undefined) {
+    digest = secretDigest(presentedSecret('bot', settings.signing_secret));
+    botDigests.set(settings, digest);
+  }
+  return digest;
 }
 
 function webhookHeaders(ctx: RouteContext): Record<string, string> {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { sameSecret } from '../domain/tokens.js';
+import { matchesSecretDigest, secretDigest } from '../domain/tokens.js';
 
 /** The header the bot-style provider repeats on every update: the secret token given when the webhook was registered. */
 export const BOT_SECRET_HEADER = 'x-bot-api-secret-token';
@@ -21,8 +21,13 @@ export function verifyCloudSignature(rawBody: Buffer, header: string, appSecret:
 
 /** Bot-style: the secret token header must be the channel's. */
 export function verifyBotSecret(header: string, secretToken: string): VerifyResult {
+  return verifyBotSecretDigest(header, secretDigest(secretToken));
+}
+
+/** verifyBotSecret with the secretDigest (src/domain/tokens.ts) of the channel's secret token, kept between callbacks. */
+export function verifyBotSecretDigest(header: string, secretTokenDigest: Buffer): VerifyResult {
   if (header === '') return `The ${BOT_SECRET_HEADER} header is missing.`;
-  return sameSecret(header, secretToken) ? null : `The ${BOT_SECRET_HEADER} header does not match the channel's secret token.`;
+  return matchesSecretDigest(header, secretTokenDigest) ? null : `The ${BOT_SECRET_HEADER} header does not match the channel's secret token.`;
 }
 
 /**

@@ -21,14 +21,24 @@ export interface NewChannelCallback {
   verifyToken: string;
 }
 
+/** Most channels' settings kept by getCached; past it the cache starts over (it only saves reads). */
+const SETTINGS_CACHE_LIMIT = 10_000;
+
 /** Callback settings per channel, and the receipts of provider deliveries already applied. */
 export class CallbackStore {
   private readonly insertOne;
   private readonly byChannel;
   private readonly insertReceipt;
   private readonly pruneReceipts;
+  /**
+   * Committed settings by channel id (getCached). A channel's settings never change once written
+   * (create keeps the first ones; channels are never deleted, only disabled), so entries need no
+   * invalidation; they are added outside a transaction only, never from a write that could still be
+   * rolled back.
+   */
+  private readonly cached = new Map<number, ChannelCallbackRow>();
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insertOne = db.prepare<[number, string, string, string, number]>(
       `INSERT INTO channel_callbacks (channel_id, api, signing_secret, verify_token, created_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (channel_id) DO NOTHING`,
@@ -60,6 +70,17 @@ export class CallbackStore {
   get(channelId: number): ChannelCallbackRow {
     const settings = this.byChannel.get(channelId);
     if (settings === undefined) throw new Error(`Channel ${channelId} has no callback settings.`);
+    return settings;
+  }
+
+  /** get, from the cache of committed settings (frozen: never change the row answered). */
+  getCached(channelId: number): ChannelCallbackRow {
+    const hit = this.cached.get(channelId);
+    if (hit !== undefined) return hit;
+    const settings = this.get(channelId);
+    if (this.db.inTransaction) return settings;
+    if (this.cached.size >= SETTINGS_CACHE_LIMIT) this.cached.clear();
+    this.cached.set(channelId, Object.freeze(settings));
     return settings;
   }
 

@@ -37,8 +37,25 @@ const fromRecord = (r: ChannelRecord): ChannelRow => ({
   credentials: JSON.parse(r.credentials) as Record<string, unknown>,
 });
 
+/** Most live channels kept by findLiveCached; past it the cache starts over (it only saves reads). */
+const LIVE_CACHE_LIMIT = 10_000;
+
+/** A cached row is shared by every caller: frozen, so that no caller can change it for the others. */
+function frozen(row: ChannelRow): ChannelRow {
+  Object.freeze(row.settings);
+  Object.freeze(row.credentials);
+  return Object.freeze(row);
+}
+
 /** Channels of a company. Deleted channels are kept (disabled) but no longer listed or found. */
 export class ChannelStore {
+  /**
+   * Committed live channels by id, for the provider callbacks (findLiveCached). This store is the
+   * only writer of the table in the process that owns the store (DESIGN.md section 2: one core per
+   * store), and every write drops the entry of its channel before it runs; rows are added only
+   * outside a transaction, so an entry never holds a write that could still be rolled back.
+   */
+  private readonly live = new Map<number, ChannelRow>();
   private readonly insertOne;
   private readonly byId;
   private readonly liveById;
@@ -53,7 +70,7 @@ export class ChannelStore {
   private readonly accountOffsetPage;
   private readonly countAccountLive;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insertOne = db.prepare<[number, string, ChannelState, string, string, number, number], ChannelRecord>(
       `INSERT INTO channels (company_id, provider, state, settings, credentials, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -119,6 +136,20 @@ export class ChannelStore {
     return record === undefined ? undefined : fromRecord(record);
   }
 
+  /**
+   * findLive from a cache of committed rows (frozen: never change the row answered). Inside a
+   * transaction it answers what findLive would: an entry is dropped by every write to its channel.
+   */
+  findLiveCached(id: number): ChannelRow | undefined {
+    const cached = this.live.get(id);
+    if (cached !== undefined) return cached;
+    const row = this.findLive(id);
+    if (row === undefined || this.db.inTransaction) return row;
+    if (this.live.size >= LIVE_CACHE_LIMIT) this.live.clear();
+    this.live.set(id, frozen(row));
+    return row;
+  }
+
   /** The company's live channel of a provider (there is at most one). */
   findByProvider(companyId: number, provider: string): ChannelRow | undefined {
     const record = this.liveByProvider.get(companyId, provider);
@@ -135,12 +166,14 @@ export class ChannelStore {
 
   /** Replaces settings and credentials of a live channel; undefined when it is gone. */
   updateConnection(id: number, settings: Record<string, unknown>, credentials: Record<string, unknown>, now = Date.now()): ChannelRow | undefined {
+    this.live.delete(id);
     const record = this.setConnection.get(JSON.stringify(settings), JSON.stringify(credentials), now, id);
     return record === undefined ? undefined : fromRecord(record);
   }
 
   /** Disables and hides a live channel; false when it was already gone. */
   delete(id: number, now = Date.now()): boolean {
+    this.live.delete(id);
     return this.markDeleted.run(now, now, id).changes === 1;
   }
 
@@ -149,6 +182,7 @@ export class ChannelStore {
    * `from` (the caller checked the transition, this keeps a concurrent change from being overwritten).
    */
   setState(id: number, from: ChannelState, to: ChannelState, now = Date.now()): ChannelRow | undefined {
+    this.live.delete(id);
     const record = this.changeState.get(to, now, id, from);
     return record === undefined ? undefined : fromRecord(record);
   }

@@ -46,7 +46,7 @@ export class ContactStore {
     // concurrent insert makes it do nothing and the read below finds that row).
     const known = this.byExternalId.get(contact.channelId, contact.externalId);
     if (known !== undefined) return { contact: known, created: false };
-    const { changes } = this.insertIgnore.run(
+    const { changes, lastInsertRowid } = this.insertIgnore.run(
       contact.companyId,
       contact.channelId,
       contact.externalId,
@@ -56,7 +56,24 @@ export class ContactStore {
       now,
       now,
     );
-    return { contact: this.byExternalId.get(contact.channelId, contact.externalId)!, created: changes === 1 };
+    if (changes !== 1) return { contact: this.byExternalId.get(contact.channelId, contact.externalId)!, created: false };
+    // The row just inserted: what was bound, its id and the columns' defaults (a test compares it with a read).
+    return {
+      contact: {
+        id: Number(lastInsertRowid),
+        company_id: contact.companyId,
+        channel_id: contact.channelId,
+        external_id: contact.externalId,
+        external_public_id: contact.externalPublicId,
+        name: contact.name,
+        phone: contact.phone,
+        avatar_url: '',
+        is_group: 0,
+        created_at: now,
+        updated_at: now,
+      },
+      created: true,
+    };
   }
 
   /** Brings a contact's profile up to what the provider reports now; answers it and whether anything changed. */

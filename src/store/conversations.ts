@@ -1,3 +1,5 @@
+import type { ChannelRow } from './channels.js';
+import type { ContactRow } from './contacts.js';
 import type { Db } from './db.js';
 import type { PageWindow } from './pagination.js';
 
@@ -105,6 +107,66 @@ export class ConversationStore {
       last_updated_at: now,
     });
     return this.byId.get(row.company_id, row.id)!;
+  }
+
+  /**
+   * findOrCreate for a channel and a contact read in the current transaction (the contact as it is
+   * now, after any profile refresh): a new conversation is answered from them and the columns'
+   * defaults instead of being read back (a test compares it with a read).
+   */
+  findOrCreateFor(channel: ChannelRow, contact: ContactRow, now = Date.now()): { conversation: ConversationRow; created: boolean } {
+    const known = this.byContact.get(channel.id, contact.id);
+    if (known !== undefined) return { conversation: known, created: false };
+    const { changes, lastInsertRowid } = this.insertIgnore.run(channel.company_id, channel.id, contact.id, now, now);
+    if (changes !== 1) return { conversation: this.byContact.get(channel.id, contact.id)!, created: false };
+    return {
+      conversation: {
+        id: Number(lastInsertRowid),
+        company_id: channel.company_id,
+        channel_id: channel.id,
+        contact_id: contact.id,
+        operational_state: 'open',
+        replied_state: 'unreplied',
+        assignee_id: null,
+        last_message_id: null,
+        created_at: now,
+        last_updated_at: now,
+        provider: channel.provider,
+        channel_state: channel.state,
+        channel_deleted_at: channel.deleted_at,
+        contact_name: contact.name,
+        contact_phone: contact.phone,
+        contact_external_id: contact.external_id,
+        contact_external_public_id: contact.external_public_id,
+        contact_avatar_url: contact.avatar_url,
+        contact_is_group: contact.is_group,
+      },
+      created: true,
+    };
+  }
+
+  /**
+   * change for a row read (or made by findOrCreateFor) in the current transaction: its channel and
+   * contact fields are still current, so the conversation is answered without reading it again.
+   */
+  changeInTransaction(row: ConversationRow, changes: ConversationChanges, now = Date.now()): ConversationRow {
+    const next: ConversationRow = {
+      ...row,
+      operational_state: changes.operational_state ?? row.operational_state,
+      replied_state: changes.replied_state ?? row.replied_state,
+      assignee_id: changes.assignee_id === undefined ? row.assignee_id : changes.assignee_id,
+      last_message_id: changes.last_message_id ?? row.last_message_id,
+      last_updated_at: now,
+    };
+    this.update.run({
+      id: next.id,
+      operational_state: next.operational_state,
+      replied_state: next.replied_state,
+      assignee_id: next.assignee_id,
+      last_message_id: next.last_message_id,
+      last_updated_at: now,
+    });
+    return next;
   }
 
   /** Most recently updated first. */

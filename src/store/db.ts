@@ -14,6 +14,9 @@ export function openDatabase(file: string): Db {
   // The CLI and the daemon share the file; a writer waits for the other instead of failing.
   db.pragma('busy_timeout = 5000');
   db.pragma('cache_size = -32768');
+  // Statement and savepoint journals (a group commit opens a savepoint per callback) and temporary
+  // tables in memory instead of temp files. They never serve durability: a crash discards them.
+  db.pragma('temp_store = MEMORY');
   return db;
 }
 

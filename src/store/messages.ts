@@ -75,8 +75,7 @@ export class MessageStore {
          text, details, send_to_crm, created_at, external_created_at)
        VALUES (@company_id, @channel_id, @conversation_id, @contact_id, @external_id, @replied_to_id, @income, @status,
          @text, @details, @send_to_crm, @created_at, @external_created_at)
-       ON CONFLICT (channel_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
-       RETURNING *`,
+       ON CONFLICT (channel_id, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
     );
     this.byChannelExternalId = db.prepare<[number, string], MessageRow>('SELECT * FROM messages WHERE channel_id = ? AND external_id = ?');
     this.compareAndSetStatus = db.prepare<[MessageStatus, string | null, number, MessageStatus], MessageRow>(
@@ -100,7 +99,30 @@ export class MessageStore {
    * concurrent inserts of the same provider message exactly one returns the row, the others undefined).
    */
   insertOnce(message: NewMessage & { externalId: string }, now = Date.now()): MessageRow | undefined {
-    return this.insertNew.get(insertParams(message, now)) as MessageRow | undefined;
+    // No RETURNING (it costs SQLite more than the insert itself): the row is what was bound, its
+    // id and the columns' defaults, in the table's column order (a test compares it with a read).
+    const params = insertParams(message, now);
+    const { changes, lastInsertRowid } = this.insertNew.run(params);
+    if (changes !== 1) return undefined;
+    return {
+      id: Number(lastInsertRowid),
+      company_id: params.company_id,
+      channel_id: params.channel_id,
+      conversation_id: params.conversation_id,
+      contact_id: params.contact_id,
+      external_id: params.external_id,
+      replied_to_id: params.replied_to_id,
+      income: params.income,
+      status: params.status,
+      text: params.text,
+      reactions: '[]',
+      details: params.details,
+      delivery: 0,
+      deleted: 0,
+      send_to_crm: params.send_to_crm,
+      created_at: params.created_at,
+      external_created_at: params.external_created_at,
+    };
   }
 
   /** The message a provider id names on a channel (statuses, reactions, edits). */

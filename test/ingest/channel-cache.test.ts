@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteAuth } from '../../src/domain/auths.js';
+import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, callbackInfo, fixture, postBot, rowCounts } from './helpers.js';
+
+// Provider callbacks read the channel and its callback settings from a cache (findLiveCached,
+// getCached): every write to a channel must be seen by the very next callback.
+
+let gw: TestGateway;
+const store = () => gw.gateway.store;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+});
+afterAll(() => gw.close());
+
+async function botChannel(): Promise<{ companyId: number; channelId: number; secretToken: string }> {
+  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Cache Co' } })).body.data.external_id as number;
+  const channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: '123456:bot-token' } })).body.data.external_id as number;
+  return { companyId, channelId, secretToken: (await callbackInfo(gw, channelId)).secrets.secret_token! };
+}
+
+const update = (n: number) => fixture('bot/text').replace('815207301', String(815_300_000 + n)).replace('"message_id": 1201', `"message_id": ${5000 + n}`);
+
+describe('the channel cache of provider callbacks', () => {
+  it('refuses a channel deleted right after it was cached (API delete), storing nothing', async () => {
+    const { companyId, channelId, secretToken } = await botChannel();
+    expect((await postBot(gw, channelId, update(1), secretToken)).status).toBe(200);
+    expect(store().channels.findLiveCached(channelId)?.id).toBe(channelId);
+    await gw.request('DELETE', `/p1/companies/${companyId}/channels/${channelId}`);
+    const counts = rowCounts(store());
+    expectErrorShape(await postBot(gw, channelId, update(2), secretToken), 404, 'not_found');
+    expect(rowCounts(store())).toEqual(counts);
+  });
+
+  it('refuses a channel deleted through the store between two callbacks of the same moment', async () => {
+    const { channelId, secretToken } = await botChannel();
+    expect((await postBot(gw, channelId, update(3), secretToken)).status).toBe(200);
+    deleteAuth(store(), store().channels.findLive(channelId)!);
+    expectErrorShape(await postBot(gw, channelId, update(4), secretToken), 404, 'not_found');
+  });
+
+  it('answers every write at once: state, connection, delete; a rolled back write is not kept', async () => {
+    const { channelId } = await botChannel();
+    const channels = store().channels;
+    const cached = channels.findLiveCached(channelId)!;
+    expect(Object.isFrozen(cached) && Object.isFrozen(cached.settings)).toBe(true);
+    expect(channels.findLiveCached(channelId)).toBe(cached);
+
+    channels.setState(channelId, cached.state, 'disabled');
+    expect(channels.findLiveCached(channelId)?.state).toBe('disabled');
+
+    channels.updateConnection(channelId, { marker: 1 }, {});
+    expect(channels.findLiveCached(channelId)?.settings).toEqual({ marker: 1 });
+
+    // Read inside a transaction that is rolled back: the cache answers the committed row after it.
+    expect(() =>
+      store().transaction(() => {
+        channels.updateConnection(channelId, { marker: 2 }, {});
+        expect(channels.findLiveCached(channelId)?.settings).toEqual({ marker: 2 });
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    expect(channels.findLiveCached(channelId)?.settings).toEqual({ marker: 1 });
+
+    channels.delete(channelId);
+    expect(channels.findLiveCached(channelId)).toBeUndefined();
+  });
+
+  it('caches callback settings as stored', async () => {
+    const { channelId } = await botChannel();
+    const settings = store().callbacks.getCached(channelId);
+    expect(settings).toEqual(store().callbacks.get(channelId));
+    expect(Object.isFrozen(settings)).toBe(true);
+    expect(() => store().callbacks.getCached(999_999)).toThrow('has no callback settings');
+  });
+});
+
+describe('the log lines of a callback', () => {
+  it('are the callback outcome and the request line, with the request id and the same fields as before', async () => {
+    const { channelId, secretToken } = await botChannel();
+    expect((await postBot(gw, channelId, update(9), secretToken)).status).toBe(200);
+    const lines = gw
+      .logText()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const applied = lines.filter((l) => l.msg === 'callback applied' && l.channel === channelId);
+    expect(applied).toHaveLength(1);
+    const { time, reqId, ...rest } = applied[0]!;
+    expect(Object.keys(applied[0]!)).toEqual(['level', 'time', 'service', 'reqId', 'channel', 'family', 'duplicate', 'messages', 'events', 'msg']);
+    expect(rest).toEqual({ level: 30, service: 'gateway', channel: channelId, family: 'bot', duplicate: false, messages: 1, events: 2, msg: 'callback applied' });
+    const request = lines.filter((l) => l.msg === 'request' && l.reqId === reqId);
+    expect(request).toHaveLength(1);
+    expect(Object.keys(request[0]!)).toEqual(['level', 'time', 'service', 'reqId', 'method', 'path', 'status', 'ms', 'msg']);
+    expect(request[0]).toMatchObject({ method: 'POST', path: `/callbacks/chat_b/${channelId}`, status: 200 });
+    expect(typeof time).toBe('string');
+  });
+});
