@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { timeOrderedId } from '../domain/ids.js';
 import type { Logger } from '../log.js';
 import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
@@ -73,7 +73,7 @@ export class DeliveryWorker implements Worker {
       const response = await poster.post({ url: job.endpoint.url, id: job.event.id, body, secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs });
       const decision = decide(job, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, policy, clock.now());
       attempt = {
-        id: `att_${randomBytes(12).toString('hex')}`,
+        id: timeOrderedId('att_', 6),
         delivery_id: job.delivery_id,
         company_id: job.event.company_id,
         endpoint_id: job.endpoint.id,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from './ids.js';
 import type { OutboxStore } from '../store/outbox.js';
 
 /** Resource types of the v2 envelope, plus the v1 payload families. */
@@ -18,7 +18,7 @@ export interface EventRecord {
 }
 
 export function newEventId(): string {
-  return `evt_${randomUUID().replaceAll('-', '')}`;
+  return timeOrderedId('evt_', 10);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { timeOrderedId } from '../domain/ids.js';
 import type { AttemptRecord } from '../dispatch/jobs.js';
 import type { EventRecord } from '../domain/events.js';
 import type Database from 'better-sqlite3';
@@ -307,5 +307,5 @@ function filterSql(filter: DeliveryFilter): { where: string[]; params: Record<st
 }
 
 function newDeliveryId(): string {
-  return `dlv_${randomBytes(12).toString('hex')}`;
+  return timeOrderedId('dlv_', 6);
 }

@@ -61,7 +61,7 @@ export class Store {
     this.webhooks = new WebhookEndpointStore(db);
     this.deliveries = new DeliveryStore(db);
     this.replayTasks = new ReplayTaskStore(db);
-    this.streamMessages = new StreamMessageStore(db);
+    this.streamMessages = new StreamMessageStore(db, this.group);
     this.callbacks = new CallbackStore(db);
     this.earlyStatuses = new EarlyStatusStore(db);
   }

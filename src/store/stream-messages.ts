@@ -31,11 +31,14 @@ export class StreamMessageStore {
   private readonly deleteOne;
   private readonly dueCount;
 
-  /** Appends and commits of one turn of the event loop share a transaction (one WAL commit). */
-  private readonly group: GroupCommit;
-
-  constructor(private readonly db: Db) {
-    this.group = new GroupCommit(db, 1024);
+  constructor(
+    private readonly db: Db,
+    /**
+     * The store's group commit: appends and commits of one turn of the event loop share ONE
+     * transaction with the callbacks and attempt records of that turn (one WAL commit for all).
+     */
+    private readonly group: GroupCommit = new GroupCommit(db),
+  ) {
     this.insertOne = db.prepare<[string, string, string, string, number, number]>(
       'INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
