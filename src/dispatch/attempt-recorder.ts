@@ -22,7 +22,9 @@ export class AttemptRecorder implements Worker {
   async record(attempt: AttemptRecord): Promise<void> {
     const { store, clock, disableAfterMs, metrics } = this.options;
     await store.grouped(() => store.deliveries.recordAttempt(attempt, disableAfterMs, clock.now()));
-    metrics?.attemptRecorded(attempt, () => store.deliveries.eventCreatedAt(attempt.delivery_id));
+    metrics?.attemptRecorded(attempt, () =>
+      attempt.event_created_at === undefined ? store.deliveries.eventCreatedAt(attempt.delivery_id) : Date.parse(attempt.event_created_at),
+    );
   }
 
   async run(signal: AbortSignal): Promise<void> {

@@ -87,6 +87,7 @@ export class DeliveryWorker implements Worker {
         error: response.error ?? (decision.outcome === 'delivered' ? null : `the receiver answered ${response.statusCode}`),
         outcome: decision.outcome,
         next_attempt_at: decision.nextAttemptAt,
+        event_created_at: job.event.created_at,
       };
     } finally {
       slots.release();

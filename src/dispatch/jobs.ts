@@ -52,6 +52,11 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
   /** When the next automatic attempt is due (outcome 'retry'). */
   next_attempt_at: number | null;
+  /**
+   * The event's `created_at` (ISO 8601), for the end-to-end latency metric; records of older
+   * dispatchers lack it, and the core then reads it from the delivery.
+   */
+  event_created_at?: string;
 }
 
 /** The message key of a delivery job: per endpoint, so one endpoint never waits behind another. */
