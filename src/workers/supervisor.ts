@@ -65,13 +65,27 @@ export async function repeatPasses(
     try {
       const next = await pass();
       failures = 0;
-      if (next === 'idle') await (options.wake ? Promise.race([pause(options.idleMs, signal), options.wake()]) : pause(options.idleMs, signal));
+      if (next === 'idle') await idle(options.idleMs, signal, options.wake);
     } catch (error) {
       if (signal.aborted) return;
       failures += 1;
       options.logger.warn({ err: error, failures }, `${options.what} failed; trying again`);
       await pause(Math.min(200 * 2 ** failures, 10_000), signal);
     }
+  }
+}
+
+/** Pauses `ms`, or until `wake` resolves; the pause a wake cut short leaves no timer or listener behind. */
+async function idle(ms: number, signal: AbortSignal, wake?: () => Promise<void>): Promise<void> {
+  if (wake === undefined) return pause(ms, signal);
+  const over = new AbortController();
+  const stop = () => over.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    await Promise.race([pause(ms, over.signal), wake()]);
+  } finally {
+    signal.removeEventListener('abort', stop);
+    over.abort();
   }
 }
 
