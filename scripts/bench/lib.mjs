@@ -75,6 +75,9 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
       GATEWAY_BOOTSTRAP_TOKEN: API_TOKEN,
       GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
       GATEWAY_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      // BENCH_GATEWAY_<KEY>=v in the bench's environment sets GATEWAY_<KEY>=v for every daemon
+      // (experiments, e.g. BENCH_GATEWAY_WEBHOOK_THREADS=0).
+      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('BENCH_GATEWAY_')).map(([key, value]) => [key.slice('BENCH_'.length), value])),
       ...env,
     },
     stdio: ['ignore', out, out],

@@ -104,7 +104,8 @@ class PosterThread {
   }
 
   private start(): Worker {
-    const worker = new Worker(THREAD_SCRIPT, { workerData: this.data });
+    // A thread holds only the attempts in flight: a small heap keeps the daemon's memory budget.
+    const worker = new Worker(THREAD_SCRIPT, { workerData: this.data, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 96 } });
     worker.unref();
     worker.on('message', (answer: PosterAnswer) => {
       const pending = this.pending.get(answer.n);

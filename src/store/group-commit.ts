@@ -30,7 +30,7 @@ export class GroupCommit {
   constructor(
     private readonly db: Db,
     /** Most units in one transaction. */
-    private readonly maxBatch = 512,
+    private readonly maxBatch = 256,
   ) {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');

@@ -22,11 +22,11 @@ export interface SqliteStreamOptions {
 }
 
 /** Messages of one stream kept in memory, not yet handed to a consumer. */
-const MEMORY_MESSAGES = 4_096;
+const MEMORY_MESSAGES = 1_024;
 /** Messages of one key kept in memory; the rest of a longer backlog is read again by key. */
 const KEY_MESSAGES = 256;
 /** Rows per read of the log, and reads per dispatch turn (the rest follows in the next turn). */
-const PAGE_ROWS = 1_024;
+const PAGE_ROWS = 512;
 const PAGES_PER_TURN = 8;
 /** Messages of one key a consumer holds at once (running or queued behind it): a stuck key holds few. */
 const KEY_HELD = 64;
@@ -93,6 +93,8 @@ interface Consumer {
   maxInFlight: number;
   /** Messages it holds at once (running or queued behind their key). */
   maxHeld: number;
+  /** Commits on their way (a drain waits for them: the store may close next). */
+  commits: Set<Promise<void>>;
   /** Takes nothing more (stopped or draining). */
   closed: boolean;
 }
@@ -135,6 +137,7 @@ class Feed {
       maxInFlight,
       maxHeld: Math.max(8 * maxInFlight, 256),
       taken: new Map(),
+      commits: new Set(),
       closed: false,
       runner: new KeyedRunner<Held>({
         handler,
@@ -145,9 +148,13 @@ class Feed {
         onDone: (message) => {
           consumer.taken.delete(message.seq);
           this.schedule();
-          this.messages.commitGrouped(message.seq).catch((error: unknown) =>
-            logger.warn({ err: error, stream, group, message_id: message.id }, 'stream commit failed; the message is handed out again at the next start'),
-          );
+          const commit = this.messages
+            .commitGrouped(message.seq)
+            .catch((error: unknown) =>
+              logger.warn({ err: error, stream, group, message_id: message.id }, 'stream commit failed; the message is handed out again at the next start'),
+            )
+            .finally(() => consumer.commits.delete(commit));
+          consumer.commits.add(commit);
         },
         onFailed: (message, error) => logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
         onGaveUp: (message, error) =>
@@ -171,6 +178,7 @@ class Feed {
       drain: async () => {
         consumer.closed = true;
         await consumer.runner.drain();
+        await Promise.all([...consumer.commits]);
         this.leave(consumer);
       },
     };

@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// CPU cost per unit of work, read from /proc: what the daemon's threads spent per callback (end to
+// end, deliveries on) or per delivery (bulk replay). Steadier than throughput on a shared machine,
+// so it is the figure to compare before and after a change (BENCHMARKS.md). Linux only; needs a build.
+//
+//   node scripts/bench/cpu.mjs e2e [seconds=8]       max-rate signed callbacks, 32 companies, deliveries on
+//   node scripts/bench/cpu.mjs replay [count=20000]   failed deliveries over 32 endpoints, replayed in bulk
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { call, freePort, maxRate, prefillFailedDeliveries, setupCompanies, sleep, startDaemon, startReceiver, waitArrivals } from './lib.mjs';
+
+const [mode = 'e2e', amount] = process.argv.slice(2);
+const COMPANIES = 32;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cpu-'));
+
+/** CPU ms per thread of a process (name, ms), the busiest first. */
+function threads(pid) {
+  return fs
+    .readdirSync(`/proc/${pid}/task`)
+    .map((task) => {
+      const raw = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+      return { name: raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')')), ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+    })
+    .sort((a, b) => b.ms - a.ms);
+}
+const total = (pid) => threads(pid).reduce((sum, t) => sum + t.ms, 0);
+
+const receiver = await startReceiver();
+try {
+  if (mode === 'e2e') {
+    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort() });
+    try {
+      const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
+      await receiver.useCompanies(companies);
+      const [m0, t0, r0] = [mainThread(d.pid), total(d.pid), total(receiver.pid)];
+      const start = performance.timeOrigin + performance.now();
+      const result = await maxRate({ base: d.base, companies, seconds: Number(amount ?? 8) });
+      const state = await waitArrivals(receiver, result.accepted, 120_000);
+      if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
+      const status = await receiver.status();
+      const n = result.accepted.length;
+      const seconds = (status.lastArrival - start) / 1000;
+      console.log(`e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${seconds.toFixed(1)} s = ${(status.hooks / seconds).toFixed(0)} events/s`);
+      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}`);
+      console.log(`daemon threads (CPU ms since start): ${threads(d.pid).filter((t) => t.ms > 0).map((t) => `${t.name} ${t.ms}`).join(', ')}`);
+    } finally {
+      await d.stop();
+    }
+  } else if (mode === 'replay') {
+    const count = Math.floor(Number(amount ?? 20_000) / COMPANIES) * COMPANIES;
+    let d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort() });
+    const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
+    await d.stop();
+    for (const [index, c] of companies.entries()) {
+      prefillFailedDeliveries(path.join(dir, 'gateway.db'), { companyId: c.companyId, endpointId: c.endpointId, count: count / COMPANIES, from: index * 1_000_000 });
+    }
+    await receiver.useCompanies(companies);
+    d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort() });
+    try {
+      const [m0, t0, r0] = [mainThread(d.pid), total(d.pid), total(receiver.pid)];
+      const start = performance.now();
+      await call(d.base, 'POST', '/admin/replays', { admin: true, body: { status: 'failed' } });
+      let status = await receiver.status();
+      while (status.replayed < count) {
+        if (performance.now() - start > 600_000) throw new Error(`only ${status.replayed} of ${count} replays arrived`);
+        await sleep(200);
+        status = await receiver.status();
+      }
+      const seconds = (performance.now() - start) / 1000;
+      console.log(`replay: ${count} deliveries in ${seconds.toFixed(1)} s = ${(count / seconds).toFixed(0)}/s`);
+      console.log(`daemon CPU per delivery: event loop ${us(mainThread(d.pid) - m0, count)}, all threads ${us(total(d.pid) - t0, count)}; receiver ${us(total(receiver.pid) - r0, count)}`);
+    } finally {
+      await d.stop();
+    }
+  } else {
+    throw new Error(`unknown mode ${mode}: e2e or replay`);
+  }
+} finally {
+  await receiver.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+function us(ms, n) {
+  return `${((ms / n) * 1000).toFixed(0)} µs`;
+}
+
+/** The event loop's CPU ms: the process's first task (its thread id is the pid). */
+function mainThread(pid) {
+  const raw = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
