@@ -82,7 +82,7 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
 }
 
 /** A live channel of the provider named in the path, with its callback settings; 404 for anything else. */
-export function findCallbackChannel(store: Store, provider: string, idText: string | undefined): { channel: ChannelRow; settings: ChannelCallbackRow } {
+function findCallbackChannel(store: Store, provider: string, idText: string | undefined): { channel: ChannelRow; settings: ChannelCallbackRow } {
   // Cached reads (invalidated by every write to the channel): a deleted or disabled channel is seen at once.
   const channel = store.channels.findLiveCached(pathId(idText, `${provider} channel`));
   if (channel === undefined || channel.provider !== provider) throw new NotFound(`${provider} channel ${idText ?? ''} was not found.`);

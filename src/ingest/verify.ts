@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { matchesSecretDigest, secretDigest } from '../domain/tokens.js';
+import { matchesSecretDigest } from '../domain/tokens.js';
 
 /** The header the bot-style provider repeats on every update: the secret token given when the webhook was registered. */
 export const BOT_SECRET_HEADER = 'x-bot-api-secret-token';
@@ -19,12 +19,10 @@ export function verifyCloudSignature(rawBody: Buffer, header: string, appSecret:
   return timingSafeEqual(Buffer.from(match[1]!, 'hex'), expected) ? null : `The ${CLOUD_SIGNATURE_HEADER} signature does not match the body.`;
 }
 
-/** Bot-style: the secret token header must be the channel's. */
-export function verifyBotSecret(header: string, secretToken: string): VerifyResult {
-  return verifyBotSecretDigest(header, secretDigest(secretToken));
-}
-
-/** verifyBotSecret with the secretDigest (src/domain/tokens.ts) of the channel's secret token, kept between callbacks. */
+/**
+ * Bot-style: the secret token header must be the channel's, given as its secretDigest
+ * (src/domain/tokens.ts), which the route keeps between callbacks.
+ */
 export function verifyBotSecretDigest(header: string, secretTokenDigest: Buffer): VerifyResult {
   if (header === '') return `The ${BOT_SECRET_HEADER} header is missing.`;
   return matchesSecretDigest(header, secretTokenDigest) ? null : `The ${BOT_SECRET_HEADER} header does not match the channel's secret token.`;

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { GroupCommit } from './group-commit.js';
+import type { GroupCommit } from './group-commit.js';
 
 export interface StreamMessageRow {
   seq: number;
@@ -37,7 +37,7 @@ export class StreamMessageStore {
      * The store's group commit: appends and commits of one turn of the event loop share ONE
      * transaction with the callbacks and attempt records of that turn (one WAL commit for all).
      */
-    private readonly group: GroupCommit = new GroupCommit(db),
+    private readonly group: GroupCommit,
   ) {
     this.insertOne = db.prepare<[string, string, string, string, number, number]>(
       'INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?)',

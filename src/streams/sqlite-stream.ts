@@ -159,7 +159,6 @@ class Feed {
         onFailed: (message, error) => logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
         onGaveUp: (message, error) =>
           logger.error({ err: error, stream, group, message_id: message.id, key: message.key, seq: message.seq, value: message.value }, 'stream handler keeps failing; message given up and committed'),
-        onCommitFailed: (message, error, willRetry) => logger.warn({ err: error, stream, group, message_id: message.id, will_retry: willRetry }, 'stream commit failed'),
       }),
     };
     this.consumers.push(consumer);
