@@ -102,6 +102,9 @@ describe('Kafka mode: core plus a separate worker process', () => {
 
   it('shares the deliveries between the two worker processes', async () => {
     const receiver = await startReceiver(() => []);
+    // A worker logs its attempt once the answer came, after the receiver saw the request.
+    const attemptsBy = () => workers.map((w) => w.log.split('\n').filter((line) => line.includes('"msg":"webhook attempt"')).length);
+    const before = attemptsBy();
     try {
       // One endpoint per company: twelve keys spread over the partitions of both workers.
       const events = Array.from({ length: 12 }, (_, i) => {
@@ -110,8 +113,9 @@ describe('Kafka mode: core plus a separate worker process', () => {
         return emitEvent(core.store, company);
       });
       await eventually('every event received', () => events.every((e) => receiver.received.some((h) => h.id === e.id)), 60_000);
-      const attemptsBy = workers.map((w) => w.log.split('\n').filter((line) => line.includes('"msg":"webhook attempt"')).length);
-      expect(attemptsBy.every((n) => n > 0), `attempts per worker: ${attemptsBy.join(', ')}`).toBe(true);
+      const since = () => attemptsBy().map((n, i) => n - before[i]!);
+      await eventually('the attempt lines of all twelve in the logs', () => since().reduce((a, n) => a + n, 0) >= 12, 10_000);
+      expect(since().every((n) => n > 0), `attempts per worker: ${since().join(', ')}`).toBe(true);
     } finally {
       await receiver.close();
     }
