@@ -2,7 +2,7 @@ import { timeOrderedId } from '../domain/ids.js';
 import type { AttemptRecord } from '../dispatch/jobs.js';
 import type { EventRecord } from '../domain/events.js';
 import type Database from 'better-sqlite3';
-import type { Db } from './db.js';
+import { transactionRunner, type Db, type TransactionRunner } from './db.js';
 import { takePage, type PageOf } from './pagination.js';
 import type { WebhookEndpointRow } from './webhooks.js';
 
@@ -73,13 +73,17 @@ export class DeliveryStore {
   private readonly giveUp;
   private readonly eventCreated;
 
+  private readonly inTransaction: TransactionRunner;
   private readonly filterStatements = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
 
   constructor(private readonly db: Db) {
-    this.insertDelivery = db.prepare<[string, string, string, number, number, string, number, number], { id: string }>(
+    this.inTransaction = transactionRunner(db);
+    // No RETURNING: SQLite collects returned rows in a temporary table, built and torn down on every
+    // call; the id is ours, so `changes` says whether the row is new.
+    this.insertDelivery = db.prepare<[string, string, string, number, number, string, number, number]>(
       `INSERT INTO webhook_deliveries (id, seq, event_id, event_name, company_id, endpoint_id, event, status, created_at, updated_at)
        VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?)
-       ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`,
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
     );
     this.idByEventEndpoint = db.prepare<[string, number], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
     this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
@@ -169,11 +173,11 @@ export class DeliveryStore {
    * in the outbox (JSON.stringify(event)), when the caller has it already.
    */
   createForEvent(event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number, eventJson = JSON.stringify(event)): string[] {
-    return endpoints.map(
-      (endpoint) =>
-        this.insertDelivery.get(newDeliveryId(), event.id, event.name, event.company_id, endpoint.id, eventJson, now, now)?.id ??
-        this.idByEventEndpoint.get(event.id, endpoint.id)!.id,
-    );
+    return endpoints.map((endpoint) => {
+      const id = newDeliveryId();
+      if (this.insertDelivery.run(id, event.id, event.name, event.company_id, endpoint.id, eventJson, now, now).changes === 1) return id;
+      return this.idByEventEndpoint.get(event.id, endpoint.id)!.id;
+    });
   }
 
   /** When the delivery's event was created (unix ms), or null for an unknown delivery. */
@@ -195,7 +199,7 @@ export class DeliveryStore {
    * health, and disables the endpoint on 410 or when it has not succeeded for `disableAfterMs`.
    */
   recordAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number): void {
-    this.db.transaction(() => {
+    this.inTransaction.immediate(() => {
       // An attempt of a delivery this store never made (another install's topic) is not ours to record.
       if (this.exists.get(attempt.delivery_id) === undefined) return;
       if (this.insertAttempt.run(attempt).changes === 0) return;
@@ -220,7 +224,7 @@ export class DeliveryStore {
         const days = Math.round((disableAfterMs / 86_400_000) * 10) / 10;
         this.disable(attempt.endpoint_id, `no successful delivery for ${days} days`, at);
       }
-    }).immediate();
+    });
   }
 
   /** Deliveries whose next automatic attempt is due at `now`, the longest waiting first. */
@@ -233,9 +237,9 @@ export class DeliveryStore {
    * now, not for the clock. A delivery that moved meanwhile keeps what it got.
    */
   scheduled(deliveries: readonly Pick<DeliveryRow, 'id' | 'next_attempt_at'>[], now: number): void {
-    this.db.transaction(() => {
+    this.inTransaction.immediate(() => {
       for (const delivery of deliveries) if (delivery.next_attempt_at !== null) this.markScheduled.run(now, delivery.id, delivery.next_attempt_at);
-    })();
+    });
   }
 
   /** A due delivery that cannot be attempted any more (its endpoint is gone or disabled) fails, replayable. */

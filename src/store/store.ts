@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { AccountStore } from './accounts.js';
 import { AttachmentStore } from './attachments.js';
 import { CallbackStore } from './callbacks.js';
@@ -8,7 +7,7 @@ import { DeliveryStore } from './deliveries.js';
 import { EarlyStatusStore } from './early-statuses.js';
 import { ContactStore } from './contacts.js';
 import { ConversationStore } from './conversations.js';
-import { openDatabase, type Db } from './db.js';
+import { openDatabase, transactionRunner, type Db, type TransactionRunner } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { MessageStore } from './messages.js';
 import { migrate, schemaVersion } from './migrate.js';
@@ -43,12 +42,11 @@ export class Store {
   readonly callbacks: CallbackStore;
   readonly earlyStatuses: EarlyStatusStore;
   private readonly group: GroupCommit;
-  /** One transaction function for every call: better-sqlite3 builds four wrappers per db.transaction(). */
-  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly inTransaction: TransactionRunner;
 
   private constructor(readonly db: Db) {
     this.group = new GroupCommit(db);
-    this.inTransaction = db.transaction((fn: () => unknown) => fn());
+    this.inTransaction = transactionRunner(db);
     this.accounts = new AccountStore(db);
     this.companies = new CompanyStore(db);
     this.channels = new ChannelStore(db);

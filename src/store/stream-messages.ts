@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import { transactionRunner, type Db, type TransactionRunner } from './db.js';
 import type { GroupCommit } from './group-commit.js';
 
 export interface StreamMessageRow {
@@ -30,15 +30,17 @@ export class StreamMessageStore {
   private readonly ofKey;
   private readonly deleteOne;
   private readonly dueCount;
+  private readonly inTransaction: TransactionRunner;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     /**
      * The store's group commit: appends and commits of one turn of the event loop share ONE
      * transaction with the callbacks and attempt records of that turn (one WAL commit for all).
      */
     private readonly group: GroupCommit,
   ) {
+    this.inTransaction = transactionRunner(db);
     this.insertOne = db.prepare<[string, string, string, string, number, number]>(
       'INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -55,7 +57,7 @@ export class StreamMessageStore {
 
   /** Appends in one transaction; answers the seqs given, in order. */
   append(stream: string, messages: readonly NewStreamMessage[], now: number): number[] {
-    return this.db.transaction(() => messages.map((m) => Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now).lastInsertRowid)))();
+    return this.inTransaction(() => messages.map((m) => Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now).lastInsertRowid))) as number[];
   }
 
   /** append() in the transaction shared by this turn's appends and commits; resolves with the seqs once committed. */
