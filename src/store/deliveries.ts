@@ -146,8 +146,11 @@ export class DeliveryStore {
     this.disableEndpoint = db.prepare<[string, number, number]>(
       'UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND active = 1',
     );
+    // INDEXED BY: without statistics the planner takes the status index, which reads (and sorts)
+    // every pending delivery, those in flight too: a poll then costs as much as the backlog is long.
     this.dueRows = db.prepare<[number, number], DeliveryRow>(
-      `SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+      `SELECT * FROM webhook_deliveries INDEXED BY webhook_deliveries_due
+       WHERE status = 'pending' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
        ORDER BY next_attempt_at LIMIT ?`,
     );
     // Only if nothing moved the delivery since it was read (an attempt recorded, a replay delivered it).
