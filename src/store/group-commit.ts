@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import { transactionRunner, type Db, type TransactionRunner } from './db.js';
 
 interface Job {
   fn: () => unknown;
@@ -7,8 +7,8 @@ interface Job {
 }
 
 /**
- * Group commit: units of work queued in the same turn of the event loop run one after the other in
- * ONE SQLite transaction, each inside its own savepoint, and every caller's promise settles only
+ * Group commit: units of work queued meanwhile (in the same turn of the event loop, or under load
+ * within `minGapMs` of the last commit) run one after the other in ONE SQLite transaction, each inside its own savepoint, and every caller's promise settles only
  * after that transaction committed. A unit that throws rolls back its own savepoint and rejects its
  * own caller; the others still commit. A failed COMMIT rejects them all (nothing was written).
  *
@@ -21,42 +21,52 @@ interface Job {
 export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
+  /** When the last transaction ended (performance.now()). */
+  private lastCommitAt = -Infinity;
   private readonly begin;
   private readonly commit;
   private readonly rollback;
   /** A savepoint around one unit (better-sqlite3 nests a transaction function as a savepoint). */
-  private readonly unit: (fn: () => unknown) => unknown;
+  private readonly unit: TransactionRunner;
 
   constructor(
     private readonly db: Db,
     /** Most units in one transaction. */
     private readonly maxBatch = 256,
+    /**
+     * Least time between two transactions. A COMMIT costs about as much as the units of a few
+     * callbacks (it writes every page they touched, and now and then a WAL checkpoint), so under load
+     * units queue for up to this long and share one; an idle store commits in the next turn.
+     */
+    private readonly minGapMs = 1,
   ) {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
-    this.unit = db.transaction((fn: () => unknown) => fn());
+    this.unit = transactionRunner(db);
   }
 
   /** Runs `fn` in the next group transaction (inside a savepoint); resolves with its result once committed. */
   run<T>(fn: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      if (!this.scheduled) this.schedule();
     });
   }
 
+  private schedule(): void {
+    this.scheduled = true;
+    const wait = this.lastCommitAt + this.minGapMs - performance.now();
+    if (wait > 0) setTimeout(() => this.flush(), wait);
+    else setImmediate(() => this.flush());
+  }
+
   private flush(): void {
-    this.scheduled = false;
     const batch = this.queue.splice(0, this.maxBatch);
-    if (this.queue.length > 0) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
+    if (batch.length === 0) {
+      this.scheduled = false;
+      return;
     }
-    if (batch.length === 0) return;
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     try {
       this.begin.run();
@@ -73,6 +83,11 @@ export class GroupCommit {
       if (this.db.inTransaction) this.rollback.run();
       for (const job of batch) job.reject(error);
       return;
+    } finally {
+      this.lastCommitAt = performance.now();
+      // Units queued past maxBatch, or by the units themselves, go in the next transaction.
+      this.scheduled = false;
+      if (this.queue.length > 0) this.schedule();
     }
     batch.forEach((job, index) => {
       const outcome = outcomes[index]!;

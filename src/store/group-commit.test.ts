@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from './db.js';
+import { GroupCommit } from './group-commit.js';
+
+let dir: string;
+let db: Db;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'group-commit-'));
+  db = openDatabase(path.join(dir, 'test.db'));
+  db.exec('CREATE TABLE t (v TEXT PRIMARY KEY)');
+});
+
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const values = (): string[] => db.prepare<[], { v: string }>('SELECT v FROM t ORDER BY v').all().map((r) => r.v);
+const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+
+describe('GroupCommit', () => {
+  it('commits the units of one turn together; a unit that throws undoes only its own writes', async () => {
+    const group = new GroupCommit(db);
+    const ok = group.run(insert('a'));
+    const failing = group.run(() => {
+      insert('b')();
+      throw new Error('no');
+    });
+    const duplicate = group.run(insert('a'));
+    const last = group.run(() => {
+      insert('c')();
+      return 'done';
+    });
+    await expect(ok).resolves.toMatchObject({ changes: 1 });
+    await expect(failing).rejects.toThrow('no');
+    await expect(duplicate).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    await expect(last).resolves.toBe('done');
+    expect(values()).toEqual(['a', 'c']);
+    expect(db.inTransaction).toBe(false);
+  });
+
+  it('resolves a unit only once its transaction is committed', async () => {
+    const group = new GroupCommit(db);
+    const pending = group.run(insert('a'));
+    // Not yet run: queued for the next turn of the event loop.
+    expect(values()).toEqual([]);
+    await pending;
+    // Another connection sees it: committed, not just written.
+    const other = openDatabase(path.join(dir, 'test.db'));
+    try {
+      expect(other.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 });
+    } finally {
+      other.close();
+    }
+  });
+
+  it('runs at most maxBatch units per transaction and the rest in the next', async () => {
+    const group = new GroupCommit(db, 2, 0);
+    const other = openDatabase(path.join(dir, 'test.db'));
+    const committed: number[] = [];
+    try {
+      const units = ['a', 'b', 'c'].map((v) =>
+        group.run(() => {
+          committed.push(other.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n);
+          insert(v)();
+        }),
+      );
+      await Promise.all(units);
+    } finally {
+      other.close();
+    }
+    expect(values()).toEqual(['a', 'b', 'c']);
+    // 'c' ran in a transaction of its own, after the one of 'a' and 'b' was committed.
+    expect(committed).toEqual([0, 0, 2]);
+  });
+
+  it('commits at once when idle; under load, units of the next minGapMs share one transaction', async () => {
+    const gapMs = 60;
+    const group = new GroupCommit(db, 256, gapMs);
+    const ranAt: Record<string, number> = {};
+    const unit = (v: string) => () => {
+      ranAt[v] = performance.now();
+      insert(v)();
+    };
+
+    const idleStart = performance.now();
+    await group.run(unit('a'));
+    const committedAt = performance.now();
+    expect(ranAt.a! - idleStart).toBeLessThan(gapMs / 2);
+
+    // Right after a commit: 'b' waits for the gap, and 'c', queued later, joins its transaction
+    // (both run in the same synchronous flush: no turn of the event loop passes between them).
+    let turned = false;
+    const b = group.run(() => {
+      unit('b')();
+      setImmediate(() => (turned = true));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    let turnedBeforeC: boolean | undefined;
+    const c = group.run(() => {
+      turnedBeforeC = turned;
+      unit('c')();
+    });
+    await Promise.all([b, c]);
+    expect(ranAt.b! - committedAt).toBeGreaterThanOrEqual(gapMs - 2);
+    expect(turnedBeforeC).toBe(false);
+    expect(values()).toEqual(['a', 'b', 'c']);
+  });
+});
