@@ -2,7 +2,7 @@ import type { EventRecord } from '../domain/events.js';
 import type { Logger } from '../log.js';
 import type { DeliveryFilter, DeliveryRow } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
-import { signingSecrets } from '../store/webhooks.js';
+import { signingSecrets, type WebhookEndpointRow } from '../store/webhooks.js';
 import { pause, type Clock, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
 import { STREAM, type DeliveryJob } from './jobs.js';
@@ -10,13 +10,20 @@ import { STREAM, type DeliveryJob } from './jobs.js';
 /** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}
 
+/** Endpoints read for one batch of attempts (by id; undefined: not found), so each is read once. */
+export type EndpointsRead = Map<number, WebhookEndpointRow | undefined>;
+
 /**
  * The next attempt of a stored delivery, built from its endpoint as it is right now (address,
  * active flag, the secrets valid now): what retries and replays send. Throws ReplayRefused when the
- * endpoint no longer exists or is disabled.
+ * endpoint no longer exists or is disabled. `endpoints` keeps the endpoints of a batch read at once.
  */
-export function nextAttempt(store: Store, delivery: DeliveryRow, trigger: DeliveryJob['trigger'], now: number): DeliveryJob {
-  const endpoint = store.webhooks.find(delivery.company_id, delivery.endpoint_id);
+export function nextAttempt(store: Store, delivery: DeliveryRow, trigger: DeliveryJob['trigger'], now: number, endpoints?: EndpointsRead): DeliveryJob {
+  let endpoint = endpoints?.get(delivery.endpoint_id);
+  if (endpoint === undefined || endpoint.company_id !== delivery.company_id) {
+    endpoint = store.webhooks.find(delivery.company_id, delivery.endpoint_id);
+    endpoints?.set(delivery.endpoint_id, endpoint);
+  }
   if (endpoint === undefined) throw new ReplayRefused(`The endpoint ${delivery.endpoint_id} of delivery ${delivery.id} no longer exists.`);
   if (!endpoint.active) throw new ReplayRefused(`The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`);
   return {
@@ -37,15 +44,16 @@ export function nextAttempt(store: Store, delivery: DeliveryRow, trigger: Delive
 export class Replayer {
   constructor(private readonly options: { store: Store; bus: StreamBus; clock: Clock }) {}
 
-  job(delivery: DeliveryRow): DeliveryJob {
-    return nextAttempt(this.options.store, delivery, 'manual', this.options.clock.now());
+  job(delivery: DeliveryRow, endpoints?: EndpointsRead): DeliveryJob {
+    return nextAttempt(this.options.store, delivery, 'manual', this.options.clock.now(), endpoints);
   }
 
   async replay(deliveries: readonly DeliveryRow[]): Promise<number> {
     const jobs: DeliveryJob[] = [];
+    const endpoints: EndpointsRead = new Map();
     for (const delivery of deliveries) {
       try {
-        jobs.push(this.job(delivery));
+        jobs.push(this.job(delivery, endpoints));
       } catch (error) {
         if (!(error instanceof ReplayRefused)) throw error;
       }

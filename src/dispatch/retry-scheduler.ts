@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import type { Clock, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { jobKey, STREAM, type DeliveryJob } from './jobs.js';
-import { nextAttempt, ReplayRefused } from './replay.js';
+import { nextAttempt, ReplayRefused, type EndpointsRead } from './replay.js';
 
 export interface RetrySchedulerOptions {
   store: Store;
@@ -45,9 +45,10 @@ export class RetryScheduler implements Worker {
     if (due.length === 0) return 0;
     const jobs: DeliveryJob[] = [];
     const scheduled: DeliveryRow[] = [];
+    const endpoints: EndpointsRead = new Map();
     for (const delivery of due) {
       try {
-        jobs.push(nextAttempt(store, delivery, 'auto', now));
+        jobs.push(nextAttempt(store, delivery, 'auto', now, endpoints));
         scheduled.push(delivery);
       } catch (error) {
         if (!(error instanceof ReplayRefused)) throw error;
