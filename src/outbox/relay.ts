@@ -24,7 +24,8 @@ export interface OutboxRelayOptions {
 /**
  * Publishes outbox rows in id order, in batches, and marks them published only after the stream
  * acknowledged them: a crash before the mark publishes them again (same ids), never loses them.
- * A stream outage makes it wait and try the same batch again.
+ * (Embedded streams commit the publish and the mark in one transaction.) A stream outage makes it
+ * wait and try the same batch again.
  */
 export class OutboxRelay implements Worker {
   readonly name = 'outbox-relay';
@@ -50,11 +51,23 @@ export class OutboxRelay implements Worker {
     if (rows.length === 0) return 0;
     // Consecutive rows of one stream go in one publish, keeping the id order across streams.
     for (const run of runsByStream(rows)) {
-      // The fan-out of the whole run (delivery rows) in one transaction, not one per event.
       const endpoints: EndpointCache = new Map();
-      const messages = store.transaction(() => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints)));
-      await bus.publish(run.stream, messages);
-      store.outbox.markPublished(run.rows.map((r) => r.id), clock.now());
+      const fanOut = () => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints));
+      const ids = run.rows.map((r) => r.id);
+      if (bus.publishWith !== undefined) {
+        // Embedded streams live in the store: the fan-out (delivery rows), the publish and the
+        // outbox mark commit in one transaction, all or nothing.
+        await bus.publishWith(run.stream, () => {
+          const messages = fanOut();
+          store.outbox.markPublished(ids, clock.now());
+          return messages;
+        });
+      } else {
+        // The fan-out of the whole run in one transaction, not one per event; the rows are marked
+        // once the stream acknowledged the messages (a crash in between publishes them again).
+        await bus.publish(run.stream, store.transaction(fanOut));
+        store.outbox.markPublished(ids, clock.now());
+      }
     }
     return rows.length;
   }

@@ -65,6 +65,17 @@ export class StreamMessageStore {
     return this.group.run(() => this.append(stream, messages, now));
   }
 
+  /**
+   * Runs `build` and appends the messages it answers, in one unit of the shared transaction;
+   * resolves with them and their seqs once committed. A throw in `build` undoes its writes.
+   */
+  appendGroupedWith(stream: string, build: () => readonly NewStreamMessage[], now: number): Promise<{ messages: readonly NewStreamMessage[]; seqs: number[] }> {
+    return this.group.run(() => {
+      const messages = build();
+      return { messages, seqs: this.append(stream, messages, now) };
+    });
+  }
+
   /** Uncommitted messages of the stream after `seq`, oldest first. */
   readAfter(stream: string, seq: number, limit: number): StreamMessageRow[] {
     return this.after.all(stream, seq, limit);

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { StreamMessageRow, StreamMessageStore } from '../store/stream-messages.js';
+import type { NewStreamMessage, StreamMessageRow, StreamMessageStore } from '../store/stream-messages.js';
 import { KeyedRunner } from './keyed-runner.js';
 import {
   systemClock,
@@ -65,9 +65,20 @@ export class SqliteStreamBus implements StreamBus {
   async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const now = this.clock.now();
-    const rows = messages.map((m) => ({ key: m.key, messageId: m.id, value: JSON.stringify(m.value), notBefore: m.notBefore ?? now }));
+    const rows = toRows(messages, now);
     // Publishes of the same moment share one transaction; resolved once it committed (durable).
-    const seqs = await this.messages.appendGrouped(stream, rows, now);
+    this.handOut(stream, rows, await this.messages.appendGrouped(stream, rows, now));
+  }
+
+  async publishWith(stream: string, build: () => readonly OutgoingMessage[]): Promise<void> {
+    const now = this.clock.now();
+    const { messages, seqs } = await this.messages.appendGroupedWith(stream, () => toRows(build(), now), now);
+    this.handOut(stream, messages, seqs);
+  }
+
+  /** Committed messages go to the stream's consumers (if it has any in this process). */
+  private handOut(stream: string, rows: readonly NewStreamMessage[], seqs: readonly number[]): void {
+    if (rows.length === 0) return;
     this.feeds.get(stream)?.published(rows.map((row, index) => ({ seq: seqs[index]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore })));
   }
 
@@ -330,4 +341,8 @@ class Feed {
     }
     return undefined;
   }
+}
+
+function toRows(messages: readonly OutgoingMessage[], now: number): NewStreamMessage[] {
+  return messages.map((m) => ({ key: m.key, messageId: m.id, value: JSON.stringify(m.value), notBefore: m.notBefore ?? now }));
 }

@@ -62,6 +62,12 @@ export interface StreamBus {
   ensureStreams(streams: readonly StreamSpec[]): Promise<void>;
   /** Resolves once the stream durably acknowledged every message (Kafka: acks from all ISR). */
   publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  /**
+   * Embedded streams only (they live in the store): runs `build` and appends the messages it answers
+   * in ONE store transaction, so the writes `build` makes and the publish commit together or not at
+   * all. Resolves once committed.
+   */
+  publishWith?(stream: string, build: () => readonly OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Subscription;
   /** Messages due and not yet committed per consumer group (the metrics' consumer lag). */
   lag?(positions: readonly StreamPosition[]): Promise<StreamLag[]>;

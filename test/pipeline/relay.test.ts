@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OutboxRelay } from '../../src/outbox/relay.js';
 import { Store } from '../../src/store/store.js';
+import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
 import { ManualClock, type OutgoingMessage, type StreamBus } from '../../src/streams/stream.js';
 import { emitEvent, insertCompany, insertEndpoint } from './harness.js';
 import { eventually, memoryLogger } from './wait.js';
@@ -90,5 +91,39 @@ describe('outbox relay', () => {
     expect(second!.id).toBe(first!.id);
     expect((second!.value as { delivery_id: string }).delivery_id).toBe((first!.value as { delivery_id: string }).delivery_id);
     expect(store.deliveries.count({})).toBe(1);
+  });
+
+  describe('on the embedded streams', () => {
+    const streamRows = () => store.db.prepare<[], { message_id: string }>('SELECT message_id FROM stream_messages ORDER BY seq').all().map((r) => r.message_id);
+
+    it('commits the delivery rows, the stream messages and the outbox mark in one transaction', async () => {
+      const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger);
+      const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: memoryLogger().logger });
+      const company = insertCompany(store);
+      insertEndpoint(store, company, 'https://a.example/hook');
+      insertEndpoint(store, company, 'https://b.example/hook');
+      emitEvent(store, company);
+      emitEvent(store, company);
+      expect(await relay.relayBatch()).toBe(2);
+      const deliveries = store.deliveries.list({}, undefined, 10).rows.map((d) => d.id).sort();
+      expect(deliveries).toHaveLength(4);
+      expect(streamRows().map((id) => id.replace(/:1$/, '')).sort()).toEqual(deliveries);
+      expect(store.outbox.lag().pending).toBe(0);
+      expect(await relay.relayBatch()).toBe(0);
+    });
+
+    it('writes nothing of a batch whose fan-out fails: no delivery, no stream message, the rows stay pending', async () => {
+      const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger);
+      const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: memoryLogger().logger });
+      const company = insertCompany(store);
+      insertEndpoint(store, company, 'https://a.example/hook');
+      emitEvent(store, company);
+      // A row the fan-out cannot read, after a good one of the same batch.
+      store.db.prepare("INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES ('gateway.events', '1', 'broken', 'not json', 0)").run();
+      await expect(relay.relayBatch()).rejects.toThrow(SyntaxError);
+      expect(store.deliveries.count({})).toBe(0);
+      expect(streamRows()).toEqual([]);
+      expect(store.outbox.lag().pending).toBe(2);
+    });
   });
 });
