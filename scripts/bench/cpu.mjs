@@ -5,6 +5,8 @@
 //
 //   node scripts/bench/cpu.mjs e2e [seconds=8]       max-rate signed callbacks, 32 companies, deliveries on
 //   node scripts/bench/cpu.mjs replay [count=20000]   failed deliveries over 32 endpoints, replayed in bulk
+//
+// BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +15,7 @@ import { call, freePort, maxRate, prefillFailedDeliveries, setupCompanies, sleep
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const COMPANIES = 32;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cpu-'));
+const cpuProf = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : null;
 
 /** CPU ms per thread of a process (name, ms), the busiest first. */
 function threads(pid) {
@@ -56,7 +59,7 @@ function perThread(pid, before, n) {
 const receiver = await startReceiver();
 try {
   if (mode === 'e2e') {
-    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort() });
+    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort(), cpuProf });
     try {
       const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
@@ -87,7 +90,7 @@ try {
       prefillFailedDeliveries(path.join(dir, 'gateway.db'), { companyId: c.companyId, endpointId: c.endpointId, count: count / COMPANIES, from: index * 1_000_000 });
     }
     await receiver.useCompanies(companies);
-    d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort() });
+    d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort(), cpuProf });
     try {
       const [m0, t0, r0, b0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid)];
       const start = performance.now();
