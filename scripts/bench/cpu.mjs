@@ -5,6 +5,8 @@
 //
 //   node scripts/bench/cpu.mjs e2e [seconds=8]       max-rate signed callbacks, 32 companies, deliveries on
 //   node scripts/bench/cpu.mjs replay [count=20000]   failed deliveries over 32 endpoints, replayed in bulk
+//
+// BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +15,7 @@ import { call, freePort, maxRate, prefillFailedDeliveries, setupCompanies, sleep
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const COMPANIES = 32;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cpu-'));
+const cpuProf = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : null;
 
 /** CPU ms per thread of a process (name, ms), the busiest first. */
 function threads(pid) {
@@ -27,17 +30,43 @@ function threads(pid) {
 }
 const total = (pid) => threads(pid).reduce((sum, t) => sum + t.ms, 0);
 
+/** CPU ms per thread id of a process. */
+function byTid(pid) {
+  return new Map(
+    fs.readdirSync(`/proc/${pid}/task`).map((task) => {
+      const raw = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+      return [Number(task), (Number(fields[11]) + Number(fields[12])) * 10];
+    }),
+  );
+}
+
+/**
+ * CPU per unit of each thread that worked since `before`, in creation order (thread id): the event
+ * loop first, then V8's platform threads (GC helpers), then threads started later, such as the
+ * webhook poster thread (started on the first attempt).
+ */
+function perThread(pid, before, n) {
+  const after = byTid(pid);
+  return [...after]
+    .sort((a, b) => a[0] - b[0])
+    .map(([tid, ms]) => [tid, ms - (before.get(tid) ?? 0)])
+    .filter(([, ms]) => ms > 0)
+    .map(([tid, ms]) => `${tid === pid ? 'main' : tid} ${us(ms, n)}`)
+    .join(', ');
+}
+
 const receiver = await startReceiver();
 try {
   if (mode === 'e2e') {
-    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort() });
+    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort(), cpuProf });
     try {
       const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
       // Events of the setup (sent before the receiver knew the secrets) are not part of the figure.
       await sleep(1_000);
       await receiver.reset();
-      const [m0, t0, r0] = [mainThread(d.pid), total(d.pid), total(receiver.pid)];
+      const [m0, t0, r0, b0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid)];
       const start = performance.timeOrigin + performance.now();
       const result = await maxRate({ base: d.base, companies, seconds: Number(amount ?? 8) });
       const state = await waitArrivals(receiver, result.accepted, 120_000);
@@ -48,6 +77,7 @@ try {
       console.log(`e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${seconds.toFixed(1)} s = ${(status.hooks / seconds).toFixed(0)} events/s`);
       console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}`);
       console.log(`daemon threads (CPU ms since start): ${threads(d.pid).filter((t) => t.ms > 0).map((t) => `${t.name} ${t.ms}`).join(', ')}`);
+      console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
     } finally {
       await d.stop();
     }
@@ -60,9 +90,9 @@ try {
       prefillFailedDeliveries(path.join(dir, 'gateway.db'), { companyId: c.companyId, endpointId: c.endpointId, count: count / COMPANIES, from: index * 1_000_000 });
     }
     await receiver.useCompanies(companies);
-    d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort() });
+    d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort(), cpuProf });
     try {
-      const [m0, t0, r0] = [mainThread(d.pid), total(d.pid), total(receiver.pid)];
+      const [m0, t0, r0, b0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid)];
       const start = performance.now();
       await call(d.base, 'POST', '/admin/replays', { admin: true, body: { status: 'failed' } });
       let status = await receiver.status();
@@ -74,6 +104,7 @@ try {
       const seconds = (performance.now() - start) / 1000;
       console.log(`replay: ${count} deliveries in ${seconds.toFixed(1)} s = ${(count / seconds).toFixed(0)}/s`);
       console.log(`daemon CPU per delivery: event loop ${us(mainThread(d.pid) - m0, count)}, all threads ${us(total(d.pid) - t0, count)}; receiver ${us(total(receiver.pid) - r0, count)}`);
+      console.log(`daemon CPU per delivery by thread id: ${perThread(d.pid, b0, count)}`);
     } finally {
       await d.stop();
     }

@@ -62,7 +62,9 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(dataDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
-  const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
+  // One directory per daemon: each thread (the webhook poster threads too) writes its own profile
+  // there, under node's default name (a fixed --cpu-prof-name would have them overwrite each other).
+  const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(cpuProf, `${name}-${Date.now()}`)}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/gateway.js'), 'serve', '--role', role], {
     cwd: ROOT,
     env: {

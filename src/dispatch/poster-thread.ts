@@ -9,9 +9,24 @@ const { allowHosts } = workerData as PosterThreadData;
 const poster = new InlinePoster(new WebhookHttpClient(new SsrfGuard(allowHosts)));
 const port = parentPort!;
 
-port.on('message', ({ n, request }: PosterRequest) => {
-  poster.post(request).then(
-    (outcome) => port.postMessage({ n, outcome } satisfies PosterAnswer),
-    (error: unknown) => port.postMessage({ n, error: error instanceof Error ? error.message : String(error) } satisfies PosterAnswer),
-  );
+/** Answers of this turn, posted together once it ends (see PosterRequest). */
+let answers: PosterAnswer[] = [];
+
+function answer(reply: PosterAnswer): void {
+  if (answers.push(reply) === 1) setImmediate(flush);
+}
+
+function flush(): void {
+  const batch = answers;
+  answers = [];
+  port.postMessage(batch);
+}
+
+port.on('message', (batch: PosterRequest[]) => {
+  for (const { n, request } of batch) {
+    poster.post(request).then(
+      (outcome) => answer({ n, outcome }),
+      (error: unknown) => answer({ n, error: error instanceof Error ? error.message : String(error) }),
+    );
+  }
 });

@@ -80,7 +80,11 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-/** Messages between the event loop and a poster thread. */
+/**
+ * Messages between the event loop and a poster thread. Each message carries every attempt (or
+ * answer) of one turn of its sender's event loop: a message costs both threads a wake-up and an
+ * event of its own, whatever it holds.
+ */
 export type PosterRequest = { n: number; request: SignedPost };
 export type PosterAnswer = { n: number; outcome: PostOutcome } | { n: number; error: string };
 
@@ -88,6 +92,8 @@ class PosterThread {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private seq = 0;
+  /** Attempts of this turn, posted together once it ends. */
+  private outbox: PosterRequest[] = [];
 
   constructor(
     private readonly data: PosterThreadData,
@@ -95,29 +101,38 @@ class PosterThread {
   ) {}
 
   post(request: SignedPost): Promise<PostOutcome> {
-    const worker = (this.worker ??= this.start());
     const n = (this.seq += 1);
     return new Promise<PostOutcome>((resolve, reject) => {
       this.pending.set(n, { resolve, reject });
-      worker.postMessage({ n, request } satisfies PosterRequest);
+      if (this.outbox.push({ n, request }) === 1) setImmediate(() => this.flush());
     });
+  }
+
+  private flush(): void {
+    const batch = this.outbox;
+    if (batch.length === 0) return; // the thread stopped meanwhile and failed them
+    this.outbox = [];
+    (this.worker ??= this.start()).postMessage(batch);
   }
 
   private start(): Worker {
     // A thread holds only the attempts in flight: a small heap keeps the daemon's memory budget.
     const worker = new Worker(THREAD_SCRIPT, { workerData: this.data, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 96 } });
     worker.unref();
-    worker.on('message', (answer: PosterAnswer) => {
-      const pending = this.pending.get(answer.n);
-      this.pending.delete(answer.n);
-      if ('outcome' in answer) pending?.resolve(answer.outcome);
-      else pending?.reject(new Error(answer.error));
+    worker.on('message', (answers: PosterAnswer[]) => {
+      for (const answer of answers) {
+        const pending = this.pending.get(answer.n);
+        this.pending.delete(answer.n);
+        if ('outcome' in answer) pending?.resolve(answer.outcome);
+        else pending?.reject(new Error(answer.error));
+      }
     });
     worker.on('error', (error) => this.logger.error({ err: error }, 'webhook poster thread failed'));
     worker.on('exit', (code) => {
       if (this.worker === worker) this.worker = null;
       const lost = [...this.pending.values()];
       this.pending.clear();
+      this.outbox = [];
       for (const pending of lost) pending.reject(new Error(`the webhook poster thread stopped (exit code ${code}) during the attempt`));
     });
     return worker;
