@@ -7,6 +7,14 @@ export type Db = Database.Database;
 /** Opens the store file with the pragmas the whole daemon relies on (DESIGN.md section 4). */
 export function openDatabase(file: string): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = connect(file);
+  if (!dropStat4Samples(db)) return db;
+  // The planner reads the statistics when it loads the schema: a new connection has none of the samples.
+  db.close();
+  return connect(file);
+}
+
+function connect(file: string): Db {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -30,6 +38,23 @@ export type TransactionRunner = Database.Transaction<(fn: () => unknown) => unkn
  */
 export function transactionRunner(db: Db): TransactionRunner {
   return db.transaction((fn: () => unknown) => fn());
+}
+
+/**
+ * Deletes the rows of sqlite_stat4 that an ANALYZE (the operator's, or the bench's prefill) left,
+ * keeping sqlite_stat1; answers whether there were any. With STAT4
+ * samples present (this build has SQLITE_ENABLE_STAT4) SQLite marks every bound parameter compared
+ * with a sampled index column as plan-relevant and re-prepares the statement (parse, plan, code)
+ * whenever a different value is bound: every callback re-prepared its contact, conversation and
+ * message lookups, about 150 µs of CPU per callback on a store of 5 million messages. The store's
+ * statements are all lookups by key, for which sqlite_stat1 is all the planner needs. An ANALYZE
+ * run while the daemon runs brings the samples back until the next start (docs/decisions.md).
+ */
+function dropStat4Samples(db: Db): boolean {
+  const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat4'").get();
+  if (table === undefined || db.prepare('SELECT 1 FROM sqlite_stat4 LIMIT 1').get() === undefined) return false;
+  db.exec('DELETE FROM sqlite_stat4');
+  return true;
 }
 
 /** SQLite's error for a UNIQUE or PRIMARY KEY violation, raised by better-sqlite3. */
