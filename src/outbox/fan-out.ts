@@ -12,13 +12,14 @@ export type EndpointCache = Map<number, WebhookEndpointRow[]>;
  * Turns one event of the outbox into its deliveries: one per active endpoint of the company that
  * wants the event. The delivery rows are created here (idempotently: a relay that crashed before
  * marking the row fans it out again onto the same deliveries), and each job carries its endpoint's
- * address and signing secrets so that workers need no store.
+ * address and signing secrets so that workers need no store. Runs inside the caller's transaction
+ * (the relay's fan-out of a batch), which keeps an event's deliveries all or nothing.
  */
 export function fanOutEvent(store: Store, event: EventRecord, now: number, endpointsOf: EndpointCache = new Map(), eventJson?: string): OutgoingMessage[] {
   let active = endpointsOf.get(event.company_id);
   if (active === undefined) endpointsOf.set(event.company_id, (active = store.webhooks.active(event.company_id)));
   const endpoints = active.filter((endpoint) => wantsEvent(endpoint, event.name));
-  const deliveries = store.transaction(() => store.deliveries.createForEvent(event, endpoints, now, eventJson));
+  const deliveries = store.deliveries.createForEvent(event, endpoints, now, eventJson);
   return deliveries.map((deliveryId, index) => {
     const endpoint = endpoints[index]!;
     const job: DeliveryJob = {

@@ -60,11 +60,6 @@ export class StreamMessageStore {
     return this.inTransaction(() => messages.map((m) => Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now).lastInsertRowid))) as number[];
   }
 
-  /** append() in the transaction shared by this turn's appends and commits; resolves with the seqs once committed. */
-  appendGrouped(stream: string, messages: readonly NewStreamMessage[], now: number): Promise<number[]> {
-    return this.group.run(() => this.append(stream, messages, now));
-  }
-
   /**
    * Runs `build` and appends the messages it answers, in one unit of the shared transaction;
    * resolves with them and their seqs once committed. A throw in `build` undoes its writes.

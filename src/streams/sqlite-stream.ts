@@ -63,23 +63,16 @@ export class SqliteStreamBus implements StreamBus {
   async ensureStreams(_streams: readonly StreamSpec[]): Promise<void> {}
 
   async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    const now = this.clock.now();
-    const rows = toRows(messages, now);
-    // Publishes of the same moment share one transaction; resolved once it committed (durable).
-    this.handOut(stream, rows, await this.messages.appendGrouped(stream, rows, now));
+    if (messages.length > 0) await this.publishWith(stream, () => messages);
   }
 
   async publishWith(stream: string, build: () => readonly OutgoingMessage[]): Promise<void> {
     const now = this.clock.now();
+    // Publishes of the same moment share one transaction; resolved once it committed (durable).
     const { messages, seqs } = await this.messages.appendGroupedWith(stream, () => toRows(build(), now), now);
-    this.handOut(stream, messages, seqs);
-  }
-
-  /** Committed messages go to the stream's consumers (if it has any in this process). */
-  private handOut(stream: string, rows: readonly NewStreamMessage[], seqs: readonly number[]): void {
-    if (rows.length === 0) return;
-    this.feeds.get(stream)?.published(rows.map((row, index) => ({ seq: seqs[index]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore })));
+    // Committed: the messages go straight to the stream's consumers (if it has any in this process).
+    if (messages.length === 0) return;
+    this.feeds.get(stream)?.published(messages.map((row, index) => ({ seq: seqs[index]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore })));
   }
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
