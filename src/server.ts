@@ -8,6 +8,7 @@ import type { AppState } from './http/context.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics/metrics.js';
 import { coreSources } from './metrics/sources.js';
+import { WalCheckpointer } from './store/checkpointer.js';
 import { Store } from './store/store.js';
 import type { Clock } from './streams/stream.js';
 import { startPipeline, type Pipeline } from './workers/pipeline.js';
@@ -39,6 +40,10 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   logger.info({ store: file, schema_version: store.health().schema_version }, 'store ready');
   bootstrapAccount(store, config, logger);
   const metrics = new Metrics();
+  const checkpointer =
+    config.storeCheckpointMs > 0
+      ? new WalCheckpointer(store.db, file, config.storeCheckpointMs, logger, (report) => metrics.checkpointed(report.walFrames, report.durationMs))
+      : null;
 
   // Bind first: with port 0 the real port, and so the default public URL, is known only then (the
   // pipeline needs it too: send jobs carry attachment URLs, connectors the callback address).
@@ -61,6 +66,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   } catch (error) {
     for (const [, res] of early.splice(0)) res.writeHead(503, { connection: 'close' }).end();
     server.close();
+    await checkpointer?.close();
     store.close();
     throw error;
   }
@@ -91,6 +97,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
         server.closeIdleConnections();
       });
       await pipeline.stop();
+      await checkpointer?.close();
       store.close();
     },
   };

@@ -31,6 +31,7 @@ describe('loadConfig defaults (DESIGN.md section 9)', () => {
       publicUrl: 'http://127.0.0.1:3000',
       attachmentMaxBytes: 16 * 1024 * 1024,
       cloudAppSecret: null,
+      storeCheckpointMs: 100,
       webhooks: {
         timeoutMs: 15_000,
         retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -91,6 +92,7 @@ describe('loadConfig values', () => {
       GATEWAY_PUBLIC_URL: 'https://gateway.example.com/base/',
       GATEWAY_ATTACHMENT_MAX_BYTES: '1048576',
       GATEWAY_CHAT_A_BUSINESS_APP_SECRET: '0123456789abcdef0123456789abcdef',
+      GATEWAY_STORE_CHECKPOINT_INTERVAL: '1s',
     });
     expect(config).toEqual({
       port: 8080,
@@ -107,6 +109,7 @@ describe('loadConfig values', () => {
       publicUrl: 'https://gateway.example.com/base',
       attachmentMaxBytes: 1048576,
       cloudAppSecret: '0123456789abcdef0123456789abcdef',
+      storeCheckpointMs: 1_000,
       webhooks: loadConfig({}).webhooks,
       providers: loadConfig({}).providers,
     });
@@ -224,6 +227,15 @@ describe('loadConfig problems', () => {
     expect(problems).toHaveLength(2);
     expect(problems.some((p) => p.includes('GATEWAY_HOST'))).toBe(true);
     expect(problems.some((p) => p.includes('GATEWAY_BODY_LIMIT_BYTES'))).toBe(true);
+  });
+
+  it('turns the checkpoint thread off with 0, and refuses what is not a duration up to 60 s', () => {
+    expect(loadConfig({ GATEWAY_STORE_CHECKPOINT_INTERVAL: '0' }).storeCheckpointMs).toBe(0);
+    for (const value of ['-1', 'often', '61s']) {
+      const problems = problemsOf({ GATEWAY_STORE_CHECKPOINT_INTERVAL: value });
+      expect(problems, value).toHaveLength(1);
+      expect(problems[0]).toContain('GATEWAY_STORE_CHECKPOINT_INTERVAL');
+    }
   });
 
   it.each(['1023', '0', '-5', '16MiB', '1.5'])('rejects GATEWAY_ATTACHMENT_MAX_BYTES=%s', (value) => {

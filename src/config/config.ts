@@ -47,6 +47,12 @@ export interface Config {
    * At least 16 characters without spaces; never logged.
    */
   cloudAppSecret: string | null;
+  /**
+   * GATEWAY_STORE_CHECKPOINT_INTERVAL: how often a thread of its own copies the store's WAL into
+   * the database file (src/store/checkpointer.ts); 0 leaves it to SQLite, on the commit that
+   * crossed 1000 pages, on the event loop. Default 100ms.
+   */
+  storeCheckpointMs: number;
   webhooks: WebhookConfig;
   providers: ProviderConfig;
 }
@@ -199,6 +205,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`GATEWAY_CHAT_A_BUSINESS_APP_SECRET must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
   }
 
+  const checkpointText = read('GATEWAY_STORE_CHECKPOINT_INTERVAL');
+  const storeCheckpointMs = checkpointText === undefined ? 100 : parseDuration(checkpointText);
+  if (storeCheckpointMs === null || storeCheckpointMs > 60_000) {
+    problems.push(`GATEWAY_STORE_CHECKPOINT_INTERVAL must be a duration up to 60s, such as 100ms or 1s, or 0 (got "${checkpointText}")`);
+  }
+
   const webhooks = readWebhookConfig(read, problems);
   const providers = readProviderConfig(read, problems);
 
@@ -218,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrl.replace(/\/+$/, ''),
     attachmentMaxBytes: attachmentMaxBytes!,
     cloudAppSecret,
+    storeCheckpointMs: storeCheckpointMs ?? 100,
     webhooks,
     providers,
   };

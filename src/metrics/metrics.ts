@@ -35,6 +35,8 @@ export class Metrics {
   private readonly attempts: Counter<'outcome' | 'trigger'>;
   private readonly retriesScheduled: Counter;
   private readonly deliveryLatency: Histogram<'trigger'>;
+  private readonly checkpointDuration: Histogram;
+  private readonly walFrames: Gauge;
   private sources: MetricSources = {};
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
@@ -76,6 +78,17 @@ export class Metrics {
       buckets: DELIVERY_BUCKETS,
       registers,
     });
+    this.checkpointDuration = new Histogram({
+      name: 'gateway_store_checkpoint_duration_seconds',
+      help: 'WAL checkpoints of the checkpoint thread (GATEWAY_STORE_CHECKPOINT_INTERVAL) that copied pages into the store file.',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.walFrames = new Gauge({
+      name: 'gateway_store_wal_frames',
+      help: 'Frames (pages) in the store\'s WAL at the last checkpoint of the checkpoint thread.',
+      registers,
+    });
     this.stateGauges(registers);
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
   }
@@ -108,6 +121,12 @@ export class Metrics {
     if (attempt.outcome !== 'delivered') return;
     const created = eventCreatedAt();
     if (created !== null) this.deliveryLatency.observe({ trigger: attempt.trigger }, Math.max(0, attempt.started_at + attempt.duration_ms - created) / 1000);
+  }
+
+  /** One checkpoint of the checkpoint thread (src/store/checkpointer.ts). */
+  checkpointed(walFrames: number, durationMs: number): void {
+    this.checkpointDuration.observe(durationMs / 1000);
+    this.walFrames.set(walFrames);
   }
 
   /** Koa middleware timing every request by its route template (`/callbacks/:provider/:channelId`), never the raw path. */
