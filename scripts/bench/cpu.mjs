@@ -5,12 +5,14 @@
 //
 //   node scripts/bench/cpu.mjs e2e [seconds=8]       max-rate signed callbacks, 32 companies, deliveries on
 //   node scripts/bench/cpu.mjs replay [count=20000]   failed deliveries over 32 endpoints, replayed in bulk
+//   node scripts/bench/cpu.mjs fixed [seconds=30]     1,000 callbacks/s: CPU per callback, and callback → webhook
+//                                                     p50/p99/max per second of the run (where a tail comes from)
 //
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, freePort, maxRate, prefillFailedDeliveries, setupCompanies, sleep, startDaemon, startReceiver, waitArrivals } from './lib.mjs';
+import { call, fixedRate, freePort, maxRate, percentile, prefillFailedDeliveries, setupCompanies, sleep, startDaemon, startReceiver, waitArrivals } from './lib.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const COMPANIES = 32;
@@ -81,6 +83,41 @@ try {
     } finally {
       await d.stop();
     }
+  } else if (mode === 'fixed') {
+    const d = await startDaemon({ name: 'cpu-fixed', dataDir: dir, port: await freePort(), cpuProf });
+    try {
+      const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
+      await receiver.useCompanies(companies);
+      const warm = await maxRate({ base: d.base, companies, seconds: 3, connections: 8 });
+      await waitArrivals(receiver, warm.accepted, 60_000);
+      await receiver.reset();
+      const [m0, t0, r0, b0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid)];
+      const result = await fixedRate({ base: d.base, companies, rate: 1_000, seconds: Number(amount ?? 30) });
+      const state = await waitArrivals(receiver, result.accepted, 120_000);
+      if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
+      const n = result.accepted.length;
+      // Message numbers are taken in send order at 1,000/s: n - first is the send time in ms.
+      const accepted = [...result.accepted].sort((a, b) => a - b);
+      const latencies = await receiver.latenciesOf(accepted);
+      const first = accepted[0];
+      const seconds = [];
+      accepted.forEach((m, i) => (seconds[Math.floor((m - first) / 1_000)] ??= []).push(latencies[i]));
+      const all = [...latencies].sort((a, b) => a - b);
+      console.log(`fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
+      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}`);
+      console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
+      console.log('per second of sending: p50 / p99 / max (ms)');
+      console.log(
+        seconds
+          .map((list, s) => {
+            const sorted = list.sort((a, b) => a - b);
+            return `${s}: ${percentile(sorted, 50).toFixed(0)} / ${percentile(sorted, 99).toFixed(0)} / ${sorted.at(-1).toFixed(0)}`;
+          })
+          .join('  '),
+      );
+    } finally {
+      await d.stop();
+    }
   } else if (mode === 'replay') {
     const count = Math.floor(Number(amount ?? 20_000) / COMPANIES) * COMPANIES;
     let d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort() });
@@ -109,11 +146,13 @@ try {
       await d.stop();
     }
   } else {
-    throw new Error(`unknown mode ${mode}: e2e or replay`);
+    throw new Error(`unknown mode ${mode}: e2e, fixed or replay`);
   }
 } finally {
   await receiver.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  // BENCH_KEEP=1 keeps the data dir with the daemon's log.
+  if (process.env.BENCH_KEEP) console.log(`kept ${dir}`);
+  else fs.rmSync(dir, { recursive: true, force: true });
 }
 
 function us(ms, n) {

@@ -65,6 +65,8 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
   // One directory per daemon: each thread (the webhook poster threads too) writes its own profile
   // there, under node's default name (a fixed --cpu-prof-name would have them overwrite each other).
   const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(cpuProf, `${name}-${Date.now()}`)}`] : [];
+  // BENCH_NODE_ARGS: node flags for the daemons only (e.g. --trace-gc; the output goes to their log).
+  nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean));
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/gateway.js'), 'serve', '--role', role], {
     cwd: ROOT,
     env: {
@@ -219,7 +221,10 @@ export async function startReceiver() {
     reset: () => ask({ type: 'reset' }),
     expect: (accepted) => ask({ type: 'expect', expect: accepted }),
     status: () => ask({ type: 'status' }),
-    latencies: async (of) => (await ask({ type: 'latencies', of })).latencies.sort((a, b) => a - b),
+    /** Callback → webhook ms of the given message numbers that arrived, sorted. */
+    latencies: async (of) => (await ask({ type: 'latencies', of })).latencies.filter((l) => l !== null).sort((a, b) => a - b),
+    /** Callback → webhook ms of each given message number, in the order given (null: not arrived). */
+    latenciesOf: async (of) => (await ask({ type: 'latencies', of })).latencies,
     async close() {
       const done = new Promise((resolve) => child.once('exit', resolve));
       child.send({ type: 'stop' });

@@ -67,7 +67,7 @@ process.on('message', (message) => {
       break;
     }
     case 'latencies':
-      process.send({ type: 'latencies', latencies: message.of.map((n) => state.arrived.get(n)).filter((l) => l !== undefined) });
+      process.send({ type: 'latencies', latencies: message.of.map((n) => state.arrived.get(n) ?? null) });
       break;
     case 'stop':
       server.closeAllConnections();
