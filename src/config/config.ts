@@ -106,7 +106,10 @@ export interface WebhookConfig {
   retryJitter: number;
   /** GATEWAY_WEBHOOK_RETRY_AFTER_MAX: longest Retry-After (429/503) honoured; longer is cut. Default 1h. */
   retryAfterMaxMs: number;
-  /** GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: attempts at once against one endpoint. Default 4. */
+  /**
+   * GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: attempts of one endpoint handed to the sender at once
+   * (queued in order behind each other for the endpoint's events, sent at once for a bulk replay). Default 4.
+   */
   endpointConcurrency: number;
   /** GATEWAY_WEBHOOK_DISABLE_AFTER: an endpoint without any success for this long is disabled. Default 5d. */
   disableAfterMs: number;

@@ -4,7 +4,7 @@ import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
 import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from './jobs.js';
 import { decide, type RetryPolicy } from './policy.js';
-import type { WebhookPoster } from './webhook-poster.js';
+import type { PostOutcome, WebhookPoster } from './webhook-poster.js';
 
 export interface DeliveryWorkerOptions {
   bus: StreamBus;
@@ -13,10 +13,12 @@ export interface DeliveryWorkerOptions {
   policy: RetryPolicy;
   clock: Clock;
   timeoutMs: number;
-  /** Attempts running at once against one endpoint. */
+  /** Attempts queued with the poster or running at once for one endpoint. */
   endpointConcurrency: number;
   /** Jobs in flight per consumed stream (distinct endpoints). */
   maxInFlight?: number;
+  /** Attempts queued with the poster or running at once, all endpoints together. Default 256. */
+  maxAttempts?: number;
   /**
    * Where attempt records go: by default onto gateway.attempts for the core; a dispatcher running in
    * the core's process records them in the store directly (resolving once committed).
@@ -25,17 +27,33 @@ export interface DeliveryWorkerOptions {
   logger: Logger;
 }
 
+/** One attempt handed to the poster. */
+export interface Dispatched {
+  /** Resolves once the receiver answered or the attempt failed (rejects only when shutting down). */
+  attempt: Promise<AttemptRecord>;
+  /** Resolves once the record is stored (role all) or published on gateway.attempts (rejects only when shutting down). */
+  recorded: Promise<void>;
+}
+
 /**
  * The webhook dispatcher: consumes delivery jobs (first attempts, due retries, manual replays),
  * makes one signed attempt each, and publishes the attempt record on gateway.attempts, with the
  * time of the next attempt when the policy says to retry. The core records it and schedules that
  * attempt when it is due; the dispatcher keeps no state beyond its streams.
+ *
+ * Attempts of one key are pipelined: a job is handed to the poster as soon as its endpoint has a
+ * free slot, and the poster sends the attempts of a key one after the other, in order, each as soon
+ * as the one before was answered. So an endpoint's deliveries follow each other at the pace of its
+ * HTTP exchanges, not of this event loop's turns (which, under load, are most of the wait).
  */
 export class DeliveryWorker implements Worker {
   readonly name = 'dispatcher';
-  private readonly endpointSlots = new Map<number, EndpointSlots>();
+  private readonly endpointSlots = new Map<number, Slots>();
+  private readonly attemptSlots: Slots;
 
-  constructor(private readonly options: DeliveryWorkerOptions) {}
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.attemptSlots = new Slots(options.maxAttempts ?? 256);
+  }
 
   /** The streams it consumes: first attempts, due retries, manual replays. */
   streams(): string[] {
@@ -48,31 +66,49 @@ export class DeliveryWorker implements Worker {
         stream,
         group: CONSUMER_GROUP.dispatcher,
         maxInFlight: this.options.maxInFlight ?? 64,
-        // The next job of the endpoint goes out as soon as this one's answer came; the job is
-        // committed once its attempt record is (CommitAfter), so a crash in between sends it again.
-        handler: async (message) => ({ durable: (await this.deliver(message.value as DeliveryJob, signal)).recorded }),
+        // The key's next job is handed to the poster at once (behind this one, in order); the job is
+        // committed once its attempt record is (CommitAfter), so a crash before that sends it again.
+        handler: async (message) => ({ durable: (await this.deliver(message.value as DeliveryJob, signal, `${stream} ${message.key}`)).recorded }),
       }),
     );
     await aborted(signal);
+    // Attempts waiting behind another of their key are not sent: their jobs stay uncommitted, handed
+    // out again at the next start. Running ones finish and are recorded.
+    this.options.poster.cancelQueued();
     await Promise.all(subscriptions.map((s) => s.drain()));
   }
 
   /**
-   * One attempt of one job; expected failures are recorded, never thrown. Resolves once the
-   * receiver answered (or the attempt failed); `recorded` resolves once its record is stored (role
-   * all) or published on gateway.attempts, retried until then (rejects only when shutting down).
+   * Hands one attempt of one job to the poster once its endpoint (and the dispatcher) has a free
+   * slot, and resolves then. With an `order` key, the poster sends it after the attempts of that key
+   * handed to it before. Expected failures are recorded, never thrown; a poster thread that died
+   * fails its attempts, which are sent again. Rejects only when shutting down.
    */
-  async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal): Promise<{ attempt: AttemptRecord; recorded: Promise<void> }> {
+  async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal, order?: string): Promise<Dispatched> {
     const { clock, poster, policy, logger } = this.options;
-    const slots = this.slotsOf(job.endpoint.id);
-    await slots.acquire();
-    let attempt: AttemptRecord;
-    try {
-      const body = JSON.stringify(job.event.body);
-      const startedAt = clock.now();
-      const response = await poster.post({ url: job.endpoint.url, id: job.event.id, body, secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs });
-      const decision = decide(job, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, policy, clock.now());
-      attempt = {
+    const endpoint = this.slotsOf(job.endpoint.id);
+    await endpoint.acquire();
+    await this.attemptSlots.acquire();
+    const release = () => {
+      this.attemptSlots.release();
+      endpoint.release();
+    };
+    if (signal.aborted) {
+      release();
+      throw new Error('the dispatcher is stopping');
+    }
+    const queuedAt = clock.now();
+    const request = { url: job.endpoint.url, id: job.event.id, body: JSON.stringify(job.event.body), secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs, order };
+    const attempt = (async (): Promise<AttemptRecord> => {
+      let response: PostOutcome;
+      try {
+        response = await untilDone('sending the attempt', () => poster.post(request), signal, logger);
+      } finally {
+        release();
+      }
+      const now = clock.now();
+      const decision = decide(job, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, policy, now);
+      const record: AttemptRecord = {
         id: timeOrderedId('att_', 6),
         delivery_id: job.delivery_id,
         company_id: job.event.company_id,
@@ -80,7 +116,8 @@ export class DeliveryWorker implements Worker {
         number: job.attempt,
         step: job.step,
         trigger: job.trigger,
-        started_at: startedAt,
+        // It may have waited behind the key's earlier attempts: it started when its exchange did.
+        started_at: Math.max(queuedAt, now - response.durationMs),
         duration_ms: response.durationMs,
         status_code: response.statusCode,
         response_body: response.body,
@@ -89,26 +126,26 @@ export class DeliveryWorker implements Worker {
         next_attempt_at: decision.nextAttemptAt,
         event_created_at: job.event.created_at,
       };
-    } finally {
-      slots.release();
-    }
-    logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: attempt.outcome, status_code: attempt.status_code }, 'webhook attempt');
+      logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: record.outcome, status_code: record.status_code }, 'webhook attempt');
+      return record;
+    })();
     const record = this.options.record ?? ((a: AttemptRecord) => this.options.bus.publish(STREAM.attempts, [{ key: String(a.company_id), id: a.id, value: a }]));
-    const recorded = untilDone('recording the attempt', () => record(attempt), signal, logger);
-    // Whoever awaits it sees the rejection; this only keeps a shutdown's from going unhandled.
+    const recorded = attempt.then((a) => untilDone('recording the attempt', () => record(a), signal, logger));
+    // Whoever awaits them sees the rejection; this only keeps a shutdown's from going unhandled.
+    attempt.catch(() => {});
     recorded.catch(() => {});
     return { attempt, recorded };
   }
 
-  private slotsOf(endpointId: number): EndpointSlots {
+  private slotsOf(endpointId: number): Slots {
     let slots = this.endpointSlots.get(endpointId);
-    if (slots === undefined) this.endpointSlots.set(endpointId, (slots = new EndpointSlots(this.options.endpointConcurrency)));
+    if (slots === undefined) this.endpointSlots.set(endpointId, (slots = new Slots(this.options.endpointConcurrency)));
     return slots;
   }
 }
 
-/** Bounded concurrency per endpoint: a slow endpoint holds only its own slots. */
-class EndpointSlots {
+/** Bounded concurrency: a slow endpoint holds only its own slots. */
+class Slots {
   private used = 0;
   private readonly queue: (() => void)[] = [];
 

@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { WebhookHttpClient } from './http-client.js';
 import { SsrfGuard } from './ssrf.js';
-import { InlinePoster, type PosterAnswer, type PosterRequest, type PosterThreadData } from './webhook-poster.js';
+import { InlinePoster, type PosterAnswer, type PosterMessage, type PosterThreadData } from './webhook-poster.js';
 
 const { allowHosts } = workerData as PosterThreadData;
 const poster = new InlinePoster(new WebhookHttpClient(new SsrfGuard(allowHosts)));
@@ -22,8 +22,13 @@ function flush(): void {
   port.postMessage(batch);
 }
 
-port.on('message', (batch: PosterRequest[]) => {
-  for (const { n, request } of batch) {
+port.on('message', (message: PosterMessage) => {
+  if (message === 'cancel-queued') {
+    poster.cancelQueued();
+    return;
+  }
+  // Attempts of one order key are sent one after the other here, each as soon as the last was answered.
+  for (const { n, request } of message) {
     poster.post(request).then(
       (outcome) => answer({ n, outcome }),
       (error: unknown) => answer({ n, error: error instanceof Error ? error.message : String(error) }),

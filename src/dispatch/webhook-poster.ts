@@ -11,6 +11,12 @@ export interface SignedPost {
   body: string;
   secrets: readonly string[];
   timeoutMs: number;
+  /**
+   * Attempts with the same `order` are sent one after the other, in the order `post` was called:
+   * each starts as soon as the one before it was answered (or failed), without a round trip to the
+   * caller. Without it an attempt starts at once.
+   */
+  order?: string;
 }
 
 export interface PostOutcome extends WebhookResponse {
@@ -20,14 +26,49 @@ export interface PostOutcome extends WebhookResponse {
 /** Signs and sends webhook attempts; never throws for what the receiver or the network did. */
 export interface WebhookPoster {
   post(request: SignedPost): Promise<PostOutcome>;
+  /** Attempts queued behind an earlier one of their `order` fail when their turn comes, unsent (shutting down). */
+  cancelQueued(): void;
   close(): Promise<void>;
 }
 
+/** What a cancelled attempt fails with (see `WebhookPoster.cancelQueued`). */
+export const CANCELLED = 'the attempt was cancelled before it started (shutting down)';
+
+const settle = (): void => {};
+
 /** Signs and sends on the calling thread. */
 export class InlinePoster implements WebhookPoster {
+  /** The last attempt of each order key, while one is queued or running. */
+  private readonly tails = new Map<string, Promise<void>>();
+  /** Attempts queued behind another, numbered; those numbered up to `cancelledThrough` never start. */
+  private queued = 0;
+  private cancelledThrough = 0;
+
   constructor(private readonly client: WebhookHttpClient) {}
 
-  async post({ url, id, body, secrets, timeoutMs }: SignedPost): Promise<PostOutcome> {
+  post(request: SignedPost): Promise<PostOutcome> {
+    const { order } = request;
+    if (order === undefined) return this.send(request);
+    const previous = this.tails.get(order);
+    let outcome: Promise<PostOutcome>;
+    if (previous === undefined) outcome = this.send(request);
+    else {
+      const ticket = (this.queued += 1);
+      outcome = previous.then(() => (ticket <= this.cancelledThrough ? Promise.reject(new Error(CANCELLED)) : this.send(request)));
+    }
+    const tail = outcome.then(settle, settle);
+    this.tails.set(order, tail);
+    void tail.then(() => {
+      if (this.tails.get(order) === tail) this.tails.delete(order);
+    });
+    return outcome;
+  }
+
+  cancelQueued(): void {
+    this.cancelledThrough = this.queued;
+  }
+
+  private async send({ url, id, body, secrets, timeoutMs }: SignedPost): Promise<PostOutcome> {
     // The signature timestamp is real time: receivers check it against their own clock.
     const headers = signatureHeaders(id, new Date(), body, secrets);
     const began = performance.now();
@@ -53,8 +94,9 @@ const THREAD_SCRIPT = import.meta.url.endsWith('.ts')
 /**
  * Signs and sends in worker threads (GATEWAY_WEBHOOK_THREADS), each with its own pooled client and
  * SSRF guard, so that the HTTP work of deliveries (the largest share of their CPU) runs beside the
- * event loop that serves the API and the callbacks instead of on it. A thread that dies fails the
- * attempts it had (their stream messages are handled again) and is started again on the next one.
+ * event loop that serves the API and the callbacks instead of on it. The attempts of one order key
+ * all go to the same thread, which sends them in order. A thread that dies fails the attempts it
+ * had (their stream messages are handled again) and is started again on the next one.
  */
 export class ThreadedPoster implements WebhookPoster {
   private readonly threads: PosterThread[];
@@ -65,14 +107,29 @@ export class ThreadedPoster implements WebhookPoster {
   }
 
   post(request: SignedPost): Promise<PostOutcome> {
-    const thread = this.threads[this.turn]!;
-    this.turn = (this.turn + 1) % this.threads.length;
-    return thread.post(request);
+    let index: number;
+    if (request.order !== undefined) index = hash(request.order) % this.threads.length;
+    else {
+      index = this.turn;
+      this.turn = (this.turn + 1) % this.threads.length;
+    }
+    return this.threads[index]!.post(request);
+  }
+
+  cancelQueued(): void {
+    for (const thread of this.threads) thread.cancelQueued();
   }
 
   async close(): Promise<void> {
     await Promise.all(this.threads.map((thread) => thread.close()));
   }
+}
+
+/** FNV-1a of a string: spreads order keys over the threads. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 interface Pending {
@@ -86,6 +143,8 @@ interface Pending {
  * event of its own, whatever it holds.
  */
 export type PosterRequest = { n: number; request: SignedPost };
+/** From the event loop: a batch of attempts, or `cancel-queued` (WebhookPoster.cancelQueued). */
+export type PosterMessage = PosterRequest[] | 'cancel-queued';
 export type PosterAnswer = { n: number; outcome: PostOutcome } | { n: number; error: string };
 
 class PosterThread {
@@ -108,11 +167,18 @@ class PosterThread {
     });
   }
 
+  /** Sends what this turn queued first, so that its queued attempts are cancelled too. */
+  cancelQueued(): void {
+    if (this.worker === null && this.outbox.length === 0) return;
+    this.flush();
+    this.worker?.postMessage('cancel-queued' satisfies PosterMessage);
+  }
+
   private flush(): void {
     const batch = this.outbox;
     if (batch.length === 0) return; // the thread stopped meanwhile and failed them
     this.outbox = [];
-    (this.worker ??= this.start()).postMessage(batch);
+    (this.worker ??= this.start()).postMessage(batch satisfies PosterMessage);
   }
 
   private start(): Worker {

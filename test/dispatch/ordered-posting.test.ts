@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeliveryWorker } from '../../src/dispatch/delivery-worker.js';
+import { WebhookHttpClient } from '../../src/dispatch/http-client.js';
+import type { AttemptRecord, DeliveryJob } from '../../src/dispatch/jobs.js';
+import { SsrfGuard } from '../../src/dispatch/ssrf.js';
+import { CANCELLED, InlinePoster, ThreadedPoster, type PostOutcome, type SignedPost, type WebhookPoster } from '../../src/dispatch/webhook-poster.js';
+import { ManualClock, type StreamBus } from '../../src/streams/stream.js';
+import { startReceiver } from '../pipeline/harness.js';
+import { eventually, memoryLogger } from '../pipeline/wait.js';
+
+// Attempts of one key are pipelined: the dispatcher hands them to the poster at once, and the poster
+// (on the event loop or in its thread) sends them one after the other, in order, each as soon as
+// the one before was answered.
+const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
+const closing: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+});
+
+async function hangingReceiver() {
+  const receiver = await startReceiver(() => [SECRET], () => 'hang');
+  closing.push(() => receiver.close());
+  /** Answers the request of that webhook-id with 200 (every request hangs: `hanging` is in arrival order too). */
+  const answer = (id: string) => receiver.hanging[receiver.received.findIndex((r) => r.id === id)]!.writeHead(200).end('ok');
+  return { receiver, answer };
+}
+
+const request = (url: string, id: string, order?: string): SignedPost => ({ url, id, body: JSON.stringify({ id }), secrets: [SECRET], timeoutMs: 10_000, order });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each([
+  ['on the event loop', () => new InlinePoster(new WebhookHttpClient(new SsrfGuard(['127.0.0.1'])))],
+  ['in poster threads', () => new ThreadedPoster({ threads: 2, data: { allowHosts: ['127.0.0.1'] }, logger: memoryLogger().logger })],
+] as const)('ordered attempts %s', (_where, makePoster) => {
+  function poster(): WebhookPoster {
+    const p = makePoster();
+    closing.push(() => p.close());
+    return p;
+  }
+
+  it('sends the attempts of one order key one at a time, in order, and other keys beside them', async () => {
+    const { receiver, answer } = await hangingReceiver();
+    const p = poster();
+    const outcomes = ['a1', 'a2', 'a3'].map((id) => p.post(request(receiver.url, id, 'endpoint-a')));
+    const other = p.post(request(receiver.url, 'b1', 'endpoint-b'));
+    await eventually('the first of each key', () => receiver.received.length === 2);
+    await sleep(50);
+    expect(receiver.received.map((r) => r.id).sort()).toEqual(['a1', 'b1']);
+    // The answer to a1 starts a2, and nothing else of its key.
+    answer('a1');
+    await eventually('a2 after a1 was answered', () => receiver.received.length === 3);
+    expect(receiver.received[2]!.id).toBe('a2');
+    answer('b1');
+    await sleep(50);
+    expect(receiver.received).toHaveLength(3);
+    answer('a2');
+    await eventually('a3 last', () => receiver.received.length === 4);
+    expect(receiver.received[3]!.id).toBe('a3');
+    answer('a3');
+    for (const outcome of [...outcomes, other]) expect((await outcome).statusCode).toBe(200);
+  });
+
+  it('fails the attempts queued behind another when cancelled, once their turn comes, and lets the running one finish', async () => {
+    const { receiver, answer } = await hangingReceiver();
+    const p = poster();
+    const [first, second, third] = ['c1', 'c2', 'c3'].map((id) => p.post(request(receiver.url, id, 'endpoint-c')));
+    await eventually('c1 sent', () => receiver.received.length === 1);
+    p.cancelQueued();
+    // Attempts handed over after the cancel go out as usual, still behind the earlier ones.
+    const later = p.post(request(receiver.url, 'c4', 'endpoint-c'));
+    await sleep(50);
+    expect(receiver.received.map((r) => r.id)).toEqual(['c1']);
+    answer('c1');
+    expect((await first!).statusCode).toBe(200);
+    await expect(second).rejects.toThrow(CANCELLED);
+    await expect(third).rejects.toThrow(CANCELLED);
+    await eventually('c4 sent', () => receiver.received.length === 2);
+    answer('c4');
+    expect((await later).statusCode).toBe(200);
+    expect(receiver.received.map((r) => r.id)).toEqual(['c1', 'c4']);
+  });
+});
+
+/** A poster whose answers the test gives by hand, in the order attempts were handed to it. */
+class HandPoster implements WebhookPoster {
+  readonly posted: { request: SignedPost; answer: (outcome: PostOutcome) => void }[] = [];
+  post(request: SignedPost): Promise<PostOutcome> {
+    return new Promise((resolve) => this.posted.push({ request, answer: resolve }));
+  }
+  cancelQueued(): void {}
+  async close(): Promise<void> {}
+}
+
+function job(n: number, endpointId = 1): DeliveryJob {
+  return {
+    delivery_id: `del_${n}`,
+    event: { id: `evt_${n}`, type: 'message.create', company_id: 1, created_at: new Date().toISOString(), body: { n } } as unknown as DeliveryJob['event'],
+    endpoint: { id: endpointId, url: 'http://127.0.0.1:9/hooks', secrets: [SECRET] },
+    attempt: 1,
+    step: 1,
+    trigger: 'auto',
+  };
+}
+
+describe('DeliveryWorker hands attempts over without waiting for their answers', () => {
+  it('resolves once an attempt is handed to the poster, up to the endpoint slots, and records each once answered', async () => {
+    const poster = new HandPoster();
+    const recorded: AttemptRecord[] = [];
+    const worker = new DeliveryWorker({
+      bus: {} as StreamBus,
+      poster,
+      clock: new ManualClock(),
+      logger: memoryLogger().logger,
+      timeoutMs: 5_000,
+      endpointConcurrency: 2,
+      policy: { scheduleMs: [0, 1_000], jitter: 0, retryAfterMaxMs: 60_000 },
+      record: async (attempt) => void recorded.push(attempt),
+    });
+    const first = await worker.deliver(job(1), undefined, 'k');
+    const second = await worker.deliver(job(2), undefined, 'k');
+    expect(poster.posted.map((p) => [p.request.id, p.request.order])).toEqual([
+      ['evt_1', 'k'],
+      ['evt_2', 'k'],
+    ]);
+    // A third attempt for the endpoint waits for a free slot: the first answer.
+    let thirdHanded = false;
+    const third = worker.deliver(job(3), undefined, 'k').then((d) => ((thirdHanded = true), d));
+    await sleep(20);
+    expect(thirdHanded).toBe(false);
+    // Another endpoint has slots of its own.
+    await worker.deliver(job(4, 2), undefined, 'other');
+    expect(poster.posted).toHaveLength(3);
+
+    poster.posted[0]!.answer({ statusCode: 200, retryAfter: null, body: 'ok', error: null, durationMs: 3 });
+    await first.recorded;
+    expect((await third).attempt).toBeInstanceOf(Promise);
+    expect(poster.posted.map((p) => p.request.id)).toEqual(['evt_1', 'evt_2', 'evt_4', 'evt_3']);
+    poster.posted[1]!.answer({ statusCode: 500, retryAfter: null, body: 'no', error: null, durationMs: 4 });
+    await second.recorded;
+    expect(recorded.map((r) => [r.delivery_id, r.outcome, r.status_code])).toEqual([
+      ['del_1', 'delivered', 200],
+      ['del_2', 'retry', 500],
+    ]);
+  });
+});
