@@ -57,7 +57,11 @@ export class StreamMessageStore {
 
   /** Appends in one transaction; answers the seqs given, in order. */
   append(stream: string, messages: readonly NewStreamMessage[], now: number): number[] {
-    return this.inTransaction(() => messages.map((m) => Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now).lastInsertRowid))) as number[];
+    return this.inTransaction(() => this.insert(stream, messages, now)) as number[];
+  }
+
+  private insert(stream: string, messages: readonly NewStreamMessage[], now: number): number[] {
+    return messages.map((m) => Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now).lastInsertRowid));
   }
 
   /**
@@ -65,9 +69,10 @@ export class StreamMessageStore {
    * resolves with them and their seqs once committed. A throw in `build` undoes its writes.
    */
   appendGroupedWith(stream: string, build: () => readonly NewStreamMessage[], now: number): Promise<{ messages: readonly NewStreamMessage[]; seqs: number[] }> {
+    // The unit is a savepoint of its own already: no second one around the inserts.
     return this.group.run(() => {
       const messages = build();
-      return { messages, seqs: this.append(stream, messages, now) };
+      return { messages, seqs: this.insert(stream, messages, now) };
     });
   }
 

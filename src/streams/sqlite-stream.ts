@@ -35,6 +35,9 @@ interface Held extends IncomingMessage {
   seq: number;
 }
 
+/** A row of the log, with its value already parsed when this process just published it. */
+type LogRow = StreamMessageRow & { parsed?: unknown };
+
 /**
  * Streams in the SQLite store (embedded mode). The process that owns the store is the only one
  * that publishes to and consumes its streams, and each stream has one consumer group: so the
@@ -68,11 +71,15 @@ export class SqliteStreamBus implements StreamBus {
 
   async publishWith(stream: string, build: () => readonly OutgoingMessage[]): Promise<void> {
     const now = this.clock.now();
+    let built: readonly OutgoingMessage[] = [];
     // Publishes of the same moment share one transaction; resolved once it committed (durable).
-    const { messages, seqs } = await this.messages.appendGroupedWith(stream, () => toRows(build(), now), now);
-    // Committed: the messages go straight to the stream's consumers (if it has any in this process).
+    const { messages, seqs } = await this.messages.appendGroupedWith(stream, () => toRows((built = build()), now), now);
+    // Committed: the messages go straight to the stream's consumers (if it has any in this process),
+    // with the values as published: the consumer does not parse back what was just serialized.
     if (messages.length === 0) return;
-    this.feeds.get(stream)?.published(messages.map((row, index) => ({ seq: seqs[index]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore })));
+    this.feeds
+      .get(stream)
+      ?.published(messages.map((row, index) => ({ seq: seqs[index]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore, parsed: built[index]!.value })));
   }
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
@@ -188,7 +195,7 @@ class Feed {
   }
 
   /** Messages this process just committed to the log: straight into memory when nothing older waits in the log. */
-  published(rows: readonly StreamMessageRow[]): void {
+  published(rows: readonly LogRow[]): void {
     for (const row of rows) {
       if (row.seq <= this.loadedThrough || this.backlog) continue;
       if (this.inMemory >= MEMORY_MESSAGES) {
@@ -234,7 +241,7 @@ class Feed {
     });
   }
 
-  private accept(row: StreamMessageRow): void {
+  private accept(row: LogRow): void {
     this.loadedThrough = row.seq;
     if (this.spilled.has(row.key)) return;
     let lane = this.lanes.get(row.key);
@@ -247,8 +254,9 @@ class Feed {
     this.inMemory += 1;
   }
 
-  private held(row: StreamMessageRow): Held {
-    return { stream: this.stream, key: row.key, id: row.message_id, value: JSON.parse(row.value), notBefore: row.not_before, seq: row.seq };
+  private held(row: LogRow): Held {
+    const value = row.parsed === undefined ? JSON.parse(row.value) : row.parsed;
+    return { stream: this.stream, key: row.key, id: row.message_id, value, notBefore: row.not_before, seq: row.seq };
   }
 
   /** Reads the log: past loadedThrough while memory has room, and the spilled keys whose lane ran short. */
