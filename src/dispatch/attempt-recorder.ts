@@ -21,7 +21,7 @@ export class AttemptRecorder implements Worker {
   /** Records one attempt, committed (in the store's group commit) when it resolves. Idempotent on its id. */
   async record(attempt: AttemptRecord): Promise<void> {
     const { store, clock, disableAfterMs, metrics } = this.options;
-    await store.grouped(() => store.deliveries.recordAttempt(attempt, disableAfterMs, clock.now()));
+    await store.grouped(() => store.deliveries.applyAttempt(attempt, disableAfterMs, clock.now()));
     metrics?.attemptRecorded(attempt, () =>
       attempt.event_created_at === undefined ? store.deliveries.eventCreatedAt(attempt.delivery_id) : Date.parse(attempt.event_created_at),
     );

@@ -202,32 +202,38 @@ export class DeliveryStore {
    * health, and disables the endpoint on 410 or when it has not succeeded for `disableAfterMs`.
    */
   recordAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number): void {
-    this.inTransaction.immediate(() => {
-      // An attempt of a delivery this store never made (another install's topic) is not ours to record.
-      if (this.exists.get(attempt.delivery_id) === undefined) return;
-      if (this.insertAttempt.run(attempt).changes === 0) return;
-      const delivered = attempt.outcome === 'delivered';
-      const status: DeliveryStatus = delivered ? 'delivered' : attempt.outcome === 'retry' ? 'pending' : 'failed';
-      this.updateDelivery.run({
-        status,
-        trigger: attempt.trigger,
-        step: attempt.step,
-        number: attempt.number,
-        next_attempt_at: attempt.next_attempt_at,
-        status_code: attempt.status_code,
-        error: attempt.error,
-        now,
-        id: attempt.delivery_id,
-      });
-      const at = attempt.started_at;
-      this.upsertHealth.run({ endpoint_id: attempt.endpoint_id, success: delivered ? 1 : 0, at });
-      if (attempt.outcome === 'gone') this.disable(attempt.endpoint_id, 'the endpoint answered 410 Gone', at);
-      const health = delivered ? undefined : this.healthOf.get(attempt.endpoint_id);
-      if (health?.failing_since != null && at - health.failing_since >= disableAfterMs) {
-        const days = Math.round((disableAfterMs / 86_400_000) * 10) / 10;
-        this.disable(attempt.endpoint_id, `no successful delivery for ${days} days`, at);
-      }
+    this.inTransaction.immediate(() => this.applyAttempt(attempt, disableAfterMs, now));
+  }
+
+  /**
+   * `recordAttempt` in the caller's transaction, which makes it atomic: a group-commit unit is a
+   * savepoint already, and a second one around these few statements would cost as much as they do.
+   */
+  applyAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number): void {
+    // An attempt of a delivery this store never made (another install's topic) is not ours to record.
+    if (this.exists.get(attempt.delivery_id) === undefined) return;
+    if (this.insertAttempt.run(attempt).changes === 0) return;
+    const delivered = attempt.outcome === 'delivered';
+    const status: DeliveryStatus = delivered ? 'delivered' : attempt.outcome === 'retry' ? 'pending' : 'failed';
+    this.updateDelivery.run({
+      status,
+      trigger: attempt.trigger,
+      step: attempt.step,
+      number: attempt.number,
+      next_attempt_at: attempt.next_attempt_at,
+      status_code: attempt.status_code,
+      error: attempt.error,
+      now,
+      id: attempt.delivery_id,
     });
+    const at = attempt.started_at;
+    this.upsertHealth.run({ endpoint_id: attempt.endpoint_id, success: delivered ? 1 : 0, at });
+    if (attempt.outcome === 'gone') this.disable(attempt.endpoint_id, 'the endpoint answered 410 Gone', at);
+    const health = delivered ? undefined : this.healthOf.get(attempt.endpoint_id);
+    if (health?.failing_since != null && at - health.failing_since >= disableAfterMs) {
+      const days = Math.round((disableAfterMs / 86_400_000) * 10) / 10;
+      this.disable(attempt.endpoint_id, `no successful delivery for ${days} days`, at);
+    }
   }
 
   /** Deliveries whose next automatic attempt is due at `now`, the longest waiting first. */
