@@ -90,6 +90,7 @@ try {
       await receiver.useCompanies(companies);
       const warm = await maxRate({ base: d.base, companies, seconds: 3, connections: 8 });
       await waitArrivals(receiver, warm.accepted, 60_000);
+      if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
       await receiver.reset();
       const [m0, t0, r0, b0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid)];
       const result = await fixedRate({ base: d.base, companies, rate: 1_000, seconds: Number(amount ?? 30) });

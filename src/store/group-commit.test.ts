@@ -43,6 +43,24 @@ describe('GroupCommit', () => {
     expect(db.inTransaction).toBe(false);
   });
 
+  it('runs a one-statement unit without a savepoint: a failing statement undoes only itself, and the other units commit', async () => {
+    const group = new GroupCommit(db);
+    const ok = group.runStatement(insert('a'));
+    const duplicate = group.runStatement(insert('a'));
+    // No savepoint: what a unit wrote before its failing statement stays. Hence one statement only.
+    const twoStatements = group.runStatement(() => {
+      insert('x')();
+      insert('a')();
+    });
+    const other = group.run(insert('b'));
+    await expect(ok).resolves.toMatchObject({ changes: 1 });
+    await expect(duplicate).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    await expect(twoStatements).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    await expect(other).resolves.toMatchObject({ changes: 1 });
+    expect(values()).toEqual(['a', 'b', 'x']);
+    expect(db.inTransaction).toBe(false);
+  });
+
   it('resolves a unit only once its transaction is committed', async () => {
     const group = new GroupCommit(db);
     const pending = group.run(insert('a'));

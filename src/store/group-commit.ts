@@ -2,6 +2,8 @@ import { transactionRunner, type Db, type TransactionRunner } from './db.js';
 
 interface Job {
   fn: () => unknown;
+  /** Runs one statement only, atomic by itself: no savepoint around it. */
+  single: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -48,8 +50,20 @@ export class GroupCommit {
 
   /** Runs `fn` in the next group transaction (inside a savepoint); resolves with its result once committed. */
   run<T>(fn: () => T): Promise<T> {
+    return this.enqueue(fn, false);
+  }
+
+  /**
+   * `run` for a unit of ONE statement: a statement is atomic by itself (SQLite undoes a failed one
+   * alone), so it needs no savepoint, which costs about what a small statement does.
+   */
+  runStatement<T>(fn: () => T): Promise<T> {
+    return this.enqueue(fn, true);
+  }
+
+  private enqueue<T>(fn: () => T, single: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ fn, single, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) this.schedule();
     });
   }
@@ -73,7 +87,7 @@ export class GroupCommit {
       for (const job of batch) {
         try {
           // A nested better-sqlite3 transaction is a savepoint: a throw undoes this unit only.
-          outcomes.push({ ok: true, value: this.unit(job.fn) });
+          outcomes.push({ ok: true, value: job.single ? job.fn() : this.unit(job.fn) });
         } catch (error) {
           outcomes.push({ ok: false, error });
         }

@@ -93,7 +93,7 @@ export class StreamMessageStore {
 
   /** commit() in the transaction shared by this turn's appends and commits; resolves once committed. */
   commitGrouped(seq: number): Promise<void> {
-    return this.group.run(() => this.commit(seq));
+    return this.group.runStatement(() => this.commit(seq));
   }
 
   /** Messages of the stream due and not committed. */
