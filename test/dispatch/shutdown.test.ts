@@ -1,0 +1,63 @@
+// A graceful stop while an endpoint's attempt hangs: the running attempt finishes (here: times out)
+// and is recorded; the endpoint's later events, handed to the poster behind it, are not sent, and
+// their jobs stay uncommitted: the next start sends them.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { startGateway, type RunningGateway } from '../../src/server.js';
+import { emitEvent, insertCompany, insertEndpoint, newSecret, startReceiver } from '../pipeline/harness.js';
+import { eventually, memoryLogger } from '../pipeline/wait.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('dispatcher shutdown', () => {
+  it('finishes the running attempt, leaves the queued ones unsent, and sends them after the next start', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-shutdown-'));
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const config = loadConfig({
+      GATEWAY_PORT: '0',
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_BOOTSTRAP_TOKEN: `gwk_${randomBytes(16).toString('hex')}`,
+      GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+      GATEWAY_WEBHOOK_TIMEOUT: '1s',
+    });
+    const secret = newSecret();
+    // The first request hangs (until the attempt's timeout); every later one is answered 200.
+    const receiver = await startReceiver(() => [secret], (n) => (n === 1 ? 'hang' : { status: 200 }));
+    cleanups.push(() => receiver.close());
+
+    let gateway: RunningGateway | null = await startGateway(config, memoryLogger().logger);
+    cleanups.push(() => gateway?.close());
+    const company = insertCompany(gateway.store);
+    insertEndpoint(gateway.store, company, receiver.url, { secret });
+    const events = [1, 2, 3].map((id) => emitEvent(gateway!.store, company, 'message.create', { id }));
+    await eventually('the first event sent (and hanging)', () => receiver.received.length === 1);
+    // The two others reach the poster behind it.
+    const deliveries = gateway.store.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM webhook_deliveries');
+    await eventually('the three deliveries made', () => deliveries.get()!.n === 3);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const closing = gateway;
+    gateway = null;
+    await closing.close();
+    expect(receiver.received.map((r) => r.id)).toEqual([events[0]!.id]);
+
+    gateway = await startGateway(config, memoryLogger().logger);
+    await eventually('the later events delivered after the restart', () => receiver.received.length >= 3);
+    expect(receiver.received.slice(1).map((r) => r.id)).toEqual([events[1]!.id, events[2]!.id]);
+    const store = gateway.store;
+    const statusOf = (eventId: string) => store.db.prepare<[string], { status: string; attempt_count: number }>('SELECT status, attempt_count FROM webhook_deliveries WHERE event_id = ?').get(eventId)!;
+    await eventually('both recorded as delivered', () => statusOf(events[1]!.id).status === 'delivered' && statusOf(events[2]!.id).status === 'delivered');
+    // The attempt that hung was recorded before the stop, as a timeout to retry.
+    expect(statusOf(events[0]!.id)).toEqual({ status: 'pending', attempt_count: 1 });
+    expect(store.deliveries.attempts(store.db.prepare<[string], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ?').get(events[0]!.id)!.id)).toMatchObject([
+      { outcome: 'retry', error: 'timed out waiting for the receiver' },
+    ]);
+  });
+});
