@@ -58,6 +58,10 @@ export class WalCheckpointer {
   async close(): Promise<void> {
     if (this.closing) return this.exited;
     this.closing = true;
+    // Held until it exited: an unreferenced thread is no reason to stay alive, and a process with
+    // nothing else left would end before the stop finished (a daemon exited with code 13, its
+    // shutdown unsettled).
+    this.thread.ref();
     this.thread.postMessage('stop');
     await this.exited;
   }
@@ -67,6 +71,7 @@ export class WalCheckpointer {
     this.closing = true;
     this.logger.error({ err: error }, `${why}; the store checkpoints on commit again (SQLite's default)`);
     if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+    this.thread.ref();
     void this.thread.terminate();
   }
 }
