@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
-import type { Clock, StreamBus } from '../streams/stream.js';
+import type { Clock, IncomingMessage, StreamBus } from '../streams/stream.js';
 import { aborted, type Worker } from '../workers/supervisor.js';
 import { CONSUMER_GROUP, STREAM, type AttemptRecord } from './jobs.js';
 
@@ -19,20 +19,36 @@ export class AttemptRecorder implements Worker {
   ) {}
 
   /** Records one attempt, committed (in the store's group commit) when it resolves. Idempotent on its id. */
-  async record(attempt: AttemptRecord): Promise<void> {
+  record(attempt: AttemptRecord): Promise<void> {
+    return this.recordAll([attempt]);
+  }
+
+  /**
+   * Records attempts in order in ONE unit of the store's group commit (its savepoint, none per
+   * attempt: all of them or none); resolves once committed. Idempotent on their ids.
+   */
+  async recordAll(attempts: readonly AttemptRecord[]): Promise<void> {
     const { store, clock, disableAfterMs, metrics } = this.options;
-    await store.grouped(() => store.deliveries.applyAttempt(attempt, disableAfterMs, clock.now()));
-    metrics?.attemptRecorded(attempt, () =>
-      attempt.event_created_at === undefined ? store.deliveries.eventCreatedAt(attempt.delivery_id) : Date.parse(attempt.event_created_at),
-    );
+    await store.grouped(() => {
+      const now = clock.now();
+      for (const attempt of attempts) store.deliveries.applyAttempt(attempt, disableAfterMs, now);
+    });
+    if (metrics === undefined) return;
+    for (const attempt of attempts) {
+      metrics.attemptRecorded(attempt, () =>
+        attempt.event_created_at === undefined ? store.deliveries.eventCreatedAt(attempt.delivery_id) : Date.parse(attempt.event_created_at),
+      );
+    }
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    const subscription = this.options.bus.subscribe({
-      stream: STREAM.attempts,
-      group: CONSUMER_GROUP.core,
-      handler: (message) => this.record(message.value as AttemptRecord),
-    });
+    const { bus } = this.options;
+    const values = (messages: readonly IncomingMessage[]) => messages.map((message) => message.value as AttemptRecord);
+    // Kafka (role core): a fetched run of a partition's attempts is recorded in one store unit.
+    const subscription =
+      bus.subscribeBatches !== undefined
+        ? bus.subscribeBatches({ stream: STREAM.attempts, group: CONSUMER_GROUP.core, handler: (messages) => this.recordAll(values(messages)) })
+        : bus.subscribe({ stream: STREAM.attempts, group: CONSUMER_GROUP.core, handler: (message) => this.record(message.value as AttemptRecord) });
     await aborted(signal);
     await subscription.drain();
   }

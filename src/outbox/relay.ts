@@ -63,10 +63,11 @@ export class OutboxRelay implements Worker {
           return messages;
         });
       } else {
-        // The fan-out of the whole run in one transaction, not one per event; the rows are marked
-        // once the stream acknowledged the messages (a crash in between publishes them again).
-        await bus.publish(run.stream, store.transaction(fanOut));
-        store.outbox.markPublished(ids, clock.now());
+        // The fan-out of the whole run in one unit, not one per event; the rows are marked once the
+        // stream acknowledged the messages (a crash in between publishes them again). Both go in the
+        // store's group commit with the callbacks of the same turn instead of two commits of their own.
+        await bus.publish(run.stream, await store.grouped(fanOut));
+        await store.grouped(() => store.outbox.markPublished(ids, clock.now()));
       }
     }
     return rows.length;

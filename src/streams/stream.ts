@@ -47,6 +47,15 @@ export interface SubscribeOptions {
   maxInFlight?: number;
 }
 
+export interface BatchSubscribeOptions {
+  stream: string;
+  group: string;
+  /** Consecutive messages of one partition in stream order (so in order per key); committed once it resolves. */
+  handler: (messages: readonly IncomingMessage[]) => Promise<void>;
+  /** Most messages per handler call. Default 128. */
+  maxBatch?: number;
+}
+
 export interface Subscription {
   /** Resolves once the consumer takes part in its group (Kafka: partitions assigned). */
   ready: Promise<void>;
@@ -69,6 +78,12 @@ export interface StreamBus {
    */
   publishWith?(stream: string, build: () => readonly OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Subscription;
+  /**
+   * Kafka only: the handler takes runs of consecutive messages of a partition instead of one
+   * message at a time (same at-least-once commit rule). Consumers that can do a run's work at once
+   * use it when the bus has it, else `subscribe`.
+   */
+  subscribeBatches?(options: BatchSubscribeOptions): Subscription;
   /** Messages due and not yet committed per consumer group (the metrics' consumer lag). */
   lag?(positions: readonly StreamPosition[]): Promise<StreamLag[]>;
   close(): Promise<void>;

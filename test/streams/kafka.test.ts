@@ -50,3 +50,72 @@ describe('Kafka consumer start', () => {
     }
   }, 120_000);
 });
+
+describe('Kafka batch subscription', () => {
+  const brokers = () => inject('kafkaBrokers').split(',');
+
+  it('hands runs of a partition in order, commits them once handled, and hands a run again after its handler threw', async () => {
+    const namespace = `batches-${Date.now()}-`;
+    const bus = new KafkaStreamBus({ brokers: brokers(), namespace, clientId: 'batches' }, memoryLogger().logger);
+    try {
+      await bus.ensureStreams([{ name: 'runs', partitions: 2 }]);
+      const messages = Array.from({ length: 60 }, (_, n) => ({ key: `k${n % 3}`, id: `m${n}`, value: { n } }));
+      await bus.publish('runs', messages);
+      const seen: { key: string; n: number }[] = [];
+      let calls = 0;
+      let threw = false;
+      const subscription = bus.subscribeBatches({
+        stream: 'runs',
+        group: 'g',
+        maxBatch: 7,
+        handler: async (run) => {
+          calls += 1;
+          expect(run.length).toBeLessThanOrEqual(7);
+          if (!threw) {
+            threw = true;
+            throw new Error('store away');
+          }
+          for (const m of run) seen.push({ key: m.key, n: (m.value as { n: number }).n });
+        },
+      });
+      await eventually('every message handled', () => seen.length === 60, 30_000);
+      await subscription.drain();
+      expect(calls).toBeGreaterThan(60 / 7);
+      for (const key of ['k0', 'k1', 'k2']) {
+        const ns = seen.filter((s) => s.key === key).map((s) => s.n);
+        expect(ns).toEqual([...ns].sort((a, b) => a - b));
+        expect(new Set(ns).size).toBe(20);
+      }
+      // Everything was committed: a new member of the group gets nothing but what comes next.
+      const again: number[] = [];
+      const next = bus.subscribeBatches({ stream: 'runs', group: 'g', handler: async (run) => void again.push(...run.map((m) => (m.value as { n: number }).n)) });
+      await next.ready;
+      await bus.publish('runs', [{ key: 'k0', id: 'm60', value: { n: 60 } }]);
+      await eventually('the new message handled', () => again.includes(60), 30_000);
+      expect(again).toEqual([60]);
+      await next.drain();
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
+
+  it('leaves a run that is in the handler when stopped uncommitted, so the next member gets it again', async () => {
+    const namespace = `batches-stop-${Date.now()}-`;
+    const bus = new KafkaStreamBus({ brokers: brokers(), namespace, clientId: 'batches-stop' }, memoryLogger().logger);
+    try {
+      await bus.ensureStreams([{ name: 'runs', partitions: 1 }]);
+      await bus.publish('runs', [{ key: 'k', id: 'm1', value: { n: 1 } }]);
+      let entered: () => void = () => {};
+      const inHandler = new Promise<void>((resolve) => (entered = resolve));
+      const first = bus.subscribeBatches({ stream: 'runs', group: 'g', handler: () => (entered(), new Promise<void>(() => {})) });
+      await inHandler;
+      await first.stop();
+      const again: number[] = [];
+      const second = bus.subscribeBatches({ stream: 'runs', group: 'g', handler: async (run) => void again.push(...run.map((m) => (m.value as { n: number }).n)) });
+      await eventually('handed out again', () => again.includes(1), 30_000);
+      await second.drain();
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
+});
