@@ -5,7 +5,7 @@ import { cloudCallback, cloudHandshakeQuery } from '../../schemas/callbacks/clou
 import { connectorEvents, connectorEventType } from '../../schemas/callbacks/connector.js';
 import { pathId } from '../api/params.js';
 import { callbackFamily, presentedSecret, type CallbackFamily } from '../domain/callback-secrets.js';
-import { applyCallback } from '../domain/incoming.js';
+import { applyCallbackGrouped } from '../domain/incoming.js';
 import { sameSecret, secretDigest } from '../domain/tokens.js';
 import type { AppState, RouteContext } from '../http/context.js';
 import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../http/errors.js';
@@ -71,7 +71,7 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): Mi
       if (refused !== null) throw new Unauthorized(refused);
       const batch = normalize(family, parseJson(text), ctx, channel);
       // Committed (grouped with the callbacks of the same moment) before the 200 is sent.
-      const outcome = await store.grouped(() => applyCallback(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
+      const outcome = await store.grouped(() => applyCallbackGrouped(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
       // Ids and counts only: the line needs no redaction pass.
       ctx.state.lineLog.info({ channel: channel.id, family, duplicate: outcome.duplicate, messages: outcome.messages, events: outcome.events }, 'callback applied');
       // What `ctx.body = { status: 'ok' }` sends (same headers), without the media-type lookup and the stringify.
@@ -95,7 +95,7 @@ const OK_BODY = JSON.stringify({ status: 'ok' });
 
 /**
  * Provider callbacks ahead of the router (mounted before router.routes(), src/http/app.ts): the
- * router tests every one of its ~90 layers against each request's path, then composes the matched
+ * router tests every one of its layers (all the API) against each request's path, then composes the matched
  * layers into a new middleware chain per request. A POST the callback route's own layer matches
  * (same path-to-regexp, case and trailing-slash rules, decoded params) runs the handler at once,
  * with the params and the matched route the router would have set; anything else goes on to the
