@@ -95,12 +95,13 @@ const OK_BODY = JSON.stringify({ status: 'ok' });
 
 /**
  * Provider callbacks ahead of the router (mounted before router.routes(), src/http/app.ts): the
- * router tests every one of its layers (all the API) against each request's path, then composes the matched
- * layers into a new middleware chain per request. A POST the callback route's own layer matches
- * (same path-to-regexp, case and trailing-slash rules, decoded params) runs the handler at once,
- * with the params and the matched route the router would have set; anything else goes on to the
- * router. No other layer matches a /callbacks/:provider/:channelId POST: the router would run this
- * one handler alone too, and as the handler never calls next, allowedMethods never ran after it.
+ * router tests every one of its layers (all the API) against each request's path, then composes
+ * the matched layers into a new middleware chain per request. A POST that the callback route's own
+ * layer matches (same path-to-regexp, case and trailing-slash rules, decoded params) runs the
+ * handler at once, with the params and the matched route the router would have set; anything else
+ * goes on to the router. No other layer matches a /callbacks/:provider/:channelId POST (a test
+ * checks it): the router would run this one handler alone too, and as the handler never calls
+ * next, allowedMethods never ran after it.
  */
 function callbackShortcut(layer: Layer<AppState>, accept: (ctx: RouteContext) => Promise<void>): Middleware<AppState> {
   return (ctx, next) => {
