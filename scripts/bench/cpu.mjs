@@ -4,6 +4,11 @@
 // so it is the figure to compare before and after a change (BENCHMARKS.md). Linux only; needs a build.
 //
 //   node scripts/bench/cpu.mjs e2e [seconds=8]       max-rate signed callbacks, 32 companies, deliveries on
+//   node scripts/bench/cpu.mjs ingest [seconds=8]    the same callbacks without webhook endpoints (bench scenario 1):
+//                                                     the ingest path alone, until the outbox relay has caught up
+//   node scripts/bench/cpu.mjs ingest-fixed [seconds=20]  those callbacks at 1,000/s: the same arrivals whatever the
+//                                                     code's speed, so group commits of the same sizes (at max rate
+//                                                     a slower run commits fewer callbacks at a time)
 //   node scripts/bench/cpu.mjs replay [count=20000]   failed deliveries over 32 endpoints, replayed in bulk
 //   node scripts/bench/cpu.mjs fixed [seconds=30]     1,000 callbacks/s: CPU per callback, and callback → webhook
 //                                                     p50/p99/max per second of the run (where a tail comes from)
@@ -83,6 +88,30 @@ try {
     } finally {
       await d.stop();
     }
+  } else if (mode === 'ingest' || mode === 'ingest-fixed') {
+    const d = await startDaemon({ name: 'cpu-ingest', dataDir: dir, port: await freePort(), cpuProf });
+    try {
+      const companies = await setupCompanies(d.base, null, COMPANIES);
+      await sleep(1_000);
+      const [m0, t0, b0] = [mainThread(d.pid), total(d.pid), byTid(d.pid)];
+      const result =
+        mode === 'ingest'
+          ? await maxRate({ base: d.base, companies, seconds: Number(amount ?? 8) })
+          : await fixedRate({ base: d.base, companies, rate: 1_000, seconds: Number(amount ?? 20) });
+      // The relay publishes every event to its stream (no endpoint to fan out to): part of the path.
+      const deadline = performance.now() + 60_000;
+      while ((await call(d.base, 'GET', '/healthz', { expect: [200, 503] })).outbox?.pending !== 0) {
+        if (performance.now() > deadline) throw new Error('the outbox relay did not catch up within 60 s');
+        await sleep(50);
+      }
+      const n = result.accepted.length;
+      const rate = mode === 'ingest' ? result.rps : result.rate;
+      console.log(`${mode}: ${n} callbacks (${rate.toFixed(0)}/s answered, answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms)`);
+      console.log(`daemon CPU per callback: event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}`);
+      console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
+    } finally {
+      await d.stop();
+    }
   } else if (mode === 'fixed') {
     const d = await startDaemon({ name: 'cpu-fixed', dataDir: dir, port: await freePort(), cpuProf });
     try {
@@ -147,7 +176,7 @@ try {
       await d.stop();
     }
   } else {
-    throw new Error(`unknown mode ${mode}: e2e, fixed or replay`);
+    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed or replay`);
   }
 } finally {
   await receiver.close();

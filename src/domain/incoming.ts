@@ -27,49 +27,61 @@ export interface IngestOutcome {
  * route has read them already): v1 channels also get the v1 channel payloads.
  */
 export function applyCallback(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
-  return store.transaction(() => {
-    // Re-read inside the transaction: a channel deleted meanwhile takes nothing more. The cache
-    // answers what the table holds now: every write to a channel drops its entry.
-    let channel = store.channels.findLiveCached(target.id);
-    if (channel === undefined) throw new NotFound(`Channel ${target.id} was not found.`);
-    if (batch.receipt !== null && !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())) {
-      return { duplicate: true, messages: 0, events: 0 };
-    }
-    const v1 = target.api === 'v1';
-    let messages = 0;
-    let events = 0;
-    for (const item of batch.items) {
-      switch (item.kind) {
-        case 'message': {
-          const written = storeIncoming(store, channel, item, publicUrl, now);
-          if (written > 0) messages += 1;
-          events += written;
-          break;
-        }
-        case 'reaction':
-          events += applyReaction(store, channel, item, publicUrl, now);
-          break;
-        case 'edit':
-          events += applyEdit(store, channel, item, publicUrl, now);
-          break;
-        case 'status':
-          events += applyStatus(store, channel, item, publicUrl, now);
-          break;
-        case 'send_outcome':
-          events += applySendOutcome(store, channel, item, publicUrl, now);
-          break;
-        case 'state': {
-          const moved = applyChannelState(store, channel, item.state, item.reason, v1, now);
-          channel = moved.channel;
-          events += moved.events;
-          break;
-        }
-        default:
-          events += recordAuthSignal(store, channel, item, v1, now);
+  return store.transaction(() => applyInTransaction(store, target, batch, publicUrl, now));
+}
+
+/**
+ * applyCallback inside a group-commit unit (Store.grouped): the unit is already a savepoint of its
+ * own, rolled back alone when this throws, so the savepoint applyCallback would open inside it
+ * (SAVEPOINT and RELEASE on every callback) is left out.
+ */
+export function applyCallbackGrouped(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
+  if (!store.db.inTransaction) throw new Error('applyCallbackGrouped runs in a group-commit unit only (Store.grouped)');
+  return applyInTransaction(store, target, batch, publicUrl, now);
+}
+
+function applyInTransaction(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now: Date): IngestOutcome {
+  // Re-read inside the transaction: a channel deleted meanwhile takes nothing more. The cache
+  // answers what the table holds now: every write to a channel drops its entry.
+  let channel = store.channels.findLiveCached(target.id);
+  if (channel === undefined) throw new NotFound(`Channel ${target.id} was not found.`);
+  if (batch.receipt !== null && !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())) {
+    return { duplicate: true, messages: 0, events: 0 };
+  }
+  const v1 = target.api === 'v1';
+  let messages = 0;
+  let events = 0;
+  for (const item of batch.items) {
+    switch (item.kind) {
+      case 'message': {
+        const written = storeIncoming(store, channel, item, publicUrl, now);
+        if (written > 0) messages += 1;
+        events += written;
+        break;
       }
+      case 'reaction':
+        events += applyReaction(store, channel, item, publicUrl, now);
+        break;
+      case 'edit':
+        events += applyEdit(store, channel, item, publicUrl, now);
+        break;
+      case 'status':
+        events += applyStatus(store, channel, item, publicUrl, now);
+        break;
+      case 'send_outcome':
+        events += applySendOutcome(store, channel, item, publicUrl, now);
+        break;
+      case 'state': {
+        const moved = applyChannelState(store, channel, item.state, item.reason, v1, now);
+        channel = moved.channel;
+        events += moved.events;
+        break;
+      }
+      default:
+        events += recordAuthSignal(store, channel, item, v1, now);
     }
-    return { duplicate: false, messages, events };
-  });
+  }
+  return { duplicate: false, messages, events };
 }
 
 /**

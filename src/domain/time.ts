@@ -46,6 +46,14 @@ export function oneMonthBefore(now: Date): Date {
   return then;
 }
 
+/** The last instant toIso formatted: the presenters of one change format the same `now` several times. */
+let lastMs = Number.NaN;
+let lastIso = '';
+
 export function toIso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }

@@ -1,4 +1,14 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import crypto, { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * SHA-256 of a text (UTF-8). crypto.hash (Node 20.12 on) is one call: about 1.5 µs against 7 µs
+ * for createHash().update().digest(), and a bot-style callback compares its secret header on
+ * every update. Node 20.11 (package.json engines) has no crypto.hash: createHash there.
+ */
+const sha256: (text: string) => Buffer =
+  typeof (crypto as { hash?: unknown }).hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'buffer')
+    : (text) => createHash('sha256').update(text, 'utf8').digest();
 
 /** A new private API token: 32 random bytes, recognisable by its prefix in logs and leak scanners. */
 export function generateApiToken(): string {
@@ -10,7 +20,7 @@ export function generateApiToken(): string {
  * looked up by index (no per-row comparison to time) and a leaked table reveals no usable token.
  */
 export function digestApiToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256(token).toString('hex');
 }
 
 /**
@@ -23,10 +33,10 @@ export function sameSecret(given: string, expected: string): boolean {
 
 /** The SHA-256 digest sameSecret compares an expected secret by; keep it to compare many given texts. */
 export function secretDigest(expected: string): Buffer {
-  return createHash('sha256').update(expected, 'utf8').digest();
+  return sha256(expected);
 }
 
 /** sameSecret against the secretDigest of the expected secret. */
 export function matchesSecretDigest(given: string, expectedDigest: Buffer): boolean {
-  return timingSafeEqual(createHash('sha256').update(given, 'utf8').digest(), expectedDigest);
+  return timingSafeEqual(sha256(given), expectedDigest);
 }

@@ -95,7 +95,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
-  callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, metrics });
+  const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
     adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes });
@@ -106,6 +106,8 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   app.use(requestLog(logger));
   app.use(metrics.httpMiddleware());
   app.use(renderErrors());
+  // POST /callbacks/:provider/:channelId without the router's per-request matching and composing.
+  app.use(callbacks);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return { app, router };

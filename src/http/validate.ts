@@ -66,14 +66,25 @@ export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema:
  */
 export const MAX_DEPTH = 32;
 
-/** Iterative, so that the check itself cannot overflow the stack. */
+/**
+ * Iterative, so that the check itself cannot overflow the stack. Only objects and arrays are
+ * stacked (most values are leaves), depths beside them: no pair is allocated per value, and every
+ * callback and request body goes through this.
+ */
 export function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
+  if (typeof value !== 'object' || value === null) return false;
+  const pending: object[] = [value];
+  const depths: number[] = [0];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    const depth = depths.pop()!;
     if (depth >= limit) return true;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+    for (const child of Object.values(current)) {
+      if (typeof child === 'object' && child !== null) {
+        pending.push(child as object);
+        depths.push(depth + 1);
+      }
+    }
   }
   return false;
 }

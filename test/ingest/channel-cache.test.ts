@@ -97,3 +97,38 @@ describe('the log lines of a callback', () => {
     expect(typeof time).toBe('string');
   });
 });
+
+describe('the callback route ahead of the router', () => {
+  it('takes only requests for which the router would run the callback route alone', () => {
+    // The shortcut (src/ingest/routes.ts) runs POST /callbacks/:provider/:channelId without the
+    // router: no other layer may match such a path, or the router would have run it as well.
+    for (const path of ['/callbacks/chat_b/1', '/callbacks/chat_a_business/7', '/CALLBACKS/chat_c/12/', '/callbacks/chat_b/%31']) {
+      const { pathAndMethod, route } = gw.gateway.router.match(path, 'POST');
+      expect(route).toBe(true);
+      expect(pathAndMethod.map((layer) => layer.path)).toEqual(['/callbacks/:provider/:channelId']);
+    }
+  });
+
+  it('answers as the router did: case and trailing slash, decoded ids, 405 for other methods, 404 past the route', async () => {
+    const { channelId, secretToken } = await botChannel();
+    const ok = await gw.request('POST', `/CALLBACKS/chat_b/${channelId}/`, {
+      token: null,
+      body: update(20),
+      headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': secretToken },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toBe('{"status":"ok"}');
+    expect(ok.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(ok.headers['content-length']).toBe('15');
+    expect(ok.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    // The first digit percent-encoded (%3N is the digit N): the id is decoded as the router did.
+    const encoded = await gw.request('POST', `/callbacks/chat_b/${String(channelId).replace(/^(\d)/, '%3$1')}`, {
+      token: null,
+      body: update(21),
+      headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': secretToken },
+    });
+    expect(encoded.status).toBe(200);
+    expectErrorShape(await gw.request('PUT', `/callbacks/chat_b/${channelId}`, { token: null, json: {} }), 405, 'method_not_allowed');
+    expectErrorShape(await gw.request('POST', `/callbacks/chat_b/${channelId}/more`, { token: null, json: {} }), 404, 'not_found');
+  });
+});

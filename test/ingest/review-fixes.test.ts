@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyCallback } from '../../src/domain/incoming.js';
@@ -230,5 +231,55 @@ describe('callback settings are read, never created on the fly', () => {
     expect(res.status).toBe(500);
     expect(store().db.prepare('SELECT count(*) AS n FROM channel_callbacks WHERE channel_id = ?').get(channel)).toEqual({ n: 0 });
     expect(JSON.stringify(res.body)).not.toMatch(/secret_token/);
+  });
+});
+
+describe('callback bodies sent in chunks (no Content-Length)', () => {
+  /** Posts `parts` one write each, chunked; answers the status and the parsed body. */
+  const postChunked = (parts: Buffer[]): Promise<{ status: number; body: unknown }> =>
+    new Promise((resolve, reject) => {
+      const request = http.request(
+        `${gw.baseUrl}/callbacks/chat_b/${botChannel}`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-bot-api-secret-token': botSecret } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }));
+        },
+      );
+      request.on('error', reject);
+      for (const part of parts) request.write(part);
+      request.end();
+    });
+
+  it('are read whole, however they are split', async () => {
+    const body = Buffer.from(botBody({ text: 'in three parts' }));
+    const third = Math.floor(body.length / 3);
+    const res = await postChunked([body.subarray(0, third), body.subarray(third, 2 * third), body.subarray(2 * third)]);
+    expect(res).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('cut short (the sender goes away before its Content-Length) store nothing, and the next one is taken', async () => {
+    const counts = rowCounts(store());
+    await new Promise<void>((resolve) => {
+      const request = http.request(`${gw.baseUrl}/callbacks/chat_b/${botChannel}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '4000', 'x-bot-api-secret-token': botSecret },
+      });
+      request.on('error', () => resolve());
+      request.write(botBody({ text: 'never finished' }).slice(0, 40));
+      setTimeout(() => request.destroy(), 50);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(rowCounts(store())).toEqual(counts);
+    expect((await postBot(gw, botChannel, botBody({ text: 'after the cut' }), botSecret)).status).toBe(200);
+  });
+
+  it('answer 413 once past the limit and store nothing', async () => {
+    const counts = rowCounts(store());
+    const res = await postChunked(Array.from({ length: 20 }, () => Buffer.alloc(64 * 1024, 0x20)));
+    expect(res.status).toBe(413);
+    expect((res.body as { errors: { code: string }[] }).errors[0]!.code).toBe('payload_too_large');
+    expect(rowCounts(store())).toEqual(counts);
   });
 });
