@@ -21,7 +21,7 @@ function connect(file: string): Db {
   db.pragma('foreign_keys = ON');
   // The CLI and the daemon share the file; a writer waits for the other instead of failing.
   db.pragma('busy_timeout = 5000');
-  db.pragma('cache_size = -24576');
+  db.pragma('cache_size = -16384');
   // Statement and savepoint journals (a group commit opens a savepoint per callback) and temporary
   // tables in memory instead of temp files. They never serve durability: a crash discards them.
   db.pragma('temp_store = MEMORY');
