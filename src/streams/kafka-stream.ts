@@ -233,27 +233,23 @@ export class KafkaStreamBus implements StreamBus {
     };
     const started = this.keepRunning(consumer, start, abort.signal, () => tracker.newGeneration(), { stream, group });
 
-    const stop = async () => {
-      fetching = false;
-      abort.abort();
-      runner.stop();
-      markReady();
-      await started;
-      await commits.flushed();
-      await consumer.disconnect().catch(() => {});
-      this.consumers.delete(subscription);
-    };
-    const subscription: Subscription = {
+    return this.subscription({
+      consumer,
       ready,
-      stop,
-      drain: async () => {
+      markReady,
+      abort,
+      started,
+      commits,
+      halt: () => {
         fetching = false;
-        await runner.drain();
-        await stop();
+        runner.stop();
       },
-    };
-    this.consumers.add(subscription);
-    return subscription;
+      // Running handlers finish and commit; nothing new starts.
+      settle: () => {
+        fetching = false;
+        return runner.drain();
+      },
+    });
   }
 
   /**
@@ -376,8 +372,42 @@ export class KafkaStreamBus implements StreamBus {
       });
     };
     const started = this.keepRunning(consumer, start, abort.signal, () => (generation += 1), { stream, group });
+    return this.subscription({
+      consumer,
+      ready,
+      markReady,
+      abort,
+      started,
+      commits,
+      halt: () => {
+        fetching = false;
+      },
+      // The runs in the handler finish and are committed; nothing new starts.
+      settle: async () => {
+        fetching = false;
+        await Promise.all([...running]);
+      },
+    });
+  }
+
+  /**
+   * A started consumer as a Subscription. stop: `halt` (nothing more is fetched or handed out),
+   * then its run loop ends, pending offset commits go out and it disconnects. drain: `settle` (what
+   * runs finishes and commits) first, then stop.
+   */
+  private subscription(parts: {
+    consumer: Consumer;
+    ready: Promise<void>;
+    markReady: () => void;
+    abort: AbortController;
+    started: Promise<void>;
+    commits: CommitCoalescer;
+    halt: () => void;
+    settle: () => Promise<void>;
+  }): Subscription {
+    const { consumer, ready, markReady, abort, started, commits, halt, settle } = parts;
     const stop = async () => {
-      fetching = false;
+      halt();
       abort.abort();
       markReady();
       await started;
@@ -389,9 +419,7 @@ export class KafkaStreamBus implements StreamBus {
       ready,
       stop,
       drain: async () => {
-        fetching = false;
-        // The runs in the handler finish and are committed; nothing new starts.
-        await Promise.all([...running]);
+        await settle();
         await stop();
       },
     };
