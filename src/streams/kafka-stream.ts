@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type Message, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type KafkaMessage as FetchedMessage, type Message, type Producer } from 'kafkajs';
 import type { Logger } from '../log.js';
 import { KeyedRunner } from './keyed-runner.js';
 import {
@@ -156,8 +156,7 @@ export class KafkaStreamBus implements StreamBus {
     const abort = new AbortController();
     setMaxListeners(0, abort.signal); // one listener per message waiting for its not_before
     let fetching = true;
-    // One Kafka group per (group, stream): members of a Kafka group must share one subscription.
-    const consumer: Consumer = this.kafka.consumer({ groupId: `${this.options.namespace ?? ''}${group}.${stream}`, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+    const consumer = this.groupConsumer(stream, group);
     const tracker = new OffsetTracker();
     const commits = this.commits(consumer, stream, group);
     let heartbeat: () => Promise<void> = async () => {};
@@ -193,14 +192,7 @@ export class KafkaStreamBus implements StreamBus {
     const maxHeldPerPartition = Math.max(4 * maxInFlight, 256) + maxInFlight;
     const blocked = (partition: number) => runner.full || tracker.held(partition) >= maxHeldPerPartition;
 
-    let markReady: () => void = () => {};
-    const ready = new Promise<void>((resolve) => (markReady = resolve));
-    consumer.on(consumer.events.GROUP_JOIN, (event) => {
-      tracker.newGeneration();
-      const partitions = event.payload.memberAssignment[this.topic(stream)] ?? [];
-      this.logger.info({ stream, group, partitions }, 'consumer joined its group');
-      markReady();
-    });
+    const { ready, markReady } = this.readyOnJoin(consumer, stream, group, () => tracker.newGeneration());
 
     const start = async () => {
       await consumer.connect();
@@ -218,16 +210,7 @@ export class KafkaStreamBus implements StreamBus {
           if (abort.signal.aborted || !fetching) throw new Error('consumer stopped');
           const offset = Number(message.offset);
           const generation = tracker.started(partition, offset);
-          runner.submit({
-            stream,
-            key: message.key?.toString() ?? '',
-            id: message.headers?.['message-id']?.toString() ?? `${stream}/${partition}/${offset}`,
-            value: JSON.parse(message.value?.toString() ?? 'null'),
-            notBefore: Number(message.headers?.['not-before']?.toString() ?? 0),
-            partition,
-            offset,
-            generation,
-          });
+          runner.submit(incoming(stream, partition, message, generation));
         },
       });
     };
@@ -297,17 +280,10 @@ export class KafkaStreamBus implements StreamBus {
     const abort = new AbortController();
     let fetching = true;
     let generation = 0;
-    const consumer: Consumer = this.kafka.consumer({ groupId: `${this.options.namespace ?? ''}${group}.${stream}`, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+    const consumer = this.groupConsumer(stream, group);
     const commits = this.commits(consumer, stream, group);
     const running = new Set<Promise<void>>();
-    let markReady: () => void = () => {};
-    const ready = new Promise<void>((resolve) => (markReady = resolve));
-    consumer.on(consumer.events.GROUP_JOIN, (event) => {
-      generation += 1;
-      const partitions = event.payload.memberAssignment[this.topic(stream)] ?? [];
-      this.logger.info({ stream, group, partitions }, 'consumer joined its group');
-      markReady();
-    });
+    const { ready, markReady } = this.readyOnJoin(consumer, stream, group, () => (generation += 1));
     const stopped = new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve(), { once: true }));
     // Runs one chunk until the handler resolved; false when stopped (the chunk stays uncommitted).
     const handle = async (messages: KafkaMessage[], heartbeat: () => Promise<void>): Promise<boolean> => {
@@ -339,19 +315,7 @@ export class KafkaStreamBus implements StreamBus {
         eachBatch: async ({ batch, heartbeat, resolveOffset, isRunning, isStale }) => {
           const { partition } = batch;
           const mine = generation;
-          const messages = batch.messages.map((message) => {
-            const offset = Number(message.offset);
-            return {
-              stream,
-              key: message.key?.toString() ?? '',
-              id: message.headers?.['message-id']?.toString() ?? `${stream}/${partition}/${offset}`,
-              value: JSON.parse(message.value?.toString() ?? 'null') as unknown,
-              notBefore: Number(message.headers?.['not-before']?.toString() ?? 0),
-              partition,
-              offset,
-              generation: mine,
-            };
-          });
+          const messages = batch.messages.map((message) => incoming(stream, partition, message, mine));
           for (let from = 0; from < messages.length; from += maxBatch) {
             // Not resolved, so not committed: another consumer (or this one, later) gets them.
             if (!fetching || abort.signal.aborted) throw new Error('consumer stopped');
@@ -427,6 +391,24 @@ export class KafkaStreamBus implements StreamBus {
     return subscription;
   }
 
+  /** One Kafka group per (group, stream): members of a Kafka group must share one subscription. */
+  private groupConsumer(stream: string, group: string): Consumer {
+    return this.kafka.consumer({ groupId: `${this.options.namespace ?? ''}${group}.${stream}`, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+  }
+
+  /** `ready` resolves at the consumer's first join of its group; `onJoin` runs at every join (a rebalance). */
+  private readyOnJoin(consumer: Consumer, stream: string, group: string, onJoin: () => void): { ready: Promise<void>; markReady: () => void } {
+    let markReady: () => void = () => {};
+    const ready = new Promise<void>((resolve) => (markReady = resolve));
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      onJoin();
+      const partitions = event.payload.memberAssignment[this.topic(stream)] ?? [];
+      this.logger.info({ stream, group, partitions }, 'consumer joined its group');
+      markReady();
+    });
+    return { ready, markReady };
+  }
+
   private commits(consumer: Consumer, stream: string, group: string): CommitCoalescer {
     return new CommitCoalescer(
       (offsets) =>
@@ -475,6 +457,21 @@ export class KafkaStreamBus implements StreamBus {
     await producer?.disconnect().catch(() => {});
     this.producer = undefined;
   }
+}
+
+/** A fetched Kafka message as the stream's consumers see it (id and not_before from its headers). */
+function incoming(stream: string, partition: number, message: FetchedMessage, generation: number): KafkaMessage {
+  const offset = Number(message.offset);
+  return {
+    stream,
+    key: message.key?.toString() ?? '',
+    id: message.headers?.['message-id']?.toString() ?? `${stream}/${partition}/${offset}`,
+    value: JSON.parse(message.value?.toString() ?? 'null') as unknown,
+    notBefore: Number(message.headers?.['not-before']?.toString() ?? 0),
+    partition,
+    offset,
+    generation,
+  };
 }
 
 /**
