@@ -10,8 +10,9 @@ interface Job {
 
 /**
  * Group commit: units of work queued meanwhile (in the same turn of the event loop, or under load
- * within `minGapMs` of the last commit) run one after the other in ONE SQLite transaction, each inside its own savepoint, and every caller's promise settles only
- * after that transaction committed. A unit that throws rolls back its own savepoint and rejects its
+ * within `minGapMs` of the last commit) run one after the other in ONE SQLite transaction, each
+ * inside its own savepoint, and every caller's promise settles only after that transaction
+ * committed. A unit that throws rolls back its own savepoint and rejects its
  * own caller; the others still commit. A failed COMMIT rejects them all (nothing was written).
  *
  * Why: a commit costs far more than the few statements of one provider callback (the WAL pages of

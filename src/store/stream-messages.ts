@@ -1,4 +1,4 @@
-import { transactionRunner, type Db, type TransactionRunner } from './db.js';
+import type { Db } from './db.js';
 import type { GroupCommit } from './group-commit.js';
 
 export interface StreamMessageRow {
@@ -30,7 +30,6 @@ export class StreamMessageStore {
   private readonly ofKey;
   private readonly deleteOne;
   private readonly dueCount;
-  private readonly inTransaction: TransactionRunner;
 
   constructor(
     db: Db,
@@ -40,7 +39,6 @@ export class StreamMessageStore {
      */
     private readonly group: GroupCommit,
   ) {
-    this.inTransaction = transactionRunner(db);
     this.insertOne = db.prepare<[string, string, string, string, number, number]>(
       'INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -53,11 +51,6 @@ export class StreamMessageStore {
     );
     this.deleteOne = db.prepare<[number]>('DELETE FROM stream_messages WHERE seq = ?');
     this.dueCount = db.prepare<[string, number], { n: number }>('SELECT count(*) AS n FROM stream_messages WHERE stream = ? AND not_before <= ?');
-  }
-
-  /** Appends in one transaction; answers the seqs given, in order. */
-  append(stream: string, messages: readonly NewStreamMessage[], now: number): number[] {
-    return this.inTransaction(() => this.insert(stream, messages, now)) as number[];
   }
 
   private insert(stream: string, messages: readonly NewStreamMessage[], now: number): number[] {
