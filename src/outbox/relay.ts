@@ -24,8 +24,12 @@ export interface OutboxRelayOptions {
 /**
  * Publishes outbox rows in id order, in batches, and marks them published only after the stream
  * acknowledged them: a crash before the mark publishes them again (same ids), never loses them.
- * (Embedded streams commit the publish and the mark in one transaction.) A stream outage makes it
- * wait and try the same batch again.
+ * A stream outage makes it wait and try the same batch again.
+ *
+ * Embedded streams live in the store, so there the publish and the mark are writes of one
+ * transaction: the relay runs at the end of every group commit (a hook of it), and the events of
+ * the callbacks in that transaction go out in the same commit, without a transaction and a wake of
+ * their own. The loop below takes what was appended outside group commits (API transactions).
  */
 export class OutboxRelay implements Worker {
   readonly name = 'outbox-relay';
@@ -33,44 +37,82 @@ export class OutboxRelay implements Worker {
   constructor(private readonly options: OutboxRelayOptions) {}
 
   async run(signal: AbortSignal): Promise<void> {
-    const { logger, idleMs = 50 } = this.options;
-    // A failed batch (the stream away) is tried again, the same rows, after a growing pause.
-    const { outbox } = this.options.store;
-    await repeatPasses(signal, async () => ((await this.relayBatch()) === 0 ? 'idle' : 'more'), {
-      idleMs,
-      logger,
-      what: 'outbox relay publishing a batch',
-      wake: () => outbox.appended(),
-    });
+    const { store, bus, logger, idleMs = 50 } = this.options;
+    const { outbox } = store;
+    const removeHook =
+      bus.appendHere === undefined
+        ? () => {}
+        : store.beforeCommit({
+            run: () => this.relayHere(outbox.pendingSinceAppend(this.batchSize())),
+            onError: (error) => {
+              outbox.relayFailed();
+              logger.error({ err: error }, 'outbox relay in a group commit failed; its rows wait for the next pass');
+            },
+          });
+    try {
+      // A failed batch (the stream away) is tried again, the same rows, after a growing pause.
+      await repeatPasses(signal, async () => ((await this.relayBatch()) === 0 ? 'idle' : 'more'), {
+        idleMs,
+        logger,
+        what: 'outbox relay publishing a batch',
+        wake: () => outbox.appended(),
+      });
+    } finally {
+      removeHook();
+    }
   }
 
   /** Publishes one batch; answers how many rows it marked. */
   async relayBatch(): Promise<number> {
-    const { store, bus, clock, batchSize = 100 } = this.options;
-    const rows = store.outbox.pending(batchSize);
-    if (rows.length === 0) return 0;
-    // Consecutive rows of one stream go in one publish, keeping the id order across streams.
+    const { store, bus, clock } = this.options;
+    if (bus.appendHere !== undefined) {
+      // Read inside the transaction: a hook of an earlier commit may have taken some already.
+      if (store.outbox.pending(1).length === 0) return 0;
+      let count = 0;
+      await store.grouped(
+        () => {
+          const rows = store.outbox.pending(this.batchSize());
+          count = rows.length;
+          return this.relayHere(rows);
+        },
+        (handOut) => handOut?.(),
+      );
+      return count;
+    }
+    const rows = store.outbox.pending(this.batchSize());
+    // Consecutive rows of one stream go in one publish, keeping the id order across streams. The
+    // fan-out of a run goes in one unit, not one per event; the rows are marked once the stream
+    // acknowledged the messages (a crash in between publishes them again). Both go in the store's
+    // group commit with the callbacks of the same turn instead of two commits of their own.
     for (const run of runsByStream(rows)) {
       const endpoints: EndpointCache = new Map();
-      const fanOut = () => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints));
-      const ids = run.rows.map((r) => r.id);
-      if (bus.publishWith !== undefined) {
-        // Embedded streams live in the store: the fan-out (delivery rows), the publish and the
-        // outbox mark commit in one transaction, all or nothing.
-        await bus.publishWith(run.stream, () => {
-          const messages = fanOut();
-          store.outbox.markPublished(ids, clock.now());
-          return messages;
-        });
-      } else {
-        // The fan-out of the whole run in one unit, not one per event; the rows are marked once the
-        // stream acknowledged the messages (a crash in between publishes them again). Both go in the
-        // store's group commit with the callbacks of the same turn instead of two commits of their own.
-        await bus.publish(run.stream, await store.grouped(fanOut));
-        await store.grouped(() => store.outbox.markPublished(ids, clock.now()));
-      }
+      await bus.publish(run.stream, await store.grouped(() => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints))));
+      await store.grouped(() => store.outbox.markPublished(run.rows.map((r) => r.id), clock.now()));
     }
     return rows.length;
+  }
+
+  /**
+   * Embedded streams: fans out and appends `rows` (pending, in id order) and marks them, all in the
+   * transaction open now; answers what hands the messages to the consumers once it committed.
+   */
+  private relayHere(rows: readonly OutboxRow[]): (() => void) | undefined {
+    if (rows.length === 0) return undefined;
+    const { store, bus, clock } = this.options;
+    const now = clock.now();
+    const endpoints: EndpointCache = new Map();
+    const handOuts = runsByStream(rows).map((run) => bus.appendHere!(run.stream, run.rows.flatMap((row) => this.toMessages(row, now, endpoints))));
+    store.outbox.markPublishedHere(
+      rows.map((r) => r.id),
+      now,
+    );
+    return () => {
+      for (const handOut of handOuts) handOut();
+    };
+  }
+
+  private batchSize(): number {
+    return this.options.batchSize ?? 100;
   }
 
   private toMessages(row: OutboxRow, now: number, endpoints: EndpointCache): OutgoingMessage[] {
@@ -82,7 +124,7 @@ export class OutboxRelay implements Worker {
   }
 }
 
-function runsByStream(rows: OutboxRow[]): { stream: string; rows: OutboxRow[] }[] {
+function runsByStream(rows: readonly OutboxRow[]): { stream: string; rows: OutboxRow[] }[] {
   const runs: { stream: string; rows: OutboxRow[] }[] = [];
   for (const row of rows) {
     const last = runs.at(-1);

@@ -128,4 +128,70 @@ describe('GroupCommit', () => {
     expect(turnedBeforeC).toBe(false);
     expect(values()).toEqual(['a', 'b', 'c']);
   });
+
+  it('runs its hooks after the units, in the same transaction, and their follow-ups after the commit, before any caller resumes', async () => {
+    const group = new GroupCommit(db);
+    const other = openDatabase(path.join(dir, 'test.db'));
+    const seen: string[] = [];
+    try {
+      const remove = group.beforeCommit({
+        run: () => {
+          // The units' writes are there, and nobody else sees them yet: one transaction.
+          seen.push(`hook sees ${values().join('')}, others ${other.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n}`);
+          insert('z')();
+          return () => seen.push(`after: others see ${other.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n}`);
+        },
+        onError: (error) => seen.push(`error ${String(error)}`),
+      });
+      const a = group.run(insert('a'), () => seen.push('committed a')).then(() => seen.push('resolved a'));
+      const b = group.run(insert('b'), () => seen.push('committed b')).then(() => seen.push('resolved b'));
+      await Promise.all([a, b]);
+      expect(seen).toEqual(['hook sees ab, others 0', 'committed a', 'committed b', 'after: others see 3', 'resolved a', 'resolved b']);
+      remove();
+      seen.length = 0;
+      await group.run(insert('c'));
+      expect(seen).toEqual([]);
+      expect(values()).toEqual(['a', 'b', 'c', 'z']);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('undoes the writes of a hook that throws and tells it; the units still commit', async () => {
+    const group = new GroupCommit(db);
+    const errors: unknown[] = [];
+    group.beforeCommit({
+      run: () => {
+        insert('z')();
+        throw new Error('hook broke');
+      },
+      onError: (error) => errors.push(error),
+    });
+    await expect(group.run(insert('a'))).resolves.toMatchObject({ changes: 1 });
+    expect(values()).toEqual(['a']);
+    expect(errors).toEqual([new Error('hook broke')]);
+  });
+
+  it('tells the hooks when the transaction itself fails, and rejects every unit', async () => {
+    const group = new GroupCommit(db);
+    const errors: unknown[] = [];
+    group.beforeCommit({ run: () => undefined, onError: (error) => errors.push(error) });
+    // A unit that commits the transaction under the group: its COMMIT then fails.
+    const sneaky = group.run(() => db.exec('COMMIT'));
+    await expect(sneaky).rejects.toThrow();
+    expect(errors).toHaveLength(1);
+  });
+
+  it('rejects the caller whose follow-up throws, and still runs the others', async () => {
+    const group = new GroupCommit(db);
+    const thrower = group.run(insert('a'), () => {
+      throw new Error('follow-up broke');
+    });
+    const fine: string[] = [];
+    const next = group.run(insert('b'), () => fine.push('b'));
+    await expect(thrower).rejects.toThrow('follow-up broke');
+    await expect(next).resolves.toMatchObject({ changes: 1 });
+    expect(fine).toEqual(['b']);
+    expect(values()).toEqual(['a', 'b']);
+  });
 });

@@ -4,8 +4,20 @@ interface Job {
   fn: () => unknown;
   /** Runs one statement only, atomic by itself: no savepoint around it. */
   single: boolean;
+  /** Called with the unit's result right after the COMMIT, in unit order, before any promise settles. */
+  committed: ((value: unknown) => void) | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+}
+
+/**
+ * Work that ends every group transaction: it runs after the units, in a savepoint of its own, and
+ * answers what to do once the transaction committed (or nothing). A hook that throws has its writes
+ * undone and its `onError` called; the units still commit.
+ */
+export interface CommitHook {
+  run: () => (() => void) | void;
+  onError: (error: unknown) => void;
 }
 
 /**
@@ -31,6 +43,7 @@ export class GroupCommit {
   private readonly rollback;
   /** A savepoint around one unit (better-sqlite3 nests a transaction function as a savepoint). */
   private readonly unit: TransactionRunner;
+  private readonly hooks = new Set<CommitHook>();
 
   constructor(
     private readonly db: Db,
@@ -49,9 +62,13 @@ export class GroupCommit {
     this.unit = transactionRunner(db);
   }
 
-  /** Runs `fn` in the next group transaction (inside a savepoint); resolves with its result once committed. */
-  run<T>(fn: () => T): Promise<T> {
-    return this.enqueue(fn, false);
+  /**
+   * Runs `fn` in the next group transaction (inside a savepoint); resolves with its result once
+   * committed. `committed`, if given, gets that result synchronously right after the COMMIT, in the
+   * order of the units (what must follow the commit in order, such as handing out stream messages).
+   */
+  run<T>(fn: () => T, committed?: (value: T) => void): Promise<T> {
+    return this.enqueue(fn, false, committed);
   }
 
   /**
@@ -62,9 +79,18 @@ export class GroupCommit {
     return this.enqueue(fn, true);
   }
 
-  private enqueue<T>(fn: () => T, single: boolean): Promise<T> {
+  /**
+   * Adds a hook run at the end of every group transaction (see CommitHook), such as the outbox relay
+   * of embedded streams: the events the units wrote go out in the same commit. Answers its removal.
+   */
+  beforeCommit(hook: CommitHook): () => void {
+    this.hooks.add(hook);
+    return () => this.hooks.delete(hook);
+  }
+
+  private enqueue<T>(fn: () => T, single: boolean, committed?: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, single, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ fn, single, committed: committed as ((value: unknown) => void) | undefined, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) this.schedule();
     });
   }
@@ -83,6 +109,7 @@ export class GroupCommit {
       return;
     }
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const afterHooks: { hook: CommitHook; after: () => void }[] = [];
     try {
       this.begin.run();
       for (const job of batch) {
@@ -93,16 +120,43 @@ export class GroupCommit {
           outcomes.push({ ok: false, error });
         }
       }
+      for (const hook of this.hooks) {
+        try {
+          const after = this.unit(hook.run) as (() => void) | undefined;
+          if (after !== undefined) afterHooks.push({ hook, after });
+        } catch (error) {
+          hook.onError(error);
+        }
+      }
       this.commit.run();
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       for (const job of batch) job.reject(error);
+      for (const hook of this.hooks) hook.onError(error);
       return;
     } finally {
       this.lastCommitAt = performance.now();
       // Units queued past maxBatch, or by the units themselves, go in the next transaction.
       this.scheduled = false;
       if (this.queue.length > 0) this.schedule();
+    }
+    // Committed: first what must follow the commit in order (units, then hooks), then the callers.
+    // A follow-up that throws is reported to its caller (or hook); the others still run.
+    batch.forEach((job, index) => {
+      const outcome = outcomes[index]!;
+      if (!outcome.ok || job.committed === undefined) return;
+      try {
+        job.committed(outcome.value);
+      } catch (error) {
+        outcomes[index] = { ok: false, error };
+      }
+    });
+    for (const { hook, after } of afterHooks) {
+      try {
+        after();
+      } catch (error) {
+        hook.onError(error);
+      }
     }
     batch.forEach((job, index) => {
       const outcome = outcomes[index]!;

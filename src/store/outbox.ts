@@ -33,6 +33,11 @@ export class OutboxStore {
   /** The relay's wait for the next append (one shared promise, however many waits raced it). */
   private next: { promise: Promise<void>; resolve: () => void } | null = null;
   private wakeScheduled = false;
+  /**
+   * Rows may have been appended since the relay last found none pending (true at start: rows of an
+   * earlier run may wait). Lets a relay that runs at every commit skip its read when nothing came.
+   */
+  private appendedSinceRelay = true;
 
   constructor(db: Db) {
     this.insertOne = db.prepare<[string, string, string, string, number]>(
@@ -50,17 +55,36 @@ export class OutboxStore {
 
   append(message: NewOutboxMessage, now = Date.now()): void {
     this.insertOne.run(message.stream, message.key, message.messageId, JSON.stringify(message.payload), now);
+    this.appendedSinceRelay = true;
     // Transactions are synchronous: by the next turn of the event loop this row is committed (or
-    // rolled back, and the relay finds nothing: a wake for nothing is harmless).
+    // rolled back, and the relay finds nothing: a wake for nothing is harmless). A relay that ran in
+    // that transaction's commit (a group commit's hook) took it already: no wake then.
     if (this.next !== null && !this.wakeScheduled) {
       this.wakeScheduled = true;
       setImmediate(() => {
         this.wakeScheduled = false;
+        if (!this.appendedSinceRelay) return;
         const next = this.next;
         this.next = null;
         next?.resolve();
       });
     }
+  }
+
+  /**
+   * pending() for a relay inside a transaction: nothing, without a read, when no row was appended
+   * since it last found the outbox empty. Rows it takes must be marked in the same transaction.
+   */
+  pendingSinceAppend(limit: number): OutboxRow[] {
+    if (!this.appendedSinceRelay) return [];
+    const rows = this.pendingRows.all(limit);
+    if (rows.length < limit) this.appendedSinceRelay = false;
+    return rows;
+  }
+
+  /** The relay's transaction failed: what it took is pending again, and the next relay reads it. */
+  relayFailed(): void {
+    this.appendedSinceRelay = true;
   }
 
   /** Resolves soon after the next append committed: the relay waits on it instead of polling. */
@@ -79,6 +103,11 @@ export class OutboxStore {
 
   markPublished(ids: readonly number[], now = Date.now()): void {
     this.markAll(ids, now);
+  }
+
+  /** markPublished in the caller's transaction, without a savepoint of its own. */
+  markPublishedHere(ids: readonly number[], now: number): void {
+    for (const id of ids) this.markOne.run(now, id);
   }
 
   /** Rows not yet published and the creation time of the oldest (relay lag). */

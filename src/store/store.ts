@@ -8,7 +8,7 @@ import { EarlyStatusStore } from './early-statuses.js';
 import { ContactStore } from './contacts.js';
 import { ConversationStore } from './conversations.js';
 import { openDatabase, transactionRunner, type Db, type TransactionRunner } from './db.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, type CommitHook } from './group-commit.js';
 import { MessageStore } from './messages.js';
 import { migrate, schemaVersion } from './migrate.js';
 import { OutboxStore } from './outbox.js';
@@ -86,8 +86,13 @@ export class Store {
    * Runs fn in a transaction shared with the other units queued in this turn of the event loop
    * (src/store/group-commit.ts): atomic on its own, and committed before the promise resolves.
    */
-  grouped<T>(fn: () => T): Promise<T> {
-    return this.group.run(fn);
+  grouped<T>(fn: () => T, committed?: (value: T) => void): Promise<T> {
+    return this.group.run(fn, committed);
+  }
+
+  /** Work at the end of every group transaction (src/store/group-commit.ts, CommitHook); answers its removal. */
+  beforeCommit(hook: CommitHook): () => void {
+    return this.group.beforeCommit(hook);
   }
 
   health(): StoreHealth {

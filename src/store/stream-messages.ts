@@ -53,20 +53,18 @@ export class StreamMessageStore {
     this.dueCount = db.prepare<[string, number], { n: number }>('SELECT count(*) AS n FROM stream_messages WHERE stream = ? AND not_before <= ?');
   }
 
-  private insert(stream: string, messages: readonly NewStreamMessage[], now: number): number[] {
+  /** Appends the messages in the transaction open on this connection (the caller's); answers their seqs. */
+  appendHere(stream: string, messages: readonly NewStreamMessage[], now: number): number[] {
     return messages.map((m) => Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now).lastInsertRowid));
   }
 
   /**
-   * Runs `build` and appends the messages it answers, in one unit of the shared transaction;
-   * resolves with them and their seqs once committed. A throw in `build` undoes its writes.
+   * Appends the messages in one unit of the shared transaction; resolves with their seqs once
+   * committed. `committed` gets the seqs right after the COMMIT, in the order of the transaction's units.
    */
-  appendGroupedWith(stream: string, build: () => readonly NewStreamMessage[], now: number): Promise<{ messages: readonly NewStreamMessage[]; seqs: number[] }> {
-    // The unit is a savepoint of its own already: no second one around the inserts.
-    return this.group.run(() => {
-      const messages = build();
-      return { messages, seqs: this.insert(stream, messages, now) };
-    });
+  appendGrouped(stream: string, messages: readonly NewStreamMessage[], now: number, committed?: (seqs: number[]) => void): Promise<number[]> {
+    // One statement per message, and the unit is a savepoint of its own already: none around them.
+    return this.group.run(() => this.appendHere(stream, messages, now), committed);
   }
 
   /** Uncommitted messages of the stream after `seq`, oldest first. */

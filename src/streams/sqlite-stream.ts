@@ -66,20 +66,32 @@ export class SqliteStreamBus implements StreamBus {
   async ensureStreams(_streams: readonly StreamSpec[]): Promise<void> {}
 
   async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
-    if (messages.length > 0) await this.publishWith(stream, () => messages);
+    if (messages.length === 0) return;
+    const now = this.clock.now();
+    const rows = toRows(messages, now);
+    // Publishes of the same moment share one transaction. Committed, the messages go straight to
+    // the stream's consumers (if it has any in this process), in the order of the transaction.
+    await this.messages.appendGrouped(stream, rows, now, (seqs) => this.handOut(stream, rows, messages, seqs));
   }
 
-  async publishWith(stream: string, build: () => readonly OutgoingMessage[]): Promise<void> {
+  /**
+   * Appends the messages in the store transaction open on this thread (the caller's, such as a
+   * group commit's hook); answers what hands them to this process's consumers, to be called once
+   * that transaction committed, before any later publish of the stream is handed out.
+   */
+  appendHere(stream: string, messages: readonly OutgoingMessage[]): () => void {
     const now = this.clock.now();
-    let built: readonly OutgoingMessage[] = [];
-    // Publishes of the same moment share one transaction; resolved once it committed (durable).
-    const { messages, seqs } = await this.messages.appendGroupedWith(stream, () => toRows((built = build()), now), now);
-    // Committed: the messages go straight to the stream's consumers (if it has any in this process),
-    // with the values as published: the consumer does not parse back what was just serialized.
-    if (messages.length === 0) return;
+    const rows = toRows(messages, now);
+    const seqs = this.messages.appendHere(stream, rows, now);
+    return () => this.handOut(stream, rows, messages, seqs);
+  }
+
+  /** Committed messages go to the stream's consumers with the values as published (not parsed back). */
+  private handOut(stream: string, rows: readonly NewStreamMessage[], built: readonly OutgoingMessage[], seqs: readonly number[]): void {
+    if (rows.length === 0) return;
     this.feeds
       .get(stream)
-      ?.published(messages.map((row, index) => ({ seq: seqs[index]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore, parsed: built[index]!.value })));
+      ?.published(rows.map((row, index) => ({ seq: seqs[index]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore, parsed: built[index]!.value })));
   }
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {

@@ -72,11 +72,10 @@ export interface StreamBus {
   /** Resolves once the stream durably acknowledged every message (Kafka: acks from all ISR). */
   publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void>;
   /**
-   * Embedded streams only (they live in the store): runs `build` and appends the messages it answers
-   * in ONE store transaction, so the writes `build` makes and the publish commit together or not at
-   * all. Resolves once committed.
+   * Embedded streams only: appends the messages in the store transaction open on this thread (the
+   * caller's) and answers what hands them to this process's consumers, to be called once it committed.
    */
-  publishWith?(stream: string, build: () => readonly OutgoingMessage[]): Promise<void>;
+  appendHere?(stream: string, messages: readonly OutgoingMessage[]): () => void;
   subscribe(options: SubscribeOptions): Subscription;
   /**
    * Kafka only: the handler takes runs of consecutive messages of a partition instead of one

@@ -6,6 +6,7 @@ import { OutboxRelay } from '../../src/outbox/relay.js';
 import { Store } from '../../src/store/store.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
 import { ManualClock, type OutgoingMessage, type StreamBus } from '../../src/streams/stream.js';
+import { appendEvent, newEventId } from '../../src/domain/events.js';
 import { emitEvent, insertCompany, insertEndpoint } from './harness.js';
 import { eventually, memoryLogger } from './wait.js';
 
@@ -110,6 +111,58 @@ describe('outbox relay', () => {
       expect(streamRows().map((id) => id.replace(/:1$/, '')).sort()).toEqual(deliveries);
       expect(store.outbox.lag().pending).toBe(0);
       expect(await relay.relayBatch()).toBe(0);
+    });
+
+    it('publishes the events of a group-commit unit in the commit of that unit, and hands them to the consumer', async () => {
+      const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger);
+      const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: memoryLogger().logger });
+      const company = insertCompany(store);
+      insertEndpoint(store, company, 'https://a.example/hook');
+      const received: string[] = [];
+      const subscription = bus.subscribe({ stream: 'gateway.events', group: 'test', handler: async (message) => void received.push(message.id) });
+      const abort = new AbortController();
+      const running = relay.run(abort.signal);
+      try {
+        await eventually('the relay idle', () => store.outbox.lag().pending === 0);
+        const event = await store.grouped(() => {
+          const id = newEventId();
+          const createdAt = new Date().toISOString();
+          return appendEvent(store.outbox, { id, company_id: company, name: 'message.create', created_at: createdAt, body: { id } });
+        });
+        // No turn of the event loop since the commit: the relay ran in it, not after it.
+        expect(store.outbox.lag().pending).toBe(0);
+        const [delivery] = store.deliveries.list({}, undefined, 10).rows;
+        expect(delivery?.event_id).toBe(event.id);
+        await eventually('the job consumed', () => received.length === 1);
+        expect(received).toEqual([`${delivery!.id}:1`]);
+      } finally {
+        abort.abort();
+        await running;
+        await subscription.stop();
+      }
+    });
+
+    it('leaves the rows of a unit whose relay fails pending, commits the unit, and says why', async () => {
+      const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger);
+      const log = memoryLogger();
+      const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: log.logger, idleMs: 60_000 });
+      const company = insertCompany(store);
+      insertEndpoint(store, company, 'https://a.example/hook');
+      const abort = new AbortController();
+      const running = relay.run(abort.signal);
+      try {
+        await store.grouped(() => {
+          emitEvent(store, company);
+          store.db.prepare("INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES ('gateway.events', '1', 'broken', 'not json', 0)").run();
+        });
+        expect(store.outbox.lag().pending).toBe(2);
+        expect(store.deliveries.count({})).toBe(0);
+        expect(streamRows()).toEqual([]);
+        expect(log.text()).toContain('outbox relay in a group commit failed; its rows wait for the next pass');
+      } finally {
+        abort.abort();
+        await running;
+      }
     });
 
     it('writes nothing of a batch whose fan-out fails: no delivery, no stream message, the rows stay pending', async () => {
