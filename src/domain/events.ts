@@ -52,8 +52,12 @@ export function writeEvent(
   return appendEvent(outbox, { id, company_id: companyId, name, created_at: createdAt, body: build(id, createdAt) });
 }
 
-/** Appends an event whose body is already built (the v1 payloads). */
+/**
+ * Appends an event whose body is already built (the v1 payloads). The record and its body are
+ * frozen: the relay may publish the very object (src/store/outbox.ts), so it must not change after.
+ */
 export function appendEvent(outbox: OutboxStore, record: EventRecord): EventRecord {
-  outbox.append({ stream: 'gateway.events', key: String(record.company_id), messageId: record.id, payload: record });
+  Object.freeze(record.body);
+  outbox.append({ stream: 'gateway.events', key: String(record.company_id), messageId: record.id, payload: Object.freeze(record) });
   return record;
 }

@@ -1,6 +1,6 @@
 import type { EventRecord } from '../domain/events.js';
 import type { Logger } from '../log.js';
-import type { OutboxRow } from '../store/outbox.js';
+import type { OutboxRow, PendingRow } from '../store/outbox.js';
 import type { Store } from '../store/store.js';
 import type { Clock, OutgoingMessage, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
@@ -43,7 +43,7 @@ export class OutboxRelay implements Worker {
       bus.appendHere === undefined
         ? () => {}
         : store.beforeCommit({
-            run: () => this.relayHere(outbox.pendingSinceAppend(this.batchSize())),
+            run: () => this.relayHere(outbox.pendingHere(this.batchSize(), true)),
             onError: (error) => {
               outbox.relayFailed();
               logger.error({ err: error }, 'outbox relay in a group commit failed; its rows wait for the next pass');
@@ -71,7 +71,7 @@ export class OutboxRelay implements Worker {
       let count = 0;
       await store.grouped(
         () => {
-          const rows = store.outbox.pending(this.batchSize());
+          const rows = store.outbox.pendingHere(this.batchSize());
           count = rows.length;
           return this.relayHere(rows);
         },
@@ -96,7 +96,7 @@ export class OutboxRelay implements Worker {
    * Embedded streams: fans out and appends `rows` (pending, in id order) and marks them, all in the
    * transaction open now; answers what hands the messages to the consumers once it committed.
    */
-  private relayHere(rows: readonly OutboxRow[]): (() => void) | undefined {
+  private relayHere(rows: readonly PendingRow[]): (() => void) | undefined {
     if (rows.length === 0) return undefined;
     const { store, bus, clock } = this.options;
     const now = clock.now();
@@ -115,8 +115,8 @@ export class OutboxRelay implements Worker {
     return this.options.batchSize ?? 100;
   }
 
-  private toMessages(row: OutboxRow, now: number, endpoints: EndpointCache): OutgoingMessage[] {
-    const payload = JSON.parse(row.payload) as unknown;
+  private toMessages(row: PendingRow, now: number, endpoints: EndpointCache): OutgoingMessage[] {
+    const payload = row.parsed ?? (JSON.parse(row.payload) as unknown);
     if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now, endpoints, row.payload);
     // Send jobs go out resolved: senders in worker processes have no store.
     if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveSendJob(this.options.store, payload as SendJob, this.options.publicUrl ?? '') }];

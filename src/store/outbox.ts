@@ -20,6 +20,12 @@ export interface NewOutboxMessage {
   payload: unknown;
 }
 
+/** A pending row, with its payload already parsed when it was appended in this process. */
+export type PendingRow = OutboxRow & { parsed?: unknown };
+
+/** Appended rows kept in memory for the relay, at most (a relay that fell behind reads the rest). */
+const FRESH_ROWS = 4_096;
+
 /**
  * The transactional outbox. `append` is called inside the transaction of the change it reports;
  * the relay reads pending rows in id order and marks them once the stream acknowledged them.
@@ -38,12 +44,23 @@ export class OutboxStore {
    * earlier run may wait). Lets a relay that runs at every commit skip its read when nothing came.
    */
   private appendedSinceRelay = true;
+  /**
+   * Rows appended on this connection and not relayed yet, with their payload as given: the relay in
+   * a commit (its hook) takes them from here instead of reading them back and parsing them. The
+   * store stays the truth: only a row still pending with the same id and message id is taken from
+   * here (a rolled-back append leaves an entry that matches nothing, dropped at the next full read).
+   */
+  private readonly fresh = new Map<number, PendingRow>();
+  private readonly pendingIds;
+  private readonly byId;
 
   constructor(db: Db) {
     this.insertOne = db.prepare<[string, string, string, string, number]>(
       'INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES (?, ?, ?, ?, ?)',
     );
     this.pendingRows = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
+    this.pendingIds = db.prepare<[number], { id: number; message_id: string }>('SELECT id, message_id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
+    this.byId = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE id = ?');
     this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
     this.markAll = db.transaction((ids: readonly number[], now: number) => {
       for (const id of ids) this.markOne.run(now, id);
@@ -53,8 +70,13 @@ export class OutboxStore {
     );
   }
 
+  /** Appends a row; `message.payload` must not change afterwards (the relay may publish it as given). */
   append(message: NewOutboxMessage, now = Date.now()): void {
-    this.insertOne.run(message.stream, message.key, message.messageId, JSON.stringify(message.payload), now);
+    const payload = JSON.stringify(message.payload);
+    const id = Number(this.insertOne.run(message.stream, message.key, message.messageId, payload, now).lastInsertRowid);
+    if (this.fresh.size < FRESH_ROWS) {
+      this.fresh.set(id, { id, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, published_at: null, parsed: message.payload });
+    }
     this.appendedSinceRelay = true;
     // Transactions are synchronous: by the next turn of the event loop this row is committed (or
     // rolled back, and the relay finds nothing: a wake for nothing is harmless). A relay that ran in
@@ -72,13 +94,21 @@ export class OutboxStore {
   }
 
   /**
-   * pending() for a relay inside a transaction: nothing, without a read, when no row was appended
-   * since it last found the outbox empty. Rows it takes must be marked in the same transaction.
+   * pending() for a relay inside a transaction, which marks what it takes in that transaction.
+   * Rows appended in this process come with their payload as given. `sinceAppend` (a relay run at
+   * every commit): nothing, without a read, when no row was appended since the last full read.
    */
-  pendingSinceAppend(limit: number): OutboxRow[] {
-    if (!this.appendedSinceRelay) return [];
-    const rows = this.pendingRows.all(limit);
-    if (rows.length < limit) this.appendedSinceRelay = false;
+  pendingHere(limit: number, sinceAppend = false): PendingRow[] {
+    if (sinceAppend && !this.appendedSinceRelay) return [];
+    const rows = this.pendingIds.all(limit).map(({ id, message_id }) => {
+      const fresh = this.fresh.get(id);
+      return fresh?.message_id === message_id ? fresh : this.byId.get(id)!;
+    });
+    if (rows.length < limit) {
+      // Every pending row was read: what else is kept here was rolled back.
+      this.appendedSinceRelay = false;
+      this.fresh.clear();
+    }
     return rows;
   }
 
@@ -107,7 +137,10 @@ export class OutboxStore {
 
   /** markPublished in the caller's transaction, without a savepoint of its own. */
   markPublishedHere(ids: readonly number[], now: number): void {
-    for (const id of ids) this.markOne.run(now, id);
+    for (const id of ids) {
+      this.markOne.run(now, id);
+      this.fresh.delete(id);
+    }
   }
 
   /** Rows not yet published and the creation time of the oldest (relay lag). */
