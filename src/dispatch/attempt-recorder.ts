@@ -18,9 +18,26 @@ export class AttemptRecorder implements Worker {
     private readonly options: { store: Store; bus: StreamBus; clock: Clock; disableAfterMs: number; logger: Logger; metrics?: Metrics },
   ) {}
 
-  /** Records one attempt, committed (in the store's group commit) when it resolves. Idempotent on its id. */
+  /** Attempts handed to `record` since its unit was queued, and that unit (it takes them all when it runs). */
+  private queued: AttemptRecord[] = [];
+  private unit: Promise<void> | null = null;
+
+  /**
+   * Records one attempt, committed (in the store's group commit) when it resolves. Idempotent on its
+   * id. The attempts handed in until the store's next transaction runs are recorded in ONE unit of
+   * it (recordAll), not in a unit each: a dispatcher in the core's own process records its attempts
+   * one by one as they are answered, and a unit costs a savepoint.
+   */
   record(attempt: AttemptRecord): Promise<void> {
-    return this.recordAll([attempt]);
+    this.queued.push(attempt);
+    this.unit ??= this.options.store.grouped(() => {
+      const batch = this.queued;
+      this.queued = [];
+      this.unit = null;
+      this.apply(batch);
+      return batch;
+    }).then((batch) => this.recorded(batch));
+    return this.unit;
   }
 
   /**
@@ -28,11 +45,17 @@ export class AttemptRecorder implements Worker {
    * attempt: all of them or none); resolves once committed. Idempotent on their ids.
    */
   async recordAll(attempts: readonly AttemptRecord[]): Promise<void> {
-    const { store, clock, disableAfterMs, metrics } = this.options;
-    await store.grouped(() => {
-      const now = clock.now();
-      for (const attempt of attempts) store.deliveries.applyAttempt(attempt, disableAfterMs, now);
-    });
+    await this.options.store.grouped(() => this.apply(attempts));
+    this.recorded(attempts);
+  }
+
+  private apply(attempts: readonly AttemptRecord[]): void {
+    const { store, clock, disableAfterMs } = this.options;
+    store.deliveries.applyAttempts(attempts, disableAfterMs, clock.now());
+  }
+
+  private recorded(attempts: readonly AttemptRecord[]): void {
+    const { store, metrics } = this.options;
     if (metrics === undefined) return;
     for (const attempt of attempts) {
       metrics.attemptRecorded(attempt, () =>

@@ -209,7 +209,8 @@ export class DeliveryStore {
    * `recordAttempt` in the caller's transaction, which makes it atomic: a group-commit unit is a
    * savepoint already, and a second one around these few statements would cost as much as they do.
    */
-  applyAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number): void {
+  applyAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number, successes?: Map<number, number>): void {
+    // `successes`: health writes of successes wait there (applyAttempts).
     // An attempt of a delivery this store never made (another install's topic) is not ours to record.
     if (this.exists.get(attempt.delivery_id) === undefined) return;
     if (this.insertAttempt.run(attempt).changes === 0) return;
@@ -227,6 +228,14 @@ export class DeliveryStore {
       id: attempt.delivery_id,
     });
     const at = attempt.started_at;
+    if (successes !== undefined) {
+      // A success's health write waits (see applyAttempts); a failure comes after the one before it.
+      if (delivered) {
+        successes.set(attempt.endpoint_id, at);
+        return;
+      }
+      this.flushSuccess(successes, attempt.endpoint_id);
+    }
     this.upsertHealth.run({ endpoint_id: attempt.endpoint_id, success: delivered ? 1 : 0, at });
     if (attempt.outcome === 'gone') this.disable(attempt.endpoint_id, 'the endpoint answered 410 Gone', at);
     const health = delivered ? undefined : this.healthOf.get(attempt.endpoint_id);
@@ -234,6 +243,26 @@ export class DeliveryStore {
       const days = Math.round((disableAfterMs / 86_400_000) * 10) / 10;
       this.disable(attempt.endpoint_id, `no successful delivery for ${days} days`, at);
     }
+  }
+
+  /**
+   * applyAttempt for each attempt, in order, in the caller's transaction. The health write of a
+   * success waits until a failure of its endpoint comes next (then it goes first) or the list ends:
+   * a later success overwrites every field an earlier one sets, so a run of successes of one
+   * endpoint writes its health row once, not once per attempt. The row ends the same.
+   */
+  applyAttempts(attempts: readonly AttemptRecord[], disableAfterMs: number, now: number): void {
+    const successes = new Map<number, number>();
+    for (const attempt of attempts) this.applyAttempt(attempt, disableAfterMs, now, successes);
+    for (const endpointId of [...successes.keys()]) this.flushSuccess(successes, endpointId);
+  }
+
+  /** Writes the waiting success health of the endpoint, if any. */
+  private flushSuccess(successes: Map<number, number>, endpointId: number): void {
+    const at = successes.get(endpointId);
+    if (at === undefined) return;
+    successes.delete(endpointId);
+    this.upsertHealth.run({ endpoint_id: endpointId, success: 1, at });
   }
 
   /** Deliveries whose next automatic attempt is due at `now`, the longest waiting first. */
