@@ -32,6 +32,7 @@ import {
   startDaemon,
   startReceiver,
   waitArrivals,
+  waitIdle,
 } from './lib.mjs';
 
 const { values: args } = parseArgs({
@@ -183,6 +184,9 @@ async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target
   const warm = await maxRate({ base: d.base, companies, seconds: P.warm, connections: 8 });
   checkLoad(warm, 'warm-up');
   if ((await waitArrivals(receiver, warm.accepted, P.drainMs)).missing > 0) throw new Error('warm-up events never arrived');
+  // The steady phase starts on an idle pipeline, not on the warm-up's attempt records and commits.
+  const idle = await waitIdle(d.base, P.drainMs);
+  log(`${label}: pipeline idle ${(idle.waitedMs / 1000).toFixed(1)} s after the warm-up's webhooks arrived${idle.left === null ? '' : `; still busy, going on: ${idle.left.join(', ')}`}`);
   await receiver.reset();
   const rss = sampleRss(pids);
   const result = await fixedRate({ base: d.base, companies, rate: RATE, seconds });
@@ -193,6 +197,7 @@ async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target
   if (state.missing > 0) throw new Error(`${state.missing} of ${result.accepted.length} events never arrived`);
   const latencies = await receiver.latencies(result.accepted);
   const [p50, p99, p999] = [50, 99, 99.9].map((p) => percentile(latencies, p));
+  log(`${label}: callback→webhook p99 per second of sending (ms): ${perSecondP99(result.accepted, await receiver.latenciesOf(result.accepted)).join(' ')}`);
   row(label, 'rate achieved (callbacks/s)', result.rate);
   row(label, 'callback→webhook p50 (ms)', p50, p50Target === null ? {} : { target: `≤ ${p50Target}`, ok: p50 <= p50Target });
   row(label, 'callback→webhook p99 (ms)', p99, { target: `≤ ${p99Target}`, ok: p99 <= p99Target });
@@ -210,6 +215,14 @@ async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target
     row(label, `RSS${name} steady start → end (MB)`, `${mb(first).toFixed(0)} → ${mb(last).toFixed(0)}`, { ratio: last / first, target: 'growth < 10 %', ok: last / first < 1.1 });
   }
   return { p50, p99 };
+}
+
+/** p99 of each second of a fixed-rate run, from message numbers taken in send order at RATE a second. */
+function perSecondP99(accepted, latencies) {
+  const first = Math.min(...accepted);
+  const seconds = [];
+  accepted.forEach((n, i) => (seconds[Math.floor((n - first) / RATE)] ??= []).push(latencies[i] ?? Infinity));
+  return [...seconds].map((list = []) => percentile(list.sort((a, b) => a - b), 99).toFixed(0));
 }
 
 await scenario('3', `fixed rate: ${RATE} callbacks/s for ${P.fixed} s, embedded`, async () => {

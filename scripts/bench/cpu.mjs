@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, fixedRate, freePort, maxRate, percentile, prefillFailedDeliveries, setupCompanies, sleep, startDaemon, startReceiver, waitArrivals } from './lib.mjs';
+import { call, fixedRate, freePort, maxRate, percentile, prefillFailedDeliveries, setupCompanies, sleep, startDaemon, startReceiver, waitArrivals, waitIdle } from './lib.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const COMPANIES = 32;
@@ -119,6 +119,7 @@ try {
       await receiver.useCompanies(companies);
       const warm = await maxRate({ base: d.base, companies, seconds: 3, connections: 8 });
       await waitArrivals(receiver, warm.accepted, 60_000);
+      await waitIdle(d.base, 60_000);
       if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
       await receiver.reset();
       const [m0, t0, r0, b0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid)];

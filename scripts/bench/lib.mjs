@@ -321,6 +321,31 @@ export async function fixedRate({ base, companies, rate, seconds, senders = 10_0
   return { rate: sent / elapsed, total: sent, failed, accepted, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p999: percentile(latencies, 99.9) };
 }
 
+/**
+ * Waits until the daemon's pipeline is idle: no outbox row pending and no stream message due and
+ * not committed by its consumer group (GET /metrics: gateway_outbox_pending_rows and
+ * gateway_stream_lag_messages), twice in a row. Webhooks arriving does not mean that: attempt
+ * records (gateway.attempts in Kafka mode) and stream commits may still be on their way. Answers
+ * how long it waited and what was left when it gave up (null when idle).
+ */
+export async function waitIdle(base, timeoutMs) {
+  const started = performance.now();
+  let idleTimes = 0;
+  let left = null;
+  for (;;) {
+    const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const text = await response.text();
+    left = text
+      .split('\n')
+      .filter((line) => /^gateway_(outbox_pending_rows|stream_lag_messages)\b/.test(line) && Number(line.split(' ').at(-1)) > 0);
+    idleTimes = left.length === 0 ? idleTimes + 1 : 0;
+    const waitedMs = performance.now() - started;
+    if (idleTimes === 2) return { waitedMs, left: null };
+    if (waitedMs > timeoutMs) return { waitedMs, left };
+    await sleep(100);
+  }
+}
+
 /** Waits until every accepted message number reached the receiver, or the timeout passed; answers the receiver's status. */
 export async function waitArrivals(receiver, accepted, timeoutMs) {
   const deadline = performance.now() + timeoutMs;
