@@ -1,6 +1,6 @@
 import type { EventRecord } from '../domain/events.js';
 import type { Logger } from '../log.js';
-import type { OutboxRow, PendingRow } from '../store/outbox.js';
+import type { PendingRow } from '../store/outbox.js';
 import type { Store } from '../store/store.js';
 import type { Clock, OutgoingMessage, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
@@ -79,7 +79,7 @@ export class OutboxRelay implements Worker {
       );
       return count;
     }
-    const rows = store.outbox.pending(this.batchSize());
+    const rows = store.outbox.pendingHere(this.batchSize());
     // Consecutive rows of one stream go in one publish, keeping the id order across streams. The
     // fan-out of a run goes in one unit, not one per event; the rows are marked once the stream
     // acknowledged the messages (a crash in between publishes them again). Both go in the store's
@@ -124,8 +124,8 @@ export class OutboxRelay implements Worker {
   }
 }
 
-function runsByStream(rows: readonly OutboxRow[]): { stream: string; rows: OutboxRow[] }[] {
-  const runs: { stream: string; rows: OutboxRow[] }[] = [];
+function runsByStream(rows: readonly PendingRow[]): { stream: string; rows: PendingRow[] }[] {
+  const runs: { stream: string; rows: PendingRow[] }[] = [];
   for (const row of rows) {
     const last = runs.at(-1);
     if (last?.stream === row.stream) last.rows.push(row);

@@ -62,9 +62,7 @@ export class OutboxStore {
     this.pendingIds = db.prepare<[number], { id: number; message_id: string }>('SELECT id, message_id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
     this.byId = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE id = ?');
     this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
-    this.markAll = db.transaction((ids: readonly number[], now: number) => {
-      for (const id of ids) this.markOne.run(now, id);
-    });
+    this.markAll = db.transaction((ids: readonly number[], now: number) => this.markPublishedHere(ids, now));
     this.oldestPending = db.prepare<[], { n: number; oldest: number | null }>(
       'SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE published_at IS NULL',
     );
@@ -94,9 +92,9 @@ export class OutboxStore {
   }
 
   /**
-   * pending() for a relay inside a transaction, which marks what it takes in that transaction.
-   * Rows appended in this process come with their payload as given. `sinceAppend` (a relay run at
-   * every commit): nothing, without a read, when no row was appended since the last full read.
+   * pending() for the relay: rows appended in this process come with their payload as given.
+   * `sinceAppend` (a relay run at every commit): nothing, without a read, when no row was appended
+   * since the last full read.
    */
   pendingHere(limit: number, sinceAppend = false): PendingRow[] {
     if (sinceAppend && !this.appendedSinceRelay) return [];
