@@ -12,7 +12,6 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
-import { KafkaStreamBus } from '../streams/kafka-stream.js';
 import { SqliteStreamBus } from '../streams/sqlite-stream.js';
 import { systemClock, type Clock, type StreamBus, type StreamSpec } from '../streams/stream.js';
 import { supervise, type Supervisor, type Worker } from './supervisor.js';
@@ -37,8 +36,12 @@ export function streamSpecs(): StreamSpec[] {
 }
 
 /** Kafka streams when GATEWAY_KAFKA_BROKERS is set, else the SQLite streams of the store. */
-export function openStreamBus(config: Config, store: Store | null, logger: Logger, clock: Clock): StreamBus {
-  if (config.kafkaBrokers !== null) return new KafkaStreamBus({ brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, clock }, logger);
+export async function openStreamBus(config: Config, store: Store | null, logger: Logger, clock: Clock): Promise<StreamBus> {
+  if (config.kafkaBrokers !== null) {
+    // Loaded only then: an embedded gateway does not hold the Kafka client in memory.
+    const { KafkaStreamBus } = await import('../streams/kafka-stream.js');
+    return new KafkaStreamBus({ brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, clock }, logger);
+  }
   if (store === null) throw new Error('the worker role needs GATEWAY_KAFKA_BROKERS: embedded streams live in the core store');
   return new SqliteStreamBus(store.streamMessages, logger, { clock });
 }
@@ -55,7 +58,7 @@ export interface Pipeline {
 
 /** Starts the pipeline workers of a role under one supervisor. */
 export async function startPipeline(role: Role, config: Config, store: Store | null, logger: Logger, clock: Clock = systemClock, metrics?: Metrics): Promise<Pipeline> {
-  const bus = openStreamBus(config, store, logger, clock);
+  const bus = await openStreamBus(config, store, logger, clock);
   await bus.ensureStreams(streamSpecs());
   const workers: Worker[] = [];
   let replayer: Replayer | null = null;

@@ -6,8 +6,6 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type Router from '@koa/router';
 import busboy from 'busboy';
-import { fileTypeFromFile } from 'file-type';
-import { imageSizeFromFile } from 'image-size/fromFile';
 import type { Middleware } from 'koa';
 import type { Config } from '../../config/config.js';
 import { discardRest } from '../../http/body.js';
@@ -193,6 +191,8 @@ interface FileFacts {
  * text formats, which have none. Unknown binary content is application/octet-stream.
  */
 async function inspectFile(file: string, declaredType: string): Promise<FileFacts> {
+  // Loaded on the first upload: a gateway that never takes one does not hold them in memory.
+  const { fileTypeFromFile } = await import('file-type');
   const detected = await fileTypeFromFile(file);
   const mimeType = detected !== undefined ? baseType(detected.mime) : await textType(file, baseType(declaredType));
   const dimensions = mimeType.startsWith('image/') ? await imageDimensions(file) : undefined;
@@ -227,6 +227,7 @@ async function textType(file: string, declared: string): Promise<string> {
 /** Width and height as displayed: EXIF orientations 5 to 8 turn the picture a quarter. */
 async function imageDimensions(file: string): Promise<{ width: number; height: number } | undefined> {
   try {
+    const { imageSizeFromFile } = await import('image-size/fromFile');
     const size = await imageSizeFromFile(file);
     if (!size.width || !size.height) return undefined;
     const turned = size.orientation !== undefined && size.orientation >= 5;
