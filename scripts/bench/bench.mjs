@@ -45,8 +45,8 @@ if (cpuProf) fs.mkdirSync(cpuProf, { recursive: true });
 
 /** Durations (s) and sizes: the full suite, or the short CI version (< 2 minutes in all). */
 const P = quick
-  ? { warm: 1, ingest: 3, e2e: 3, e2eKafka: 2, fixed: 3, fixedBaseline: 2, steadyFrom: 1, fixedKafka: 2, prefill: { conversations: 1_000, messages: 100_000 }, replay: 2_000, drainMs: 30_000 }
-  : { warm: 3, ingest: 15, e2e: 15, e2eKafka: 15, fixed: 60, fixedBaseline: 20, steadyFrom: 10, fixedKafka: 30, prefill: { conversations: 50_000, messages: 5_000_000 }, replay: 100_000, drainMs: 300_000 };
+  ? { warm: 1, warmFixed: 1, ingest: 3, e2e: 3, e2eKafka: 2, fixed: 3, fixedBaseline: 2, steadyFrom: 1, fixedKafka: 2, prefill: { conversations: 1_000, messages: 100_000 }, replay: 2_000, drainMs: 30_000 }
+  : { warm: 3, warmFixed: 3, ingest: 15, e2e: 15, e2eKafka: 15, fixed: 60, fixedBaseline: 20, steadyFrom: 10, fixedKafka: 30, prefill: { conversations: 50_000, messages: 5_000_000 }, replay: 100_000, drainMs: 300_000 };
 const RATE = 1_000;
 /** Companies the load is spread over, each with its channel and its webhook endpoint. */
 const COMPANIES = Number(process.env.BENCH_COMPANIES ?? 32);
@@ -184,6 +184,10 @@ async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target
   const warm = await maxRate({ base: d.base, companies, seconds: P.warm, connections: 8 });
   checkLoad(warm, 'warm-up');
   if ((await waitArrivals(receiver, warm.accepted, P.drainMs)).missing > 0) throw new Error('warm-up events never arrived');
+  // Then the load of the steady phase itself, shorter, so that neither side starts it cold: its
+  // first seconds otherwise fall behind by hundreds of ms (scripts/bench/cpu.mjs fixed shows it).
+  const warmFixed = await fixedRate({ base: d.base, companies, rate: RATE, seconds: P.warmFixed });
+  if ((await waitArrivals(receiver, warmFixed.accepted, P.drainMs)).missing > 0) throw new Error('warm-up events never arrived');
   // The steady phase starts on an idle pipeline, not on the warm-up's attempt records and commits.
   const idle = await waitIdle(d.base, P.drainMs);
   log(`${label}: pipeline idle ${(idle.waitedMs / 1000).toFixed(1)} s after the warm-up's webhooks arrived${idle.left === null ? '' : `; still busy, going on: ${idle.left.join(', ')}`}`);

@@ -13,6 +13,7 @@
 //   node scripts/bench/cpu.mjs fixed [seconds=30]     1,000 callbacks/s: CPU per callback, and callback → webhook
 //                                                     p50/p99/max per second of the run (where a tail comes from)
 //
+// BENCH_WARM_FIXED=<seconds> (fixed): the fixed-rate warm-up before the measured phase (default 3).
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -119,6 +120,9 @@ try {
       await receiver.useCompanies(companies);
       const warm = await maxRate({ base: d.base, companies, seconds: 3, connections: 8 });
       await waitArrivals(receiver, warm.accepted, 60_000);
+      // The fixed-rate load itself, shorter: without it the first seconds fall behind by hundreds of ms.
+      const warmFixed = await fixedRate({ base: d.base, companies, rate: 1_000, seconds: Number(process.env.BENCH_WARM_FIXED ?? 3) });
+      await waitArrivals(receiver, warmFixed.accepted, 60_000);
       await waitIdle(d.base, 60_000);
       if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
       await receiver.reset();

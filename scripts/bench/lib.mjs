@@ -12,6 +12,8 @@ import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The daemon's node flags, as `npm start`, bin/gateway.js and the Dockerfile start it (README, "Memory"). */
+export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=8'];
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export const API_TOKEN = 'gwk_bench-api-token-0123456789abcdef';
 
@@ -64,7 +66,8 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
   const out = fs.openSync(logFile, 'a');
   // One directory per daemon: each thread (the webhook poster threads too) writes its own profile
   // there, under node's default name (a fixed --cpu-prof-name would have them overwrite each other).
-  const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(cpuProf, `${name}-${Date.now()}`)}`] : [];
+  const nodeArgs = [...DAEMON_NODE_FLAGS];
+  if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${path.join(cpuProf, `${name}-${Date.now()}`)}`);
   // BENCH_NODE_ARGS: node flags for the daemons only (e.g. --trace-gc; the output goes to their log).
   nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean));
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/gateway.js'), 'serve', '--role', role], {
