@@ -14,30 +14,44 @@ import { CONSUMER_GROUP, STREAM, type AttemptRecord } from './jobs.js';
 export class AttemptRecorder implements Worker {
   readonly name = 'attempt-recorder';
 
-  constructor(
-    private readonly options: { store: Store; bus: StreamBus; clock: Clock; disableAfterMs: number; logger: Logger; metrics?: Metrics },
-  ) {}
-
   /** Attempts handed to `record` since its unit was queued, and that unit (it takes them all when it runs). */
   private queued: AttemptRecord[] = [];
   private unit: Promise<void> | null = null;
 
+  constructor(
+    private readonly options: { store: Store; bus: StreamBus; clock: Clock; disableAfterMs: number; logger: Logger; metrics?: Metrics },
+  ) {}
+
   /**
    * Records one attempt, committed (in the store's group commit) when it resolves. Idempotent on its
    * id. The attempts handed in until the store's next transaction runs are recorded in ONE unit of
-   * it (recordAll), not in a unit each: a dispatcher in the core's own process records its attempts
-   * one by one as they are answered, and a unit costs a savepoint.
+   * it, as recordAll records a list, not in a unit each: a dispatcher in the core's own process
+   * hands its attempts in one by one as they are answered, and a unit costs a savepoint.
    */
   record(attempt: AttemptRecord): Promise<void> {
     this.queued.push(attempt);
-    this.unit ??= this.options.store.grouped(() => {
-      const batch = this.queued;
-      this.queued = [];
-      this.unit = null;
-      this.apply(batch);
-      return batch;
-    }).then((batch) => this.recorded(batch));
-    return this.unit;
+    if (this.unit !== null) return this.unit;
+    const unit: Promise<void> = this.options.store
+      .grouped(() => {
+        const batch = this.queued;
+        this.queued = [];
+        this.unit = null;
+        this.apply(batch);
+        return batch;
+      })
+      .then(
+        (batch) => this.recorded(batch),
+        (error: unknown) => {
+          // A transaction that failed before the unit ran (its callers try again): the next record starts a new one.
+          if (this.unit === unit) {
+            this.unit = null;
+            this.queued = [];
+          }
+          throw error;
+        },
+      );
+    this.unit = unit;
+    return unit;
   }
 
   /**

@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AttemptRecorder } from '../../src/dispatch/attempt-recorder.js';
 import { ReplayTaskWorker, type Replayer } from '../../src/dispatch/replay.js';
 import type { AttemptRecord } from '../../src/dispatch/jobs.js';
 import { Store } from '../../src/store/store.js';
+import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
 import { ManualClock } from '../../src/streams/stream.js';
 import { emitEvent, insertEndpoint } from '../pipeline/harness.js';
 import { eventually, memoryLogger } from '../pipeline/wait.js';
@@ -125,6 +127,18 @@ describe('bulk replay tasks', () => {
     // failure, the last success.
     expect(oneByOne.upserts).toBe(5);
     expect(batched.upserts).toBe(3);
+  });
+
+  it('records again after a store transaction that failed before the attempts of its unit ran', async () => {
+    const store = openStore();
+    const d = deliveryFixture(store);
+    const recorder = new AttemptRecorder({ store, bus: new SqliteStreamBus(store.streamMessages, memoryLogger().logger), clock: new ManualClock(), disableAfterMs: 86_400_000, logger: memoryLogger().logger });
+    // A transaction left open on the connection: the group commit's BEGIN IMMEDIATE fails.
+    store.db.exec('BEGIN');
+    await expect(recorder.record(attempt(d, {}))).rejects.toThrow(/within a transaction/);
+    if (store.db.inTransaction) store.db.exec('ROLLBACK');
+    await recorder.record(attempt(d, { outcome: 'delivered', status_code: 200, error: null }));
+    expect(store.deliveries.find(d.delivery.id)!.status).toBe('delivered');
   });
 
   it('tries a page that failed again, and completes the task once the stream is back', async () => {
