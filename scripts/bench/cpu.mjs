@@ -74,7 +74,7 @@ try {
       // Events of the setup (sent before the receiver knew the secrets) are not part of the figure.
       await sleep(1_000);
       await receiver.reset();
-      const [m0, t0, r0, b0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid)];
+      const [m0, t0, r0, b0, g0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid)];
       const start = performance.timeOrigin + performance.now();
       const result = await maxRate({ base: d.base, companies, seconds: Number(amount ?? 8) });
       const state = await waitArrivals(receiver, result.accepted, 120_000);
@@ -83,7 +83,7 @@ try {
       const n = result.accepted.length;
       const seconds = (status.lastArrival - start) / 1000;
       console.log(`e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${seconds.toFixed(1)} s = ${(status.hooks / seconds).toFixed(0)} events/s`);
-      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}`);
+      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}; load generator ${us(total(process.pid) - g0, n)}`);
       console.log(`daemon threads (CPU ms since start): ${threads(d.pid).filter((t) => t.ms > 0).map((t) => `${t.name} ${t.ms}`).join(', ')}`);
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
     } finally {
@@ -126,7 +126,7 @@ try {
       await waitIdle(d.base, 60_000);
       if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
       await receiver.reset();
-      const [m0, t0, r0, b0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid)];
+      const [m0, t0, r0, b0, g0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid)];
       const result = await fixedRate({ base: d.base, companies, rate: 1_000, seconds: Number(amount ?? 30) });
       const state = await waitArrivals(receiver, result.accepted, 120_000);
       if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
@@ -139,7 +139,7 @@ try {
       accepted.forEach((m, i) => (seconds[Math.floor((m - first) / 1_000)] ??= []).push(latencies[i]));
       const all = [...latencies].sort((a, b) => a - b);
       console.log(`fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
-      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}`);
+      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}; load generator ${us(total(process.pid) - g0, n)}`);
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
       console.log('per second of sending: p50 / p99 / max (ms)');
       console.log(
