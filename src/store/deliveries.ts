@@ -210,7 +210,7 @@ export class DeliveryStore {
    * savepoint already, and a second one around these few statements would cost as much as they do.
    * With `successes`, a success's health write waits there instead (applyAttempts).
    */
-  applyAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number, successes?: Map<number, number>): void {
+  private applyAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number, successes?: Map<number, number>): void {
     // An attempt of a delivery this store never made (another install's topic) is not ours to record.
     if (this.exists.get(attempt.delivery_id) === undefined) return;
     if (this.insertAttempt.run(attempt).changes === 0) return;
