@@ -12,9 +12,12 @@
 //   node scripts/bench/cpu.mjs replay [count=20000]   failed deliveries over 32 endpoints, replayed in bulk
 //   node scripts/bench/cpu.mjs fixed [seconds=30]     1,000 callbacks/s: CPU per callback, and callback → webhook
 //                                                     p50/p99/max per second of the run (where a tail comes from)
+//   node scripts/bench/cpu.mjs kafka [seconds=8]      e2e in Kafka mode (core + one worker, the local broker of
+//                                                     scripts/kafka/kafka.sh): CPU per callback of each process
 //
 // BENCH_WARM_FIXED=<seconds> (fixed): the fixed-rate warm-up before the measured phase (default 3).
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,6 +52,14 @@ function byTid(pid) {
   );
 }
 
+function threadName(pid, tid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+  } catch {
+    return 'ended';
+  }
+}
+
 /**
  * CPU per unit of each thread that worked since `before`, in creation order (thread id): the event
  * loop first, then V8's platform threads (GC helpers), then threads started later, such as the
@@ -60,7 +71,7 @@ function perThread(pid, before, n) {
     .sort((a, b) => a[0] - b[0])
     .map(([tid, ms]) => [tid, ms - (before.get(tid) ?? 0)])
     .filter(([, ms]) => ms > 0)
-    .map(([tid, ms]) => `${tid === pid ? 'main' : tid} ${us(ms, n)}`)
+    .map(([tid, ms]) => `${tid === pid ? 'main' : `${tid} (${threadName(pid, tid)})`} ${us(ms, n)}`)
     .join(', ');
 }
 
@@ -88,6 +99,47 @@ try {
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
     } finally {
       await d.stop();
+    }
+  } else if (mode === 'kafka') {
+    const lease = String(process.pid);
+    const kafka = (command) => spawnSync('bash', ['scripts/kafka/kafka.sh', command], { env: { ...process.env, KAFKA_LEASE: lease }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    if (kafka('start').status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
+    const port = process.env.KAFKA_PORT ?? '19092';
+    const brokerPid = Number(fs.readFileSync(path.join(process.env.GATEWAY_KAFKA_HOME ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'gateway-kafka'), `state-${port}`, 'kafka.pid'), 'utf8'));
+    const env = { GATEWAY_KAFKA_BROKERS: `127.0.0.1:${port}`, GATEWAY_KAFKA_NAMESPACE: `cpu-${process.pid}-${Date.now()}.` };
+    let core;
+    let worker;
+    try {
+      core = await startDaemon({ name: 'cpu-kafka-core', dataDir: dir, port: await freePort(), role: 'core', env, cpuProf });
+      worker = await startDaemon({ name: 'cpu-kafka-worker', dataDir: dir, role: 'worker', env, cpuProf });
+      const companies = await setupCompanies(core.base, receiver.url, COMPANIES);
+      await receiver.useCompanies(companies);
+      await sleep(2_000);
+      await receiver.reset();
+      const pids = { core: core.pid, worker: worker.pid, broker: brokerPid, receiver: receiver.pid, 'load generator': process.pid };
+      const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, total(pid)]));
+      const [c0, cb0, wb0, bb0] = [mainThread(core.pid), byTid(core.pid), byTid(worker.pid), byTid(brokerPid)];
+      const start = performance.timeOrigin + performance.now();
+      const result = await maxRate({ base: core.base, companies, seconds: Number(amount ?? 8) });
+      const state = await waitArrivals(receiver, result.accepted, 120_000);
+      if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
+      const status = await receiver.status();
+      const n = result.accepted.length;
+      const seconds = (status.lastArrival - start) / 1000;
+      console.log(`kafka: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${seconds.toFixed(1)} s = ${(status.hooks / seconds).toFixed(0)} events/s`);
+      console.log(`CPU per callback (with its events): ${Object.entries(pids).map(([name, pid]) => `${name} ${us(total(pid) - before[name], n)}`).join(', ')}; core event loop ${us(mainThread(core.pid) - c0, n)}`);
+      console.log(`by thread id: core ${perThread(core.pid, cb0, n)}; worker ${perThread(worker.pid, wb0, n)}`);
+      // The broker's JVM threads by kind (name without its number): request handlers, GC, JIT compilers...
+      const kinds = new Map();
+      for (const [tid, ms] of byTid(brokerPid)) {
+        const kind = threadName(brokerPid, tid).replace(/[-#\s]*\d+$/, '');
+        kinds.set(kind, (kinds.get(kind) ?? 0) + ms - (bb0.get(tid) ?? 0));
+      }
+      console.log(`broker threads by kind: ${[...kinds].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([kind, ms]) => `${kind} ${us(ms, n)}`).join(', ')}`);
+    } finally {
+      await worker?.stop();
+      await core?.stop();
+      kafka('release');
     }
   } else if (mode === 'ingest' || mode === 'ingest-fixed') {
     const d = await startDaemon({ name: 'cpu-ingest', dataDir: dir, port: await freePort(), cpuProf });
@@ -181,7 +233,7 @@ try {
       await d.stop();
     }
   } else {
-    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed or replay`);
+    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay or kafka`);
   }
 } finally {
   await receiver.close();
