@@ -27,9 +27,10 @@ export interface OutboxRelayOptions {
  * A stream outage makes it wait and try the same batch again.
  *
  * Embedded streams live in the store, so there the publish and the mark are writes of one
- * transaction: the relay runs at the end of every group commit (a hook of it), and the events of
- * the callbacks in that transaction go out in the same commit, without a transaction and a wake of
- * their own. The loop below takes what was appended outside group commits (API transactions).
+ * transaction: the relay runs at the end of every group commit (OutboxStore.publishInCommits), and
+ * the events of the callbacks in that transaction go out in the same commit, without a transaction
+ * and a wake of their own (their rows are written published). The loop below takes what was
+ * appended outside group commits (API transactions) and what a failed publish left pending.
  */
 export class OutboxRelay implements Worker {
   readonly name = 'outbox-relay';
@@ -39,15 +40,13 @@ export class OutboxRelay implements Worker {
   async run(signal: AbortSignal): Promise<void> {
     const { store, bus, logger, idleMs = 50 } = this.options;
     const { outbox } = store;
-    const removeHook =
+    const stopPublishing =
       bus.appendHere === undefined
         ? () => {}
-        : store.beforeCommit({
-            run: () => this.relayHere(outbox.pendingHere(this.batchSize(), true)),
-            onError: (error) => {
-              outbox.relayFailed();
-              logger.error({ err: error }, 'outbox relay in a group commit failed; its rows wait for the next pass');
-            },
+        : outbox.publishInCommits({
+            batchSize: this.batchSize(),
+            publish: (pending, appended) => this.relayHere(pending, appended),
+            onError: (error) => logger.error({ err: error }, 'outbox relay in a group commit failed; its rows wait for the next pass'),
           });
     try {
       // A failed batch (the stream away) is tried again, the same rows, after a growing pause.
@@ -58,7 +57,7 @@ export class OutboxRelay implements Worker {
         wake: () => outbox.appended(),
       });
     } finally {
-      removeHook();
+      stopPublishing();
     }
   }
 
@@ -93,17 +92,19 @@ export class OutboxRelay implements Worker {
   }
 
   /**
-   * Embedded streams: fans out and appends `rows` (pending, in id order) and marks them, all in the
-   * transaction open now; answers what hands the messages to the consumers once it committed.
+   * Embedded streams: fans out and appends `pending` (in id order) and marks them, then `appended`
+   * (rows of this transaction, written published), all in the transaction open now; answers what
+   * hands the messages to the consumers once it committed.
    */
-  private relayHere(rows: readonly PendingRow[]): (() => void) | undefined {
+  private relayHere(pending: readonly PendingRow[], appended: readonly PendingRow[] = []): (() => void) | undefined {
+    const rows = appended.length === 0 ? pending : [...pending, ...appended];
     if (rows.length === 0) return undefined;
     const { store, bus, clock } = this.options;
     const now = clock.now();
     const endpoints: EndpointCache = new Map();
     const handOuts = runsByStream(rows).map((run) => bus.appendHere!(run.stream, run.rows.flatMap((row) => this.toMessages(row, now, endpoints))));
     store.outbox.markPublishedHere(
-      rows.map((r) => r.id),
+      pending.map((r) => r.id),
       now,
     );
     return () => {

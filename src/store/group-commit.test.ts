@@ -172,6 +172,30 @@ describe('GroupCommit', () => {
     expect(errors).toEqual([new Error('hook broke')]);
   });
 
+  it("runs a failed hook's recover in the transaction; a recover that throws fails the whole transaction", async () => {
+    const group = new GroupCommit(db);
+    let recoverFails = false;
+    const errors: unknown[] = [];
+    group.beforeCommit({
+      run: () => {
+        insert('hook')();
+        throw new Error('hook broke');
+      },
+      recover: () => {
+        insert('recovered')();
+        if (recoverFails) throw new Error('recover broke');
+      },
+      onError: (error) => errors.push(error),
+    });
+    await group.run(insert('a'));
+    expect(values()).toEqual(['a', 'recovered']);
+    db.exec('DELETE FROM t');
+    recoverFails = true;
+    await expect(group.run(insert('b'))).rejects.toThrow('recover broke');
+    expect(values()).toEqual([]);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['hook broke', 'hook broke', 'recover broke']);
+  });
+
   it('tells the hooks when the transaction itself fails, and rejects every unit', async () => {
     const group = new GroupCommit(db);
     const errors: unknown[] = [];

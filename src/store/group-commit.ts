@@ -17,7 +17,24 @@ interface Job {
  */
 export interface CommitHook {
   run: () => (() => void) | void;
+  /**
+   * After `run` threw and its savepoint was undone, still in the transaction: leaves the units'
+   * work the way it would be without the hook (the outbox rows it was to publish, pending again).
+   * A throw here fails the whole transaction.
+   */
+  recover?: () => void;
   onError: (error: unknown) => void;
+}
+
+/**
+ * Memory that follows the units' savepoints: what a unit (or a Store.transaction inside one, see
+ * GroupCommit.guard) added is dropped when its savepoint is undone, as its rows are.
+ */
+export interface UnitMemory {
+  /** Where it stands now. */
+  mark(): number;
+  /** Drops what was added since `mark`. */
+  undo(mark: number): void;
 }
 
 /**
@@ -44,6 +61,8 @@ export class GroupCommit {
   /** A savepoint around one unit (better-sqlite3 nests a transaction function as a savepoint). */
   private readonly unit: TransactionRunner;
   private readonly hooks = new Set<CommitHook>();
+  private readonly memories = new Set<UnitMemory>();
+  private runningUnits = false;
 
   constructor(
     private readonly db: Db,
@@ -88,6 +107,40 @@ export class GroupCommit {
     return () => this.hooks.delete(hook);
   }
 
+  /** Adds memory that follows the units' savepoints (see UnitMemory); answers its removal. */
+  track(memory: UnitMemory): () => void {
+    this.memories.add(memory);
+    return () => this.memories.delete(memory);
+  }
+
+  /** True while the units of a group transaction run (not its hooks). */
+  get inUnits(): boolean {
+    return this.runningUnits;
+  }
+
+  /**
+   * Runs `fn` (a savepoint nested in a unit) so that, if it throws, the tracked memory drops what it
+   * added, as SQLite drops its rows, even when the unit catches the error and goes on.
+   */
+  guard<T>(fn: () => T): T {
+    if (!this.runningUnits || this.memories.size === 0) return fn();
+    const marks = this.marks();
+    try {
+      return fn();
+    } catch (error) {
+      this.undo(marks);
+      throw error;
+    }
+  }
+
+  private marks(): number[] {
+    return [...this.memories].map((memory) => memory.mark());
+  }
+
+  private undo(marks: readonly number[]): void {
+    [...this.memories].forEach((memory, index) => memory.undo(marks[index]!));
+  }
+
   private enqueue<T>(fn: () => T, single: boolean, committed?: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, single, committed: committed as ((value: unknown) => void) | undefined, resolve: resolve as (value: unknown) => void, reject });
@@ -112,24 +165,30 @@ export class GroupCommit {
     const afterHooks: { hook: CommitHook; after: () => void }[] = [];
     try {
       this.begin.run();
+      this.runningUnits = true;
       for (const job of batch) {
+        const marks = this.memories.size === 0 ? null : this.marks();
         try {
           // A nested better-sqlite3 transaction is a savepoint: a throw undoes this unit only.
           outcomes.push({ ok: true, value: job.single ? job.fn() : this.unit(job.fn) });
         } catch (error) {
+          if (marks !== null) this.undo(marks);
           outcomes.push({ ok: false, error });
         }
       }
+      this.runningUnits = false;
       for (const hook of this.hooks) {
         try {
           const after = this.unit(hook.run) as (() => void) | undefined;
           if (after !== undefined) afterHooks.push({ hook, after });
         } catch (error) {
           hook.onError(error);
+          hook.recover?.();
         }
       }
       this.commit.run();
     } catch (error) {
+      this.runningUnits = false;
       if (this.db.inTransaction) this.rollback.run();
       for (const job of batch) job.reject(error);
       for (const hook of this.hooks) hook.onError(error);

@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import type { GroupCommit } from './group-commit.js';
 
 export type StreamName = 'gateway.events' | 'gateway.outbound';
 
@@ -22,6 +23,23 @@ export interface NewOutboxMessage {
 
 /** A pending row, with its payload already parsed when it was appended in this process. */
 export type PendingRow = OutboxRow & { parsed?: unknown };
+
+/**
+ * What publishes outbox rows inside a group commit (the relay on the embedded streams), see
+ * OutboxStore.publishInCommits.
+ */
+export interface CommitPublisher {
+  /** Most pending rows of the table taken in one commit. */
+  batchSize: number;
+  /**
+   * Publishes, in the open transaction, `pending` (rows of the table, in id order: marks them) and
+   * then `appended` (this transaction's rows, written already published); answers what to run
+   * once it committed.
+   */
+  publish: (pending: readonly PendingRow[], appended: readonly PendingRow[]) => (() => void) | undefined;
+  /** Its publish failed (its writes were undone, the rows are pending) or the transaction did. */
+  onError: (error: unknown) => void;
+}
 
 /** Appended rows kept in memory for the relay, at most (a relay that fell behind reads the rest). */
 const FRESH_ROWS = 4_096;
@@ -53,14 +71,27 @@ export class OutboxStore {
   private readonly fresh = new Map<number, PendingRow>();
   private readonly pendingIds;
   private readonly byId;
+  private readonly insertPublished;
+  private readonly reopenOne;
+  /** publishInCommits is on: appends in group-commit units are written published, kept in `inCommit`. */
+  private publishingInCommits = false;
+  /** Rows the units of the group transaction running now appended, for its publisher. */
+  private inCommit: PendingRow[] = [];
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly group: GroupCommit,
+  ) {
     this.insertOne = db.prepare<[string, string, string, string, number]>(
       'INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES (?, ?, ?, ?, ?)',
     );
     this.pendingRows = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
     this.pendingIds = db.prepare<[number], { id: number; message_id: string }>('SELECT id, message_id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
     this.byId = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE id = ?');
+    this.insertPublished = db.prepare<[string, string, string, string, number, number]>(
+      'INSERT INTO outbox (stream, key, message_id, payload, created_at, published_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.reopenOne = db.prepare<[number]>('UPDATE outbox SET published_at = NULL WHERE id = ?');
     this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
     this.markAll = db.transaction((ids: readonly number[], now: number) => this.markPublishedHere(ids, now));
     this.oldestPending = db.prepare<[], { n: number; oldest: number | null }>(
@@ -68,13 +99,76 @@ export class OutboxStore {
     );
   }
 
-  /** Appends a row; `message.payload` must not change afterwards (the relay may publish it as given). */
+  /**
+   * Appends a row; `message.payload` must not change afterwards (the relay may publish it as given).
+   * In a group-commit unit while publishInCommits is on, the row is written already published and
+   * its publisher publishes it before that transaction commits.
+   */
   append(message: NewOutboxMessage, now = Date.now()): void {
     const payload = JSON.stringify(message.payload);
+    if (this.publishingInCommits && this.group.inUnits) {
+      const id = Number(this.insertPublished.run(message.stream, message.key, message.messageId, payload, now, now).lastInsertRowid);
+      this.inCommit.push({ id, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, published_at: now, parsed: message.payload });
+      return;
+    }
     const id = Number(this.insertOne.run(message.stream, message.key, message.messageId, payload, now).lastInsertRowid);
     if (this.fresh.size < FRESH_ROWS) {
       this.fresh.set(id, { id, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, published_at: null, parsed: message.payload });
     }
+    this.pendingAdded();
+  }
+
+  /**
+   * Publishes in every group commit (embedded streams, where publishing is a write of the same
+   * store): at the end of each group transaction, `publisher` gets the pending rows of the table
+   * (at most a batch) and the rows its units appended. Those are written already published and kept
+   * in memory: no UPDATE to mark them, no entry in the pending index, no read back. They follow
+   * the units' savepoints (a unit that fails drops its rows from the list as SQLite drops them from
+   * the table), and if the publisher fails they are made pending again in the same transaction, so
+   * the state change and its events still commit together and the relay's loop publishes them.
+   * Answers how to turn it off.
+   */
+  publishInCommits(publisher: CommitPublisher): () => void {
+    this.publishingInCommits = true;
+    let taken: PendingRow[] = [];
+    const untrack = this.group.track({ mark: () => this.inCommit.length, undo: (mark) => void (this.inCommit.length = mark) });
+    const removeHook = this.group.beforeCommit({
+      run: () => {
+        taken = this.inCommit;
+        this.inCommit = [];
+        const pending = this.pendingHere(publisher.batchSize, true);
+        // More rows wait than one batch: this transaction's go behind them, pending, in id order.
+        const behind = pending.length === publisher.batchSize;
+        if (behind) this.reopen(taken);
+        return publisher.publish(pending, behind ? [] : taken);
+      },
+      // The publisher's writes were undone (the reopen of a backlog too): the rows are made pending.
+      recover: () => this.reopen(taken),
+      onError: (error) => {
+        this.inCommit = [];
+        this.relayFailed();
+        publisher.onError(error);
+      },
+    });
+    return () => {
+      removeHook();
+      untrack();
+      this.publishingInCommits = false;
+      this.inCommit = [];
+    };
+  }
+
+  /** Rows written published whose publishing did not happen: pending again, for the relay. */
+  private reopen(rows: readonly PendingRow[]): void {
+    for (const row of rows) {
+      this.reopenOne.run(row.id);
+      if (this.fresh.size < FRESH_ROWS) this.fresh.set(row.id, { ...row, published_at: null });
+    }
+    if (rows.length > 0) this.pendingAdded();
+  }
+
+  /** A pending row was written: the relay reads the table again, and a waiting relay loop wakes. */
+  private pendingAdded(): void {
     this.appendedSinceRelay = true;
     // Transactions are synchronous: by the next turn of the event loop this row is committed (or
     // rolled back, and the relay finds nothing: a wake for nothing is harmless). A relay that ran in

@@ -8,7 +8,7 @@ import { EarlyStatusStore } from './early-statuses.js';
 import { ContactStore } from './contacts.js';
 import { ConversationStore } from './conversations.js';
 import { openDatabase, transactionRunner, type Db, type TransactionRunner } from './db.js';
-import { GroupCommit, type CommitHook } from './group-commit.js';
+import { GroupCommit } from './group-commit.js';
 import { MessageStore } from './messages.js';
 import { migrate, schemaVersion } from './migrate.js';
 import { OutboxStore } from './outbox.js';
@@ -55,7 +55,7 @@ export class Store {
     this.conversations = new ConversationStore(db);
     this.messages = new MessageStore(db);
     this.templates = new TemplateStore(db);
-    this.outbox = new OutboxStore(db);
+    this.outbox = new OutboxStore(db, this.group);
     this.webhooks = new WebhookEndpointStore(db);
     this.deliveries = new DeliveryStore(db);
     this.replayTasks = new ReplayTaskStore(db);
@@ -78,8 +78,9 @@ export class Store {
 
   /** Runs fn in one transaction (BEGIN IMMEDIATE: the write lock is taken up front). */
   transaction<T>(fn: () => T): T {
-    // Nested in another transaction (a group commit, a relay batch) this is a savepoint.
-    return this.inTransaction.immediate(fn) as T;
+    // Nested in another transaction (a group commit, a relay batch) this is a savepoint; in a
+    // group-commit unit, the memory that follows savepoints (outbox rows to publish) follows it too.
+    return this.group.guard(() => this.inTransaction.immediate(fn) as T);
   }
 
   /**
@@ -88,11 +89,6 @@ export class Store {
    */
   grouped<T>(fn: () => T, committed?: (value: T) => void): Promise<T> {
     return this.group.run(fn, committed);
-  }
-
-  /** Work at the end of every group transaction (src/store/group-commit.ts, CommitHook); answers its removal. */
-  beforeCommit(hook: CommitHook): () => void {
-    return this.group.beforeCommit(hook);
   }
 
   health(): StoreHealth {
