@@ -72,15 +72,28 @@ async function apply(from, count) {
     await Promise.all(batch);
   }
 }
+/** CPU ms per thread of this process, by thread id. */
+const threads = () =>
+  new Map(
+    fs.readdirSync('/proc/self/task').map((task) => {
+      const raw = fs.readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+      return [task, { name: raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')')), ms: (Number(fields[11]) + Number(fields[12])) * 10 }];
+    }),
+  );
 const written = () => Number(/wchar: (\d+)/.exec(fs.readFileSync(`/proc/self/task/${process.pid}/io`, 'utf8'))[1]);
 
 try {
   // Warm-up: the JIT, and every sender known (the measured callbacks are replies in conversations).
   await apply(0, SENDERS);
-  const [cpu0, written0, wall0] = [process.cpuUsage(), written(), performance.now()];
+  const [cpu0, written0, wall0, threads0] = [process.cpuUsage(), written(), performance.now(), threads()];
   await apply(SENDERS, callbacks);
   const cpu = process.cpuUsage(cpu0);
   const [bytes, wall] = [written() - written0, performance.now() - wall0];
+  const byThread = [...threads()]
+    .map(([task, { name, ms }]) => [task === String(process.pid) ? 'event loop' : name, ms - (threads0.get(task)?.ms ?? 0)])
+    .filter(([, ms]) => ms > 0)
+    .map(([name, ms]) => `${name} ${((ms * 1000) / callbacks).toFixed(0)} µs`);
   if (store.outbox.lag().pending !== 0) throw new Error(`${store.outbox.lag().pending} outbox rows left pending`);
   const perCallback = (value) => (value / callbacks).toFixed(0);
   console.log(
@@ -88,6 +101,7 @@ try {
       `CPU ${perCallback(cpu.user + cpu.system)} µs per callback (wall ${perCallback(wall * 1000)} µs), ` +
       `event loop wrote ${perCallback(bytes)} bytes per callback (${(bytes / callbacks / 4_120).toFixed(1)} WAL frames of 4 KiB)`,
   );
+  console.log(`CPU per callback by thread: ${byThread.join(', ')}`);
 } finally {
   abort.abort();
   await relaying;
