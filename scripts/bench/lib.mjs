@@ -173,11 +173,11 @@ export async function setupCompany(base, webhookUrl) {
 }
 
 /**
- * A bot-style update: message `n` from sender `n % senders`. The text carries `b:<n>:<send time>`
+ * A bot-style update: message `n` from sender `n % senders` (chat ids from `firstSender` on). The text carries `b:<n>:<send time>`
  * (epoch ms with fractions) so the receiver can measure callback → webhook.
  */
-export function botBody(n, senders, stamp) {
-  const chat = 100_000 + (n % senders);
+export function botBody(n, senders, stamp, firstSender = 100_000) {
+  const chat = firstSender + (n % senders);
   return JSON.stringify({
     update_id: 1_000_000 + n,
     message: {
@@ -246,7 +246,7 @@ export const takeN = () => counter++;
  * Closed-loop load at maximum rate (autocannon): `connections` callbacks in flight, each new one
  * distinct. Answers autocannon's result plus the message numbers answered 2xx.
  */
-export async function maxRate({ base, companies, seconds, connections = 32, senders = 10_000 }) {
+export async function maxRate({ base, companies, seconds, connections = 32, senders = 10_000, firstSender = 100_000 }) {
   const accepted = [];
   const targets = companies.map((c) => ({ path: c.callbackPath, headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': c.secretToken } }));
   const result = await autocannon({
@@ -263,7 +263,7 @@ export async function maxRate({ base, companies, seconds, connections = 32, send
           const mine = takeN();
           context.n = mine;
           const target = targets[mine % targets.length];
-          return { ...req, path: target.path, headers: target.headers, body: botBody(mine, senders, epochNow()) };
+          return { ...req, path: target.path, headers: target.headers, body: botBody(mine, senders, epochNow(), firstSender) };
         },
         onResponse(status, _body, context) {
           if (status >= 200 && status < 300) accepted.push(context.n);
