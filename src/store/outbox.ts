@@ -73,6 +73,8 @@ export class OutboxStore {
   private readonly byId;
   private readonly insertPublished;
   private readonly reopenOne;
+  private readonly nextRows;
+  private readonly deletePublished;
   /** publishInCommits is on: appends in group-commit units are written published, kept in `inCommit`. */
   private publishingInCommits = false;
   /** Rows the units of the group transaction running now appended, for its publisher. */
@@ -92,6 +94,8 @@ export class OutboxStore {
       'INSERT INTO outbox (stream, key, message_id, payload, created_at, published_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.reopenOne = db.prepare<[number]>('UPDATE outbox SET published_at = NULL WHERE id = ?');
+    this.nextRows = db.prepare<[number, number], { id: number; created_at: number }>('SELECT id, created_at FROM outbox WHERE id > ? ORDER BY id LIMIT ?');
+    this.deletePublished = db.prepare<[number, number]>('DELETE FROM outbox WHERE id > ? AND id <= ? AND published_at IS NOT NULL');
     this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
     this.markAll = db.transaction((ids: readonly number[], now: number) => this.markPublishedHere(ids, now));
     this.oldestPending = db.prepare<[], { n: number; oldest: number | null }>(
@@ -233,6 +237,22 @@ export class OutboxStore {
       this.markOne.run(now, id);
       this.fresh.delete(id);
     }
+  }
+
+  /**
+   * Deletes the published rows created before `before` among the `limit` rows after id `after`,
+   * in id order, up to the first row created since (ids follow creation time, so the scan stops
+   * there instead of reading the whole table). Pending rows stay, however old. Answers the last id
+   * looked at, to go on from (null: no row after `after` is old enough), and how many went.
+   */
+  prunePublished(before: number, after: number, limit: number): { upto: number | null; deleted: number } {
+    let upto: number | null = null;
+    for (const row of this.nextRows.all(after, limit)) {
+      if (row.created_at >= before) break;
+      upto = row.id;
+    }
+    if (upto === null) return { upto, deleted: 0 };
+    return { upto, deleted: this.deletePublished.run(after, upto).changes };
   }
 
   /** Rows not yet published and the creation time of the oldest (relay lag). */

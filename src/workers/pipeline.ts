@@ -10,6 +10,7 @@ import { SsrfGuard } from '../dispatch/ssrf.js';
 import { ReceiptJanitor } from '../ingest/receipt-janitor.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { OutboxJanitor } from '../outbox/janitor.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
 import { SqliteStreamBus } from '../streams/sqlite-stream.js';
@@ -79,6 +80,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
       recorder,
       new RetryScheduler({ store, bus, clock, logger }),
       new ReceiptJanitor({ store, clock, logger }),
+      new OutboxJanitor({ store, clock, logger }),
       new ReplayTaskWorker({ store, replayer, clock, logger }),
     );
   }
