@@ -1,7 +1,4 @@
-import type { Logger } from '../log.js';
-import type { Store } from '../store/store.js';
-import { pause, type Clock } from '../streams/stream.js';
-import type { Worker } from '../workers/supervisor.js';
+import { Janitor, type JanitorOptions } from '../workers/janitor.js';
 
 /**
  * How long a published outbox row is kept. Nothing reads it once published (a delivery keeps its
@@ -15,27 +12,24 @@ export const PUBLISHED_OUTBOX_RETENTION_MS = 86_400_000;
  * between them, so that the transactions of callbacks never wait long behind it. Rows not yet
  * published stay, however old: the relay still owes them to the stream.
  */
-export class OutboxJanitor implements Worker {
-  readonly name = 'outbox-janitor';
-
-  constructor(
-    private readonly options: { store: Store; clock: Clock; logger: Logger; retainMs?: number; everyMs?: number; batch?: number },
-  ) {}
-
-  async run(signal: AbortSignal): Promise<void> {
-    const { store, clock, logger, retainMs = PUBLISHED_OUTBOX_RETENTION_MS, everyMs = 600_000, batch = 2_000 } = this.options;
-    while (!signal.aborted) {
-      const before = clock.now() - retainMs;
-      let deleted = 0;
-      for (let after = 0; !signal.aborted; ) {
-        const pass = store.outbox.prunePublished(before, after, batch);
-        if (pass.upto === null) break;
-        deleted += pass.deleted;
-        after = pass.upto;
-        await pause(20, signal);
-      }
-      if (deleted > 0) logger.debug({ deleted }, 'pruned published outbox rows');
-      await pause(everyMs, signal);
-    }
+export class OutboxJanitor extends Janitor {
+  constructor({ store, clock, logger, retainMs = PUBLISHED_OUTBOX_RETENTION_MS, everyMs = 600_000, batch = 2_000 }: JanitorOptions) {
+    super('outbox-janitor', {
+      clock,
+      logger,
+      retainMs,
+      everyMs,
+      pruned: 'published outbox rows',
+      pass: (before) => {
+        // The scan goes on from the last row the batch before looked at.
+        let after = 0;
+        return () => {
+          const { upto, deleted } = store.outbox.prunePublished(before, after, batch);
+          if (upto === null) return { deleted: 0, more: false };
+          after = upto;
+          return { deleted, more: true };
+        };
+      },
+    });
   }
 }
