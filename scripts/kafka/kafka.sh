@@ -24,6 +24,7 @@
 #                          [${XDG_CACHE_HOME:-$HOME/.cache}/gateway-kafka]
 #   KAFKA_START_TIMEOUT    seconds to wait for readiness    [60]
 #   KAFKA_HEAP_OPTS        JVM heap flags                   [-Xms256m -Xmx512m]
+#   KAFKA_JVM_OPTS         other JVM flags                  [-XX:TieredStopAtLevel=1]
 #   KAFKA_LEASE            lease id (pid of the test runner) for start/release
 set -euo pipefail
 
@@ -40,6 +41,10 @@ CACHE_ROOT="${GATEWAY_KAFKA_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/gateway-kafka}
 STATE_DIR="${KAFKA_STATE_DIR:-$CACHE_ROOT/state-$KAFKA_PORT}"
 START_TIMEOUT="${KAFKA_START_TIMEOUT:-60}"
 HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+# The broker shares two cores with the gateway's processes and is started fresh for each run: the
+# C1 compiler alone gives it compiled code within seconds, where C2's compilations took half its CPU
+# for the first minutes (BENCHMARKS.md, session 8).
+JVM_OPTS="${KAFKA_JVM_OPTS--XX:TieredStopAtLevel=1}"
 
 VERSION_DIR="$CACHE_ROOT/$KAFKA_VERSION"
 LIBS_DIR="$VERSION_DIR/libs"
@@ -222,7 +227,7 @@ EOF
 
 java_cmd() {
   # shellcheck disable=SC2086
-  java $HEAP_OPTS -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+  java $HEAP_OPTS $JVM_OPTS -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dkafka.logs.dir="$LOG_DIR" -Dlog4j.configuration="file:$LOG4J" \
     -cp "$LIBS_DIR/*" "$@"
 }
@@ -274,7 +279,7 @@ cmd_start() {
   fi
 
   log "starting Kafka $KAFKA_VERSION on $BROKERS (controller 127.0.0.1:$KAFKA_CONTROLLER_PORT, logs in $LOG_DIR)"
-  nohup java $HEAP_OPTS -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+  nohup java $HEAP_OPTS $JVM_OPTS -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dkafka.logs.dir="$LOG_DIR" -Dlog4j.configuration="file:$LOG4J" \
     -cp "$LIBS_DIR/*" kafka.Kafka "$PROPS" \
     </dev/null >"$LOG_DIR/kafka.out" 2>&1 8>&- 9>&- &
