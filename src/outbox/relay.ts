@@ -66,7 +66,7 @@ export class OutboxRelay implements Worker {
     const { store, bus, clock } = this.options;
     if (bus.appendHere !== undefined) {
       // Read inside the transaction: a hook of an earlier commit may have taken some already.
-      if (store.outbox.pending(1).length === 0) return 0;
+      if (!store.outbox.hasPending()) return 0;
       let count = 0;
       await store.grouped(
         () => {
@@ -86,7 +86,7 @@ export class OutboxRelay implements Worker {
     for (const run of runsByStream(rows)) {
       const endpoints: EndpointCache = new Map();
       await bus.publish(run.stream, await store.grouped(() => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints))));
-      await store.grouped(() => store.outbox.markPublished(run.rows.map((r) => r.id), clock.now()));
+      await store.grouped(() => store.outbox.markPublishedHere(run.rows.map((r) => r.id), clock.now()));
     }
     return rows.length;
   }

@@ -227,11 +227,16 @@ export class OutboxStore {
     return this.pendingRows.all(limit);
   }
 
+  /** Whether any row waits (read from the pending index alone, no payload). */
+  hasPending(): boolean {
+    return this.pendingIds.get(1) !== undefined;
+  }
+
   markPublished(ids: readonly number[], now = Date.now()): void {
     this.markAll(ids, now);
   }
 
-  /** markPublished in the caller's transaction, without a savepoint of its own. */
+  /** markPublished in the caller's transaction (a group-commit unit is one), without a savepoint of its own. */
   markPublishedHere(ids: readonly number[], now: number): void {
     for (const id of ids) {
       this.markOne.run(now, id);
