@@ -288,6 +288,11 @@ export async function maxRate({ base, companies, seconds, connections = 32, send
  */
 export async function fixedRate({ base, companies, rate, seconds, senders = 10_000, connections = 64 }) {
   const pool = new Pool(base, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  // Every connection is open before the clock starts, as a sender at a steady rate keeps its
+  // keep-alive connections. Opened on demand, they were opened in the measured seconds whenever the
+  // answers slowed, and some callbacks were then answered 100-500 ms after they were sent while the
+  // daemon's request log had none above 84 ms (BENCHMARKS.md, session 8).
+  await Promise.all(Array.from({ length: connections }, () => pool.request({ method: 'GET', path: '/healthz' }).then((res) => res.body.dump())));
   const targets = companies.map((c) => ({ path: c.callbackPath, headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': c.secretToken } }));
   const latencies = [];
   const accepted = [];
