@@ -141,6 +141,7 @@ class Feed {
   private readonly consumers: Consumer[] = [];
   private turn = 0;
   private scheduled = false;
+  private scheduledSoon = false;
   /** Some message in memory waits for its not_before. */
   private parked = false;
   private poll: NodeJS.Timeout | null = null;
@@ -216,7 +217,7 @@ class Feed {
       }
       this.accept(row);
     }
-    this.schedule();
+    this.schedule(true);
   }
 
   /** A consumer leaves: what it took and did not commit goes back in front of its key's lane. */
@@ -239,18 +240,39 @@ class Feed {
     this.schedule();
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.consumers.length === 0) return;
+  /**
+   * Dispatches in the next turn of the event loop or, with `soon` (messages just committed), once
+   * the work under way is done (process.nextTick). Under load a turn first reads and handles every
+   * request that came meanwhile, several ms: a fresh message that waited for it carried that wait
+   * into its webhook's latency (BENCHMARKS.md, session 8). What may repeat (refilling from the log,
+   * a finished message's key) still waits for the next turn, so I/O goes on between.
+   */
+  private schedule(soon = false): void {
+    if (this.consumers.length === 0) return;
+    if (soon) {
+      if (this.scheduledSoon) return;
+      this.scheduledSoon = true;
+      process.nextTick(() => {
+        this.scheduledSoon = false;
+        this.dispatchLogged();
+      });
+      return;
+    }
+    if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      try {
-        this.dispatch();
-      } catch (error) {
-        // The store failing a read: the poll tries again.
-        this.logger.error({ err: error, stream: this.stream, group: this.group }, 'sqlite stream dispatch failed');
-      }
+      this.dispatchLogged();
     });
+  }
+
+  private dispatchLogged(): void {
+    try {
+      this.dispatch();
+    } catch (error) {
+      // The store failing a read: the poll tries again.
+      this.logger.error({ err: error, stream: this.stream, group: this.group }, 'sqlite stream dispatch failed');
+    }
   }
 
   private accept(row: LogRow): void {

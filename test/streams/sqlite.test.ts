@@ -176,3 +176,26 @@ describe('SQLite stream backlogs larger than memory', () => {
     }
   });
 });
+
+describe('SQLite streams: hand-out of a fresh publish', () => {
+  it('hands a committed message to its consumer before the event loop turns again', async () => {
+    const store = Store.open(storeFile());
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 1_000 });
+    try {
+      const order: string[] = [];
+      const subscription = bus.subscribe({ stream: 's', group: 'g', handler: async (m) => void order.push(`handled ${m.id}`) });
+      await subscription.ready;
+      // Idle for longer than the group commit's gap: the publish commits in the next turn (setImmediate).
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const published = bus.publish('s', [{ key: 'k', id: 'm1', value: { n: 1 } }]);
+      // Queued after the commit's turn: under load, I/O (more callbacks) is read between the two.
+      setImmediate(() => order.push('next turn'));
+      await published;
+      await until('the probe', () => order.includes('next turn'));
+      expect(order).toEqual(['handled m1', 'next turn']);
+      await subscription.drain();
+    } finally {
+      store.close();
+    }
+  });
+});
