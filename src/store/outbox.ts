@@ -50,10 +50,8 @@ const FRESH_ROWS = 4_096;
  */
 export class OutboxStore {
   private readonly insertOne;
-  private readonly pendingRows;
   private readonly markOne;
   private readonly oldestPending;
-  private readonly markAll;
   /** The relay's wait for the next append (one shared promise, however many waits raced it). */
   private next: { promise: Promise<void>; resolve: () => void } | null = null;
   private wakeScheduled = false;
@@ -87,7 +85,6 @@ export class OutboxStore {
     this.insertOne = db.prepare<[string, string, string, string, number]>(
       'INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES (?, ?, ?, ?, ?)',
     );
-    this.pendingRows = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
     this.pendingIds = db.prepare<[number], { id: number; message_id: string }>('SELECT id, message_id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
     this.byId = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE id = ?');
     this.insertPublished = db.prepare<[string, string, string, string, number, number]>(
@@ -97,7 +94,6 @@ export class OutboxStore {
     this.nextRows = db.prepare<[number, number], { id: number; created_at: number }>('SELECT id, created_at FROM outbox WHERE id > ? ORDER BY id LIMIT ?');
     this.deletePublished = db.prepare<[number, number]>('DELETE FROM outbox WHERE id > ? AND id <= ? AND published_at IS NOT NULL');
     this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
-    this.markAll = db.transaction((ids: readonly number[], now: number) => this.markPublishedHere(ids, now));
     this.oldestPending = db.prepare<[], { n: number; oldest: number | null }>(
       'SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE published_at IS NULL',
     );
@@ -190,7 +186,7 @@ export class OutboxStore {
   }
 
   /**
-   * pending() for the relay: rows appended in this process come with their payload as given.
+   * Pending rows in id order, for the relay: rows appended in this process come with their payload as given.
    * `sinceAppend` (a relay run at every commit): nothing, without a read, when no row was appended
    * since the last full read.
    */
@@ -223,20 +219,12 @@ export class OutboxStore {
     return this.next.promise;
   }
 
-  pending(limit: number): OutboxRow[] {
-    return this.pendingRows.all(limit);
-  }
-
   /** Whether any row waits (read from the pending index alone, no payload). */
   hasPending(): boolean {
     return this.pendingIds.get(1) !== undefined;
   }
 
-  markPublished(ids: readonly number[], now = Date.now()): void {
-    this.markAll(ids, now);
-  }
-
-  /** markPublished in the caller's transaction (a group-commit unit is one), without a savepoint of its own. */
+  /** Marks rows published, in the caller's transaction (a group-commit unit is one) if there is one. */
   markPublishedHere(ids: readonly number[], now: number): void {
     for (const id of ids) {
       this.markOne.run(now, id);

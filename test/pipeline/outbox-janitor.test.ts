@@ -27,7 +27,7 @@ describe('outbox janitor', () => {
     const young = clock.now() - 60_000;
     const append = (messageId: string, createdAt: number, published: boolean) => {
       store.outbox.append({ stream: 'gateway.events', key: '1', messageId, payload: {} }, createdAt);
-      if (published) store.outbox.markPublished([store.outbox.pending(100).find((r) => r.message_id === messageId)!.id], createdAt + 1);
+      if (published) store.outbox.markPublishedHere([store.outbox.pendingHere(100).find((r) => r.message_id === messageId)!.id], createdAt + 1);
     };
     for (let n = 0; n < 5; n += 1) append(`old_${n}`, old + n, true);
     append('old_pending', old + 10, false);
@@ -51,7 +51,7 @@ describe('outbox janitor', () => {
   it('deletes nothing while every row is younger than the retention', () => {
     const now = 1_800_000_000_000;
     store.outbox.append({ stream: 'gateway.events', key: '1', messageId: 'a', payload: {} }, now - 1_000);
-    store.outbox.markPublished(store.outbox.pending(1).map((r) => r.id), now);
+    store.outbox.markPublishedHere(store.outbox.pendingHere(1).map((r) => r.id), now);
     expect(store.outbox.prunePublished(now - PUBLISHED_OUTBOX_RETENTION_MS, 0, 100)).toEqual({ upto: null, deleted: 0 });
     expect(rows()).toEqual(['a']);
   });
