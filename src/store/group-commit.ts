@@ -119,8 +119,8 @@ export class GroupCommit {
   }
 
   /**
-   * Runs `fn` (a savepoint nested in a unit) so that, if it throws, the tracked memory drops what it
-   * added, as SQLite drops its rows, even when the unit catches the error and goes on.
+   * Runs `fn` (a unit, or a savepoint nested in one) so that, if it throws, the tracked memory drops
+   * what it added, as SQLite drops its rows, even when the unit catches the error and goes on.
    */
   guard<T>(fn: () => T): T {
     if (!this.runningUnits || this.memories.size === 0) return fn();
@@ -167,12 +167,11 @@ export class GroupCommit {
       this.begin.run();
       this.runningUnits = true;
       for (const job of batch) {
-        const marks = this.memories.size === 0 ? null : this.marks();
         try {
-          // A nested better-sqlite3 transaction is a savepoint: a throw undoes this unit only.
-          outcomes.push({ ok: true, value: job.single ? job.fn() : this.unit(job.fn) });
+          // A nested better-sqlite3 transaction is a savepoint: a throw undoes this unit only (and
+          // what it added to the tracked memory).
+          outcomes.push({ ok: true, value: this.guard(() => (job.single ? job.fn() : this.unit(job.fn))) });
         } catch (error) {
-          if (marks !== null) this.undo(marks);
           outcomes.push({ ok: false, error });
         }
       }
