@@ -8,6 +8,8 @@
 //
 //   node scripts/bench/store-path.mjs [callbacks=20000] [group=4] [--no-endpoints]
 //   node scripts/bench/store-path.mjs --repo=<other checkout> ...   that checkout's dist/
+//   node scripts/bench/store-path.mjs --pages ...   no checkpoints during the run; then the WAL frames
+//                                                     per callback by table and index (which B-trees a callback writes)
 //
 // Prints CPU per callback (the whole process: the event loop, GC, the checkpointer thread) and the
 // bytes the event loop wrote per callback (the WAL frames its COMMITs wrote, from /proc, Linux).
@@ -18,7 +20,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { ROOT } from './lib.mjs';
 
-const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, 'no-endpoints': { type: 'boolean', default: false } } });
+const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, 'no-endpoints': { type: 'boolean', default: false }, pages: { type: 'boolean', default: false } } });
 const [callbacksText = '20000', groupText = '4'] = positionals;
 const callbacks = Number(callbacksText);
 const group = Number(groupText);
@@ -33,11 +35,15 @@ const { applyCallbackGrouped } = await load('domain/incoming.js');
 
 const COMPANIES = 32;
 const SENDERS = 5_000;
+/** Callbacks until every pair of sender and channel came once: their least common multiple. */
+const WARM_UP = (SENDERS * COMPANIES) / gcd(SENDERS, COMPANIES);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-store-path-'));
 const file = path.join(dir, 'gateway.db');
 const logger = pino({ level: 'warn' });
 const store = Store.open(file);
-const checkpointer = new WalCheckpointer(store.db, file, 100, logger);
+// --pages: the WAL keeps every frame of the measured run (no checkpoint moves them to the database).
+if (options.pages) store.db.pragma('wal_autocheckpoint = 0');
+const checkpointer = options.pages ? null : new WalCheckpointer(store.db, file, 100, logger);
 store.accounts.createWithToken('bench', 'digest');
 const channels = [];
 for (let c = 0; c < COMPANIES; c += 1) {
@@ -84,10 +90,12 @@ const threads = () =>
 const written = () => Number(/wchar: (\d+)/.exec(fs.readFileSync(`/proc/self/task/${process.pid}/io`, 'utf8'))[1]);
 
 try {
-  // Warm-up: the JIT, and every sender known (the measured callbacks are replies in conversations).
-  await apply(0, SENDERS);
+  // Warm-up: the JIT, and every sender known on every channel it writes to (the measured callbacks
+  // are replies in conversations): the pairs of sender and channel repeat every WARM_UP callbacks.
+  await apply(0, WARM_UP);
+  if (options.pages) store.db.pragma('wal_checkpoint(TRUNCATE)');
   const [cpu0, written0, wall0, threads0] = [process.cpuUsage(), written(), performance.now(), threads()];
-  await apply(SENDERS, callbacks);
+  await apply(WARM_UP, callbacks);
   const cpu = process.cpuUsage(cpu0);
   const [bytes, wall] = [written() - written0, performance.now() - wall0];
   const byThread = [...threads()]
@@ -102,10 +110,42 @@ try {
       `event loop wrote ${perCallback(bytes)} bytes per callback (${(bytes / callbacks / 4_120).toFixed(1)} WAL frames of 4 KiB)`,
   );
   console.log(`CPU per callback by thread: ${byThread.join(', ')}`);
+  if (options.pages) framesByBtree();
 } finally {
   abort.abort();
   await relaying;
-  await checkpointer.close();
+  await checkpointer?.close();
   store.close();
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+function gcd(a, b) {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/** The WAL's frames by the table or index their page belongs to now (dbstat), per callback. */
+function framesByBtree() {
+  const wal = fs.readFileSync(`${file}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  const frames = new Map();
+  let total = 0;
+  // A 32-byte header, then frames: a 24-byte header (page number first) and the page.
+  for (let offset = 32; offset + 24 + pageSize <= wal.length; offset += 24 + pageSize) {
+    const page = wal.readUInt32BE(offset);
+    frames.set(page, (frames.get(page) ?? 0) + 1);
+    total += 1;
+  }
+  const owner = new Map(store.db.prepare('SELECT name, pageno FROM dbstat').all().map((row) => [row.pageno, row.name]));
+  const byBtree = new Map();
+  for (const [page, count] of frames) {
+    const name = owner.get(page) ?? '(free)';
+    const entry = byBtree.get(name) ?? { frames: 0, pages: 0 };
+    entry.frames += count;
+    entry.pages += 1;
+    byBtree.set(name, entry);
+  }
+  console.log(`WAL frames per callback: ${(total / callbacks).toFixed(2)}, by table or index (frames per callback, distinct pages):`);
+  for (const [name, { frames: count, pages }] of [...byBtree].sort((a, b) => b[1].frames - a[1].frames)) {
+    console.log(`  ${name} ${(count / callbacks).toFixed(3)} (${pages} pages)`);
+  }
 }

@@ -51,6 +51,7 @@ export class ConversationStore {
   private readonly byContact;
   private readonly insertIgnore;
   private readonly update;
+  private readonly updateSameState;
   private readonly pageAll;
   private readonly pageByState;
   private readonly countAll;
@@ -68,6 +69,14 @@ export class ConversationStore {
     this.update = db.prepare(
       `UPDATE conversations SET operational_state = @operational_state, replied_state = @replied_state,
          assignee_id = @assignee_id, last_message_id = @last_message_id, last_updated_at = @last_updated_at
+       WHERE id = @id`,
+    );
+    // SQLite rewrites the entry of every index whose columns an UPDATE sets, changed or not: with the
+    // state left out, a message in a conversation that stays open leaves conversations_company_state
+    // alone (a page less written per callback).
+    this.updateSameState = db.prepare(
+      `UPDATE conversations SET replied_state = @replied_state, assignee_id = @assignee_id, last_message_id = @last_message_id,
+         last_updated_at = @last_updated_at
        WHERE id = @id`,
     );
     this.pageAll = db.prepare<[number, number, number], ConversationRow>(
@@ -98,14 +107,15 @@ export class ConversationStore {
 
   /** Applies changes and answers the conversation as it is now. */
   change(row: ConversationRow, changes: ConversationChanges, now = Date.now()): ConversationRow {
-    this.update.run({
+    const values = {
       id: row.id,
-      operational_state: changes.operational_state ?? row.operational_state,
       replied_state: changes.replied_state ?? row.replied_state,
       assignee_id: changes.assignee_id === undefined ? row.assignee_id : changes.assignee_id,
       last_message_id: changes.last_message_id ?? row.last_message_id,
       last_updated_at: now,
-    });
+    };
+    if (changes.operational_state === undefined) this.updateSameState.run(values);
+    else this.update.run({ ...values, operational_state: changes.operational_state });
     return this.byId.get(row.company_id, row.id)!;
   }
 
@@ -158,14 +168,10 @@ export class ConversationStore {
       last_message_id: changes.last_message_id ?? row.last_message_id,
       last_updated_at: now,
     };
-    this.update.run({
-      id: next.id,
-      operational_state: next.operational_state,
-      replied_state: next.replied_state,
-      assignee_id: next.assignee_id,
-      last_message_id: next.last_message_id,
-      last_updated_at: now,
-    });
+    const values = { id: next.id, replied_state: next.replied_state, assignee_id: next.assignee_id, last_message_id: next.last_message_id, last_updated_at: now };
+    // `row` was read in this transaction: its state is the stored one.
+    if (next.operational_state === row.operational_state) this.updateSameState.run(values);
+    else this.update.run({ ...values, operational_state: next.operational_state });
     return next;
   }
 

@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ConversationRow } from './conversations.js';
+import { Store } from './store.js';
+
+let dir: string;
+let store: Store;
+let conversation: ConversationRow;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-conversations-'));
+  store = Store.open(path.join(dir, 'gateway.db'));
+  store.accounts.createWithToken('test', 'digest');
+  const company = store.companies.insert({ accountId: 1, name: 'company', phone: null, description: null, webhookUrl: null }).id;
+  const channel = store.channels.insert({ companyId: company, provider: 'chat_b', state: 'enabled', settings: {}, credentials: {} });
+  const { contact } = store.contacts.findOrCreate({ companyId: company, channelId: channel.id, externalId: '42', externalPublicId: 'sender', name: 'Sender', phone: null }, 1_000);
+  conversation = store.conversations.findOrCreateFor(channel, contact, 1_000).conversation;
+});
+afterEach(() => {
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const states = (companyId: number) => ({
+  open: store.conversations.list(companyId, 'open', { limit: 10, offset: 0 }).rows.map((r) => r.id),
+  archived: store.conversations.list(companyId, 'archived', { limit: 10, offset: 0 }).rows.map((r) => r.id),
+});
+
+describe('changing a conversation', () => {
+  it('moves its state, and lists it under the new state only', () => {
+    const archived = store.transaction(() => store.conversations.changeInTransaction(conversation, { operational_state: 'archived' }, 2_000));
+    expect(archived).toEqual({ ...conversation, operational_state: 'archived', last_updated_at: 2_000 });
+    expect(store.conversations.find(conversation.company_id, conversation.id)).toEqual(archived);
+    expect(states(conversation.company_id)).toEqual({ open: [], archived: [conversation.id] });
+
+    const reopened = store.transaction(() => store.conversations.changeInTransaction(archived, { operational_state: 'open', last_message_id: 7 }, 3_000));
+    expect(store.conversations.find(conversation.company_id, conversation.id)).toEqual(reopened);
+    expect(reopened).toMatchObject({ operational_state: 'open', last_message_id: 7, last_updated_at: 3_000 });
+    expect(states(conversation.company_id)).toEqual({ open: [conversation.id], archived: [] });
+  });
+
+  it('moves the rest and keeps the state when the change names the state it has (a new message in an open conversation)', () => {
+    const changed = store.transaction(() =>
+      store.conversations.changeInTransaction(conversation, { operational_state: 'open', replied_state: 'replied', last_message_id: 9 }, 2_000),
+    );
+    expect(store.conversations.find(conversation.company_id, conversation.id)).toEqual(changed);
+    expect(changed).toMatchObject({ operational_state: 'open', replied_state: 'replied', last_message_id: 9 });
+    expect(states(conversation.company_id)).toEqual({ open: [conversation.id], archived: [] });
+  });
+
+  it('does not write back the state of a row read before someone else changed it', () => {
+    store.conversations.change(conversation, { operational_state: 'archived' }, 2_000);
+    // `conversation` still says open: a change of the assignee alone must leave it archived.
+    const assigned = store.conversations.change(conversation, { assignee_id: 5 }, 3_000);
+    expect(assigned).toMatchObject({ operational_state: 'archived', assignee_id: 5, last_updated_at: 3_000 });
+    expect(states(conversation.company_id)).toEqual({ open: [], archived: [conversation.id] });
+  });
+});
