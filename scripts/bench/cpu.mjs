@@ -12,6 +12,8 @@
 //   node scripts/bench/cpu.mjs replay [count=20000]   failed deliveries over 32 endpoints, replayed in bulk
 //   node scripts/bench/cpu.mjs fixed [seconds=30]     1,000 callbacks/s: CPU per callback, and callback → webhook
 //                                                     p50/p99/max per second of the run (where a tail comes from)
+//   node scripts/bench/cpu.mjs bare [seconds=8]       the bare-Koa baseline at max rate: its CPU per request and
+//                                                     the load generator's (the budget the ratios leave the daemon)
 //   node scripts/bench/cpu.mjs kafka [seconds=8]      e2e in Kafka mode (core + one worker, the local broker of
 //                                                     scripts/kafka/kafka.sh): CPU per callback of each process
 //
@@ -21,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, fixedRate, freePort, maxRate, percentile, prefillFailedDeliveries, setupCompanies, sleep, startDaemon, startReceiver, waitArrivals, waitIdle } from './lib.mjs';
+import { call, fixedRate, freePort, maxRate, percentile, prefillFailedDeliveries, setupCompanies, sleep, startBareKoa, startDaemon, startReceiver, waitArrivals, waitIdle } from './lib.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const COMPANIES = 32;
@@ -141,6 +143,21 @@ try {
       await core?.stop();
       kafka('release');
     }
+  } else if (mode === 'bare') {
+    // The baseline's side of the ratios: what a bare Koa request and the load generator's request
+    // cost, so what is left of two cores for the daemon at a given fraction of the baseline.
+    const bare = await startBareKoa();
+    try {
+      const companies = [{ callbackPath: '/callbacks/chat_b/1', secretToken: 'none' }]; // as bench.mjs's baseline
+      await maxRate({ base: bare.base, companies, seconds: 3 });
+      const [b0, g0] = [total(bare.pid), total(process.pid)];
+      const result = await maxRate({ base: bare.base, companies, seconds: Number(amount ?? 8) });
+      const n = result.total;
+      console.log(`bare Koa: ${n} requests (${result.rps.toFixed(0)}/s, answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms)`);
+      console.log(`CPU per request: bare Koa ${us(total(bare.pid) - b0, n)}, load generator ${us(total(process.pid) - g0, n)}`);
+    } finally {
+      await bare.stop();
+    }
   } else if (mode === 'ingest' || mode === 'ingest-fixed') {
     const d = await startDaemon({ name: 'cpu-ingest', dataDir: dir, port: await freePort(), cpuProf });
     try {
@@ -233,7 +250,7 @@ try {
       await d.stop();
     }
   } else {
-    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay or kafka`);
+    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay, kafka or bare`);
   }
 } finally {
   await receiver.close();
