@@ -43,6 +43,13 @@ export function rssOf(pid) {
   }
 }
 
+/** CPU ms a process has used, all its threads (Linux /proc: utime + stime). */
+export function cpuMsOf(pid) {
+  const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Samples the RSS of the given pids every `everyMs`; stop() answers the samples [{t, rss}] per pid. */
 export function sampleRss(pids, everyMs = 200) {
   const samples = Object.fromEntries(pids.map((pid) => [pid, []]));
