@@ -26,6 +26,7 @@ import {
   percentile,
   prefillFailedDeliveries,
   prefillStore,
+  sampleMachine,
   sampleRss,
   setupCompanies,
   sleep,
@@ -61,6 +62,7 @@ const shared = {};
 const receiver = await startReceiver();
 const log = (text) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1)}s] ${text}\n`);
 const mb = (bytes) => bytes / 1024 / 1024;
+const percents = ({ busy, idle, steal }) => `${busy.toFixed(0)} / ${idle.toFixed(0)} / ${steal.toFixed(0)}`;
 
 function row(scenario, metric, value, { baseline = null, ratio = null, target = null, ok = null, unit = '' } = {}) {
   rows.push({ scenario, metric, value, baseline, ratio, target, ok, unit });
@@ -97,7 +99,9 @@ async function bareBaseline() {
   try {
     await maxRate({ base: bare.base, companies: BARE, seconds: P.warm });
     const [b0, g0] = [cpuMsOf(bare.pid), cpuMsOf(process.pid)];
+    const machine = sampleMachine();
     shared.bare = await maxRate({ base: bare.base, companies: BARE, seconds: P.ingest });
+    shared.bare.machine = machine.stop().whole;
     // What a request costs each side: how fast the machine was at the time (the same code measures
     // 120 to 150 µs here from one hour to the next), and what the ratios leave the daemon.
     const perRequest = (ms) => ((ms * 1000) / shared.bare.total).toFixed(0);
@@ -123,7 +127,9 @@ function checkLoad(result, what) {
 /** Max-rate ingest against a daemon's channel: warm-up, then the measured run. */
 async function ingestRun(d, companies) {
   const warm = await maxRate({ base: d.base, companies, seconds: P.warm });
+  const machine = sampleMachine();
   const result = await maxRate({ base: d.base, companies, seconds: P.ingest });
+  result.machine = machine.stop().whole;
   checkLoad(warm, 'warm-up');
   checkLoad(result, 'ingest');
   return { warm, result };
@@ -141,6 +147,7 @@ await scenario('1', 'ingest: signed bot-style callbacks at maximum rate, deliver
     row('1 ingest', 'callbacks/s', result.rps, { baseline: bare.rps, ratio: result.rps / bare.rps, target: '≥ 0.60', ok: result.rps / bare.rps >= 0.6 });
     row('1 ingest', 'latency p50 / p99 (ms)', `${result.p50} / ${result.p99}`, { baseline: `${bare.p50} / ${bare.p99}` });
     row('1 ingest', 'baseline CPU per request: bare Koa / load generator (µs)', bare.cpu);
+    row('1 ingest', 'machine CPU busy / idle / stolen (%)', percents(result.machine), { baseline: percents(bare.machine) });
   } finally {
     await d.stop();
   }
@@ -167,9 +174,11 @@ async function endToEnd(label, d, companies, loadSeconds = P.e2e, preWarmSeconds
   if (warmStatus.missing > 0) throw new Error(`${warmStatus.missing} warm-up events never arrived`);
   await receiver.reset();
   const t0 = epochNow();
+  const machine = sampleMachine();
   const result = await maxRate({ base: d.base, companies, seconds: loadSeconds });
   checkLoad(result, 'end to end');
   const state = await waitArrivals(receiver, result.accepted, P.drainMs);
+  const cpu = machine.stop().whole;
   if (state.bad > 0) throw new Error(`${state.bad} webhooks failed signature verification`);
   if (state.missing > 0) throw new Error(`${state.missing} of ${result.accepted.length} events never arrived within ${P.drainMs / 1000}s`);
   const seconds = (state.lastArrival - t0) / 1000;
@@ -182,6 +191,7 @@ async function endToEnd(label, d, companies, loadSeconds = P.e2e, preWarmSeconds
   row(label, 'callbacks delivered/s (message.create arrived)', delivered);
   row(label, 'callback→webhook p50 / p99 / p999 (ms)', `${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} / ${percentile(latencies, 99.9).toFixed(1)}`);
   row(label, 'ingest callbacks/s during the run', result.rps);
+  row(label, 'machine CPU busy / idle / stolen (%), until the last arrival', percents(cpu));
 }
 
 await scenario('2', 'end to end: the same load, deliveries on, receiver verifying signatures', async () => {
@@ -209,8 +219,10 @@ async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target
   log(`${label}: pipeline idle ${(idle.waitedMs / 1000).toFixed(1)} s after the warm-up's webhooks arrived${idle.left === null ? '' : `; still busy, going on: ${idle.left.join(', ')}`}`);
   await receiver.reset();
   const rss = sampleRss(pids);
+  const machine = sampleMachine();
   const result = await fixedRate({ base: d.base, companies, rate: RATE, seconds });
   const samples = rss.stop();
+  const cpu = machine.stop();
   checkLoad(result, 'fixed rate');
   const state = await waitArrivals(receiver, result.accepted, P.drainMs);
   if (state.bad > 0) throw new Error(`${state.bad} webhooks failed signature verification`);
@@ -218,7 +230,10 @@ async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target
   const latencies = await receiver.latencies(result.accepted);
   const [p50, p99, p999] = [50, 99, 99.9].map((p) => percentile(latencies, p));
   log(`${label}: callback→webhook p99 per second of sending (ms): ${perSecondP99(result.accepted, await receiver.latenciesOf(result.accepted)).join(' ')}`);
+  // A second whose p99 jumps while the steal jumps was the hypervisor's, not the daemon's.
+  log(`${label}: machine CPU stolen per second (%): ${cpu.intervals.map((i) => i.steal.toFixed(0)).join(' ')}`);
   row(label, 'rate achieved (callbacks/s)', result.rate);
+  row(label, 'machine CPU busy / idle / stolen (%)', percents(cpu.whole));
   row(label, 'callback→webhook p50 (ms)', p50, p50Target === null ? {} : { target: `≤ ${p50Target}`, ok: p50 <= p50Target });
   row(label, 'callback→webhook p99 (ms)', p99, { target: `≤ ${p99Target}`, ok: p99 <= p99Target });
   row(label, 'callback→webhook p999 (ms)', p999);

@@ -50,6 +50,32 @@ export function cpuMsOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** The machine's CPU ticks so far (Linux /proc/stat, all CPUs): busy, idle (with I/O wait) and steal. */
+function machineTicks() {
+  const [, user, nice, system, idle, iowait, irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).map(Number);
+  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+}
+
+/**
+ * Samples the machine's CPU every `everyMs`: stop() answers the percentages of each interval that
+ * were busy, idle and stolen (the hypervisor running someone else while this machine had work).
+ */
+export function sampleMachine(everyMs = 1_000) {
+  const intervals = [];
+  let last = machineTicks();
+  const share = (from, to) => {
+    const total = to.busy + to.idle + to.steal - (from.busy + from.idle + from.steal) || 1;
+    return { busy: (100 * (to.busy - from.busy)) / total, idle: (100 * (to.idle - from.idle)) / total, steal: (100 * (to.steal - from.steal)) / total };
+  };
+  const first = last;
+  const timer = setInterval(() => {
+    const now = machineTicks();
+    intervals.push(share(last, now));
+    last = now;
+  }, everyMs);
+  return { stop: () => (clearInterval(timer), { intervals, whole: share(first, machineTicks()) }) };
+}
+
 /** Samples the RSS of the given pids every `everyMs`; stop() answers the samples [{t, rss}] per pid. */
 export function sampleRss(pids, everyMs = 200) {
   const samples = Object.fromEntries(pids.map((pid) => [pid, []]));
