@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, fixedRate, freePort, maxRate, percentile, prefillFailedDeliveries, setupCompanies, sleep, startBareKoa, startDaemon, startReceiver, waitArrivals, waitIdle } from './lib.mjs';
+import { call, fixedRate, freePort, maxRate, percentile, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startBareKoa, startDaemon, startReceiver, waitArrivals, waitIdle } from './lib.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const COMPANIES = 32;
@@ -196,7 +196,9 @@ try {
       if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
       await receiver.reset();
       const [m0, t0, r0, b0, g0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid)];
+      const machine = sampleMachine();
       const result = await fixedRate({ base: d.base, companies, rate: 1_000, seconds: Number(amount ?? 30) });
+      const cpu = machine.stop();
       const state = await waitArrivals(receiver, result.accepted, 120_000);
       if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
       const n = result.accepted.length;
@@ -210,12 +212,14 @@ try {
       console.log(`fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
       console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}; load generator ${us(total(process.pid) - g0, n)}`);
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
-      console.log('per second of sending: p50 / p99 / max (ms)');
+      console.log(`machine CPU busy / idle / stolen: ${cpu.whole.busy.toFixed(0)} / ${cpu.whole.idle.toFixed(0)} / ${cpu.whole.steal.toFixed(0)} %`);
+      console.log('per second of sending: p50 / p99 / max (ms), the machine CPU stolen in that second (%)');
       console.log(
         seconds
           .map((list, s) => {
             const sorted = list.sort((a, b) => a - b);
-            return `${s}: ${percentile(sorted, 50).toFixed(0)} / ${percentile(sorted, 99).toFixed(0)} / ${sorted.at(-1).toFixed(0)}`;
+            const steal = cpu.intervals[s] === undefined ? '' : `, ${cpu.intervals[s].steal.toFixed(0)} %`;
+            return `${s}: ${percentile(sorted, 50).toFixed(0)} / ${percentile(sorted, 99).toFixed(0)} / ${sorted.at(-1).toFixed(0)}${steal}`;
           })
           .join('  '),
       );
