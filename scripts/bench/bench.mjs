@@ -103,7 +103,7 @@ async function bareBaseline() {
     shared.bare = await maxRate({ base: bare.base, companies: BARE, seconds: P.ingest });
     shared.bare.machine = machine.stop().whole;
     // What a request costs each side: how fast the machine was at the time (the same code measures
-    // 120 to 150 µs here from one hour to the next), and what the ratios leave the daemon.
+    // 110 to 160 µs here from one hour to the next), and what the ratios leave the daemon.
     const perRequest = (ms) => ((ms * 1000) / shared.bare.total).toFixed(0);
     shared.bare.cpu = `${perRequest(cpuMsOf(bare.pid) - b0)} / ${perRequest(cpuMsOf(process.pid) - g0)}`;
     cpu = `CPU per request (µs): bare Koa / load generator ${shared.bare.cpu}`;
