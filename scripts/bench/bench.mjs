@@ -240,7 +240,7 @@ async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target
   row(label, 'callback answer p50 / p99 (ms)', `${result.p50.toFixed(1)} / ${result.p99.toFixed(1)}`);
   for (const [pid, list] of Object.entries(samples)) {
     const name = pids.length > 1 ? ` ${pid === String(pids[0]) ? 'core' : 'worker'}` : '';
-    const peak = Math.max(...list.map((s) => s.rss));
+    const peak = list.reduce((max, s) => Math.max(max, s.rss), 0);
     const steady = list.filter((s) => s.t >= P.steadyFrom * 1000);
     const window = Math.max(1, Math.round(steady.length / 10));
     const avg = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length;
@@ -258,7 +258,8 @@ async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target
 
 /** p99 of each second of a fixed-rate run, from message numbers taken in send order at RATE a second. */
 function perSecondP99(accepted, latencies) {
-  const first = Math.min(...accepted);
+  // A loop, not Math.min(...accepted): a run of 3 minutes has more numbers than the stack takes arguments.
+  const first = accepted.reduce((a, b) => (b < a ? b : a), Infinity);
   const seconds = [];
   accepted.forEach((n, i) => (seconds[Math.floor((n - first) / RATE)] ??= []).push(latencies[i] ?? Infinity));
   return [...seconds].map((list = []) => percentile(list.sort((a, b) => a - b), 99).toFixed(0));
