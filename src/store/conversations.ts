@@ -36,6 +36,15 @@ export interface ConversationChanges {
   last_message_id?: number;
 }
 
+/** The columns every conversation UPDATE sets, besides the state. */
+interface ConversationWrite {
+  id: number;
+  replied_state: RepliedState;
+  assignee_id: number | null;
+  last_message_id: number | null;
+  last_updated_at: number;
+}
+
 const SELECT = `
   SELECT conversations.*, channels.provider, channels.state AS channel_state, channels.deleted_at AS channel_deleted_at,
          contacts.name AS contact_name, contacts.phone AS contact_phone, contacts.external_id AS contact_external_id,
@@ -114,8 +123,7 @@ export class ConversationStore {
       last_message_id: changes.last_message_id ?? row.last_message_id,
       last_updated_at: now,
     };
-    if (changes.operational_state === undefined) this.updateSameState.run(values);
-    else this.update.run({ ...values, operational_state: changes.operational_state });
+    this.write(values, changes.operational_state);
     return this.byId.get(row.company_id, row.id)!;
   }
 
@@ -170,9 +178,14 @@ export class ConversationStore {
     };
     const values = { id: next.id, replied_state: next.replied_state, assignee_id: next.assignee_id, last_message_id: next.last_message_id, last_updated_at: now };
     // `row` was read in this transaction: its state is the stored one.
-    if (next.operational_state === row.operational_state) this.updateSameState.run(values);
-    else this.update.run({ ...values, operational_state: next.operational_state });
+    this.write(values, next.operational_state === row.operational_state ? undefined : next.operational_state);
     return next;
+  }
+
+  /** The UPDATE of a conversation, naming its state only when `state` is given (see updateSameState). */
+  private write(values: ConversationWrite, state: OperationalState | undefined): void {
+    if (state === undefined) this.updateSameState.run(values);
+    else this.update.run({ ...values, operational_state: state });
   }
 
   /** Most recently updated first. */
