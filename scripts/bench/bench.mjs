@@ -16,14 +16,16 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Webhook } from 'standardwebhooks';
 import {
+  BARE_TARGETS,
   ROOT,
   epochNow,
   call,
-  cpuMsOf,
   fixedRate,
   freePort,
   maxRate,
+  measureBare,
   percentile,
+  percents,
   prefillFailedDeliveries,
   prefillStore,
   sampleMachine,
@@ -52,7 +54,6 @@ const P = quick
 const RATE = 1_000;
 /** Companies the load is spread over, each with its channel and its webhook endpoint. */
 const COMPANIES = Number(process.env.BENCH_COMPANIES ?? 32);
-const BARE = [{ callbackPath: '/callbacks/chat_b/1', secretToken: 'none' }];
 
 const started = performance.now();
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
@@ -62,7 +63,6 @@ const shared = {};
 const receiver = await startReceiver();
 const log = (text) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1)}s] ${text}\n`);
 const mb = (bytes) => bytes / 1024 / 1024;
-const percents = ({ busy, idle, steal }) => `${busy.toFixed(0)} / ${idle.toFixed(0)} / ${steal.toFixed(0)}`;
 
 function row(scenario, metric, value, { baseline = null, ratio = null, target = null, ok = null, unit = '' } = {}) {
   rows.push({ scenario, metric, value, baseline, ratio, target, ok, unit });
@@ -94,23 +94,11 @@ const daemon = async (name, options = {}) => startDaemon({ name, dataDir: dataDi
 /** Bare Koa at maximum rate (after a warm-up): the throughput every ratio compares with. */
 async function bareBaseline() {
   if (shared.bare) return shared.bare;
-  const bare = await startBareKoa();
-  let cpu;
-  try {
-    await maxRate({ base: bare.base, companies: BARE, seconds: P.warm });
-    const [b0, g0] = [cpuMsOf(bare.pid), cpuMsOf(process.pid)];
-    const machine = sampleMachine();
-    shared.bare = await maxRate({ base: bare.base, companies: BARE, seconds: P.ingest });
-    shared.bare.machine = machine.stop().whole;
-    // What a request costs each side: how fast the machine was at the time (the same code measures
-    // 110 to 160 µs here from one hour to the next), and what the ratios leave the daemon.
-    const perRequest = (ms) => ((ms * 1000) / shared.bare.total).toFixed(0);
-    shared.bare.cpu = `${perRequest(cpuMsOf(bare.pid) - b0)} / ${perRequest(cpuMsOf(process.pid) - g0)}`;
-    cpu = `CPU per request (µs): bare Koa / load generator ${shared.bare.cpu}`;
-  } finally {
-    await bare.stop();
-  }
-  log(`bare Koa: ${shared.bare.rps.toFixed(0)} req/s; ${cpu}`);
+  shared.bare = await measureBare({ warmSeconds: P.warm, seconds: P.ingest });
+  // What a request costs each side: how fast the machine was at the time (the same code measures
+  // 110 to 160 µs here from one hour to the next), and what the ratios leave the daemon.
+  shared.bare.cpu = `${shared.bare.bareUs.toFixed(0)} / ${shared.bare.loadUs.toFixed(0)}`;
+  log(`bare Koa: ${shared.bare.rps.toFixed(0)} req/s; CPU per request (µs): bare Koa / load generator ${shared.bare.cpu}`);
   return shared.bare;
 }
 
@@ -268,8 +256,8 @@ function perSecondP99(accepted, latencies) {
 await scenario('3', `fixed rate: ${RATE} callbacks/s for ${P.fixed} s, embedded`, async () => {
   const bare = await startBareKoa();
   try {
-    await maxRate({ base: bare.base, companies: BARE, seconds: P.warm, connections: 8 });
-    const base = await fixedRate({ base: bare.base, companies: BARE, rate: RATE, seconds: P.fixedBaseline });
+    await maxRate({ base: bare.base, companies: BARE_TARGETS, seconds: P.warm, connections: 8 });
+    const base = await fixedRate({ base: bare.base, companies: BARE_TARGETS, rate: RATE, seconds: P.fixedBaseline });
     row('3 fixed rate', `bare Koa answer p50 / p99 at ${RATE}/s (ms)`, `${base.p50.toFixed(1)} / ${base.p99.toFixed(1)}`);
   } finally {
     await bare.stop();

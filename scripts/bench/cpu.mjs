@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, fixedRate, freePort, maxRate, percentile, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startBareKoa, startDaemon, startReceiver, waitArrivals, waitIdle } from './lib.mjs';
+import { call, fixedRate, freePort, maxRate, measureBare, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const COMPANIES = 32;
@@ -34,11 +34,7 @@ const cpuProf = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_
 function threads(pid) {
   return fs
     .readdirSync(`/proc/${pid}/task`)
-    .map((task) => {
-      const raw = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-      return { name: raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')')), ms: (Number(fields[11]) + Number(fields[12])) * 10 };
-    })
+    .map((task) => statCpu(`/proc/${pid}/task/${task}/stat`))
     .sort((a, b) => b.ms - a.ms);
 }
 const total = (pid) => threads(pid).reduce((sum, t) => sum + t.ms, 0);
@@ -46,11 +42,7 @@ const total = (pid) => threads(pid).reduce((sum, t) => sum + t.ms, 0);
 /** CPU ms per thread id of a process. */
 function byTid(pid) {
   return new Map(
-    fs.readdirSync(`/proc/${pid}/task`).map((task) => {
-      const raw = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-      return [Number(task), (Number(fields[11]) + Number(fields[12])) * 10];
-    }),
+    fs.readdirSync(`/proc/${pid}/task`).map((task) => [Number(task), statCpu(`/proc/${pid}/task/${task}/stat`).ms]),
   );
 }
 
@@ -146,18 +138,9 @@ try {
   } else if (mode === 'bare') {
     // The baseline's side of the ratios: what a bare Koa request and the load generator's request
     // cost, so what is left of two cores for the daemon at a given fraction of the baseline.
-    const bare = await startBareKoa();
-    try {
-      const companies = [{ callbackPath: '/callbacks/chat_b/1', secretToken: 'none' }]; // as bench.mjs's baseline
-      await maxRate({ base: bare.base, companies, seconds: 3 });
-      const [b0, g0] = [total(bare.pid), total(process.pid)];
-      const result = await maxRate({ base: bare.base, companies, seconds: Number(amount ?? 8) });
-      const n = result.total;
-      console.log(`bare Koa: ${n} requests (${result.rps.toFixed(0)}/s, answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms)`);
-      console.log(`CPU per request: bare Koa ${us(total(bare.pid) - b0, n)}, load generator ${us(total(process.pid) - g0, n)}`);
-    } finally {
-      await bare.stop();
-    }
+    const bare = await measureBare({ warmSeconds: 3, seconds: Number(amount ?? 8) });
+    console.log(`bare Koa: ${bare.total} requests (${bare.rps.toFixed(0)}/s, answer p50 ${bare.p50.toFixed(1)} ms, p99 ${bare.p99.toFixed(1)} ms)`);
+    console.log(`CPU per request: bare Koa ${bare.bareUs.toFixed(0)} µs, load generator ${bare.loadUs.toFixed(0)} µs; machine CPU busy / idle / stolen ${percents(bare.machine)} %`);
   } else if (mode === 'ingest' || mode === 'ingest-fixed') {
     const d = await startDaemon({ name: 'cpu-ingest', dataDir: dir, port: await freePort(), cpuProf });
     try {
@@ -212,7 +195,7 @@ try {
       console.log(`fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
       console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}; load generator ${us(total(process.pid) - g0, n)}`);
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
-      console.log(`machine CPU busy / idle / stolen: ${cpu.whole.busy.toFixed(0)} / ${cpu.whole.idle.toFixed(0)} / ${cpu.whole.steal.toFixed(0)} %`);
+      console.log(`machine CPU busy / idle / stolen: ${percents(cpu.whole)} %`);
       console.log('per second of sending: p50 / p99 / max (ms), the machine CPU stolen in that second (%)');
       console.log(
         seconds
@@ -269,7 +252,5 @@ function us(ms, n) {
 
 /** The event loop's CPU ms: the process's first task (its thread id is the pid). */
 function mainThread(pid) {
-  const raw = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return statCpu(`/proc/${pid}/task/${pid}/stat`).ms;
 }

@@ -43,12 +43,20 @@ export function rssOf(pid) {
   }
 }
 
-/** CPU ms a process has used, all its threads (Linux /proc: utime + stime). */
-export function cpuMsOf(pid) {
-  const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** A /proc stat file (a process's or a thread's): its name and the CPU ms it used (utime + stime, 100 ticks a second). */
+export function statCpu(file) {
+  const raw = fs.readFileSync(file, 'utf8');
   const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { name: raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')')), ms: (Number(fields[11]) + Number(fields[12])) * 10 };
 }
+
+/** CPU ms a process has used, all its threads. */
+export function cpuMsOf(pid) {
+  return statCpu(`/proc/${pid}/stat`).ms;
+}
+
+/** busy / idle / stolen percentages of a sampleMachine share, for a table or a log line. */
+export const percents = ({ busy, idle, steal }) => `${busy.toFixed(0)} / ${idle.toFixed(0)} / ${steal.toFixed(0)}`;
 
 /** The machine's CPU ticks so far (Linux /proc/stat, all CPUs): busy, idle (with I/O wait) and steal. */
 function machineTicks() {
@@ -153,6 +161,27 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
       return result;
     },
   };
+}
+
+/** The load of the bare-Koa baseline: every request to one path (bare Koa reads and parses the body, whatever the path). */
+export const BARE_TARGETS = [{ callbackPath: '/callbacks/chat_b/1', secretToken: 'none' }];
+
+/**
+ * The baseline of every ratio: bare Koa at maximum rate after a warm-up, with what a request cost
+ * each side (bare Koa and this process, the load generator) and the machine's CPU shares meanwhile.
+ */
+export async function measureBare({ warmSeconds, seconds }) {
+  const bare = await startBareKoa();
+  try {
+    await maxRate({ base: bare.base, companies: BARE_TARGETS, seconds: warmSeconds });
+    const [b0, g0] = [cpuMsOf(bare.pid), cpuMsOf(process.pid)];
+    const machine = sampleMachine();
+    const result = await maxRate({ base: bare.base, companies: BARE_TARGETS, seconds });
+    const perRequest = (ms) => (ms * 1000) / result.total;
+    return { ...result, machine: machine.stop().whole, bareUs: perRequest(cpuMsOf(bare.pid) - b0), loadUs: perRequest(cpuMsOf(process.pid) - g0) };
+  } finally {
+    await bare.stop();
+  }
 }
 
 /** Starts the bare-Koa baseline process. */

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { ROOT } from './lib.mjs';
+import { ROOT, statCpu } from './lib.mjs';
 
 const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, 'no-endpoints': { type: 'boolean', default: false }, pages: { type: 'boolean', default: false } } });
 const [callbacksText = '20000', groupText = '4'] = positionals;
@@ -81,11 +81,7 @@ async function apply(from, count) {
 /** CPU ms per thread of this process, by thread id. */
 const threads = () =>
   new Map(
-    fs.readdirSync('/proc/self/task').map((task) => {
-      const raw = fs.readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
-      const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-      return [task, { name: raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')')), ms: (Number(fields[11]) + Number(fields[12])) * 10 }];
-    }),
+    fs.readdirSync('/proc/self/task').map((task) => [task, statCpu(`/proc/self/task/${task}/stat`)]),
   );
 const written = () => Number(/wchar: (\d+)/.exec(fs.readFileSync(`/proc/self/task/${process.pid}/io`, 'utf8'))[1]);
 
@@ -125,15 +121,23 @@ function gcd(a, b) {
 
 /** The WAL's frames by the table or index their page belongs to now (dbstat), per callback. */
 function framesByBtree() {
-  const wal = fs.readFileSync(`${file}-wal`);
-  const pageSize = wal.readUInt32BE(8);
+  // A 32-byte header, then frames: a 24-byte header (page number first) and the page. Only the
+  // page numbers are read, not the frames (hundreds of MB after a long run).
+  const fd = fs.openSync(`${file}-wal`, 'r');
   const frames = new Map();
   let total = 0;
-  // A 32-byte header, then frames: a 24-byte header (page number first) and the page.
-  for (let offset = 32; offset + 24 + pageSize <= wal.length; offset += 24 + pageSize) {
-    const page = wal.readUInt32BE(offset);
-    frames.set(page, (frames.get(page) ?? 0) + 1);
-    total += 1;
+  try {
+    const word = Buffer.alloc(4);
+    const read = (offset) => (fs.readSync(fd, word, 0, 4, offset) === 4 ? word.readUInt32BE(0) : null);
+    const pageSize = read(8);
+    const size = fs.fstatSync(fd).size;
+    for (let offset = 32; offset + 24 + pageSize <= size; offset += 24 + pageSize) {
+      const page = read(offset);
+      frames.set(page, (frames.get(page) ?? 0) + 1);
+      total += 1;
+    }
+  } finally {
+    fs.closeSync(fd);
   }
   const owner = new Map(store.db.prepare('SELECT name, pageno FROM dbstat').all().map((row) => [row.pageno, row.name]));
   const byBtree = new Map();
