@@ -14,6 +14,10 @@
 //                                                     p50/p99/max per second of the run (where a tail comes from)
 //   node scripts/bench/cpu.mjs bare [seconds=8]       the bare-Koa baseline at max rate: its CPU per request and
 //                                                     the load generator's (the budget the ratios leave the daemon)
+//   node scripts/bench/cpu.mjs floor [seconds=8]     bare Koa, then bare Koa plus the least durable ingest DESIGN.md
+//                                                     asks for (floor-koa.mjs: one insert; the deduplicated message,
+//                                                     its conversation and one event row), alternating twice: the
+//                                                     ratio any gateway here could reach at best
 //   node scripts/bench/cpu.mjs kafka [seconds=8]      e2e in Kafka mode (core + one worker, the local broker of
 //                                                     scripts/kafka/kafka.sh): CPU per callback of each process
 //
@@ -141,6 +145,19 @@ try {
     const bare = await measureBare({ warmSeconds: 3, seconds: Number(amount ?? 8) });
     console.log(`bare Koa: ${bare.total} requests (${bare.rps.toFixed(0)}/s, answer p50 ${bare.p50.toFixed(1)} ms, p99 ${bare.p99.toFixed(1)} ms)`);
     console.log(`CPU per request: bare Koa ${bare.bareUs.toFixed(0)} µs, load generator ${bare.loadUs.toFixed(0)} µs; machine CPU busy / idle / stolen ${percents(bare.machine)} %`);
+  } else if (mode === 'floor') {
+    // Each floor next to the bare-Koa run just before it: the machine's speed moves within minutes.
+    const seconds = Number(amount ?? 8);
+    const line = (name, r, bare) =>
+      `${name.padEnd(14)} ${r.rps.toFixed(0).padStart(6)}/s${bare ? ` = ${(r.rps / bare.rps).toFixed(2)} of bare Koa` : ''}; CPU per request: handler ${r.bareUs.toFixed(0)} µs, load generator ${r.loadUs.toFixed(0)} µs; machine busy / idle / stolen ${percents(r.machine)} %`;
+    for (let round = 1; round <= 2; round += 1) {
+      for (const level of ['insert', 'design']) {
+        const bare = await measureBare({ warmSeconds: 3, seconds });
+        console.log(line('bare Koa', bare));
+        const floor = await measureBare({ warmSeconds: 3, seconds, handler: ['floor-koa.mjs', dir, level] });
+        console.log(line(`floor ${level}`, floor, bare));
+      }
+    }
   } else if (mode === 'ingest' || mode === 'ingest-fixed') {
     const d = await startDaemon({ name: 'cpu-ingest', dataDir: dir, port: await freePort(), cpuProf });
     try {

@@ -170,8 +170,8 @@ export const BARE_TARGETS = [{ callbackPath: '/callbacks/chat_b/1', secretToken:
  * The baseline of every ratio: bare Koa at maximum rate after a warm-up, with what a request cost
  * each side (bare Koa and this process, the load generator) and the machine's CPU shares meanwhile.
  */
-export async function measureBare({ warmSeconds, seconds }) {
-  const bare = await startBareKoa();
+export async function measureBare({ warmSeconds, seconds, handler = [] }) {
+  const bare = await startBareKoa(null, handler);
   try {
     await maxRate({ base: bare.base, companies: BARE_TARGETS, seconds: warmSeconds });
     const [b0, g0] = [cpuMsOf(bare.pid), cpuMsOf(process.pid)];
@@ -184,11 +184,15 @@ export async function measureBare({ warmSeconds, seconds }) {
   }
 }
 
-/** Starts the bare-Koa baseline process. */
-export async function startBareKoa(cpuProf = null) {
+/**
+ * Starts the bare-Koa baseline process, or with `handler` another handler of the same shape:
+ * `[script, ...args]` of scripts/bench, started as `node <script> <port> ...args` (floor-koa.mjs).
+ */
+export async function startBareKoa(cpuProf = null, handler = []) {
   const port = await freePort();
   const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'scripts/bench/bare-koa.mjs'), String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [script = 'bare-koa.mjs', ...args] = handler;
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'scripts/bench', script), String(port), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     child.stdout.once('data', resolve);
     child.once('exit', () => reject(new Error('bare-koa baseline exited during start')));
