@@ -22,8 +22,8 @@ export interface IngestOutcome {
 /**
  * Applies a normalized callback in ONE transaction (DESIGN.md sections 4 to 6): contacts,
  * conversations, messages, attachments, statuses, channel state and every event they cause.
- * Deduplication: a batch receipt already claimed, or a message id the channel already has,
- * changes nothing and writes no event. `target.api` is the channel's callback settings' API (the
+ * Deduplication: a message id the channel already has, or the receipt of a batch that carries more
+ * than messages (edits, reactions, statuses...) already claimed, changes nothing and writes no event. `target.api` is the channel's callback settings' API (the
  * route has read them already): v1 channels also get the v1 channel payloads.
  */
 export function applyCallback(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
@@ -45,7 +45,10 @@ function applyInTransaction(store: Store, target: { id: number; api: ChannelApi 
   // answers what the table holds now: every write to a channel drops its entry.
   let channel = store.channels.findLiveCached(target.id);
   if (channel === undefined) throw new NotFound(`Channel ${target.id} was not found.`);
-  if (batch.receipt !== null && !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())) {
+  // New messages deduplicate themselves (their provider id is unique per channel, for good): a batch
+  // of messages only claims no receipt, a write and a random index entry less per callback.
+  const messagesOnly = batch.items.length > 0 && batch.items.every((item) => item.kind === 'message');
+  if (batch.receipt !== null && !messagesOnly && !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())) {
     return { duplicate: true, messages: 0, events: 0 };
   }
   const v1 = target.api === 'v1';
@@ -81,7 +84,8 @@ function applyInTransaction(store: Store, target: { id: number; api: ChannelApi 
         events += recordAuthSignal(store, channel, item, v1, now);
     }
   }
-  return { duplicate: false, messages, events };
+  // A batch of messages the channel has already (a repeated delivery) changed nothing.
+  return { duplicate: messagesOnly && messages === 0, messages, events };
 }
 
 /**

@@ -7,8 +7,9 @@ type BotMessage = NonNullable<BotUpdate['message']>;
 
 /**
  * A bot-style update (validated) as provider-neutral items. The update id is the receipt: a
- * repeated update changes nothing. Message ids are unique per chat only, so a message's external id
- * is `<chat id>:<message id>` (and so is `replied_to_id`).
+ * repeated update changes nothing (an update that carries a new message only needs none, the
+ * message's id deduplicates it: src/domain/incoming.ts). Message ids are unique per chat only, so a
+ * message's external id is `<chat id>:<message id>` (and so is `replied_to_id`).
  */
 export function normalizeBotUpdate(update: BotUpdate): IngestBatch {
   const items: IngestItem[] = [];

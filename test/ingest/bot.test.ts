@@ -43,7 +43,10 @@ describe('bot-style callbacks', () => {
 
   it('stores a text from a new chat: contact, conversation, message and their events', async () => {
     const start = before();
+    const counts = rowCounts(store());
     expect((await postBot(gw, channelId, fixture('bot/text'), secretToken)).status).toBe(200);
+    // The message's id deduplicates the update: no receipt for it.
+    expect(rowCounts(store())).toEqual({ ...counts, contacts: counts.contacts + 1, conversations: counts.conversations + 1, messages: counts.messages + 1, outbox: counts.outbox + 2 });
     const message = await messageOf('734891122:1201');
     expect(message).toMatchObject({ external_id: '734891122:1201', income: true, status: 'created', message: 'Hello, is the order ready?', external_created_at: '2025-06-08T20:59:43.000Z', replied_to_id: null, attachments: [] });
     const conversation = (await gw.request('GET', `/api/p2/conversations/${message.conversation_id}?company_id=${companyId}`)).body.conversation;
@@ -86,14 +89,21 @@ describe('bot-style callbacks', () => {
     expect(await messageOf('734891122:1205')).toMatchObject({ message: 'This one', replied_to_id: '734891122:1201' });
   });
 
-  it('applies an edited message to the stored one (message.update)', async () => {
+  it('applies an edited message to the stored one (message.update), once per update_id', async () => {
     const start = before();
+    const counts = rowCounts(store());
     expect((await postBot(gw, channelId, fixture('bot/edited-message'), secretToken)).status).toBe(200);
     const message = await messageOf('734891122:1201');
     expect(message).toMatchObject({ message: 'Hello, is order 4411 ready?', details: { edited_at: '2025-06-08T21:01:40.000Z' } });
     const events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['message.update']);
     expect(events[0]!.body.object).toEqual(message);
+    // An edit deduplicates by its update_id (a receipt): the same update again changes nothing.
+    const after = { ...counts, outbox: counts.outbox + 1, callback_receipts: counts.callback_receipts + 1 };
+    expect(rowCounts(store())).toEqual(after);
+    expect((await postBot(gw, channelId, fixture('bot/edited-message'), secretToken)).status).toBe(200);
+    expect(rowCounts(store())).toEqual(after);
+    expect(checkedEvents(store(), start)).toHaveLength(1);
   });
 
   it('threads a group chat as one conversation marked group, the author in details', async () => {

@@ -178,6 +178,18 @@ describe('connector protocol: connection flow', () => {
     expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['auth.update']);
   });
 
+  it('a message event claims no receipt: its message id deduplicates it, under any webhook-id', async () => {
+    const start = before();
+    const counts = rowCounts(store());
+    expect((await post('connector/message-text', v2Channel, v2Secret, 'msg_text_1')).status).toBe(200);
+    const stored = rowCounts(store());
+    expect(stored).toEqual({ ...counts, contacts: counts.contacts + 1, conversations: counts.conversations + 1, messages: counts.messages + 1, outbox: counts.outbox + 2 });
+    expect((await post('connector/message-text', v2Channel, v2Secret, 'msg_text_1')).status).toBe(200);
+    expect((await post('connector/message-text', v2Channel, v2Secret, 'msg_text_2')).status).toBe(200);
+    expect(rowCounts(store())).toEqual(stored);
+    expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['conversation.create', 'message.create']);
+  });
+
   it('is signed as the standardwebhooks package signs', () => {
     // The helper signs with the package itself; verify the pair round-trips as a sanity check.
     const body = fixture('connector/qr');
