@@ -57,3 +57,26 @@ describe('changing a conversation', () => {
     expect(states(conversation.company_id)).toEqual({ open: [], archived: [conversation.id] });
   });
 });
+
+describe('listing a company', () => {
+  it('lists and counts its conversations, with and without a state, through the state index (no scan)', () => {
+    const other = store.companies.insert({ accountId: 1, name: 'other', phone: null, description: null, webhookUrl: null }).id;
+    const otherChannel = store.channels.insert({ companyId: other, provider: 'chat_b', state: 'enabled', settings: {}, credentials: {} });
+    const open = (channelId: number, externalId: string, at: number) => {
+      const { contact } = store.contacts.findOrCreate({ companyId: store.channels.findLive(channelId)!.company_id, channelId, externalId, externalPublicId: externalId, name: externalId, phone: null }, at);
+      return store.conversations.findOrCreateFor(store.channels.findLive(channelId)!, contact, at).conversation;
+    };
+    const second = open(conversation.channel_id, '43', 2_000);
+    open(otherChannel.id, '44', 3_000);
+    store.conversations.change(second, { operational_state: 'archived' }, 4_000);
+
+    const page = { limit: 10, offset: 0 };
+    expect(store.conversations.list(conversation.company_id, undefined, page)).toMatchObject({ rows: [{ id: second.id }, { id: conversation.id }], total: 2 });
+    expect(store.conversations.list(conversation.company_id, 'archived', page)).toMatchObject({ rows: [{ id: second.id }], total: 1 });
+    expect(store.conversations.list(other, undefined, page).total).toBe(1);
+    // conversations_company was dropped (migration 8): the state index, led by the company, serves both.
+    const plan = (sql: string) => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(conversation.company_id) as { detail: string }[]).map((r) => r.detail);
+    expect(plan('SELECT count(*) FROM conversations WHERE company_id = ?')).toEqual(['SEARCH conversations USING COVERING INDEX conversations_company_state (company_id=?)']);
+    expect(plan('SELECT * FROM conversations WHERE company_id = ? ORDER BY last_updated_at DESC, id DESC')[0]).toBe('SEARCH conversations USING INDEX conversations_company_state (company_id=?)');
+  });
+});
