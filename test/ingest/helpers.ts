@@ -93,7 +93,7 @@ export function checkedEvents(store: Store, before: number): EventRecord[] {
 }
 
 /** Row counts of the tables a callback writes: proof that a refused one left nothing. */
-export function rowCounts(store: Store): Record<string, number> {
+export function rowCounts(store: Store): { contacts: number; conversations: number; messages: number; attachments: number; outbox: number; callback_receipts: number } {
   const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   return {
     contacts: count('contacts'),
