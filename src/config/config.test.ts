@@ -39,6 +39,7 @@ describe('loadConfig defaults (DESIGN.md section 9)', () => {
         retryAfterMaxMs: 3_600_000,
         endpointConcurrency: 4,
         disableAfterMs: 5 * 86_400_000,
+        retentionMs: 30 * 86_400_000,
         threads: 1,
       },
       providers: {
@@ -261,6 +262,7 @@ describe('webhook dispatcher settings', () => {
       GATEWAY_WEBHOOK_RETRY_AFTER_MAX: '10m',
       GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: '2',
       GATEWAY_WEBHOOK_DISABLE_AFTER: '1d',
+      GATEWAY_WEBHOOK_RETENTION: '7d',
       GATEWAY_WEBHOOK_THREADS: '0',
     });
     expect(webhooks).toEqual({
@@ -270,6 +272,7 @@ describe('webhook dispatcher settings', () => {
       retryAfterMaxMs: 600_000,
       endpointConcurrency: 2,
       disableAfterMs: 86_400_000,
+      retentionMs: 7 * 86_400_000,
       threads: 0,
     });
   });
@@ -286,8 +289,10 @@ describe('webhook dispatcher settings', () => {
       GATEWAY_WEBHOOK_RETRY_JITTER: '0.9',
       GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: '0',
       GATEWAY_WEBHOOK_THREADS: '17',
+      // Under an hour: a slip of the unit (30 meaning ms) must not empty the deliveries.
+      GATEWAY_WEBHOOK_RETENTION: '30',
     });
-    for (const key of ['GATEWAY_WEBHOOK_TIMEOUT', 'GATEWAY_WEBHOOK_RETRY_SCHEDULE', 'GATEWAY_WEBHOOK_RETRY_JITTER', 'GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY', 'GATEWAY_WEBHOOK_THREADS']) {
+    for (const key of ['GATEWAY_WEBHOOK_TIMEOUT', 'GATEWAY_WEBHOOK_RETRY_SCHEDULE', 'GATEWAY_WEBHOOK_RETRY_JITTER', 'GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY', 'GATEWAY_WEBHOOK_THREADS', 'GATEWAY_WEBHOOK_RETENTION']) {
       expect(problems.filter((p) => p.includes(key)), key).toHaveLength(1);
     }
   });

@@ -93,6 +93,9 @@ export interface ProviderConfig {
   sandboxStepMs: number;
 }
 
+/** GATEWAY_WEBHOOK_RETENTION's default: a month of deliveries to look into and replay. */
+export const WEBHOOK_RETENTION_DEFAULT_MS = 30 * 86_400_000;
+
 /** The webhook dispatcher's settings (DESIGN.md section 7). */
 export interface WebhookConfig {
   /** GATEWAY_WEBHOOK_TIMEOUT: time one attempt may take (a duration: 15s, 500ms). Default 15s. */
@@ -113,6 +116,11 @@ export interface WebhookConfig {
   endpointConcurrency: number;
   /** GATEWAY_WEBHOOK_DISABLE_AFTER: an endpoint without any success for this long is disabled. Default 5d. */
   disableAfterMs: number;
+  /**
+   * GATEWAY_WEBHOOK_RETENTION: delivered and failed deliveries (with their attempts) are deleted once
+   * their last change is this old; pending ones stay. At least 1h. Default 30d.
+   */
+  retentionMs: number;
   /**
    * GATEWAY_WEBHOOK_THREADS: worker threads that sign and send the attempts, 0 to 16; 0 sends them
    * from the event loop itself. Default 1.
@@ -283,6 +291,7 @@ function readWebhookConfig(read: (key: string) => string | undefined, problems: 
     retryAfterMaxMs: duration('GATEWAY_WEBHOOK_RETRY_AFTER_MAX', 3_600_000, 1_000),
     endpointConcurrency: concurrency ?? 4,
     disableAfterMs: duration('GATEWAY_WEBHOOK_DISABLE_AFTER', 5 * 86_400_000, 1_000),
+    retentionMs: duration('GATEWAY_WEBHOOK_RETENTION', WEBHOOK_RETENTION_DEFAULT_MS, 3_600_000),
     threads: threads ?? 1,
   };
 }

@@ -72,6 +72,8 @@ export class DeliveryStore {
   private readonly markScheduled;
   private readonly giveUp;
   private readonly eventCreated;
+  private readonly nextBySeq;
+  private readonly deleteFinished;
 
   private readonly inTransaction: TransactionRunner;
   private readonly filterStatements = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
@@ -160,6 +162,11 @@ export class DeliveryStore {
     this.giveUp = db.prepare<[string, number, string, number]>(
       `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ?
        WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`,
+    );
+    this.nextBySeq = db.prepare<[number, number], { seq: number; created_at: number }>('SELECT seq, created_at FROM webhook_deliveries WHERE seq > ? ORDER BY seq LIMIT ?');
+    // Their attempts go with them (ON DELETE CASCADE).
+    this.deleteFinished = db.prepare<[number, number, number]>(
+      "DELETE FROM webhook_deliveries WHERE seq > ? AND seq <= ? AND status IN ('delivered', 'failed') AND updated_at < ?",
     );
     this.markDisabledAt = db.prepare<[number, number]>('UPDATE webhook_endpoint_health SET disabled_at = ? WHERE endpoint_id = ?');
     this.healthByCompany = db.prepare<[number], EndpointHealthRow>(
@@ -289,6 +296,22 @@ export class DeliveryStore {
     if (this.disableEndpoint.run(reason, at, endpointId).changes > 0) {
       this.markDisabledAt.run(at, endpointId);
     }
+  }
+
+  /**
+   * Deletes, with their attempts, the delivered and failed deliveries among the next `limit` past
+   * `afterSeq` (in seq order, so creation order) whose last change is older than `before`; the scan
+   * stops at the first delivery created at `before` or later. Pending ones stay, however old: their
+   * attempts are still owed. Answers the last seq looked at (null: nothing old left) and the count.
+   */
+  pruneFinished(before: number, afterSeq: number, limit: number): { upto: number | null; deleted: number } {
+    let upto: number | null = null;
+    for (const row of this.nextBySeq.all(afterSeq, limit)) {
+      if (row.created_at >= before) break;
+      upto = row.seq;
+    }
+    if (upto === null) return { upto, deleted: 0 };
+    return { upto, deleted: this.deleteFinished.run(afterSeq, upto, before).changes };
   }
 
   /** Deliveries matching the filter, newest first, strictly before `beforeSeq`. */

@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import { AttemptRecorder } from '../dispatch/attempt-recorder.js';
+import { DeliveryJanitor } from '../dispatch/delivery-janitor.js';
 import { DeliveryWorker } from '../dispatch/delivery-worker.js';
 import { WebhookHttpClient } from '../dispatch/http-client.js';
 import { InlinePoster, ThreadedPoster, type WebhookPoster } from '../dispatch/webhook-poster.js';
@@ -81,6 +82,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
       new RetryScheduler({ store, bus, clock, logger }),
       new ReceiptJanitor({ store, clock, logger }),
       new OutboxJanitor({ store, clock, logger }),
+      new DeliveryJanitor({ store, clock, logger, retainMs: config.webhooks.retentionMs }),
       new ReplayTaskWorker({ store, replayer, clock, logger }),
     );
   }

@@ -1,0 +1,30 @@
+import { WEBHOOK_RETENTION_DEFAULT_MS } from '../config/config.js';
+import { Janitor, type JanitorOptions } from '../workers/janitor.js';
+
+/**
+ * Deletes delivered and failed deliveries, with their attempts, once their last change is older
+ * than the retention (GATEWAY_WEBHOOK_RETENTION): each holds its event's whole JSON, so without it
+ * the store grows with every event ever sent. Pending deliveries stay however old. Small batches
+ * with a pause between them, so that the transactions of callbacks never wait long behind it.
+ */
+export class DeliveryJanitor extends Janitor {
+  constructor({ store, clock, logger, retainMs = WEBHOOK_RETENTION_DEFAULT_MS, everyMs = 3_600_000, batch = 500 }: JanitorOptions) {
+    super('delivery-janitor', {
+      clock,
+      logger,
+      retainMs,
+      everyMs,
+      pruned: 'old webhook deliveries',
+      pass: (before) => {
+        // The scan goes on from the last delivery the batch before looked at.
+        let after = 0;
+        return () => {
+          const { upto, deleted } = store.deliveries.pruneFinished(before, after, batch);
+          if (upto === null) return { deleted: 0, more: false };
+          after = upto;
+          return { deleted, more: true };
+        };
+      },
+    });
+  }
+}
