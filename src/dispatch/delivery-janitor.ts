@@ -1,5 +1,5 @@
 import { WEBHOOK_RETENTION_DEFAULT_MS } from '../config/config.js';
-import { Janitor, type JanitorOptions } from '../workers/janitor.js';
+import { Janitor, scanPass, type JanitorOptions } from '../workers/janitor.js';
 
 /**
  * Deletes delivered and failed deliveries, with their attempts, once their last change is older
@@ -15,16 +15,7 @@ export class DeliveryJanitor extends Janitor {
       retainMs,
       everyMs,
       pruned: 'old webhook deliveries',
-      pass: (before) => {
-        // The scan goes on from the last delivery the batch before looked at.
-        let after = 0;
-        return () => {
-          const { upto, deleted } = store.deliveries.pruneFinished(before, after, batch);
-          if (upto === null) return { deleted: 0, more: false };
-          after = upto;
-          return { deleted, more: true };
-        };
-      },
+      pass: scanPass((before, after, limit) => store.deliveries.pruneFinished(before, after, limit), batch),
     });
   }
 }

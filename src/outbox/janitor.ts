@@ -1,4 +1,4 @@
-import { Janitor, type JanitorOptions } from '../workers/janitor.js';
+import { Janitor, scanPass, type JanitorOptions } from '../workers/janitor.js';
 
 /**
  * How long a published outbox row is kept. Nothing reads it once published (a delivery keeps its
@@ -20,16 +20,7 @@ export class OutboxJanitor extends Janitor {
       retainMs,
       everyMs,
       pruned: 'published outbox rows',
-      pass: (before) => {
-        // The scan goes on from the last row the batch before looked at.
-        let after = 0;
-        return () => {
-          const { upto, deleted } = store.outbox.prunePublished(before, after, batch);
-          if (upto === null) return { deleted: 0, more: false };
-          after = upto;
-          return { deleted, more: true };
-        };
-      },
+      pass: scanPass((before, after, limit) => store.outbox.prunePublished(before, after, limit), batch),
     });
   }
 }

@@ -4,6 +4,7 @@ import type { EventRecord } from '../domain/events.js';
 import type Database from 'better-sqlite3';
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';
 import { takePage, type PageOf } from './pagination.js';
+import { pruneStep, type PruneStep } from './prune.js';
 import type { WebhookEndpointRow } from './webhooks.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -163,7 +164,7 @@ export class DeliveryStore {
       `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ?
        WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`,
     );
-    this.nextBySeq = db.prepare<[number, number], { seq: number; created_at: number }>('SELECT seq, created_at FROM webhook_deliveries WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.nextBySeq = db.prepare<[number, number], { key: number; created_at: number }>('SELECT seq AS key, created_at FROM webhook_deliveries WHERE seq > ? ORDER BY seq LIMIT ?');
     // Their attempts go with them (ON DELETE CASCADE).
     this.deleteFinished = db.prepare<[number, number, number]>(
       "DELETE FROM webhook_deliveries WHERE seq > ? AND seq <= ? AND status IN ('delivered', 'failed') AND updated_at < ?",
@@ -304,14 +305,8 @@ export class DeliveryStore {
    * stops at the first delivery created at `before` or later. Pending ones stay, however old: their
    * attempts are still owed. Answers the last seq looked at (null: nothing old left) and the count.
    */
-  pruneFinished(before: number, afterSeq: number, limit: number): { upto: number | null; deleted: number } {
-    let upto: number | null = null;
-    for (const row of this.nextBySeq.all(afterSeq, limit)) {
-      if (row.created_at >= before) break;
-      upto = row.seq;
-    }
-    if (upto === null) return { upto, deleted: 0 };
-    return { upto, deleted: this.deleteFinished.run(afterSeq, upto, before).changes };
+  pruneFinished(before: number, afterSeq: number, limit: number): PruneStep {
+    return pruneStep(this.nextBySeq.all(afterSeq, limit), before, afterSeq, (from, upto) => this.deleteFinished.run(from, upto, before).changes);
   }
 
   /** Deliveries matching the filter, newest first, strictly before `beforeSeq`. */

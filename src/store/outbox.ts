@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
 import type { GroupCommit } from './group-commit.js';
+import { pruneStep, type PruneStep } from './prune.js';
 
 export type StreamName = 'gateway.events' | 'gateway.outbound';
 
@@ -91,7 +92,7 @@ export class OutboxStore {
       'INSERT INTO outbox (stream, key, message_id, payload, created_at, published_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.reopenOne = db.prepare<[number]>('UPDATE outbox SET published_at = NULL WHERE id = ?');
-    this.nextRows = db.prepare<[number, number], { id: number; created_at: number }>('SELECT id, created_at FROM outbox WHERE id > ? ORDER BY id LIMIT ?');
+    this.nextRows = db.prepare<[number, number], { key: number; created_at: number }>('SELECT id AS key, created_at FROM outbox WHERE id > ? ORDER BY id LIMIT ?');
     this.deletePublished = db.prepare<[number, number]>('DELETE FROM outbox WHERE id > ? AND id <= ? AND published_at IS NOT NULL');
     this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
     this.oldestPending = db.prepare<[], { n: number; oldest: number | null }>(
@@ -238,14 +239,8 @@ export class OutboxStore {
    * there instead of reading the whole table). Pending rows stay, however old. Answers the last id
    * looked at, to go on from (null: no row after `after` is old enough), and how many went.
    */
-  prunePublished(before: number, after: number, limit: number): { upto: number | null; deleted: number } {
-    let upto: number | null = null;
-    for (const row of this.nextRows.all(after, limit)) {
-      if (row.created_at >= before) break;
-      upto = row.id;
-    }
-    if (upto === null) return { upto, deleted: 0 };
-    return { upto, deleted: this.deletePublished.run(after, upto).changes };
+  prunePublished(before: number, after: number, limit: number): PruneStep {
+    return pruneStep(this.nextRows.all(after, limit), before, after, (from, upto) => this.deletePublished.run(from, upto).changes);
   }
 
   /** Rows not yet published and the creation time of the oldest (relay lag). */

@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import type { PruneStep } from '../store/prune.js';
 import type { Store } from '../store/store.js';
 import { pause, type Clock } from '../streams/stream.js';
 import type { Worker } from './supervisor.js';
@@ -45,4 +46,21 @@ export class Janitor implements Worker {
       await pause(everyMs, signal);
     }
   }
+}
+
+/**
+ * A janitor's pass over a retention scan (src/store/prune.ts): `prune(before, after, limit)` deletes
+ * what may go among the next `limit` rows past key `after`; each batch goes on from the last key
+ * the one before looked at, until nothing past it is old enough.
+ */
+export function scanPass(prune: (before: number, after: number, limit: number) => PruneStep, batch: number): (before: number) => () => PruneBatch {
+  return (before) => {
+    let after = 0;
+    return () => {
+      const { upto, deleted } = prune(before, after, batch);
+      if (upto === null) return { deleted: 0, more: false };
+      after = upto;
+      return { deleted, more: true };
+    };
+  };
 }
