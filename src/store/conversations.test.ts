@@ -1,25 +1,17 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConversationRow } from './conversations.js';
-import { Store } from './store.js';
+import type { Store } from './store.js';
+import { storePerTest } from '../../test/helpers/temp-store.js';
 
-let dir: string;
 let store: Store;
 let conversation: ConversationRow;
+storePerTest('gateway-conversations-', (opened) => (store = opened));
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-conversations-'));
-  store = Store.open(path.join(dir, 'gateway.db'));
   store.accounts.createWithToken('test', 'digest');
   const company = store.companies.insert({ accountId: 1, name: 'company', phone: null, description: null, webhookUrl: null }).id;
   const channel = store.channels.insert({ companyId: company, provider: 'chat_b', state: 'enabled', settings: {}, credentials: {} });
   const { contact } = store.contacts.findOrCreate({ companyId: company, channelId: channel.id, externalId: '42', externalPublicId: 'sender', name: 'Sender', phone: null }, 1_000);
   conversation = store.conversations.findOrCreateFor(channel, contact, 1_000).conversation;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const states = (companyId: number) => ({

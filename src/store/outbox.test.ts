@@ -1,19 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from './store.js';
+import { describe, expect, it } from 'vitest';
+import type { Store } from './store.js';
+import { storePerTest } from '../../test/helpers/temp-store.js';
 
-let dir: string;
 let store: Store;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-outbox-'));
-  store = Store.open(path.join(dir, 'gateway.db'));
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+storePerTest('gateway-outbox-', (opened) => (store = opened));
 
 describe('outbox lag (shown at /healthz)', () => {
   it('counts unpublished rows and dates the oldest, until the relay marks them published', () => {

@@ -1,25 +1,15 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WEBHOOK_RETENTION_DEFAULT_MS } from '../../src/config/config.js';
 import { DeliveryJanitor } from '../../src/dispatch/delivery-janitor.js';
 import type { AttemptRecord } from '../../src/dispatch/jobs.js';
 import type { WebhookEndpointRow } from '../../src/store/webhooks.js';
-import { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
+import { storePerTest } from '../helpers/temp-store.js';
 import { ManualClock } from '../../src/streams/stream.js';
-import { eventually, memoryLogger } from './wait.js';
+import { firstJanitorPass } from './wait.js';
 
-let dir: string;
 let store: Store;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-delivery-janitor-'));
-  store = Store.open(path.join(dir, 'gateway.db'));
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+storePerTest('gateway-delivery-janitor-', (opened) => (store = opened));
 
 const ENDPOINT = { id: 7 } as WebhookEndpointRow;
 const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
@@ -68,14 +58,8 @@ describe('delivery janitor', () => {
     delivery('old_after_young', old + 100, { at: old + 101, outcome: 'delivered' });
     expect(count('webhook_attempts')).toBe(11);
 
-    const abort = new AbortController();
-    const log = memoryLogger('debug');
-    const janitor = new DeliveryJanitor({ store, clock, logger: log.logger, batch: 3 }).run(abort.signal);
-    // Logged once the whole pass is done (the next one is an hour away).
-    await eventually('a pass of the janitor', () => log.text().includes('pruned old webhook deliveries'));
-    abort.abort();
-    await janitor;
-    expect(log.text()).toContain('"deleted":7');
+    const log = await firstJanitorPass((logger, signal) => new DeliveryJanitor({ store, clock, logger, batch: 3 }).run(signal), 'old webhook deliveries');
+    expect(log).toContain('"deleted":7');
     expect(left()).toEqual(['evt_old_pending', 'evt_old_retrying', 'evt_old_replayed', 'evt_young', 'evt_old_after_young']);
     // The deleted deliveries' attempts went with them (ON DELETE CASCADE).
     expect(store.db.prepare<[], { id: string }>('SELECT id FROM webhook_attempts ORDER BY id').all().map((r) => r.id)).toEqual([

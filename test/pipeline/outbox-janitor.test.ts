@@ -1,22 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OutboxJanitor, PUBLISHED_OUTBOX_RETENTION_MS } from '../../src/outbox/janitor.js';
-import { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
+import { storePerTest } from '../helpers/temp-store.js';
 import { ManualClock } from '../../src/streams/stream.js';
-import { eventually, memoryLogger } from './wait.js';
+import { firstJanitorPass } from './wait.js';
 
-let dir: string;
 let store: Store;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-outbox-janitor-'));
-  store = Store.open(path.join(dir, 'gateway.db'));
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+storePerTest('gateway-outbox-janitor-', (opened) => (store = opened));
 
 const rows = () => store.db.prepare<[], { message_id: string }>('SELECT message_id FROM outbox ORDER BY id').all().map((r) => r.message_id);
 
@@ -36,14 +26,8 @@ describe('outbox janitor', () => {
     // Written after a young row with an older time (a clock stepped back): past the scan's stop.
     append('old_after_young', old + 100, true);
 
-    const abort = new AbortController();
-    const log = memoryLogger('debug');
-    const janitor = new OutboxJanitor({ store, clock, logger: log.logger, batch: 3 }).run(abort.signal);
-    // Logged once the whole pass is done (the next one is ten minutes away).
-    await eventually('a pass of the janitor', () => log.text().includes('pruned published outbox rows'));
-    abort.abort();
-    await janitor;
-    expect(log.text()).toContain('"deleted":8');
+    const log = await firstJanitorPass((logger, signal) => new OutboxJanitor({ store, clock, logger, batch: 3 }).run(signal), 'published outbox rows');
+    expect(log).toContain('"deleted":8');
     expect(rows()).toEqual(['old_pending', 'young', 'old_after_young']);
     expect(store.outbox.lag()).toEqual({ pending: 1, oldestCreatedAt: old + 10 });
   });

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { OutboxRelay } from '../../src/outbox/relay.js';
-import { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
+import { storePerTest } from '../helpers/temp-store.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
 import { ManualClock, type OutgoingMessage, type StreamBus } from '../../src/streams/stream.js';
 import { appendEvent, newEventId } from '../../src/domain/events.js';
@@ -31,16 +29,10 @@ class FlakyBus implements StreamBus {
   async close(): Promise<void> {}
 }
 
-let dir: string;
 let store: Store;
+storePerTest('gateway-relay-', (opened) => (store = opened));
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-relay-'));
-  store = Store.open(path.join(dir, 'gateway.db'));
   store.accounts.createWithToken('a', 'digest');
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('outbox relay', () => {

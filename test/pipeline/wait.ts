@@ -21,3 +21,18 @@ export function memoryLogger(level: 'warn' | 'info' | 'debug' = 'warn'): { logge
   });
   return { logger: createLogger(level, sink), text: () => lines.join('') };
 }
+
+/**
+ * Runs a janitor (src/workers/janitor.ts) until its first pass is done, then stops it; answers its
+ * log (debug), whose `pruned <what>` line says how many rows the pass deleted.
+ */
+export async function firstJanitorPass(start: (logger: Logger, signal: AbortSignal) => Promise<void>, what: string): Promise<string> {
+  const abort = new AbortController();
+  const log = memoryLogger('debug');
+  const running = start(log.logger, abort.signal);
+  // Logged once the whole pass is done (the next one is minutes away).
+  await eventually('a pass of the janitor', () => log.text().includes(`pruned ${what}`));
+  abort.abort();
+  await running;
+  return log.text();
+}
