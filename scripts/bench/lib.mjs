@@ -195,7 +195,7 @@ export async function startBareKoa(cpuProf = null, handler = []) {
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'scripts/bench', script), String(port), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     child.stdout.once('data', resolve);
-    child.once('exit', () => reject(new Error('bare-koa baseline exited during start')));
+    child.once('exit', () => reject(new Error(`${script} exited during start`)));
   });
   return {
     pid: child.pid,

@@ -23,8 +23,9 @@ export interface IngestOutcome {
  * Applies a normalized callback in ONE transaction (DESIGN.md sections 4 to 6): contacts,
  * conversations, messages, attachments, statuses, channel state and every event they cause.
  * Deduplication: a message id the channel already has, or the receipt of a batch that carries more
- * than messages (edits, reactions, statuses...) already claimed, changes nothing and writes no event. `target.api` is the channel's callback settings' API (the
- * route has read them already): v1 channels also get the v1 channel payloads.
+ * than messages (edits, reactions, statuses...) already claimed, changes nothing and writes no
+ * event. `target.api` is the channel's callback settings' API (the route has read them already):
+ * v1 channels also get the v1 channel payloads.
  */
 export function applyCallback(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
   return store.transaction(() => applyInTransaction(store, target, batch, publicUrl, now));
