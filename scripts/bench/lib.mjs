@@ -433,8 +433,9 @@ export async function waitArrivals(receiver, accepted, timeoutMs) {
 
 /**
  * Fills the store of a stopped daemon with `messages` incoming messages spread over `conversations`
- * conversations (one contact each) of the channel, with their callback receipts: the state a bot
- * channel of that size would have. Direct SQL through the store's schema, in bulk.
+ * conversations (one contact each) of the channel, with a callback receipt each: the state a bot
+ * channel of that size had until session 10 (since then an update carrying a message claims no
+ * receipt), so a larger store than the daemon now writes. Direct SQL through the store's schema, in bulk.
  */
 export function prefillStore(dbFile, { companyId, channelId, conversations, messages }) {
   const db = new Database(dbFile);
