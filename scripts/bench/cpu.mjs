@@ -150,11 +150,13 @@ try {
     const seconds = Number(amount ?? 8);
     const line = (name, r, bare) =>
       `${name.padEnd(14)} ${r.rps.toFixed(0).padStart(6)}/s${bare ? ` = ${(r.rps / bare.rps).toFixed(2)} of bare Koa` : ''}; CPU per request: handler ${r.bareUs.toFixed(0)} µs, load generator ${r.loadUs.toFixed(0)} µs; machine busy / idle / stolen ${percents(r.machine)} %`;
+    // The floor's rows spread over 32 channels (its channel is the path), as the gateway's do over 32 companies.
+    const targets = Array.from({ length: COMPANIES }, (_, i) => ({ callbackPath: `/callbacks/chat_b/${i + 1}`, secretToken: 'none' }));
     for (let round = 1; round <= 2; round += 1) {
       for (const level of ['insert', 'design']) {
-        const bare = await measureBare({ warmSeconds: 3, seconds });
+        const bare = await measureBare({ warmSeconds: 3, seconds, targets });
         console.log(line('bare Koa', bare));
-        const floor = await measureBare({ warmSeconds: 3, seconds, handler: ['floor-koa.mjs', dir, level] });
+        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler: ['floor-koa.mjs', dir, level] });
         console.log(line(`floor ${level}`, floor, bare));
       }
     }
