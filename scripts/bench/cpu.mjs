@@ -256,7 +256,7 @@ try {
       await d.stop();
     }
   } else {
-    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay, kafka or bare`);
+    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay, kafka, bare or floor`);
   }
 } finally {
   await receiver.close();
