@@ -55,8 +55,9 @@ describe('listing a company', () => {
     const other = store.companies.insert({ accountId: 1, name: 'other', phone: null, description: null, webhookUrl: null }).id;
     const otherChannel = store.channels.insert({ companyId: other, provider: 'chat_b', state: 'enabled', settings: {}, credentials: {} });
     const open = (channelId: number, externalId: string, at: number) => {
-      const { contact } = store.contacts.findOrCreate({ companyId: store.channels.findLive(channelId)!.company_id, channelId, externalId, externalPublicId: externalId, name: externalId, phone: null }, at);
-      return store.conversations.findOrCreateFor(store.channels.findLive(channelId)!, contact, at).conversation;
+      const channel = store.channels.findLive(channelId)!;
+      const { contact } = store.contacts.findOrCreate({ companyId: channel.company_id, channelId, externalId, externalPublicId: externalId, name: externalId, phone: null }, at);
+      return store.conversations.findOrCreateFor(channel, contact, at).conversation;
     };
     const second = open(conversation.channel_id, '43', 2_000);
     open(otherChannel.id, '44', 3_000);

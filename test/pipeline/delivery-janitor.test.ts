@@ -19,27 +19,31 @@ const left = () => store.db.prepare<[], { event_id: string }>('SELECT event_id F
 function delivery(name: string, createdAt: number, attempt?: { at: number; outcome: AttemptRecord['outcome'] }): string {
   const event = { id: `evt_${name}`, company_id: 1, name: 'message.create', created_at: new Date(createdAt).toISOString(), body: { text: name } };
   const [id] = store.deliveries.createForEvent(event, [ENDPOINT], createdAt);
-  if (attempt !== undefined) {
-    const record: AttemptRecord = {
-      id: `att_${name}`,
-      delivery_id: id!,
-      company_id: 1,
-      endpoint_id: ENDPOINT.id,
-      number: 1,
-      step: 1,
-      trigger: 'auto',
-      started_at: attempt.at,
-      duration_ms: 3,
-      status_code: attempt.outcome === 'delivered' ? 200 : 500,
-      response_body: 'ok',
-      error: null,
-      outcome: attempt.outcome,
-      next_attempt_at: attempt.outcome === 'retry' ? attempt.at + 5_000 : null,
-    };
-    store.deliveries.recordAttempt(record, 5 * 86_400_000, attempt.at);
-  }
+  if (attempt !== undefined) record(attemptOf(id!, `att_${name}`, attempt.at, attempt.outcome));
   return id!;
 }
+
+/** An automatic first attempt of the delivery, answered 200 when delivered, 500 otherwise. */
+function attemptOf(deliveryId: string, id: string, at: number, outcome: AttemptRecord['outcome']): AttemptRecord {
+  return {
+    id,
+    delivery_id: deliveryId,
+    company_id: 1,
+    endpoint_id: ENDPOINT.id,
+    number: 1,
+    step: 1,
+    trigger: 'auto',
+    started_at: at,
+    duration_ms: 3,
+    status_code: outcome === 'delivered' ? 200 : 500,
+    response_body: 'ok',
+    error: null,
+    outcome,
+    next_attempt_at: outcome === 'retry' ? at + 5_000 : null,
+  };
+}
+
+const record = (attempt: AttemptRecord) => store.deliveries.recordAttempt(attempt, 5 * 86_400_000, attempt.started_at);
 
 describe('delivery janitor', () => {
   it('deletes delivered and failed deliveries (with their attempts) whose last change is past the retention, keeps pending ones, stops at the first young one', async () => {
@@ -81,11 +85,7 @@ describe('delivery janitor', () => {
     const now = 1_800_000_000_000;
     const id = delivery('gone', now - WEBHOOK_RETENTION_DEFAULT_MS - 10_000, { at: now - WEBHOOK_RETENTION_DEFAULT_MS - 9_000, outcome: 'failed' });
     expect(store.deliveries.pruneFinished(now - WEBHOOK_RETENTION_DEFAULT_MS, 0, 100)).toEqual({ upto: 1, deleted: 1 });
-    store.deliveries.recordAttempt(
-      { id: 'att_late', delivery_id: id, company_id: 1, endpoint_id: 7, number: 2, step: null, trigger: 'manual', started_at: now, duration_ms: 2, status_code: 200, response_body: 'ok', error: null, outcome: 'delivered', next_attempt_at: null },
-      5 * 86_400_000,
-      now,
-    );
+    record({ ...attemptOf(id, 'att_late', now, 'delivered'), number: 2, step: null, trigger: 'manual' });
     expect([count('webhook_deliveries'), count('webhook_attempts')]).toEqual([0, 0]);
   });
 });
