@@ -70,8 +70,8 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): Mi
       const refused = verify(family, ctx, raw, text, settings, deps.cloudAppSecret);
       if (refused !== null) throw new Unauthorized(refused);
       const batch = normalize(family, parseJson(text), ctx, channel);
-      // Committed (grouped with the callbacks of the same moment) before the 200 is sent.
-      const outcome = await store.grouped(() => applyCallbackGrouped(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
+      // Committed (grouped with the callbacks of the same turn) before the 200 is sent.
+      const outcome = await store.groupedUrgent(() => applyCallbackGrouped(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
       // Ids and counts only: the line needs no redaction pass.
       ctx.state.lineLog.info({ channel: channel.id, family, duplicate: outcome.duplicate, messages: outcome.messages, events: outcome.events }, 'callback applied');
       // What `ctx.body = { status: 'ok' }` sends (same headers), without the media-type lookup and the stringify.

@@ -129,6 +129,41 @@ describe('GroupCommit', () => {
     expect(values()).toEqual(['a', 'b', 'c']);
   });
 
+  it('starts the transaction of an urgent unit in the next turn, gap or not, with the units queued behind the gap', async () => {
+    const gapMs = 200;
+    const group = new GroupCommit(db, 256, gapMs);
+    await group.run(insert('a'));
+    const committedAt = performance.now();
+
+    // Right after a commit: 'b' waits for the gap, until the urgent 'c' arrives and takes it along.
+    const ranAt: Record<string, number> = {};
+    const b = group.run(() => {
+      ranAt.b = performance.now();
+      insert('b')();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const c = group.runUrgent(() => {
+      ranAt.c = performance.now();
+      insert('c')();
+      return 'c';
+    });
+    await expect(c).resolves.toBe('c');
+    await b;
+    expect(ranAt.c! - committedAt).toBeLessThan(gapMs / 2);
+    expect(ranAt.b).toBeLessThanOrEqual(ranAt.c!);
+    expect(values()).toEqual(['a', 'b', 'c']);
+
+    // An urgent unit on an idle store, right after a commit, does not wait for the gap either.
+    const idleAt = performance.now();
+    await group.runUrgent(insert('d'));
+    expect(performance.now() - idleAt).toBeLessThan(gapMs / 2);
+    // A unit that is not urgent still waits for it.
+    const eAt = performance.now();
+    await group.run(insert('e'));
+    expect(performance.now() - eAt).toBeGreaterThanOrEqual(gapMs - 2);
+    expect(values()).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
   it('runs its hooks after the units, in the same transaction, and their follow-ups after the commit, before any caller resumes', async () => {
     const group = new GroupCommit(db);
     const other = openDatabase(path.join(dir, 'test.db'));

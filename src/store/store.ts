@@ -91,6 +91,14 @@ export class Store {
     return this.group.run(fn, committed);
   }
 
+  /**
+   * `grouped` for work a client waits for (a provider callback's answer): its transaction starts in
+   * the next turn of the event loop, without the least gap between commits (GroupCommit.runUrgent).
+   */
+  groupedUrgent<T>(fn: () => T): Promise<T> {
+    return this.group.runUrgent(fn);
+  }
+
   health(): StoreHealth {
     try {
       const journal = this.db.pragma('journal_mode', { simple: true }) as string;
