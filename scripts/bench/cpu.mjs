@@ -18,16 +18,20 @@
 //                                                     asks for (floor-koa.mjs: one insert; the deduplicated message,
 //                                                     its conversation and one event row), alternating twice: the
 //                                                     ratio any gateway here could reach at best
+//   node scripts/bench/cpu.mjs floor-e2e [seconds=8] bare Koa, then floor-koa.mjs deliver: the design floor with its
+//                                                     events POSTed signed to the verifying receiver, alternating
+//                                                     twice: the end-to-end ratio any gateway here could reach at best
 //   node scripts/bench/cpu.mjs kafka [seconds=8]      e2e in Kafka mode (core + one worker, the local broker of
 //                                                     scripts/kafka/kafka.sh): CPU per callback of each process
 //
 // BENCH_WARM_FIXED=<seconds> (fixed): the fixed-rate warm-up before the measured phase (default 3).
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>.
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, fixedRate, freePort, maxRate, measureBare, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
+import { call, fixedRate, freePort, maxRate, measureBare, startBareKoa, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const COMPANIES = 32;
@@ -255,8 +259,44 @@ try {
     } finally {
       await d.stop();
     }
+  } else if (mode === 'floor-e2e') {
+    // The floor of end to end: bare Koa, then floor-koa.mjs deliver (the design floor, and its events
+    // POSTed signed to the receiver once committed) under the same load, alternating twice.
+    const seconds = Number(amount ?? 8);
+    const secrets = Array.from({ length: COMPANIES }, () => `whsec_${crypto.randomBytes(32).toString('base64')}`);
+    const secretsFile = path.join(dir, 'floor-secrets.json');
+    fs.writeFileSync(secretsFile, JSON.stringify(secrets));
+    await receiver.useCompanies(secrets.map((webhookSecret) => ({ webhookSecret })));
+    const targets = Array.from({ length: COMPANIES }, (_, i) => ({ callbackPath: `/callbacks/chat_b/${i + 1}`, secretToken: 'none' }));
+    for (let round = 1; round <= 2; round += 1) {
+      const bare = await measureBare({ warmSeconds: 3, seconds, targets });
+      console.log(`bare Koa       ${bare.rps.toFixed(0).padStart(6)}/s; CPU per request: handler ${bare.bareUs.toFixed(0)} µs, load generator ${bare.loadUs.toFixed(0)} µs`);
+      // A fresh store each time, warmed up by other senders: the measured load opens its
+      // conversations (an event each) as the daemon's e2e run does.
+      const floorDir = fs.mkdtempSync(path.join(dir, 'floor-e2e-'));
+      const floor = await startBareKoa(null, ['floor-koa.mjs', floorDir, 'deliver', receiver.url, secretsFile]);
+      try {
+        await maxRate({ base: floor.base, companies: targets, seconds: 3, firstSender: 900_000 });
+        await sleep(1_000);
+        await receiver.reset();
+        const [f0, r0, g0] = [total(floor.pid), total(receiver.pid), total(process.pid)];
+        const start = performance.timeOrigin + performance.now();
+        const result = await maxRate({ base: floor.base, companies: targets, seconds });
+        const state = await waitArrivals(receiver, result.accepted, 120_000);
+        if (state.missing > 0 || state.bad > 0) throw new Error(`floor: ${state.missing} events missing, ${state.bad} bad signatures`);
+        const status = await receiver.status();
+        const n = result.accepted.length;
+        const eventsPerSecond = status.hooks / ((status.lastArrival - start) / 1000);
+        console.log(
+          `floor deliver  ${eventsPerSecond.toFixed(0).padStart(6)} events/s = ${(eventsPerSecond / bare.rps).toFixed(2)} of bare Koa (${n} callbacks, ${(result.rps).toFixed(0)}/s answered, ${status.hooks} events); ` +
+            `CPU per callback: handler ${us(total(floor.pid) - f0, n)}, receiver ${us(total(receiver.pid) - r0, n)}, load generator ${us(total(process.pid) - g0, n)}`,
+        );
+      } finally {
+        await floor.stop();
+      }
+    }
   } else {
-    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay, kafka, bare or floor`);
+    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay, kafka, bare, floor or floor-e2e`);
   }
 } finally {
   await receiver.close();
