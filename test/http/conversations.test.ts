@@ -148,6 +148,9 @@ describe('GET /api/p2/conversations', () => {
   it('pages through a company, most recently updated first, filterable by operational_state', async () => {
     const target = await seedCompany(gw, gw.token, 'Lister');
     const ids = ['1', '2', '3'].map((sender) => seedConversation(gw, target, { sender }).conversationId);
+    // The change must come in a later millisecond than the seeds (updated_at is in ms, ties go by
+    // id): on a fast machine the request was answered within the millisecond of the last seed.
+    await new Promise((resolve) => setTimeout(resolve, 2));
     await gw.request('PUT', `/api/p2/conversations/${ids[0]}`, { json: { company_id: target.companyId, operational_state: 'archived' } });
 
     const all = await gw.request('GET', `/api/p2/conversations?company_id=${target.companyId}&per_page=2`);
