@@ -5,6 +5,7 @@ import { KeyedRunner } from './keyed-runner.js';
 import {
   pause,
   systemClock,
+  unlessAborted,
   waitUntil,
   type Clock,
   type IncomingMessage,
@@ -248,14 +249,13 @@ export class KafkaStreamBus implements StreamBus {
       this.logger.error({ err: event.payload.error, ...context }, 'kafka consumer crashed; restarting it');
       crashed();
     });
-    const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     return (async () => {
       for (let failures = 0; !signal.aborted; ) {
         try {
           const crash = new Promise<void>((resolve) => (crashed = resolve));
           await start();
           failures = 0;
-          await Promise.race([crash, stopped]);
+          await unlessAborted(crash, signal);
           if (signal.aborted) return;
         } catch (error) {
           if (signal.aborted) return;
@@ -284,7 +284,6 @@ export class KafkaStreamBus implements StreamBus {
     const commits = this.commits(consumer, stream, group);
     const running = new Set<Promise<void>>();
     const { ready, markReady } = this.readyOnJoin(consumer, stream, group, () => (generation += 1));
-    const stopped = new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve(), { once: true }));
     // Runs one chunk until the handler resolved; false when stopped (the chunk stays uncommitted).
     const handle = async (messages: KafkaMessage[], heartbeat: () => Promise<void>): Promise<boolean> => {
       const last = messages.at(-1)!;
@@ -295,7 +294,7 @@ export class KafkaStreamBus implements StreamBus {
           // A stop does not wait for the handler (it behaves like a crash): the run stays uncommitted.
           const handled = handler(messages);
           handled.catch(() => {}); // settles after a stop: nobody waits for it any more
-          await Promise.race([handled, stopped]);
+          await unlessAborted(handled, abort.signal);
           return !abort.signal.aborted;
         } catch (error) {
           failures += 1;

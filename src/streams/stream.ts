@@ -136,6 +136,31 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
+ * Settles as `promise` does, or resolves undefined once `signal` aborts, whichever comes first. Use
+ * it instead of `Promise.race([promise, stopped])` with a promise that resolves on abort: every race
+ * adds a reaction to that long-lived promise, kept until it settles, so a race per batch held about
+ * 150 bytes per batch for the life of a subscription (session 11: 87,529 reactions on one consumer's
+ * promise after 90 s at 1,000 callbacks/s). This leaves an abort listener only while it waits.
+ */
+export function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
  * Waits until `clock` reaches `at`, re-reading the clock often enough that a test clock moved by
  * hand is noticed quickly; `tick` runs between checks (Kafka heartbeats). Resolves false if aborted.
  */
