@@ -54,7 +54,7 @@ export class OutboxRelay implements Worker {
         idleMs,
         logger,
         what: 'outbox relay publishing a batch',
-        wake: () => outbox.appended(),
+        wake: (wakeUp) => outbox.whenAppended(wakeUp),
       });
     } finally {
       stopPublishing();

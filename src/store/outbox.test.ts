@@ -125,3 +125,21 @@ describe('publishing in group commits (the relay on the embedded streams)', () =
     stop();
   });
 });
+
+describe('waiting for the next append (the relay loop)', () => {
+  it('calls a waiter once, soon after an append, and keeps none that unsubscribed', async () => {
+    let woken = 0;
+    store.outbox.whenAppended(() => (woken += 1));
+    // Waits that ended otherwise (an idle relay's pauses that ran out) leave nothing behind.
+    for (let i = 0; i < 100; i += 1) store.outbox.whenAppended(() => (woken += 100))();
+    expect(store.outbox.appendWaiting).toBe(1);
+
+    store.outbox.append({ stream: 'gateway.events', key: '1', messageId: 'evt_wake', payload: {} });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBe(1);
+    expect(store.outbox.appendWaiting).toBe(0);
+    store.outbox.append({ stream: 'gateway.events', key: '1', messageId: 'evt_again', payload: {} });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBe(1);
+  });
+});

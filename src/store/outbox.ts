@@ -53,8 +53,8 @@ export class OutboxStore {
   private readonly insertOne;
   private readonly markOne;
   private readonly oldestPending;
-  /** The relay's wait for the next append (one shared promise, however many waits raced it). */
-  private next: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** Who waits for the next append (the relay loop): called once, then dropped. */
+  private readonly appendWaiters = new Set<() => void>();
   private wakeScheduled = false;
   /**
    * Rows may have been appended since the relay last found none pending (true at start: rows of an
@@ -174,14 +174,14 @@ export class OutboxStore {
     // Transactions are synchronous: by the next turn of the event loop this row is committed (or
     // rolled back, and the relay finds nothing: a wake for nothing is harmless). A relay that ran in
     // that transaction's commit (a group commit's hook) took it already: no wake then.
-    if (this.next !== null && !this.wakeScheduled) {
+    if (this.appendWaiters.size > 0 && !this.wakeScheduled) {
       this.wakeScheduled = true;
       setImmediate(() => {
         this.wakeScheduled = false;
         if (!this.appendedSinceRelay) return;
-        const next = this.next;
-        this.next = null;
-        next?.resolve();
+        const waiters = [...this.appendWaiters];
+        this.appendWaiters.clear();
+        for (const wakeUp of waiters) wakeUp();
       });
     }
   }
@@ -210,14 +210,18 @@ export class OutboxStore {
     this.appendedSinceRelay = true;
   }
 
-  /** Resolves soon after the next append committed: the relay waits on it instead of polling. */
-  appended(): Promise<void> {
-    if (this.next === null) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.next = { promise, resolve };
-    }
-    return this.next.promise;
+  /**
+   * Calls `wakeUp` once, soon after the next append committed: the relay waits for it instead of
+   * polling. Answers the unsubscribe, for a wait that ended otherwise.
+   */
+  whenAppended(wakeUp: () => void): () => void {
+    this.appendWaiters.add(wakeUp);
+    return () => this.appendWaiters.delete(wakeUp);
+  }
+
+  /** How many wait for the next append (a wait that ended leaves none behind). */
+  get appendWaiting(): number {
+    return this.appendWaiters.size;
   }
 
   /** Whether any row waits (read from the pending index alone, no payload). */

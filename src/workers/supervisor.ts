@@ -53,13 +53,13 @@ export async function untilDone<T>(what: string, fn: () => Promise<T>, signal: A
 
 /**
  * The loop of a polling worker: runs `pass` again at once while it reports more work, after
- * `idleMs` when it ran dry (or as soon as `wake` resolves), and after a growing pause (logged as `what` failed) when it throws,
+ * `idleMs` when it ran dry (or as soon as `wake` calls back), and after a growing pause (logged as `what` failed) when it throws,
  * until the signal aborts.
  */
 export async function repeatPasses(
   signal: AbortSignal,
   pass: () => Promise<'more' | 'idle'>,
-  options: { idleMs: number; logger: Logger; what: string; wake?: () => Promise<void> },
+  options: { idleMs: number; logger: Logger; what: string; wake?: Wake },
 ): Promise<void> {
   for (let failures = 0; !signal.aborted; ) {
     try {
@@ -75,19 +75,27 @@ export async function repeatPasses(
   }
 }
 
-/** Pauses `ms`, or until `wake` resolves; the pause a wake cut short leaves no timer or listener behind. */
-async function idle(ms: number, signal: AbortSignal, wake?: () => Promise<void>): Promise<void> {
+/**
+ * Pauses `ms`, or until `wake` calls back; leaves no timer, listener or wake subscription behind.
+ * (It raced a promise shared by every wait until the next append: while nothing was appended, each
+ * pass of an idle relay added a reaction to it, 20 a second for as long as the gateway was quiet.)
+ */
+async function idle(ms: number, signal: AbortSignal, wake?: Wake): Promise<void> {
   if (wake === undefined) return pause(ms, signal);
   const over = new AbortController();
   const stop = () => over.abort();
   signal.addEventListener('abort', stop, { once: true });
+  const unsubscribe = wake(stop);
   try {
-    await Promise.race([pause(ms, over.signal), wake()]);
+    await pause(ms, over.signal);
   } finally {
+    unsubscribe();
     signal.removeEventListener('abort', stop);
-    over.abort();
   }
 }
+
+/** Subscribes `wakeUp` to be called once, at the next event worth a pass; answers the unsubscribe. */
+export type Wake = (wakeUp: () => void) => () => void;
 
 /** Resolves when the signal aborts. */
 export function aborted(signal: AbortSignal): Promise<void> {
