@@ -1,7 +1,8 @@
 import { getEventListeners } from 'node:events';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { repeatPasses, type Wake } from './supervisor.js';
+import { pause } from '../streams/stream.js';
+import { repeatPasses, supervise, type Wake } from './supervisor.js';
 
 /** A wake source that counts its live subscriptions and can fire them. */
 function wakeSource() {
@@ -68,5 +69,35 @@ describe('repeatPasses', () => {
     abort.abort();
     await loop;
     expect(source.live()).toBe(0);
+  });
+});
+
+describe('supervise', () => {
+  it('lets its workers wait on the shared signal many at once without a leak warning, and stops them all', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      let waiting = 0;
+      const worker = {
+        name: 'many waits',
+        async run(signal: AbortSignal) {
+          // As a sender with 32 jobs in flight, each pausing before its next try.
+          await Promise.all(
+            Array.from({ length: 32 }, async () => {
+              waiting += 1;
+              await pause(60_000, signal);
+            }),
+          );
+        },
+      };
+      const supervisor = supervise([worker], logger);
+      while (waiting < 32) await new Promise((resolve) => setImmediate(resolve));
+      await supervisor.stop();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
 import { pause } from '../streams/stream.js';
 
@@ -17,6 +18,9 @@ export interface Supervisor {
  */
 export function supervise(workers: readonly Worker[], logger: Logger): Supervisor {
   const abort = new AbortController();
+  // Every wait of every worker listens to it while it waits (a sender's retry pauses, up to its
+  // 32 jobs in flight): many at once is normal, not Node's "possible leak" past 10.
+  setMaxListeners(0, abort.signal);
   const running = workers.map(async (worker) => {
     for (let crashes = 0; !abort.signal.aborted; crashes += 1) {
       try {
