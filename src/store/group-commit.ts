@@ -160,18 +160,15 @@ export class GroupCommit {
   private enqueue<T>(fn: () => T, single: boolean, urgent: boolean, committed?: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, single, urgent, committed: committed as ((value: unknown) => void) | undefined, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) this.schedule(urgent);
-      else if (urgent && this.gapTimer !== undefined) {
-        // Queued behind the gap: no more waiting, the transaction starts in the next turn.
-        clearTimeout(this.gapTimer);
-        this.gapTimer = undefined;
-        setImmediate(() => this.flush());
-      }
+      // An urgent unit queued behind the gap cuts it short: the transaction starts in the next turn.
+      if (!this.scheduled || (urgent && this.gapTimer !== undefined)) this.schedule(urgent);
     });
   }
 
   private schedule(urgent: boolean): void {
     this.scheduled = true;
+    clearTimeout(this.gapTimer);
+    this.gapTimer = undefined;
     const wait = urgent ? 0 : this.lastCommitAt + this.minGapMs - performance.now();
     if (wait > 0) this.gapTimer = setTimeout(() => this.flush(), wait);
     else setImmediate(() => this.flush());
