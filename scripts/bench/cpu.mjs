@@ -88,14 +88,8 @@ try {
       await sleep(1_000);
       await receiver.reset();
       const [m0, t0, r0, b0, g0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid)];
-      const start = performance.timeOrigin + performance.now();
-      const result = await maxRate({ base: d.base, companies, seconds: Number(amount ?? 8) });
-      const state = await waitArrivals(receiver, result.accepted, 120_000);
-      if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
-      const status = await receiver.status();
-      const n = result.accepted.length;
-      const seconds = (status.lastArrival - start) / 1000;
-      console.log(`e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${seconds.toFixed(1)} s = ${(status.hooks / seconds).toFixed(0)} events/s`);
+      const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(d.base, companies, Number(amount ?? 8));
+      console.log(`e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`);
       console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}; load generator ${us(total(process.pid) - g0, n)}`);
       console.log(`daemon threads (CPU ms since start): ${threads(d.pid).filter((t) => t.ms > 0).map((t) => `${t.name} ${t.ms}`).join(', ')}`);
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
@@ -121,14 +115,8 @@ try {
       const pids = { core: core.pid, worker: worker.pid, broker: brokerPid, receiver: receiver.pid, 'load generator': process.pid };
       const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, total(pid)]));
       const [c0, cb0, wb0, bb0] = [mainThread(core.pid), byTid(core.pid), byTid(worker.pid), byTid(brokerPid)];
-      const start = performance.timeOrigin + performance.now();
-      const result = await maxRate({ base: core.base, companies, seconds: Number(amount ?? 8) });
-      const state = await waitArrivals(receiver, result.accepted, 120_000);
-      if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
-      const status = await receiver.status();
-      const n = result.accepted.length;
-      const seconds = (status.lastArrival - start) / 1000;
-      console.log(`kafka: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${seconds.toFixed(1)} s = ${(status.hooks / seconds).toFixed(0)} events/s`);
+      const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(core.base, companies, Number(amount ?? 8));
+      console.log(`kafka: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`);
       console.log(`CPU per callback (with its events): ${Object.entries(pids).map(([name, pid]) => `${name} ${us(total(pid) - before[name], n)}`).join(', ')}; core event loop ${us(mainThread(core.pid) - c0, n)}`);
       console.log(`by thread id: core ${perThread(core.pid, cb0, n)}; worker ${perThread(worker.pid, wb0, n)}`);
       // The broker's JVM threads by kind (name without its number): request handlers, GC, JIT compilers...
@@ -152,16 +140,14 @@ try {
   } else if (mode === 'floor') {
     // Each floor next to the bare-Koa run just before it: the machine's speed moves within minutes.
     const seconds = Number(amount ?? 8);
-    const line = (name, r, bare) =>
-      `${name.padEnd(14)} ${r.rps.toFixed(0).padStart(6)}/s${bare ? ` = ${(r.rps / bare.rps).toFixed(2)} of bare Koa` : ''}; CPU per request: handler ${r.bareUs.toFixed(0)} µs, load generator ${r.loadUs.toFixed(0)} µs; machine busy / idle / stolen ${percents(r.machine)} %`;
     // The floor's rows spread over 32 channels (its channel is the path), as the gateway's do over 32 companies.
     const targets = Array.from({ length: COMPANIES }, (_, i) => ({ callbackPath: `/callbacks/chat_b/${i + 1}`, secretToken: 'none' }));
     for (let round = 1; round <= 2; round += 1) {
       for (const level of ['insert', 'design']) {
         const bare = await measureBare({ warmSeconds: 3, seconds, targets });
-        console.log(line('bare Koa', bare));
+        console.log(floorLine('bare Koa', bare));
         const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler: ['floor-koa.mjs', dir, level] });
-        console.log(line(`floor ${level}`, floor, bare));
+        console.log(floorLine(`floor ${level}`, floor, bare));
       }
     }
   } else if (mode === 'ingest' || mode === 'ingest-fixed') {
@@ -270,7 +256,7 @@ try {
     const targets = Array.from({ length: COMPANIES }, (_, i) => ({ callbackPath: `/callbacks/chat_b/${i + 1}`, secretToken: 'none' }));
     for (let round = 1; round <= 2; round += 1) {
       const bare = await measureBare({ warmSeconds: 3, seconds, targets });
-      console.log(`bare Koa       ${bare.rps.toFixed(0).padStart(6)}/s; CPU per request: handler ${bare.bareUs.toFixed(0)} µs, load generator ${bare.loadUs.toFixed(0)} µs`);
+      console.log(floorLine('bare Koa', bare));
       // A fresh store each time, warmed up by other senders: the measured load opens its
       // conversations (an event each) as the daemon's e2e run does.
       const floorDir = fs.mkdtempSync(path.join(dir, 'floor-e2e-'));
@@ -280,13 +266,7 @@ try {
         await sleep(1_000);
         await receiver.reset();
         const [f0, r0, g0] = [total(floor.pid), total(receiver.pid), total(process.pid)];
-        const start = performance.timeOrigin + performance.now();
-        const result = await maxRate({ base: floor.base, companies: targets, seconds });
-        const state = await waitArrivals(receiver, result.accepted, 120_000);
-        if (state.missing > 0 || state.bad > 0) throw new Error(`floor: ${state.missing} events missing, ${state.bad} bad signatures`);
-        const status = await receiver.status();
-        const n = result.accepted.length;
-        const eventsPerSecond = status.hooks / ((status.lastArrival - start) / 1000);
+        const { result, status, n, eventsPerSecond } = await deliveredRun(floor.base, targets, seconds);
         console.log(
           `floor deliver  ${eventsPerSecond.toFixed(0).padStart(6)} events/s = ${(eventsPerSecond / bare.rps).toFixed(2)} of bare Koa (${n} callbacks, ${(result.rps).toFixed(0)}/s answered, ${status.hooks} events); ` +
             `CPU per callback: handler ${us(total(floor.pid) - f0, n)}, receiver ${us(total(receiver.pid) - r0, n)}, load generator ${us(total(process.pid) - g0, n)}`,
@@ -303,6 +283,25 @@ try {
   // BENCH_KEEP=1 keeps the data dir with the daemon's log.
   if (process.env.BENCH_KEEP) console.log(`kept ${dir}`);
   else fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Max-rate callbacks to `base` for `seconds`, then waits until the event of every accepted one
+ * arrived at the receiver, verified: events/s from the first send to the last arrival.
+ */
+async function deliveredRun(base, companies, seconds) {
+  const start = performance.timeOrigin + performance.now();
+  const result = await maxRate({ base, companies, seconds });
+  const state = await waitArrivals(receiver, result.accepted, 120_000);
+  if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
+  const status = await receiver.status();
+  const elapsed = (status.lastArrival - start) / 1000;
+  return { result, status, n: result.accepted.length, elapsed, eventsPerSecond: status.hooks / elapsed };
+}
+
+/** One line of `floor` and `floor-e2e`: a measureBare result, and its ratio to `bare` when given. */
+function floorLine(name, r, bare) {
+  return `${name.padEnd(14)} ${r.rps.toFixed(0).padStart(6)}/s${bare ? ` = ${(r.rps / bare.rps).toFixed(2)} of bare Koa` : ''}; CPU per request: handler ${r.bareUs.toFixed(0)} µs, load generator ${r.loadUs.toFixed(0)} µs; machine busy / idle / stolen ${percents(r.machine)} %`;
 }
 
 function us(ms, n) {
