@@ -3,10 +3,10 @@ import { ConfigError, loadConfig, storePath } from '../config/config.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
 import { createLogger } from '../log.js';
 import { REPLAY_USAGE, replayCommand } from '../admin/replay-cli.js';
-import { startGateway } from '../server.js';
+import { startGateway } from '../roles/server.js';
 import { PROVIDER_USAGE, sandboxCommand, templatesCommand } from './provider-commands.js';
 import { LISTEN_USAGE, listenCommand } from './webhook-listener.js';
-import { startWorker } from '../workers/worker-role.js';
+import { startWorker } from '../roles/worker-role.js';
 import { Store } from '../store/store.js';
 
 const USAGE = `Usage:

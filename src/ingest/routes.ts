@@ -94,7 +94,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const OK_BODY = JSON.stringify({ status: 'ok' });
 
 /**
- * Provider callbacks ahead of the router (mounted before router.routes(), src/http/app.ts): the
+ * Provider callbacks ahead of the router (mounted before router.routes(), src/roles/http-app.ts): the
  * router tests every one of its layers (all the API) against each request's path, then composes
  * the matched layers into a new middleware chain per request. A POST that the callback route's own
  * layer matches (same path-to-regexp, case and trailing-slash rules, decoded params) runs the

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { startGateway, type RunningGateway } from '../../src/server.js';
+import { startGateway, type RunningGateway } from '../../src/roles/server.js';
 import { emitEvent, insertCompany, insertEndpoint, newSecret, startReceiver } from '../pipeline/harness.js';
 import { eventually, memoryLogger } from '../pipeline/wait.js';
 

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config/config.js';
 import { digestApiToken, generateApiToken } from '../../src/domain/tokens.js';
 import { createLogger } from '../../src/log.js';
-import { startGateway, type RunningGateway } from '../../src/server.js';
+import { startGateway, type RunningGateway } from '../../src/roles/server.js';
 
 export interface TestGateway {
   baseUrl: string;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../src/config/config.js';
 import { appendEvent, newEventId, type EventRecord } from '../../src/domain/events.js';
-import { startGateway, type RunningGateway } from '../../src/server.js';
+import { startGateway, type RunningGateway } from '../../src/roles/server.js';
 import type { Store } from '../../src/store/store.js';
 import type { Clock } from '../../src/streams/stream.js';
 import { memoryLogger } from './wait.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { startGateway } from '../../src/server.js';
+import { startGateway } from '../../src/roles/server.js';
 import { memoryLogger } from './wait.js';
 
 async function freePort(): Promise<number> {

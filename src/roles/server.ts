@@ -1,17 +1,17 @@
 import http, { type Server } from 'node:http';
 import type Router from '@koa/router';
 import type { AddressInfo } from 'node:net';
-import { storePath, type Config } from './config/config.js';
-import { digestApiToken, generateApiToken } from './domain/tokens.js';
-import { createApp } from './http/app.js';
-import type { AppState } from './http/context.js';
-import type { Logger } from './log.js';
-import { Metrics } from './metrics/metrics.js';
-import { coreSources } from './metrics/sources.js';
-import { WalCheckpointer } from './store/checkpointer.js';
-import { Store } from './store/store.js';
-import type { Clock } from './streams/stream.js';
-import { startPipeline, type Pipeline } from './workers/pipeline.js';
+import { storePath, type Config } from '../config/config.js';
+import { digestApiToken, generateApiToken } from '../domain/tokens.js';
+import { createApp } from './http-app.js';
+import type { AppState } from '../http/context.js';
+import type { Logger } from '../log.js';
+import { Metrics } from '../metrics/metrics.js';
+import { coreSources } from './metric-sources.js';
+import { WalCheckpointer } from '../store/checkpointer.js';
+import { Store } from '../store/store.js';
+import type { Clock } from '../streams/stream.js';
+import { startPipeline, type Pipeline } from './pipeline.js';
 
 export interface RunningGateway {
   store: Store;

@@ -24,11 +24,11 @@ import { packageVersion } from '../openapi/version.js';
 import type { Store } from '../store/store.js';
 import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { Metrics } from '../metrics/metrics.js';
-import { authenticate } from './authenticate.js';
-import { parseBody } from './body.js';
-import type { AppState } from './context.js';
-import { renderErrors } from './render-errors.js';
-import { requestLog } from './request-log.js';
+import { authenticate } from '../http/authenticate.js';
+import { parseBody } from '../http/body.js';
+import type { AppState } from '../http/context.js';
+import { renderErrors } from '../http/render-errors.js';
+import { requestLog } from '../http/request-log.js';
 
 export interface AppDeps {
   store: Store;

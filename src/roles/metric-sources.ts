@@ -2,7 +2,7 @@ import { SENDER_GROUP } from '../connectors/sender.js';
 import { CONSUMER_GROUP, STREAM } from '../dispatch/jobs.js';
 import type { Store } from '../store/store.js';
 import type { StreamBus, StreamPosition } from '../streams/stream.js';
-import type { MetricSources } from './metrics.js';
+import type { MetricSources } from '../metrics/metrics.js';
 
 /** The consumer groups whose lag the core reports: the dispatcher's, the senders' and the core's own. */
 export const CONSUMER_POSITIONS: readonly StreamPosition[] = [

@@ -16,7 +16,7 @@ import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
 import { SqliteStreamBus } from '../streams/sqlite-stream.js';
 import { systemClock, type Clock, type StreamBus, type StreamSpec } from '../streams/stream.js';
-import { supervise, type Supervisor, type Worker } from './supervisor.js';
+import { supervise, type Supervisor, type Worker } from '../workers/supervisor.js';
 import { Connectors } from '../connectors/registry.js';
 import { ProviderSender, publishFactLater } from '../connectors/sender.js';
 import { ChannelThrottle } from '../connectors/throttle.js';
