@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import { pathId } from '../api/params.js';
-import { presentMessage } from '../api/v2/presenters/message.js';
+import { presentMessage } from '../presenters/message.js';
 import type { ConnectionFlows } from '../connectors/flows.js';
 import { applyCallback } from '../domain/incoming.js';
 import type { AppState } from '../http/context.js';

@@ -9,7 +9,7 @@ import { validator } from '../http/validate.js';
 import type { DeliveryFilter } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
 import { authenticateAdmin } from './authenticate-admin.js';
-import { presentAttempt, presentDelivery, presentEndpointHealth, presentReplayTask } from './presenters.js';
+import { presentAttempt, presentDelivery, presentEndpointHealth, presentReplayTask } from '../presenters/admin.js';
 
 export interface AdminDeps {
   store: Store;

@@ -1,4 +1,4 @@
-import { timeOrderedId } from '../domain/ids.js';
+import { timeOrderedId } from '../lib/ids.js';
 import type { Logger } from '../log.js';
 import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';

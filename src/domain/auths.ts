@@ -1,4 +1,4 @@
-import { confirmationMethod, presentAuth } from '../api/v2/presenters/auth.js';
+import { confirmationMethod, presentAuth } from '../presenters/auth.js';
 import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow, ChannelState, NewChannel } from '../store/channels.js';
 import { Conflict } from '../http/errors.js';

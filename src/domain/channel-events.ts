@@ -1,4 +1,4 @@
-import { presentAuth } from '../api/v2/presenters/auth.js';
+import { presentAuth } from '../presenters/auth.js';
 import type { ChannelV1EventType } from '../../schemas/events/channel-v1.js';
 import type { AuthSignalItem } from '../ingest/normalized.js';
 import type { ChannelRow } from '../store/channels.js';

@@ -1,7 +1,7 @@
 import { channelCreateBodies, channelUpdateBodies, type Provider } from '../../schemas/v1/channels.js';
 import { ValidationFailed } from '../http/errors.js';
 import type { ChannelState } from '../store/channels.js';
-import { oneMonthBefore, parseTimestamp } from './time.js';
+import { oneMonthBefore, parseTimestamp } from '../lib/time.js';
 
 /** Parameters that are secrets: kept in the channel's credentials, never presented or logged. */
 const CREDENTIAL_FIELDS = new Set(['token', 'password', 'login', 'data']);

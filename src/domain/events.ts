@@ -1,4 +1,4 @@
-import { timeOrderedId } from './ids.js';
+import { timeOrderedId } from '../lib/ids.js';
 import type { OutboxStore } from '../store/outbox.js';
 
 /** Resource types of the v2 envelope, plus the v1 payload families. */

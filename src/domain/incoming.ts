@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { presentConversation } from '../api/v2/presenters/conversation.js';
-import { presentMessage } from '../api/v2/presenters/message.js';
+import { presentConversation } from '../presenters/conversation.js';
+import { presentMessage } from '../presenters/message.js';
 import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, SendOutcomeItem, StatusItem } from '../ingest/normalized.js';
 import { NotFound } from '../http/errors.js';
 import type { AttachmentRow } from '../store/attachments.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { presentConversation } from '../api/v2/presenters/conversation.js';
-import { presentMessage, type MessageObject } from '../api/v2/presenters/message.js';
+import { presentConversation } from '../presenters/conversation.js';
+import { presentMessage, type MessageObject } from '../presenters/message.js';
 import { Conflict, ValidationFailed } from '../http/errors.js';
 import type { AttachmentRow } from '../store/attachments.js';
 import type { ConversationChanges, ConversationRow } from '../store/conversations.js';

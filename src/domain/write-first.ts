@@ -1,6 +1,6 @@
 import type { WriteFirstProvider } from '../../schemas/v2/messages.js';
-import { presentConversation } from '../api/v2/presenters/conversation.js';
-import type { MessageObject } from '../api/v2/presenters/message.js';
+import { presentConversation } from '../presenters/conversation.js';
+import type { MessageObject } from '../presenters/message.js';
 import { ValidationFailed, type FieldProblem } from '../http/errors.js';
 import type { Store } from '../store/store.js';
 import type { TemplateRow } from '../store/templates.js';

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import { parseTimestamp } from '../domain/time.js';
+import { parseTimestamp } from '../lib/time.js';
 import { BadRequest, ValidationFailed, type FieldProblem } from './errors.js';
 
 /**

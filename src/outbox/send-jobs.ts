@@ -1,4 +1,4 @@
-import { attachmentFileUrl } from '../api/v2/presenters/attachment.js';
+import { attachmentFileUrl } from '../presenters/attachment.js';
 import type { MediaKindOut, ProviderSendJob, SendRequest } from '../connectors/connector.js';
 import type { SendJob } from '../domain/messaging.js';
 import type { AttachmentRow } from '../store/attachments.js';

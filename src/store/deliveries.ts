@@ -1,4 +1,4 @@
-import { timeOrderedId } from '../domain/ids.js';
+import { timeOrderedId } from '../lib/ids.js';
 import type { AttemptRecord } from '../dispatch/jobs.js';
 import type { EventRecord } from '../domain/events.js';
 import type Database from 'better-sqlite3';

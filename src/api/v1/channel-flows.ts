@@ -2,7 +2,7 @@ import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCo
 import type { ConnectionFlows } from '../../connectors/flows.js';
 import type { ConfirmAnswer } from '../../connectors/connector.js';
 import { storeOutgoingJob } from '../../domain/messaging.js';
-import { presentConversation } from '../v2/presenters/conversation.js';
+import { presentConversation } from '../../presenters/conversation.js';
 import { recordEvent } from '../../domain/events.js';
 import type { RouteContext } from '../../http/context.js';
 import { Conflict, ProviderUnavailable, ValidationFailed, WrongProvider } from '../../http/errors.js';

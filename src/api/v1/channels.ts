@@ -14,7 +14,7 @@ import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
 import { createBodies, providerBody, updateBodies } from '../channel-input.js';
 import { findChannel, findCompany } from '../lookup.js';
-import { presentChannelItem } from './presenters.js';
+import { presentChannelItem } from '../../presenters/v1.js';
 
 const pageQuery = validator(v1PageQuery);
 

@@ -12,7 +12,7 @@ import type { CompanyRow } from '../../store/companies.js';
 import { MAX_ENDPOINTS_PER_COMPANY } from '../../store/webhooks.js';
 import { findCompany } from '../lookup.js';
 import { textOrNull } from '../params.js';
-import { presentCompany } from './presenters.js';
+import { presentCompany } from '../../presenters/v1.js';
 
 const pageQuery = validator(v1PageQuery);
 const createBody = validator(companyCreateBody);

@@ -13,7 +13,7 @@ import type { AppState } from '../../http/context.js';
 import { AppError, BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '../../http/errors.js';
 import type { Store } from '../../store/store.js';
 import { findCompany } from '../lookup.js';
-import { presentAttachment } from './presenters/attachment.js';
+import { presentAttachment } from '../../presenters/attachment.js';
 
 const FILE_FIELD = 'file';
 /** 32 random bytes in base64url, and nothing else: checked before the key is used anywhere. */

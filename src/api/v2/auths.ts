@@ -15,7 +15,7 @@ import type { Store } from '../../store/store.js';
 import { createBodies, providerBody } from '../channel-input.js';
 import { findChannel, findCompany } from '../lookup.js';
 import { toMeta, toWindow } from './paging.js';
-import { confirmationMethod, presentAuth } from './presenters/auth.js';
+import { confirmationMethod, presentAuth } from '../../presenters/auth.js';
 import type { ConnectionFlows } from '../../connectors/flows.js';
 
 type Input = Record<string, unknown>;

@@ -8,7 +8,7 @@ import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
 import { requireCompany, requireConversation } from '../lookup.js';
 import { toMeta, toWindow } from './paging.js';
-import { presentConversation } from './presenters/conversation.js';
+import { presentConversation } from '../../presenters/conversation.js';
 
 const listQuery = validator(conversationListQuery);
 const showQuery = validator(companyQuery);

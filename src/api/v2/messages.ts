@@ -13,7 +13,7 @@ import type { Store } from '../../store/store.js';
 import { pathId } from '../params.js';
 import { requireCompany, requireConversation } from '../lookup.js';
 import { toMeta, toWindow } from './paging.js';
-import { presentMessage } from './presenters/message.js';
+import { presentMessage } from '../../presenters/message.js';
 
 const listQuery = validator(messageListQuery);
 const showQuery = validator(companyQuery);

@@ -7,7 +7,7 @@ import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
 import type { TemplateSort } from '../../store/templates.js';
 import { toMeta, toWindow } from './paging.js';
-import { presentTemplate } from './presenters/template.js';
+import { presentTemplate } from '../../presenters/template.js';
 
 const listQuery = validator(templateListQuery);
 

@@ -11,7 +11,7 @@ import { MAX_ENDPOINTS_PER_COMPANY, type WebhookEndpointRow } from '../../store/
 import { pathId } from '../params.js';
 import { findCompany } from '../lookup.js';
 import { matchPathCompany } from './auths.js';
-import { presentWebhook } from './presenters/webhook.js';
+import { presentWebhook } from '../../presenters/webhook.js';
 
 const createBody = validator(webhookCreateBody);
 const updateBody = validator(webhookUpdateBody);

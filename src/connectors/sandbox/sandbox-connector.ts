@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { confirmationMethod } from '../../api/v2/presenters/auth.js';
+import { confirmationMethod } from '../../presenters/auth.js';
 import type { IngestItem } from '../../ingest/normalized.js';
 import type {
   ConfirmAnswer,

@@ -1,4 +1,4 @@
-import type { AttachmentRow } from '../../../store/attachments.js';
+import type { AttachmentRow } from '../store/attachments.js';
 
 /** Where the daemon serves an attachment's bytes: the storage key is the capability, the name is for humans. */
 export function attachmentFileUrl(publicUrl: string, row: Pick<AttachmentRow, 'storage_key' | 'file_name'>): string {

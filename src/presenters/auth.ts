@@ -1,6 +1,6 @@
-import type { ConfirmationMethod } from '../../../../schemas/v2/auths.js';
-import { toIso } from '../../../domain/time.js';
-import type { ChannelRow } from '../../../store/channels.js';
+import type { ConfirmationMethod } from '../../schemas/v2/auths.js';
+import { toIso } from '../lib/time.js';
+import type { ChannelRow } from '../store/channels.js';
 
 /**
  * Settings an auth object shows. An allow-list, not a deny-list: whatever else a channel's settings

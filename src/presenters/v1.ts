@@ -1,5 +1,5 @@
-import type { ChannelRow } from '../../store/channels.js';
-import type { CompanyRow } from '../../store/companies.js';
+import type { ChannelRow } from '../store/channels.js';
+import type { CompanyRow } from '../store/companies.js';
 
 /** The contract's Company (v1). */
 export function presentCompany(row: CompanyRow) {

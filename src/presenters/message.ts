@@ -1,6 +1,6 @@
-import { toIso } from '../../../domain/time.js';
-import type { AttachmentRow } from '../../../store/attachments.js';
-import type { MessageRow } from '../../../store/messages.js';
+import { toIso } from '../lib/time.js';
+import type { AttachmentRow } from '../store/attachments.js';
+import type { MessageRow } from '../store/messages.js';
 import { presentAttachment } from './attachment.js';
 
 /**

@@ -1,5 +1,5 @@
-import { toIso } from '../../../domain/time.js';
-import type { ConversationRow } from '../../../store/conversations.js';
+import { toIso } from '../lib/time.js';
+import type { ConversationRow } from '../store/conversations.js';
 
 /** The contract's Conversation (v2), plus assignee_id, which PUT sets. */
 export function presentConversation(row: ConversationRow) {

@@ -1,5 +1,5 @@
-import { toIso } from '../../../domain/time.js';
-import type { WebhookEndpointRow } from '../../../store/webhooks.js';
+import { toIso } from '../lib/time.js';
+import type { WebhookEndpointRow } from '../store/webhooks.js';
 
 /**
  * A company webhook endpoint. The signing secret is shown only when `withSecret` is set: in the

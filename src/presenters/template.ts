@@ -1,5 +1,5 @@
-import { toIso } from '../../../domain/time.js';
-import type { TemplateRow } from '../../../store/templates.js';
+import { toIso } from '../lib/time.js';
+import type { TemplateRow } from '../store/templates.js';
 
 /** The contract's Business message template (v2). */
 export function presentTemplate(row: TemplateRow) {
