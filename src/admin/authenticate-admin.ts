@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { sameSecret } from '../domain/tokens.js';
 import type { AppState } from '../http/context.js';
-import { Unauthorized } from '../http/errors.js';
+import { Unauthorized } from '../errors/errors.js';
 
 /**
  * The admin API's own bearer token (GATEWAY_ADMIN_TOKEN), compared in constant time (sameSecret:

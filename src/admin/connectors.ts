@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
-import { pathId } from '../api/params.js';
+import { pathId } from '../http/params.js';
 import { presentMessage } from '../presenters/message.js';
 import type { ConnectionFlows } from '../connectors/flows.js';
 import { applyCallback } from '../domain/incoming.js';
 import type { AppState } from '../http/context.js';
-import { NotFound } from '../http/errors.js';
+import { NotFound } from '../errors/errors.js';
 import { parseBody } from '../http/body.js';
 import { validator } from '../http/validate.js';
 import type { ChannelRow } from '../store/channels.js';

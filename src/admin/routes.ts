@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import { adminBulkReplayBody, adminDeliveryListQuery } from '../../schemas/admin/deliveries.js';
 import { ReplayRefused, type Replayer } from '../dispatch/replay.js';
-import { pathId } from '../api/params.js';
+import { pathId } from '../http/params.js';
 import type { AppState } from '../http/context.js';
-import { Conflict, NotFound, ServiceUnavailable, ValidationFailed } from '../http/errors.js';
+import { Conflict, NotFound, ServiceUnavailable, ValidationFailed } from '../errors/errors.js';
 import { parseBody } from '../http/body.js';
 import { validator } from '../http/validate.js';
 import type { DeliveryFilter } from '../store/deliveries.js';

@@ -1,10 +1,10 @@
 import { accountOf, type AppState, type RouteContext } from '../http/context.js';
-import { NotFound } from '../http/errors.js';
+import { NotFound } from '../errors/errors.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { ConversationRow } from '../store/conversations.js';
 import type { Store } from '../store/store.js';
-import { pathId } from './params.js';
+import { pathId } from '../http/params.js';
 
 /** The account's company named by the path parameter `param` (v1, and v2 routes under a company). */
 export function findCompany(store: Store, ctx: RouteContext, param: string): CompanyRow {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, storePath } from '../config/config.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
 import { createLogger } from '../log.js';
-import { REPLAY_USAGE, replayCommand } from '../admin/replay-cli.js';
+import { REPLAY_USAGE, replayCommand } from './replay-command.js';
 import { startGateway } from '../roles/server.js';
 import { PROVIDER_USAGE, sandboxCommand, templatesCommand } from './provider-commands.js';
 import { LISTEN_USAGE, listenCommand } from './webhook-listener.js';

@@ -1,7 +1,7 @@
 import { callbackFamily, presentedSecret } from '../domain/callback-secrets.js';
 import { applyCallback } from '../domain/incoming.js';
-import { ProviderRefused, ProviderUnavailable, ServiceUnavailable, WrongProvider } from '../http/errors.js';
-import type { IngestItem } from '../ingest/normalized.js';
+import { ProviderRefused, ProviderUnavailable, ServiceUnavailable, WrongProvider } from '../errors/errors.js';
+import type { IngestItem } from '../domain/provider-facts.js';
 import type { Logger } from '../log.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';

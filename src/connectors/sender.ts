@@ -1,6 +1,6 @@
-import type { IngestBatch, IngestItem } from '../ingest/normalized.js';
+import type { IngestBatch, IngestItem } from '../domain/provider-facts.js';
 import type { Logger } from '../log.js';
-import { STREAM } from '../dispatch/jobs.js';
+import { STREAM } from '../streams/catalog.js';
 import { pause, type Clock, type StreamBus, type Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
 import type { LaterStatus, ProviderError, ProviderSendJob, SendRequest } from './connector.js';

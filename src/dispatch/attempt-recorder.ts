@@ -3,7 +3,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import type { Clock, IncomingMessage, StreamBus } from '../streams/stream.js';
 import { aborted, type Worker } from '../workers/supervisor.js';
-import { CONSUMER_GROUP, STREAM, type AttemptRecord } from './jobs.js';
+import { CONSUMER_GROUP, STREAM, type AttemptRecord } from '../streams/catalog.js';
 
 /**
  * Core side of the dispatcher: records every attempt (the delivery's status, the endpoint's

@@ -2,7 +2,7 @@ import { timeOrderedId } from '../lib/ids.js';
 import type { Logger } from '../log.js';
 import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
-import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from './jobs.js';
+import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from '../streams/catalog.js';
 import { decide, type RetryPolicy } from './policy.js';
 import type { PostOutcome, WebhookPoster } from './webhook-poster.js';
 

@@ -1,4 +1,4 @@
-import type { AttemptOutcome, DeliveryJob } from './jobs.js';
+import type { AttemptOutcome, DeliveryJob } from '../streams/catalog.js';
 
 /** The retry policy (configuration): delays before each attempt, the first one 0 (immediately). */
 export interface RetryPolicy {

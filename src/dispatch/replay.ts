@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import { signingSecrets, type WebhookEndpointRow } from '../store/webhooks.js';
 import { pause, type Clock, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
-import { STREAM, type DeliveryJob } from './jobs.js';
+import { STREAM, type DeliveryJob } from '../streams/catalog.js';
 
 /** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}

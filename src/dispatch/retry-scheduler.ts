@@ -3,7 +3,7 @@ import type { DeliveryRow } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
 import type { Clock, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
-import { jobKey, STREAM, type DeliveryJob } from './jobs.js';
+import { jobKey, STREAM, type DeliveryJob } from '../streams/catalog.js';
 import { nextAttempt, ReplayRefused, type EndpointsRead } from './replay.js';
 
 export interface RetrySchedulerOptions {

@@ -1,7 +1,7 @@
 import { confirmationMethod, presentAuth } from '../presenters/auth.js';
 import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow, ChannelState, NewChannel } from '../store/channels.js';
-import { Conflict } from '../http/errors.js';
+import { Conflict } from '../errors/errors.js';
 import { isUniqueViolation } from '../store/db.js';
 import type { Store } from '../store/store.js';
 import { generateCallbackSecrets } from './callback-secrets.js';

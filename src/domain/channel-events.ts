@@ -1,6 +1,6 @@
 import { presentAuth } from '../presenters/auth.js';
 import type { ChannelV1EventType } from '../../schemas/events/channel-v1.js';
-import type { AuthSignalItem } from '../ingest/normalized.js';
+import type { AuthSignalItem } from './provider-facts.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
 import { recordEvent, writeEvent, type EventRecord } from './events.js';

@@ -1,5 +1,5 @@
 import { channelCreateBodies, channelUpdateBodies, type Provider } from '../../schemas/v1/channels.js';
-import { ValidationFailed } from '../http/errors.js';
+import { ValidationFailed } from '../errors/errors.js';
 import type { ChannelState } from '../store/channels.js';
 import { oneMonthBefore, parseTimestamp } from '../lib/time.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { presentConversation } from '../presenters/conversation.js';
 import { presentMessage } from '../presenters/message.js';
-import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, SendOutcomeItem, StatusItem } from '../ingest/normalized.js';
-import { NotFound } from '../http/errors.js';
+import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, SendOutcomeItem, StatusItem } from './provider-facts.js';
+import { NotFound } from '../errors/errors.js';
 import type { AttachmentRow } from '../store/attachments.js';
 import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow } from '../store/channels.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { presentConversation } from '../presenters/conversation.js';
 import { presentMessage, type MessageObject } from '../presenters/message.js';
-import { Conflict, ValidationFailed } from '../http/errors.js';
+import { Conflict, ValidationFailed } from '../errors/errors.js';
 import type { AttachmentRow } from '../store/attachments.js';
 import type { ConversationChanges, ConversationRow } from '../store/conversations.js';
 import type { Store } from '../store/store.js';

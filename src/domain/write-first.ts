@@ -1,7 +1,7 @@
 import type { WriteFirstProvider } from '../../schemas/v2/messages.js';
 import { presentConversation } from '../presenters/conversation.js';
 import type { MessageObject } from '../presenters/message.js';
-import { ValidationFailed, type FieldProblem } from '../http/errors.js';
+import { ValidationFailed, type FieldProblem } from '../errors/errors.js';
 import type { Store } from '../store/store.js';
 import type { TemplateRow } from '../store/templates.js';
 import { recordEvent } from './events.js';

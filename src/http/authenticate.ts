@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { digestApiToken } from '../domain/tokens.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { AppState } from './context.js';
-import { Unauthorized } from './errors.js';
+import { Unauthorized } from '../errors/errors.js';
 
 export const TOKEN_HEADER = 'x-private-api-token';
 export const TOKEN_FIELD = 'private_api_token';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
 import type { AppState } from './context.js';
-import { UnsupportedMediaType } from './errors.js';
+import { UnsupportedMediaType } from '../errors/errors.js';
 
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'];
 

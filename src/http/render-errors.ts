@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { AppState } from './context.js';
-import { AppError, BadRequest, InternalError, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from './errors.js';
+import { AppError, BadRequest, InternalError, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../errors/errors.js';
 
 /**
  * The one error renderer. AppErrors render as themselves; errors raised by Koa's own parts (body

@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies.js';
 import { v1PageQuery } from '../../schemas/v1/paging.js';
-import { BadRequest, ValidationFailed, type FieldProblem } from './errors.js';
+import { BadRequest, ValidationFailed, type FieldProblem } from '../errors/errors.js';
 import { isWebhookUrl, toProblems, validator } from './validate.js';
 
 const sample = {

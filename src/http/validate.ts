@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { parseTimestamp } from '../lib/time.js';
-import { BadRequest, ValidationFailed, type FieldProblem } from './errors.js';
+import { BadRequest, ValidationFailed, type FieldProblem } from '../errors/errors.js';
 
 /**
  * Where the input came from decides how strictly types are read: JSON carries real types and is

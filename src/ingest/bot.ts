@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { botUpdate } from '../../schemas/callbacks/bot.js';
-import { bareMimeType, defaultFileName, locationDetails, type ChatProfile, type IngestBatch, type IngestItem, type MediaDescription } from './normalized.js';
+import { bareMimeType, defaultFileName, locationDetails, type ChatProfile, type IngestBatch, type IngestItem, type MediaDescription } from '../domain/provider-facts.js';
 
 export type BotUpdate = FromSchema<typeof botUpdate>;
 type BotMessage = NonNullable<BotUpdate['message']>;

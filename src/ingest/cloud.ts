@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { cloudCallback } from '../../schemas/callbacks/cloud.js';
-import { bareMimeType, defaultFileName, locationDetails, type IngestBatch, type IngestItem, type MediaDescription, type MediaKind } from './normalized.js';
+import { bareMimeType, defaultFileName, locationDetails, type IngestBatch, type IngestItem, type MediaDescription, type MediaKind } from '../domain/provider-facts.js';
 
 export type CloudCallback = FromSchema<typeof cloudCallback>;
 type CloudValue = CloudCallback['entry'][number]['changes'][number]['value'];

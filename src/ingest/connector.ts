@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { connectorEvents } from '../../schemas/callbacks/connector.js';
-import { bareMimeType, defaultFileName, type IngestBatch, type IngestItem } from './normalized.js';
+import { bareMimeType, defaultFileName, type IngestBatch, type IngestItem } from '../domain/provider-facts.js';
 
 type Events = typeof connectorEvents;
 export type ConnectorEvent = { [K in keyof Events]: FromSchema<Events[K]> }[keyof Events];

@@ -1,7 +1,7 @@
 import type { InboundFact } from '../connectors/sender.js';
-import { CONSUMER_GROUP, STREAM } from '../dispatch/jobs.js';
+import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
 import { applyCallback } from '../domain/incoming.js';
-import { NotFound } from '../http/errors.js';
+import { NotFound } from '../errors/errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import type { StreamBus } from '../streams/stream.js';

@@ -1,10 +1,10 @@
 import type { Middleware } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PROVIDERS } from '../../schemas/v1/channels.js';
-import type { AttemptRecord } from '../dispatch/jobs.js';
+import type { AttemptRecord } from '../streams/catalog.js';
 import type { AppState } from '../http/context.js';
 import type { StreamLag } from '../streams/stream.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../errors/errors.js';
 
 /** What the scrape-time gauges read: the store and the streams of this process (null: not in this role). */
 export interface MetricSources {

@@ -1,4 +1,4 @@
-import { jobKey, type DeliveryJob } from '../dispatch/jobs.js';
+import { jobKey, type DeliveryJob } from '../streams/catalog.js';
 import type { EventRecord } from '../domain/events.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/webhooks.js';

@@ -4,7 +4,7 @@ import type { PendingRow } from '../store/outbox.js';
 import type { Store } from '../store/store.js';
 import type { Clock, OutgoingMessage, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
-import { STREAM } from '../dispatch/jobs.js';
+import { STREAM } from '../streams/catalog.js';
 import type { SendJob } from '../domain/messaging.js';
 import { fanOutEvent, type EndpointCache } from './fan-out.js';
 import { resolveSendJob } from './send-jobs.js';

@@ -11,7 +11,7 @@ import { templateRoutes } from '../api/v2/templates.js';
 import { adminRoutes } from '../admin/routes.js';
 import { adminCallbackRoutes } from '../admin/callbacks.js';
 import { adminConnectorRoutes } from '../admin/connectors.js';
-import { callbackRoutes } from '../ingest/routes.js';
+import { callbackRoutes } from '../callbacks/routes.js';
 import type { Config } from '../config/config.js';
 import type { Connectors } from '../connectors/registry.js';
 import { ConnectionFlows } from '../connectors/flows.js';

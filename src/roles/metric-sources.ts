@@ -1,5 +1,5 @@
 import { SENDER_GROUP } from '../connectors/sender.js';
-import { CONSUMER_GROUP, STREAM } from '../dispatch/jobs.js';
+import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
 import type { Store } from '../store/store.js';
 import type { StreamBus, StreamPosition } from '../streams/stream.js';
 import type { MetricSources } from '../metrics/metrics.js';

@@ -4,7 +4,7 @@ import { DeliveryJanitor } from '../dispatch/delivery-janitor.js';
 import { DeliveryWorker } from '../dispatch/delivery-worker.js';
 import { WebhookHttpClient } from '../dispatch/http-client.js';
 import { InlinePoster, ThreadedPoster, type WebhookPoster } from '../dispatch/webhook-poster.js';
-import { PARTITIONS, STREAM } from '../dispatch/jobs.js';
+import { PARTITIONS, STREAM } from '../streams/catalog.js';
 import { Replayer, ReplayTaskWorker } from '../dispatch/replay.js';
 import { RetryScheduler } from '../dispatch/retry-scheduler.js';
 import { SsrfGuard } from '../dispatch/ssrf.js';

@@ -1,5 +1,5 @@
 import { timeOrderedId } from '../lib/ids.js';
-import type { AttemptRecord } from '../dispatch/jobs.js';
+import type { AttemptRecord } from '../streams/catalog.js';
 import type { EventRecord } from '../domain/events.js';
 import type Database from 'better-sqlite3';
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AttemptRecorder } from '../../src/dispatch/attempt-recorder.js';
 import { ReplayTaskWorker, type Replayer } from '../../src/dispatch/replay.js';
-import type { AttemptRecord } from '../../src/dispatch/jobs.js';
+import type { AttemptRecord } from '../../src/streams/catalog.js';
 import { Store } from '../../src/store/store.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
 import { ManualClock } from '../../src/streams/stream.js';

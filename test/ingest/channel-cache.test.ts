@@ -100,7 +100,7 @@ describe('the log lines of a callback', () => {
 
 describe('the callback route ahead of the router', () => {
   it('takes only requests for which the router would run the callback route alone', () => {
-    // The shortcut (src/ingest/routes.ts) runs POST /callbacks/:provider/:channelId without the
+    // The shortcut (src/callbacks/routes.ts) runs POST /callbacks/:provider/:channelId without the
     // router: no other layer may match such a path, or the router would have run it as well.
     for (const path of ['/callbacks/chat_b/1', '/callbacks/chat_a_business/7', '/CALLBACKS/chat_c/12/', '/callbacks/chat_b/%31']) {
       const { pathAndMethod, route } = gw.gateway.router.match(path, 'POST');

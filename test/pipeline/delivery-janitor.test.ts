@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WEBHOOK_RETENTION_DEFAULT_MS } from '../../src/config/config.js';
 import { DeliveryJanitor } from '../../src/dispatch/delivery-janitor.js';
-import type { AttemptRecord } from '../../src/dispatch/jobs.js';
+import type { AttemptRecord } from '../../src/streams/catalog.js';
 import type { WebhookEndpointRow } from '../../src/store/webhooks.js';
 import type { Store } from '../../src/store/store.js';
 import { storePerTest } from '../helpers/temp-store.js';

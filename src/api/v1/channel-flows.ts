@@ -5,7 +5,7 @@ import { storeOutgoingJob } from '../../domain/messaging.js';
 import { presentConversation } from '../../presenters/conversation.js';
 import { recordEvent } from '../../domain/events.js';
 import type { RouteContext } from '../../http/context.js';
-import { Conflict, ProviderUnavailable, ValidationFailed, WrongProvider } from '../../http/errors.js';
+import { Conflict, ProviderUnavailable, ValidationFailed, WrongProvider } from '../../errors/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { ChannelRow } from '../../store/channels.js';

@@ -8,7 +8,7 @@ import { nextPageToken, toIdPage } from '../../domain/paging.js';
 import type { AppState } from '../../http/context.js';
 import type { ConnectionFlows } from '../../connectors/flows.js';
 import { flowRoutes } from './channel-flows.js';
-import { NotFound } from '../../http/errors.js';
+import { NotFound } from '../../errors/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';

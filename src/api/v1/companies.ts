@@ -4,14 +4,14 @@ import { companyCreateBody, companyUpdateBody } from '../../../schemas/v1/compan
 import { v1PageQuery } from '../../../schemas/v1/paging.js';
 import { nextPageToken, toIdPage } from '../../domain/paging.js';
 import { accountOf, type AppState } from '../../http/context.js';
-import { NotFound, ValidationFailed } from '../../http/errors.js';
+import { NotFound, ValidationFailed } from '../../errors/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
 import type { CompanyRow } from '../../store/companies.js';
 import { MAX_ENDPOINTS_PER_COMPANY } from '../../store/webhooks.js';
 import { findCompany } from '../lookup.js';
-import { textOrNull } from '../params.js';
+import { textOrNull } from '../../http/params.js';
 import { presentCompany } from '../../presenters/v1.js';
 
 const pageQuery = validator(v1PageQuery);

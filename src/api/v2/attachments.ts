@@ -10,7 +10,7 @@ import type { Middleware } from 'koa';
 import type { Config } from '../../config/config.js';
 import { discardRest } from '../../http/body.js';
 import type { AppState } from '../../http/context.js';
-import { AppError, BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '../../http/errors.js';
+import { AppError, BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '../../errors/errors.js';
 import type { Store } from '../../store/store.js';
 import { findCompany } from '../lookup.js';
 import { presentAttachment } from '../../presenters/attachment.js';

@@ -6,7 +6,7 @@ import { createAuth, deleteAuth, planAuthAction, type AuthAction } from '../../d
 import { connectionFor } from '../../domain/channels.js';
 import { recordEvent } from '../../domain/events.js';
 import { accountOf, type AppState, type RouteContext } from '../../http/context.js';
-import { Conflict, NotFound, ValidationFailed, type FieldProblem } from '../../http/errors.js';
+import { Conflict, NotFound, ValidationFailed, type FieldProblem } from '../../errors/errors.js';
 import { readInput, requestInput } from '../../http/input.js';
 import { validator, type Validator } from '../../http/validate.js';
 import type { ChannelRow } from '../../store/channels.js';

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { confirmationMethod } from '../../presenters/auth.js';
-import type { IngestItem } from '../../ingest/normalized.js';
+import type { IngestItem } from '../../domain/provider-facts.js';
 import type {
   ConfirmAnswer,
   ConnectionStart,

@@ -1,4 +1,4 @@
-import { NotFound } from '../http/errors.js';
+import { NotFound } from '../errors/errors.js';
 
 /** An id from the path; anything that is not a positive integer is a resource that does not exist. */
 export function pathId(value: string | undefined, what: string): number {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
-import { discardRest } from '../http/body.js';
-import { BadRequest, PayloadTooLarge } from '../http/errors.js';
+import { discardRest } from './body.js';
+import { BadRequest, PayloadTooLarge } from '../errors/errors.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { adminCall } from '../cli/admin-client.js';
+import { adminCall } from './admin-client.js';
 import type { Config } from '../config/config.js';
 
 export const REPLAY_USAGE = `  gateway replay <delivery-id>                 replay one webhook delivery (manual trigger)
