@@ -1,6 +1,66 @@
 import type { Middleware } from 'koa';
 import type { AppState } from './context.js';
-import { AppError, BadRequest, InternalError, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../errors/errors.js';
+import {
+  AppError,
+  BadRequest,
+  InternalError,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  ValidationFailed,
+  type ErrorCode,
+} from '../errors/errors.js';
+
+/**
+ * One entry of the contract's error body `{errors: [{status, code, title, detail}]}`; a validation
+ * failure has one per field, each with `source.pointer` naming the field.
+ */
+export interface ErrorEntry {
+  status: number;
+  code: string;
+  title: string;
+  detail: string;
+  source?: { pointer: string };
+}
+
+/** The HTTP status each error code answers with. */
+const STATUS_OF_CODE: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  wrong_provider: 422,
+  provider_refused: 422,
+  not_implemented: 501,
+  provider_unavailable: 502,
+  service_unavailable: 503,
+  internal_error: 500,
+};
+
+export function httpStatusOf(error: AppError): number {
+  return STATUS_OF_CODE[error.code];
+}
+
+/** The entries of the error body that answers `error`. */
+export function errorEntries(error: AppError): ErrorEntry[] {
+  const status = httpStatusOf(error);
+  if (error instanceof ValidationFailed) {
+    return error.problems.map((p) => ({
+      status,
+      code: error.code,
+      title: error.title,
+      detail: p.detail,
+      source: { pointer: p.field === '' ? '' : `/${p.field}` },
+    }));
+  }
+  return [{ status, code: error.code, title: error.title, detail: error.message }];
+}
 
 /**
  * The one error renderer. AppErrors render as themselves; errors raised by Koa's own parts (body
@@ -18,8 +78,8 @@ export function renderErrors(): Middleware<AppState> {
       error = toAppError(thrown, ctx);
       if (error.report) ctx.state.log.error({ err: thrown }, 'unhandled error');
     }
-    ctx.status = error.status;
-    ctx.body = { errors: error.entries };
+    ctx.status = httpStatusOf(error);
+    ctx.body = { errors: errorEntries(error) };
   };
 }
 

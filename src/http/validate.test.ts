@@ -4,6 +4,7 @@ import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies
 import { v1PageQuery } from '../../schemas/v1/paging.js';
 import { BadRequest, ValidationFailed, type FieldProblem } from '../errors/errors.js';
 import { isWebhookUrl, toProblems, validator } from './validate.js';
+import { errorEntries, httpStatusOf } from './render-errors.js';
 
 const sample = {
   type: 'object',
@@ -144,9 +145,9 @@ describe('validator', () => {
       }
       throw new Error('expected a failure');
     })();
-    expect(failure.status).toBe(422);
+    expect(httpStatusOf(failure)).toBe(422);
     expect(failure.code).toBe('validation_failed');
-    expect(failure.entries).toEqual([
+    expect(errorEntries(failure)).toEqual([
       { status: 422, code: 'validation_failed', title: 'Validation failed', detail: 'name is required', source: { pointer: '/name' } },
     ]);
   });

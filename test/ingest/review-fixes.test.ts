@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { applyCallback } from '../../src/domain/incoming.js';
 import { sameSecret } from '../../src/domain/tokens.js';
 import { Forbidden } from '../../src/errors/errors.js';
+import { httpStatusOf } from '../../src/http/render-errors.js';
 import type { IngestBatch } from '../../src/domain/provider-facts.js';
 import { emittedEvents } from '../helpers/events.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -198,7 +199,7 @@ describe('shared helpers', () => {
 
   it('the handshake refuses with the shared Forbidden error', () => {
     const error = new Forbidden('no');
-    expect([error.status, error.code, error.title]).toEqual([403, 'forbidden', 'Forbidden']);
+    expect([httpStatusOf(error), error.code, error.title]).toEqual([403, 'forbidden', 'Forbidden']);
   });
 
   it('ids in the path are read by pathId: anything else is a channel that was not found', async () => {
