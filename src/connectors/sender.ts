@@ -1,19 +1,11 @@
-import type { IngestBatch, IngestItem } from '../domain/provider-facts.js';
+import type { InboundFact, IngestItem } from '../domain/provider-facts.js';
 import type { Logger } from '../log.js';
-import { STREAM } from '../streams/catalog.js';
+import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
 import { pause, type Clock, type StreamBus, type Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
 import type { LaterStatus, ProviderError, ProviderSendJob, SendRequest } from './connector.js';
 import type { Connectors } from './registry.js';
 import type { ChannelThrottle } from './throttle.js';
-
-/** A normalized provider fact on `gateway.inbound`, applied by the core like a callback of the channel. */
-export interface InboundFact {
-  channel_id: number;
-  batch: IngestBatch;
-}
-
-export const SENDER_GROUP = 'gateway-sender';
 
 /** Longest Retry-After a provider can impose on one retry (the wait holds the job's stream lease). */
 const RETRY_AFTER_MAX_MS = 60_000;
@@ -47,7 +39,7 @@ export class ProviderSender implements Worker {
   async run(signal: AbortSignal): Promise<void> {
     const subscription: Subscription = this.options.bus.subscribe({
       stream: STREAM.outbound,
-      group: SENDER_GROUP,
+      group: CONSUMER_GROUP.sender,
       maxInFlight: this.options.maxInFlight ?? 32,
       handler: (message) => this.handle(message.value as ProviderSendJob, signal),
     });

@@ -1,9 +1,11 @@
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { DisableRule } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
 import type { Clock, IncomingMessage, StreamBus } from '../streams/stream.js';
 import { aborted, type Worker } from '../workers/supervisor.js';
 import { CONSUMER_GROUP, STREAM, type AttemptRecord } from '../streams/catalog.js';
+import { endpointDisableRule } from './endpoint-health.js';
 
 /**
  * Core side of the dispatcher: records every attempt (the delivery's status, the endpoint's
@@ -18,9 +20,13 @@ export class AttemptRecorder implements Worker {
   private queued: AttemptRecord[] = [];
   private unit: Promise<void> | null = null;
 
+  private readonly disableRule: DisableRule;
+
   constructor(
     private readonly options: { store: Store; bus: StreamBus; clock: Clock; disableAfterMs: number; logger: Logger; metrics?: Metrics },
-  ) {}
+  ) {
+    this.disableRule = endpointDisableRule(options.disableAfterMs);
+  }
 
   /**
    * Records one attempt, committed (in the store's group commit) when it resolves. Idempotent on its
@@ -64,8 +70,8 @@ export class AttemptRecorder implements Worker {
   }
 
   private apply(attempts: readonly AttemptRecord[]): void {
-    const { store, clock, disableAfterMs } = this.options;
-    store.deliveries.applyAttempts(attempts, disableAfterMs, clock.now());
+    const { store, clock } = this.options;
+    store.deliveries.applyAttempts(attempts, clock.now(), this.disableRule);
   }
 
   private recorded(attempts: readonly AttemptRecord[]): void {

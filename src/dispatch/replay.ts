@@ -1,4 +1,4 @@
-import type { EventRecord } from '../domain/events.js';
+import type { EventRecord } from '../streams/catalog.js';
 import type { Logger } from '../log.js';
 import type { DeliveryFilter, DeliveryRow } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';

@@ -3,7 +3,8 @@ import type { ChannelV1EventType } from '../../schemas/events/channel-v1.js';
 import type { AuthSignalItem } from './provider-facts.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
-import { recordEvent, writeEvent, type EventRecord } from './events.js';
+import type { EventRecord } from '../streams/catalog.js';
+import { recordEvent, writeEvent } from './events.js';
 
 /**
  * Appends a v1 channel payload `{id, entity: 'channel', type, company_id, channel_id,

@@ -1,21 +1,9 @@
 import { timeOrderedId } from '../lib/ids.js';
 import type { OutboxStore } from '../store/outbox.js';
+import type { EventRecord } from '../streams/catalog.js';
 
 /** Resource types of the v2 envelope, plus the v1 payload families. */
 export type EventType = 'message' | 'conversation' | 'auth' | 'channel' | 'job';
-
-/**
- * One event on `gateway.events`, as the outbox stores it and the dispatcher reads it. `body` is
- * exactly what the company's endpoints receive; `id` is the `webhook-id` of every delivery of it.
- */
-export interface EventRecord {
-  id: string;
-  company_id: number;
-  /** `<type>.<event>`, the name endpoint filters match: `message.create`, `channel.qr_code`, `job.executed`. */
-  name: string;
-  created_at: string;
-  body: Record<string, unknown>;
-}
 
 export function newEventId(): string {
   return timeOrderedId('evt_', 10);

@@ -149,3 +149,9 @@ export function bareMimeType(mimeType: string | undefined, fallback: string): st
 export function defaultFileName(kind: MediaKind, mimeType: string): string {
   return `${kind}.${EXTENSIONS[mimeType] ?? 'bin'}`;
 }
+
+/** A normalized provider fact on `gateway.inbound`, applied by the core like a callback of the channel. */
+export interface InboundFact {
+  channel_id: number;
+  batch: IngestBatch;
+}

@@ -1,4 +1,4 @@
-import type { InboundFact } from '../connectors/sender.js';
+import type { InboundFact } from '../domain/provider-facts.js';
 import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
 import { applyCallback } from '../domain/incoming.js';
 import { NotFound } from '../errors/errors.js';

@@ -1,5 +1,5 @@
 import { jobKey, type DeliveryJob } from '../streams/catalog.js';
-import type { EventRecord } from '../domain/events.js';
+import type { EventRecord } from '../streams/catalog.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/webhooks.js';
 import { signingSecrets, wantsEvent } from '../store/webhooks.js';

@@ -1,4 +1,3 @@
-import { SENDER_GROUP } from '../connectors/sender.js';
 import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
 import type { Store } from '../store/store.js';
 import type { StreamBus, StreamPosition } from '../streams/stream.js';
@@ -7,7 +6,7 @@ import type { MetricSources } from '../metrics/metrics.js';
 /** The consumer groups whose lag the core reports: the dispatcher's, the senders' and the core's own. */
 export const CONSUMER_POSITIONS: readonly StreamPosition[] = [
   ...[STREAM.events, STREAM.retries, STREAM.replays].map((stream) => ({ stream, group: CONSUMER_GROUP.dispatcher })),
-  { stream: STREAM.outbound, group: SENDER_GROUP },
+  { stream: STREAM.outbound, group: CONSUMER_GROUP.sender },
   { stream: STREAM.attempts, group: CONSUMER_GROUP.core },
   { stream: STREAM.inbound, group: CONSUMER_GROUP.core },
 ];

@@ -1,6 +1,4 @@
 import { timeOrderedId } from '../lib/ids.js';
-import type { AttemptRecord } from '../streams/catalog.js';
-import type { EventRecord } from '../domain/events.js';
 import type Database from 'better-sqlite3';
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';
 import { takePage, type PageOf } from './pagination.js';
@@ -29,8 +27,39 @@ export interface DeliveryRow {
   updated_at: number;
 }
 
-/** An attempt as stored: the dispatcher's record without what the delivery row already holds. */
-export type AttemptRow = Omit<AttemptRecord, 'company_id' | 'endpoint_id' | 'next_attempt_at' | 'step'>;
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
+
+/** One webhook attempt to record: its row, and what moves its delivery and its endpoint's health. */
+export interface AttemptToRecord {
+  /** Made by the dispatcher: recording the same attempt twice changes nothing. */
+  id: string;
+  delivery_id: string;
+  company_id: number;
+  endpoint_id: number;
+  /** Number of this attempt among all attempts of the delivery (automatic and manual). */
+  number: number;
+  /** Place of an automatic attempt in the retry schedule (1 = the first); null for a manual replay. */
+  step: number | null;
+  trigger: 'auto' | 'manual';
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  response_body: string | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+  /** When the next automatic attempt is due (outcome 'retry'). */
+  next_attempt_at: number | null;
+}
+
+/** An attempt as stored: the record without what the delivery row already holds. */
+export type AttemptRow = Omit<AttemptToRecord, 'company_id' | 'endpoint_id' | 'next_attempt_at' | 'step'>;
+
+/**
+ * The decision whether an attempt that did not deliver disables its endpoint, given since when the
+ * endpoint has been failing (null: no failure streak recorded): the reason to record, or null. The
+ * store executes it; the rule is the dispatcher's (src/dispatch/endpoint-health.ts).
+ */
+export type DisableRule = (attempt: AttemptToRecord, failingSince: number | null) => string | null;
 
 export interface DeliveryFilter {
   company_id?: number;
@@ -91,7 +120,7 @@ export class DeliveryStore {
     this.idByEventEndpoint = db.prepare<[string, number], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
     this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
     this.exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM webhook_deliveries WHERE id = ?');
-    this.insertAttempt = db.prepare<AttemptRecord>(
+    this.insertAttempt = db.prepare<AttemptToRecord>(
       `INSERT INTO webhook_attempts (id, delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, error, outcome)
        VALUES (@id, @delivery_id, @number, @trigger, @started_at, @duration_ms, @status_code, @response_body, @error, @outcome)
        ON CONFLICT (id) DO NOTHING`,
@@ -183,7 +212,7 @@ export class DeliveryStore {
    * deliveries. Answers their ids, in the order of `endpoints`. `eventJson` is the event as stored
    * in the outbox (JSON.stringify(event)), when the caller has it already.
    */
-  createForEvent(event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number, eventJson = JSON.stringify(event)): string[] {
+  createForEvent(event: { id: string; name: string; company_id: number }, endpoints: readonly WebhookEndpointRow[], now: number, eventJson = JSON.stringify(event)): string[] {
     return endpoints.map((endpoint) => {
       const id = newDeliveryId();
       if (this.insertDelivery.run(id, event.id, event.name, event.company_id, endpoint.id, eventJson, now, now).changes === 1) return id;
@@ -207,10 +236,10 @@ export class DeliveryStore {
 
   /**
    * Records one attempt (idempotent on its id), moves the delivery's status and the endpoint's
-   * health, and disables the endpoint on 410 or when it has not succeeded for `disableAfterMs`.
+   * health, and disables the endpoint when `disableRule` gives a reason.
    */
-  recordAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number): void {
-    this.inTransaction.immediate(() => this.applyAttempt(attempt, disableAfterMs, now));
+  recordAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule): void {
+    this.inTransaction.immediate(() => this.applyAttempt(attempt, now, disableRule));
   }
 
   /**
@@ -218,7 +247,7 @@ export class DeliveryStore {
    * savepoint already, and a second one around these few statements would cost as much as they do.
    * With `successes`, a success's health write waits there instead (applyAttempts).
    */
-  private applyAttempt(attempt: AttemptRecord, disableAfterMs: number, now: number, successes?: Map<number, number>): void {
+  private applyAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule, successes?: Map<number, number>): void {
     // An attempt of a delivery this store never made (another install's topic) is not ours to record.
     if (this.exists.get(attempt.delivery_id) === undefined) return;
     if (this.insertAttempt.run(attempt).changes === 0) return;
@@ -245,12 +274,9 @@ export class DeliveryStore {
       this.flushSuccess(successes, attempt.endpoint_id);
     }
     this.upsertHealth.run({ endpoint_id: attempt.endpoint_id, success: delivered ? 1 : 0, at });
-    if (attempt.outcome === 'gone') this.disable(attempt.endpoint_id, 'the endpoint answered 410 Gone', at);
-    const health = delivered ? undefined : this.healthOf.get(attempt.endpoint_id);
-    if (health?.failing_since != null && at - health.failing_since >= disableAfterMs) {
-      const days = Math.round((disableAfterMs / 86_400_000) * 10) / 10;
-      this.disable(attempt.endpoint_id, `no successful delivery for ${days} days`, at);
-    }
+    if (delivered) return;
+    const reason = disableRule(attempt, this.healthOf.get(attempt.endpoint_id)?.failing_since ?? null);
+    if (reason !== null) this.disable(attempt.endpoint_id, reason, at);
   }
 
   /**
@@ -259,9 +285,9 @@ export class DeliveryStore {
    * a later success overwrites every field an earlier one sets, so a run of successes of one
    * endpoint writes its health row once, not once per attempt. The row ends the same.
    */
-  applyAttempts(attempts: readonly AttemptRecord[], disableAfterMs: number, now: number): void {
+  applyAttempts(attempts: readonly AttemptToRecord[], now: number, disableRule: DisableRule): void {
     const successes = new Map<number, number>();
-    for (const attempt of attempts) this.applyAttempt(attempt, disableAfterMs, now, successes);
+    for (const attempt of attempts) this.applyAttempt(attempt, now, disableRule, successes);
     for (const endpointId of [...successes.keys()]) this.flushSuccess(successes, endpointId);
   }
 

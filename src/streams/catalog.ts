@@ -1,6 +1,12 @@
-import type { EventRecord } from '../domain/events.js';
+import type { AttemptToRecord } from '../store/deliveries.js';
 
-/** Streams of the pipeline and the partition counts the daemon creates them with (Kafka). */
+export type { AttemptOutcome } from '../store/deliveries.js';
+/**
+ * The stream catalog: the streams of the pipeline, the partition counts the daemon creates them
+ * with (Kafka), the consumer groups, and the webhook messages they carry. The provider messages
+ * (send jobs on gateway.outbound, provider facts on gateway.inbound) are domain shapes, defined in
+ * src/domain/messaging.ts and src/domain/provider-facts.ts.
+ */
 export const STREAM = {
   events: 'gateway.events',
   outbound: 'gateway.outbound',
@@ -13,7 +19,20 @@ export const STREAM = {
 
 export const PARTITIONS = { keyed: 6, retries: 6, attempts: 6, replays: 3 } as const;
 
-export const CONSUMER_GROUP = { dispatcher: 'gateway-dispatcher', core: 'gateway-core' } as const;
+export const CONSUMER_GROUP = { dispatcher: 'gateway-dispatcher', core: 'gateway-core', sender: 'gateway-sender' } as const;
+
+/**
+ * One event on `gateway.events`, as the outbox stores it and the dispatcher reads it. `body` is
+ * exactly what the company's endpoints receive; `id` is the `webhook-id` of every delivery of it.
+ */
+export interface EventRecord {
+  id: string;
+  company_id: number;
+  /** `<type>.<event>`, the name endpoint filters match: `message.create`, `channel.qr_code`, `job.executed`. */
+  name: string;
+  created_at: string;
+  body: Record<string, unknown>;
+}
 
 /**
  * One webhook attempt to make: the event, its target endpoint with the secrets that sign it, and the
@@ -31,31 +50,12 @@ export interface DeliveryJob {
   trigger: 'auto' | 'manual';
 }
 
-export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
-
-/** One attempt as recorded by the core (sent back on gateway.attempts). */
-export interface AttemptRecord {
-  /** Made by the dispatcher: recording the same record twice changes nothing. */
-  id: string;
-  delivery_id: string;
-  company_id: number;
-  endpoint_id: number;
-  number: number;
-  /** The job's step of the automatic schedule (null for a manual replay). */
-  step: number | null;
-  trigger: 'auto' | 'manual';
-  started_at: number;
-  duration_ms: number;
-  status_code: number | null;
-  response_body: string | null;
-  error: string | null;
-  outcome: AttemptOutcome;
-  /** When the next automatic attempt is due (outcome 'retry'). */
-  next_attempt_at: number | null;
-  /**
-   * The event's `created_at` (ISO 8601), for the end-to-end latency metric; records of older
-   * dispatchers lack it, and the core then reads it from the delivery.
-   */
+/**
+ * One attempt as the dispatcher reports it on gateway.attempts and the core records it, with the
+ * event's `created_at` (ISO 8601) for the end-to-end latency metric; when it is missing the core
+ * reads it from the delivery.
+ */
+export interface AttemptRecord extends AttemptToRecord {
   event_created_at?: string;
 }
 

@@ -10,6 +10,7 @@ import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
 import { ManualClock } from '../../src/streams/stream.js';
 import { emitEvent, insertEndpoint } from '../pipeline/harness.js';
 import { eventually, memoryLogger } from '../pipeline/wait.js';
+import { endpointDisableRule } from '../../src/dispatch/endpoint-health.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -64,8 +65,8 @@ describe('recording attempts', () => {
     const store = openStore();
     const d = deliveryFixture(store);
     store.db.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(d.endpointId);
-    expect(() => store.deliveries.recordAttempt(attempt(d, { outcome: 'failed' }), 86_400_000, Date.now())).not.toThrow();
-    expect(() => store.deliveries.recordAttempt(attempt(d, { outcome: 'gone', status_code: 410 }), 86_400_000, Date.now())).not.toThrow();
+    expect(() => store.deliveries.recordAttempt(attempt(d, { outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000))).not.toThrow();
+    expect(() => store.deliveries.recordAttempt(attempt(d, { outcome: 'gone', status_code: 410 }), Date.now(), endpointDisableRule(86_400_000))).not.toThrow();
     expect(store.deliveries.find(d.delivery.id)!.status).toBe('failed');
     expect(store.deliveries.attempts(d.delivery.id)).toHaveLength(2);
     expect(store.db.prepare('SELECT count(*) AS n FROM webhook_endpoint_health').get()).toEqual({ n: 0 });
@@ -74,18 +75,18 @@ describe('recording attempts', () => {
   it('leaves a scheduled delivery pending after a failed manual attempt, with its next_attempt_at', () => {
     const store = openStore();
     const d = deliveryFixture(store);
-    store.deliveries.recordAttempt(attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }), 86_400_000, Date.now());
-    store.deliveries.recordAttempt(attempt(d, { number: 2, trigger: 'manual', outcome: 'failed' }), 86_400_000, Date.now());
+    store.deliveries.recordAttempt(attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }), Date.now(), endpointDisableRule(86_400_000));
+    store.deliveries.recordAttempt(attempt(d, { number: 2, trigger: 'manual', outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000));
     expect(store.deliveries.find(d.delivery.id)).toMatchObject({ status: 'pending', next_attempt_at: 2_000_000, attempt_count: 2 });
   });
 
   it('never moves a delivered delivery back (late or duplicate results, manual failures)', () => {
     const store = openStore();
     const d = deliveryFixture(store);
-    store.deliveries.recordAttempt(attempt(d, { number: 2, outcome: 'delivered', status_code: 200, error: null }), 86_400_000, Date.now());
-    store.deliveries.recordAttempt(attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }), 86_400_000, Date.now());
-    store.deliveries.recordAttempt(attempt(d, { number: 2, outcome: 'failed' }), 86_400_000, Date.now());
-    store.deliveries.recordAttempt(attempt(d, { number: 3, trigger: 'manual', outcome: 'failed' }), 86_400_000, Date.now());
+    store.deliveries.recordAttempt(attempt(d, { number: 2, outcome: 'delivered', status_code: 200, error: null }), Date.now(), endpointDisableRule(86_400_000));
+    store.deliveries.recordAttempt(attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }), Date.now(), endpointDisableRule(86_400_000));
+    store.deliveries.recordAttempt(attempt(d, { number: 2, outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000));
+    store.deliveries.recordAttempt(attempt(d, { number: 3, trigger: 'manual', outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000));
     expect(store.deliveries.find(d.delivery.id)).toMatchObject({ status: 'delivered', next_attempt_at: null });
     expect(store.deliveries.attempts(d.delivery.id)).toHaveLength(4);
   });
@@ -114,8 +115,8 @@ describe('bulk replay tasks', () => {
       const list = outcomes.map((over) => attempt(d, over));
       list.push(list[4]!);
       const upserts = countStatements(store, 'INSERT INTO webhook_endpoint_health');
-      if (batched) store.transaction(() => store.deliveries.applyAttempts(list, 86_400_000, 2_000_000));
-      else for (const a of list) store.deliveries.recordAttempt(a, 86_400_000, 2_000_000);
+      if (batched) store.transaction(() => store.deliveries.applyAttempts(list, 2_000_000, endpointDisableRule(86_400_000)));
+      else for (const a of list) store.deliveries.recordAttempt(a, 2_000_000, endpointDisableRule(86_400_000));
       return { health: healthRow(store, d.endpointId), rows: rowsOf(store), upserts: upserts() };
     };
     const oneByOne = run(false);

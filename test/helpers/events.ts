@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { conversationEvent } from '../../schemas/events/conversation.js';
 import { messageEvent } from '../../schemas/events/message.js';
-import type { EventRecord } from '../../src/domain/events.js';
+import type { EventRecord } from '../../src/streams/catalog.js';
 import type { Store } from '../../src/store/store.js';
 import { compileSchema, schemaErrors } from './schemas.js';
 

@@ -8,7 +8,7 @@ import formats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { authEvent } from '../../schemas/events/auth.js';
 import { channelV1Event } from '../../schemas/events/channel-v1.js';
-import type { EventRecord } from '../../src/domain/events.js';
+import type { EventRecord } from '../../src/streams/catalog.js';
 import type { Store } from '../../src/store/store.js';
 import { assertValidEvent, emittedEvents, registerEventSchema } from '../helpers/events.js';
 import type { TestGateway, TestResponse } from '../helpers/gateway.js';

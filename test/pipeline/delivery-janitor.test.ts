@@ -7,6 +7,7 @@ import type { Store } from '../../src/store/store.js';
 import { storePerTest } from '../helpers/temp-store.js';
 import { ManualClock } from '../../src/streams/stream.js';
 import { firstJanitorPass } from './wait.js';
+import { endpointDisableRule } from '../../src/dispatch/endpoint-health.js';
 
 let store: Store;
 storePerTest('gateway-delivery-janitor-', (opened) => (store = opened));
@@ -43,7 +44,7 @@ function attemptOf(deliveryId: string, id: string, at: number, outcome: AttemptR
   };
 }
 
-const record = (attempt: AttemptRecord) => store.deliveries.recordAttempt(attempt, 5 * 86_400_000, attempt.started_at);
+const record = (attempt: AttemptRecord) => store.deliveries.recordAttempt(attempt, attempt.started_at, endpointDisableRule(5 * 86_400_000));
 
 describe('delivery janitor', () => {
   it('deletes delivered and failed deliveries (with their attempts) whose last change is past the retention, keeps pending ones, stops at the first young one', async () => {
