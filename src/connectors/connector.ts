@@ -3,37 +3,12 @@
  * families mirror the callback families (cloud-style business API, bot-style API, our connector
  * protocol) and the sandbox stands in for all of them when GATEWAY_SANDBOX is on.
  */
-import type { SendJob } from '../domain/messaging.js';
+import type { ProviderSendJob, SendRequest } from '../domain/messaging.js';
+
+/** The send job shapes (src/domain/messaging.ts) are part of the interface every connector implements. */
+export type { MediaKindOut, ProviderSendJob, SendRequest } from '../domain/messaging.js';
 
 export type ConnectorFamily = 'cloud' | 'bot' | 'connector';
-
-/** What a sender needs to call the provider, resolved by the core when it publishes the job. */
-export interface SendRequest {
-  provider: string;
-  /** The channel's secrets (tokens). Never logged, never part of an error text. */
-  credentials: Record<string, unknown>;
-  /** The channel's non-secret settings (vendor ids, phone). */
-  settings: Record<string, unknown>;
-  recipient: { external_id: string; phone: string | null };
-  text: string | null;
-  attachment: { url: string; mime_type: string; file_name: string; kind: MediaKindOut } | null;
-  /** The provider's id of the message replied to. */
-  reply_to: string | null;
-  template: { name: string; language: string; parameters: string[] } | null;
-}
-
-export type MediaKindOut = 'image' | 'video' | 'audio' | 'voice' | 'document';
-
-/**
- * A send job as it travels on `gateway.outbound` after the relay resolved it: the job, what to
- * send (null when the message or its channel is gone by then, with the reason), and whether the
- * job came from the v1 write-first endpoint (its result is also a v1 job webhook).
- */
-export interface ProviderSendJob extends SendJob {
-  v1_job?: boolean;
-  send: SendRequest | null;
-  gone_reason?: string;
-}
 
 /** A provider's refusal or failure, as the outcome records it (never a credential). */
 export interface ProviderError {

@@ -32,6 +32,34 @@ export interface SendJob {
   v1_job?: boolean;
 }
 
+/** What a sender needs to call the provider, resolved by the core when it publishes the job. */
+export interface SendRequest {
+  provider: string;
+  /** The channel's secrets (tokens). Never logged, never part of an error text. */
+  credentials: Record<string, unknown>;
+  /** The channel's non-secret settings (vendor ids, phone). */
+  settings: Record<string, unknown>;
+  recipient: { external_id: string; phone: string | null };
+  text: string | null;
+  attachment: { url: string; mime_type: string; file_name: string; kind: MediaKindOut } | null;
+  /** The provider's id of the message replied to. */
+  reply_to: string | null;
+  template: { name: string; language: string; parameters: string[] } | null;
+}
+
+export type MediaKindOut = 'image' | 'video' | 'audio' | 'voice' | 'document';
+
+/**
+ * A send job as it travels on `gateway.outbound` after the relay resolved it: the job, what to
+ * send (null when the message or its channel is gone by then, with the reason), and whether the
+ * job came from the v1 write-first endpoint (its result is also a v1 job webhook).
+ */
+export interface ProviderSendJob extends SendJob {
+  v1_job?: boolean;
+  send: SendRequest | null;
+  gone_reason?: string;
+}
+
 /** A channel answers sends only while enabled; say clearly why not otherwise. */
 export function assertChannelCanSend(conversation: Pick<ConversationRow, 'channel_id' | 'provider' | 'channel_state' | 'channel_deleted_at'>): void {
   const channel = `${conversation.provider} channel ${conversation.channel_id}`;

@@ -2,7 +2,6 @@ import type { Middleware } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PROVIDERS } from '../../schemas/v1/channels.js';
 import type { AttemptRecord } from '../streams/catalog.js';
-import type { AppState } from '../http/context.js';
 import type { StreamLag } from '../streams/stream.js';
 import { AppError } from '../errors/errors.js';
 
@@ -130,7 +129,7 @@ export class Metrics {
   }
 
   /** Koa middleware timing every request by its route template (`/callbacks/:provider/:channelId`), never the raw path. */
-  httpMiddleware(): Middleware<AppState> {
+  httpMiddleware(): Middleware {
     return async (ctx, next) => {
       const end = this.requestDuration.startTimer();
       try {

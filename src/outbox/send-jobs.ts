@@ -1,6 +1,5 @@
 import { attachmentFileUrl } from '../presenters/attachment.js';
-import type { MediaKindOut, ProviderSendJob, SendRequest } from '../connectors/connector.js';
-import type { SendJob } from '../domain/messaging.js';
+import type { MediaKindOut, ProviderSendJob, SendJob, SendRequest } from '../domain/messaging.js';
 import type { AttachmentRow } from '../store/attachments.js';
 import type { Store } from '../store/store.js';
 

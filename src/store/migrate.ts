@@ -1,12 +1,8 @@
 import type { Db } from './db.js';
+import type { Migration } from './migrations/migration.js';
 import { MIGRATIONS } from './migrations/index.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
+export type { Migration };
 export { MIGRATIONS };
 
 /**

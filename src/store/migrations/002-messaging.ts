@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * The messaging model (contacts, conversations, messages, attachments, templates), the

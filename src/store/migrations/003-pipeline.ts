@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * The event pipeline: the embedded (SQLite) streams, webhook deliveries with their attempts,

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * Provider callbacks (DESIGN.md section 5): the per-channel callback settings (verification secrets

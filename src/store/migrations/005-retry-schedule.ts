@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * Durable retry schedule in the store (DESIGN.md section 7): the core keeps each pending delivery's

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * Provider statuses that arrive before the sender's outcome recorded the provider's id of the

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * Embedded streams without claim rows (docs/decisions.md, "Embedded streams"): the process owning

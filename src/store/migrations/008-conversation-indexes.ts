@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * conversations_company (company_id, id) served no query conversations_company_state (company_id,

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 import { foundation } from './001-foundation.js';
 import { messaging } from './002-messaging.js';
 import { pipeline } from './003-pipeline.js';

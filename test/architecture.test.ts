@@ -1,0 +1,56 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const { options, ...ruleSet } = createRequire(import.meta.url)(path.join(repoRoot, '.dependency-cruiser.cjs'));
+
+/** The rule violations of cruising `dirs` from `cwd` with the project's layer rules. */
+async function violations(cwd: string, dirs: string[]): Promise<string[]> {
+  const before = process.cwd();
+  process.chdir(cwd);
+  try {
+    const tsConfig = cwd === repoRoot ? options.tsConfig : undefined;
+    const result = await cruise(dirs, { ...options, tsConfig, ruleSet, validate: true }, { extensions: ['.ts', '.js'] });
+    const output = result.output as ICruiseResult;
+    return output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+  } finally {
+    process.chdir(before);
+  }
+}
+
+describe('the layer order of src/ (docs/architecture.md)', () => {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'gateway-layers-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  function write(file: string, text: string): void {
+    mkdirSync(path.dirname(path.join(scratch, file)), { recursive: true });
+    writeFileSync(path.join(scratch, file), text);
+  }
+
+  it('holds in the tree: no import runs against it', async () => {
+    expect(await violations(repoRoot, ['src', 'schemas'])).toEqual([]);
+  });
+
+  it('reports an upward import, a sideways import between stages or faces, and a type-only one', async () => {
+    write('src/dispatch/policy.ts', 'export const retryAfter = 1;\n');
+    write('src/ingest/verify.ts', 'export const verified = true;\n');
+    write('src/api/lookup.ts', 'export const lookup = 1;\n');
+    write('src/store/rows.ts', "import { retryAfter } from '../dispatch/policy.js';\nexport const rows = retryAfter;\n");
+    write('src/outbox/relay.ts', "import { verified } from '../ingest/verify.js';\nexport const relayed = verified;\n");
+    write('src/admin/routes.ts', "import { lookup } from '../api/lookup.js';\nexport const routes = lookup;\n");
+    write('src/domain/rules.ts', "import type { Context } from '../http/context.js';\nexport type Rule = Context;\n");
+    write('src/http/context.ts', 'export interface Context { id: number }\n');
+    write('src/cli/main.ts', "import { routes } from '../admin/routes.js';\nimport { rows } from '../store/rows.js';\nexport const main = [routes, rows];\n");
+    expect((await violations(scratch, ['src'])).sort()).toEqual([
+      'domain-not-to-http: src/domain/rules.ts -> src/http/context.ts',
+      'faces-apart: src/admin/routes.ts -> src/api/lookup.ts',
+      'stages-apart: src/outbox/relay.ts -> src/ingest/verify.ts',
+      'store-not-to-stages: src/store/rows.ts -> src/dispatch/policy.ts',
+    ]);
+  });
+});
