@@ -359,7 +359,7 @@ export async function fixedRate({ base, companies, rate, seconds, senders = 10_0
   // Every connection is open before the clock starts, as a sender at a steady rate keeps its
   // keep-alive connections. Opened on demand, they were opened in the measured seconds whenever the
   // answers slowed, and some callbacks were then answered 100-500 ms after they were sent while the
-  // daemon's request log had none above 84 ms (BENCHMARKS.md, session 8).
+  // daemon's request log had none above 84 ms.
   await Promise.all(Array.from({ length: connections }, () => pool.request({ method: 'GET', path: '/healthz' }).then((res) => res.body.dump())));
   const targets = companies.map((c) => ({ path: c.callbackPath, headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': c.secretToken } }));
   const latencies = [];
@@ -435,9 +435,9 @@ export async function waitArrivals(receiver, accepted, timeoutMs) {
 
 /**
  * Fills the store of a stopped daemon with `messages` incoming messages spread over `conversations`
- * conversations (one contact each) of the channel, with a callback receipt each: the state a bot
- * channel of that size had until session 10 (since then an update carrying a message claims no
- * receipt), so a larger store than the daemon now writes. Direct SQL through the store's schema, in bulk.
+ * conversations (one contact each) of the channel, with a callback receipt each: a larger store
+ * than the daemon writes (an update carrying a message claims no receipt), so the scenarios run
+ * against a store no smaller than a real one. Direct SQL through the store's schema, in bulk.
  */
 export function prefillStore(dbFile, { companyId, channelId, conversations, messages }) {
   const db = new Database(dbFile);

@@ -166,7 +166,7 @@ class PosterThread {
       // Sent once the work under way (its promise callbacks included) is done, so the attempts
       // handed out together go in one message; not in the next turn of the event loop, which
       // under load first reads and handles every request that came meanwhile: that turn was
-      // several ms of each webhook's latency (BENCHMARKS.md, session 8).
+      // several ms of each webhook's latency.
       if (this.outbox.push({ n, request }) === 1) process.nextTick(() => this.flush());
     });
   }

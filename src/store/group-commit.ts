@@ -50,8 +50,8 @@ export interface UnitMemory {
  * its transaction in the next turn whatever the gap, and takes every unit queued so far with it.
  * The gap saves commits where the work queues itself (attempt records and stream commits of a
  * bulk replay); where the units come from clients waiting for their answers, each client sends its
- * next request only once answered, so the loop would spend the gap idle (session 11: with the gap
- * at 1 ms for callbacks too, the machine was 44 % idle at maximum rate).
+ * next request only once answered, so the loop would spend the gap idle (measured with the gap at
+ * 1 ms for callbacks too: the machine was 44 % idle at maximum rate).
  *
  * Why: a commit costs far more than the few statements of one provider callback (the WAL pages of
  * every table and index touched are written on each commit), so one commit for every callback that

@@ -244,7 +244,7 @@ class Feed {
    * Dispatches in the next turn of the event loop or, with `soon` (messages just committed), once
    * the work under way is done (process.nextTick). Under load a turn first reads and handles every
    * request that came meanwhile, several ms: a fresh message that waited for it carried that wait
-   * into its webhook's latency (BENCHMARKS.md, session 8). What may repeat (refilling from the log,
+   * into its webhook's latency. What may repeat (refilling from the log,
    * a finished message's key) still waits for the next turn, so I/O goes on between.
    */
   private schedule(soon = false): void {

@@ -6,7 +6,7 @@ import type { Migration } from './migration.js';
  * (and state) and sort by last_updated_at either way, and the company's rows are a prefix of the
  * state index (the ON DELETE CASCADE of a company finds them there too). Each new conversation
  * wrote an entry into both, in B-trees ordered by company, so a page per company per commit:
- * about one WAL page per callback of a new sender (BENCHMARKS.md, session 10).
+ * about one WAL page per callback of a new sender.
  */
 export const conversationIndexes: Migration = {
   version: 8,
