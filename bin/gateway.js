@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 // Entry point of the `gateway` command; runs the compiled CLI (built by `npm install` / `npm run build`).
-// The daemon's V8 flags (README, "Memory") are on the first line, in `npm start` and in the Dockerfile.
+// The daemon's V8 flags (docs/operations.md, "Memory") are on the first line, in `npm start` and in the Dockerfile.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

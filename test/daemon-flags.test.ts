@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
-/** The node flags the daemon is started with (README, "Memory"), wherever it is started from. */
+/** The node flags the daemon is started with (docs/operations.md, "Memory"), wherever it is started from. */
 describe("the daemon's node flags", () => {
   it('are the same in npm start, bin/gateway.js, the Dockerfile and the benchmark', () => {
     const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;

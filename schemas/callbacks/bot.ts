@@ -79,7 +79,7 @@ const botMessage = {
 } as const;
 
 /**
- * A bot-style API update (`chat_b`, DESIGN.md section 5): `update_id` and one of `message`,
+ * A bot-style API update (`chat_b`, docs/design.md section 5): `update_id` and one of `message`,
  * `edited_message`, ... Kinds the gateway does not handle (callback queries, member updates) are
  * accepted and acknowledged without effect, as the provider would otherwise retry them.
  */

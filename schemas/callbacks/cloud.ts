@@ -88,7 +88,7 @@ const cloudStatus = {
 } as const;
 
 /**
- * A cloud-style business API callback (`chat_a_business`, DESIGN.md section 5): entries of changes,
+ * A cloud-style business API callback (`chat_a_business`, docs/design.md section 5): entries of changes,
  * each change's value holding the contacts, messages and statuses of one phone number. Fields the
  * gateway does not read are allowed (providers add fields without notice).
  */

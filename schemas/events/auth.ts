@@ -2,7 +2,7 @@ import type { JSONSchema } from 'json-schema-to-ts';
 import { authObject } from '../v2/auths.js';
 
 /**
- * The v2 auth event (contract section 6, DESIGN.md section 6): the envelope
+ * The v2 auth event (contract section 6, docs/design.md section 6): the envelope
  * `{id, event, type: 'auth', created_at, object}` with the auth object as the REST API presents it.
  * `create` when an auth (or v1 channel) is created, `update` when its state changes (the object
  * carries the new state), `delete` when it is deleted (the object as it was removed, `disabled`).

@@ -1,7 +1,7 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 
 /**
- * The v1 channel payloads (DESIGN.md section 6), written for channels created through API v1
+ * The v1 channel payloads (docs/design.md section 6), written for channels created through API v1
  * besides the v2 `auth.update`: `{id, entity: 'channel', type, company_id, channel_id,
  * channel_type, created_at, ...}` where `type` is `qr_code` (with `qr`), `code` (with `code`),
  * `state` (with `state` and `reason`) or `pages` (with `pages`). `channel_type` is the provider code.

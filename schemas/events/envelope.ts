@@ -1,5 +1,5 @@
 /**
- * The v2 event envelope (DESIGN.md section 6): `{id, event, type, created_at, object}`, where
+ * The v2 event envelope (docs/design.md section 6): `{id, event, type, created_at, object}`, where
  * `object` is the same presentation the REST API returns. `id` is the webhook-id of every delivery.
  */
 export function eventEnvelope<const T extends string, const E extends readonly string[], const O extends object>(

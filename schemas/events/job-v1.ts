@@ -1,7 +1,7 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 
 /**
- * The v1 write-first job result (contract section 6, DESIGN.md section 6), written when a job of
+ * The v1 write-first job result (contract section 6, docs/design.md section 6), written when a job of
  * `POST /p1/companies/<id>/channels/<id>/conversations` finishes: `DELIVERED` once the provider
  * took the message, `NOT DELIVERED` with the `reason` when it refused it for good. Named `job.executed`.
  */

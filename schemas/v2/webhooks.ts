@@ -2,7 +2,7 @@ import type { JSONSchema } from 'json-schema-to-ts';
 import { companyId, pathCompanyBody } from './common.js';
 
 /**
- * Event names an endpoint may ask for (`<type>.<event>`, DESIGN.md section 6): the v2 envelope's
+ * Event names an endpoint may ask for (`<type>.<event>`, docs/design.md section 6): the v2 envelope's
  * events, the v1 channel payloads and the write-first job result.
  */
 export const WEBHOOK_EVENT_TYPES = [

@@ -14,7 +14,7 @@
 //                                                     p50/p99/max per second of the run (where a tail comes from)
 //   node scripts/bench/cpu.mjs bare [seconds=8]       the bare-Koa baseline at max rate: its CPU per request and
 //                                                     the load generator's (the budget the ratios leave the daemon)
-//   node scripts/bench/cpu.mjs floor [seconds=8]     bare Koa, then bare Koa plus the least durable ingest DESIGN.md
+//   node scripts/bench/cpu.mjs floor [seconds=8]     bare Koa, then bare Koa plus the least durable ingest docs/design.md
 //                                                     asks for (floor-koa.mjs: one insert; the deduplicated message,
 //                                                     its conversation and one event row), alternating twice: the
 //                                                     ratio any gateway here could reach at best

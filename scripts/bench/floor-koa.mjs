@@ -1,5 +1,5 @@
 // The floor of a durable ingest: the bare-Koa baseline (bare-koa.mjs) plus the least a gateway that
-// follows DESIGN.md section 5 must do before it answers a callback, and nothing else of the daemon
+// follows docs/design.md section 5 must do before it answers a callback, and nothing else of the daemon
 // (no routing, verification, validation, normalizing, contacts, deliveries, logging or metrics).
 // `node scripts/bench/cpu.mjs floor` runs it against bare Koa under the same load (BENCHMARKS.md).
 //

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The daemon's node flags, as `npm start`, bin/gateway.js and the Dockerfile start it (README, "Memory"). */
+/** The daemon's node flags, as `npm start`, bin/gateway.js and the Dockerfile start it (docs/operations.md, "Memory"). */
 export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=8'];
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export const API_TOKEN = 'gwk_bench-api-token-0123456789abcdef';

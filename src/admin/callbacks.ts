@@ -17,7 +17,7 @@ export interface AdminCallbackDeps {
 
 /**
  * GET /admin/channels/<id>/callback: where a channel's provider posts and how it proves itself
- * (DESIGN.md section 5), for operators only — the v1/v2 API never shows these secrets.
+ * (docs/design.md section 5), for operators only — the v1/v2 API never shows these secrets.
  */
 export function adminCallbackRoutes(router: Router<AppState>, deps: AdminCallbackDeps): void {
   const { store } = deps;

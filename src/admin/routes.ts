@@ -23,7 +23,7 @@ const validateListQuery = validator(adminDeliveryListQuery);
 const validateBulkReplay = validator(adminBulkReplayBody);
 
 /**
- * The operators' API under /admin (DESIGN.md section 7), behind GATEWAY_ADMIN_TOKEN. Mounted only
+ * The operators' API under /admin (docs/design.md section 7), behind GATEWAY_ADMIN_TOKEN. Mounted only
  * when that token is configured; without it every /admin path answers 404.
  */
 export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {

@@ -41,7 +41,7 @@ const validateConnector = Object.fromEntries(Object.entries(connectorEvents).map
 const validateHandshake = validator(cloudHandshakeQuery);
 
 /**
- * Provider callbacks (DESIGN.md section 5). Not behind the API token: every family carries its own
+ * Provider callbacks (docs/design.md section 5). Not behind the API token: every family carries its own
  * verification, checked over the raw bytes before anything is parsed. Answers, in this order:
  * 404 unknown, deleted or other provider's channel; 413 body over the limit; 400 body not valid
  * UTF-8; 401 bad or missing signature; 400 malformed JSON; 422 schema violation; 200 once the

@@ -14,7 +14,7 @@ function problemsOf(env: Record<string, string>): string[] {
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
 }
 
-describe('loadConfig defaults (DESIGN.md section 9)', () => {
+describe('loadConfig defaults (docs/design.md section 9)', () => {
   it('answers every default for an empty environment', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** Every setting of the daemon, read from the environment. Defaults per DESIGN.md section 9. */
+/** Every setting of the daemon, read from the environment. Defaults per docs/design.md section 9. */
 export interface Config {
   /** GATEWAY_PORT: TCP port of the HTTP server (0 picks a free one). Default 3000. */
   port: number;
@@ -57,7 +57,7 @@ export interface Config {
   providers: ProviderConfig;
 }
 
-/** Where and how the gateway calls providers (DESIGN.md section 8, docs/connector-protocol.md). */
+/** Where and how the gateway calls providers (docs/design.md section 8, docs/connector-protocol.md). */
 export interface ProviderConfig {
   /**
    * GATEWAY_CHAT_A_BUSINESS_API_URL: base of the cloud-style business API, version included
@@ -96,7 +96,7 @@ export interface ProviderConfig {
 /** GATEWAY_WEBHOOK_RETENTION's default: a month of deliveries to look into and replay. */
 export const WEBHOOK_RETENTION_DEFAULT_MS = 30 * 86_400_000;
 
-/** The webhook dispatcher's settings (DESIGN.md section 7). */
+/** The webhook dispatcher's settings (docs/design.md section 7). */
 export interface WebhookConfig {
   /** GATEWAY_WEBHOOK_TIMEOUT: time one attempt may take (a duration: 15s, 500ms). Default 15s. */
   timeoutMs: number;

@@ -1,5 +1,5 @@
 /**
- * The connector interface (DESIGN.md section 8): how the gateway talks to providers. Three HTTP
+ * The connector interface (docs/design.md section 8): how the gateway talks to providers. Three HTTP
  * families mirror the callback families (cloud-style business API, bot-style API, our connector
  * protocol) and the sandbox stands in for all of them when GATEWAY_SANDBOX is on.
  */

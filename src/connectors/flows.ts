@@ -21,7 +21,7 @@ export interface ConnectionFlowDeps {
 export type ConnectionSignal = Pick<ConnectionStart, 'qr' | 'code' | 'oauth_provider_url'>;
 
 /**
- * The connection flows of channels (v1) and auths (v2), DESIGN.md section 8: the core calls the
+ * The connection flows of channels (v1) and auths (v2), docs/design.md section 8: the core calls the
  * provider's connector synchronously (the API answer carries what it says), then records what
  * changed through applyCallback, the normalization of provider callbacks — a QR, code or OAuth
  * address as `auth.update` (plus the v1 payload), a connection as the move to `enabled`.

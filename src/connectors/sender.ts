@@ -23,7 +23,7 @@ export interface ProviderSenderOptions {
 }
 
 /**
- * The provider sender (DESIGN.md section 8): consumes resolved send jobs from `gateway.outbound`,
+ * The provider sender (docs/design.md section 8): consumes resolved send jobs from `gateway.outbound`,
  * calls the channel's connector and publishes the outcome on `gateway.inbound` as a normalized fact:
  * sent with the provider's id, or refused for good. A transient failure (5xx, 429, network) is
  * tried again in place after the schedule's pause (or a longer Retry-After, up to a minute), so

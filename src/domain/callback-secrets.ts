@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** How a provider reaches the gateway: which callback family a channel's provider speaks (DESIGN.md section 5). */
+/** How a provider reaches the gateway: which callback family a channel's provider speaks (docs/design.md section 5). */
 export type CallbackFamily = 'cloud' | 'bot' | 'connector';
 
 /** `chat_a_business` posts the cloud-style business API, `chat_b` the bot-style API; every other (session-based) provider goes through our connector protocol. */

@@ -20,7 +20,7 @@ export interface IngestOutcome {
 }
 
 /**
- * Applies a normalized callback in ONE transaction (DESIGN.md sections 4 to 6): contacts,
+ * Applies a normalized callback in ONE transaction (docs/design.md sections 4 to 6): contacts,
  * conversations, messages, attachments, statuses, channel state and every event they cause.
  * Deduplication: a message id the channel already has, or the receipt of a batch that carries more
  * than messages (edits, reactions, statuses...) already claimed, changes nothing and writes no

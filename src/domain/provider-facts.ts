@@ -1,5 +1,5 @@
 /**
- * What every callback family normalizes into (DESIGN.md section 5): provider-neutral items that
+ * What every callback family normalizes into (docs/design.md section 5): provider-neutral items that
  * src/domain/incoming.ts applies to the store in one transaction.
  */
 
@@ -88,7 +88,7 @@ export type AuthSignalItem =
   | { kind: 'oauth'; oauthProviderUrl: string };
 
 /**
- * What a sender reports about one send job (DESIGN.md section 8): the provider took the message
+ * What a sender reports about one send job (docs/design.md section 8): the provider took the message
  * (its id becomes the message's `external_id`, status `sent`) or refused it for good (`error`, the
  * reason in `details.errors`). Travels on `gateway.inbound` and is applied like any callback.
  */

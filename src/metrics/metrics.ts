@@ -22,7 +22,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const DELIVERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400];
 
 /**
- * Every Prometheus metric of the daemon (README, "Metrics"), in one registry per running gateway.
+ * Every Prometheus metric of the daemon (docs/metrics.md), in one registry per running gateway.
  * Other modules call the small recording methods below; the gauges that describe state (outbox,
  * stream lag, disabled endpoints) are read from their sources when scraped, never kept up to date.
  */

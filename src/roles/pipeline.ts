@@ -4,7 +4,7 @@ import { DeliveryJanitor } from '../dispatch/delivery-janitor.js';
 import { DeliveryWorker } from '../dispatch/delivery-worker.js';
 import { WebhookHttpClient } from '../dispatch/http-client.js';
 import { InlinePoster, ThreadedPoster, type WebhookPoster } from '../dispatch/webhook-poster.js';
-import { PARTITIONS, STREAM } from '../streams/catalog.js';
+import { STREAM_SPECS } from '../streams/catalog.js';
 import { Replayer, ReplayTaskWorker } from '../dispatch/replay.js';
 import { RetryScheduler } from '../dispatch/retry-scheduler.js';
 import { SsrfGuard } from '../dispatch/ssrf.js';
@@ -15,27 +15,15 @@ import { OutboxJanitor } from '../outbox/janitor.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
 import { SqliteStreamBus } from '../streams/sqlite-stream.js';
-import { systemClock, type Clock, type StreamBus, type StreamSpec } from '../streams/stream.js';
+import { systemClock, type Clock, type StreamBus } from '../streams/stream.js';
 import { supervise, type Supervisor, type Worker } from '../workers/supervisor.js';
 import { Connectors } from '../connectors/registry.js';
 import { ProviderSender, publishFactLater } from '../connectors/sender.js';
 import { ChannelThrottle } from '../connectors/throttle.js';
 import { InboundApplier } from '../ingest/inbound-worker.js';
 
-/** all: everything in one process; core: store, API, relay, recorder, retry scheduler; worker: the dispatcher only. */
+/** all: everything in one process; core: store, API, relay, recorder, retry scheduler; worker: the dispatcher and the provider senders. */
 export type Role = 'all' | 'core' | 'worker';
-
-/** Every stream and the partition count the daemon creates it with (README, "Streams"). */
-export function streamSpecs(): StreamSpec[] {
-  return [
-    { name: STREAM.events, partitions: PARTITIONS.keyed },
-    { name: STREAM.outbound, partitions: PARTITIONS.keyed },
-    { name: STREAM.inbound, partitions: PARTITIONS.keyed },
-    { name: STREAM.retries, partitions: PARTITIONS.retries },
-    { name: STREAM.attempts, partitions: PARTITIONS.attempts },
-    { name: STREAM.replays, partitions: PARTITIONS.replays },
-  ];
-}
 
 /** Kafka streams when GATEWAY_KAFKA_BROKERS is set, else the SQLite streams of the store. */
 export async function openStreamBus(config: Config, store: Store | null, logger: Logger, clock: Clock): Promise<StreamBus> {
@@ -61,7 +49,7 @@ export interface Pipeline {
 /** Starts the pipeline workers of a role under one supervisor. */
 export async function startPipeline(role: Role, config: Config, store: Store | null, logger: Logger, clock: Clock = systemClock, metrics?: Metrics): Promise<Pipeline> {
   const bus = await openStreamBus(config, store, logger, clock);
-  await bus.ensureStreams(streamSpecs());
+  await bus.ensureStreams(STREAM_SPECS);
   const workers: Worker[] = [];
   let replayer: Replayer | null = null;
   let poster: WebhookPoster | null = null;

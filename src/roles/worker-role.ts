@@ -3,9 +3,9 @@ import type { Logger } from '../log.js';
 import { startPipeline } from './pipeline.js';
 
 /**
- * `gateway serve --role worker`: only the webhook dispatcher, against Kafka, with no store and no
- * HTTP server. Attempts go back to the core on gateway.attempts; several workers share the
- * partitions through their consumer group.
+ * `gateway serve --role worker`: the webhook dispatcher and the provider senders, against Kafka,
+ * with no store and no HTTP server. Attempts go back to the core on gateway.attempts and send
+ * outcomes on gateway.inbound; several workers share the partitions through their consumer groups.
  */
 export async function startWorker(config: Config, logger: Logger): Promise<{ close(): Promise<void> }> {
   const pipeline = await startPipeline('worker', config, null, logger);

@@ -51,7 +51,7 @@ function frozen(row: ChannelRow): ChannelRow {
 export class ChannelStore {
   /**
    * Committed live channels by id, for the provider callbacks (findLiveCached). This store is the
-   * only writer of the table in the process that owns the store (DESIGN.md section 2: one core per
+   * only writer of the table in the process that owns the store (docs/design.md section 2: one core per
    * store), and every write drops the entry of its channel before it runs; rows are added only
    * outside a transaction, so an entry never holds a write that could still be rolled back.
    */

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 
 export type Db = Database.Database;
 
-/** Opens the store file with the pragmas the whole daemon relies on (DESIGN.md section 4). */
+/** Opens the store file with the pragmas the whole daemon relies on (docs/design.md section 4). */
 export function openDatabase(file: string): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = connect(file);

@@ -18,7 +18,7 @@ export interface WebhookEndpointRow {
   updated_at: number;
 }
 
-/** Endpoints a company may have, its v1 webhook_url included (DESIGN.md section 9). */
+/** Endpoints a company may have, its v1 webhook_url included (docs/design.md section 9). */
 export const MAX_ENDPOINTS_PER_COMPANY = 5;
 
 /** How long the secret replaced by a rotation keeps signing deliveries. */

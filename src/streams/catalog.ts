@@ -1,4 +1,5 @@
 import type { AttemptToRecord } from '../store/deliveries.js';
+import type { StreamSpec } from './stream.js';
 
 export type { AttemptOutcome } from '../store/deliveries.js';
 /**
@@ -18,6 +19,16 @@ export const STREAM = {
 } as const;
 
 export const PARTITIONS = { keyed: 6, retries: 6, attempts: 6, replays: 3 } as const;
+
+/** Every stream and the partition count the daemon creates it with (docs/operations.md, "Event pipeline"). */
+export const STREAM_SPECS: readonly StreamSpec[] = [
+  { name: STREAM.events, partitions: PARTITIONS.keyed },
+  { name: STREAM.outbound, partitions: PARTITIONS.keyed },
+  { name: STREAM.inbound, partitions: PARTITIONS.keyed },
+  { name: STREAM.retries, partitions: PARTITIONS.retries },
+  { name: STREAM.attempts, partitions: PARTITIONS.attempts },
+  { name: STREAM.replays, partitions: PARTITIONS.replays },
+];
 
 export const CONSUMER_GROUP = { dispatcher: 'gateway-dispatcher', core: 'gateway-core', sender: 'gateway-sender' } as const;
 

@@ -19,7 +19,7 @@ export interface ScriptedAnswer {
 }
 
 /**
- * A local provider speaking the three shapes the gateway calls (DESIGN.md section 8):
+ * A local provider speaking the three shapes the gateway calls (docs/design.md section 8):
  * - cloud-style: `POST /v21.0/<phone_number_id>/messages` → `{messaging_product, contacts, messages: [{id}]}`,
  *   `GET /v21.0/<business_account_id>/message_templates` → `{data: [...], paging}`;
  * - bot-style: `POST /bot<token>/<method>` → `{ok: true, result: {message_id, chat, date}}`;

@@ -1,5 +1,5 @@
 // Black-box HTTP tests of the v2 auths (contract section 4 "v2 Auths", section 6 events;
-// DESIGN.md section 9 for the paths) against a real gateway on a temp SQLite file.
+// docs/design.md section 9 for the paths) against a real gateway on a temp SQLite file.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authEvent } from '../../schemas/events/auth.js';

@@ -1,4 +1,4 @@
-// Black-box HTTP tests of the company webhook endpoints (DESIGN.md sections 7 and 9) and of the
+// Black-box HTTP tests of the company webhook endpoints (docs/design.md sections 7 and 9) and of the
 // mirror of the v1 webhook_url, against a real gateway on a temp SQLite file.
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';

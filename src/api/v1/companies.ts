@@ -20,7 +20,7 @@ const updateBody = validator(companyUpdateBody);
 
 
 /**
- * Keeps the company's webhook_url mirrored as its `company` webhook endpoint (DESIGN.md section 9),
+ * Keeps the company's webhook_url mirrored as its `company` webhook endpoint (docs/design.md section 9),
  * inside the transaction of the company change: an address that would be a sixth endpoint is a 422
  * on webhook_url and rolls the change back.
  */

@@ -27,7 +27,7 @@ const actionBody = validator(authActionBody);
 const enableBody = validator(authEnableBody);
 
 /**
- * v2 auths: the v2 face of the channel entity (contract section 4 "v2 Auths", DESIGN.md section 9
+ * v2 auths: the v2 face of the channel entity (contract section 4 "v2 Auths", docs/design.md section 9
  * for the paths). Every state change writes its auth event (contract section 6) in the same
  * transaction.
  */

@@ -20,7 +20,7 @@ const actionBody = validator(webhookActionBody);
 const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints, its v1 webhook_url included`;
 
 /**
- * Company webhook endpoints (DESIGN.md sections 7 and 9): up to five per company, the company's v1
+ * Company webhook endpoints (docs/design.md sections 7 and 9): up to five per company, the company's v1
  * webhook_url being one of them (source `company`). Each has its own `whsec_` secret, shown only
  * when it is created or rotated.
  */

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Provider callbacks (DESIGN.md section 5): the per-channel callback settings (verification secrets
+ * Provider callbacks (docs/design.md section 5): the per-channel callback settings (verification secrets
  * and which API created the channel, which decides whether v1 channel payloads are written), the
  * receipts that make repeated callbacks harmless, and what an attachment described by a provider
  * (not uploaded) needs.

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Durable retry schedule in the store (DESIGN.md section 7): the core keeps each pending delivery's
+ * Durable retry schedule in the store (docs/design.md section 7): the core keeps each pending delivery's
  * next attempt time and schedules it with the endpoint as it is when the attempt is due, instead of
  * parking a copy of the job (with its URL and secrets) on a delayed stream. And an index that lets
  * old callback receipts be pruned without scanning them all.
