@@ -1,0 +1,305 @@
+import { setMaxListeners } from 'node:events';
+import type { Consumer, Kafka, KafkaMessage as FetchedMessage } from 'kafkajs';
+import type { Logger } from '../log.js';
+import { KeyedRunner } from './keyed-runner.js';
+import { coalescedCommits, OffsetTracker, type CommitCoalescer, type KafkaNames } from './kafka-offsets.js';
+import { pause, unlessAborted, waitUntil, type BatchSubscribeOptions, type Clock, type IncomingMessage, type SubscribeOptions, type Subscription } from './stream.js';
+
+/** A fetched message with its place in the topic and the consumer generation that fetched it. */
+interface KafkaMessage extends IncomingMessage {
+  partition: number;
+  offset: number;
+  generation: number;
+}
+
+/**
+ * Group consumption of the stream topics: one message at a time through a KeyedRunner
+ * (`subscribe`) or runs of a partition (`subscribeBatches`). Offsets are committed by hand: per
+ * partition, the committed offset never passes a message still in a handler, so a crash
+ * redelivers, never skips.
+ */
+export class KafkaConsumers {
+  private readonly subscriptions = new Set<Subscription>();
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly names: KafkaNames,
+    private readonly settings: { readonly commitIntervalMs?: number },
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
+    const abort = new AbortController();
+    setMaxListeners(0, abort.signal); // one listener per message waiting for its not_before
+    let fetching = true;
+    const consumer = this.groupConsumer(stream, group);
+    const tracker = new OffsetTracker();
+    const commits = coalescedCommits(consumer, this.names, stream, group, this.logger, this.settings.commitIntervalMs ?? 100);
+    let heartbeat: () => Promise<void> = async () => {};
+
+    // Parked until not_before without holding a running slot; a drain or stop aborts the wait
+    // and the message stays uncommitted.
+    const until = (message: KafkaMessage, signal: AbortSignal) => waitUntil(this.clock, message.notBefore, signal, () => heartbeat());
+    const runner = new KeyedRunner<KafkaMessage>({
+      handler,
+      maxInFlight,
+      until,
+      // Fetched before the last rebalance: the partition may have moved to another member (or been
+      // re-fetched from the committed offset by this one), which runs it; running it here too
+      // would only make a duplicate.
+      stale: (message) => message.generation !== tracker.current,
+      // The offset goes to the broker in the background, coalesced per partition (commits): a key's
+      // next message does not wait for that round trip. A commit that is lost only means the
+      // messages since the last one come again (at-least-once), never that one is skipped.
+      onDone: (message) => {
+        const offset = tracker.done(message.generation, message.partition, message.offset);
+        if (offset !== null) commits.add(message.partition, offset);
+      },
+      onFailed: (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
+      onGaveUp: (message, error) =>
+        this.logger.error(
+          { err: error, stream, group, message_id: message.id, key: message.key, partition: message.partition, offset: message.offset, value: message.value },
+          'stream handler keeps failing; message given up and committed',
+        ),
+    });
+    // Messages of one partition held (running, queued behind their key or parked): past this many,
+    // only that partition stops fetching until its backlog shrinks. Counted by the tracker, not by
+    // walking the runner's lanes for every fetched message.
+    const maxHeldPerPartition = Math.max(4 * maxInFlight, 256) + maxInFlight;
+    const blocked = (partition: number) => runner.full || tracker.held(partition) >= maxHeldPerPartition;
+
+    const { ready, markReady } = this.readyOnJoin(consumer, stream, group, () => tracker.newGeneration());
+
+    const start = async () => {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.names.topic(stream)], fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        partitionsConsumedConcurrently: 4,
+        eachMessage: async ({ partition, message, heartbeat: beat }) => {
+          heartbeat = beat;
+          while (fetching && !abort.signal.aborted && blocked(partition)) {
+            await Promise.race([runner.changed(), pause(1_000, abort.signal)]);
+            await beat().catch(() => {});
+          }
+          // Not resolved, so not committed: another consumer (or this one, later) gets it.
+          if (abort.signal.aborted || !fetching) throw new Error('consumer stopped');
+          const offset = Number(message.offset);
+          const generation = tracker.started(partition, offset);
+          runner.submit(incoming(stream, partition, message, generation));
+        },
+      });
+    };
+    const started = this.keepRunning(consumer, start, abort.signal, () => tracker.newGeneration(), { stream, group });
+
+    return this.subscription({
+      consumer,
+      ready,
+      markReady,
+      abort,
+      started,
+      commits,
+      halt: () => {
+        fetching = false;
+        runner.stop();
+      },
+      // Running handlers finish and commit; nothing new starts.
+      settle: () => {
+        fetching = false;
+        return runner.drain();
+      },
+    });
+  }
+
+  /**
+   * Hands the handler runs of consecutive messages of one partition, in offset order (so in order
+   * per key), at most `maxBatch` at a time, and commits a run once the handler resolved. A handler
+   * that throws gets the same run again after a growing pause; partitions go on meanwhile. For
+   * consumers whose work is cheaper done for many messages at once (the core's attempt records:
+   * one store unit per run instead of one per message).
+   */
+  subscribeBatches({ stream, group, handler, maxBatch = 128 }: BatchSubscribeOptions): Subscription {
+    const abort = new AbortController();
+    let fetching = true;
+    let generation = 0;
+    const consumer = this.groupConsumer(stream, group);
+    const commits = coalescedCommits(consumer, this.names, stream, group, this.logger, this.settings.commitIntervalMs ?? 100);
+    const running = new Set<Promise<void>>();
+    const { ready, markReady } = this.readyOnJoin(consumer, stream, group, () => (generation += 1));
+    // Runs one chunk until the handler resolved; false when stopped (the chunk stays uncommitted).
+    const handle = async (messages: KafkaMessage[], heartbeat: () => Promise<void>): Promise<boolean> => {
+      const last = messages.at(-1)!;
+      if (!(await waitUntil(this.clock, last.notBefore, abort.signal, heartbeat))) return false;
+      for (let failures = 0; ; ) {
+        if (abort.signal.aborted) return false;
+        try {
+          // A stop does not wait for the handler (it behaves like a crash): the run stays uncommitted.
+          const handled = handler(messages);
+          handled.catch(() => {}); // settles after a stop: nobody waits for it any more
+          await unlessAborted(handled, abort.signal);
+          return !abort.signal.aborted;
+        } catch (error) {
+          failures += 1;
+          this.logger.warn({ err: error, stream, group, partition: last.partition, messages: messages.length }, 'stream handler failed; retrying');
+          await pause(Math.min(250 * 2 ** (failures - 1), 10_000), abort.signal);
+          await heartbeat().catch(() => {});
+        }
+      }
+    };
+    const start = async () => {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.names.topic(stream)], fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 4,
+        eachBatch: async ({ batch, heartbeat, resolveOffset, isRunning, isStale }) => {
+          const { partition } = batch;
+          const mine = generation;
+          const messages = batch.messages.map((message) => incoming(stream, partition, message, mine));
+          for (let from = 0; from < messages.length; from += maxBatch) {
+            // Not resolved, so not committed: another consumer (or this one, later) gets them.
+            if (!fetching || abort.signal.aborted) throw new Error('consumer stopped');
+            if (!isRunning() || isStale() || generation !== mine) return;
+            const chunk = messages.slice(from, from + maxBatch);
+            const task = handle(chunk, heartbeat);
+            const tracked = task.then(() => undefined);
+            running.add(tracked);
+            const done = await task.finally(() => running.delete(tracked));
+            if (!done) throw new Error('consumer stopped');
+            const offset = chunk.at(-1)!.offset;
+            resolveOffset(String(offset));
+            // A commit after a rebalance could name a partition this member no longer owns.
+            if (generation === mine) commits.add(partition, offset + 1);
+            await heartbeat().catch(() => {});
+          }
+        },
+      });
+    };
+    const started = this.keepRunning(consumer, start, abort.signal, () => (generation += 1), { stream, group });
+    return this.subscription({
+      consumer,
+      ready,
+      markReady,
+      abort,
+      started,
+      commits,
+      halt: () => {
+        fetching = false;
+      },
+      // The runs in the handler finish and are committed; nothing new starts.
+      settle: async () => {
+        fetching = false;
+        await Promise.all([...running]);
+      },
+    });
+  }
+
+  /** Stops every subscription not stopped yet, all at once. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((c) => c.stop()));
+  }
+
+  /**
+   * kafkajs restarts a consumer after retriable errors by itself; a start that fails (the broker
+   * is down when the daemon starts) or a crash it does not restart from would leave the
+   * subscription dead, so both are retried here with a growing pause until it runs or is stopped.
+   * Resolves once stopped.
+   */
+  private keepRunning(consumer: Consumer, start: () => Promise<void>, signal: AbortSignal, restarting: () => void, context: { stream: string; group: string }): Promise<void> {
+    let crashed: () => void = () => {};
+    consumer.on(consumer.events.CRASH, (event) => {
+      if (event.payload.restart) return;
+      this.logger.error({ err: event.payload.error, ...context }, 'kafka consumer crashed; restarting it');
+      crashed();
+    });
+    return (async () => {
+      for (let failures = 0; !signal.aborted; ) {
+        try {
+          const crash = new Promise<void>((resolve) => (crashed = resolve));
+          await start();
+          failures = 0;
+          await unlessAborted(crash, signal);
+          if (signal.aborted) return;
+        } catch (error) {
+          if (signal.aborted) return;
+          failures += 1;
+          this.logger.error({ err: error, ...context, failures }, 'kafka consumer failed to start; trying again');
+        }
+        restarting();
+        await consumer.disconnect().catch(() => {});
+        await pause(Math.min(500 * 2 ** failures, 15_000), signal);
+      }
+    })();
+  }
+
+  /**
+   * A started consumer as a Subscription. stop: `halt` (nothing more is fetched or handed out),
+   * then its run loop ends, pending offset commits go out and it disconnects. drain: `settle` (what
+   * runs finishes and commits) first, then stop.
+   */
+  private subscription(parts: {
+    consumer: Consumer;
+    ready: Promise<void>;
+    markReady: () => void;
+    abort: AbortController;
+    started: Promise<void>;
+    commits: CommitCoalescer;
+    halt: () => void;
+    settle: () => Promise<void>;
+  }): Subscription {
+    const { consumer, ready, markReady, abort, started, commits, halt, settle } = parts;
+    const stop = async () => {
+      halt();
+      abort.abort();
+      markReady();
+      await started;
+      await commits.flushed();
+      await consumer.disconnect().catch(() => {});
+      this.subscriptions.delete(subscription);
+    };
+    const subscription: Subscription = {
+      ready,
+      stop,
+      drain: async () => {
+        await settle();
+        await stop();
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  private groupConsumer(stream: string, group: string): Consumer {
+    return this.kafka.consumer({ groupId: this.names.groupId(group, stream), sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+  }
+
+  /** `ready` resolves at the consumer's first join of its group; `onJoin` runs at every join (a rebalance). */
+  private readyOnJoin(consumer: Consumer, stream: string, group: string, onJoin: () => void): { ready: Promise<void>; markReady: () => void } {
+    let markReady: () => void = () => {};
+    const ready = new Promise<void>((resolve) => (markReady = resolve));
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      onJoin();
+      const partitions = event.payload.memberAssignment[this.names.topic(stream)] ?? [];
+      this.logger.info({ stream, group, partitions }, 'consumer joined its group');
+      markReady();
+    });
+    return { ready, markReady };
+  }
+}
+
+/** A fetched Kafka message as the stream's consumers see it (id and not_before from its headers). */
+function incoming(stream: string, partition: number, message: FetchedMessage, generation: number): KafkaMessage {
+  const offset = Number(message.offset);
+  return {
+    stream,
+    key: message.key?.toString() ?? '',
+    id: message.headers?.['message-id']?.toString() ?? `${stream}/${partition}/${offset}`,
+    value: JSON.parse(message.value?.toString() ?? 'null') as unknown,
+    notBefore: Number(message.headers?.['not-before']?.toString() ?? 0),
+    partition,
+    offset,
+    generation,
+  };
+}
