@@ -139,11 +139,25 @@ describe('gateway token create', () => {
     expect(result.status).toBe(0);
     const token = result.stdout.trim();
     expect(token).toMatch(/^gwk_[A-Za-z0-9_-]{43}$/);
-    expect(result.stderr).toContain('second team');
+    expect(result.stdout).toBe(`${token}\n`);
+    // The daemon's own store (its "store ready" log line names the same file).
+    const store = path.join(dataDir, 'gateway.db');
+    expect(daemon.output()).toContain(`"store":"${store}"`);
+    expect(result.stderr).toBe(`Store: ${store}\nCreated account 2 "second team". Its API token (shown once):\n`);
 
     const list = await get(daemon.port, '/p1/companies', token);
     expect(list).toEqual({ status: 200, body: { status: 'ok', data: { companies: [], next_page: '' } } });
     expect(daemon.output()).not.toContain(token);
+  });
+
+  it('names a store it has just created, so a token made on the wrong data dir shows', () => {
+    const dataDir = path.join(tempDataDir(), 'not-the-daemons');
+    const result = spawnSync(process.execPath, [BIN, 'token', 'create', '--name', 'lost'], { env: baseEnv(dataDir), encoding: 'utf8', timeout: 15_000 });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^gwk_[A-Za-z0-9_-]{43}\n$/);
+    const store = path.join(dataDir, 'gateway.db');
+    expect(result.stderr).toBe(`Store: ${store} (did not exist, created now)\nCreated account 1 "lost". Its API token (shown once):\n`);
+    expect(fs.existsSync(store)).toBe(true);
   });
 
   it('needs --name', () => {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, storePath } from '../config/config.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
@@ -98,11 +99,15 @@ function tokenCommand(args: string[]): number {
     return 2;
   }
   // Works beside a running daemon: the store is in WAL mode and writers wait for each other.
-  const config = loadConfig();
-  const store = Store.open(storePath(config));
+  // Same configuration as `serve` (loadConfig, storePath), and the store is named on stderr: a
+  // token written to another data dir than the daemon's is unknown to it.
+  const file = storePath(loadConfig());
+  const existed = fs.existsSync(file);
+  const store = Store.open(file);
   try {
     const token = generateApiToken();
     const account = store.transaction(() => store.accounts.createWithToken(name, digestApiToken(token)));
+    process.stderr.write(`Store: ${file}${existed ? '' : ' (did not exist, created now)'}\n`);
     process.stderr.write(`Created account ${account.id} "${name}". Its API token (shown once):\n`);
     process.stdout.write(`${token}\n`);
   } finally {
