@@ -1,5 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { authObject } from '../v2/auths.js';
+import { authObjectWith } from '../objects/auth.js';
 
 /**
  * The v2 auth event (contract section 6, docs/design.md section 6): the envelope
@@ -20,15 +20,11 @@ export const authEvent = {
     event: { type: 'string', enum: ['create', 'update', 'delete'] },
     type: { type: 'string', const: 'auth' },
     created_at: { type: 'string', format: 'date-time' },
-    object: {
-      ...authObject,
-      properties: {
-        ...authObject.properties,
-        qr: { type: 'string' },
-        code: { type: 'string' },
-        pages: { type: 'array' },
-        oauth_provider_url: { type: 'string', format: 'uri' },
-      },
-    },
+    object: authObjectWith({
+      qr: { type: 'string' },
+      code: { type: 'string' },
+      pages: { type: 'array' },
+      oauth_provider_url: { type: 'string', format: 'uri' },
+    }),
   },
 } as const satisfies JSONSchema;

@@ -1,6 +1,6 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { companyId, pageParams, pathCompanyBody } from './common.js';
-import { PROVIDERS } from '../v1/channels.js';
+import { authObject, authObjectWith } from '../objects/auth.js';
 
 /** Auth lists: `per_page` default and documented maximum. */
 export const AUTHS_DEFAULT_PER_PAGE = 25;
@@ -57,43 +57,7 @@ export const authEnableBody = {
   },
 } as const satisfies JSONSchema;
 
-/** How an unconfirmed auth gets connected (see docs/decisions.md, "Auths"). */
-export const CONFIRMATION_METHODS = ['qr', 'pairing_code', 'code'] as const;
-export type ConfirmationMethod = (typeof CONFIRMATION_METHODS)[number];
-
 const text = { type: 'string' } as const;
-
-/** The auth object (v2): the connected account without any credential. */
-export const authObject = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'company_id', 'provider', 'state', 'confirmation', 'settings', 'created_at', 'updated_at'],
-  properties: {
-    id: { type: 'integer', minimum: 1 },
-    company_id: { type: 'integer', minimum: 1 },
-    provider: { type: 'string', enum: PROVIDERS },
-    state: { type: 'string', enum: ['unconfirmed', 'enabled', 'disabled'] },
-    /** null: connected by a credential, nothing to confirm. */
-    confirmation: { type: ['string', 'null'], enum: [...CONFIRMATION_METHODS, null] },
-    /** The non-secret connection settings given at creation; absent ones are left out. */
-    settings: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        phone: text,
-        via_qr_code: { type: 'boolean' },
-        sync_messages_from: { type: 'string', format: 'date-time' },
-        hosting_type: { type: 'string', enum: ['cloud', 'onpremise'] },
-        subtype: { type: 'string', enum: ['regular', 'unlim', 'no_write_first'] },
-        vendor_channel_id: text,
-        vendor_client_id: text,
-        account_name: text,
-      },
-    },
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
-} as const satisfies JSONSchema;
 
 /**
  * Answer of create, show, confirm, enable, disable and delete. Create and confirm add what the
@@ -106,17 +70,13 @@ export const authResponse = {
   additionalProperties: false,
   required: ['auth'],
   properties: {
-    auth: {
-      ...authObject,
-      properties: {
-        ...authObject.properties,
-        qr: text,
-        code: text,
-        oauth_provider_url: { type: 'string', format: 'uri' },
-        two_factor_requires: { type: 'array', items: { type: 'object', properties: { value: { type: 'integer' }, key: text } } },
-        confirmation_requires: { type: 'array', items: { type: 'object', properties: { value: { type: 'integer' }, label: text } } },
-      },
-    },
+    auth: authObjectWith({
+      qr: text,
+      code: text,
+      oauth_provider_url: { type: 'string', format: 'uri' },
+      two_factor_requires: { type: 'array', items: { type: 'object', properties: { value: { type: 'integer' }, key: text } } },
+      confirmation_requires: { type: 'array', items: { type: 'object', properties: { value: { type: 'integer' }, label: text } } },
+    }),
   },
 } as const satisfies JSONSchema;
 

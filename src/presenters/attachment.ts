@@ -1,4 +1,9 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type { attachmentObject } from '../../schemas/objects/attachment.js';
 import type { AttachmentRow } from '../store/attachments.js';
+
+/** The contract's Attachment, as schemas/objects/attachment.ts describes it. */
+export type AttachmentObject = FromSchema<typeof attachmentObject>;
 
 /** Where the daemon serves an attachment's bytes: the storage key is the capability, the name is for humans. */
 export function attachmentFileUrl(publicUrl: string, row: Pick<AttachmentRow, 'storage_key' | 'file_name'>): string {
@@ -10,7 +15,7 @@ export function attachmentFileUrl(publicUrl: string, row: Pick<AttachmentRow, 's
  * that is safe, see docs/decisions.md); audio has none, as the contract says. `push_to_talk` is on
  * every attachment, true for voice notes only.
  */
-export function presentAttachment(row: AttachmentRow, publicUrl: string) {
+export function presentAttachment(row: AttachmentRow, publicUrl: string): AttachmentObject {
   const url = attachmentFileUrl(publicUrl, row);
   const dimensions = row.width !== null && row.height !== null && row.width > 0 && row.height > 0 ? { width: row.width, height: row.height } : null;
   return {
@@ -26,8 +31,6 @@ export function presentAttachment(row: AttachmentRow, publicUrl: string) {
     push_to_talk: row.push_to_talk === 1,
   };
 }
-
-export type AttachmentObject = ReturnType<typeof presentAttachment>;
 
 /** width / height to 4 decimal places (16:9 is 1.7778), enough to lay out a placeholder. */
 export function aspectRatio(width: number, height: number): number {

@@ -1,6 +1,11 @@
-import type { ConfirmationMethod } from '../../schemas/v2/auths.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import type { authObject, ConfirmationMethod } from '../../schemas/objects/auth.js';
+import type { Provider } from '../../schemas/v1/channels.js';
 import { toIso } from '../lib/time.js';
 import type { ChannelRow } from '../store/channels.js';
+
+/** The auth object (v2), as schemas/objects/auth.ts describes it. */
+export type AuthObject = FromSchema<typeof authObject>;
 
 /**
  * Settings an auth object shows. An allow-list, not a deny-list: whatever else a channel's settings
@@ -40,19 +45,18 @@ export function confirmationMethod(auth: Pick<ChannelRow, 'provider' | 'settings
 }
 
 /** The auth object (v2) of a channel row: never a credential. Also the `object` of auth events. */
-export function presentAuth(row: ChannelRow) {
+export function presentAuth(row: ChannelRow): AuthObject {
   const settings: Record<string, unknown> = {};
   for (const key of SHOWN_SETTINGS) if (row.settings[key] !== undefined) settings[key] = row.settings[key];
   return {
     id: row.id,
     company_id: row.company_id,
-    provider: row.provider,
+    // Stored as validated at creation (a provider code, the variant's own settings): the row's types are wider than its values.
+    provider: row.provider as Provider,
     state: row.state,
     confirmation: confirmationMethod(row),
-    settings,
+    settings: settings as AuthObject['settings'],
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };
 }
-
-export type AuthObject = ReturnType<typeof presentAuth>;

@@ -1,8 +1,13 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type { conversationObject } from '../../schemas/objects/conversation.js';
 import { toIso } from '../lib/time.js';
 import type { ConversationRow } from '../store/conversations.js';
 
+/** The contract's Conversation (v2), as schemas/objects/conversation.ts describes it. */
+export type ConversationObject = FromSchema<typeof conversationObject>;
+
 /** The contract's Conversation (v2), plus assignee_id, which PUT sets. */
-export function presentConversation(row: ConversationRow) {
+export function presentConversation(row: ConversationRow): ConversationObject {
   return {
     id: row.id,
     company_id: row.company_id,
@@ -21,5 +26,3 @@ export function presentConversation(row: ConversationRow) {
     group: row.contact_is_group === 1,
   };
 }
-
-export type ConversationObject = ReturnType<typeof presentConversation>;

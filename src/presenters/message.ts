@@ -1,14 +1,19 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type { messageObject } from '../../schemas/objects/message.js';
 import { toIso } from '../lib/time.js';
 import type { AttachmentRow } from '../store/attachments.js';
 import type { MessageRow } from '../store/messages.js';
 import { presentAttachment } from './attachment.js';
+
+/** The contract's Message (v2), as schemas/objects/message.ts describes it (`details` is any JSON, or null). */
+export type MessageObject = FromSchema<typeof messageObject>;
 
 /**
  * The contract's Message (v2). `delivery` and `deleted` are always present (the contract shows them
  * in the send answer; a stable shape is easier for clients). `created_at` keeps milliseconds.
  * `attachments` are the message's own.
  */
-export function presentMessage(row: MessageRow, attachments: readonly AttachmentRow[], publicUrl: string) {
+export function presentMessage(row: MessageRow, attachments: readonly AttachmentRow[], publicUrl: string): MessageObject {
   return {
     id: row.id,
     external_id: row.external_id,
@@ -28,5 +33,3 @@ export function presentMessage(row: MessageRow, attachments: readonly Attachment
     attachments: attachments.map((a) => presentAttachment(a, publicUrl)),
   };
 }
-
-export type MessageObject = ReturnType<typeof presentMessage>;

@@ -1,8 +1,13 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type { templateObject } from '../../schemas/objects/template.js';
 import { toIso } from '../lib/time.js';
 import type { TemplateRow } from '../store/templates.js';
 
+/** The contract's Business message template (v2), as schemas/objects/template.ts describes it. */
+export type TemplateObject = FromSchema<typeof templateObject>;
+
 /** The contract's Business message template (v2). */
-export function presentTemplate(row: TemplateRow) {
+export function presentTemplate(row: TemplateRow): TemplateObject {
   return {
     id: row.id,
     name: row.name,

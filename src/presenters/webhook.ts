@@ -1,17 +1,22 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type { WebhookEventType, webhookObject } from '../../schemas/objects/webhook.js';
 import { toIso } from '../lib/time.js';
 import type { WebhookEndpointRow } from '../store/webhooks.js';
+
+/** A company webhook endpoint, as schemas/objects/webhook.ts describes it. */
+export type WebhookObject = FromSchema<typeof webhookObject>;
 
 /**
  * A company webhook endpoint. The signing secret is shown only when `withSecret` is set: in the
  * answers of create and rotate_secret, once.
  */
-export function presentWebhook(row: WebhookEndpointRow, { withSecret = false } = {}) {
+export function presentWebhook(row: WebhookEndpointRow, { withSecret = false } = {}): WebhookObject {
   return {
     id: row.id,
     company_id: row.company_id,
     source: row.source,
     url: row.url,
-    event_types: row.event_types === null ? null : (JSON.parse(row.event_types) as string[]),
+    event_types: row.event_types === null ? null : (JSON.parse(row.event_types) as WebhookEventType[]),
     active: row.active === 1,
     disabled_reason: row.disabled_reason,
     previous_secret_expires_at: row.previous_secret_expires_at === null ? null : toIso(row.previous_secret_expires_at),
@@ -20,5 +25,3 @@ export function presentWebhook(row: WebhookEndpointRow, { withSecret = false } =
     ...(withSecret ? { secret: row.secret } : {}),
   };
 }
-
-export type WebhookObject = ReturnType<typeof presentWebhook>;

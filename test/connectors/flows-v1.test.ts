@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobV1Event } from '../../schemas/events/job-v1.js';
-import { emittedEvents, registerEventSchema } from '../helpers/events.js';
+import { emittedEvents } from '../helpers/events.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_TOKEN, checkedEvents } from '../ingest/helpers.js';
 import { eventually } from '../pipeline/wait.js';
-
-registerEventSchema('job', jobV1Event);
 
 let gw: TestGateway;
 let fake: FakeProvider;

@@ -1,5 +1,9 @@
-import type { ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
+import formats from 'ajv-formats';
+import { authEvent } from '../../schemas/events/auth.js';
+import { channelV1Event } from '../../schemas/events/channel-v1.js';
 import { conversationEvent } from '../../schemas/events/conversation.js';
+import { jobV1Event } from '../../schemas/events/job-v1.js';
 import { messageEvent } from '../../schemas/events/message.js';
 import type { EventRecord } from '../../src/streams/catalog.js';
 import type { Store } from '../../src/store/store.js';
@@ -7,36 +11,58 @@ import { compileSchema, schemaErrors } from './schemas.js';
 
 const validators = new Map<string, ValidateFunction>();
 
-/** Registers the schema every emitted event of a type must match. */
-export function registerEventSchema(type: string, schema: object): void {
-  validators.set(type, compileSchema(schema));
+/** Registers the schema every emitted event of a family must match (the v2 `type`, `channel` for the v1 payloads, `job`). */
+export function registerEventSchema(family: string, schema: object): void {
+  validators.set(family, compileSchema(schema));
 }
 registerEventSchema('message', messageEvent);
 registerEventSchema('conversation', conversationEvent);
+registerEventSchema('auth', authEvent);
+// Strict too, but for strictRequired: its conditional `then: {required: [...]}` names properties the
+// top level declares, which ajv's strictRequired does not look for there.
+const v1Ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+((formats as { default?: unknown }).default as typeof formats.default)(v1Ajv);
+validators.set('channel', v1Ajv.compile(channelV1Event));
+registerEventSchema('job', jobV1Event);
 
-/** Every event written to the outbox for `gateway.events`, oldest first. */
-export function emittedEvents(store: Store): EventRecord[] {
+/** Every event written to the outbox for `gateway.events`, oldest first, as stored: NOT validated (see emittedEvents). */
+function storedEvents(store: Store): EventRecord[] {
   const rows = store.db
     .prepare<[], { payload: string }>("SELECT payload FROM outbox WHERE stream = 'gateway.events' ORDER BY id")
     .all();
   return rows.map((r) => JSON.parse(r.payload) as EventRecord);
 }
 
-/** Events emitted after `before` (a previous emittedEvents().length), each validated against its schema. */
-export function newEvents(store: Store, before: number): EventRecord[] {
-  const events = emittedEvents(store).slice(before);
+/** Every event written to the outbox for `gateway.events`, oldest first, each validated against its schema. */
+export function emittedEvents(store: Store): EventRecord[] {
+  const events = storedEvents(store);
   for (const event of events) assertValidEvent(event);
   return events;
 }
 
+/** Events emitted after `before` (a previous emittedEvents().length), each validated against its schema. */
+export function newEvents(store: Store, before: number): EventRecord[] {
+  return emittedEvents(store).slice(before);
+}
+
+/** The schema family of an event: the v1 channel payloads carry `entity: 'channel'`, the others their `type`. */
+function familyOf(event: EventRecord): string {
+  if (event.body.entity === 'channel') return 'channel';
+  return String(event.body.type ?? event.name.split('.')[0]);
+}
+
+/** Throws unless the event's body matches its family's schema and the record agrees with the body. */
 export function assertValidEvent(event: EventRecord): void {
-  const type = String(event.body.type ?? event.name.split('.')[0]);
-  const validate = validators.get(type);
-  if (validate === undefined) throw new Error(`no schema registered for events of type ${type}`);
+  const family = familyOf(event);
+  const validate = validators.get(family);
+  if (validate === undefined) throw new Error(`no schema registered for events of type ${family}`);
   if (!validate(event.body)) {
     throw new Error(`event ${event.name} does not match its schema: ${schemaErrors(validate)}\n${JSON.stringify(event.body)}`);
   }
-  if (event.name !== `${String(event.body.type)}.${String(event.body.event)}` || event.id !== event.body.id) {
+  const v1 = family === 'channel' || family === 'job';
+  const name = family === 'channel' ? `channel.${String(event.body.type)}` : `${String(event.body.type)}.${String(event.body.event)}`;
+  const companyId = v1 ? event.body.company_id : (event.body.object as { company_id?: unknown }).company_id;
+  if (event.name !== name || event.id !== event.body.id || event.company_id !== companyId) {
     throw new Error(`event record and body disagree: ${JSON.stringify(event)}`);
   }
 }

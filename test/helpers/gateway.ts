@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { digestApiToken, generateApiToken } from '../../src/domain/tokens.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/roles/server.js';
+import { emittedEvents } from './events.js';
 
 export interface TestGateway {
   baseUrl: string;
@@ -88,8 +89,16 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
       return send(`${baseUrl}${pathAndQuery}`, method, headers, body);
     },
     async close() {
+      // Every event this gateway emitted must match its schema, whether or not a test read it.
+      let invalidEvent: unknown;
+      try {
+        if (gateway.store.db.open) emittedEvents(gateway.store);
+      } catch (error) {
+        invalidEvent = error;
+      }
       await gateway.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (invalidEvent !== undefined) throw invalidEvent;
     },
   };
 }

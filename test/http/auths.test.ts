@@ -6,6 +6,7 @@ import { authEvent } from '../../schemas/events/auth.js';
 import { AUTHS_MAX_PER_PAGE, authListResponse, authResponse } from '../../schemas/v2/auths.js';
 import { planAuthAction } from '../../src/domain/auths.js';
 import type { OutboxRow } from '../../src/store/outbox.js';
+import { emittedEvents } from '../helpers/events.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
 
@@ -86,12 +87,11 @@ function outboxRows(): OutboxRow[] {
   return gw.gateway.store.db.prepare('SELECT * FROM outbox ORDER BY id').all() as OutboxRow[];
 }
 
-/** Every auth event in the outbox, oldest first (the bodies companies receive). */
+/** Every auth event in the outbox, oldest first (the bodies companies receive), each validated against its schema. */
 function authEvents(): AuthEvent[] {
-  return outboxRows()
-    .map((row) => JSON.parse(row.payload) as { name: string; company_id: number; body: AuthEvent })
+  return emittedEvents(gw.gateway.store)
     .filter((record) => record.body.type === 'auth')
-    .map((record) => record.body);
+    .map((record) => record.body as unknown as AuthEvent);
 }
 
 function eventsOf(authId: number): AuthEvent[] {

@@ -1,0 +1,400 @@
+// Every presenter of a response object, fed realistic rows (null and optional variants included),
+// answers what its schema in schemas/objects/ describes: checked with the strict test ajv, as the
+// object alone, inside the REST answers that carry it and inside the events that carry it.
+import type { FromSchema } from 'json-schema-to-ts';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { attachmentObject } from '../../schemas/objects/attachment.js';
+import { authObject } from '../../schemas/objects/auth.js';
+import { conversationObject } from '../../schemas/objects/conversation.js';
+import { messageObject } from '../../schemas/objects/message.js';
+import { templateObject } from '../../schemas/objects/template.js';
+import { webhookObject } from '../../schemas/objects/webhook.js';
+import { PROVIDERS, type Provider } from '../../schemas/v1/channels.js';
+import { authListResponse, authResponse } from '../../schemas/v2/auths.js';
+import { webhookListResponse, webhookResponse } from '../../schemas/v2/webhooks.js';
+import { assertValidEvent } from '../../test/helpers/events.js';
+import { compileSchema, schemaErrors } from '../../test/helpers/schemas.js';
+import { connectionFor } from '../domain/channels.js';
+import { recordAuthSignal } from '../domain/channel-events.js';
+import { recordEvent } from '../domain/events.js';
+import type { AttachmentRow } from '../store/attachments.js';
+import type { ChannelRow } from '../store/channels.js';
+import type { ConversationRow } from '../store/conversations.js';
+import type { MessageRow } from '../store/messages.js';
+import type { OutboxStore } from '../store/outbox.js';
+import type { Store } from '../store/store.js';
+import type { TemplateRow } from '../store/templates.js';
+import { generateWebhookSecret, type WebhookEndpointRow } from '../store/webhooks.js';
+import type { EventRecord } from '../streams/catalog.js';
+import { presentAttachment, type AttachmentObject } from './attachment.js';
+import { presentAuth, type AuthObject } from './auth.js';
+import { presentConversation, type ConversationObject } from './conversation.js';
+import { presentMessage, type MessageObject } from './message.js';
+import { presentTemplate, type TemplateObject } from './template.js';
+import { presentWebhook, type WebhookObject } from './webhook.js';
+
+const PUBLIC_URL = 'https://gateway.example.com';
+const T0 = Date.parse('2026-11-02T10:15:30.123Z');
+const NOW = new Date(T0 + 60_000);
+
+const isAttachment = compileSchema(attachmentObject);
+const isAuth = compileSchema(authObject);
+const isConversation = compileSchema(conversationObject);
+const isMessage = compileSchema(messageObject);
+const isTemplate = compileSchema(templateObject);
+const isWebhook = compileSchema(webhookObject);
+const isAuthResponse = compileSchema(authResponse);
+const isAuthList = compileSchema(authListResponse);
+const isWebhookResponse = compileSchema(webhookResponse);
+const isWebhookList = compileSchema(webhookListResponse);
+
+type Validate = ReturnType<typeof compileSchema>;
+
+function expectValid(validate: Validate, value: unknown): void {
+  const valid = validate(value);
+  expect(valid, `${schemaErrors(validate)}\n${JSON.stringify(value)}`).toBe(true);
+}
+
+function expectInvalid(validate: Validate, value: unknown): void {
+  expect(validate(value), `accepted: ${JSON.stringify(value)}`).toBe(false);
+}
+
+/** The events recordEvent (and the flows built on it) would append, captured instead of stored. */
+function capturedEvents(): { outbox: OutboxStore; store: Store; events: EventRecord[] } {
+  const events: EventRecord[] = [];
+  const outbox = { append: (message: { payload: unknown }) => void events.push(message.payload as EventRecord) } as unknown as OutboxStore;
+  return { outbox, store: { outbox } as unknown as Store, events };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+
+const attachmentRows: AttachmentRow[] = [
+  // A photo of a sent message.
+  { id: 11, company_id: 3, message_id: 501, storage_key: 'Qm9vdGxlZy1zdG9yYWdlLWtleS0wMDAwMDAwMDAwMDE', file_name: 'photo.jpg', mime_type: 'image/jpeg', size: 48_213, width: 1920, height: 1080, push_to_talk: 0, created_at: T0 },
+  // A voice note: no preview_url, no dimensions, not yet on a message.
+  { id: 12, company_id: 3, message_id: null, storage_key: 'dm9pY2Utbm90ZS1zdG9yYWdlLWtleS0wMDAwMDAwMDAwMDI', file_name: 'voice.ogg', mime_type: 'audio/ogg', size: 9_876, width: null, height: null, push_to_talk: 1, created_at: T0 },
+  // A document whose name needs escaping in the URL.
+  { id: 13, company_id: 3, message_id: 502, storage_key: 'ZG9jdW1lbnQtc3RvcmFnZS1rZXktMDAwMDAwMDAwMDAwMw', file_name: 'Rechnung März #7 (final).pdf', mime_type: 'application/pdf', size: 0, width: null, height: null, push_to_talk: 0, created_at: T0 },
+  // An image whose dimensions could not be read.
+  { id: 14, company_id: 3, message_id: 503, storage_key: 'aW1hZ2UtemVyby1kaW1zLWtleS0wMDAwMDAwMDAwMDA0', file_name: 'broken.png', mime_type: 'image/png', size: 120, width: 0, height: 0, push_to_talk: 0, created_at: T0 },
+  // Audio that is not a voice note (an mp3 sent as a file).
+  { id: 15, company_id: 3, message_id: 503, storage_key: 'YXVkaW8tZmlsZS1zdG9yYWdlLWtleS0wMDAwMDAwMDAwNQ', file_name: 'tone.mp3', mime_type: 'audio/mpeg', size: 3_000, width: null, height: null, push_to_talk: 0, created_at: T0 },
+];
+
+const message = (overrides: Partial<MessageRow>): MessageRow => ({
+  id: 501,
+  company_id: 3,
+  channel_id: 7,
+  conversation_id: 41,
+  contact_id: 17,
+  external_id: 'wamid.HBgLNDkxNzAxMjM0NTY3FQIAERgSQ0E3',
+  replied_to_id: null,
+  income: 1,
+  status: 'delivered',
+  text: 'Hallo, ist das Paket unterwegs?',
+  reactions: '[]',
+  details: null,
+  delivery: 0,
+  deleted: 0,
+  send_to_crm: 1,
+  created_at: T0,
+  external_created_at: T0 - 2_000,
+  ...overrides,
+});
+
+const messageRows: [string, MessageRow, AttachmentRow[]][] = [
+  ['an incoming text', message({}), []],
+  ['an outgoing photo waiting to be sent', message({ id: 502, income: 0, status: 'created', external_id: null, text: null }), [attachmentRows[0]!]],
+  [
+    'a failed outgoing reply with the reason',
+    message({ id: 503, income: 0, status: 'error', replied_to_id: 'wamid.PREVIOUS', details: JSON.stringify({ errors: [{ code: 131047, title: 'Re-engagement message' }] }) }),
+    [attachmentRows[3]!, attachmentRows[4]!],
+  ],
+  ['a read message with reactions', message({ id: 504, status: 'read', reactions: JSON.stringify([{ emoji: '👍', from: '491701234567' }]) }), []],
+  ['a deleted, edited message', message({ id: 505, status: 'sent', deleted: 1, delivery: 1, details: JSON.stringify({ edited: true }), text: '' }), []],
+  ['a location', message({ id: 506, text: null, details: JSON.stringify({ location: { latitude: 52.52, longitude: 13.405, name: 'Mitte' } }) }), [attachmentRows[2]!]],
+  ['a message whose details are a bare JSON value', message({ id: 507, details: '"note"' }), [attachmentRows[1]!]],
+];
+
+const conversation = (overrides: Partial<ConversationRow>): ConversationRow => ({
+  id: 41,
+  company_id: 3,
+  channel_id: 7,
+  contact_id: 17,
+  operational_state: 'open',
+  replied_state: 'unreplied',
+  assignee_id: null,
+  last_message_id: 501,
+  created_at: T0,
+  last_updated_at: T0 + 5_000,
+  provider: 'chat_a_business',
+  channel_state: 'enabled',
+  channel_deleted_at: null,
+  contact_name: 'Anna Schmidt',
+  contact_phone: '491701234567',
+  contact_external_id: '491701234567',
+  contact_external_public_id: '+49 170 1234567',
+  contact_avatar_url: '',
+  contact_is_group: 0,
+  ...overrides,
+});
+
+const conversationRows: [string, ConversationRow][] = [
+  ['a new incoming conversation', conversation({})],
+  ['an archived, replied, assigned one', conversation({ id: 42, operational_state: 'archived', replied_state: 'replied', assignee_id: 9 })],
+  ['a group without phone and without messages', conversation({ id: 43, provider: 'chat_b', contact_phone: null, last_message_id: null, contact_is_group: 1, contact_avatar_url: 'https://cdn.example.com/a.png' })],
+];
+
+const template = (overrides: Partial<TemplateRow>): TemplateRow => ({
+  id: 61,
+  company_id: 3,
+  channel_id: 7,
+  name: 'order_shipped',
+  body: 'Hi {{1}}, your order {{2}} is on its way.',
+  biz_template_id: 'order_shipped:de',
+  language: 'de',
+  substitutions_count: 2,
+  header_content_type: 'text',
+  header: 'Your order',
+  namespace: 'a1b2c3d4_e5f6',
+  position: 1,
+  created_at: T0,
+  ...overrides,
+});
+
+const templateRows: [string, TemplateRow][] = [
+  ['a template with a header', template({})],
+  ['a template without header, namespace, channel or substitutions', template({ id: 62, channel_id: null, language: null, substitutions_count: 0, header_content_type: null, header: null, namespace: null, position: 0 })],
+];
+
+/** A channel row as creation stores it: the settings the provider's variant keeps (connectionFor). */
+function channel(id: number, provider: Provider, input: Record<string, unknown>, overrides: Partial<ChannelRow> = {}): ChannelRow {
+  const connection = connectionFor(provider, input, NOW);
+  return { id, company_id: 3, provider, ...connection, created_at: T0, updated_at: T0 + 1_000, deleted_at: null, ...overrides };
+}
+
+const channelRows: [string, ChannelRow][] = [
+  ['chat_d by QR, with a history window', channel(71, 'chat_d', { sync_messages_from: new Date(T0 - 86_400_000).toISOString() })],
+  ['chat_a by QR', channel(72, 'chat_a', {})],
+  ['chat_a by pairing code', channel(73, 'chat_a', { phone: '79161234567' })],
+  ['chat_a_business by token', channel(74, 'chat_a_business', { hosting_type: 'cloud', token: 'EAAG-secret', subtype: 'unlim' })],
+  [
+    'chat_a_business by vendor channel',
+    channel(75, 'chat_a_business', { hosting_type: 'onpremise', vendor_channel_id: 'vc-1', vendor_client_id: 'cl-1', account_name: 'Shop', subtype: 'no_write_first' }),
+  ],
+  ['chat_b_personal by QR, enabled', channel(76, 'chat_b_personal', { via_qr_code: true }, { state: 'enabled' })],
+  ['chat_b_personal by code', channel(77, 'chat_b_personal', { phone: '+491701234567', sync_messages_from: Math.floor(T0 / 1000) })],
+  ['social_c_business with its profile', channel(78, 'social_c_business', { token: 't', phone: '+1 555 0100', data: { id: 'p1' } })],
+  ['social_c, deleted', channel(79, 'social_c', { login: 'user', password: 'pw' }, { state: 'disabled', deleted_at: T0 + 2_000 })],
+  ...PROVIDERS.filter((p) => ['chat_b', 'chat_c', 'social_a', 'social_a_direct', 'social_b'].includes(p)).map(
+    (provider, i): [string, ChannelRow] => [`${provider} by token`, channel(80 + i, provider, { token: `token-${provider}` })],
+  ),
+  ['market_a, disabled', channel(90, 'market_a', { login: 'seller', password: 'pw' }, { state: 'disabled' })],
+  // Stored settings beyond the shown ones (older rows, fields a client sent beside the variant's own) are not shown.
+  ['a row with settings that are not shown', { ...channel(91, 'chat_a', { phone: '79161234567' }), settings: { phone: '79161234567', webhook_secret: 'x', extra: 1 } }],
+];
+
+const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => ({
+  id: 31,
+  company_id: 3,
+  source: 'api',
+  url: 'https://crm.example.com/hooks/gateway',
+  secret: generateWebhookSecret(),
+  previous_secret: null,
+  previous_secret_expires_at: null,
+  event_types: JSON.stringify(['message.create', 'message.update', 'channel.qr_code', 'job.executed']),
+  active: 1,
+  disabled_reason: null,
+  created_at: T0,
+  updated_at: T0,
+  ...overrides,
+});
+
+const webhookRows: [string, WebhookEndpointRow][] = [
+  ['an API endpoint for some events', webhook({})],
+  ['the company webhook_url, every event', webhook({ id: 32, source: 'company', url: 'http://crm.example.com/v1-hook', event_types: null })],
+  ['a rotated endpoint', webhook({ id: 33, previous_secret: generateWebhookSecret(), previous_secret_expires_at: T0 + 86_400_000, updated_at: T0 + 5 })],
+  ['an endpoint disabled for failing', webhook({ id: 34, active: 0, disabled_reason: 'failing since 2026-10-28T00:00:00.000Z (5 days)' })],
+];
+
+// ---------------------------------------------------------------------------------------------
+
+describe('the presenters are typed by the schemas', () => {
+  it('answer FromSchema<object schema>', () => {
+    expectTypeOf(presentAttachment).returns.toEqualTypeOf<FromSchema<typeof attachmentObject>>();
+    expectTypeOf(presentAuth).returns.toEqualTypeOf<FromSchema<typeof authObject>>();
+    expectTypeOf(presentConversation).returns.toEqualTypeOf<FromSchema<typeof conversationObject>>();
+    expectTypeOf(presentMessage).returns.toEqualTypeOf<FromSchema<typeof messageObject>>();
+    expectTypeOf(presentTemplate).returns.toEqualTypeOf<FromSchema<typeof templateObject>>();
+    expectTypeOf(presentWebhook).returns.toEqualTypeOf<FromSchema<typeof webhookObject>>();
+    expectTypeOf<AttachmentObject>().toEqualTypeOf<FromSchema<typeof attachmentObject>>();
+    expectTypeOf<AuthObject>().toEqualTypeOf<FromSchema<typeof authObject>>();
+    expectTypeOf<ConversationObject>().toEqualTypeOf<FromSchema<typeof conversationObject>>();
+    expectTypeOf<MessageObject>().toEqualTypeOf<FromSchema<typeof messageObject>>();
+    expectTypeOf<TemplateObject>().toEqualTypeOf<FromSchema<typeof templateObject>>();
+    expectTypeOf<WebhookObject>().toEqualTypeOf<FromSchema<typeof webhookObject>>();
+  });
+});
+
+describe('attachments', () => {
+  it.each(attachmentRows.map((row) => [row.file_name, row] as const))('%s matches objects/attachment', (_name, row) => {
+    const object = presentAttachment(row, PUBLIC_URL);
+    expectValid(isAttachment, object);
+  });
+
+  it('covers the optional and null variants', () => {
+    const objects = attachmentRows.map((row) => presentAttachment(row, PUBLIC_URL));
+    expect(objects.some((o) => o.preview_url === undefined)).toBe(true);
+    expect(objects.some((o) => o.aspect_ratio === null)).toBe(true);
+    expect(objects.some((o) => o.message_id === null)).toBe(true);
+    expect(objects.some((o) => Object.keys(o.data).length === 0)).toBe(true);
+    expect(objects.some((o) => o.push_to_talk === true)).toBe(true);
+  });
+});
+
+describe('messages', () => {
+  it.each(messageRows)('%s matches objects/message and its events match events/message', (_name, row, attachments) => {
+    const object = presentMessage(row, attachments, PUBLIC_URL);
+    expectValid(isMessage, object);
+    const { outbox, events } = capturedEvents();
+    recordEvent(outbox, row.company_id, 'message', 'create', object, NOW);
+    recordEvent(outbox, row.company_id, 'message', 'update', object, NOW);
+    for (const event of events) assertValidEvent(event);
+  });
+
+  it('covers the null variants', () => {
+    const objects = messageRows.map(([, row, attachments]) => presentMessage(row, attachments, PUBLIC_URL));
+    for (const key of ['external_id', 'replied_to_id', 'message', 'details'] as const) {
+      expect(objects.some((o) => o[key] === null), key).toBe(true);
+      expect(objects.some((o) => o[key] !== null), key).toBe(true);
+    }
+  });
+});
+
+describe('conversations', () => {
+  it.each(conversationRows)('%s matches objects/conversation and its events match events/conversation', (_name, row) => {
+    const object = presentConversation(row);
+    expectValid(isConversation, object);
+    const { outbox, events } = capturedEvents();
+    recordEvent(outbox, row.company_id, 'conversation', 'create', object, NOW);
+    recordEvent(outbox, row.company_id, 'conversation', 'update', object, NOW);
+    for (const event of events) assertValidEvent(event);
+  });
+});
+
+describe('templates', () => {
+  it.each(templateRows)('%s matches objects/biz-template', (_name, row) => {
+    expectValid(isTemplate, presentTemplate(row));
+  });
+});
+
+describe('auths', () => {
+  it.each(channelRows)('%s matches objects/auth, the auth answers and the auth events', (_name, row) => {
+    const object = presentAuth(row);
+    expectValid(isAuth, object);
+    expectValid(isAuthResponse, { auth: object });
+    expectValid(isAuthResponse, { auth: { ...object, qr: '2@AbCd==,xyz', code: 'K7QX-2M4P' } });
+    expectValid(isAuthList, { auths: [object], meta: { page: 1, entries_count: 1, per_page: 25 } });
+    const { outbox, store, events } = capturedEvents();
+    for (const event of ['create', 'update', 'delete'] as const) recordEvent(outbox, row.company_id, 'auth', event, object, NOW);
+    recordAuthSignal(store, row, { kind: 'qr', qr: '2@AbCd==,xyz' }, true, NOW);
+    recordAuthSignal(store, row, { kind: 'code', code: 'K7QX-2M4P' }, true, NOW);
+    recordAuthSignal(store, row, { kind: 'pages', pages: [{ id: '1', name: 'Shop', username: 'shop' }] }, true, NOW);
+    recordAuthSignal(store, row, { kind: 'oauth', oauthProviderUrl: 'https://provider.example.com/oauth?state=abc' }, true, NOW);
+    expect(events.map((e) => e.name)).toEqual([
+      'auth.create',
+      'auth.update',
+      'auth.delete',
+      'auth.update',
+      'channel.qr_code',
+      'auth.update',
+      'channel.code',
+      'auth.update',
+      'channel.pages',
+      'auth.update',
+    ]);
+    for (const event of events) assertValidEvent(event);
+  });
+
+  it('shows no credential and no setting beyond the allow-list', () => {
+    for (const [, row] of channelRows) {
+      const text = JSON.stringify(presentAuth(row));
+      for (const secret of ['EAAG-secret', 'token-', '"pw"', 'webhook_secret', 'p1']) expect(text).not.toContain(secret);
+    }
+  });
+
+  it('covers every provider, every state and both confirmation kinds', () => {
+    const objects = channelRows.map(([, row]) => presentAuth(row));
+    expect(new Set(objects.map((o) => o.provider))).toEqual(new Set(PROVIDERS));
+    expect(new Set(objects.map((o) => o.state))).toEqual(new Set(['unconfirmed', 'enabled', 'disabled']));
+    expect(new Set(objects.map((o) => o.confirmation))).toEqual(new Set(['qr', 'pairing_code', 'code', null]));
+  });
+});
+
+describe('webhooks', () => {
+  it.each(webhookRows)('%s matches objects/webhook and the webhook answers', (_name, row) => {
+    const object = presentWebhook(row);
+    expect(object).not.toHaveProperty('secret');
+    expectValid(isWebhook, object);
+    expectValid(isWebhookResponse, { webhook: object });
+    const shown = presentWebhook(row, { withSecret: true });
+    expect(shown.secret).toBe(row.secret);
+    expectValid(isWebhook, shown);
+    expectValid(isWebhookResponse, { webhook: shown });
+  });
+
+  it('a list of them matches the list answer', () => {
+    expectValid(isWebhookList, { webhooks: webhookRows.map(([, row]) => presentWebhook(row)) });
+  });
+});
+
+describe('the schemas refuse what the presenters must never answer', () => {
+  const attachment = presentAttachment(attachmentRows[0]!, PUBLIC_URL);
+  const messageObj = presentMessage(messageRows[2]![1], messageRows[2]![2], PUBLIC_URL);
+  const conversationObj = presentConversation(conversationRows[0]![1]);
+  const templateObj = presentTemplate(templateRows[0]![1]);
+  const auth = presentAuth(channelRows[3]![1]);
+  const webhookObj = presentWebhook(webhookRows[0]![1], { withSecret: true });
+
+  it.each([
+    ['attachment with an unknown field', isAttachment, { ...attachment, storage_key: 'x' }],
+    ['attachment with a relative URL', isAttachment, { ...attachment, attachment_url: '/files/x/y' }],
+    ['attachment with a negative size', isAttachment, { ...attachment, size: -1 }],
+    ['attachment with dimensions as text', isAttachment, { ...attachment, data: { width: '1920' } }],
+    ['message without milliseconds in created_at', isMessage, { ...messageObj, created_at: '2026-11-02T10:15:30Z' }],
+    ['message with an unknown status', isMessage, { ...messageObj, status: 'queued' }],
+    ['message without details', isMessage, (({ details: _, ...rest }) => rest)(messageObj)],
+    ['message with income as 0/1', isMessage, { ...messageObj, income: 0 }],
+    ['message with a broken attachment', isMessage, { ...messageObj, attachments: [{ ...attachment, mime_type: null }] }],
+    ['conversation with an unknown state', isConversation, { ...conversationObj, operational_state: 'closed' }],
+    ['conversation with group as 0/1', isConversation, { ...conversationObj, group: 0 }],
+    ['template without position', isTemplate, (({ position: _, ...rest }) => rest)(templateObj)],
+    ['auth with a credential in its settings', isAuth, { ...auth, settings: { ...auth.settings, token: 'EAAG' } }],
+    ['auth with its credentials', isAuth, { ...auth, credentials: {} }],
+    ['auth of an unknown provider', isAuth, { ...auth, provider: 'carrier_pigeon' }],
+    ['auth with an unknown confirmation', isAuth, { ...auth, confirmation: 'sms' }],
+    ['auth with a connector signal outside an answer or event', isAuth, { ...auth, qr: 'x' }],
+    ['auth answer with pages (events only)', isAuthResponse, { auth: { ...auth, pages: [] } }],
+    ['webhook with a malformed secret', isWebhook, { ...webhookObj, secret: 'whsec_short' }],
+    ['webhook with an unknown event type', isWebhook, { ...webhookObj, event_types: ['message.delete'] }],
+    ['webhook with active as 0/1', isWebhook, { ...webhookObj, active: 1 }],
+    ['webhook list of six', isWebhookList, { webhooks: Array.from({ length: 6 }, () => presentWebhook(webhookRows[0]![1])) }],
+  ] as [string, Validate, unknown][])('%s', (_name, validate, value) => {
+    expectInvalid(validate, value);
+  });
+
+  it('events with a broken object or a record that disagrees with its body are refused', () => {
+    const { outbox, store, events } = capturedEvents();
+    recordEvent(outbox, 3, 'message', 'create', { ...messageObj, status: 'queued' }, NOW);
+    recordEvent(outbox, 3, 'conversation', 'update', { ...conversationObj, group: 0 }, NOW);
+    recordEvent(outbox, 3, 'auth', 'update', { ...auth, settings: { token: 'x' } }, NOW);
+    recordEvent(outbox, 4, 'message', 'create', messageObj, NOW); // another company than the object's
+    recordAuthSignal(store, { ...channelRows[0]![1], provider: 'carrier_pigeon' }, { kind: 'qr', qr: 'x' }, true, NOW);
+    expect(events).toHaveLength(6);
+    for (const event of events.slice(0, 5)) expect(() => assertValidEvent(event), event.name).toThrow();
+    // The v1 channel payload of that signal holds no auth object: it stays valid.
+    expect(() => assertValidEvent(events[5]!)).not.toThrow();
+    expect(() => assertValidEvent({ ...events[5]!, name: 'channel.code' })).toThrow(/disagree/);
+  });
+});
