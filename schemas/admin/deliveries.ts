@@ -6,6 +6,7 @@ const filterProperties = {
   endpoint_id: { type: 'integer', minimum: 1 },
   status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
   event_type: { type: 'string', minLength: 1, maxLength: 100, description: 'event name, e.g. message.create' },
+  event_id: { type: 'string', minLength: 1, maxLength: 100, description: 'the event id, which is the webhook-id header of its deliveries' },
   since: { type: 'string', format: 'date-time' },
   until: { type: 'string', format: 'date-time' },
 } as const;
@@ -24,4 +25,13 @@ export const adminBulkReplayBody = {
   $id: 'admin/bulk-replay-body',
   type: 'object',
   properties: filterProperties,
+} as const satisfies JSONSchema;
+
+/** POST /admin/companies/<id>/endpoints/<id>/disable */
+export const adminEndpointDisableBody = {
+  $id: 'admin/endpoint-disable-body',
+  type: 'object',
+  properties: {
+    reason: { type: 'string', minLength: 1, maxLength: 200, default: 'disabled by an operator', description: 'shown as disabled_reason' },
+  },
 } as const satisfies JSONSchema;

@@ -3,13 +3,30 @@ import { sameSecret } from '../domain/tokens.js';
 import type { AppState } from '../http/context.js';
 import { Unauthorized } from '../errors/errors.js';
 
+export interface AdminAuthOptions {
+  /** The environment variable the token comes from, named in the 401's text. */
+  setting?: string;
+  what?: string;
+  /**
+   * The console's session check (src/http/web-session.ts), used when the request sends no
+   * Authorization header but a console cookie: the console's pages call this same API.
+   */
+  consoleSession?: Middleware<AppState>;
+  consoleCookie?: string;
+}
+
 /**
  * The admin API's own bearer token (GATEWAY_ADMIN_TOKEN), compared in constant time (sameSecret:
- * neither the length nor a prefix of the token leaks by timing).
+ * neither the length nor a prefix of the token leaks by timing). With a console session check
+ * given, a request without an Authorization header may present a console session instead.
  */
-export function authenticateAdmin(adminToken: string, setting = 'GATEWAY_ADMIN_TOKEN', what = 'admin token'): Middleware<AppState> {
+export function authenticateAdmin(adminToken: string, options: AdminAuthOptions = {}): Middleware<AppState> {
+  const { setting = 'GATEWAY_ADMIN_TOKEN', what = 'admin token', consoleSession, consoleCookie = 'gw_console' } = options;
+  const cookiePattern = new RegExp(`(^|;)\\s*${consoleCookie}=`);
   return async (ctx, next) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+    const header = ctx.get('authorization');
+    if (header === '' && consoleSession !== undefined && cookiePattern.test(ctx.get('cookie'))) return consoleSession(ctx, next);
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new Unauthorized(`No ${what} was provided: send it as Authorization: Bearer <${setting}>.`);
     if (!sameSecret(match[1]!, adminToken)) throw new Unauthorized(`The ${what} is invalid.`);
     return next();

@@ -48,6 +48,13 @@ export class Replayer {
     return nextAttempt(this.options.store, delivery, 'manual', this.options.clock.now(), endpoints);
   }
 
+  /** Replays one delivery now: answers its job; throws ReplayRefused when its endpoint is gone or disabled. */
+  async replayOne(delivery: DeliveryRow): Promise<DeliveryJob> {
+    const job = this.job(delivery);
+    await this.publish([job]);
+    return job;
+  }
+
   async replay(deliveries: readonly DeliveryRow[]): Promise<number> {
     const jobs: DeliveryJob[] = [];
     const endpoints: EndpointsRead = new Map();

@@ -4,6 +4,7 @@ import { PROVIDERS } from '../../schemas/v1/channels.js';
 import type { AttemptRecord } from '../streams/catalog.js';
 import type { StreamLag } from '../streams/stream.js';
 import { AppError } from '../errors/errors.js';
+import { AttemptHistory, type AttemptMinute } from './attempt-history.js';
 
 /** What the scrape-time gauges read: the store and the streams of this process (null: not in this role). */
 export interface MetricSources {
@@ -37,6 +38,7 @@ export class Metrics {
   private readonly checkpointDuration: Histogram;
   private readonly walFrames: Gauge;
   private sources: MetricSources = {};
+  private readonly history = new AttemptHistory();
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -116,10 +118,21 @@ export class Metrics {
    */
   attemptRecorded(attempt: AttemptRecord, eventCreatedAt: () => number | null): void {
     this.attempts.inc({ outcome: attempt.outcome, trigger: attempt.trigger });
+    this.history.record(attempt.outcome === 'delivered', Date.now());
     if (attempt.outcome === 'retry' && attempt.trigger === 'auto') this.retriesScheduled.inc();
     if (attempt.outcome !== 'delivered') return;
     const created = eventCreatedAt();
     if (created !== null) this.deliveryLatency.observe({ trigger: attempt.trigger }, Math.max(0, attempt.started_at + attempt.duration_ms - created) / 1000);
+  }
+
+  /** Attempts recorded per minute over the last hour, oldest first (the console's pipeline page). */
+  attemptsLastHour(now = Date.now()): AttemptMinute[] {
+    return this.history.lastHour(now);
+  }
+
+  /** The stream lag the scrape reads (empty where this process has no streams to ask). */
+  async streamLag(): Promise<readonly StreamLag[]> {
+    return this.sources.streamLag === undefined ? [] : this.sources.streamLag();
   }
 
   /** One checkpoint of the checkpoint thread (src/store/checkpointer.ts). */

@@ -26,7 +26,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '422': 'Validation failed: one entry per field',
 };
 
-const INTEGER_PARAMS = new Set(['id', 'companyId', 'channelId', 'messageId']);
+const INTEGER_PARAMS = new Set(['id', 'companyId', 'channelId', 'messageId', 'endpointId']);
 
 /** The router's `:param` path in OpenAPI's `{param}` form. */
 export function openApiPath(path: string): string {

@@ -1,4 +1,4 @@
-import { adminBulkReplayBody, adminDeliveryListQuery } from '../../schemas/admin/deliveries.js';
+import { adminBulkReplayBody, adminDeliveryListQuery, adminEndpointDisableBody } from '../../schemas/admin/deliveries.js';
 import { attachmentObject } from '../../schemas/objects/attachment.js';
 import { conversationObject } from '../../schemas/objects/conversation.js';
 import { messageObject } from '../../schemas/objects/message.js';
@@ -116,12 +116,15 @@ const callbackOps: Operation[] = [
 /** The operators' API (admin token), present only when GATEWAY_ADMIN_TOKEN is set. */
 const adminOps: Operation[] = [
   { method: 'get', path: '/admin/deliveries', tag: 'admin', summary: 'List deliveries by company, endpoint, status, event type and time (keyset pages)', auth: 'admin', input: adminDeliveryListQuery, success: { status: 200 } },
-  { method: 'get', path: '/admin/deliveries/:deliveryId', tag: 'admin', summary: 'One delivery with its attempts', auth: 'admin', success: { status: 200 } },
+  { method: 'get', path: '/admin/deliveries/:deliveryId', tag: 'admin', summary: 'One delivery with its event body and its attempts', auth: 'admin', success: { status: 200 } },
   { method: 'post', path: '/admin/deliveries/:deliveryId/replay', tag: 'admin', summary: 'Replay one delivery now (a manual attempt)', auth: 'admin', success: { status: 200 } },
   { method: 'post', path: '/admin/replays', tag: 'admin', summary: 'Replay every delivery matching a filter; answers 202 with a task id', auth: 'admin', input: adminBulkReplayBody, success: { status: 202 } },
   { method: 'get', path: '/admin/replays/:taskId', tag: 'admin', summary: 'Progress of a bulk replay', auth: 'admin', success: { status: 200 } },
+  { method: 'post', path: '/admin/replays/:taskId/cancel', tag: 'admin', summary: 'Cancel a queued or running bulk replay (409 when it ended already)', auth: 'admin', success: { status: 200 } },
   { method: 'get', path: '/admin/companies/:companyId/endpoints', tag: 'admin', summary: "Health of a company's webhook endpoints", auth: 'admin', success: { status: 200 } },
-  { method: 'get', path: '/admin/pipeline', tag: 'admin', summary: 'Outbox relay lag and stream state', auth: 'admin', success: { status: 200 } },
+  { method: 'post', path: '/admin/companies/:companyId/endpoints/:endpointId/disable', tag: 'admin', summary: 'Disable a webhook endpoint, with the reason shown as disabled_reason', auth: 'admin', input: adminEndpointDisableBody, success: { status: 200 } },
+  { method: 'post', path: '/admin/companies/:companyId/endpoints/:endpointId/enable', tag: 'admin', summary: 'Enable a webhook endpoint again', auth: 'admin', success: { status: 200 } },
+  { method: 'get', path: '/admin/pipeline', tag: 'admin', summary: 'Outbox lag, stream lag, and webhook attempts per minute over the last hour', auth: 'admin', success: { status: 200 } },
   { method: 'post', path: '/admin/channels/:id/templates/sync', tag: 'admin', summary: "Sync a chat_a_business channel's templates from the provider now", auth: 'admin', success: { status: 200 } },
   { method: 'post', path: '/admin/sandbox/channels/:id/messages', tag: 'admin', summary: 'Sandbox only (GATEWAY_SANDBOX=true): inject an incoming message into a channel', auth: 'admin', input: sandboxMessageBody, success: { status: 201 } },
   { method: 'get', path: '/admin/channels/:id/callback', tag: 'admin', summary: "A channel's callback URL and verification secrets (operators only)", auth: 'admin', success: { status: 200 } },

@@ -75,7 +75,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   // Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.
   const metricsAuth =
     config.metricsToken !== null
-      ? [authenticateAdmin(config.metricsToken, 'GATEWAY_METRICS_TOKEN', 'metrics token')]
+      ? [authenticateAdmin(config.metricsToken, { setting: 'GATEWAY_METRICS_TOKEN', what: 'metrics token' })]
       : config.adminToken !== null
         ? [authenticateAdmin(config.adminToken)]
         : [];
@@ -98,7 +98,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
-    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes });
+    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes, metrics });
     adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret });
     adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes, sandbox: config.providers.sandbox });
   }

@@ -66,6 +66,8 @@ export interface DeliveryFilter {
   endpoint_id?: number;
   status?: DeliveryStatus;
   event_type?: string;
+  /** The event's id: the `webhook-id` header its deliveries carried. */
+  event_id?: string;
   /** created_at bounds, unix ms, inclusive. */
   since?: number;
   until?: number;
@@ -386,6 +388,7 @@ function filterSql(filter: DeliveryFilter): { where: string[]; params: Record<st
   if (filter.endpoint_id !== undefined) where.push('endpoint_id = @endpoint_id');
   if (filter.status !== undefined) where.push('status = @status');
   if (filter.event_type !== undefined) where.push('event_name = @event_type');
+  if (filter.event_id !== undefined) where.push('event_id = @event_id');
   if (filter.since !== undefined) where.push('created_at >= @since');
   if (filter.until !== undefined) where.push('created_at <= @until');
   for (const [key, value] of Object.entries(filter)) if (value !== undefined) params[key] = value;

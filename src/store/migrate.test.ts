@@ -224,3 +224,20 @@ describe('migrate from concurrent connections', () => {
     }
   });
 });
+
+describe('migration 9 (browser faces)', () => {
+  it('keeps the replay tasks of a store made before it, and lets a task be cancelled after it', () => {
+    const connection = db();
+    migrate(connection, MIGRATIONS.filter((m) => m.version < 9));
+    connection
+      .prepare("INSERT INTO replay_tasks (id, filter, status, total, enqueued, cursor_seq, created_at, updated_at) VALUES ('rpl_old', '{}', 'running', 7, 3, 42, 1, 2)")
+      .run();
+    expect(() => connection.prepare("UPDATE replay_tasks SET status = 'cancelled'").run()).toThrow(/CHECK constraint failed/);
+    expect(migrate(connection)).toEqual([9, ...MIGRATIONS.filter((m) => m.version > 9).map((m) => m.version)]);
+    expect(connection.prepare('SELECT * FROM replay_tasks').all()).toEqual([
+      { id: 'rpl_old', filter: '{}', status: 'running', total: 7, enqueued: 3, cursor_seq: 42, error: null, created_at: 1, updated_at: 2 },
+    ]);
+    connection.prepare("UPDATE replay_tasks SET status = 'cancelled'").run();
+    expect(tables(connection)).toEqual(expect.arrayContaining(['web_sessions', 'portal_links', 'replay_tasks']));
+  });
+});

@@ -5,7 +5,7 @@ import type { DeliveryFilter } from './deliveries.js';
 export interface ReplayTaskRow {
   id: string;
   filter: string;
-  status: 'queued' | 'running' | 'completed' | 'failed';
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
   total: number;
   enqueued: number;
   cursor_seq: number;
@@ -21,6 +21,7 @@ export class ReplayTaskStore {
   private readonly nextOpen;
   private readonly progressOne;
   private readonly finishOne;
+  private readonly cancelOne;
 
   constructor(db: Db) {
     this.insertOne = db.prepare<[string, string, number, number, number], ReplayTaskRow>(
@@ -28,10 +29,17 @@ export class ReplayTaskStore {
     );
     this.byId = db.prepare<[string], ReplayTaskRow>('SELECT * FROM replay_tasks WHERE id = ?');
     this.nextOpen = db.prepare<[], ReplayTaskRow>("SELECT * FROM replay_tasks WHERE status IN ('queued', 'running') ORDER BY created_at LIMIT 1");
+    // Progress and the end apply to an open task only: a task cancelled while its page was on its
+    // way stays cancelled (the page already published is counted nowhere, and nothing follows it).
     this.progressOne = db.prepare<[number, number, number, string]>(
-      "UPDATE replay_tasks SET status = 'running', enqueued = enqueued + ?, cursor_seq = ?, updated_at = ? WHERE id = ?",
+      "UPDATE replay_tasks SET status = 'running', enqueued = enqueued + ?, cursor_seq = ?, updated_at = ? WHERE id = ? AND status IN ('queued', 'running')",
     );
-    this.finishOne = db.prepare<[string, string | null, number, string]>('UPDATE replay_tasks SET status = ?, error = ?, updated_at = ? WHERE id = ?');
+    this.finishOne = db.prepare<[string, string | null, number, string]>(
+      "UPDATE replay_tasks SET status = ?, error = ?, updated_at = ? WHERE id = ? AND status IN ('queued', 'running')",
+    );
+    this.cancelOne = db.prepare<[number, string], ReplayTaskRow>(
+      "UPDATE replay_tasks SET status = 'cancelled', updated_at = ? WHERE id = ? AND status IN ('queued', 'running') RETURNING *",
+    );
   }
 
   create(filter: DeliveryFilter, total: number, now: number): ReplayTaskRow {
@@ -53,5 +61,13 @@ export class ReplayTaskStore {
 
   finish(id: string, status: 'completed' | 'failed', error: string | null, now: number): void {
     this.finishOne.run(status, error, now, id);
+  }
+
+  /**
+   * Stops an open task: the worker picks no further page of it. Answers the cancelled task, or
+   * undefined when it is not open (finished, cancelled already, or unknown).
+   */
+  cancel(id: string, now: number): ReplayTaskRow | undefined {
+    return this.cancelOne.get(now, id);
   }
 }

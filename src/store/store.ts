@@ -16,6 +16,7 @@ import { ReplayTaskStore } from './replay-tasks.js';
 import { StreamMessageStore } from './stream-messages.js';
 import { TemplateStore } from './templates.js';
 import { WebhookEndpointStore } from './webhooks.js';
+import { WebSessionStore } from './web-sessions.js';
 
 export interface StoreHealth {
   status: 'ok' | 'error';
@@ -41,6 +42,7 @@ export class Store {
   readonly streamMessages: StreamMessageStore;
   readonly callbacks: CallbackStore;
   readonly earlyStatuses: EarlyStatusStore;
+  readonly webSessions: WebSessionStore;
   private readonly group: GroupCommit;
   private readonly inTransaction: TransactionRunner;
 
@@ -62,6 +64,7 @@ export class Store {
     this.streamMessages = new StreamMessageStore(db, this.group);
     this.callbacks = new CallbackStore(db);
     this.earlyStatuses = new EarlyStatusStore(db);
+    this.webSessions = new WebSessionStore(db);
   }
 
   /** Opens the file, applies pending migrations and prepares every statement once. */

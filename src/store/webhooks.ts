@@ -42,6 +42,8 @@ export interface WebhookEndpointChanges {
   url?: string;
   eventTypes?: string[] | null;
   active?: boolean;
+  /** Why an endpoint being deactivated is disabled (kept as it was when not given). */
+  disabledReason?: string;
 }
 
 /** Webhook endpoints of companies. */
@@ -138,7 +140,7 @@ export class WebhookEndpointStore {
       url: changes.url ?? row.url,
       event_types: changes.eventTypes === undefined ? row.event_types : changes.eventTypes === null ? null : JSON.stringify(changes.eventTypes),
       active,
-      disabled_reason: active === 1 ? null : row.disabled_reason,
+      disabled_reason: active === 1 ? null : (changes.disabledReason ?? row.disabled_reason),
       updated_at: now,
     })!;
   }

@@ -1,0 +1,88 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { adminEndpointDisableBody } from '../../schemas/admin/deliveries.js';
+import { NotFound } from '../errors/errors.js';
+import type { AppState, RouteContext } from '../http/context.js';
+import { pathId } from '../http/params.js';
+import { validator } from '../http/validate.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { presentEndpointHealth } from '../presenters/admin.js';
+import type { EndpointHealthRow } from '../store/deliveries.js';
+import type { Store } from '../store/store.js';
+import type { WebhookEndpointRow } from '../store/webhooks.js';
+
+const validateDisable = validator(adminEndpointDisableBody);
+
+interface EndpointRouteDeps {
+  store: Store;
+  auth: Middleware<AppState>;
+  body: Middleware<AppState>;
+  metrics: Metrics | undefined;
+  now: () => number;
+}
+
+/**
+ * Endpoint health per company, an operator's disable and re-enable, and the pipeline's state:
+ * the relay's outbox lag, the streams' lag, and the attempts of the last hour per minute.
+ */
+export function endpointRoutes(router: Router<AppState>, { store, auth, body, metrics, now }: EndpointRouteDeps): void {
+  const base = '/admin/companies/:companyId/endpoints';
+
+  router.get(base, auth, (ctx) => {
+    const companyId = pathId(ctx.params.companyId, 'company');
+    ctx.body = { endpoints: store.deliveries.endpointHealth(companyId).map(presentEndpointHealth) };
+  });
+
+  router.post(`${base}/:endpointId/disable`, auth, body, (ctx) => {
+    const endpoint = findEndpoint(store, ctx);
+    const { reason } = validateDisable(ctx.request.body ?? {}, ctx.is('json') ? 'json' : 'text');
+    store.transaction(() => store.webhooks.update(endpoint, { active: false, disabledReason: reason }, now()));
+    ctx.body = { endpoint: healthOf(store, endpoint) };
+  });
+
+  router.post(`${base}/:endpointId/enable`, auth, (ctx) => {
+    const endpoint = findEndpoint(store, ctx);
+    store.transaction(() => store.webhooks.update(endpoint, { active: true }, now()));
+    ctx.body = { endpoint: healthOf(store, endpoint) };
+  });
+
+  router.get('/admin/pipeline', auth, async (ctx) => {
+    const lag = store.outbox.lag();
+    const at = now();
+    const minutes = metrics?.attemptsLastHour() ?? [];
+    const lastMinute = minutes.at(-2);
+    const attempted = minutes.reduce((sum, m) => sum + m.delivered + m.failed, 0);
+    const failed = minutes.reduce((sum, m) => sum + m.failed, 0);
+    ctx.body = {
+      outbox: {
+        pending: lag.pending,
+        oldest_created_at: lag.oldestCreatedAt === null ? null : new Date(lag.oldestCreatedAt).toISOString(),
+        lag_ms: lag.oldestCreatedAt === null ? 0 : Math.max(0, at - lag.oldestCreatedAt),
+      },
+      streams: (await (metrics?.streamLag() ?? Promise.resolve([])).catch(() => [])).map((row) => ({
+        stream: row.stream,
+        group: row.group,
+        messages: row.messages,
+      })),
+      attempts: {
+        // The last whole minute: the current one is still counting.
+        delivered_per_second: lastMinute === undefined ? 0 : Math.round((lastMinute.delivered / 60) * 100) / 100,
+        error_rate: attempted === 0 ? null : Math.round((failed / attempted) * 10_000) / 10_000,
+        per_minute: minutes.map((m) => ({ start: new Date(m.start).toISOString(), delivered: m.delivered, failed: m.failed })),
+      },
+    };
+  });
+}
+
+function findEndpoint(store: Store, ctx: RouteContext): WebhookEndpointRow {
+  const companyId = pathId(ctx.params.companyId, 'Company');
+  const endpointId = pathId(ctx.params.endpointId, 'Webhook endpoint');
+  const endpoint = store.webhooks.find(companyId, endpointId);
+  if (endpoint === undefined) throw new NotFound(`Webhook endpoint ${endpointId} of company ${companyId} was not found.`);
+  return endpoint;
+}
+
+function healthOf(store: Store, endpoint: WebhookEndpointRow): ReturnType<typeof presentEndpointHealth> {
+  const row: EndpointHealthRow = store.deliveries.endpointHealth(endpoint.company_id).find((e) => e.id === endpoint.id)!;
+  return presentEndpointHealth(row);
+}

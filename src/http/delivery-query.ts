@@ -1,0 +1,41 @@
+import { ValidationFailed } from '../errors/errors.js';
+import type { DeliveryFilter } from '../store/deliveries.js';
+
+/** A delivery filter as the admin API and the portal read it (times as ISO 8601 date-times). */
+export interface DeliveryFilterInput {
+  company_id?: number;
+  endpoint_id?: number;
+  status?: 'pending' | 'delivered' | 'failed';
+  event_type?: string;
+  event_id?: string;
+  since?: string;
+  until?: string;
+}
+
+/** The store's filter of validated input; since after until is a 422 on `since`. */
+export function toDeliveryFilter(input: DeliveryFilterInput): DeliveryFilter {
+  const since = input.since === undefined ? undefined : Date.parse(input.since);
+  const until = input.until === undefined ? undefined : Date.parse(input.until);
+  if (since !== undefined && until !== undefined && since > until) throw ValidationFailed.field('since', 'since must not be after until');
+  return {
+    company_id: input.company_id,
+    endpoint_id: input.endpoint_id,
+    status: input.status,
+    event_type: input.event_type,
+    event_id: input.event_id,
+    since,
+    until,
+  };
+}
+
+/** Keyset cursor of delivery lists: the seq of the last delivery of the page, opaque to clients. */
+export function encodeDeliveryCursor(seq: number): string {
+  return Buffer.from(`d1:${seq}`, 'utf8').toString('base64url');
+}
+
+export function decodeDeliveryCursor(cursor: string | undefined): number | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  const match = /^d1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw ValidationFailed.field('cursor', 'cursor is not a next_cursor of this list');
+  return Number(match[1]);
+}
