@@ -13,6 +13,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY schemas ./schemas
 COPY src ./src
+COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 # --- runtime: compiled code and production dependencies only, as a non-root user ---------------
@@ -26,6 +27,7 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
+COPY --from=build /app/web ./web
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -2,6 +2,7 @@ import type { ParameterizedContext } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { Logger } from '../log.js';
 import type { AccountRow } from '../store/accounts.js';
+import type { WebSessionRow } from '../store/web-sessions.js';
 
 export interface AppState {
   requestId: string;
@@ -13,6 +14,10 @@ export interface AppState {
   lineLog: Logger;
   /** Set by `authenticate`; every API route runs behind it. */
   account?: AccountRow;
+  /** Set by `sessionAuth` (src/http/web-session.ts) on the routes of the console and the portal. */
+  webSession?: WebSessionRow;
+  /** The session's own token from its cookie (never logged), to derive its CSRF token. */
+  sessionToken?: string;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -12,6 +12,7 @@ import { adminRoutes } from '../admin/routes.js';
 import { adminCallbackRoutes } from '../admin/callbacks.js';
 import { adminConnectorRoutes } from '../admin/connectors.js';
 import { callbackRoutes } from '../callbacks/routes.js';
+import { consoleRoutes } from '../console/routes.js';
 import type { Config } from '../config/config.js';
 import type { Connectors } from '../connectors/registry.js';
 import { ConnectionFlows } from '../connectors/flows.js';
@@ -29,6 +30,7 @@ import { parseBody } from '../http/body.js';
 import type { AppState } from '../http/context.js';
 import { renderErrors } from '../http/render-errors.js';
 import { requestLog } from '../http/request-log.js';
+import { AssetFolder, webDir, webSecurityHeaders } from '../http/web-assets.js';
 
 export interface AppDeps {
   store: Store;
@@ -49,11 +51,26 @@ function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: numb
   return { pending, oldest_pending_age_ms: oldestCreatedAt === null ? null : Math.max(0, Date.now() - oldestCreatedAt) };
 }
 
-/** Builds the HTTP application: request log → error renderer → routes (each an explicit chain). */
-export function createApp({ store, logger, config, replayer = null, connectors, throttle, metrics = new Metrics({ defaultMetrics: false }) }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
+/** The paths of the browser faces: their answers carry the strict Content-Security-Policy. */
+const WEB_PATHS = /^\/(console|portal|assets)(\/|$)/;
+
+/**
+ * Builds the HTTP application: request log → error renderer → routes (each an explicit chain).
+ * `router` holds the JSON API (described by /openapi.json); `webRouter` the browser faces: the
+ * console's and the portal's pages, their sessions and the portal's own API.
+ */
+export function createApp({ store, logger, config, replayer = null, connectors, throttle, metrics = new Metrics({ defaultMetrics: false }) }: AppDeps): {
+  app: Koa<AppState>;
+  router: Router<AppState>;
+  webRouter: Router<AppState>;
+} {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by our own middleware
   const router = new Router<AppState>();
+  const webRouter = new Router<AppState>();
+  const secureCookies = config.publicUrl.startsWith('https:');
+  const sharedAssets = new AssetFolder(webDir('shared'));
+  webRouter.get('/assets/:file', sharedAssets.serve());
   const body = parseBody(config.bodyLimitBytes);
   const auth = authenticate(store.accounts, body);
 
@@ -98,7 +115,8 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
-    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes, metrics });
+    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, bodyLimitBytes: config.bodyLimitBytes });
+    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes, consoleSession, metrics });
     adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret });
     adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes, sandbox: config.providers.sandbox });
   }
@@ -108,7 +126,11 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   app.use(renderErrors());
   // POST /callbacks/:provider/:channelId without the router's per-request matching and composing.
   app.use(callbacks);
+  const webHeaders = webSecurityHeaders();
+  app.use((ctx, next) => (WEB_PATHS.test(ctx.path) ? webHeaders(ctx, next) : next()));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
-  return { app, router };
+  app.use(webRouter.routes());
+  app.use(webRouter.allowedMethods({ throw: true }));
+  return { app, router, webRouter };
 }

@@ -18,6 +18,8 @@ export interface RunningGateway {
   port: number;
   /** Every registered route (the auth test walks them all). */
   router: Router<AppState>;
+  /** The routes of the browser faces (console, portal): their pages, sessions and the portal's API. */
+  webRouter: Router<AppState>;
   pipeline: Pipeline;
   metrics: Metrics;
   close(): Promise<void>;
@@ -72,7 +74,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   }
   metrics.observe(coreSources(store, pipeline.bus));
   logger.info({ streams: pipeline.bus.kind, role: options.role ?? 'all' }, 'pipeline started');
-  const { app, router } = createApp({
+  const { app, router, webRouter } = createApp({
     store,
     logger,
     config: { ...config, publicUrl },
@@ -89,6 +91,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
     store,
     port,
     router,
+    webRouter,
     pipeline,
     metrics,
     async close() {

@@ -1,0 +1,72 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { digestApiToken, sameSecret } from '../domain/tokens.js';
+import { Unauthorized, ValidationFailed } from '../errors/errors.js';
+import { parseBody } from '../http/body.js';
+import type { AppState } from '../http/context.js';
+import { AssetFolder, webDir } from '../http/web-assets.js';
+import { endSession, hasSessionCookie, openSession, presentSession, requireSameOriginJson, sessionAuth, type SessionPolicy } from '../http/web-session.js';
+import type { Store } from '../store/store.js';
+
+export interface ConsoleDeps {
+  store: Store;
+  adminToken: string;
+  /** Cookies get the Secure flag when the daemon is reached over https. */
+  secureCookies: boolean;
+  bodyLimitBytes: number;
+}
+
+/** Console sessions: 30 minutes without use end one, and none lives longer than 12 hours. */
+export const CONSOLE_SESSION = { face: 'console', cookieName: 'gw_console', cookiePath: '/', idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 } as const;
+
+/**
+ * The operator console (docs/console.md): its pages and the session that opens them. Logging in
+ * exchanges the admin token for a session cookie; the pages then call the admin API (/admin/...)
+ * with that cookie and the session's CSRF token. Answers the session check the admin API accepts.
+ */
+export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Middleware<AppState> {
+  const { store } = deps;
+  const policy: SessionPolicy = { ...CONSOLE_SESSION, secure: deps.secureCookies };
+  const credential = digestApiToken(deps.adminToken);
+  const session = sessionAuth(store, policy, credential);
+  const body = parseBody(deps.bodyLimitBytes);
+  const pages = new AssetFolder(webDir('console'));
+
+  // The shell: a browser without a live session is sent to the login page instead.
+  router.get('/console', async (ctx, next) => {
+    try {
+      if (!hasSessionCookie(ctx, policy)) throw new Unauthorized('no session');
+      await session(ctx, async () => {});
+    } catch (error) {
+      if (!(error instanceof Unauthorized)) throw error;
+      ctx.redirect('/console/login');
+      ctx.status = 303;
+      return;
+    }
+    return pages.serve('index.html')(ctx, next);
+  });
+  // Public: the login form, and the code and styles of the pages (no data in them).
+  router.get('/console/login', pages.serve('login.html'));
+  router.get('/console/assets/:file', pages.serve());
+
+  router.post('/console/session', body, (ctx) => {
+    requireSameOriginJson(ctx);
+    const token = (ctx.request.body as { token?: unknown } | undefined)?.token;
+    if (typeof token !== 'string' || token === '') throw ValidationFailed.field('token', 'token must be the admin token (GATEWAY_ADMIN_TOKEN)');
+    if (!sameSecret(token, deps.adminToken)) throw new Unauthorized('The admin token is invalid.');
+    ctx.status = 201;
+    ctx.body = { session: openSession(ctx, store, policy, { accountId: null, companyId: null, credentialSha256: credential }) };
+    ctx.state.log.info('console session opened');
+  });
+
+  router.get('/console/session', session, (ctx) => {
+    ctx.body = { session: presentSession(ctx) };
+  });
+
+  router.delete('/console/session', session, (ctx) => {
+    endSession(ctx, store, policy);
+    ctx.body = { session: null };
+  });
+
+  return session;
+}

@@ -1,0 +1,97 @@
+// One delivery: its facts, the event body it sends (pretty JSON, as text), every attempt with
+// status code, duration, response excerpt and error, the next retry; and a replay button.
+import { announce, api, attempt, badge, every, h, prettyJson, show, timeEl } from '/assets/ui.js';
+
+export async function deliveryPage({ view, id, isCurrent }) {
+  const shown = await api('GET', `/admin/deliveries/${encodeURIComponent(id)}`);
+  if (!isCurrent()) return;
+  render(view, shown, isCurrent);
+}
+
+function render(view, { delivery, event, attempts }, isCurrent) {
+  const replay = h('button', { type: 'button', id: 'replay' }, 'Replay now');
+  replay.addEventListener('click', async () => {
+    replay.disabled = true;
+    const answer = await attempt(() => api('POST', `/admin/deliveries/${encodeURIComponent(delivery.id)}/replay`));
+    replay.disabled = false;
+    if (answer === undefined) return;
+    announce(`Replay queued as attempt ${answer.replay.attempt}.`, 'ok');
+    watchFor(view, delivery.id, answer.replay.attempt, isCurrent);
+  });
+  show(
+    view,
+    h('p', {}, h('a', { href: '#/deliveries' }, '« Deliveries')),
+    h('h1', {}, 'Delivery ', h('span', { class: 'mono' }, delivery.id)),
+    h(
+      'dl',
+      { class: 'facts' },
+      fact('Status', badge(delivery.status)),
+      fact('Event', `${delivery.event_type} · `, h('span', { class: 'mono' }, delivery.event_id), ' (webhook-id)'),
+      fact('Company', h('a', { href: `#/endpoints?company_id=${delivery.company_id}` }, String(delivery.company_id))),
+      fact('Endpoint', String(delivery.endpoint_id)),
+      fact('Created', timeEl(delivery.created_at)),
+      fact('Attempts', String(delivery.attempt_count)),
+      fact('Next retry', delivery.next_attempt_at ? timeEl(delivery.next_attempt_at) : delivery.status === 'pending' ? 'on its way' : 'none'),
+      fact('Last error', delivery.last_error ?? '—'),
+    ),
+    h('div', { class: 'actions' }, replay),
+    h('h2', {}, 'Attempts'),
+    attemptTable(attempts),
+    h('h2', {}, 'Event body'),
+    h('pre', { id: 'event-body', tabindex: '0', 'aria-label': 'Event body' }, prettyJson(event)),
+  );
+}
+
+function fact(label, ...value) {
+  return [h('dt', {}, label), h('dd', {}, ...value)];
+}
+
+function attemptTable(attempts) {
+  if (attempts.length === 0) return h('p', {}, 'No attempt yet.');
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { id: 'attempts' },
+      h('thead', {}, h('tr', {}, ...['#', 'Trigger', 'Started', 'Duration', 'Status', 'Outcome', 'Response excerpt', 'Error'].map((c) => h('th', { scope: 'col' }, c)))),
+      h(
+        'tbody',
+        {},
+        ...attempts.map((a) =>
+          h(
+            'tr',
+            {},
+            h('td', { class: 'num' }, String(a.number)),
+            h('td', {}, a.trigger),
+            h('td', {}, timeEl(a.started_at)),
+            h('td', { class: 'num' }, `${a.duration_ms} ms`),
+            h('td', { class: 'num' }, a.status_code ?? '—'),
+            h('td', {}, badge(a.outcome, a.outcome === 'delivered' ? 'delivered' : 'failed')),
+            h('td', {}, a.response_body ? h('code', {}, excerpt(a.response_body)) : '—'),
+            h('td', {}, a.error ?? '—'),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function excerpt(text) {
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+/** Reloads the delivery until the replayed attempt is recorded (or a minute passed). */
+function watchFor(view, id, number, isCurrent) {
+  const until = Date.now() + 60_000;
+  let done = false;
+  every(500, () => isCurrent() && !done && Date.now() < until, async () => {
+    const shown = await api('GET', `/admin/deliveries/${encodeURIComponent(id)}`).catch(() => undefined);
+    if (shown === undefined || !isCurrent()) return;
+    const recorded = shown.attempts.find((a) => a.number === number);
+    if (recorded === undefined) return;
+    done = true;
+    render(view, shown, isCurrent);
+    announce(`Attempt ${number}: ${recorded.outcome}${recorded.status_code ? ` (${recorded.status_code})` : ''}.`, recorded.outcome === 'delivered' ? 'ok' : 'error');
+  });
+}
