@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import { signingSecrets, type WebhookEndpointRow } from '../store/webhooks.js';
 import { pause, type Clock, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
-import { STREAM, type DeliveryJob } from '../streams/catalog.js';
+import { jobKey, STREAM, type DeliveryJob } from '../streams/catalog.js';
 
 /** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}
@@ -52,6 +52,17 @@ export class Replayer {
   async replayOne(delivery: DeliveryRow): Promise<DeliveryJob> {
     const job = this.job(delivery);
     await this.publish([job]);
+    return job;
+  }
+
+  /**
+   * The first attempt of a delivery made outside the fan-out (a test event from the portal): an
+   * automatic attempt on gateway.events, keyed like the fan-out's, so a failure is retried on the
+   * schedule like any event. Throws ReplayRefused when its endpoint is gone or disabled.
+   */
+  async sendFirst(delivery: DeliveryRow): Promise<DeliveryJob> {
+    const job = nextAttempt(this.options.store, delivery, 'auto', this.options.clock.now());
+    await this.options.bus.publish(STREAM.events, [{ key: jobKey(job), id: `${delivery.id}:1`, value: job }]);
     return job;
   }
 

@@ -98,6 +98,7 @@ const webhookOps: Operation[] = [
   ),
   { method: 'delete', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Remove a webhook endpoint', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
   { method: 'post', path: `${webhooks}/:id/rotate_secret`, tag: 'v2 webhooks', summary: 'Rotate the secret; the old one signs for 24 more hours', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
+  { method: 'post', path: '/api/p2/companies/:companyId/portal_sessions', tag: 'v2 portal', summary: "A single-use link into the company's portal (its webhook endpoints and event log), valid for 10 minutes", success: { status: 201 } },
 ];
 
 const service: Operation[] = [

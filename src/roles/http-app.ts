@@ -13,6 +13,7 @@ import { adminCallbackRoutes } from '../admin/callbacks.js';
 import { adminConnectorRoutes } from '../admin/connectors.js';
 import { callbackRoutes } from '../callbacks/routes.js';
 import { consoleRoutes } from '../console/routes.js';
+import { portalRoutes } from '../portal/routes.js';
 import type { Config } from '../config/config.js';
 import type { Connectors } from '../connectors/registry.js';
 import { ConnectionFlows } from '../connectors/flows.js';
@@ -111,6 +112,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
+  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimitBytes: config.bodyLimitBytes, replayer });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
   const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.

@@ -31,9 +31,13 @@ export async function watchedPage(context: BrowserContext): Promise<{ page: Page
     if (reason !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${reason}`);
   });
   page.on('requestfinished', (request) => {
-    void request.sizes().then((sizes) => {
-      bytes += sizes.responseBodySize + sizes.responseHeadersSize;
-    });
+    // A page closed meanwhile has no sizes to give: its last requests count for nothing.
+    request.sizes().then(
+      (sizes) => {
+        bytes += sizes.responseBodySize + sizes.responseHeadersSize;
+      },
+      () => undefined,
+    );
   });
   return { page, problems: () => [...problems], transferred: () => bytes };
 }

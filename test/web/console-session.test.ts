@@ -147,10 +147,19 @@ describe('pages', () => {
     expectErrorShape(await gw.request('GET', '/console/assets/nothing.js', { token: null }), 404, 'not_found');
   });
 
-  it('answers every route of the browser faces without a session with 401 (or the login page), except the public ones', async () => {
-    const PUBLIC = new Set(['GET /assets/:file', 'GET /console/login', 'GET /console/assets/:file', 'POST /console/session']);
+  it('answers every route of the browser faces without a session with 401 (or the page that opens one), except the public ones', async () => {
+    // The pages that open a session, and the code and styles of the pages (no data in them).
+    const PUBLIC = new Set([
+      'GET /assets/:file',
+      'GET /console/login',
+      'GET /console/assets/:file',
+      'POST /console/session',
+      'GET /portal/enter',
+      'GET /portal/assets/:file',
+      'POST /portal/session',
+    ]);
     const routes = gw.gateway.webRouter.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`));
-    expect(routes).toEqual(expect.arrayContaining(['GET /console', 'GET /console/session', 'DELETE /console/session']));
+    expect(routes).toEqual(expect.arrayContaining(['GET /console', 'GET /console/session', 'DELETE /console/session', 'GET /portal', 'PATCH /portal/api/webhooks/:id']));
     for (const route of routes.filter((r) => !PUBLIC.has(r))) {
       const [method, path] = route.split(' ') as [string, string];
       const res = await gw.request(method, path.replace(/:[A-Za-z]+/g, '1'), { token: null, json: method === 'GET' ? undefined : {} });

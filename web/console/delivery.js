@@ -1,6 +1,7 @@
 // One delivery: its facts, the event body it sends (pretty JSON, as text), every attempt with
 // status code, duration, response excerpt and error, the next retry; and a replay button.
 import { announce, api, attempt, badge, every, h, prettyJson, show, timeEl } from '/assets/ui.js';
+import { attemptOutcome, attemptTable } from '/assets/attempts.js';
 
 export async function deliveryPage({ view, id, isCurrent }) {
   const shown = await api('GET', `/admin/deliveries/${encodeURIComponent(id)}`);
@@ -46,41 +47,6 @@ function fact(label, ...value) {
   return [h('dt', {}, label), h('dd', {}, ...value)];
 }
 
-function attemptTable(attempts) {
-  if (attempts.length === 0) return h('p', {}, 'No attempt yet.');
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { id: 'attempts' },
-      h('thead', {}, h('tr', {}, ...['#', 'Trigger', 'Started', 'Duration', 'Status', 'Outcome', 'Response excerpt', 'Error'].map((c) => h('th', { scope: 'col' }, c)))),
-      h(
-        'tbody',
-        {},
-        ...attempts.map((a) =>
-          h(
-            'tr',
-            {},
-            h('td', { class: 'num' }, String(a.number)),
-            h('td', {}, a.trigger),
-            h('td', {}, timeEl(a.started_at)),
-            h('td', { class: 'num' }, `${a.duration_ms} ms`),
-            h('td', { class: 'num' }, a.status_code ?? '—'),
-            h('td', {}, badge(a.outcome, a.outcome === 'delivered' ? 'delivered' : 'failed')),
-            h('td', {}, a.response_body ? h('code', {}, excerpt(a.response_body)) : '—'),
-            h('td', {}, a.error ?? '—'),
-          ),
-        ),
-      ),
-    ),
-  );
-}
-
-function excerpt(text) {
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
-
 /** Reloads the delivery until the replayed attempt is recorded (or a minute passed). */
 function watchFor(view, id, number, isCurrent) {
   const until = Date.now() + 60_000;
@@ -92,6 +58,6 @@ function watchFor(view, id, number, isCurrent) {
     if (recorded === undefined) return;
     done = true;
     render(view, shown, isCurrent);
-    announce(`Attempt ${number}: ${recorded.outcome}${recorded.status_code ? ` (${recorded.status_code})` : ''}.`, recorded.outcome === 'delivered' ? 'ok' : 'error');
+    announce(attemptOutcome(recorded), recorded.outcome === 'delivered' ? 'ok' : 'error');
   });
 }

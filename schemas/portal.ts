@@ -1,0 +1,68 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+import { WEBHOOK_EVENT_TYPES } from './objects/webhook.js';
+
+/**
+ * Request bodies and queries of the company portal's API (/portal/api, docs/console.md). The
+ * company is always the session's: no schema takes a company_id, and unknown fields are refused,
+ * so nothing sent can name another company.
+ */
+
+const url = { type: 'string', minLength: 1, maxLength: 2048, format: 'webhook-url', 'x-message': 'must be an absolute http(s) URL' } as const;
+
+const eventTypes = {
+  type: ['array', 'null'],
+  items: { type: 'string', enum: WEBHOOK_EVENT_TYPES },
+  minItems: 1,
+  uniqueItems: true,
+  'x-message': 'must be a non-empty list of distinct event names, or null for every event',
+} as const;
+
+const endpointId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+/** POST /portal/api/webhooks */
+export const portalWebhookCreateBody = {
+  $id: 'portal/webhook-create',
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: { url, event_types: eventTypes },
+} as const satisfies JSONSchema;
+
+/** PATCH /portal/api/webhooks/<id>: the fields sent change. */
+export const portalWebhookUpdateBody = {
+  $id: 'portal/webhook-update',
+  type: 'object',
+  additionalProperties: false,
+  properties: { url, event_types: eventTypes, active: { type: 'boolean' } },
+} as const satisfies JSONSchema;
+
+/** GET /portal/api/deliveries: the company's event log, newest first. */
+export const portalDeliveryListQuery = {
+  $id: 'portal/delivery-list-query',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    endpoint_id: endpointId,
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    event_type: { type: 'string', minLength: 1, maxLength: 100 },
+    event_id: { type: 'string', minLength: 1, maxLength: 100 },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+    cursor: { type: 'string', maxLength: 100 },
+  },
+} as const satisfies JSONSchema;
+
+/** POST /portal/api/replays: the company's failed deliveries, of one endpoint or all, since a time. */
+export const portalReplayBody = {
+  $id: 'portal/replay-body',
+  type: 'object',
+  additionalProperties: false,
+  properties: { endpoint_id: endpointId, since: { type: 'string', format: 'date-time' } },
+} as const satisfies JSONSchema;
+
+/** Actions without parameters (rotate, test, replay one, log out). */
+export const portalEmptyBody = {
+  $id: 'portal/empty-body',
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
+} as const satisfies JSONSchema;

@@ -1,0 +1,167 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/streams/stream.js';
+import { launchChromium } from '../helpers/browser.js';
+import { screenshot, watchedPage } from '../helpers/pages.js';
+import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
+import { eventually } from '../pipeline/wait.js';
+
+// The company portal in a real headless Chromium: a link made with the API token opens it; the
+// company adds an endpoint, sends it a test event, changes its filter, rotates its secret,
+// disables it, reads its event log and replays; another company's ids lead nowhere.
+
+let gw: PipelineGateway;
+let failingReceiver: Awaited<ReturnType<typeof startReceiver>>;
+let newReceiver: Awaited<ReturnType<typeof startReceiver>>;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let problems: () => string[];
+let failing = true;
+const secrets: string[] = [];
+let acme: number;
+let globexDelivery: { id: string; event_id: string };
+let linkUrl: string;
+
+beforeAll(async () => {
+  gw = await startPipelineGateway(new ManualClock(), { GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
+  failingReceiver = await startReceiver(() => [], () => (failing ? { status: 502, body: 'bad gateway' } : { status: 200 }));
+  newReceiver = await startReceiver(() => secrets, () => ({ status: 204 }));
+  acme = gw.store.companies.insert({ accountId: 1, name: 'Acme <Shipping>', phone: null, description: null, webhookUrl: null }).id;
+  const globex = insertCompany(gw.store, 'Globex');
+  insertEndpoint(gw.store, acme, failingReceiver.url);
+  insertEndpoint(gw.store, globex, failingReceiver.url);
+  for (let i = 0; i < 3; i += 1) emitEvent(gw.store, acme, 'message.create', { id: i, text: `order ${i}` });
+  emitEvent(gw.store, globex, 'message.create', { id: 99, text: 'globex secret plans' });
+  await eventually('four failed deliveries', async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 4);
+  globexDelivery = (await gw.admin('GET', `/admin/deliveries?company_id=${globex}`)).body.deliveries[0];
+  const res = await fetch(`${gw.baseUrl}/api/p2/companies/${acme}/portal_sessions`, { method: 'POST', headers: { 'x-private-api-token': gw.apiToken } });
+  linkUrl = ((await res.json()) as { portal_session: { url: string } }).portal_session.url;
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  ({ page, problems } = await watchedPage(context));
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+  await failingReceiver?.close();
+  await newReceiver?.close();
+});
+
+const panel = (id: number) => page.locator(`[data-endpoint="${id}"]`);
+
+describe('the company portal in Chromium', () => {
+  it('opens from its link, takes the token out of the address, and shows the company by name as text', async () => {
+    await page.goto(linkUrl);
+    await page.waitForURL(`${gw.baseUrl}/portal#/endpoints`);
+    await page.waitForSelector('[data-endpoint]');
+    expect(await page.textContent('#company')).toBe('Acme <Shipping> · webhooks');
+    expect(page.url()).not.toContain('gwp_');
+    expect(await context.cookies()).toEqual([expect.objectContaining({ name: 'gw_portal', httpOnly: true, sameSite: 'Strict', path: '/portal' })]);
+  });
+
+  it('adds an endpoint, shows its secret once, and a test event arrives signed with it', async () => {
+    await page.getByRole('textbox', { name: 'URL' }).last().fill(newReceiver.url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.waitForSelector('#secret-value');
+    const secret = (await page.textContent('#secret-value'))!;
+    expect(secret).toMatch(/^whsec_/);
+    secrets.push(secret);
+    const [created] = (await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints.slice(-1);
+    expect(created.url).toBe(newReceiver.url);
+    await panel(created.endpoint_id).getByRole('button', { name: 'Send test event' }).click();
+    await expect.poll(() => page.textContent('#status'), { timeout: 15_000 }).toBe('Test event: Attempt 1: delivered (204).');
+    expect(newReceiver.received).toHaveLength(1);
+    expect(newReceiver.received[0]!.body).toMatchObject({ event: 'test', type: 'webhook', object: { webhook_id: created.endpoint_id } });
+    expect(newReceiver.received[0]!.verifiedBy).toEqual([0]);
+    await page.reload();
+    await page.waitForSelector('[data-endpoint]');
+    expect(await page.locator('#secret-value').count()).toBe(0);
+  });
+
+  it('changes the event filter, rotates the secret showing the overlap, and disables the endpoint', async () => {
+    const [endpoint] = (await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints.slice(-1);
+    const own = panel(endpoint.endpoint_id);
+    await own.getByText('Change URL and events').click();
+    await own.getByRole('checkbox', { name: 'message.create' }).check();
+    await own.getByRole('checkbox', { name: 'conversation.update' }).check();
+    await own.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.textContent('#status')).toBe(`Endpoint ${endpoint.endpoint_id} saved.`);
+    expect(gw.store.webhooks.find(acme, endpoint.endpoint_id)!.event_types).toBe('["message.create","conversation.update"]');
+    expect(await panel(endpoint.endpoint_id).textContent()).toContain('message.create, conversation.update');
+    await screenshot(page, 'portal-endpoints');
+
+    await panel(endpoint.endpoint_id).getByRole('button', { name: 'Rotate secret' }).click();
+    await page.waitForSelector('#secret-overlap');
+    const rotated = (await page.textContent('#secret-value'))!;
+    expect(rotated).not.toBe(secrets[0]);
+    expect(await page.textContent('#secret-overlap')).toMatch(/^The previous secret keeps signing too until .+: switch your receiver over before then\.$/);
+    secrets.push(rotated);
+    await panel(endpoint.endpoint_id).getByRole('button', { name: 'Send test event' }).click();
+    await expect.poll(() => page.textContent('#status'), { timeout: 15_000 }).toBe('Test event: Attempt 1: delivered (204).');
+    // Both secrets sign during the overlap: a receiver with either verifies.
+    expect(newReceiver.received.at(-1)!.verifiedBy).toEqual([0, 1]);
+
+    await panel(endpoint.endpoint_id).getByRole('button', { name: 'Disable' }).click();
+    await expect.poll(() => page.textContent('#status')).toBe(`Endpoint ${endpoint.endpoint_id} is disabled.`);
+    expect(await panel(endpoint.endpoint_id).getByRole('button', { name: 'Send test event' }).isDisabled()).toBe(true);
+    expect(await panel(endpoint.endpoint_id).textContent()).toContain('disabled in the company portal');
+    expect(gw.store.webhooks.find(acme, endpoint.endpoint_id)!.active).toBe(0);
+  });
+
+  it("reads the event log, replays a failed event and then all of them", async () => {
+    await page.getByRole('link', { name: 'Event log' }).click();
+    await page.waitForSelector('#events');
+    expect(await page.locator('#events tbody tr').count()).toBe(5);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.locator('#events tbody tr').count()).toBe(3);
+    await screenshot(page, 'portal-events');
+    await page.locator('#events tbody tr a').first().click();
+    await page.waitForSelector('#event-body');
+    expect(await page.textContent('#attempts')).toContain('bad gateway');
+    failing = false;
+    await page.getByRole('button', { name: 'Replay now' }).click();
+    await expect.poll(() => page.textContent('#status'), { timeout: 15_000 }).toBe('Attempt 2: delivered (200).');
+    await screenshot(page, 'portal-event');
+
+    await page.goto(`${gw.baseUrl}/portal#/events?status=failed`);
+    await page.getByRole('button', { name: 'Replay all failed events' }).click();
+    await page.waitForSelector('#replay-progress');
+    await expect.poll(() => page.textContent('#status')).toBe('The replay is completed: 2 of 2 replayed.');
+    await eventually('acme has no failed delivery', async () => (await gw.admin('GET', `/admin/deliveries?company_id=${acme}&status=failed`)).body.deliveries.length === 0);
+  });
+
+  it("shows nothing of another company whatever is typed in the address bar", async () => {
+    await page.goto(`${gw.baseUrl}/portal#/events/${globexDelivery.id}`);
+    await expect.poll(() => page.textContent('#status')).toBe(`There is no delivery ${globexDelivery.id}.`);
+    expect(await page.textContent('main')).not.toContain('globex secret plans');
+    expect(await page.textContent('main')).not.toContain(globexDelivery.event_id);
+    await page.goto(`${gw.baseUrl}/portal#/events?endpoint_id=2`);
+    await page.waitForSelector('#no-events');
+    await page.goto(`${gw.baseUrl}/portal#/replays/rpl_000000000000000000000000`);
+    await expect.poll(() => page.textContent('#status')).toBe('There is no replay task rpl_000000000000000000000000.');
+    expect(problems()).toEqual([]);
+  });
+
+  it('reads on a phone, and a used link opens nothing', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await phone.addCookies(await context.cookies());
+    const { page: small, problems: smallProblems } = await watchedPage(phone);
+    for (const hash of ['#/endpoints', '#/events']) {
+      await small.goto(`${gw.baseUrl}/portal${hash}`);
+      await small.waitForSelector('main h1');
+      await small.waitForLoadState('networkidle');
+      expect(await small.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), hash).toBe(true);
+    }
+    await screenshot(small, 'portal-phone', false);
+    expect(smallProblems()).toEqual([]);
+    await phone.close();
+
+    const stranger = await watchedPage(await browser.newContext());
+    await stranger.page.goto(linkUrl);
+    await expect.poll(() => stranger.page.textContent('#status')).toBe('This portal link was used already or has expired.');
+    await stranger.page.goto(`${gw.baseUrl}/portal`);
+    expect(stranger.page.url()).toBe(`${gw.baseUrl}/portal/enter`);
+  });
+});

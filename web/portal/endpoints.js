@@ -1,0 +1,127 @@
+// The company's webhook endpoints: add one, change its URL and event filter, disable or enable it,
+// rotate its secret (the new one is shown once; the previous one keeps signing for a while), and
+// send it a test event.
+import { announce, api, attempt, badge, every, field, h, show, timeEl, when } from '/assets/ui.js';
+import { attemptOutcome } from '/assets/attempts.js';
+
+const EVENT_TYPES = [
+  'message.create', 'message.update', 'conversation.create', 'conversation.update', 'auth.create', 'auth.update',
+  'auth.delete', 'channel.qr_code', 'channel.code', 'channel.state', 'channel.pages', 'job.executed',
+];
+
+export async function endpointsPage({ view, isCurrent }) {
+  const { webhooks } = await api('GET', '/portal/api/webhooks');
+  if (!isCurrent()) return;
+  const reload = () => endpointsPage({ view, isCurrent });
+  const secretSlot = h('div', { id: 'secret-slot' });
+  show(
+    view,
+    h('h1', {}, 'Webhook endpoints'),
+    secretSlot,
+    webhooks.length === 0 ? h('p', {}, 'No endpoint yet: add one below.') : null,
+    ...webhooks.map((webhook) => endpointPanel(webhook, { reload, secretSlot, isCurrent })),
+    addForm({ reload, secretSlot }),
+  );
+}
+
+/** A fieldset of event checkboxes; no box ticked means every event. */
+function eventFilter(selected, legend) {
+  const boxes = EVENT_TYPES.map((name) => h('input', { type: 'checkbox', name: 'event_types', value: name, checked: selected !== null && selected.includes(name) }));
+  const node = h('fieldset', {}, h('legend', {}, legend), ...boxes.map((box) => h('label', {}, box, box.value)), h('small', {}, 'Tick none to receive every event.'));
+  return { node, value: () => { const picked = boxes.filter((b) => b.checked).map((b) => b.value); return picked.length === 0 ? null : picked; } };
+}
+
+function showSecret(slot, webhook, rotated) {
+  show(
+    slot,
+    h(
+      'div',
+      { class: 'secret', role: 'status', id: 'new-secret' },
+      h('p', {}, h('strong', {}, `Signing secret of endpoint ${webhook.id}: `), h('code', { id: 'secret-value' }, webhook.secret)),
+      h('p', {}, 'It is shown this once: store it where your receiver verifies signatures.'),
+      rotated && webhook.previous_secret_expires_at
+        ? h('p', { id: 'secret-overlap' }, `The previous secret keeps signing too until ${when(webhook.previous_secret_expires_at)}: switch your receiver over before then.`)
+        : null,
+    ),
+  );
+  slot.scrollIntoView({ block: 'nearest' });
+}
+
+function endpointPanel(webhook, { reload, secretSlot, isCurrent }) {
+  const base = `/portal/api/webhooks/${webhook.id}`;
+  const url = h('input', { name: 'url', type: 'url', required: true, maxlength: '2048', value: webhook.url, disabled: webhook.source === 'company' });
+  const filter = eventFilter(webhook.event_types, 'Events to receive');
+  const edit = h('form', { 'aria-label': `Change endpoint ${webhook.id}` }, field('URL', url, webhook.source === 'company' ? "The company's webhook_url: change it through the API." : undefined), filter.node, h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save')));
+  edit.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const changes = { event_types: filter.value() };
+    if (webhook.source !== 'company') changes.url = url.value;
+    if (await attempt(() => api('PATCH', base, changes))) {
+      await reload();
+      announce(`Endpoint ${webhook.id} saved.`, 'ok');
+    }
+  });
+  const toggle = h('button', { type: 'button', class: webhook.active ? 'danger' : '' }, webhook.active ? 'Disable' : 'Enable');
+  toggle.addEventListener('click', async () => {
+    if (await attempt(() => api('PATCH', base, { active: !webhook.active }))) {
+      await reload();
+      announce(`Endpoint ${webhook.id} is ${webhook.active ? 'disabled' : 'enabled'}.`, 'ok');
+    }
+  });
+  const rotate = h('button', { type: 'button', class: 'secondary' }, 'Rotate secret');
+  rotate.addEventListener('click', async () => {
+    const answer = await attempt(() => api('POST', `${base}/rotate_secret`));
+    if (answer === undefined) return;
+    await reload();
+    showSecret(document.getElementById('secret-slot'), answer.webhook, true);
+  });
+  const test = h('button', { type: 'button', class: 'secondary', disabled: !webhook.active }, 'Send test event');
+  test.addEventListener('click', async () => {
+    const answer = await attempt(() => api('POST', `${base}/test`));
+    if (answer === undefined) return;
+    announce('Test event sent; waiting for the answer of your endpoint…');
+    let done = false;
+    const until = Date.now() + 60_000;
+    every(500, () => isCurrent() && !done && Date.now() < until, async () => {
+      const shown = await api('GET', `/portal/api/deliveries/${answer.delivery.id}`).catch(() => undefined);
+      const first = shown?.attempts[0];
+      if (first === undefined) return;
+      done = true;
+      announce(`Test event: ${attemptOutcome(first)}`, first.outcome === 'delivered' ? 'ok' : 'error');
+    });
+  });
+  const health = webhook.health;
+  return h(
+    'section',
+    { class: 'panel', 'data-endpoint': webhook.id, 'aria-labelledby': `endpoint-${webhook.id}` },
+    h('h2', { id: `endpoint-${webhook.id}` }, `Endpoint ${webhook.id} `, badge(webhook.active ? 'active' : 'disabled')),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'URL'), h('dd', { class: 'mono' }, webhook.url),
+      h('dt', {}, 'Events'), h('dd', {}, webhook.event_types === null ? 'every event' : webhook.event_types.join(', ')),
+      h('dt', {}, 'Last success'), h('dd', {}, timeEl(health?.last_success_at)),
+      h('dt', {}, 'Failing since'), h('dd', {}, timeEl(health?.failing_since)),
+      h('dt', {}, 'Failures in a row'), h('dd', {}, String(health?.consecutive_failures ?? 0)),
+      webhook.active ? null : [h('dt', {}, 'Disabled because'), h('dd', {}, webhook.disabled_reason ?? '—')],
+      webhook.previous_secret_expires_at ? [h('dt', {}, 'Previous secret signs until'), h('dd', {}, timeEl(webhook.previous_secret_expires_at))] : null,
+    ),
+    h('div', { class: 'actions' }, toggle, rotate, test, h('a', { href: `#/events?endpoint_id=${webhook.id}` }, 'Its events')),
+    h('details', {}, h('summary', {}, 'Change URL and events'), edit),
+  );
+}
+
+function addForm({ reload, secretSlot }) {
+  const url = h('input', { name: 'url', type: 'url', required: true, maxlength: '2048', placeholder: 'https://example.com/webhooks' });
+  const filter = eventFilter(null, 'Events to receive');
+  const form = h('form', { class: 'panel', id: 'add-endpoint', 'aria-labelledby': 'add-heading' }, h('h2', { id: 'add-heading' }, 'Add an endpoint'), field('URL', url), filter.node, h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Add endpoint')));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const answer = await attempt(() => api('POST', '/portal/api/webhooks', { url: url.value, event_types: filter.value() }));
+    if (answer === undefined) return;
+    await reload();
+    showSecret(document.getElementById('secret-slot'), answer.webhook, false);
+    announce(`Endpoint ${answer.webhook.id} added.`, 'ok');
+  });
+  return form;
+}
