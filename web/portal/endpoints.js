@@ -19,8 +19,8 @@ export async function endpointsPage({ view, isCurrent }) {
     h('h1', {}, 'Webhook endpoints'),
     secretSlot,
     webhooks.length === 0 ? h('p', {}, 'No endpoint yet: add one below.') : null,
-    ...webhooks.map((webhook) => endpointPanel(webhook, { reload, secretSlot, isCurrent })),
-    addForm({ reload, secretSlot }),
+    ...webhooks.map((webhook) => endpointPanel(webhook, { reload, isCurrent })),
+    addForm({ reload }),
   );
 }
 
@@ -47,7 +47,7 @@ function showSecret(slot, webhook, rotated) {
   slot.scrollIntoView({ block: 'nearest' });
 }
 
-function endpointPanel(webhook, { reload, secretSlot, isCurrent }) {
+function endpointPanel(webhook, { reload, isCurrent }) {
   const base = `/portal/api/webhooks/${webhook.id}`;
   const url = h('input', { name: 'url', type: 'url', required: true, maxlength: '2048', value: webhook.url, disabled: webhook.source === 'company' });
   const filter = eventFilter(webhook.event_types, 'Events to receive');
@@ -111,7 +111,7 @@ function endpointPanel(webhook, { reload, secretSlot, isCurrent }) {
   );
 }
 
-function addForm({ reload, secretSlot }) {
+function addForm({ reload }) {
   const url = h('input', { name: 'url', type: 'url', required: true, maxlength: '2048', placeholder: 'https://example.com/webhooks' });
   const filter = eventFilter(null, 'Events to receive');
   const form = h('form', { class: 'panel', id: 'add-endpoint', 'aria-labelledby': 'add-heading' }, h('h2', { id: 'add-heading' }, 'Add an endpoint'), field('URL', url), filter.node, h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Add endpoint')));
