@@ -2,9 +2,10 @@ import type Router from '@koa/router';
 import { adminBulkReplayBody, adminDeliveryListQuery } from '../../schemas/admin/deliveries.js';
 import { ReplayRefused, type Replayer } from '../dispatch/replay.js';
 import { pathId } from '../http/params.js';
+import { parseQuery } from '../http/query.js';
 import type { AppState } from '../http/context.js';
 import { Conflict, NotFound, ServiceUnavailable, ValidationFailed } from '../errors/errors.js';
-import { parseBody } from '../http/body.js';
+import { parseBody, type BodyLimits } from '../http/body.js';
 import { validator } from '../http/validate.js';
 import type { DeliveryFilter } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
@@ -15,7 +16,7 @@ export interface AdminDeps {
   store: Store;
   adminToken: string;
   replayer: Replayer | null;
-  bodyLimitBytes: number;
+  bodyLimits: BodyLimits;
   now?: () => number;
 }
 
@@ -30,14 +31,15 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
   const { store } = deps;
   const now = deps.now ?? Date.now;
   const auth = authenticateAdmin(deps.adminToken);
-  const body = parseBody(deps.bodyLimitBytes);
+  const body = parseBody(deps.bodyLimits);
   const replayer = (): Replayer => {
     if (deps.replayer === null) throw new ServiceUnavailable('Replays need the pipeline, which is not running in this process.');
     return deps.replayer;
   };
 
   router.get('/admin/deliveries', auth, (ctx) => {
-    const query = validateListQuery({ ...ctx.query }, 'text');
+    const query = validateListQuery(parseQuery(ctx.querystring), 'text');
+    requireKnownCompany(store, query.company_id);
     const page = store.deliveries.list(toFilter(query), decodeCursor(query.cursor), query.limit ?? 50);
     ctx.body = {
       deliveries: page.rows.map(presentDelivery),
@@ -67,6 +69,7 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
 
   router.post('/admin/replays', auth, body, (ctx) => {
     const input = validateBulkReplay(ctx.request.body ?? {}, ctx.is('json') ? 'json' : 'text');
+    requireKnownCompany(store, input.company_id);
     // A replay of everything ever delivered is never what an operator means.
     if (input.status === undefined && input.company_id === undefined && input.endpoint_id === undefined) {
       throw ValidationFailed.field('', 'Name at least one of status, company_id or endpoint_id.');
@@ -86,6 +89,7 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
 
   router.get('/admin/companies/:companyId/endpoints', auth, (ctx) => {
     const companyId = pathId(ctx.params.companyId, 'company');
+    requireKnownCompany(store, companyId);
     ctx.body = { endpoints: store.deliveries.endpointHealth(companyId).map(presentEndpointHealth) };
   });
 
@@ -99,6 +103,11 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
       },
     };
   });
+}
+
+/** A company named by an admin path or filter must exist (in any account): 404 otherwise. */
+function requireKnownCompany(store: Store, companyId: number | undefined): void {
+  if (companyId !== undefined && !store.companies.exists(companyId)) throw new NotFound(`company ${companyId} was not found.`);
 }
 
 interface FilterInput {

@@ -1,6 +1,6 @@
-import qs from 'qs';
 import { TOKEN_FIELD } from './authenticate.js';
 import type { AppContext } from './context.js';
+import { parseQuery } from './query.js';
 import type { InputMode, Validator } from './validate.js';
 
 const QUERY_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
@@ -15,7 +15,7 @@ export function requestInput(ctx: AppContext): { data: unknown; mode: InputMode 
   const mode: InputMode = ctx.request.is('json') ? 'json' : 'text';
   if (!QUERY_METHODS.has(ctx.method)) return { data: body ?? {}, mode };
 
-  const query = qs.parse(ctx.querystring, { depth: 5, arrayLimit: 100 }) as Record<string, unknown>;
+  const query = parseQuery(ctx.querystring);
   delete query[TOKEN_FIELD];
   const jsonBody = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
   return { data: { ...query, ...jsonBody }, mode: 'text' };
