@@ -28,6 +28,7 @@ import { authenticate } from '../http/authenticate.js';
 import { parseBody } from '../http/body.js';
 import type { AppState } from '../http/context.js';
 import { renderErrors } from '../http/render-errors.js';
+import { checkQuery } from '../http/query.js';
 import { requestLog } from '../http/request-log.js';
 
 export interface AppDeps {
@@ -54,7 +55,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by our own middleware
   const router = new Router<AppState>();
-  const body = parseBody(config.bodyLimitBytes);
+  const body = parseBody(config);
   const auth = authenticate(store.accounts, body);
 
   // Admin operations are described only where the admin API is mounted.
@@ -95,17 +96,18 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
-  const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, metrics });
+  const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
-    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes });
+    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimits: config });
     adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret });
-    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes, sandbox: config.providers.sandbox });
+    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimits: config, sandbox: config.providers.sandbox });
   }
 
   app.use(requestLog(logger));
   app.use(metrics.httpMiddleware());
   app.use(renderErrors());
+  app.use(checkQuery(config.queryMaxBytes));
   // POST /callbacks/:provider/:channelId without the router's per-request matching and composing.
   app.use(callbacks);
   app.use(router.routes());
