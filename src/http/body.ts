@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
 import type { AppState } from './context.js';
+import { isPercentEncodedUtf8 } from './query.js';
 import { nestedDeeperThan } from './validate.js';
 import { BadRequest, UnsupportedMediaType } from '../errors/errors.js';
 
@@ -47,6 +48,10 @@ export function parseBody(limits: BodyLimits): Middleware<AppState> {
     await parse(ctx, done);
     // The parser answers a request whose client is already gone itself (499), without a body.
     if (ctx.request.body === undefined) return;
+    // The form parser, like every query parser, keeps a malformed escape (%ZZ) as literal text.
+    if (ctx.request.is('urlencoded') && !isPercentEncodedUtf8(String(ctx.request.rawBody ?? ''))) {
+      throw new BadRequest('The form body is not validly percent-encoded UTF-8.');
+    }
     if (nestedDeeperThan(ctx.request.body, limits.jsonMaxDepth)) {
       throw new BadRequest(`The request body is nested more than ${limits.jsonMaxDepth} levels deep.`);
     }
@@ -59,8 +64,9 @@ export function parseBody(limits: BodyLimits): Middleware<AppState> {
  * those. Errors of the decompression step carry none: the body is not what its Content-Encoding says.
  */
 function decodingError(error: unknown): unknown {
-  const { status, code } = error as { status?: unknown; code?: unknown };
-  if (status === undefined && typeof code === 'string' && /^(Z_|ERR_BROTLI|ERR_ZLIB)/.test(code)) {
+  // zlib's and brotli's errors carry a numeric errno (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_2, ...).
+  const { status, errno } = error as { status?: unknown; errno?: unknown };
+  if (status === undefined && typeof errno === 'number') {
     return new BadRequest('The request body could not be decoded as its Content-Encoding says.');
   }
   return error;

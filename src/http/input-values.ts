@@ -7,9 +7,9 @@ import type { FieldProblem } from '../errors/errors.js';
  * - Text is Unicode text: no U+0000 and no unpaired surrogate (`"\ud800"` in JSON). SQLite and
  *   UTF-8 cannot keep an unpaired surrogate (it would be stored as U+FFFD, not as sent), and NUL
  *   ends a string for every C consumer behind the store.
- * - Numbers read from text (query strings, form fields) are decimal numerals: `5`, `-2`, `1.5`.
- *   Ajv's coercion reads anything `Number()` reads (`0x10`, `1e3`, ` 7 `, `Infinity`), which
- *   would silently turn a malformed value into another one.
+ * - Numbers read from text (query strings, form fields) are finite decimal numerals: `5`, `-2`,
+ *   `1.5`. Ajv's coercion reads anything `Number()` reads (`0x10`, `1e3`, ` 7 `, `Infinity`), which
+ *   would silently turn a malformed value into another one, and lets an infinite one past the range checks.
  * - Integers are safe integers (schemaWithSafeIntegers): beyond 2^53 - 1 a JSON or text numeral
  *   no longer names the number that was sent.
  */
@@ -69,19 +69,23 @@ export function textProblems(data: unknown): FieldProblem[] {
 
 const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
 
-/** The strings of text input that a number coercion must not read (taken before validation coerces). */
-export function nonDecimalStrings(data: unknown): StringLeaf[] {
-  return stringLeaves(data, (text) => !DECIMAL.test(text));
+/**
+ * The strings of text input that a number coercion must not read: anything but a decimal numeral,
+ * and numerals too long to be a finite number (Ajv's coercion turns them into Infinity, which then
+ * skips every range check). Taken before validation coerces.
+ */
+export function unreadableNumerals(data: unknown): StringLeaf[] {
+  return stringLeaves(data, (text) => !DECIMAL.test(text) || !Number.isFinite(Number(text)));
 }
 
 /**
- * Problems of strings the text-mode validation turned into numbers although they are not decimal
- * numerals. `leaves` are nonDecimalStrings before validation; `data` is the input after it (coerced in place).
+ * Problems of strings the text-mode validation turned into numbers although they are unreadable
+ * numerals. `leaves` are unreadableNumerals before validation; `data` is the input after it (coerced in place).
  */
 export function numeralProblems(leaves: StringLeaf[], data: unknown): FieldProblem[] {
   return leaves
     .filter((leaf) => typeof valueAt(data, leaf.path) === 'number')
-    .map((leaf) => problem(leaf.path, 'must be a decimal number (digits, an optional minus sign and fraction)'));
+    .map((leaf) => problem(leaf.path, DECIMAL.test(leaf.value) ? 'is out of range' : 'must be a decimal number (digits, an optional minus sign and fraction)'));
 }
 
 function valueAt(data: unknown, path: (string | number)[]): unknown {

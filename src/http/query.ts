@@ -13,16 +13,18 @@ export function checkQuery(maxBytes: number): Middleware<AppState> {
   return (ctx, next) => {
     const query = ctx.querystring;
     if (query.length > maxBytes) throw new UriTooLong(`The query string is longer than ${maxBytes} bytes.`);
-    if (query.includes('%') && !decodesAsUtf8(query)) {
+    if (!isPercentEncodedUtf8(query)) {
       throw new BadRequest('The query string is not validly percent-encoded UTF-8.');
     }
     return next();
   };
 }
 
-function decodesAsUtf8(query: string): boolean {
+/** Whether `a=b&c=d` text (a query string, a form body) decodes as UTF-8 with nothing left undecoded. */
+export function isPercentEncodedUtf8(text: string): boolean {
+  if (!text.includes('%')) return true;
   try {
-    decodeURIComponent(query.replaceAll('+', ' '));
+    decodeURIComponent(text);
     return true;
   } catch {
     return false;

@@ -3,7 +3,7 @@ import formats from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { parseTimestamp } from '../lib/time.js';
 import { BadRequest, ValidationFailed, type FieldProblem } from '../errors/errors.js';
-import { nonDecimalStrings, numeralProblems, schemaWithSafeIntegers, textProblems } from './input-values.js';
+import { numeralProblems, unreadableNumerals, schemaWithSafeIntegers, textProblems } from './input-values.js';
 
 /**
  * Where the input came from decides how strictly types are read: JSON carries real types and is
@@ -56,10 +56,10 @@ export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema:
       throw new BadRequest('The request body must be a JSON object or form fields.');
     }
     const notText = textProblems(data);
-    const nonDecimal = mode === 'text' ? nonDecimalStrings(data) : [];
+    const numerals = mode === 'text' ? unreadableNumerals(data) : [];
     const validate = compiled[mode];
     const valid = validate(data);
-    const problems = mergeProblems(notText, valid ? [] : toProblems(validate.errors ?? []), numeralProblems(nonDecimal, data));
+    const problems = mergeProblems(notText, valid ? [] : toProblems(validate.errors ?? []), numeralProblems(numerals, data));
     if (problems.length > 0) throw new ValidationFailed(problems);
     return data as T;
   };
