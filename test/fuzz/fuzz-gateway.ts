@@ -16,8 +16,11 @@ if (!Number.isSafeInteger(FUZZ.seed) || !Number.isSafeInteger(FUZZ.runs) || FUZZ
 }
 
 export const ADMIN_TOKEN = 'admin-token-of-the-fuzz-suite-0123';
-/** Small limits, so that bodies and files over them are cheap to send. */
-export const LIMITS = { bodyBytes: 4096, attachmentBytes: 8192, queryBytes: 2048, jsonDepth: 32 };
+/**
+ * Small limits, so that bodies over them are cheap to send; files of a MiB, so that an upload over
+ * the limit meets the back-pressure of the disk as large uploads do.
+ */
+export const LIMITS = { bodyBytes: 4096, attachmentBytes: 1024 * 1024, queryBytes: 2048, jsonDepth: 32 };
 /** A request unanswered this long counts as hung. */
 const HANG_MS = 5_000;
 

@@ -23,11 +23,11 @@ for (const ajv of [strictAjv, coercingAjv]) {
 /**
  * The schema as the oracle reads it: `oneOf` as `anyOf` (an input valid in two variants is valid to
  * the gateway, which picks the variant by provider), integers bounded to the safe integers, and
- * without OpenAPI's `discriminator` and the `x-` extensions.
+ * without `$id`s (schemas are combined here), OpenAPI's `discriminator` and the `x-` extensions.
  */
 function forOracle(schema: Schema): Schema {
   return JSON.parse(JSON.stringify(schema), (key, value: unknown) => {
-    if (key === 'discriminator' || key.startsWith('x-')) return undefined;
+    if (key === 'discriminator' || key === '$id' || key.startsWith('x-')) return undefined;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
     const node = { ...(value as Schema) };
     if (node.oneOf !== undefined) {
