@@ -19,12 +19,14 @@ export function answerClientErrors(server: Server): void {
     const refusal = refusalOf(error);
     const status = httpStatusOf(refusal);
     const body = JSON.stringify({ errors: errorEntries(refusal) });
-    socket.end(
+    // Destroyed once written, as Node does: a request still being read (an upload) sees its end.
+    socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         body,
+      () => socket.destroy(),
     );
   });
 }
