@@ -88,6 +88,30 @@ export function numeralProblems(leaves: StringLeaf[], data: unknown): FieldProbl
     .map((leaf) => problem(leaf.path, DECIMAL.test(leaf.value) ? 'is out of range' : 'must be a decimal number (digits, an optional minus sign and fraction)'));
 }
 
+/** The JSON type of every scalar of a JSON input, by path, before text-mode validation coerces. */
+export function scalarTypes(data: unknown): { path: (string | number)[]; type: string }[] {
+  const found: { path: (string | number)[]; type: string }[] = [];
+  const pending: { value: unknown; path: (string | number)[] }[] = [{ value: data, path: [] }];
+  while (pending.length > 0) {
+    const { value, path } = pending.pop()!;
+    if (Array.isArray(value)) value.forEach((item, index) => pending.push({ value: item, path: [...path, index] }));
+    else if (typeof value === 'object' && value !== null) for (const [key, item] of Object.entries(value)) pending.push({ value: item, path: [...path, key] });
+    else found.push({ path, type: jsonType(value) });
+  }
+  return found;
+}
+
+/** Problems of JSON values that text-mode validation turned into another type (`"5"` read as 5). */
+export function retypedProblems(types: { path: (string | number)[]; type: string }[], data: unknown): FieldProblem[] {
+  return types
+    .filter(({ path, type }) => jsonType(valueAt(data, path)) !== type)
+    .map(({ path, type }) => problem(path, `must be ${jsonType(valueAt(data, path))} in JSON, not ${type}`));
+}
+
+function jsonType(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 function valueAt(data: unknown, path: (string | number)[]): unknown {
   let current = data;
   for (const key of path) {

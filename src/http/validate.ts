@@ -3,7 +3,7 @@ import formats from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { parseTimestamp } from '../lib/time.js';
 import { BadRequest, ValidationFailed, type FieldProblem } from '../errors/errors.js';
-import { numeralProblems, unreadableNumerals, schemaWithSafeIntegers, textProblems } from './input-values.js';
+import { numeralProblems, retypedProblems, scalarTypes, unreadableNumerals, schemaWithSafeIntegers, textProblems } from './input-values.js';
 
 /**
  * Where the input came from decides how strictly types are read: JSON carries real types and is
@@ -36,7 +36,11 @@ export function isWebhookUrl(text: string): boolean {
   }
 }
 
-export type Validator<T> = (data: unknown, mode: InputMode) => T;
+/**
+ * `typed`: in text mode, the part of `data` that came as JSON (a GET's JSON body merged over its
+ * query), whose values must keep their JSON types while the rest is read as text.
+ */
+export type Validator<T> = (data: unknown, mode: InputMode, typed?: Record<string, unknown>) => T;
 
 /**
  * Compiles a schema once (at route registration) for both input modes and returns a function that
@@ -51,15 +55,16 @@ export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema:
     json: compile(compilers.json, safe),
     text: compile(compilers.text, safe),
   };
-  return (data, mode) => {
+  return (data, mode, typed) => {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       throw new BadRequest('The request body must be a JSON object or form fields.');
     }
     const notText = textProblems(data);
     const numerals = mode === 'text' ? unreadableNumerals(data) : [];
+    const jsonTypes = typed === undefined ? [] : scalarTypes(typed);
     const validate = compiled[mode];
     const valid = validate(data);
-    const problems = mergeProblems(notText, valid ? [] : toProblems(validate.errors ?? []), numeralProblems(numerals, data));
+    const problems = mergeProblems(notText, valid ? [] : toProblems(validate.errors ?? []), numeralProblems(numerals, data), retypedProblems(jsonTypes, data));
     if (problems.length > 0) throw new ValidationFailed(problems);
     return data as T;
   };

@@ -111,6 +111,15 @@ function brokenInput(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fu
         .filter((text) => textBreaks(schema, text, false))
         .map((text) => ({ method: op.method, target: `${target}?${text}`, headers })),
     );
+    // API routes take a GET's parameters as a JSON body too, typed as JSON.
+    if (op.method === 'GET' && op.security === 'api') {
+      arbitraries.push(
+        field(schema)
+          .chain((name) => badJson(propertiesOf(schema).get(name)!).map((value) => jsonText({ ...baseline(schema, world), [name]: value })))
+          .filter((text) => jsonBreaks(schema, text, LIMITS.jsonDepth))
+          .map((text) => ({ method: op.method, target, headers: { ...headers, ...JSON_TYPE }, body: Buffer.from(text) })),
+      );
+    }
   }
   if (op.body !== undefined && propertiesOf(op.body).size > 0) {
     const schema = op.body;
