@@ -1,12 +1,17 @@
 import type { IncomingMessage } from 'node:http';
-import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
+import { readBody } from './body-reader.js';
 import type { AppState } from './context.js';
 import { isPercentEncodedUtf8 } from './query.js';
 import { nestedDeeperThan } from './validate.js';
 import { BadRequest, UnsupportedMediaType } from '../errors/errors.js';
 
-const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'];
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON or form body (parseBody); `{}` for a request without one. */
+    body?: unknown;
+  }
+}
 
 /** What a body may be: its size (GATEWAY_BODY_LIMIT_BYTES) and its nesting (GATEWAY_JSON_MAX_DEPTH). */
 export interface BodyLimits {
@@ -14,62 +19,32 @@ export interface BodyLimits {
   jsonMaxDepth: number;
 }
 
-/** Content codings the body parser decodes (its inflate step); anything else is a 415. */
-const DECODED_ENCODINGS = new Set(['', 'identity', 'gzip', 'deflate', 'br']);
-
 /**
  * Parses JSON and form bodies (form fields with bracket nesting such as `template[id]` become
- * objects and arrays). GET accepts a JSON body too, as the contract's samples send one. A body of
- * another media type or content coding is refused rather than silently ignored; a body that does
- * not decode as its Content-Encoding says (a "gzip" body that is not gzip) is a 400, and so is
- * JSON nested deeper than the limit, before anything walks it recursively.
+ * objects and arrays) on every method: GET accepts a JSON body too, as the contract's samples send
+ * one. A body of another media type or content coding is refused rather than silently ignored
+ * (415); a body that is not what its Content-Encoding says, not UTF-8, malformed (400), too large
+ * (413), or JSON nested deeper than the limit (400, before anything walks it) is refused too
+ * (src/http/body-reader.ts). A request without a body gets `{}`.
  */
 export function parseBody(limits: BodyLimits): Middleware<AppState> {
-  const parse = bodyParser({
-    enableTypes: ['json', 'form'],
-    parsedMethods: BODY_METHODS,
-    jsonLimit: limits.bodyLimitBytes,
-    formLimit: limits.bodyLimitBytes,
-    encoding: 'utf-8',
-    onError: (error) => {
-      throw decodingError(error);
-    },
-  });
-  const done = async (): Promise<void> => {};
   return async (ctx, next) => {
     if (ctx.request.body !== undefined) return next();
-    if (hasBody(ctx)) {
-      if (!ctx.request.is('json', 'urlencoded')) throw new UnsupportedMediaType(`Unsupported content type "${ctx.get('content-type')}".`);
-      const encoding = ctx.get('content-encoding').trim().toLowerCase();
-      if (!DECODED_ENCODINGS.has(encoding)) {
-        throw new UnsupportedMediaType(`Content-Encoding "${encoding}" is not supported: send the body as it is, or as gzip, deflate or br.`);
-      }
+    if (!hasBody(ctx)) {
+      ctx.request.body = {};
+      return next();
     }
-    await parse(ctx, done);
-    // The parser answers a request whose client is already gone itself (499), without a body.
-    if (ctx.request.body === undefined) return;
+    const kind = ctx.request.is('json') ? 'json' : ctx.request.is('urlencoded') ? 'form' : null;
+    if (kind === null) throw new UnsupportedMediaType(`Unsupported content type "${ctx.get('content-type')}".`);
+    const { parsed, text } = await readBody(ctx.req, kind, limits.bodyLimitBytes);
     // The form parser, like every query parser, keeps a malformed escape (%ZZ) as literal text.
-    if (ctx.request.is('urlencoded') && !isPercentEncodedUtf8(String(ctx.request.rawBody ?? ''))) {
-      throw new BadRequest('The form body is not validly percent-encoded UTF-8.');
-    }
-    if (nestedDeeperThan(ctx.request.body, limits.jsonMaxDepth)) {
+    if (kind === 'form' && !isPercentEncodedUtf8(text)) throw new BadRequest('The form body is not validly percent-encoded UTF-8.');
+    if (nestedDeeperThan(parsed, limits.jsonMaxDepth)) {
       throw new BadRequest(`The request body is nested more than ${limits.jsonMaxDepth} levels deep.`);
     }
+    ctx.request.body = parsed;
     return next();
   };
-}
-
-/**
- * The parser's own errors carry an HTTP status (400 bad JSON, 413 too large, 415): the renderer maps
- * those. Errors of the decompression step carry none: the body is not what its Content-Encoding says.
- */
-function decodingError(error: unknown): unknown {
-  // zlib's and brotli's errors carry a numeric errno (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_2, ...).
-  const { status, errno } = error as { status?: unknown; errno?: unknown };
-  if (status === undefined && typeof errno === 'number') {
-    return new BadRequest('The request body could not be decoded as its Content-Encoding says.');
-  }
-  return error;
 }
 
 function hasBody(ctx: { get(name: string): string }): boolean {

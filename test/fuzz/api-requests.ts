@@ -199,6 +199,12 @@ function brokenBody(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fuz
     fc.tuple(fc.constantFrom('gzip', 'deflate', 'br'), fc.uint8Array({ minLength: 1, maxLength: 64 })).map(([coding, bytes]) => request({ ...JSON_TYPE, 'content-encoding': coding }, Buffer.concat([Buffer.from('{"not":"compressed"}'), Buffer.from(bytes)]))),
     fc.constantFrom('{', '{"a":', '[1,', "{'a':1}", 'nul', '{"a":1}}', '\u0000', '{"a":"\\x"}', '{"a":01}').map((text) => request(JSON_TYPE, Buffer.from(text))),
     fc.uint8Array({ minLength: 1, maxLength: 40 }).filter((bytes) => !isJsonText(bytes)).map((bytes) => request(JSON_TYPE, Buffer.from(bytes))),
+    // Bytes that are not UTF-8 inside a JSON string or a form value: never read as U+FFFD.
+    fc.tuple(fc.constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80]), fc.boolean()).map(([bytes, form]) =>
+      form
+        ? request(FORM_TYPE, Buffer.concat([Buffer.from('name='), Buffer.from(bytes)]))
+        : request(JSON_TYPE, Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('"}')])),
+    ),
     fc.integer({ min: 1, max: 200 }).map((over) => request(JSON_TYPE, Buffer.from(JSON.stringify({ name: 'x'.repeat(LIMITS.bodyBytes + over) })))),
     fc.integer({ min: LIMITS.jsonDepth + 1, max: 300 }).map((depth) => request(JSON_TYPE, Buffer.from(JSON.stringify({ name: deepNesting(depth) })))),
   ];
