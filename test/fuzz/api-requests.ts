@@ -52,6 +52,7 @@ function pathIds(world: FuzzWorld, op: DocumentedOperation, param: string): { ow
   const [, storageKey, fileName] = new URL(own.attachmentUrl).pathname.split('/').slice(1);
   if (param === 'companyId' || (param === 'id' && op.path === '/p1/companies/{id}')) return pick(own.company, foreign.company);
   if (param === 'messageId') return pick(own.message, foreign.message);
+  if (op.path.startsWith('/admin/sandbox/')) return { own: String(own.session) };
   if (param === 'channelId') return { own: String(own.cloud), foreign: String(own.chatB) }; // another provider's channel: 404 too
   if (param === 'deliveryId') return { own: 'dlv_missing' };
   if (param === 'taskId') return { own: 'rpl_missing' };
@@ -194,6 +195,7 @@ function brokenBody(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fuz
   const valid = Buffer.from(jsonText(op.body === undefined ? {} : baseline(op.body, world)));
   const request = (extra: Record<string, string>, body: Buffer): FuzzRequest => ({ method: op.method, target, headers: { ...headers, ...extra }, body });
   const arbitraries: fc.Arbitrary<FuzzRequest>[] = [
+    fc.constant({ method: op.method, target, headers, body: valid }), // a body without a Content-Type
     fc.constantFrom('text/plain', 'application/xml', 'application/octet-stream', 'image/png', 'application/jsonx', 'multipart/form-data; boundary=zz', 'text/json-seq').map((type) => request({ 'content-type': type }, valid)),
     fc.constantFrom('compress', 'foo', 'gzip, br', 'x-gzip', 'zstd', 'identity, gzip').map((coding) => request({ ...JSON_TYPE, 'content-encoding': coding }, valid)),
     fc.tuple(fc.constantFrom('gzip', 'deflate', 'br'), fc.uint8Array({ minLength: 1, maxLength: 64 })).map(([coding, bytes]) => request({ ...JSON_TYPE, 'content-encoding': coding }, Buffer.concat([Buffer.from('{"not":"compressed"}'), Buffer.from(bytes)]))),

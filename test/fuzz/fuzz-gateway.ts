@@ -40,6 +40,10 @@ export async function startFuzzGateway(): Promise<FuzzWorld> {
     GATEWAY_ATTACHMENT_MAX_BYTES: String(LIMITS.attachmentBytes),
     GATEWAY_QUERY_MAX_BYTES: String(LIMITS.queryBytes),
     GATEWAY_LOG_LEVEL: 'warn',
+    // The sandbox mounts the last admin route (sandbox messages); its step is long enough that no
+    // QR is refreshed or "scanned" while the suite runs.
+    GATEWAY_SANDBOX: 'true',
+    GATEWAY_SANDBOX_STEP: '1h',
   });
   const a = await seedCompany(gw, gw.token, 'Fuzz A');
   const created = async (res: Promise<{ status: number; body: { data?: { external_id?: number }; webhook?: { id?: number }; attachment?: { attachment_url?: string } }; text: string }>) => {
@@ -114,6 +118,7 @@ export interface FuzzRequest {
 
 export interface FuzzAnswer {
   status: number;
+  headers: http.IncomingHttpHeaders;
   text: string;
   body: unknown;
 }
@@ -146,7 +151,7 @@ export function send(world: FuzzWorld, request: FuzzRequest): Promise<FuzzAnswer
         } catch {
           body = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, text, body });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
       });
     });
     req.on('error', (error) => {
