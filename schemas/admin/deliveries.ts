@@ -1,6 +1,9 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 
-/** Filter of the delivery list and of a bulk replay (times are ISO 8601 date-times). */
+/**
+ * Filter of the delivery list and of a bulk replay (times are ISO 8601 date-times). Unknown fields
+ * are refused, not ignored: a misspelled filter would widen a list or a replay to everything.
+ */
 const filterProperties = {
   company_id: { type: 'integer', minimum: 1 },
   endpoint_id: { type: 'integer', minimum: 1 },
@@ -14,6 +17,7 @@ const filterProperties = {
 export const adminDeliveryListQuery = {
   $id: 'admin/delivery-list-query',
   type: 'object',
+  additionalProperties: false,
   properties: {
     ...filterProperties,
     limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
@@ -24,6 +28,7 @@ export const adminDeliveryListQuery = {
 export const adminBulkReplayBody = {
   $id: 'admin/bulk-replay-body',
   type: 'object',
+  additionalProperties: false,
   properties: filterProperties,
 } as const satisfies JSONSchema;
 

@@ -7,7 +7,7 @@ import type { ConnectionFlows } from '../connectors/flows.js';
 import { applyCallback } from '../domain/incoming.js';
 import type { AppState } from '../http/context.js';
 import { NotFound } from '../errors/errors.js';
-import { parseBody } from '../http/body.js';
+import { parseBody, type BodyLimits } from '../http/body.js';
 import { validator } from '../http/validate.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
@@ -18,7 +18,7 @@ export interface AdminConnectorDeps {
   adminToken: string;
   flows: ConnectionFlows;
   publicUrl: string;
-  bodyLimitBytes: number;
+  bodyLimits: BodyLimits;
   /** GATEWAY_SANDBOX: the sandbox's routes exist only then. */
   sandbox: boolean;
 }
@@ -32,7 +32,7 @@ const validateSandboxMessage = validator(sandboxMessageBody);
 export function adminConnectorRoutes(router: Router<AppState>, deps: AdminConnectorDeps): void {
   const { store } = deps;
   const auth = authenticateAdmin(deps.adminToken);
-  const body = parseBody(deps.bodyLimitBytes);
+  const body = parseBody(deps.bodyLimits);
   const liveChannel = (id: string | undefined): ChannelRow => {
     const channel = store.channels.findLive(pathId(id, 'Channel'));
     if (channel === undefined) throw new NotFound(`Channel ${id ?? ''} was not found.`);

@@ -30,6 +30,7 @@ export function endpointRoutes(router: Router<AppState>, { store, auth, body, me
 
   router.get(base, auth, (ctx) => {
     const companyId = pathId(ctx.params.companyId, 'company');
+    requireKnownCompany(store, companyId);
     ctx.body = { endpoints: store.deliveries.endpointHealth(companyId).map(presentEndpointHealth) };
   });
 
@@ -85,4 +86,9 @@ function findEndpoint(store: Store, ctx: RouteContext): WebhookEndpointRow {
 function healthOf(store: Store, endpoint: WebhookEndpointRow): ReturnType<typeof presentEndpointHealth> {
   const row: EndpointHealthRow = store.deliveries.endpointHealth(endpoint.company_id).find((e) => e.id === endpoint.id)!;
   return presentEndpointHealth(row);
+}
+
+/** A company named by an admin path or filter must exist (in any account): 404 otherwise. */
+export function requireKnownCompany(store: Store, companyId: number | undefined): void {
+  if (companyId !== undefined && !store.companies.exists(companyId)) throw new NotFound(`company ${companyId} was not found.`);
 }

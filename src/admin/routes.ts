@@ -2,22 +2,23 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { adminBulkReplayBody, adminDeliveryListQuery } from '../../schemas/admin/deliveries.js';
 import { ReplayRefused, type Replayer } from '../dispatch/replay.js';
+import { parseQuery } from '../http/query.js';
 import type { AppState } from '../http/context.js';
 import { Conflict, NotFound, ServiceUnavailable, ValidationFailed } from '../errors/errors.js';
-import { parseBody } from '../http/body.js';
+import { parseBody, type BodyLimits } from '../http/body.js';
 import { decodeDeliveryCursor, encodeDeliveryCursor, toDeliveryFilter } from '../http/delivery-query.js';
 import { validator } from '../http/validate.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { authenticateAdmin } from './authenticate-admin.js';
-import { endpointRoutes } from './endpoints.js';
+import { endpointRoutes, requireKnownCompany } from './endpoints.js';
 import { presentAttempt, presentDelivery, presentReplayTask } from '../presenters/admin.js';
 
 export interface AdminDeps {
   store: Store;
   adminToken: string;
   replayer: Replayer | null;
-  bodyLimitBytes: number;
+  bodyLimits: BodyLimits;
   /** The console's session (cookie and CSRF token), accepted where no Authorization header is sent. */
   consoleSession?: Middleware<AppState>;
   /** The daemon's metrics: the pipeline page reads its attempt rates and stream lag. */
@@ -36,14 +37,15 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
   const { store } = deps;
   const now = deps.now ?? Date.now;
   const auth = authenticateAdmin(deps.adminToken, { consoleSession: deps.consoleSession });
-  const body = parseBody(deps.bodyLimitBytes);
+  const body = parseBody(deps.bodyLimits);
   const replayer = (): Replayer => {
     if (deps.replayer === null) throw new ServiceUnavailable('Replays need the pipeline, which is not running in this process.');
     return deps.replayer;
   };
 
   router.get('/admin/deliveries', auth, (ctx) => {
-    const query = validateListQuery({ ...ctx.query }, 'text');
+    const query = validateListQuery(parseQuery(ctx.querystring), 'text');
+    requireKnownCompany(store, query.company_id);
     const page = store.deliveries.list(toDeliveryFilter(query), decodeDeliveryCursor(query.cursor), query.limit ?? 50);
     ctx.body = {
       deliveries: page.rows.map(presentDelivery),
@@ -77,6 +79,7 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
 
   router.post('/admin/replays', auth, body, (ctx) => {
     const input = validateBulkReplay(ctx.request.body ?? {}, ctx.is('json') ? 'json' : 'text');
+    requireKnownCompany(store, input.company_id);
     // A replay of everything ever delivered is never what an operator means.
     if (input.status === undefined && input.company_id === undefined && input.endpoint_id === undefined) {
       throw ValidationFailed.field('', 'Name at least one of status, company_id or endpoint_id.');

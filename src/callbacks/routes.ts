@@ -9,7 +9,7 @@ import { applyCallbackGrouped } from '../domain/incoming.js';
 import { sameSecret, secretDigest } from '../domain/tokens.js';
 import type { AppState, RouteContext } from '../http/context.js';
 import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../errors/errors.js';
-import { validator, type Validator } from '../http/validate.js';
+import { nestedDeeperThan, validator, type Validator } from '../http/validate.js';
 import type { ChannelCallbackRow } from '../store/callbacks.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
@@ -28,6 +28,8 @@ export interface CallbackDeps {
   cloudAppSecret: string | null;
   /** Largest accepted callback body (GATEWAY_BODY_LIMIT_BYTES, 1 MiB by default). */
   bodyLimitBytes: number;
+  /** Deepest nesting of a callback's JSON (GATEWAY_JSON_MAX_DEPTH). */
+  jsonMaxDepth: number;
   metrics?: Metrics;
 }
 
@@ -69,7 +71,7 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): Mi
       const text = utf8Body(raw);
       const refused = verify(family, ctx, raw, text, settings, deps.cloudAppSecret);
       if (refused !== null) throw new Unauthorized(refused);
-      const batch = normalize(family, parseJson(text), ctx, channel);
+      const batch = normalize(family, parseJson(text, deps.jsonMaxDepth), ctx, channel);
       // Committed (grouped with the callbacks of the same turn) before the 200 is sent.
       const outcome = await store.groupedUrgent(() => applyCallbackGrouped(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
       // Ids and counts only: the line needs no redaction pass.
@@ -156,12 +158,16 @@ function webhookHeaders(ctx: RouteContext): Record<string, string> {
   return { 'webhook-id': ctx.get('webhook-id'), 'webhook-timestamp': ctx.get('webhook-timestamp'), 'webhook-signature': ctx.get('webhook-signature') };
 }
 
-function parseJson(text: string): unknown {
+/** The callback's JSON, refused (400) when it is not JSON or nests deeper than anything walks safely. */
+function parseJson(text: string, maxDepth: number): unknown {
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new BadRequest('The callback body is not valid JSON.');
   }
+  if (nestedDeeperThan(body, maxDepth)) throw new BadRequest(`The callback body is nested more than ${maxDepth} levels deep.`);
+  return body;
 }
 
 /** Validates against the family's schema (422 with one entry per field) and normalizes. */

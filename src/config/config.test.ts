@@ -30,6 +30,11 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
       bodyLimitBytes: 1024 * 1024,
       publicUrl: 'http://127.0.0.1:3000',
       attachmentMaxBytes: 16 * 1024 * 1024,
+      uploadConcurrency: 8,
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 120_000,
+      jsonMaxDepth: 32,
+      queryMaxBytes: 8_192,
       cloudAppSecret: null,
       storeCheckpointMs: 100,
       webhooks: {
@@ -94,6 +99,11 @@ describe('loadConfig values', () => {
       GATEWAY_ATTACHMENT_MAX_BYTES: '1048576',
       GATEWAY_CHAT_A_BUSINESS_APP_SECRET: '0123456789abcdef0123456789abcdef',
       GATEWAY_STORE_CHECKPOINT_INTERVAL: '1s',
+      GATEWAY_UPLOAD_CONCURRENCY: '3',
+      GATEWAY_HEADERS_TIMEOUT: '5s',
+      GATEWAY_REQUEST_TIMEOUT: '30s',
+      GATEWAY_JSON_MAX_DEPTH: '64',
+      GATEWAY_QUERY_MAX_BYTES: '4096',
     });
     expect(config).toEqual({
       port: 8080,
@@ -109,6 +119,11 @@ describe('loadConfig values', () => {
       bodyLimitBytes: 2048,
       publicUrl: 'https://gateway.example.com/base',
       attachmentMaxBytes: 1048576,
+      uploadConcurrency: 3,
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 30_000,
+      jsonMaxDepth: 64,
+      queryMaxBytes: 4096,
       cloudAppSecret: '0123456789abcdef0123456789abcdef',
       storeCheckpointMs: 1_000,
       webhooks: loadConfig({}).webhooks,
@@ -149,6 +164,32 @@ describe('loadConfig values', () => {
 
   it('places the store file inside the data dir', () => {
     expect(storePath({ dataDir: '/tmp/x' })).toBe(path.join('/tmp/x', 'gateway.db'));
+  });
+});
+
+describe('loadConfig HTTP limits', () => {
+  it.each([
+    ['GATEWAY_UPLOAD_CONCURRENCY', '0', 'GATEWAY_UPLOAD_CONCURRENCY must be an integer from 1 to 1000 (got "0")'],
+    ['GATEWAY_UPLOAD_CONCURRENCY', 'many', 'GATEWAY_UPLOAD_CONCURRENCY must be an integer from 1 to 1000 (got "many")'],
+    ['GATEWAY_JSON_MAX_DEPTH', '1', 'GATEWAY_JSON_MAX_DEPTH must be an integer from 2 to 1000 (got "1")'],
+    ['GATEWAY_JSON_MAX_DEPTH', '1001', 'GATEWAY_JSON_MAX_DEPTH must be an integer from 2 to 1000 (got "1001")'],
+    ['GATEWAY_QUERY_MAX_BYTES', '100', 'GATEWAY_QUERY_MAX_BYTES must be an integer from 256 to 16384 (got "100")'],
+    ['GATEWAY_QUERY_MAX_BYTES', '16385', 'GATEWAY_QUERY_MAX_BYTES must be an integer from 256 to 16384 (got "16385")'],
+    ['GATEWAY_HEADERS_TIMEOUT', '500ms', 'GATEWAY_HEADERS_TIMEOUT must be a duration of at least 1000 ms, such as 20s or 2m (got "500ms")'],
+    ['GATEWAY_REQUEST_TIMEOUT', 'soon', 'GATEWAY_REQUEST_TIMEOUT must be a duration of at least 1000 ms, such as 20s or 2m (got "soon")'],
+  ])('rejects %s=%s', (key, value, problem) => {
+    expect(problemsOf({ [key]: value })).toEqual([problem]);
+  });
+
+  it('refuses a request timeout shorter than the headers timeout', () => {
+    expect(problemsOf({ GATEWAY_HEADERS_TIMEOUT: '30s', GATEWAY_REQUEST_TIMEOUT: '10s' })).toEqual([
+      'GATEWAY_REQUEST_TIMEOUT must be at least GATEWAY_HEADERS_TIMEOUT (got 10000 ms and 30000 ms)',
+    ]);
+  });
+
+  it('accepts the bounds', () => {
+    const config = loadConfig({ GATEWAY_UPLOAD_CONCURRENCY: '1', GATEWAY_JSON_MAX_DEPTH: '1000', GATEWAY_QUERY_MAX_BYTES: '16384', GATEWAY_HEADERS_TIMEOUT: '1s', GATEWAY_REQUEST_TIMEOUT: '1s' });
+    expect([config.uploadConcurrency, config.jsonMaxDepth, config.queryMaxBytes, config.headersTimeoutMs, config.requestTimeoutMs]).toEqual([1, 1000, 16384, 1000, 1000]);
   });
 });
 

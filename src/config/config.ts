@@ -40,6 +40,22 @@ export interface Config {
    * answer 413 and nothing is kept. Default 16 MiB.
    */
   attachmentMaxBytes: number;
+  /** GATEWAY_UPLOAD_CONCURRENCY: uploads received at once; one more answers 503 with Retry-After. Default 8. */
+  uploadConcurrency: number;
+  /**
+   * GATEWAY_HEADERS_TIMEOUT: time a client has to send the request line and headers (Node's
+   * server.headersTimeout); a slower one gets 408 and its connection is closed. Default 20s.
+   */
+  headersTimeoutMs: number;
+  /**
+   * GATEWAY_REQUEST_TIMEOUT: time a client has to send a whole request, body included (Node's
+   * server.requestTimeout); at least GATEWAY_HEADERS_TIMEOUT. Default 2m (a 16 MiB upload at 1 Mbit/s).
+   */
+  requestTimeoutMs: number;
+  /** GATEWAY_JSON_MAX_DEPTH: deepest nesting of objects and arrays in a JSON body or callback; deeper is a 400. Default 32. */
+  jsonMaxDepth: number;
+  /** GATEWAY_QUERY_MAX_BYTES: longest query string (after `?`, as sent); longer is a 414. Default 8192. */
+  queryMaxBytes: number;
   /**
    * GATEWAY_CHAT_A_BUSINESS_APP_SECRET: the app secret of the operator's cloud-style business app
    * (`chat_a_business`), the key of `X-Hub-Signature-256` on every such channel's callbacks. Unset
@@ -211,6 +227,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`GATEWAY_ATTACHMENT_MAX_BYTES must be an integer of at least 1024 (got "${env.GATEWAY_ATTACHMENT_MAX_BYTES}")`);
   }
 
+  const limits = readHttpLimits(read, problems);
+
   const cloudAppSecret = read('GATEWAY_CHAT_A_BUSINESS_APP_SECRET') ?? null;
   if (cloudAppSecret !== null && !isTokenShaped(cloudAppSecret)) {
     problems.push(`GATEWAY_CHAT_A_BUSINESS_APP_SECRET must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
@@ -240,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: bodyLimitBytes!,
     publicUrl: publicUrl.replace(/\/+$/, ''),
     attachmentMaxBytes: attachmentMaxBytes!,
+    ...limits,
     cloudAppSecret,
     storeCheckpointMs: storeCheckpointMs ?? 100,
     webhooks,
@@ -254,6 +273,43 @@ export function parseDuration(text: string): number | null {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
   if (!match) return null;
   return Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms']!);
+}
+
+/** The limits that keep slow or hostile clients from holding the server (docs/configuration.md). */
+function readHttpLimits(
+  read: (key: string) => string | undefined,
+  problems: string[],
+): Pick<Config, 'uploadConcurrency' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'jsonMaxDepth' | 'queryMaxBytes'> {
+  const integer = (key: string, fallback: number, min: number, max: number): number => {
+    const value = parseInteger(read(key), fallback);
+    if (value === null || value < min || value > max) {
+      problems.push(`${key} must be an integer from ${min} to ${max} (got "${read(key)}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const duration = (key: string, fallback: number, min: number): number => {
+    const text = read(key);
+    const value = text === undefined ? fallback : parseDuration(text);
+    if (value === null || value < min) {
+      problems.push(`${key} must be a duration of at least ${min} ms, such as 20s or 2m (got "${text}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const headersTimeoutMs = duration('GATEWAY_HEADERS_TIMEOUT', 20_000, 1_000);
+  const requestTimeoutMs = duration('GATEWAY_REQUEST_TIMEOUT', 120_000, 1_000);
+  if (requestTimeoutMs < headersTimeoutMs) {
+    problems.push(`GATEWAY_REQUEST_TIMEOUT must be at least GATEWAY_HEADERS_TIMEOUT (got ${requestTimeoutMs} ms and ${headersTimeoutMs} ms)`);
+  }
+  return {
+    uploadConcurrency: integer('GATEWAY_UPLOAD_CONCURRENCY', 8, 1, 1_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    jsonMaxDepth: integer('GATEWAY_JSON_MAX_DEPTH', 32, 2, 1_000),
+    // Node refuses request heads over 16 KiB (431) before any of this runs.
+    queryMaxBytes: integer('GATEWAY_QUERY_MAX_BYTES', 8_192, 256, 16_384),
+  };
 }
 
 function readWebhookConfig(read: (key: string) => string | undefined, problems: string[]): WebhookConfig {

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { digestApiToken, sameSecret } from '../domain/tokens.js';
 import { Unauthorized, ValidationFailed } from '../errors/errors.js';
-import { parseBody } from '../http/body.js';
+import { parseBody, type BodyLimits } from '../http/body.js';
 import type { AppState } from '../http/context.js';
 import { AssetFolder, webDir } from '../http/web-assets.js';
 import { endSession, hasSessionCookie, openSession, presentSession, requireSameOriginJson, sessionAuth, type SessionPolicy } from '../http/web-session.js';
@@ -13,7 +13,7 @@ export interface ConsoleDeps {
   adminToken: string;
   /** Cookies get the Secure flag when the daemon is reached over https. */
   secureCookies: boolean;
-  bodyLimitBytes: number;
+  bodyLimits: BodyLimits;
 }
 
 /** Console sessions: 30 minutes without use end one, and none lives longer than 12 hours. */
@@ -29,7 +29,7 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
   const policy: SessionPolicy = { ...CONSOLE_SESSION, secure: deps.secureCookies };
   const credential = digestApiToken(deps.adminToken);
   const session = sessionAuth(store, policy, credential);
-  const body = parseBody(deps.bodyLimitBytes);
+  const body = parseBody(deps.bodyLimits);
   const pages = new AssetFolder(webDir('console'));
 
   // The shell: a browser without a live session is sent to the login page instead.

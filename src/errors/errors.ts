@@ -9,9 +9,12 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
+  | 'request_timeout'
   | 'conflict'
   | 'payload_too_large'
+  | 'uri_too_long'
   | 'unsupported_media_type'
+  | 'headers_too_large'
   | 'validation_failed'
   | 'wrong_provider'
   | 'provider_refused'
@@ -74,6 +77,27 @@ export class Conflict extends AppError {
 export class PayloadTooLarge extends AppError {
   constructor(detail: string) {
     super('payload_too_large', 'Payload too large', detail);
+  }
+}
+
+/** The client did not send its request (head or body) within the server's timeouts. */
+export class RequestTimeout extends AppError {
+  constructor(detail: string) {
+    super('request_timeout', 'Request timeout', detail);
+  }
+}
+
+/** The query string is longer than the gateway reads. */
+export class UriTooLong extends AppError {
+  constructor(detail: string) {
+    super('uri_too_long', 'URI too long', detail);
+  }
+}
+
+/** The request line and headers are larger than the server reads. */
+export class HeadersTooLarge extends AppError {
+  constructor(detail: string) {
+    super('headers_too_large', 'Request header fields too large', detail);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { discardRest } from './body.js';
-import { BadRequest, PayloadTooLarge } from '../errors/errors.js';
+import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../errors/errors.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -24,6 +24,7 @@ export function utf8Body(raw: Buffer): string {
  * for a while so that the sender gets to read the answer.
  */
 export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  requireIdentityEncoding(req, 'A callback');
   const length = req.headers['content-length'];
   try {
     return await getRawBody(req, { limit, length: length === undefined ? undefined : Number(length) });
@@ -37,3 +38,14 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
   }
 }
 
+
+/**
+ * Bodies taken byte for byte (callbacks, verified over exactly what was sent; uploads, stored as
+ * sent) are never decoded: a Content-Encoding other than `identity` is a 415.
+ */
+export function requireIdentityEncoding(req: IncomingMessage, what: string): void {
+  const encoding = (req.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') {
+    throw new UnsupportedMediaType(`${what} is read as sent: send it without a Content-Encoding (got "${encoding}").`);
+  }
+}

@@ -186,3 +186,39 @@ describe('isWebhookUrl', () => {
     },
   );
 });
+
+describe('validator: the rules every value keeps (input-values.ts)', () => {
+  const validate = validator({
+    type: 'object',
+    properties: { name: { type: 'string' }, count: { type: 'integer', minimum: 1, maximum: 10 }, big: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+  });
+
+  it('refuses text with NUL or an unpaired surrogate, naming the field', () => {
+    for (const name of ['a\u0000b', '\ud800', 'x\udc00', '🙂\ud83d']) {
+      expect(problemsFrom(() => validate({ name }, 'json'))).toEqual([{ field: 'name', detail: 'name must be text without NUL characters or unpaired surrogates' }]);
+    }
+    expect(problemsFrom(() => validate({ tags: ['ok', '\u0000'] }, 'text'))).toEqual([{ field: 'tags/1', detail: 'tags.1 must be text without NUL characters or unpaired surrogates' }]);
+    expect(validate({ name: '👩‍👩‍👧‍👦 \u202eRTL' }, 'json')).toEqual({ name: '👩‍👩‍👧‍👦 \u202eRTL' });
+  });
+
+  it('reads numbers from text as finite decimal numerals only', () => {
+    for (const count of ['0x5', '5e0', '+5', ' 5', '5 ', 'Infinity', '0b101']) {
+      expect(problemsFrom(() => validate({ count }, 'text'))).toEqual([{ field: 'count', detail: 'count must be a decimal number (digits, an optional minus sign and fraction)' }]);
+    }
+    expect(problemsFrom(() => validate({ big: '9'.repeat(400) }, 'text'))).toEqual([{ field: 'big', detail: 'big is out of range' }]);
+    expect(validate({ count: '5', name: '0x5' }, 'text')).toEqual({ count: 5, name: '0x5' });
+  });
+
+  it('holds integers without bounds of their own to the safe integers', () => {
+    expect(problemsFrom(() => validate({ big: 2 ** 53 }, 'json'))).toEqual([{ field: 'big', detail: 'big must be at most 9007199254740991' }]);
+    expect(problemsFrom(() => validate({ big: '-9007199254740993' }, 'text'))).toEqual([{ field: 'big', detail: 'big must be at least -9007199254740991' }]);
+    expect(validate({ big: Number.MAX_SAFE_INTEGER }, 'json')).toEqual({ big: Number.MAX_SAFE_INTEGER });
+  });
+
+  it('keeps the JSON types of the typed part of a text input (a GET JSON body)', () => {
+    const typed = { count: '5' };
+    expect(problemsFrom(() => validate({ ...typed }, 'text', typed))).toEqual([{ field: 'count', detail: 'count must be a number in JSON, not a string' }]);
+    const ok = { count: 5 };
+    expect(validate({ ...ok, name: 'x' }, 'text', ok)).toEqual({ count: 5, name: 'x' });
+  });
+});

@@ -3,6 +3,7 @@ import formats from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { parseTimestamp } from '../lib/time.js';
 import { BadRequest, ValidationFailed, type FieldProblem } from '../errors/errors.js';
+import { numeralProblems, retypedProblems, scalarTypes, unreadableNumerals, schemaWithSafeIntegers, textProblems } from './input-values.js';
 
 /**
  * Where the input came from decides how strictly types are read: JSON carries real types and is
@@ -35,38 +36,51 @@ export function isWebhookUrl(text: string): boolean {
   }
 }
 
-export type Validator<T> = (data: unknown, mode: InputMode) => T;
+/**
+ * `typed`: in text mode, the part of `data` that came as JSON (a GET's JSON body merged over its
+ * query), whose values must keep their JSON types while the rest is read as text.
+ */
+export type Validator<T> = (data: unknown, mode: InputMode, typed?: Record<string, unknown>) => T;
 
 /**
  * Compiles a schema once (at route registration) for both input modes and returns a function that
- * answers the typed input or throws ValidationFailed with one problem per failing field.
+ * answers the typed input or throws ValidationFailed with one problem per failing field. Besides
+ * the schema, every value keeps the rules of src/http/input-values.ts: text is Unicode text,
+ * numbers read from text are decimal numerals, integers are safe integers. Input arrives already
+ * bounded in depth by its parser (GATEWAY_JSON_MAX_DEPTH, the query's bracket depth).
  */
 export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema: S): Validator<T> {
+  const safe = schemaWithSafeIntegers(schema);
   const compiled = {
-    json: compile(compilers.json, schema),
-    text: compile(compilers.text, schema),
+    json: compile(compilers.json, safe),
+    text: compile(compilers.text, safe),
   };
-  return (data, mode) => {
+  return (data, mode, typed) => {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       throw new BadRequest('The request body must be a JSON object or form fields.');
     }
-    if (nestedDeeperThan(data, MAX_DEPTH)) {
-      throw new BadRequest(`The request body is nested more than ${MAX_DEPTH} levels deep.`);
-    }
+    const notText = textProblems(data);
+    const numerals = mode === 'text' ? unreadableNumerals(data) : [];
+    const jsonTypes = typed === undefined ? [] : scalarTypes(typed);
     const validate = compiled[mode];
-    if (!validate(data)) throw new ValidationFailed(toProblems(validate.errors ?? []));
+    const valid = validate(data);
+    const problems = mergeProblems(notText, valid ? [] : toProblems(validate.errors ?? []), numeralProblems(numerals, data), retypedProblems(jsonTypes, data));
+    if (problems.length > 0) throw new ValidationFailed(problems);
     return data as T;
   };
 }
 
-/**
- * No request or callback of ours nests deeper than this. Deeper input is refused before anything
- * walks it recursively (validation, JSON.stringify when stored), which would otherwise exhaust
- * the stack on a body well under the size limit.
- */
-export const MAX_DEPTH = 32;
+/** One problem per field, the first found winning: the rules of input-values.ts before the schema's. */
+function mergeProblems(...lists: FieldProblem[][]): FieldProblem[] {
+  const byField = new Map<string, FieldProblem>();
+  for (const problem of lists.flat()) if (!byField.has(problem.field)) byField.set(problem.field, problem);
+  return [...byField.values()];
+}
 
 /**
+ * Whether the value nests deeper than `limit` objects and arrays: such input is refused by its
+ * parser before anything walks it recursively (validation, JSON.stringify when stored), which
+ * would otherwise exhaust the stack on a body well under the size limit (GATEWAY_JSON_MAX_DEPTH).
  * Iterative, so that the check itself cannot overflow the stack. Only objects and arrays are
  * stacked (most values are leaves), depths beside them: no pair is allocated per value, and every
  * callback and request body goes through this.

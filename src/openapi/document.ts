@@ -15,16 +15,41 @@ export interface Operation {
   success: { status: number; schema?: object; description?: string };
   /** Answers without the private API token (health, documents, files by capability URL, admin token routes). */
   auth?: 'api' | 'none' | 'admin';
+  /** Whether the route reads a request body (every API-token route does: the token may be in it). */
+  readsBody?: boolean;
+  /** Error statuses of this operation beyond the ones every operation of its kind has (errorStatuses). */
+  errors?: number[];
 }
 
-const ERROR_STATUSES: Record<string, string> = {
-  '400': 'Malformed body',
-  '401': 'Missing or invalid token',
-  '404': 'Unknown id, or an id of another account',
-  '409': 'Conflict with the current state',
-  '413': 'Body over the limit',
-  '422': 'Validation failed: one entry per field',
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed query string or body',
+  401: 'Missing or invalid token or signature',
+  403: 'Forbidden',
+  404: 'Unknown id, or an id of another account',
+  408: 'The request was not received within the server timeouts',
+  409: 'Conflict with the current state',
+  413: 'Body over the limit',
+  414: 'Query string over the limit',
+  415: 'Unsupported content type or content encoding',
+  422: 'Validation failed: one entry per field',
+  431: 'Request line and headers over 16 KiB',
+  502: 'The provider failed or could not be reached',
+  503: 'Unavailable now: the provider connectors are not configured, or the limit of uploads at once is reached',
 };
+
+/**
+ * Every error status an operation can answer, each in the error shape: those of every request
+ * (a malformed or too long query, an unknown id, a client slower than the timeouts, a head over
+ * 16 KiB), 401 behind a token, 413 and 415 where a body is read, 422 where input is validated,
+ * and the operation's own.
+ */
+export function errorStatuses(op: Operation): number[] {
+  const statuses = new Set([400, 404, 408, 414, 431, ...(op.errors ?? [])]);
+  if (op.auth !== 'none') statuses.add(401);
+  if (op.auth === undefined || op.auth === 'api' || op.readsBody === true) [413, 415].forEach((s) => statuses.add(s));
+  if (op.input !== undefined || op.multipart !== undefined) statuses.add(422);
+  return [...statuses].sort((a, b) => a - b);
+}
 
 const INTEGER_PARAMS = new Set(['id', 'companyId', 'channelId', 'messageId', 'endpointId']);
 
@@ -77,9 +102,8 @@ function describe(op: Operation) {
       ...(op.success.schema === undefined ? {} : { content: { 'application/json': { schema: clean(op.success.schema) } } }),
     },
   };
-  for (const [status, description] of Object.entries(ERROR_STATUSES)) {
-    if (status === '401' && op.auth === 'none') continue;
-    responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Errors' } } } };
+  for (const status of errorStatuses(op)) {
+    responses[String(status)] = { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Errors' } } } };
   }
   return {
     tags: [op.tag],

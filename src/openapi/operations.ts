@@ -14,6 +14,7 @@ import { templateListQuery } from '../../schemas/v2/templates.js';
 import { webhookActionBody, webhookCreateBody, webhookListResponse, webhookResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
 import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCodeBody, v1ConversationBody, v1ConversationResponse } from '../../schemas/v1/flows.js';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
+import { cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
 import type { Operation } from './document.js';
 
 /** `{<name>: object}` */
@@ -52,14 +53,14 @@ const v1: Operation[] = [
   { method: 'post', path: '/p1/companies', tag: 'v1 companies', summary: 'Create a company', input: companyCreateBody, success: { status: 201, schema: v1Written('created') } },
   { method: 'put', path: '/p1/companies/:id', tag: 'v1 companies', summary: 'Update a company', input: companyUpdateBody, success: { status: 200, schema: v1Written('updated') } },
   { method: 'get', path: '/p1/companies/:companyId/channels', tag: 'v1 channels', summary: 'List channels', input: v1PageQuery, success: { status: 200, schema: v1List('channels', channelItem) } },
-  { method: 'post', path: '/p1/companies/:companyId/channels', tag: 'v1 channels', summary: 'Create a channel (one per provider)', input: channelCreate, success: { status: 201, schema: v1Written('created') } },
+  { method: 'post', path: '/p1/companies/:companyId/channels', tag: 'v1 channels', summary: 'Create a channel (one per provider)', errors: [409], input: channelCreate, success: { status: 201, schema: v1Written('created') } },
   { method: 'put', path: '/p1/companies/:companyId/channels/:id', tag: 'v1 channels', summary: "Update a channel's credentials", input: channelUpdate, success: { status: 200, schema: v1Written('updated') } },
   { method: 'delete', path: '/p1/companies/:companyId/channels/:id', tag: 'v1 channels', summary: 'Delete (disable) a channel', success: { status: 200, schema: v1Deleted } },
-  { method: 'post', path: '/p1/companies/:companyId/channels/:id/request_code', tag: 'v1 channels', summary: 'Request a confirmation code (chat_a, chat_b_personal, social_c)', input: requestCodeBody, success: { status: 200 } },
-  { method: 'post', path: '/p1/companies/:companyId/channels/:id/confirm', tag: 'v1 channels', summary: 'Confirm a channel with a code or password (chat_b_personal: confirmation_type, code, password; social_c: confirmation_code, confirmation_type, confirmation_variant)', input: { oneOf: [confirmChatBPersonalBody, confirmSocialCBody] }, success: { status: 200 } },
-  { method: 'post', path: '/p1/companies/:companyId/channels/:id/conversations', tag: 'v1 channels', summary: 'Write first (chat_a: message; chat_a_business: template); enqueues a job whose result is the job.executed webhook', input: v1ConversationBody, success: { status: 201, schema: v1ConversationResponse } },
-  { method: 'get', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page (social_c_business, social_c)', input: enablePageBody, success: { status: 200 } },
-  { method: 'post', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page (social_c_business, social_c)', input: enablePageBody, success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/request_code', tag: 'v1 channels', summary: 'Request a confirmation code (chat_a, chat_b_personal, social_c)', errors: [409, 502, 503], input: requestCodeBody, success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/confirm', tag: 'v1 channels', summary: 'Confirm a channel with a code or password (chat_b_personal: confirmation_type, code, password; social_c: confirmation_code, confirmation_type, confirmation_variant)', errors: [409, 502, 503], input: { oneOf: [confirmChatBPersonalBody, confirmSocialCBody] }, success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/conversations', tag: 'v1 channels', summary: 'Write first (chat_a: message; chat_a_business: template); enqueues a job whose result is the job.executed webhook', errors: [409, 502, 503], input: v1ConversationBody, success: { status: 201, schema: v1ConversationResponse } },
+  { method: 'get', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page (social_c_business, social_c)', errors: [409, 502, 503], input: enablePageBody, success: { status: 200 } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page (social_c_business, social_c)', errors: [409, 502, 503], input: enablePageBody, success: { status: 200 } },
 ];
 
 const v2: Operation[] = [
@@ -68,9 +69,9 @@ const v2: Operation[] = [
   { method: 'put', path: '/api/p2/conversations/:id', tag: 'v2 conversations', summary: 'Change archive state, replied state or assignee', input: conversationUpdateBody, success: { status: 200, schema: wrap('conversation', conversationObject) } },
   { method: 'get', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: "List a conversation's messages by external_created_at", input: messageListQuery, success: { status: 200, schema: v2List('messages', messageObject) } },
   { method: 'get', path: '/api/p2/conversations/:id/messages/:messageId', tag: 'v2 messages', summary: 'Show a message', input: companyQuery, success: { status: 200, schema: wrap('message', messageObject) } },
-  { method: 'post', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: 'Send a message into a conversation', input: messageSendBody, success: { status: 201, schema: wrap('message', messageObject) } },
-  { method: 'post', path: '/api/p2/messages', tag: 'v2 messages', summary: 'Write first to a recipient', input: writeFirstBody, success: { status: 201, schema: wrap('message', messageObject) } },
-  { method: 'post', path: '/api/p2/companies/:companyId/attachments', tag: 'v2 attachments', summary: 'Upload a file to attach to a message (token in header or query)', multipart: { field: 'file' }, success: { status: 201, schema: wrap('attachment', attachmentObject) } },
+  { method: 'post', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: 'Send a message into a conversation', errors: [409], input: messageSendBody, success: { status: 201, schema: wrap('message', messageObject) } },
+  { method: 'post', path: '/api/p2/messages', tag: 'v2 messages', summary: 'Write first to a recipient', errors: [409], input: writeFirstBody, success: { status: 201, schema: wrap('message', messageObject) } },
+  { method: 'post', path: '/api/p2/companies/:companyId/attachments', tag: 'v2 attachments', summary: 'Upload a file to attach to a message (token in header or query)', errors: [503], multipart: { field: 'file' }, success: { status: 201, schema: wrap('attachment', attachmentObject) } },
   { method: 'get', path: '/api/p2/biz_templates', tag: 'v2 templates', summary: 'List business message templates', input: templateListQuery, success: { status: 200, schema: v2List('biz_templates', templateObject) } },
 ];
 
@@ -78,13 +79,13 @@ const auths = '/api/p2/companies/:companyId/auths';
 const authOps: Operation[] = [
   { method: 'get', path: '/api/p2/auths', tag: 'v2 auths', summary: "List the auths of all the account's companies", input: accountAuthListQuery, success: { status: 200, schema: authListResponse } },
   { method: 'get', path: auths, tag: 'v2 auths', summary: "List a company's auths", input: authListQuery, success: { status: 200, schema: authListResponse } },
-  { method: 'post', path: auths, tag: 'v2 auths', summary: 'Create an auth (the v1 channel variants, JSON; phone_number is phone)', input: channelCreate, success: { status: 201, schema: authResponse } },
+  { method: 'post', path: auths, tag: 'v2 auths', summary: 'Create an auth (the v1 channel variants, JSON; phone_number is phone)', errors: [409], input: channelCreate, success: { status: 201, schema: authResponse } },
   { method: 'get', path: `${auths}/:id`, tag: 'v2 auths', summary: 'Show an auth', input: authActionBody, success: { status: 200, schema: authResponse } },
   { method: 'delete', path: `${auths}/:id`, tag: 'v2 auths', summary: 'Delete an auth', input: authActionBody, success: { status: 200, schema: authResponse } },
-  { method: 'post', path: `${auths}/:id/confirm`, tag: 'v2 auths', summary: 'Start confirming an auth (QR, code or OAuth)', input: authActionBody, success: { status: 200, schema: authResponse } },
+  { method: 'post', path: `${auths}/:id/confirm`, tag: 'v2 auths', summary: 'Start confirming an auth (QR, code or OAuth)', errors: [409, 502, 503], input: authActionBody, success: { status: 200, schema: authResponse } },
   ...(['put', 'patch'] as const).flatMap((method): Operation[] => [
-    { method, path: `${auths}/:id/enable`, tag: 'v2 auths', summary: 'Enable an auth (with the code when the provider sent one)', input: authEnableBody, success: { status: 200, schema: authResponse } },
-    { method, path: `${auths}/:id/disable`, tag: 'v2 auths', summary: 'Disable an auth', input: authActionBody, success: { status: 200, schema: authResponse } },
+    { method, path: `${auths}/:id/enable`, tag: 'v2 auths', summary: 'Enable an auth (with the code when the provider sent one)', errors: [409, 502, 503], input: authEnableBody, success: { status: 200, schema: authResponse } },
+    { method, path: `${auths}/:id/disable`, tag: 'v2 auths', summary: 'Disable an auth', errors: [409], input: authActionBody, success: { status: 200, schema: authResponse } },
   ]),
 ];
 
@@ -94,40 +95,40 @@ const webhookOps: Operation[] = [
   { method: 'post', path: webhooks, tag: 'v2 webhooks', summary: 'Add a webhook endpoint (at most 5); the secret is shown once', input: webhookCreateBody, success: { status: 201, schema: webhookResponse } },
   { method: 'get', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Show a webhook endpoint', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
   ...(['put', 'patch'] as const).map(
-    (method): Operation => ({ method, path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Change url, event types or active flag', input: webhookUpdateBody, success: { status: 200, schema: webhookResponse } }),
+    (method): Operation => ({ method, path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Change url, event types or active flag', errors: [409], input: webhookUpdateBody, success: { status: 200, schema: webhookResponse } }),
   ),
-  { method: 'delete', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Remove a webhook endpoint', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
+  { method: 'delete', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Remove a webhook endpoint', errors: [409], input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
   { method: 'post', path: `${webhooks}/:id/rotate_secret`, tag: 'v2 webhooks', summary: 'Rotate the secret; the old one signs for 24 more hours', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
   { method: 'post', path: '/api/p2/companies/:companyId/portal_sessions', tag: 'v2 portal', summary: "A single-use link into the company's portal (its webhook endpoints and event log), valid for 10 minutes", success: { status: 201 } },
 ];
 
 const service: Operation[] = [
   { method: 'get', path: '/healthz', tag: 'service', summary: 'Health of the daemon and its store', auth: 'none', success: { status: 200 } },
-  { method: 'get', path: '/metrics', tag: 'service', summary: 'Prometheus metrics (text format); Authorization: Bearer GATEWAY_METRICS_TOKEN, else GATEWAY_ADMIN_TOKEN when one is set', auth: 'none', success: { status: 200, description: 'The metrics, text/plain; version=0.0.4' } },
+  { method: 'get', path: '/metrics', tag: 'service', summary: 'Prometheus metrics (text format); Authorization: Bearer GATEWAY_METRICS_TOKEN, else GATEWAY_ADMIN_TOKEN when one is set', auth: 'none', errors: [401], success: { status: 200, description: 'The metrics, text/plain; version=0.0.4' } },
   { method: 'get', path: '/openapi.json', tag: 'service', summary: 'This document', auth: 'none', success: { status: 200 } },
   { method: 'get', path: '/files/:storageKey/:fileName', tag: 'service', summary: 'An uploaded file; its unguessable URL is the capability', auth: 'none', success: { status: 200, description: 'The file' } },
 ];
 
 /** Provider callbacks: each family proves itself by its own signature (docs/connector-protocol.md, docs/decisions.md "Callbacks"). */
 const callbackOps: Operation[] = [
-  { method: 'post', path: '/callbacks/:provider/:channelId', tag: 'callbacks', summary: 'A provider callback (cloud-style, bot-style or connector protocol), verified over the raw body', auth: 'none', success: { status: 200 } },
-  { method: 'get', path: '/callbacks/chat_a_business/:channelId', tag: 'callbacks', summary: 'Cloud-style subscribe handshake: answers hub.challenge as text when hub.verify_token matches, 403 otherwise', auth: 'none', success: { status: 200, description: 'The challenge, as text/plain' } },
+  { method: 'post', path: '/callbacks/:provider/:channelId', tag: 'callbacks', summary: 'A provider callback (cloud-style, bot-style or connector protocol), verified over the raw body', auth: 'none', readsBody: true, errors: [401, 422], success: { status: 200 } },
+  { method: 'get', path: '/callbacks/chat_a_business/:channelId', tag: 'callbacks', summary: 'Cloud-style subscribe handshake: answers hub.challenge as text when hub.verify_token matches; 422 for a malformed query (hub.mode other than subscribe, a missing or repeated parameter), 403 for a wrong verify token, 404 for an unknown channel', auth: 'none', input: cloudHandshakeQuery, errors: [403], success: { status: 200, description: 'The challenge, as text/plain' } },
 ];
 
 /** The operators' API (admin token), present only when GATEWAY_ADMIN_TOKEN is set. */
 const adminOps: Operation[] = [
   { method: 'get', path: '/admin/deliveries', tag: 'admin', summary: 'List deliveries by company, endpoint, status, event type and time (keyset pages)', auth: 'admin', input: adminDeliveryListQuery, success: { status: 200 } },
   { method: 'get', path: '/admin/deliveries/:deliveryId', tag: 'admin', summary: 'One delivery with its event body and its attempts', auth: 'admin', success: { status: 200 } },
-  { method: 'post', path: '/admin/deliveries/:deliveryId/replay', tag: 'admin', summary: 'Replay one delivery now (a manual attempt)', auth: 'admin', success: { status: 200 } },
-  { method: 'post', path: '/admin/replays', tag: 'admin', summary: 'Replay every delivery matching a filter; answers 202 with a task id', auth: 'admin', input: adminBulkReplayBody, success: { status: 202 } },
+  { method: 'post', path: '/admin/deliveries/:deliveryId/replay', tag: 'admin', summary: 'Replay one delivery now (a manual attempt)', auth: 'admin', errors: [409, 503], success: { status: 200 } },
+  { method: 'post', path: '/admin/replays', tag: 'admin', summary: 'Replay every delivery matching a filter; answers 202 with a task id', auth: 'admin', readsBody: true, input: adminBulkReplayBody, success: { status: 202 } },
   { method: 'get', path: '/admin/replays/:taskId', tag: 'admin', summary: 'Progress of a bulk replay', auth: 'admin', success: { status: 200 } },
-  { method: 'post', path: '/admin/replays/:taskId/cancel', tag: 'admin', summary: 'Cancel a queued or running bulk replay (409 when it ended already)', auth: 'admin', success: { status: 200 } },
+  { method: 'post', path: '/admin/replays/:taskId/cancel', tag: 'admin', summary: 'Cancel a queued or running bulk replay (409 when it ended already)', auth: 'admin', errors: [409], success: { status: 200 } },
   { method: 'get', path: '/admin/companies/:companyId/endpoints', tag: 'admin', summary: "Health of a company's webhook endpoints", auth: 'admin', success: { status: 200 } },
-  { method: 'post', path: '/admin/companies/:companyId/endpoints/:endpointId/disable', tag: 'admin', summary: 'Disable a webhook endpoint, with the reason shown as disabled_reason', auth: 'admin', input: adminEndpointDisableBody, success: { status: 200 } },
+  { method: 'post', path: '/admin/companies/:companyId/endpoints/:endpointId/disable', tag: 'admin', summary: 'Disable a webhook endpoint, with the reason shown as disabled_reason', auth: 'admin', readsBody: true, input: adminEndpointDisableBody, success: { status: 200 } },
   { method: 'post', path: '/admin/companies/:companyId/endpoints/:endpointId/enable', tag: 'admin', summary: 'Enable a webhook endpoint again', auth: 'admin', success: { status: 200 } },
   { method: 'get', path: '/admin/pipeline', tag: 'admin', summary: 'Outbox lag, stream lag, and webhook attempts per minute over the last hour', auth: 'admin', success: { status: 200 } },
-  { method: 'post', path: '/admin/channels/:id/templates/sync', tag: 'admin', summary: "Sync a chat_a_business channel's templates from the provider now", auth: 'admin', success: { status: 200 } },
-  { method: 'post', path: '/admin/sandbox/channels/:id/messages', tag: 'admin', summary: 'Sandbox only (GATEWAY_SANDBOX=true): inject an incoming message into a channel', auth: 'admin', input: sandboxMessageBody, success: { status: 201 } },
+  { method: 'post', path: '/admin/channels/:id/templates/sync', tag: 'admin', summary: "Sync a chat_a_business channel's templates from the provider now", auth: 'admin', errors: [422, 502, 503], success: { status: 200 } },
+  { method: 'post', path: '/admin/sandbox/channels/:id/messages', tag: 'admin', summary: 'Sandbox only (GATEWAY_SANDBOX=true): inject an incoming message into a channel', auth: 'admin', readsBody: true, input: sandboxMessageBody, success: { status: 201 } },
   { method: 'get', path: '/admin/channels/:id/callback', tag: 'admin', summary: "A channel's callback URL and verification secrets (operators only)", auth: 'admin', success: { status: 200 } },
 ];
 

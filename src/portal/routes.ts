@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { digestApiToken } from '../domain/tokens.js';
 import { Unauthorized, ValidationFailed } from '../errors/errors.js';
-import { parseBody } from '../http/body.js';
+import { parseBody, type BodyLimits } from '../http/body.js';
 import type { AppState } from '../http/context.js';
 import { AssetFolder, webDir } from '../http/web-assets.js';
 import { endSession, hasSessionCookie, openSession, presentSession, requireSameOriginJson, sessionAuth } from '../http/web-session.js';
@@ -19,7 +19,7 @@ export interface PortalDeps {
   apiAuth: Middleware<AppState>;
   publicUrl: string;
   secureCookies: boolean;
-  bodyLimitBytes: number;
+  bodyLimits: BodyLimits;
   replayer: Replayer | null;
 }
 
@@ -33,7 +33,7 @@ export function portalRoutes(router: Router<AppState>, webRouter: Router<AppStat
   const { store } = deps;
   const policy = portalPolicy(deps.secureCookies);
   const session = sessionAuth(store, policy);
-  const body = parseBody(deps.bodyLimitBytes);
+  const body = parseBody(deps.bodyLimits);
   const pages = new AssetFolder(webDir('portal'));
 
   portalLinkRoutes(router, { store, auth: deps.apiAuth, publicUrl: deps.publicUrl });

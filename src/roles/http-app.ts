@@ -30,6 +30,7 @@ import { authenticate } from '../http/authenticate.js';
 import { parseBody } from '../http/body.js';
 import type { AppState } from '../http/context.js';
 import { renderErrors } from '../http/render-errors.js';
+import { checkQuery } from '../http/query.js';
 import { requestLog } from '../http/request-log.js';
 import { AssetFolder, webDir, webSecurityHeaders } from '../http/web-assets.js';
 
@@ -72,7 +73,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const secureCookies = config.publicUrl.startsWith('https:');
   const sharedAssets = new AssetFolder(webDir('shared'));
   webRouter.get('/assets/:file', sharedAssets.serve());
-  const body = parseBody(config.bodyLimitBytes);
+  const body = parseBody(config);
   const auth = authenticate(store.accounts, body);
 
   // Admin operations are described only where the admin API is mounted.
@@ -112,20 +113,21 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
-  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimitBytes: config.bodyLimitBytes, replayer });
+  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
-  const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, metrics });
+  const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
-    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, bodyLimitBytes: config.bodyLimitBytes });
-    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimitBytes: config.bodyLimitBytes, consoleSession, metrics });
+    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, bodyLimits: config });
+    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimits: config, consoleSession, metrics });
     adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret });
-    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes, sandbox: config.providers.sandbox });
+    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimits: config, sandbox: config.providers.sandbox });
   }
 
   app.use(requestLog(logger));
   app.use(metrics.httpMiddleware());
   app.use(renderErrors());
+  app.use(checkQuery(config.queryMaxBytes));
   // POST /callbacks/:provider/:channelId without the router's per-request matching and composing.
   app.use(callbacks);
   const webHeaders = webSecurityHeaders();

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { storePath, type Config } from '../config/config.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
 import { createApp } from './http-app.js';
+import { answerClientErrors } from '../http/client-errors.js';
 import type { AppState } from '../http/context.js';
 import type { Logger } from '../log.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -50,7 +51,13 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   // Bind first: with port 0 the real port, and so the default public URL, is known only then (the
   // pipeline needs it too: send jobs carry attachment URLs, connectors the callback address).
   // Requests that arrive while the pipeline starts wait for the app instead of hanging unanswered.
-  const server: Server = http.createServer();
+  const server: Server = http.createServer({
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    // How often Node looks for connections past those timeouts (its default is 30 s).
+    connectionsCheckingInterval: 1_000,
+  });
+  answerClientErrors(server);
   let handle: http.RequestListener | null = null;
   const early: [http.IncomingMessage, http.ServerResponse][] = [];
   server.on('request', (req, res) => (handle === null ? early.push([req, res]) : handle(req, res)));

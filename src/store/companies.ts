@@ -33,6 +33,7 @@ export interface CompanyChanges {
 export class CompanyStore {
   private readonly insertOne;
   private readonly byId;
+  private readonly anyById;
   private readonly idsOfAccount;
   private readonly updateOne;
   private readonly pageAsc;
@@ -45,6 +46,7 @@ export class CompanyStore {
        VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.byId = db.prepare<[number, number], CompanyRow>('SELECT * FROM companies WHERE account_id = ? AND id = ?');
+    this.anyById = db.prepare<[number], { id: number }>('SELECT id FROM companies WHERE id = ?');
     this.idsOfAccount = db.prepare<[number], { id: number }>('SELECT id FROM companies WHERE account_id = ? ORDER BY id');
     this.updateOne = db.prepare<
       { id: number; name: string; phone: string | null; description: string | null; webhook_url: string | null; hidden: number; updated_at: number },
@@ -70,6 +72,11 @@ export class CompanyStore {
   /** Ids of every company of the account. */
   idsOf(accountId: number): number[] {
     return this.idsOfAccount.all(accountId).map((r) => r.id);
+  }
+
+  /** Whether a company of any account has this id (the admin API sees every account). */
+  exists(id: number): boolean {
+    return this.anyById.get(id) !== undefined;
   }
 
   find(accountId: number, id: number): CompanyRow | undefined {

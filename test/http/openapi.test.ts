@@ -46,4 +46,16 @@ describe('GET /openapi.json', () => {
     expect(list.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['path:id', 'query:company_id', 'query:page', 'query:per_page']);
     expect(list.parameters.find((p: { name: string }) => p.name === 'per_page').schema).toEqual({ type: 'integer', minimum: 1, maximum: 500, default: 150 });
   });
+
+  it('lists every error status each operation can answer', async () => {
+    const document = (await gw.request('GET', '/openapi.json', { token: null })).body;
+    const statuses = (path: string, method: string): number[] => Object.keys(document.paths[path][method].responses).map(Number);
+    expect(statuses('/p1/companies', 'post')).toEqual([201, 400, 401, 404, 408, 413, 414, 415, 422, 431]);
+    expect(statuses('/api/p2/companies/{companyId}/attachments', 'post')).toEqual([201, 400, 401, 404, 408, 413, 414, 415, 422, 431, 503]);
+    expect(statuses('/callbacks/chat_a_business/{channelId}', 'get')).toEqual([200, 400, 403, 404, 408, 414, 422, 431]);
+    expect(statuses('/callbacks/{provider}/{channelId}', 'post')).toEqual([200, 400, 401, 404, 408, 413, 414, 415, 422, 431]);
+    expect(statuses('/admin/pipeline', 'get')).toEqual([200, 400, 401, 404, 408, 414, 431]);
+    expect(statuses('/healthz', 'get')).toEqual([200, 400, 404, 408, 414, 431]);
+    expect(document.paths['/p1/companies'].post.responses['415'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Errors' });
+  });
 });

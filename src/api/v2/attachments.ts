@@ -1,24 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type Router from '@koa/router';
-import busboy from 'busboy';
 import type { Middleware } from 'koa';
 import type { Config } from '../../config/config.js';
 import { discardRest } from '../../http/body.js';
-import type { AppState } from '../../http/context.js';
-import { AppError, BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '../../errors/errors.js';
+import type { AppContext, AppState } from '../../http/context.js';
+import { requireIdentityEncoding } from '../../http/raw-body.js';
+import { NotFound, ServiceUnavailable, UnsupportedMediaType } from '../../errors/errors.js';
 import type { Store } from '../../store/store.js';
 import { findCompany } from '../lookup.js';
 import { presentAttachment } from '../../presenters/attachment.js';
+import { FILE_FIELD, receiveFile } from './receive-file.js';
 
-const FILE_FIELD = 'file';
 /** 32 random bytes in base64url, and nothing else: checked before the key is used anywhere. */
 const STORAGE_KEY = /^[A-Za-z0-9_-]{43}$/;
-const MAX_FILE_NAME = 255;
 /** Voice notes: Ogg audio (Opus, as the messengers record them, or Vorbis). */
 const VOICE_NOTE_TYPES = new Set(['audio/ogg', 'audio/opus']);
 /** Text formats magic bytes cannot tell apart; a client's claim of one is kept when the content is text. */
@@ -39,11 +35,26 @@ export function attachmentRoutes(router: Router<AppState>, store: Store, auth: M
   const folder = attachmentsFolder(config);
   fs.mkdirSync(folder, { recursive: true });
 
+  let uploading = 0;
+
   router.post('/api/p2/companies/:companyId/attachments', leaveMultipartUnread, auth, async (ctx) => {
     const company = findCompany(store, ctx, 'companyId');
     const storageKey = randomBytes(32).toString('base64url');
     const stored = path.join(folder, storageKey);
-    const upload = await receiveFile(ctx.req, Boolean(ctx.request.is('multipart/form-data')), `${stored}.part`, config.attachmentMaxBytes);
+    // A refused upload's connection is not reused: what the client still sends is dropped (discardRest).
+    const upload = await (async () => {
+      try {
+        refuseUnreadable(ctx, config.uploadConcurrency - uploading);
+        uploading += 1;
+        return await receiveFile(ctx.req, `${stored}.part`, config.attachmentMaxBytes).finally(() => {
+          uploading -= 1;
+        });
+      } catch (error) {
+        discardRest(ctx.req);
+        ctx.set('Connection', 'close');
+        throw error;
+      }
+    })();
     try {
       const facts = await inspectFile(upload.path, upload.declaredType);
       await fs.promises.rename(upload.path, stored);
@@ -79,6 +90,19 @@ export function attachmentRoutes(router: Router<AppState>, store: Store, auth: M
 }
 
 /**
+ * Refusals before the first byte of the body is read: not multipart (415), a Content-Encoding (415:
+ * files are taken as sent), or every upload slot taken (503 with Retry-After; GATEWAY_UPLOAD_CONCURRENCY).
+ */
+function refuseUnreadable(ctx: AppContext, freeSlots: number): void {
+  if (!ctx.request.is('multipart/form-data')) throw new UnsupportedMediaType(`Send the file as multipart/form-data in the "${FILE_FIELD}" field.`);
+  requireIdentityEncoding(ctx.req, 'An upload');
+  if (freeSlots <= 0) {
+    ctx.set('Retry-After', '1');
+    throw new ServiceUnavailable('As many uploads as this gateway takes at once are under way; try again shortly.');
+  }
+}
+
+/**
  * The shared body parser knows JSON and forms only and refuses anything else with a 415. A multipart
  * body is streamed to disk by the upload handler itself, after authentication: mark it as read so
  * the parser leaves it alone (its token can therefore only come from the header or the query).
@@ -87,97 +111,6 @@ const leaveMultipartUnread: Middleware<AppState> = (ctx, next) => {
   if (ctx.request.is('multipart/form-data') && ctx.request.body === undefined) ctx.request.body = {};
   return next();
 };
-
-interface ReceivedFile {
-  path: string;
-  fileName: string;
-  declaredType: string;
-  size: number;
-}
-
-/**
- * Streams the one `file` part of a multipart body to `partPath`, stopping at `maxBytes`. Other
- * fields are ignored. On any failure nothing is left on disk and the rest of the body is discarded.
- */
-async function receiveFile(req: IncomingMessage, multipart: boolean, partPath: string, maxBytes: number): Promise<ReceivedFile> {
-  if (!multipart) throw new UnsupportedMediaType(`Send the file as multipart/form-data in the "${FILE_FIELD}" field.`);
-  let parser: busboy.Busboy;
-  try {
-    parser = busboy({
-      headers: req.headers,
-      defParamCharset: 'utf8', // browsers send file names as raw UTF-8
-      // busboy reports 'limit' on reaching the size, so a file of exactly maxBytes needs one more
-      limits: { fileSize: maxBytes + 1, files: 2, fields: 20, fieldSize: 64 * 1024, parts: 24 },
-    });
-  } catch {
-    throw new BadRequest('The multipart body has no boundary.');
-  }
-
-  let file: { fileName: string; declaredType: string; stream: Readable } | undefined;
-  let writing: Promise<number> | undefined;
-  const parsed = new Promise<void>((resolve, reject) => {
-    parser.on('file', (field, stream, info) => {
-      if (field !== FILE_FIELD || file !== undefined) {
-        stream.resume();
-        if (field === FILE_FIELD) reject(oneFileOnly());
-        return;
-      }
-      file = { fileName: cleanFileName(info.filename), declaredType: info.mimeType, stream };
-      stream.once('limit', () => reject(new PayloadTooLarge(`The file is larger than the limit of ${maxBytes} bytes.`)));
-      writing = writeTo(stream, partPath);
-      writing.catch(reject);
-    });
-    parser.once('filesLimit', () => reject(oneFileOnly()));
-    parser.once('partsLimit', () => reject(new BadRequest('The multipart body has too many parts.')));
-    parser.once('fieldsLimit', () => reject(new BadRequest('The multipart body has too many fields.')));
-    parser.once('error', () => reject(new BadRequest('The multipart body could not be read.')));
-    parser.once('close', resolve);
-    req.once('aborted', () => reject(new BadRequest('The upload was interrupted.')));
-    req.once('error', () => reject(new BadRequest('The upload was interrupted.')));
-  });
-  req.pipe(parser);
-
-  try {
-    await parsed;
-    const size = await writing;
-    if (file === undefined || size === undefined) {
-      throw ValidationFailed.field(FILE_FIELD, `${FILE_FIELD} is required: send it as a file part of a multipart/form-data body`);
-    }
-    if (size === 0) throw ValidationFailed.field(FILE_FIELD, `${FILE_FIELD} must not be empty`);
-    return { path: partPath, fileName: file.fileName, declaredType: file.declaredType, size };
-  } catch (error) {
-    req.unpipe(parser);
-    discardRest(req);
-    file?.stream.destroy();
-    await writing?.catch(() => undefined);
-    await removeQuietly(partPath);
-    throw error instanceof AppError ? error : new BadRequest('The upload could not be read.');
-  }
-}
-
-async function writeTo(stream: Readable, file: string): Promise<number> {
-  let size = 0;
-  stream.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-  });
-  await pipeline(stream, fs.createWriteStream(file, { flags: 'wx' }));
-  return size;
-}
-
-function oneFileOnly(): ValidationFailed {
-  return ValidationFailed.field(FILE_FIELD, 'send one file per request (a message carries one attachment)');
-}
-
-
-/** The client's name without folders or control characters; a safe default when none is left. */
-function cleanFileName(name: string | undefined): string {
-  // Browsers (and fetch's FormData) send a quote in a file name as %22 (WHATWG multipart encoding).
-  const base = (name ?? '').replaceAll('%22', '"').split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  const short = [...clean].slice(0, MAX_FILE_NAME).join('');
-  return short === '' || short === '.' || short === '..' ? 'file' : short;
-}
 
 interface FileFacts {
   mimeType: string;
