@@ -22,6 +22,7 @@ import { buildOpenApi } from '../openapi/document.js';
 import { OPERATIONS } from '../openapi/operations.js';
 import { packageVersion } from '../openapi/version.js';
 import type { Store } from '../store/store.js';
+import type { StreamClientHealth } from '../streams/stream.js';
 import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { Metrics } from '../metrics/metrics.js';
 import { authenticate } from '../http/authenticate.js';
@@ -41,6 +42,21 @@ export interface AppDeps {
   throttle: ChannelThrottle;
   /** The gateway's metrics (GET /metrics); a fresh set when not given. */
   metrics?: Metrics;
+  /** Kafka mode: the stream clients being recreated and how many were (shown at /healthz). */
+  streamClients?: () => StreamClientHealth;
+}
+
+/**
+ * The Kafka clients of /healthz: each one being recreated (which, for how long, why) and the count
+ * of clients closed and replaced since the start. The answer stays 200 while one is recreated: the
+ * process heals itself, and a restart by an orchestrator would only add a second interruption.
+ */
+function kafkaClients(health: StreamClientHealth) {
+  const now = Date.now();
+  return {
+    recovering: health.recovering.map((r) => ({ client: r.client, name: r.name, reason: r.reason, for_ms: Math.max(0, now - r.since) })),
+    recreated: health.recreated,
+  };
 }
 
 /** Relay lag: outbox rows not yet published to their stream, and how old the oldest is. */
@@ -50,7 +66,7 @@ function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: numb
 }
 
 /** Builds the HTTP application: request log → error renderer → routes (each an explicit chain). */
-export function createApp({ store, logger, config, replayer = null, connectors, throttle, metrics = new Metrics({ defaultMetrics: false }) }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
+export function createApp({ store, logger, config, replayer = null, connectors, throttle, metrics = new Metrics({ defaultMetrics: false }), streamClients }: AppDeps): { app: Koa<AppState>; router: Router<AppState> } {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by our own middleware
   const router = new Router<AppState>();
@@ -69,7 +85,12 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
     // The store's own error text stays in the log: the health answer is public.
     if (error !== undefined) ctx.state.log.error({ error }, 'store health check failed');
     ctx.status = health.status === 'ok' ? 200 : 503;
-    ctx.body = { status: health.status, store: health, outbox: health.status === 'ok' ? outboxLag(store) : null };
+    ctx.body = {
+      status: health.status,
+      store: health,
+      outbox: health.status === 'ok' ? outboxLag(store) : null,
+      ...(streamClients === undefined ? {} : { kafka_clients: kafkaClients(streamClients()) }),
+    };
   });
 
   // Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from './harness.js';
+import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from './harness.js';
 import { eventually } from './wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
@@ -99,6 +99,20 @@ describe('Kafka mode: core plus a separate worker process', () => {
       await receiver.close();
     }
   }, 90_000);
+
+  it('shows its Kafka clients at /healthz and /metrics: none being recreated, and the count of recreations', async () => {
+    const health = await fetch(`${core.baseUrl}/healthz`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    expect(health.status).toBe(200);
+    expect(health.body.kafka_clients).toEqual({ recovering: [], recreated: { producer: expect.any(Number), consumer: expect.any(Number) } });
+    const metrics = await (await fetch(`${core.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+    const { producer, consumer } = health.body.kafka_clients.recreated;
+    expect(metrics.split('\n').filter((l) => l.startsWith('gateway_kafka_'))).toEqual([
+      `gateway_kafka_client_recreations_total{client="producer"} ${producer}`,
+      `gateway_kafka_client_recreations_total{client="consumer"} ${consumer}`,
+      'gateway_kafka_clients_recovering{client="producer"} 0',
+      'gateway_kafka_clients_recovering{client="consumer"} 0',
+    ]);
+  });
 
   it('shares the deliveries between the two worker processes', async () => {
     const receiver = await startReceiver(() => []);
