@@ -15,6 +15,14 @@ export interface Config {
    * cluster). Default empty.
    */
   kafkaNamespace: string;
+  /**
+   * GATEWAY_KAFKA_SESSION_TIMEOUT: a consumer the group has not heard from for this long (a process
+   * killed or frozen) is dropped, and its partitions go to the live members. 6s to 30m, the limits
+   * a Kafka broker accepts by default. Default 10s.
+   */
+  kafkaSessionTimeoutMs: number;
+  /** GATEWAY_KAFKA_HEARTBEAT_INTERVAL: how often consumers heartbeat, at most a third of the session timeout. Default 1s. */
+  kafkaHeartbeatIntervalMs: number;
   /** GATEWAY_ADMIN_TOKEN: bearer token of the /admin API; unset turns the admin API off. */
   adminToken: string | null;
   /**
@@ -175,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`GATEWAY_KAFKA_NAMESPACE may hold only letters, digits, '.', '_' and '-' (got "${kafkaNamespace}")`);
   }
 
+  const { kafkaSessionTimeoutMs, kafkaHeartbeatIntervalMs } = readKafkaTimings(read, problems);
+
   const adminToken = read('GATEWAY_ADMIN_TOKEN') ?? null;
   if (adminToken !== null && !isTokenShaped(adminToken)) {
     problems.push(`GATEWAY_ADMIN_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
@@ -232,6 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     kafkaBrokers,
     kafkaNamespace,
+    kafkaSessionTimeoutMs,
+    kafkaHeartbeatIntervalMs,
     adminToken,
     metricsToken,
     bootstrapToken,
@@ -254,6 +266,30 @@ export function parseDuration(text: string): number | null {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
   if (!match) return null;
   return Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms']!);
+}
+
+/** The bounds a Kafka broker puts on a consumer's session timeout by default (group.min/max.session.timeout.ms). */
+export const KAFKA_SESSION_TIMEOUT_RANGE_MS = { min: 6_000, max: 30 * 60_000 } as const;
+
+/**
+ * The consumers' session timeout and heartbeat interval: together they bound how long the partitions
+ * of a dead worker wait before a live one takes them (docs/configuration.md, "Streams").
+ */
+function readKafkaTimings(read: (key: string) => string | undefined, problems: string[]): { kafkaSessionTimeoutMs: number; kafkaHeartbeatIntervalMs: number } {
+  const sessionText = read('GATEWAY_KAFKA_SESSION_TIMEOUT');
+  let session = sessionText === undefined ? 10_000 : parseDuration(sessionText);
+  if (session === null || session < KAFKA_SESSION_TIMEOUT_RANGE_MS.min || session > KAFKA_SESSION_TIMEOUT_RANGE_MS.max) {
+    problems.push(`GATEWAY_KAFKA_SESSION_TIMEOUT must be a duration from 6s to 30m (got "${sessionText}")`);
+    session = null;
+  }
+  const heartbeatText = read('GATEWAY_KAFKA_HEARTBEAT_INTERVAL');
+  const heartbeat = heartbeatText === undefined ? 1_000 : parseDuration(heartbeatText);
+  if (heartbeat === null || heartbeat < 100) {
+    problems.push(`GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be a duration of at least 100ms (got "${heartbeatText}")`);
+  } else if (session !== null && heartbeat * 3 > session) {
+    problems.push(`GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be at most a third of GATEWAY_KAFKA_SESSION_TIMEOUT (got ${heartbeat} ms against ${session} ms)`);
+  }
+  return { kafkaSessionTimeoutMs: session ?? 10_000, kafkaHeartbeatIntervalMs: heartbeat ?? 1_000 };
 }
 
 function readWebhookConfig(read: (key: string) => string | undefined, problems: string[]): WebhookConfig {
