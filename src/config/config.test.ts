@@ -18,6 +18,7 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
   it('answers every default for an empty environment', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
+      workerPort: null,
       host: '127.0.0.1',
       dataDir: path.resolve('./data'),
       kafkaBrokers: null,
@@ -98,9 +99,11 @@ describe('loadConfig values', () => {
       GATEWAY_STORE_CHECKPOINT_INTERVAL: '1s',
       GATEWAY_KAFKA_SESSION_TIMEOUT: '45s',
       GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '3s',
+      GATEWAY_WORKER_PORT: '9464',
     });
     expect(config).toEqual({
       port: 8080,
+      workerPort: 9464,
       host: '0.0.0.0',
       dataDir: '/var/lib/gateway',
       kafkaBrokers: ['kafka-1:9092', 'kafka-2:9093', '127.0.0.1:19092'],
@@ -138,6 +141,13 @@ describe('loadConfig values', () => {
       'GATEWAY_CHAT_A_BUSINESS_APP_SECRET must be at least 16 characters without spaces',
     ]);
     expect(problemsOf({ GATEWAY_CHAT_A_BUSINESS_APP_SECRET: 'has a space in the middle' })).toHaveLength(1);
+  });
+
+  it('reads the worker\'s health port, and refuses what is not a port', () => {
+    expect(loadConfig({ GATEWAY_WORKER_PORT: '0' }).workerPort).toBe(0);
+    for (const value of ['65536', '-1', 'http']) {
+      expect(problemsOf({ GATEWAY_WORKER_PORT: value }), value).toEqual([`GATEWAY_WORKER_PORT must be an integer from 0 to 65535 (got "${value}")`]);
+    }
   });
 
   it('accepts port 0 (a free port) and 65535', () => {

@@ -4,6 +4,11 @@ import path from 'node:path';
 export interface Config {
   /** GATEWAY_PORT: TCP port of the HTTP server (0 picks a free one). Default 3000. */
   port: number;
+  /**
+   * GATEWAY_WORKER_PORT: port of the HTTP server of a `--role worker` process, which answers only
+   * /healthz and /metrics (0 picks a free one). Unset: a worker has no HTTP server.
+   */
+  workerPort: number | null;
   /** GATEWAY_HOST: address to listen on. Default 127.0.0.1; the container sets 0.0.0.0. */
   host: string;
   /** GATEWAY_DATA_DIR: folder holding the SQLite store and uploaded files. Default ./data. */
@@ -164,6 +169,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`GATEWAY_PORT must be an integer from 0 to 65535 (got "${env.GATEWAY_PORT}")`);
   }
 
+  const workerPortText = read('GATEWAY_WORKER_PORT');
+  const workerPort = workerPortText === undefined ? null : parseInteger(workerPortText, 0);
+  if (workerPortText !== undefined && (workerPort === null || workerPort > 65535)) {
+    problems.push(`GATEWAY_WORKER_PORT must be an integer from 0 to 65535 (got "${workerPortText}")`);
+  }
+
   const host = read('GATEWAY_HOST') ?? '127.0.0.1';
   if (/\s/.test(host)) problems.push(`GATEWAY_HOST must be a host name or IP address (got "${host}")`);
 
@@ -238,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
+    workerPort,
     host,
     dataDir,
     kafkaBrokers,

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { channelRoutes } from '../api/v1/channels.js';
 import { companyRoutes } from '../api/v1/companies.js';
 import { authRoutes } from '../api/v2/auths.js';
@@ -51,7 +51,7 @@ export interface AppDeps {
  * of clients closed and replaced since the start. The answer stays 200 while one is recreated: the
  * process heals itself, and a restart by an orchestrator would only add a second interruption.
  */
-function kafkaClients(health: StreamClientHealth) {
+export function kafkaClients(health: StreamClientHealth) {
   const now = Date.now();
   return {
     recovering: health.recovering.map((r) => ({ client: r.client, name: r.name, reason: r.reason, for_ms: Math.max(0, now - r.since) })),
@@ -63,6 +63,12 @@ function kafkaClients(health: StreamClientHealth) {
 function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: number | null } {
   const { pending, oldestCreatedAt } = store.outbox.lag();
   return { pending, oldest_pending_age_ms: oldestCreatedAt === null ? null : Math.max(0, Date.now() - oldestCreatedAt) };
+}
+
+/** Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz. */
+export function metricsAuth(config: Pick<Config, 'metricsToken' | 'adminToken'>): Middleware<AppState>[] {
+  if (config.metricsToken !== null) return [authenticateAdmin(config.metricsToken, 'GATEWAY_METRICS_TOKEN', 'metrics token')];
+  return config.adminToken !== null ? [authenticateAdmin(config.adminToken)] : [];
 }
 
 /** Builds the HTTP application: request log → error renderer → routes (each an explicit chain). */
@@ -93,14 +99,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
     };
   });
 
-  // Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.
-  const metricsAuth =
-    config.metricsToken !== null
-      ? [authenticateAdmin(config.metricsToken, 'GATEWAY_METRICS_TOKEN', 'metrics token')]
-      : config.adminToken !== null
-        ? [authenticateAdmin(config.adminToken)]
-        : [];
-  router.get('/metrics', ...metricsAuth, async (ctx) => {
+  router.get('/metrics', ...metricsAuth(config), async (ctx) => {
     const { contentType, text } = await metrics.scrape();
     ctx.type = contentType;
     ctx.body = text;

@@ -90,9 +90,20 @@ export class FaultCluster {
 
   /** Starts worker `i` and waits until it took part in the dispatcher's group on gateway.events. */
   async startWorker(i: number): Promise<void> {
-    const worker = await startGatewayProcess('worker', this.env());
+    const worker = await startGatewayProcess('worker', { ...this.env(), GATEWAY_WORKER_PORT: '0' });
     await worker.waitFor('"stream":"gateway.events","group":"gateway-dispatcher"', 60_000);
     this.workers[i] = worker;
+  }
+
+  /** The `kafka_clients` of each live process's /healthz, the core's first. */
+  async kafkaClients(): Promise<{ role: string; recovering: unknown[]; recreated: Record<string, number> }[]> {
+    const live = this.processes().filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+    return Promise.all(
+      live.map(async (p) => {
+        const health = (await (await fetch(`http://127.0.0.1:${p.port}/healthz`)).json()) as { kafka_clients: { recovering: unknown[]; recreated: Record<string, number> } };
+        return { role: p.role, ...health.kafka_clients };
+      }),
+    );
   }
 
   /** Every process this cluster runs now. */

@@ -11,6 +11,8 @@ export interface GatewayProcess {
   readonly child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
+  /** The port of its HTTP server, from its start line (`null`: a worker without GATEWAY_WORKER_PORT). */
+  readonly port: number | null;
   /** Resolves once `text` appears in the output after `from` (an earlier output().length); fails after `timeoutMs` with the output's tail. */
   waitFor(text: string, timeoutMs: number, from?: number): Promise<void>;
   /** SIGKILL, and resolves once the process is gone. */
@@ -61,9 +63,13 @@ export async function startGatewayProcess(role: 'all' | 'core' | 'worker', env: 
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;
   };
-  const started: GatewayProcess = {
+  const startLine = role === 'worker' ? '"worker started"' : '"gateway listening"';
+  await waitFor(startLine, startTimeoutMs);
+  const { port } = JSON.parse(text.split('\n').find((line) => line.includes(startLine))!) as { port: number | null };
+  return {
     role,
     child,
+    port,
     output: () => text,
     waitFor,
     kill: async () => void (await gone('SIGKILL')),
@@ -74,6 +80,4 @@ export async function startGatewayProcess(role: 'all' | 'core' | 'worker', env: 
     freeze: () => void child.kill('SIGSTOP'),
     thaw: () => void child.kill('SIGCONT'),
   };
-  await waitFor(role === 'worker' ? '"worker started"' : '"gateway listening"', startTimeoutMs);
-  return started;
 }

@@ -26,7 +26,7 @@ const workerLog = () => workers.map((w) => w.log).join('');
 
 function startWorker(): { child: ChildProcess; log: string } {
   const child = spawn(process.execPath, [BIN, 'serve', '--role', 'worker'], {
-    env: { ...process.env, ...kafkaEnv, GATEWAY_DATA_DIR: workerDir, GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', GATEWAY_LOG_LEVEL: 'debug' },
+    env: { ...process.env, ...kafkaEnv, GATEWAY_DATA_DIR: workerDir, GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', GATEWAY_LOG_LEVEL: 'debug', GATEWAY_WORKER_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const worker = { child, log: '' };
@@ -112,6 +112,22 @@ describe('Kafka mode: core plus a separate worker process', () => {
       'gateway_kafka_clients_recovering{client="producer"} 0',
       'gateway_kafka_clients_recovering{client="consumer"} 0',
     ]);
+  });
+
+  it('answers /healthz and /metrics of each worker on GATEWAY_WORKER_PORT, with its own Kafka clients', async () => {
+    for (const { log } of workers) {
+      const { port } = JSON.parse(log.split('\n').find((line) => line.includes('"msg":"worker started"'))!) as { port: number };
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      expect(health).toEqual({ status: 200, body: { status: 'ok', role: 'worker', kafka_clients: { recovering: [], recreated: { producer: expect.any(Number), consumer: expect.any(Number) } } } });
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics.split('\n').filter((l) => l.startsWith('gateway_kafka_clients_recovering'))).toEqual([
+        'gateway_kafka_clients_recovering{client="producer"} 0',
+        'gateway_kafka_clients_recovering{client="consumer"} 0',
+      ]);
+      expect(metrics).toContain('process_resident_memory_bytes');
+      // A worker serves nothing else.
+      expect((await fetch(`http://127.0.0.1:${port}/p1/companies`)).status).toBe(404);
+    }
   });
 
   it('shares the deliveries between the two worker processes', async () => {
