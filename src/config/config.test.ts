@@ -18,10 +18,13 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
   it('answers every default for an empty environment', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
+      workerPort: null,
       host: '127.0.0.1',
       dataDir: path.resolve('./data'),
       kafkaBrokers: null,
       kafkaNamespace: '',
+      kafkaSessionTimeoutMs: 10_000,
+      kafkaHeartbeatIntervalMs: 1_000,
       adminToken: null,
       metricsToken: null,
       bootstrapToken: null,
@@ -104,13 +107,19 @@ describe('loadConfig values', () => {
       GATEWAY_REQUEST_TIMEOUT: '30s',
       GATEWAY_JSON_MAX_DEPTH: '64',
       GATEWAY_QUERY_MAX_BYTES: '4096',
+      GATEWAY_KAFKA_SESSION_TIMEOUT: '45s',
+      GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '3s',
+      GATEWAY_WORKER_PORT: '9464',
     });
     expect(config).toEqual({
       port: 8080,
+      workerPort: 9464,
       host: '0.0.0.0',
       dataDir: '/var/lib/gateway',
       kafkaBrokers: ['kafka-1:9092', 'kafka-2:9093', '127.0.0.1:19092'],
       kafkaNamespace: '',
+      kafkaSessionTimeoutMs: 45_000,
+      kafkaHeartbeatIntervalMs: 3_000,
       adminToken: 'admin-token-0123456789',
       metricsToken: 'metrics-token-0123456789',
       bootstrapToken: 'bootstrap-token-0123456789',
@@ -147,6 +156,13 @@ describe('loadConfig values', () => {
       'GATEWAY_CHAT_A_BUSINESS_APP_SECRET must be at least 16 characters without spaces',
     ]);
     expect(problemsOf({ GATEWAY_CHAT_A_BUSINESS_APP_SECRET: 'has a space in the middle' })).toHaveLength(1);
+  });
+
+  it('reads the worker\'s health port, and refuses what is not a port', () => {
+    expect(loadConfig({ GATEWAY_WORKER_PORT: '0' }).workerPort).toBe(0);
+    for (const value of ['65536', '-1', 'http']) {
+      expect(problemsOf({ GATEWAY_WORKER_PORT: value }), value).toEqual([`GATEWAY_WORKER_PORT must be an integer from 0 to 65535 (got "${value}")`]);
+    }
   });
 
   it('accepts port 0 (a free port) and 65535', () => {
@@ -321,6 +337,25 @@ describe('webhook dispatcher settings', () => {
   it('reads the Kafka namespace and refuses characters a topic name cannot hold', () => {
     expect(loadConfig({ GATEWAY_KAFKA_NAMESPACE: 'staging.' }).kafkaNamespace).toBe('staging.');
     expect(problemsOf({ GATEWAY_KAFKA_NAMESPACE: 'a b' })[0]).toMatch(/GATEWAY_KAFKA_NAMESPACE/);
+  });
+
+  it('reads the consumers\' session timeout and heartbeat interval, and refuses what a broker or kafkajs would', () => {
+    expect(loadConfig({ GATEWAY_KAFKA_SESSION_TIMEOUT: '6s', GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '2s' })).toMatchObject({ kafkaSessionTimeoutMs: 6_000, kafkaHeartbeatIntervalMs: 2_000 });
+    expect(loadConfig({ GATEWAY_KAFKA_SESSION_TIMEOUT: '30m' }).kafkaSessionTimeoutMs).toBe(1_800_000);
+    expect(loadConfig({ GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '100ms' }).kafkaHeartbeatIntervalMs).toBe(100);
+    for (const value of ['5s', '31m', 'soon', '-1s']) {
+      expect(problemsOf({ GATEWAY_KAFKA_SESSION_TIMEOUT: value }), value).toEqual([`GATEWAY_KAFKA_SESSION_TIMEOUT must be a duration from 6s to 30m (got "${value}")`]);
+    }
+    for (const value of ['99ms', 'often']) {
+      expect(problemsOf({ GATEWAY_KAFKA_HEARTBEAT_INTERVAL: value }), value).toEqual([`GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be a duration of at least 100ms (got "${value}")`]);
+    }
+    // A heartbeat more than a third of the session timeout: one late heartbeat could drop a live member.
+    expect(problemsOf({ GATEWAY_KAFKA_SESSION_TIMEOUT: '6s', GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '2001ms' })).toEqual([
+      'GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be at most a third of GATEWAY_KAFKA_SESSION_TIMEOUT (got 2001 ms against 6000 ms)',
+    ]);
+    expect(problemsOf({ GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '4s' })).toEqual([
+      'GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be at most a third of GATEWAY_KAFKA_SESSION_TIMEOUT (got 4000 ms against 10000 ms)',
+    ]);
   });
 
   it('names every bad dispatcher key', () => {

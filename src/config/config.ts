@@ -4,6 +4,11 @@ import path from 'node:path';
 export interface Config {
   /** GATEWAY_PORT: TCP port of the HTTP server (0 picks a free one). Default 3000. */
   port: number;
+  /**
+   * GATEWAY_WORKER_PORT: port of the HTTP server of a `--role worker` process, which answers only
+   * /healthz and /metrics (0 picks a free one). Unset: a worker has no HTTP server.
+   */
+  workerPort: number | null;
   /** GATEWAY_HOST: address to listen on. Default 127.0.0.1; the container sets 0.0.0.0. */
   host: string;
   /** GATEWAY_DATA_DIR: folder holding the SQLite store and uploaded files. Default ./data. */
@@ -15,6 +20,14 @@ export interface Config {
    * cluster). Default empty.
    */
   kafkaNamespace: string;
+  /**
+   * GATEWAY_KAFKA_SESSION_TIMEOUT: a consumer the group has not heard from for this long (a process
+   * killed or frozen) is dropped, and its partitions go to the live members. 6s to 30m, the limits
+   * a Kafka broker accepts by default. Default 10s.
+   */
+  kafkaSessionTimeoutMs: number;
+  /** GATEWAY_KAFKA_HEARTBEAT_INTERVAL: how often consumers heartbeat, at most a third of the session timeout. Default 1s. */
+  kafkaHeartbeatIntervalMs: number;
   /** GATEWAY_ADMIN_TOKEN: bearer token of the /admin API; unset turns the admin API off. */
   adminToken: string | null;
   /**
@@ -172,6 +185,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`GATEWAY_PORT must be an integer from 0 to 65535 (got "${env.GATEWAY_PORT}")`);
   }
 
+  const workerPortText = read('GATEWAY_WORKER_PORT');
+  const workerPort = workerPortText === undefined ? null : parseInteger(workerPortText, 0);
+  if (workerPortText !== undefined && (workerPort === null || workerPort > 65535)) {
+    problems.push(`GATEWAY_WORKER_PORT must be an integer from 0 to 65535 (got "${workerPortText}")`);
+  }
+
   const host = read('GATEWAY_HOST') ?? '127.0.0.1';
   if (/\s/.test(host)) problems.push(`GATEWAY_HOST must be a host name or IP address (got "${host}")`);
 
@@ -190,6 +209,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^[A-Za-z0-9._-]{0,100}$/.test(kafkaNamespace)) {
     problems.push(`GATEWAY_KAFKA_NAMESPACE may hold only letters, digits, '.', '_' and '-' (got "${kafkaNamespace}")`);
   }
+
+  const { kafkaSessionTimeoutMs, kafkaHeartbeatIntervalMs } = readKafkaTimings(read, problems);
 
   const adminToken = read('GATEWAY_ADMIN_TOKEN') ?? null;
   if (adminToken !== null && !isTokenShaped(adminToken)) {
@@ -246,10 +267,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
+    workerPort,
     host,
     dataDir,
     kafkaBrokers,
     kafkaNamespace,
+    kafkaSessionTimeoutMs,
+    kafkaHeartbeatIntervalMs,
     adminToken,
     metricsToken,
     bootstrapToken,
@@ -310,6 +334,30 @@ function readHttpLimits(
     // Node refuses request heads over 16 KiB (431) before any of this runs.
     queryMaxBytes: integer('GATEWAY_QUERY_MAX_BYTES', 8_192, 256, 16_384),
   };
+}
+
+/** The bounds a Kafka broker puts on a consumer's session timeout by default (group.min/max.session.timeout.ms). */
+export const KAFKA_SESSION_TIMEOUT_RANGE_MS = { min: 6_000, max: 30 * 60_000 } as const;
+
+/**
+ * The consumers' session timeout and heartbeat interval: together they bound how long the partitions
+ * of a dead worker wait before a live one takes them (docs/configuration.md, "Streams").
+ */
+function readKafkaTimings(read: (key: string) => string | undefined, problems: string[]): { kafkaSessionTimeoutMs: number; kafkaHeartbeatIntervalMs: number } {
+  const sessionText = read('GATEWAY_KAFKA_SESSION_TIMEOUT');
+  let session = sessionText === undefined ? 10_000 : parseDuration(sessionText);
+  if (session === null || session < KAFKA_SESSION_TIMEOUT_RANGE_MS.min || session > KAFKA_SESSION_TIMEOUT_RANGE_MS.max) {
+    problems.push(`GATEWAY_KAFKA_SESSION_TIMEOUT must be a duration from 6s to 30m (got "${sessionText}")`);
+    session = null;
+  }
+  const heartbeatText = read('GATEWAY_KAFKA_HEARTBEAT_INTERVAL');
+  const heartbeat = heartbeatText === undefined ? 1_000 : parseDuration(heartbeatText);
+  if (heartbeat === null || heartbeat < 100) {
+    problems.push(`GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be a duration of at least 100ms (got "${heartbeatText}")`);
+  } else if (session !== null && heartbeat * 3 > session) {
+    problems.push(`GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be at most a third of GATEWAY_KAFKA_SESSION_TIMEOUT (got ${heartbeat} ms against ${session} ms)`);
+  }
+  return { kafkaSessionTimeoutMs: session ?? 10_000, kafkaHeartbeatIntervalMs: heartbeat ?? 1_000 };
 }
 
 function readWebhookConfig(read: (key: string) => string | undefined, problems: string[]): WebhookConfig {

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PROVIDERS } from '../../schemas/v1/channels.js';
 import type { AttemptRecord } from '../streams/catalog.js';
-import type { StreamLag } from '../streams/stream.js';
+import type { StreamClientHealth, StreamClientKind, StreamLag } from '../streams/stream.js';
 import { AppError } from '../errors/errors.js';
 import { AttemptHistory, type AttemptMinute } from './attempt-history.js';
 
@@ -13,7 +13,11 @@ export interface MetricSources {
   streamLag?: () => Promise<readonly StreamLag[]>;
   /** Webhook endpoints the gateway disabled (410 Gone, or failing for too long). */
   endpointsDisabled?: () => number;
+  /** Kafka: the stream clients being recreated now and how many were. */
+  streamClients?: () => StreamClientHealth;
 }
+
+const STREAM_CLIENT_KINDS: readonly StreamClientKind[] = ['producer', 'consumer'];
 
 
 /** Provider codes that may appear as a label; anything else in a callback path is `other` (bounded label values). */
@@ -188,6 +192,31 @@ export class Metrics {
         // A broker that cannot answer leaves the gauge empty; the rest of the scrape still works.
         const rows = await lag().catch(() => []);
         for (const row of rows) this.set({ stream: row.stream, group: row.group }, row.messages);
+      },
+    });
+    new Counter({
+      name: 'gateway_kafka_client_recreations_total',
+      help: 'Kafka clients of this process closed and replaced by a new one (a producer whose send failed, a consumer that crashed or could not start).',
+      labelNames: ['client'],
+      registers,
+      collect() {
+        const clients = sources().streamClients;
+        if (!clients) return;
+        const { recreated } = clients();
+        this.reset();
+        for (const client of STREAM_CLIENT_KINDS) this.inc({ client }, recreated[client]);
+      },
+    });
+    new Gauge({
+      name: 'gateway_kafka_clients_recovering',
+      help: 'Kafka clients of this process being recreated now: from their failure until the new one works (a producer connected, a consumer joined its group).',
+      labelNames: ['client'],
+      registers,
+      collect() {
+        const clients = sources().streamClients;
+        if (!clients) return;
+        const { recovering } = clients();
+        for (const client of STREAM_CLIENT_KINDS) this.set({ client }, recovering.filter((r) => r.client === client).length);
       },
     });
     new Gauge({

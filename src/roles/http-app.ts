@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { channelRoutes } from '../api/v1/channels.js';
 import { companyRoutes } from '../api/v1/companies.js';
 import { authRoutes } from '../api/v2/auths.js';
@@ -24,6 +24,7 @@ import { buildOpenApi } from '../openapi/document.js';
 import { OPERATIONS } from '../openapi/operations.js';
 import { packageVersion } from '../openapi/version.js';
 import type { Store } from '../store/store.js';
+import type { StreamClientHealth } from '../streams/stream.js';
 import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { Metrics } from '../metrics/metrics.js';
 import { authenticate } from '../http/authenticate.js';
@@ -45,12 +46,33 @@ export interface AppDeps {
   throttle: ChannelThrottle;
   /** The gateway's metrics (GET /metrics); a fresh set when not given. */
   metrics?: Metrics;
+  /** Kafka mode: the stream clients being recreated and how many were (shown at /healthz). */
+  streamClients?: () => StreamClientHealth;
+}
+
+/**
+ * The Kafka clients of /healthz: each one being recreated (which, for how long, why) and the count
+ * of clients closed and replaced since the start. The answer stays 200 while one is recreated: the
+ * process heals itself, and a restart by an orchestrator would only add a second interruption.
+ */
+export function kafkaClients(health: StreamClientHealth) {
+  const now = Date.now();
+  return {
+    recovering: health.recovering.map((r) => ({ client: r.client, name: r.name, reason: r.reason, for_ms: Math.max(0, now - r.since) })),
+    recreated: health.recreated,
+  };
 }
 
 /** Relay lag: outbox rows not yet published to their stream, and how old the oldest is. */
 function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: number | null } {
   const { pending, oldestCreatedAt } = store.outbox.lag();
   return { pending, oldest_pending_age_ms: oldestCreatedAt === null ? null : Math.max(0, Date.now() - oldestCreatedAt) };
+}
+
+/** Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz. */
+export function metricsAuth(config: Pick<Config, 'metricsToken' | 'adminToken'>): Middleware<AppState>[] {
+  if (config.metricsToken !== null) return [authenticateAdmin(config.metricsToken, { setting: 'GATEWAY_METRICS_TOKEN', what: 'metrics token' })];
+  return config.adminToken !== null ? [authenticateAdmin(config.adminToken)] : [];
 }
 
 /** The paths of the browser faces: their answers carry the strict Content-Security-Policy. */
@@ -61,7 +83,7 @@ const WEB_PATHS = /^\/(console|portal|assets)(\/|$)/;
  * `router` holds the JSON API (described by /openapi.json); `webRouter` the browser faces: the
  * console's and the portal's pages, their sessions and the portal's own API.
  */
-export function createApp({ store, logger, config, replayer = null, connectors, throttle, metrics = new Metrics({ defaultMetrics: false }) }: AppDeps): {
+export function createApp({ store, logger, config, replayer = null, connectors, throttle, metrics = new Metrics({ defaultMetrics: false }), streamClients }: AppDeps): {
   app: Koa<AppState>;
   router: Router<AppState>;
   webRouter: Router<AppState>;
@@ -88,17 +110,15 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
     // The store's own error text stays in the log: the health answer is public.
     if (error !== undefined) ctx.state.log.error({ error }, 'store health check failed');
     ctx.status = health.status === 'ok' ? 200 : 503;
-    ctx.body = { status: health.status, store: health, outbox: health.status === 'ok' ? outboxLag(store) : null };
+    ctx.body = {
+      status: health.status,
+      store: health,
+      outbox: health.status === 'ok' ? outboxLag(store) : null,
+      ...(streamClients === undefined ? {} : { kafka_clients: kafkaClients(streamClients()) }),
+    };
   });
 
-  // Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.
-  const metricsAuth =
-    config.metricsToken !== null
-      ? [authenticateAdmin(config.metricsToken, { setting: 'GATEWAY_METRICS_TOKEN', what: 'metrics token' })]
-      : config.adminToken !== null
-        ? [authenticateAdmin(config.adminToken)]
-        : [];
-  router.get('/metrics', ...metricsAuth, async (ctx) => {
+  router.get('/metrics', ...metricsAuth(config), async (ctx) => {
     const { contentType, text } = await metrics.scrape();
     ctx.type = contentType;
     ctx.body = text;

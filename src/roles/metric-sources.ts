@@ -17,5 +17,6 @@ export function coreSources(store: Store, bus: StreamBus): MetricSources {
     outbox: () => store.outbox.lag(),
     endpointsDisabled: () => store.webhooks.countDisabledByGateway(),
     streamLag: async () => (bus.lag === undefined ? [] : bus.lag(CONSUMER_POSITIONS)),
+    streamClients: bus.clientHealth?.bind(bus),
   };
 }

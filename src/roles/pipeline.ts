@@ -30,7 +30,16 @@ export async function openStreamBus(config: Config, store: Store | null, logger:
   if (config.kafkaBrokers !== null) {
     // Loaded only then: an embedded gateway does not hold the Kafka client in memory.
     const { KafkaStreamBus } = await import('../streams/kafka-stream.js');
-    return new KafkaStreamBus({ brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, clock }, logger);
+    return new KafkaStreamBus(
+      {
+        brokers: config.kafkaBrokers,
+        namespace: config.kafkaNamespace,
+        sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+        heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
+        clock,
+      },
+      logger,
+    );
   }
   if (store === null) throw new Error('the worker role needs GATEWAY_KAFKA_BROKERS: embedded streams live in the core store');
   return new SqliteStreamBus(store.streamMessages, logger, { clock });

@@ -89,6 +89,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
     connectors: pipeline.connectors,
     throttle: pipeline.throttle,
     metrics,
+    streamClients: pipeline.bus.clientHealth?.bind(pipeline.bus),
   });
   handle = app.callback();
   for (const [req, res] of early.splice(0)) handle(req, res);

@@ -2,6 +2,8 @@ import { setMaxListeners } from 'node:events';
 import type { Consumer, Kafka, KafkaMessage as FetchedMessage } from 'kafkajs';
 import type { Logger } from '../log.js';
 import { KeyedRunner } from './keyed-runner.js';
+import { GroupMember, type GroupTimings } from './kafka-group-member.js';
+import type { KafkaClientHealth } from './kafka-health.js';
 import { coalescedCommits, OffsetTracker, type CommitCoalescer, type KafkaNames } from './kafka-offsets.js';
 import { pause, unlessAborted, waitUntil, type BatchSubscribeOptions, type Clock, type IncomingMessage, type SubscribeOptions, type Subscription } from './stream.js';
 
@@ -24,8 +26,9 @@ export class KafkaConsumers {
   constructor(
     private readonly kafka: Kafka,
     private readonly names: KafkaNames,
-    private readonly settings: { readonly commitIntervalMs?: number },
+    private readonly settings: GroupTimings & { readonly commitIntervalMs?: number },
     private readonly clock: Clock,
+    private readonly health: KafkaClientHealth,
     private readonly logger: Logger,
   ) {}
 
@@ -33,9 +36,9 @@ export class KafkaConsumers {
     const abort = new AbortController();
     setMaxListeners(0, abort.signal); // one listener per message waiting for its not_before
     let fetching = true;
-    const consumer = this.groupConsumer(stream, group);
     const tracker = new OffsetTracker();
-    const commits = coalescedCommits(consumer, this.names, stream, group, this.logger, this.settings.commitIntervalMs ?? 100);
+    let member: GroupMember | undefined;
+    const commits = coalescedCommits(() => member!.current, this.names, stream, group, this.logger, this.settings.commitIntervalMs ?? 100);
     let heartbeat: () => Promise<void> = async () => {};
 
     // Parked until not_before without holding a running slot; a drain or stop aborts the wait
@@ -69,11 +72,7 @@ export class KafkaConsumers {
     const maxHeldPerPartition = Math.max(4 * maxInFlight, 256) + maxInFlight;
     const blocked = (partition: number) => runner.full || tracker.held(partition) >= maxHeldPerPartition;
 
-    const { ready, markReady } = this.readyOnJoin(consumer, stream, group, () => tracker.newGeneration());
-
-    const start = async () => {
-      await consumer.connect();
-      await consumer.subscribe({ topics: [this.names.topic(stream)], fromBeginning: true });
+    const run = async (consumer: Consumer) => {
       await consumer.run({
         autoCommit: false,
         partitionsConsumedConcurrently: 4,
@@ -91,14 +90,14 @@ export class KafkaConsumers {
         },
       });
     };
-    const started = this.keepRunning(consumer, start, abort.signal, () => tracker.newGeneration(), { stream, group });
+    member = this.member(stream, group, abort.signal, run, () => {
+      tracker.newGeneration();
+      commits.discard();
+    });
 
     return this.subscription({
-      consumer,
-      ready,
-      markReady,
+      member,
       abort,
-      started,
       commits,
       halt: () => {
         fetching = false;
@@ -123,10 +122,9 @@ export class KafkaConsumers {
     const abort = new AbortController();
     let fetching = true;
     let generation = 0;
-    const consumer = this.groupConsumer(stream, group);
-    const commits = coalescedCommits(consumer, this.names, stream, group, this.logger, this.settings.commitIntervalMs ?? 100);
+    let member: GroupMember | undefined;
+    const commits = coalescedCommits(() => member!.current, this.names, stream, group, this.logger, this.settings.commitIntervalMs ?? 100);
     const running = new Set<Promise<void>>();
-    const { ready, markReady } = this.readyOnJoin(consumer, stream, group, () => (generation += 1));
     // Runs one chunk until the handler resolved; false when stopped (the chunk stays uncommitted).
     const handle = async (messages: KafkaMessage[], heartbeat: () => Promise<void>): Promise<boolean> => {
       const last = messages.at(-1)!;
@@ -147,9 +145,7 @@ export class KafkaConsumers {
         }
       }
     };
-    const start = async () => {
-      await consumer.connect();
-      await consumer.subscribe({ topics: [this.names.topic(stream)], fromBeginning: true });
+    const run = async (consumer: Consumer) => {
       await consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
@@ -177,13 +173,13 @@ export class KafkaConsumers {
         },
       });
     };
-    const started = this.keepRunning(consumer, start, abort.signal, () => (generation += 1), { stream, group });
+    member = this.member(stream, group, abort.signal, run, () => {
+      generation += 1;
+      commits.discard();
+    });
     return this.subscription({
-      consumer,
-      ready,
-      markReady,
+      member,
       abort,
-      started,
       commits,
       halt: () => {
         fetching = false;
@@ -201,37 +197,20 @@ export class KafkaConsumers {
     await Promise.all([...this.subscriptions].map((c) => c.stop()));
   }
 
-  /**
-   * kafkajs restarts a consumer after retriable errors by itself; a start that fails (the broker
-   * is down when the daemon starts) or a crash it does not restart from would leave the
-   * subscription dead, so both are retried here with a growing pause until it runs or is stopped.
-   * Resolves once stopped.
-   */
-  private keepRunning(consumer: Consumer, start: () => Promise<void>, signal: AbortSignal, restarting: () => void, context: { stream: string; group: string }): Promise<void> {
-    let crashed: () => void = () => {};
-    consumer.on(consumer.events.CRASH, (event) => {
-      if (event.payload.restart) return;
-      this.logger.error({ err: event.payload.error, ...context }, 'kafka consumer crashed; restarting it');
-      crashed();
+  /** The group member of a subscription: a kafkajs consumer, replaced by a new one after a crash (kafka-group-member.ts). */
+  private member(stream: string, group: string, signal: AbortSignal, run: (consumer: Consumer) => Promise<void>, onNewGeneration: () => void): GroupMember {
+    return new GroupMember({
+      kafka: this.kafka,
+      groupId: this.names.groupId(group, stream),
+      topic: this.names.topic(stream),
+      timings: this.settings,
+      health: this.health,
+      logger: this.logger,
+      context: { stream, group },
+      signal,
+      run,
+      onNewGeneration,
     });
-    return (async () => {
-      for (let failures = 0; !signal.aborted; ) {
-        try {
-          const crash = new Promise<void>((resolve) => (crashed = resolve));
-          await start();
-          failures = 0;
-          await unlessAborted(crash, signal);
-          if (signal.aborted) return;
-        } catch (error) {
-          if (signal.aborted) return;
-          failures += 1;
-          this.logger.error({ err: error, ...context, failures }, 'kafka consumer failed to start; trying again');
-        }
-        restarting();
-        await consumer.disconnect().catch(() => {});
-        await pause(Math.min(500 * 2 ** failures, 15_000), signal);
-      }
-    })();
   }
 
   /**
@@ -239,28 +218,19 @@ export class KafkaConsumers {
    * then its run loop ends, pending offset commits go out and it disconnects. drain: `settle` (what
    * runs finishes and commits) first, then stop.
    */
-  private subscription(parts: {
-    consumer: Consumer;
-    ready: Promise<void>;
-    markReady: () => void;
-    abort: AbortController;
-    started: Promise<void>;
-    commits: CommitCoalescer;
-    halt: () => void;
-    settle: () => Promise<void>;
-  }): Subscription {
-    const { consumer, ready, markReady, abort, started, commits, halt, settle } = parts;
+  private subscription(parts: { member: GroupMember; abort: AbortController; commits: CommitCoalescer; halt: () => void; settle: () => Promise<void> }): Subscription {
+    const { member, abort, commits, halt, settle } = parts;
     const stop = async () => {
       halt();
       abort.abort();
-      markReady();
-      await started;
+      member.release();
+      await member.stopped();
       await commits.flushed();
-      await consumer.disconnect().catch(() => {});
+      await member.disconnect();
       this.subscriptions.delete(subscription);
     };
     const subscription: Subscription = {
-      ready,
+      ready: member.ready,
       stop,
       drain: async () => {
         await settle();
@@ -269,23 +239,6 @@ export class KafkaConsumers {
     };
     this.subscriptions.add(subscription);
     return subscription;
-  }
-
-  private groupConsumer(stream: string, group: string): Consumer {
-    return this.kafka.consumer({ groupId: this.names.groupId(group, stream), sessionTimeout: 30_000, heartbeatInterval: 3_000 });
-  }
-
-  /** `ready` resolves at the consumer's first join of its group; `onJoin` runs at every join (a rebalance). */
-  private readyOnJoin(consumer: Consumer, stream: string, group: string, onJoin: () => void): { ready: Promise<void>; markReady: () => void } {
-    let markReady: () => void = () => {};
-    const ready = new Promise<void>((resolve) => (markReady = resolve));
-    consumer.on(consumer.events.GROUP_JOIN, (event) => {
-      onJoin();
-      const partitions = event.payload.memberAssignment[this.names.topic(stream)] ?? [];
-      this.logger.info({ stream, group, partitions }, 'consumer joined its group');
-      markReady();
-    });
-    return { ready, markReady };
   }
 }
 

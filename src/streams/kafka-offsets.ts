@@ -109,6 +109,15 @@ export class CommitCoalescer {
     this.running ??= this.drain();
   }
 
+  /**
+   * Forgets the commits not sent yet: after a rebalance they name offsets of a membership that is
+   * over, and a partition that moved to another member must not get them (its new owner may have
+   * committed further already, and the offset would go back).
+   */
+  discard(): void {
+    this.pending.clear();
+  }
+
   /** Sends what is pending without waiting out the gap; resolves once every commit asked for so far was sent (or failed). */
   async flushed(): Promise<void> {
     this.wakeEarly.abort();
@@ -130,13 +139,14 @@ export class CommitCoalescer {
 }
 
 /**
- * The offset commits of a group consumer on a stream, coalesced. A failed commit is logged at
- * debug level and not retried: the messages since the last commit may come again.
+ * The offset commits of a group member on a stream, coalesced, sent through its consumer of the
+ * moment (`consumer`: a crashed one is replaced). A failed commit is logged at debug level and not
+ * retried: the messages since the last commit may come again.
  */
-export function coalescedCommits(consumer: Consumer, names: KafkaNames, stream: string, group: string, logger: Logger, minGapMs: number): CommitCoalescer {
+export function coalescedCommits(consumer: () => Consumer, names: KafkaNames, stream: string, group: string, logger: Logger, minGapMs: number): CommitCoalescer {
   return new CommitCoalescer(
     (offsets) =>
-      consumer
+      consumer()
         .commitOffsets(offsets.map(({ partition, offset }) => ({ topic: names.topic(stream), partition, offset: String(offset) })))
         .catch((error: unknown) => logger.debug({ err: error, stream, group }, 'offset commit failed; the messages since the last one may come again')),
     minGapMs,

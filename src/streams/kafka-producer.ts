@@ -1,4 +1,6 @@
-import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Message, type Producer, type TopicMessages } from 'kafkajs';
+import type { Logger } from '../log.js';
+import { errorReason, fatalProducerError, type KafkaClientHealth } from './kafka-health.js';
 import type { KafkaNames } from './kafka-offsets.js';
 import type { Clock, OutgoingMessage } from './stream.js';
 
@@ -10,10 +12,17 @@ interface QueuedPublish {
   reject: (error: unknown) => void;
 }
 
+/** The producer's name in /healthz and the logs: a bus has one. */
+const PRODUCER = 'publisher';
+
+/** Times one batch is sent again at once, each time through a new producer, after fatal producer errors. */
+const FATAL_RESENDS = 3;
+
 /**
  * Publishing to the stream topics through one idempotent producer that waits for all in-sync
  * replicas (acks -1). The producer connects at the first publish; a failed connect is tried again
- * at the next one.
+ * at the next one. A producer whose send failed is closed and the next send makes a new one (see
+ * `send`), so no broken producer outlives the failure.
  */
 export class KafkaPublisher {
   private producer: Promise<Producer> | undefined;
@@ -24,6 +33,8 @@ export class KafkaPublisher {
     private readonly kafka: Kafka,
     private readonly names: KafkaNames,
     private readonly clock: Clock,
+    private readonly health: KafkaClientHealth,
+    private readonly logger: Logger,
   ) {}
 
   /**
@@ -65,8 +76,7 @@ export class KafkaPublisher {
           byTopic.set(item.topic, list);
         }
         try {
-          const producer = await this.connectedProducer();
-          await producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })) });
+          await this.send([...byTopic].map(([topic, list]) => ({ topic, messages: list })));
           batch.forEach((item) => item.resolve());
         } catch (error) {
           batch.forEach((item) => item.reject(error));
@@ -77,6 +87,41 @@ export class KafkaPublisher {
     }
   }
 
+  /**
+   * One sendBatch. After any failure the producer is closed and the next send makes a new one:
+   * when kafkajs gives up on a batch it takes the batch's sequence numbers back, although the
+   * broker may have appended it (a request written just before the connection dropped), and the
+   * next batch would reuse those numbers and be refused as out of order, for good. A fatal
+   * producer error (FATAL_PRODUCER_ERRORS) is answered at once by sending the same batch again
+   * through the new producer, before any later batch, so nothing is lost and nothing of a key
+   * overtakes it (a copy the old producer did get appended stays a duplicate with the same id).
+   * Any other failure is the callers' to retry (the broker is away).
+   */
+  private async send(topicMessages: TopicMessages[]): Promise<void> {
+    for (let resends = 0; ; ) {
+      const producer = await this.connectedProducer();
+      try {
+        await producer.sendBatch({ acks: -1, topicMessages });
+        return;
+      } catch (error) {
+        const fatal = fatalProducerError(error);
+        const reason = errorReason(error);
+        this.health.recovering('producer', PRODUCER, reason);
+        await this.discard(producer, reason);
+        if (fatal === null || resends >= FATAL_RESENDS) throw error;
+        resends += 1;
+        this.logger.warn({ reason: fatal, resends, messages: topicMessages.reduce((n, t) => n + t.messages.length, 0) }, 'kafka producer refused; sending the batch again through a new producer');
+      }
+    }
+  }
+
+  /** Closes a producer whose send failed; the next send connects a new one. */
+  private async discard(producer: Producer, reason: string): Promise<void> {
+    if (this.producer !== undefined && (await this.producer.catch(() => undefined)) === producer) this.producer = undefined;
+    await producer.disconnect().catch(() => {});
+    this.health.recreated('producer', PRODUCER, reason);
+  }
+
   private connectedProducer(): Promise<Producer> {
     this.producer ??= (async () => {
       const producer = this.kafka.producer({
@@ -84,10 +129,19 @@ export class KafkaPublisher {
         maxInFlightRequests: 1,
         createPartitioner: Partitioners.DefaultPartitioner,
       });
-      await producer.connect();
+      try {
+        await producer.connect();
+      } catch (error) {
+        // Connected to the cluster but refused a producer id: its connections must not stay open.
+        await producer.disconnect().catch(() => {});
+        throw error;
+      }
+      // Connected means a new producer id from the broker: whatever broke the last one is behind it.
+      this.health.recovered('producer', PRODUCER);
       return producer;
     })().catch((error: unknown) => {
       this.producer = undefined;
+      this.health.recovering('producer', PRODUCER, errorReason(error));
       throw error;
     });
     return this.producer;

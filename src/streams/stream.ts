@@ -85,7 +85,21 @@ export interface StreamBus {
   subscribeBatches?(options: BatchSubscribeOptions): Subscription;
   /** Messages due and not yet committed per consumer group (the metrics' consumer lag). */
   lag?(positions: readonly StreamPosition[]): Promise<StreamLag[]>;
+  /** Kafka only: the clients being replaced right now and how many were replaced (/healthz, metrics). */
+  clientHealth?(): StreamClientHealth;
   close(): Promise<void>;
+}
+
+/** The kinds of stream client the bus replaces when they reach a state they cannot leave. */
+export type StreamClientKind = 'producer' | 'consumer';
+
+/**
+ * The bus's clients as /healthz and the metrics show them: the ones being recreated now (from the
+ * failure until the new one works again) and how many were closed and replaced since the start.
+ */
+export interface StreamClientHealth {
+  recovering: { client: StreamClientKind; name: string; since: number; reason: string }[];
+  recreated: Record<StreamClientKind, number>;
 }
 
 /** A consumer group's place on a stream. */

@@ -42,7 +42,14 @@ export function supervise(workers: readonly Worker[], logger: Logger): Superviso
   };
 }
 
-/** Retries `fn` with a growing pause until it succeeds or the signal aborts (then it throws). */
+/**
+ * The longest pause between two tries of a failed pass or publish. What fails there is mostly the
+ * stream away (a broker outage): a try at least every second finds it back within a second, so the
+ * backlog of an outage starts draining at once, at the cost of one failed try a second meanwhile.
+ */
+export const RETRY_PAUSE_MAX_MS = 1_000;
+
+/** Retries `fn` with a growing pause (200 ms to RETRY_PAUSE_MAX_MS) until it succeeds or the signal aborts (then it throws). */
 export async function untilDone<T>(what: string, fn: () => Promise<T>, signal: AbortSignal, logger: Logger): Promise<T> {
   for (let failures = 0; ; failures += 1) {
     try {
@@ -50,15 +57,15 @@ export async function untilDone<T>(what: string, fn: () => Promise<T>, signal: A
     } catch (error) {
       if (signal.aborted) throw error;
       logger.warn({ err: error, failures: failures + 1 }, `${what} failed; trying again`);
-      await pause(Math.min(200 * 2 ** failures, 10_000), signal);
+      await pause(Math.min(200 * 2 ** failures, RETRY_PAUSE_MAX_MS), signal);
     }
   }
 }
 
 /**
  * The loop of a polling worker: runs `pass` again at once while it reports more work, after
- * `idleMs` when it ran dry (or as soon as `wake` calls back), and after a growing pause (logged as `what` failed) when it throws,
- * until the signal aborts.
+ * `idleMs` when it ran dry (or as soon as `wake` calls back), and after a growing pause (logged as
+ * `what` failed; 400 ms to RETRY_PAUSE_MAX_MS) when it throws, until the signal aborts.
  */
 export async function repeatPasses(
   signal: AbortSignal,
@@ -74,7 +81,7 @@ export async function repeatPasses(
       if (signal.aborted) return;
       failures += 1;
       options.logger.warn({ err: error, failures }, `${options.what} failed; trying again`);
-      await pause(Math.min(200 * 2 ** failures, 10_000), signal);
+      await pause(Math.min(200 * 2 ** failures, RETRY_PAUSE_MAX_MS), signal);
     }
   }
 }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from './harness.js';
+import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from './harness.js';
 import { eventually } from './wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
@@ -26,7 +26,7 @@ const workerLog = () => workers.map((w) => w.log).join('');
 
 function startWorker(): { child: ChildProcess; log: string } {
   const child = spawn(process.execPath, [BIN, 'serve', '--role', 'worker'], {
-    env: { ...process.env, ...kafkaEnv, GATEWAY_DATA_DIR: workerDir, GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', GATEWAY_LOG_LEVEL: 'debug' },
+    env: { ...process.env, ...kafkaEnv, GATEWAY_DATA_DIR: workerDir, GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', GATEWAY_LOG_LEVEL: 'debug', GATEWAY_WORKER_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const worker = { child, log: '' };
@@ -99,6 +99,36 @@ describe('Kafka mode: core plus a separate worker process', () => {
       await receiver.close();
     }
   }, 90_000);
+
+  it('shows its Kafka clients at /healthz and /metrics: none being recreated, and the count of recreations', async () => {
+    const health = await fetch(`${core.baseUrl}/healthz`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    expect(health.status).toBe(200);
+    expect(health.body.kafka_clients).toEqual({ recovering: [], recreated: { producer: expect.any(Number), consumer: expect.any(Number) } });
+    const metrics = await (await fetch(`${core.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+    const { producer, consumer } = health.body.kafka_clients.recreated;
+    expect(metrics.split('\n').filter((l) => l.startsWith('gateway_kafka_'))).toEqual([
+      `gateway_kafka_client_recreations_total{client="producer"} ${producer}`,
+      `gateway_kafka_client_recreations_total{client="consumer"} ${consumer}`,
+      'gateway_kafka_clients_recovering{client="producer"} 0',
+      'gateway_kafka_clients_recovering{client="consumer"} 0',
+    ]);
+  });
+
+  it('answers /healthz and /metrics of each worker on GATEWAY_WORKER_PORT, with its own Kafka clients', async () => {
+    for (const { log } of workers) {
+      const { port } = JSON.parse(log.split('\n').find((line) => line.includes('"msg":"worker started"'))!) as { port: number };
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      expect(health).toEqual({ status: 200, body: { status: 'ok', role: 'worker', kafka_clients: { recovering: [], recreated: { producer: expect.any(Number), consumer: expect.any(Number) } } } });
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics.split('\n').filter((l) => l.startsWith('gateway_kafka_clients_recovering'))).toEqual([
+        'gateway_kafka_clients_recovering{client="producer"} 0',
+        'gateway_kafka_clients_recovering{client="consumer"} 0',
+      ]);
+      expect(metrics).toContain('process_resident_memory_bytes');
+      // A worker serves nothing else.
+      expect((await fetch(`http://127.0.0.1:${port}/p1/companies`)).status).toBe(404);
+    }
+  });
 
   it('shares the deliveries between the two worker processes', async () => {
     const receiver = await startReceiver(() => []);
