@@ -55,6 +55,7 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
         sandbox: false,
         sandboxStepMs: 1_000,
       },
+      tracing: { enabled: false, protocol: 'http/protobuf', serviceName: 'gateway' },
     });
   });
 
@@ -113,6 +114,7 @@ describe('loadConfig values', () => {
       storeCheckpointMs: 1_000,
       webhooks: loadConfig({}).webhooks,
       providers: loadConfig({}).providers,
+      tracing: loadConfig({}).tracing,
     });
   });
 
