@@ -15,7 +15,7 @@ import {
   type TextMapPropagator,
 } from '@opentelemetry/api';
 
-export { SpanKind };
+export { ROOT_CONTEXT, SpanKind };
 export type { Attributes, Context, Link, Span };
 
 /**
