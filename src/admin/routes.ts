@@ -56,7 +56,7 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
     if (delivery === undefined) throw new NotFound(`There is no delivery ${ctx.params.deliveryId}.`);
     try {
       const job = replayer().job(delivery);
-      await replayer().publish([job]);
+      await replayer().publish([{ job, origin: delivery.traceparent }]);
       ctx.status = 202;
       ctx.body = { delivery: presentDelivery(delivery), replay: { attempt: job.attempt, trigger: 'manual' } };
     } catch (error) {

@@ -29,6 +29,8 @@ import { parseBody } from '../http/body.js';
 import type { AppState } from '../http/context.js';
 import { renderErrors } from '../http/render-errors.js';
 import { requestLog } from '../http/request-log.js';
+import { traceRequests } from '../http/trace-requests.js';
+import { isTracing } from '../tracing/tracer.js';
 
 export interface AppDeps {
   store: Store;
@@ -103,6 +105,8 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
     adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes, sandbox: config.providers.sandbox });
   }
 
+  // Tracing on: a span around everything, the request line included (it carries the span's ids).
+  if (isTracing()) app.use(traceRequests());
   app.use(requestLog(logger));
   app.use(metrics.httpMiddleware());
   app.use(renderErrors());

@@ -28,6 +28,7 @@ export function startCommitSpan(callers: readonly (Context | undefined)[]): Span
     ROOT_CONTEXT,
   );
   const back = linkToSpan(commit);
-  for (const span of linked) span.addLink(back);
+  // A span that ended already (an attempt being recorded) takes no more links.
+  for (const span of linked) if (span.isRecording()) span.addLink(back);
   return commit;
 }

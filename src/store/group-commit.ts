@@ -1,5 +1,5 @@
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';
-import { activeContext, endSpan, isTracing, runIn, withSpan, type Context, type Span } from '../tracing/tracer.js';
+import { activeContext, endSpan, isTracing, ROOT_CONTEXT, runIn, withSpan, type Context, type Span } from '../tracing/tracer.js';
 import { startCommitSpan } from './commit-span.js';
 
 interface Job {
@@ -199,8 +199,11 @@ export class GroupCommit {
     clearTimeout(this.gapTimer);
     this.gapTimer = undefined;
     const wait = urgent ? 0 : this.lastCommitAt + this.minGapMs - performance.now();
-    if (wait > 0) this.gapTimer = setTimeout(() => this.flush(), wait);
-    else setImmediate(() => this.flush());
+    // Tracing on: the flush runs in no caller's context (timers keep the context they were set in);
+    // each unit runs in its own caller's.
+    const flush = isTracing() ? () => runIn(ROOT_CONTEXT, () => this.flush()) : () => this.flush();
+    if (wait > 0) this.gapTimer = setTimeout(flush, wait);
+    else setImmediate(flush);
   }
 
   private flush(): void {

@@ -3,6 +3,7 @@ import {
   defaultTextMapGetter,
   defaultTextMapSetter,
   isSpanContextValid,
+  propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -84,6 +85,14 @@ export function traceparentOfSpan(span: Span): string | undefined {
 export function contextFrom(traceparent: string | null | undefined): Context {
   if (traceContext === null || traceparent === null || traceparent === undefined) return ROOT_CONTEXT;
   return traceContext.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
+}
+
+/**
+ * The context an incoming request carries in its headers (`traceparent`, `tracestate`, `baggage`,
+ * read by the registered propagators): a server span started under it continues the caller's trace.
+ */
+export function contextFromHeaders(headers: Record<string, string | string[] | undefined>): Context {
+  return propagation.extract(ROOT_CONTEXT, headers);
 }
 
 /** A span link to the span a stored `traceparent` names; undefined when there is none. */
