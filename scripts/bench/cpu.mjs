@@ -26,12 +26,15 @@
 //
 // BENCH_WARM_FIXED=<seconds> (fixed): the fixed-rate warm-up before the measured phase (default 3).
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>.
+// BENCH_TRACING=protobuf|json (e2e): the daemon traces at 100 % sampling to a local OTLP/HTTP
+// receiver (scripts/bench/otlp-sink.mjs) in that encoding; the figures then include exporting
+// every span (the run waits until the receiver stopped getting any).
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, fixedRate, freePort, maxRate, measureBare, startBareKoa, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
+import { call, fixedRate, freePort, maxRate, measureBare, startBareKoa, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startOtlpSink, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const COMPANIES = 32;
@@ -80,21 +83,45 @@ function perThread(pid, before, n) {
 const receiver = await startReceiver();
 try {
   if (mode === 'e2e') {
-    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort(), cpuProf });
+    const tracing = process.env.BENCH_TRACING ? await startOtlpSink(`http/${process.env.BENCH_TRACING}`) : null;
+    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort(), cpuProf, env: tracing?.env ?? {} });
     try {
       const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
       // Events of the setup (sent before the receiver knew the secrets) are not part of the figure.
       await sleep(1_000);
       await receiver.reset();
-      const [m0, t0, r0, b0, g0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid)];
+      const spans0 = (await tracing?.status())?.spans ?? 0;
+      const [m0, t0, r0, b0, g0, s0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid), tracing ? total(tracing.pid) : 0];
       const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(d.base, companies, Number(amount ?? 8));
+      // Read right after the last arrival, like a run without tracing; at most the batch
+      // processor's queue (2,048 spans) is still to be exported then.
+      const cpu = {
+        loop: us(mainThread(d.pid) - m0, n),
+        all: us(total(d.pid) - t0, n),
+        receiver: us(total(receiver.pid) - r0, n),
+        load: us(total(process.pid) - g0, n),
+        sink: tracing ? us(total(tracing.pid) - s0, n) : '',
+        threads: perThread(d.pid, b0, n),
+      };
       console.log(`e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`);
-      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}; load generator ${us(total(process.pid) - g0, n)}`);
+      console.log(`daemon CPU per callback (with its events): event loop ${cpu.loop}, all threads ${cpu.all}; receiver ${cpu.receiver}; load generator ${cpu.load}`);
       console.log(`daemon threads (CPU ms since start): ${threads(d.pid).filter((t) => t.ms > 0).map((t) => `${t.name} ${t.ms}`).join(', ')}`);
-      console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
+      console.log(`daemon CPU per callback by thread id: ${cpu.threads}`);
+      if (tracing) {
+        // The batch processor exports every 5 s: count the spans once two reads 6 s apart agree.
+        let last = -1;
+        let spans = (await tracing.status()).spans;
+        while (spans !== last) {
+          last = spans;
+          await sleep(6_000);
+          spans = (await tracing.status()).spans;
+        }
+        console.log(`tracing (${process.env.BENCH_TRACING}, 100 % sampled): ${spans - spans0} spans received = ${((spans - spans0) / n).toFixed(1)} per callback; OTLP receiver ${cpu.sink} per callback`);
+      }
     } finally {
       await d.stop();
+      await tracing?.close();
     }
   } else if (mode === 'kafka') {
     const lease = String(process.pid);

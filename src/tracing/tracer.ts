@@ -147,14 +147,13 @@ export async function inSpan<T>(name: string, options: SpanOptions, parent: Cont
   }
 }
 
-const NO_FIELDS = {};
-
 /**
  * pino's `mixin` while tracing is on (src/log.ts): every line written while a span is active
- * carries its `trace_id` and `span_id`, so logs and traces join.
+ * carries its `trace_id` and `span_id`, so logs and traces join. Always a new object: pino merges
+ * the line's own fields INTO the mixin's answer, so a shared one would collect every line's fields.
  */
 export function traceLogFields(): { trace_id?: string; span_id?: string } {
   const spanContext = trace.getSpan(context.active())?.spanContext();
-  if (spanContext === undefined || !isSpanContextValid(spanContext)) return NO_FIELDS;
+  if (spanContext === undefined || !isSpanContextValid(spanContext)) return {};
   return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 }

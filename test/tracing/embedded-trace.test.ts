@@ -175,7 +175,11 @@ describe('tracing on: one trace from the provider callback to the webhook answer
     const lines = gw.logText().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
     const applied = lines.find((line) => line.msg === 'callback applied' && line.trace_id === CALLER_TRACE);
     expect(applied).toMatchObject({ trace_id: CALLER_TRACE, span_id: server.spanId });
-    expect(lines.find((line) => line.msg === 'request' && line.path === `/callbacks/chat_b/${target.channelId}`)).toMatchObject({ trace_id: CALLER_TRACE, span_id: server.spanId });
+    const requestLine = lines.find((line) => line.msg === 'request' && line.path === `/callbacks/chat_b/${target.channelId}`)!;
+    expect(requestLine).toMatchObject({ trace_id: CALLER_TRACE, span_id: server.spanId });
+    // Nothing but its own fields: no line carries the fields of lines written before it.
+    expect(Object.keys(requestLine).sort()).toEqual(['level', 'method', 'ms', 'msg', 'path', 'reqId', 'service', 'span_id', 'status', 'time', 'trace_id']);
+    expect(lines.filter((line) => 'schema_version' in line).map((line) => line.msg)).toEqual(['store ready']);
   });
 
   it('publishes a manual replay under the admin request, linked to the delivery it replays', async () => {
