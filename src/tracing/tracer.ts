@@ -132,22 +132,6 @@ export function failSpanWith(span: Span, type: string, message: string): void {
 }
 
 /**
- * Runs `fn` in a new span under `parent` (made active for `fn` and everything it awaits); the span
- * ends when `fn` settles, failed if it throws.
- */
-export async function inSpan<T>(name: string, options: SpanOptions, parent: Context, fn: (span: Span) => Promise<T>): Promise<T> {
-  const span = tracer.startSpan(name, options, parent);
-  try {
-    const value = await context.with(trace.setSpan(parent, span), () => fn(span));
-    span.end();
-    return value;
-  } catch (error) {
-    endSpan(span, error);
-    throw error;
-  }
-}
-
-/**
  * pino's `mixin` while tracing is on (src/log.ts): every line written while a span is active
  * carries its `trace_id` and `span_id`, so logs and traces join. Always a new object: pino merges
  * the line's own fields INTO the mixin's answer, so a shared one would collect every line's fields.

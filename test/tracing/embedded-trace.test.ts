@@ -126,6 +126,8 @@ describe('tracing on: one trace from the provider callback to the webhook answer
     expect(commit.parentSpanId).toBe('');
     expect(commit.attributes).toMatchObject({ 'db.system.name': 'sqlite' });
     expect(server.links).toContainEqual({ traceId: commit.traceId, spanId: commit.spanId, attributes: {} });
+    // Transactions without a traced caller (background work alone) make no span.
+    for (const transaction of otlp.spans.filter((s) => s.name === 'store transaction')) expect(transaction.links.length).toBeGreaterThan(0);
 
     // The relay's publish of each event the callback wrote, under the request.
     const sends = trace.filter((s) => s.name === 'send gateway.events');
