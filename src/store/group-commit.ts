@@ -230,9 +230,8 @@ export class GroupCommit {
         }
       }
       this.runningUnits = false;
-      const runHooks = () => this.runHooks(afterHooks);
-      if (span === undefined) runHooks();
-      else runIn(withSpan(span), runHooks);
+      if (span === undefined) this.runHooks(afterHooks);
+      else runIn(withSpan(span), () => this.runHooks(afterHooks));
       this.commit.run();
       span?.end();
     } catch (error) {
