@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { LogLevel } from './config/config.js';
+import { traceLogFields } from './tracing/tracer.js';
 
 export type { Logger };
 
@@ -25,13 +26,18 @@ const REDACT = [
   'config.bootstrapToken',
 ];
 
-export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
+/**
+ * The daemon's logger. With `traceFields` (tracing is on, docs/tracing.md) every line written while
+ * a span is active carries its `trace_id` and `span_id`; without, no mixin runs at all.
+ */
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream, options: { traceFields?: boolean } = {}): Logger {
   return pino(
     {
       level,
       base: { service: 'gateway' },
       redact: { paths: REDACT, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      ...(options.traceFields === true ? { mixin: traceLogFields } : {}),
     },
     destination,
   );

@@ -25,15 +25,22 @@
 //                                                     scripts/kafka/kafka.sh): CPU per callback of each process
 //
 // BENCH_WARM_FIXED=<seconds> (fixed): the fixed-rate warm-up before the measured phase (default 3).
+// BENCH_RATE=<callbacks/s> (fixed): the fixed rate (default 1000); a lower one that a busy machine
+// still keeps gives two builds the same group-commit sizes.
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>.
+// BENCH_TRACING=protobuf|json (e2e, fixed): the daemon traces at 100 % sampling to a local OTLP/HTTP
+// receiver (scripts/bench/otlp-sink.mjs) in that encoding. CPU is read at the last arrival, as
+// without tracing (at most the batch processor's queue, 2,048 spans, is exported after that); the
+// run then waits until no more spans come and prints how many came per callback.
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, fixedRate, freePort, maxRate, measureBare, startBareKoa, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
+import { call, fixedRate, freePort, maxRate, measureBare, startBareKoa, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startOtlpSink, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
+const FIXED_RATE = Number(process.env.BENCH_RATE ?? 1_000);
 const COMPANIES = 32;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cpu-'));
 const cpuProf = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : null;
@@ -78,21 +85,34 @@ function perThread(pid, before, n) {
 }
 
 const receiver = await startReceiver();
+const tracing = process.env.BENCH_TRACING ? await startOtlpSink(`http/${process.env.BENCH_TRACING}`) : null;
 try {
   if (mode === 'e2e') {
-    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort(), cpuProf });
+    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort(), cpuProf, env: tracing?.env ?? {} });
     try {
       const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
       // Events of the setup (sent before the receiver knew the secrets) are not part of the figure.
       await sleep(1_000);
       await receiver.reset();
-      const [m0, t0, r0, b0, g0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid)];
+      const spans0 = (await tracing?.status())?.spans ?? 0;
+      const [m0, t0, r0, b0, g0, s0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid), tracing ? total(tracing.pid) : 0];
       const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(d.base, companies, Number(amount ?? 8));
+      // Read right after the last arrival, like a run without tracing; at most the batch
+      // processor's queue (2,048 spans) is still to be exported then.
+      const cpu = {
+        loop: us(mainThread(d.pid) - m0, n),
+        all: us(total(d.pid) - t0, n),
+        receiver: us(total(receiver.pid) - r0, n),
+        load: us(total(process.pid) - g0, n),
+        sink: tracing ? us(total(tracing.pid) - s0, n) : '',
+        threads: perThread(d.pid, b0, n),
+      };
       console.log(`e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`);
-      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}; load generator ${us(total(process.pid) - g0, n)}`);
+      console.log(`daemon CPU per callback (with its events): event loop ${cpu.loop}, all threads ${cpu.all}; receiver ${cpu.receiver}; load generator ${cpu.load}`);
       console.log(`daemon threads (CPU ms since start): ${threads(d.pid).filter((t) => t.ms > 0).map((t) => `${t.name} ${t.ms}`).join(', ')}`);
-      console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
+      console.log(`daemon CPU per callback by thread id: ${cpu.threads}`);
+      if (tracing) await reportSpans(spans0, n, cpu.sink);
     } finally {
       await d.stop();
     }
@@ -175,36 +195,38 @@ try {
       await d.stop();
     }
   } else if (mode === 'fixed') {
-    const d = await startDaemon({ name: 'cpu-fixed', dataDir: dir, port: await freePort(), cpuProf });
+    const d = await startDaemon({ name: 'cpu-fixed', dataDir: dir, port: await freePort(), cpuProf, env: tracing?.env ?? {} });
     try {
       const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
       const warm = await maxRate({ base: d.base, companies, seconds: 3, connections: 8 });
       await waitArrivals(receiver, warm.accepted, 60_000);
       // The fixed-rate load itself, shorter: without it the first seconds fall behind by hundreds of ms.
-      const warmFixed = await fixedRate({ base: d.base, companies, rate: 1_000, seconds: Number(process.env.BENCH_WARM_FIXED ?? 3) });
+      const warmFixed = await fixedRate({ base: d.base, companies, rate: FIXED_RATE, seconds: Number(process.env.BENCH_WARM_FIXED ?? 3) });
       await waitArrivals(receiver, warmFixed.accepted, 60_000);
       await waitIdle(d.base, 60_000);
       if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
       await receiver.reset();
-      const [m0, t0, r0, b0, g0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid)];
+      const spans0 = (await tracing?.status())?.spans ?? 0;
+      const [m0, t0, r0, b0, g0, s0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid), tracing ? total(tracing.pid) : 0];
       const machine = sampleMachine();
-      const result = await fixedRate({ base: d.base, companies, rate: 1_000, seconds: Number(amount ?? 30) });
+      const result = await fixedRate({ base: d.base, companies, rate: FIXED_RATE, seconds: Number(amount ?? 30) });
       const cpu = machine.stop();
       const state = await waitArrivals(receiver, result.accepted, 120_000);
       if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
       const n = result.accepted.length;
-      // Message numbers are taken in send order at 1,000/s: n - first is the send time in ms.
+      // Message numbers are taken in send order at FIXED_RATE/s: (n - first) / FIXED_RATE is the send time in s.
       const accepted = [...result.accepted].sort((a, b) => a - b);
       const latencies = await receiver.latenciesOf(accepted);
       const first = accepted[0];
       const seconds = [];
-      accepted.forEach((m, i) => (seconds[Math.floor((m - first) / 1_000)] ??= []).push(latencies[i]));
+      accepted.forEach((m, i) => (seconds[Math.floor((m - first) / FIXED_RATE)] ??= []).push(latencies[i]));
       const all = [...latencies].sort((a, b) => a - b);
       console.log(`fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
       console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}; load generator ${us(total(process.pid) - g0, n)}`);
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
       console.log(`machine CPU busy / idle / stolen: ${percents(cpu.whole)} %`);
+      if (tracing) await reportSpans(spans0, n, us(total(tracing.pid) - s0, n));
       console.log('per second of sending: p50 / p99 / max (ms), the machine CPU stolen in that second (%)');
       console.log(
         seconds
@@ -280,6 +302,7 @@ try {
   }
 } finally {
   await receiver.close();
+  await tracing?.close();
   // BENCH_KEEP=1 keeps the data dir with the daemon's log.
   if (process.env.BENCH_KEEP) console.log(`kept ${dir}`);
   else fs.rmSync(dir, { recursive: true, force: true });
@@ -297,6 +320,21 @@ async function deliveredRun(base, companies, seconds) {
   const status = await receiver.status();
   const elapsed = (status.lastArrival - start) / 1000;
   return { result, status, n: result.accepted.length, elapsed, eventsPerSecond: status.hooks / elapsed };
+}
+
+/**
+ * The spans of a traced run (BENCH_TRACING): the batch processor exports every 5 s, so they are
+ * counted once two reads 6 s apart agree.
+ */
+async function reportSpans(before, n, sinkCpu) {
+  let last = -1;
+  let spans = (await tracing.status()).spans;
+  while (spans !== last) {
+    last = spans;
+    await sleep(6_000);
+    spans = (await tracing.status()).spans;
+  }
+  console.log(`tracing (${process.env.BENCH_TRACING}, 100 % sampled): ${spans - before} spans received = ${((spans - before) / n).toFixed(1)} per callback; OTLP receiver ${sinkCpu} per callback`);
 }
 
 /** One line of `floor` and `floor-e2e`: a measureBare result, and its ratio to `bare` when given. */

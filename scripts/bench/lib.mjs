@@ -262,6 +262,31 @@ export function botBody(n, senders, stamp, firstSender = 100_000) {
  * The webhook receiver (scripts/bench/receiver.mjs) in its own process. Send times are epoch ms
  * (performance.timeOrigin + performance.now()), comparable across the two processes.
  */
+/**
+ * The OTLP/HTTP receiver of a traced run (scripts/bench/otlp-sink.mjs, a process of its own):
+ * `env` turns tracing on in a daemon started with it, at 100 % sampling, in `protocol`
+ * (http/protobuf or http/json); `status()` answers the export requests, bytes and spans received.
+ */
+export async function startOtlpSink(protocol = 'http/protobuf') {
+  const child = fork(path.join(ROOT, 'scripts/bench/otlp-sink.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = () => new Promise((resolve) => child.once('message', resolve));
+  const { port } = await next();
+  return {
+    pid: child.pid,
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_TRACES_SAMPLER: 'always_on' },
+    status: () => {
+      const answer = next();
+      child.send({ type: 'status' });
+      return answer;
+    },
+    async close() {
+      const done = new Promise((resolve) => child.once('exit', resolve));
+      child.send({ type: 'stop' });
+      await done;
+    },
+  };
+}
+
 export async function startReceiver() {
   const child = fork(path.join(ROOT, 'scripts/bench/receiver.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const replies = [];

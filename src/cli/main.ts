@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, storePath } from '../config/config.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
+import { packageVersion } from '../openapi/version.js';
+import { startTracing } from '../tracing/sdk.js';
 import { REPLAY_USAGE, replayCommand } from './replay-command.js';
 import { startGateway } from '../roles/server.js';
 import { PROVIDER_USAGE, sandboxCommand, templatesCommand } from './provider-commands.js';
@@ -70,7 +72,12 @@ async function serve(args: string[]): Promise<number> {
     process.stderr.write(`gateway: --role ${values.role} needs GATEWAY_KAFKA_BROKERS (without Kafka, run every role in one process)\n`);
     return 2;
   }
-  const logger = createLogger(config.logLevel);
+  // Tracing first (docs/tracing.md): the logger then knows whether its lines carry trace ids, and
+  // the servers whether to trace requests. Without an OTLP endpoint nothing of the SDK is loaded.
+  let logger: Logger | undefined;
+  const tracing = await startTracing(config.tracing, { role: values.role, version: packageVersion() }, { warn: (message) => logger?.warn({ component: 'opentelemetry' }, message) });
+  logger = createLogger(config.logLevel, undefined, { traceFields: tracing !== null });
+  if (tracing !== null) logger.info({ protocol: config.tracing.protocol, service: config.tracing.serviceName }, 'tracing on: spans go to the OTLP endpoint');
   const gateway = values.role === 'worker' ? await startWorker(config, logger) : await startGateway(config, logger, { role: values.role as 'all' | 'core' });
 
   await new Promise<void>((resolve) => {
@@ -82,6 +89,8 @@ async function serve(args: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   await gateway.close();
+  // The spans of the last moments are exported before the process ends.
+  await tracing?.shutdown();
   logger.info('stopped');
   return 0;
 }

@@ -63,6 +63,7 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
         sandbox: false,
         sandboxStepMs: 1_000,
       },
+      tracing: { enabled: false, protocol: 'http/protobuf', serviceName: 'gateway' },
     });
   });
 
@@ -137,6 +138,7 @@ describe('loadConfig values', () => {
       storeCheckpointMs: 1_000,
       webhooks: loadConfig({}).webhooks,
       providers: loadConfig({}).providers,
+      tracing: loadConfig({}).tracing,
     });
   });
 

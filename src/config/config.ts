@@ -1,4 +1,7 @@
 import path from 'node:path';
+import { readTracingConfig, type TracingConfig } from './tracing.js';
+
+export type { TracingConfig };
 
 /** Every setting of the daemon, read from the environment. Defaults per docs/design.md section 9. */
 export interface Config {
@@ -84,6 +87,8 @@ export interface Config {
   storeCheckpointMs: number;
   webhooks: WebhookConfig;
   providers: ProviderConfig;
+  /** OpenTelemetry traces (OTEL_* variables, src/config/tracing.ts): off without an OTLP endpoint. */
+  tracing: TracingConfig;
 }
 
 /** Where and how the gateway calls providers (docs/design.md section 8, docs/connector-protocol.md). */
@@ -263,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const webhooks = readWebhookConfig(read, problems);
   const providers = readProviderConfig(read, problems);
+  const tracing = readTracingConfig(read, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -287,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeCheckpointMs: storeCheckpointMs ?? 100,
     webhooks,
     providers,
+    tracing,
   };
 }
 

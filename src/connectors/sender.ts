@@ -6,6 +6,7 @@ import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
 import type { LaterStatus, ProviderError, ProviderSendJob, SendRequest } from './connector.js';
 import type { Connectors } from './registry.js';
 import type { ChannelThrottle } from './throttle.js';
+import { ProviderCallSpans } from './provider-spans.js';
 
 /** Longest Retry-After a provider can impose on one retry (the wait holds the job's stream lease). */
 const RETRY_AFTER_MAX_MS = 60_000;
@@ -58,8 +59,9 @@ export class ProviderSender implements Worker {
     }
     const withRequest = job as ProviderSendJob & { send: SendRequest };
     const connector = connectors.sender(job.send.provider);
+    const spans = new ProviderCallSpans(job);
     for (let tries = 1; ; tries += 1) {
-      const result = await throttle.run(job.channel_id, () => connector.send(withRequest), signal);
+      const result = await throttle.run(job.channel_id, () => spans.send(tries, () => connector.send(withRequest)), signal);
       if (result.kind === 'sent') {
         await this.publishOutcome(job, { outcome: 'sent', externalId: result.externalId }, signal);
         log.info({ provider: job.send.provider, tries }, 'message sent');

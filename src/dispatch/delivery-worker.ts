@@ -4,7 +4,9 @@ import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
 import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from '../streams/catalog.js';
 import { decide, type RetryPolicy } from './policy.js';
-import type { PostOutcome, WebhookPoster } from './webhook-poster.js';
+import type { PostOutcome, SignedPost, WebhookPoster } from './webhook-poster.js';
+import { endAttemptSpan, startAttemptSpan } from './attempt-spans.js';
+import { endSpan, runIn, traceparentOfSpan, withSpan } from '../tracing/tracer.js';
 
 export interface DeliveryWorkerOptions {
   bus: StreamBus;
@@ -98,11 +100,17 @@ export class DeliveryWorker implements Worker {
       throw new Error('the dispatcher is stopping');
     }
     const queuedAt = clock.now();
-    const request = { url: job.endpoint.url, id: job.event.id, body: JSON.stringify(job.event.body), secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs, order };
-    const attempt = (async (): Promise<AttemptRecord> => {
+    const request: SignedPost = { url: job.endpoint.url, id: job.event.id, body: JSON.stringify(job.event.body), secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs, order };
+    // Tracing on: the attempt's span, whose context the receiver gets in `traceparent`.
+    const span = startAttemptSpan(job);
+    if (span !== undefined) request.traceparent = traceparentOfSpan(span);
+    const work = async (): Promise<AttemptRecord> => {
       let response: PostOutcome;
       try {
         response = await untilDone('sending the attempt', () => poster.post(request), signal, logger);
+      } catch (error) {
+        if (span !== undefined) endSpan(span, error);
+        throw error;
       } finally {
         release();
       }
@@ -126,11 +134,16 @@ export class DeliveryWorker implements Worker {
         next_attempt_at: decision.nextAttemptAt,
         event_created_at: job.event.created_at,
       };
+      if (span !== undefined) endAttemptSpan(span, record);
       logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: record.outcome, status_code: record.status_code }, 'webhook attempt');
       return record;
-    })();
+    };
+    // In the attempt's span: its log lines carry its trace and span ids.
+    const attempt = span === undefined ? work() : runIn(withSpan(span), work);
     const record = this.options.record ?? ((a: AttemptRecord) => this.options.bus.publish(STREAM.attempts, [{ key: String(a.company_id), id: a.id, value: a }]));
-    const recorded = attempt.then((a) => untilDone('recording the attempt', () => record(a), signal, logger));
+    // The record goes out in the attempt's trace context (its message on gateway.attempts carries it).
+    const recordIt = (a: AttemptRecord) => untilDone('recording the attempt', () => record(a), signal, logger);
+    const recorded = attempt.then((a) => (span === undefined ? recordIt(a) : runIn(withSpan(span), () => recordIt(a))));
     // Whoever awaits them sees the rejection; this only keeps a shutdown's from going unhandled.
     attempt.catch(() => {});
     recorded.catch(() => {});

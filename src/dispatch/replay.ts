@@ -6,6 +6,8 @@ import { signingSecrets, type WebhookEndpointRow } from '../store/webhooks.js';
 import { pause, type Clock, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
 import { jobKey, STREAM, type DeliveryJob } from '../streams/catalog.js';
+import { publishRedeliveries } from './attempt-spans.js';
+import { activeContext } from '../tracing/tracer.js';
 
 /** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}
@@ -36,6 +38,12 @@ export function nextAttempt(store: Store, delivery: DeliveryRow, trigger: Delive
   };
 }
 
+/** A manual attempt to publish, with the trace context of its delivery's first publish. */
+export interface Replay {
+  job: DeliveryJob;
+  origin: string | null;
+}
+
 /**
  * Manual replays: one job with trigger 'manual' on gateway.replays, signed with the endpoint's
  * current secrets. Its outcome is recorded like any attempt, but it never enters the automatic
@@ -51,7 +59,7 @@ export class Replayer {
   /** Replays one delivery now: answers its job; throws ReplayRefused when its endpoint is gone or disabled. */
   async replayOne(delivery: DeliveryRow): Promise<DeliveryJob> {
     const job = this.job(delivery);
-    await this.publish([job]);
+    await this.publish([{ job, origin: delivery.traceparent }]);
     return job;
   }
 
@@ -67,25 +75,31 @@ export class Replayer {
   }
 
   async replay(deliveries: readonly DeliveryRow[]): Promise<number> {
-    const jobs: DeliveryJob[] = [];
+    const replays: Replay[] = [];
     const endpoints: EndpointsRead = new Map();
     for (const delivery of deliveries) {
       try {
-        jobs.push(this.job(delivery, endpoints));
+        replays.push({ job: this.job(delivery, endpoints), origin: delivery.traceparent });
       } catch (error) {
         if (!(error instanceof ReplayRefused)) throw error;
       }
     }
-    await this.publish(jobs);
-    return jobs.length;
+    await this.publish(replays);
+    return replays.length;
   }
 
-  async publish(jobs: readonly DeliveryJob[]): Promise<void> {
-    await this.options.bus.publish(
+  /**
+   * Publishes manual attempts, each in a span under the caller's (the admin request's) and linked
+   * to its delivery's first publish (`origin`, the delivery's traceparent).
+   */
+  async publish(replays: readonly Replay[]): Promise<void> {
+    await publishRedeliveries(
+      this.options.bus,
       STREAM.replays,
       // Keyed by delivery, not endpoint: replays have no order to keep, so a bulk replay to one
       // endpoint runs up to its endpoint concurrency at once instead of one delivery at a time.
-      jobs.map((job) => ({ key: job.delivery_id, id: `${job.delivery_id}:manual:${job.attempt}`, value: job })),
+      replays.map(({ job, origin }) => ({ message: { key: job.delivery_id, id: `${job.delivery_id}:manual:${job.attempt}`, value: job }, origin })),
+      activeContext(),
     );
   }
 }

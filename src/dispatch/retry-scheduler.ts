@@ -5,6 +5,8 @@ import type { Clock, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { jobKey, STREAM, type DeliveryJob } from '../streams/catalog.js';
 import { nextAttempt, ReplayRefused, type EndpointsRead } from './replay.js';
+import { publishRedeliveries } from './attempt-spans.js';
+import { ROOT_CONTEXT } from '../tracing/tracer.js';
 
 export interface RetrySchedulerOptions {
   store: Store;
@@ -57,9 +59,12 @@ export class RetryScheduler implements Worker {
       }
     }
     if (jobs.length > 0) {
-      await bus.publish(
+      // Each retry starts a trace of its own, linked to its delivery's first publish.
+      await publishRedeliveries(
+        bus,
         STREAM.retries,
-        jobs.map((job) => ({ key: jobKey(job), id: `${job.delivery_id}:${job.attempt}`, value: job })),
+        jobs.map((job, index) => ({ message: { key: jobKey(job), id: `${job.delivery_id}:${job.attempt}`, value: job }, origin: scheduled[index]!.traceparent })),
+        ROOT_CONTEXT,
       );
       store.deliveries.scheduled(scheduled, clock.now());
     }

@@ -17,6 +17,11 @@ export interface SignedPost {
    * caller. Without it an attempt starts at once.
    */
   order?: string;
+  /**
+   * The W3C trace context of the attempt's span, sent as the `traceparent` header (tracing on
+   * only). The signature covers the id, the timestamp and the body, so the header leaves it as is.
+   */
+  traceparent?: string;
 }
 
 export interface PostOutcome extends WebhookResponse {
@@ -68,9 +73,10 @@ export class InlinePoster implements WebhookPoster {
     this.cancelledThrough = this.queued;
   }
 
-  private async send({ url, id, body, secrets, timeoutMs }: SignedPost): Promise<PostOutcome> {
+  private async send({ url, id, body, secrets, timeoutMs, traceparent }: SignedPost): Promise<PostOutcome> {
     // The signature timestamp is real time: receivers check it against their own clock.
     const headers = signatureHeaders(id, new Date(), body, secrets);
+    if (traceparent !== undefined) headers.traceparent = traceparent;
     const began = performance.now();
     const response = await this.client.post({ url, headers, body, timeoutMs });
     return { ...response, durationMs: Math.round(performance.now() - began) };

@@ -13,13 +13,14 @@ export type EndpointCache = Map<number, WebhookEndpointRow[]>;
  * wants the event. The delivery rows are created here (idempotently: a relay that crashed before
  * marking the row fans it out again onto the same deliveries), and each job carries its endpoint's
  * address and signing secrets so that workers need no store. Runs inside the caller's transaction
- * (the relay's fan-out of a batch), which keeps an event's deliveries all or nothing.
+ * (the relay's fan-out of a batch), which keeps an event's deliveries all or nothing. The jobs
+ * and the deliveries carry `traceparent`, the context of the relay's publish of the event.
  */
-export function fanOutEvent(store: Store, event: EventRecord, now: number, endpointsOf: EndpointCache = new Map(), eventJson?: string): OutgoingMessage[] {
+export function fanOutEvent(store: Store, event: EventRecord, now: number, endpointsOf: EndpointCache = new Map(), eventJson?: string, traceparent?: string): OutgoingMessage[] {
   let active = endpointsOf.get(event.company_id);
   if (active === undefined) endpointsOf.set(event.company_id, (active = store.webhooks.active(event.company_id)));
   const endpoints = active.filter((endpoint) => wantsEvent(endpoint, event.name));
-  const deliveries = store.deliveries.createForEvent(event, endpoints, now, eventJson);
+  const deliveries = store.deliveries.createForEvent(event, endpoints, now, eventJson, traceparent ?? null);
   return deliveries.map((deliveryId, index) => {
     const endpoint = endpoints[index]!;
     const job: DeliveryJob = {
@@ -30,6 +31,6 @@ export function fanOutEvent(store: Store, event: EventRecord, now: number, endpo
       step: 1,
       trigger: 'auto',
     };
-    return { key: jobKey(job), id: `${deliveryId}:1`, value: job };
+    return { key: jobKey(job), id: `${deliveryId}:1`, value: job, traceparent };
   });
 }

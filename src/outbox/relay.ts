@@ -8,6 +8,7 @@ import { STREAM } from '../streams/catalog.js';
 import type { SendJob } from '../domain/messaging.js';
 import { fanOutEvent, type EndpointCache } from './fan-out.js';
 import { resolveSendJob } from './send-jobs.js';
+import { PublishSpans } from './publish-spans.js';
 
 export interface OutboxRelayOptions {
   store: Store;
@@ -85,7 +86,14 @@ export class OutboxRelay implements Worker {
     // group commit with the callbacks of the same turn instead of two commits of their own.
     for (const run of runsByStream(rows)) {
       const endpoints: EndpointCache = new Map();
-      await bus.publish(run.stream, await store.grouped(() => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints))));
+      const spans = PublishSpans.of(bus.kind);
+      try {
+        await bus.publish(run.stream, await store.grouped(() => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints, spans))));
+      } catch (error) {
+        spans?.end(error);
+        throw error;
+      }
+      spans?.end();
       await store.grouped(() => store.outbox.markPublishedHere(run.rows.map((r) => r.id), clock.now()));
     }
     return rows.length;
@@ -102,11 +110,20 @@ export class OutboxRelay implements Worker {
     const { store, bus, clock } = this.options;
     const now = clock.now();
     const endpoints: EndpointCache = new Map();
-    const handOuts = runsByStream(rows).map((run) => bus.appendHere!(run.stream, run.rows.flatMap((row) => this.toMessages(row, now, endpoints))));
-    store.outbox.markPublishedHere(
-      pending.map((r) => r.id),
-      now,
-    );
+    const spans = PublishSpans.of(bus.kind);
+    let handOuts: (() => void)[];
+    try {
+      handOuts = runsByStream(rows).map((run) => bus.appendHere!(run.stream, run.rows.flatMap((row) => this.toMessages(row, now, endpoints, spans))));
+      store.outbox.markPublishedHere(
+        pending.map((r) => r.id),
+        now,
+      );
+    } catch (error) {
+      spans?.end(error);
+      throw error;
+    }
+    // Written in the transaction that commits next: the publish is done as far as the relay goes.
+    spans?.end();
     return () => {
       for (const handOut of handOuts) handOut();
     };
@@ -116,12 +133,18 @@ export class OutboxRelay implements Worker {
     return this.options.batchSize ?? 100;
   }
 
-  private toMessages(row: PendingRow, now: number, endpoints: EndpointCache): OutgoingMessage[] {
+  /** The messages of one row, built in its publish span when tracing is on (`spans`). */
+  private toMessages(row: PendingRow, now: number, endpoints: EndpointCache, spans: PublishSpans | null): OutgoingMessage[] {
+    if (spans === null) return this.messagesOf(row, now, endpoints, undefined);
+    return spans.wrap(row, (traceparent) => this.messagesOf(row, now, endpoints, traceparent));
+  }
+
+  private messagesOf(row: PendingRow, now: number, endpoints: EndpointCache, traceparent: string | undefined): OutgoingMessage[] {
     const payload = row.parsed ?? (JSON.parse(row.payload) as unknown);
-    if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now, endpoints, row.payload);
+    if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now, endpoints, row.payload, traceparent);
     // Send jobs go out resolved: senders in worker processes have no store.
-    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveSendJob(this.options.store, payload as SendJob, this.options.publicUrl ?? '') }];
-    return [{ key: row.key, id: row.message_id, value: payload }];
+    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveSendJob(this.options.store, payload as SendJob, this.options.publicUrl ?? ''), traceparent }];
+    return [{ key: row.key, id: row.message_id, value: payload, traceparent }];
   }
 }
 

@@ -34,6 +34,8 @@ import { renderErrors } from '../http/render-errors.js';
 import { checkQuery } from '../http/query.js';
 import { requestLog } from '../http/request-log.js';
 import { AssetFolder, webDir, webSecurityHeaders } from '../http/web-assets.js';
+import { traceRequests } from '../http/trace-requests.js';
+import { isTracing } from '../tracing/tracer.js';
 
 export interface AppDeps {
   store: Store;
@@ -144,6 +146,8 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
     adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimits: config, sandbox: config.providers.sandbox });
   }
 
+  // Tracing on: a span around everything, the request line included (it carries the span's ids).
+  if (isTracing()) app.use(traceRequests());
   app.use(requestLog(logger));
   app.use(metrics.httpMiddleware());
   app.use(renderErrors());

@@ -25,6 +25,8 @@ export interface DeliveryRow {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** The trace context of the publish that created it (docs/tracing.md): its retries and replays link to it. */
+  traceparent: string | null;
 }
 
 export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
@@ -114,9 +116,9 @@ export class DeliveryStore {
     this.inTransaction = transactionRunner(db);
     // No RETURNING: SQLite collects returned rows in a temporary table, built and torn down on every
     // call; the id is ours, so `changes` says whether the row is new.
-    this.insertDelivery = db.prepare<[string, string, string, number, number, string, number, number]>(
-      `INSERT INTO webhook_deliveries (id, seq, event_id, event_name, company_id, endpoint_id, event, status, created_at, updated_at)
-       VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?)
+    this.insertDelivery = db.prepare<[string, string, string, number, number, string, number, number, string | null]>(
+      `INSERT INTO webhook_deliveries (id, seq, event_id, event_name, company_id, endpoint_id, event, status, created_at, updated_at, traceparent)
+       VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
        ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
     );
     this.idByEventEndpoint = db.prepare<[string, number], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
@@ -212,12 +214,19 @@ export class DeliveryStore {
   /**
    * One delivery per endpoint for the event; an event fanned out twice (relay crash) keeps its
    * deliveries. Answers their ids, in the order of `endpoints`. `eventJson` is the event as stored
-   * in the outbox (JSON.stringify(event)), when the caller has it already.
+   * in the outbox (JSON.stringify(event)), when the caller has it already; `traceparent` the trace
+   * context of the publish creating them.
    */
-  createForEvent(event: { id: string; name: string; company_id: number }, endpoints: readonly WebhookEndpointRow[], now: number, eventJson = JSON.stringify(event)): string[] {
+  createForEvent(
+    event: { id: string; name: string; company_id: number },
+    endpoints: readonly WebhookEndpointRow[],
+    now: number,
+    eventJson = JSON.stringify(event),
+    traceparent: string | null = null,
+  ): string[] {
     return endpoints.map((endpoint) => {
       const id = newDeliveryId();
-      if (this.insertDelivery.run(id, event.id, event.name, event.company_id, endpoint.id, eventJson, now, now).changes === 1) return id;
+      if (this.insertDelivery.run(id, event.id, event.name, event.company_id, endpoint.id, eventJson, now, now, traceparent).changes === 1) return id;
       return this.idByEventEndpoint.get(event.id, endpoint.id)!.id;
     });
   }

@@ -1,4 +1,6 @@
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';
+import { activeContext, endSpan, isTracing, ROOT_CONTEXT, runIn, withSpan, type Context, type Span } from '../tracing/tracer.js';
+import { startCommitSpan } from './commit-span.js';
 
 interface Job {
   fn: () => unknown;
@@ -10,6 +12,8 @@ interface Job {
   committed: ((value: unknown) => void) | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** The caller's trace context while tracing is on: the unit runs in it (its outbox rows keep it). */
+  trace: Context | undefined;
 }
 
 /**
@@ -157,9 +161,34 @@ export class GroupCommit {
     [...this.memories].forEach((memory, index) => memory.undo(marks[index]!));
   }
 
+  private runUnit(job: Job): unknown {
+    return this.guard(() => (job.single ? job.fn() : this.unit(job.fn)));
+  }
+
+  /** Runs the hooks at the end of the transaction; collects what each wants run once it committed. */
+  private runHooks(afterHooks: { hook: CommitHook; after: () => void }[]): void {
+    for (const hook of this.hooks) {
+      try {
+        const after = this.unit(hook.run) as (() => void) | undefined;
+        if (after !== undefined) afterHooks.push({ hook, after });
+      } catch (error) {
+        hook.onError(error);
+        hook.recover?.();
+      }
+    }
+  }
+
   private enqueue<T>(fn: () => T, single: boolean, urgent: boolean, committed?: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, single, urgent, committed: committed as ((value: unknown) => void) | undefined, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({
+        fn,
+        single,
+        urgent,
+        committed: committed as ((value: unknown) => void) | undefined,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        trace: isTracing() ? activeContext() : undefined,
+      });
       // An urgent unit queued behind the gap cuts it short: the transaction starts in the next turn.
       if (!this.scheduled || (urgent && this.gapTimer !== undefined)) this.schedule(urgent);
     });
@@ -170,8 +199,11 @@ export class GroupCommit {
     clearTimeout(this.gapTimer);
     this.gapTimer = undefined;
     const wait = urgent ? 0 : this.lastCommitAt + this.minGapMs - performance.now();
-    if (wait > 0) this.gapTimer = setTimeout(() => this.flush(), wait);
-    else setImmediate(() => this.flush());
+    // Tracing on: the flush runs in no caller's context (timers keep the context they were set in);
+    // each unit runs in its own caller's.
+    const flush = isTracing() ? () => runIn(ROOT_CONTEXT, () => this.flush()) : () => this.flush();
+    if (wait > 0) this.gapTimer = setTimeout(flush, wait);
+    else setImmediate(flush);
   }
 
   private flush(): void {
@@ -183,6 +215,8 @@ export class GroupCommit {
     }
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     const afterHooks: { hook: CommitHook; after: () => void }[] = [];
+    // Tracing on: the transaction's span (docs/tracing.md), linked with its callers' spans.
+    const span: Span | undefined = isTracing() ? startCommitSpan(batch.map((job) => job.trace)) : undefined;
     try {
       this.begin.run();
       this.runningUnits = true;
@@ -190,24 +224,19 @@ export class GroupCommit {
         try {
           // A nested better-sqlite3 transaction is a savepoint: a throw undoes this unit only (and
           // what it added to the tracked memory).
-          outcomes.push({ ok: true, value: this.guard(() => (job.single ? job.fn() : this.unit(job.fn))) });
+          outcomes.push({ ok: true, value: job.trace === undefined ? this.runUnit(job) : runIn(job.trace, () => this.runUnit(job)) });
         } catch (error) {
           outcomes.push({ ok: false, error });
         }
       }
       this.runningUnits = false;
-      for (const hook of this.hooks) {
-        try {
-          const after = this.unit(hook.run) as (() => void) | undefined;
-          if (after !== undefined) afterHooks.push({ hook, after });
-        } catch (error) {
-          hook.onError(error);
-          hook.recover?.();
-        }
-      }
+      if (span === undefined) this.runHooks(afterHooks);
+      else runIn(withSpan(span), () => this.runHooks(afterHooks));
       this.commit.run();
+      span?.end();
     } catch (error) {
       this.runningUnits = false;
+      if (span !== undefined) endSpan(span, error);
       if (this.db.inTransaction) this.rollback.run();
       for (const job of batch) job.reject(error);
       for (const hook of this.hooks) hook.onError(error);

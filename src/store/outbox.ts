@@ -1,6 +1,7 @@
 import type { Db } from './db.js';
 import type { GroupCommit } from './group-commit.js';
 import { pruneStep, type PruneStep } from './prune.js';
+import { traceparentOf } from '../tracing/tracer.js';
 
 export type StreamName = 'gateway.events' | 'gateway.outbound';
 
@@ -12,6 +13,8 @@ export interface OutboxRow {
   payload: string;
   created_at: number;
   published_at: number | null;
+  /** The trace context of the change that appended it (docs/tracing.md); null while tracing is off. */
+  traceparent: string | null;
 }
 
 export interface NewOutboxMessage {
@@ -83,13 +86,13 @@ export class OutboxStore {
     db: Db,
     private readonly group: GroupCommit,
   ) {
-    this.insertOne = db.prepare<[string, string, string, string, number]>(
-      'INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES (?, ?, ?, ?, ?)',
+    this.insertOne = db.prepare<[string, string, string, string, number, string | null]>(
+      'INSERT INTO outbox (stream, key, message_id, payload, created_at, traceparent) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.pendingIds = db.prepare<[number], { id: number; message_id: string }>('SELECT id, message_id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
     this.byId = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE id = ?');
-    this.insertPublished = db.prepare<[string, string, string, string, number, number]>(
-      'INSERT INTO outbox (stream, key, message_id, payload, created_at, published_at) VALUES (?, ?, ?, ?, ?, ?)',
+    this.insertPublished = db.prepare<[string, string, string, string, number, number, string | null]>(
+      'INSERT INTO outbox (stream, key, message_id, payload, created_at, published_at, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.reopenOne = db.prepare<[number]>('UPDATE outbox SET published_at = NULL WHERE id = ?');
     this.nextRows = db.prepare<[number, number], { key: number; created_at: number }>('SELECT id AS key, created_at FROM outbox WHERE id > ? ORDER BY id LIMIT ?');
@@ -103,18 +106,20 @@ export class OutboxStore {
   /**
    * Appends a row; `message.payload` must not change afterwards (the relay may publish it as given).
    * In a group-commit unit while publishInCommits is on, the row is written already published and
-   * its publisher publishes it before that transaction commits.
+   * its publisher publishes it before that transaction commits. The row keeps the trace context
+   * active now (the request or consumer span whose change it reports), the next hop's parent.
    */
   append(message: NewOutboxMessage, now = Date.now()): void {
     const payload = JSON.stringify(message.payload);
+    const traceparent = traceparentOf() ?? null;
     if (this.publishingInCommits && this.group.inUnits) {
-      const id = Number(this.insertPublished.run(message.stream, message.key, message.messageId, payload, now, now).lastInsertRowid);
-      this.inCommit.push({ id, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, published_at: now, parsed: message.payload });
+      const id = Number(this.insertPublished.run(message.stream, message.key, message.messageId, payload, now, now, traceparent).lastInsertRowid);
+      this.inCommit.push({ id, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, published_at: now, traceparent, parsed: message.payload });
       return;
     }
-    const id = Number(this.insertOne.run(message.stream, message.key, message.messageId, payload, now).lastInsertRowid);
+    const id = Number(this.insertOne.run(message.stream, message.key, message.messageId, payload, now, traceparent).lastInsertRowid);
     if (this.fresh.size < FRESH_ROWS) {
-      this.fresh.set(id, { id, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, published_at: null, parsed: message.payload });
+      this.fresh.set(id, { id, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, published_at: null, traceparent, parsed: message.payload });
     }
     this.pendingAdded();
   }

@@ -8,6 +8,8 @@ export interface StreamMessageRow {
   message_id: string;
   value: string;
   not_before: number;
+  /** The trace context of its publish (docs/tracing.md); null while tracing is off. */
+  traceparent: string | null;
 }
 
 export interface NewStreamMessage {
@@ -15,6 +17,7 @@ export interface NewStreamMessage {
   messageId: string;
   value: string;
   notBefore: number;
+  traceparent: string | null;
 }
 
 /**
@@ -39,14 +42,14 @@ export class StreamMessageStore {
      */
     private readonly group: GroupCommit,
   ) {
-    this.insertOne = db.prepare<[string, string, string, string, number, number]>(
-      'INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    this.insertOne = db.prepare<[string, string, string, string, number, number, string | null]>(
+      'INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.after = db.prepare<[string, number, number], StreamMessageRow>(
-      'SELECT seq, stream, key, message_id, value, not_before FROM stream_messages WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?',
+      'SELECT seq, stream, key, message_id, value, not_before, traceparent FROM stream_messages WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
     this.ofKey = db.prepare<[string, string, number, number, number], StreamMessageRow>(
-      `SELECT seq, stream, key, message_id, value, not_before FROM stream_messages
+      `SELECT seq, stream, key, message_id, value, not_before, traceparent FROM stream_messages
        WHERE stream = ? AND key = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?`,
     );
     this.deleteOne = db.prepare<[number]>('DELETE FROM stream_messages WHERE seq = ?');
@@ -55,7 +58,7 @@ export class StreamMessageStore {
 
   /** Appends the messages in the transaction open on this connection (the caller's); answers their seqs. */
   appendHere(stream: string, messages: readonly NewStreamMessage[], now: number): number[] {
-    return messages.map((m) => Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now).lastInsertRowid));
+    return messages.map((m) => Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now, m.traceparent).lastInsertRowid));
   }
 
   /**

@@ -5,6 +5,7 @@ import { KeyedRunner } from './keyed-runner.js';
 import { GroupMember, type GroupTimings } from './kafka-group-member.js';
 import type { KafkaClientHealth } from './kafka-health.js';
 import { coalescedCommits, OffsetTracker, type CommitCoalescer, type KafkaNames } from './kafka-offsets.js';
+import { tracedBatchHandler, tracedHandler } from './traced-handler.js';
 import { pause, unlessAborted, waitUntil, type BatchSubscribeOptions, type Clock, type IncomingMessage, type SubscribeOptions, type Subscription } from './stream.js';
 
 /** A fetched message with its place in the topic and the consumer generation that fetched it. */
@@ -45,7 +46,7 @@ export class KafkaConsumers {
     // and the message stays uncommitted.
     const until = (message: KafkaMessage, signal: AbortSignal) => waitUntil(this.clock, message.notBefore, signal, () => heartbeat());
     const runner = new KeyedRunner<KafkaMessage>({
-      handler,
+      handler: tracedHandler({ system: 'kafka', stream, group }, handler),
       maxInFlight,
       until,
       // Fetched before the last rebalance: the partition may have moved to another member (or been
@@ -118,7 +119,8 @@ export class KafkaConsumers {
    * consumers whose work is cheaper done for many messages at once (the core's attempt records:
    * one store unit per run instead of one per message).
    */
-  subscribeBatches({ stream, group, handler, maxBatch = 128 }: BatchSubscribeOptions): Subscription {
+  subscribeBatches({ stream, group, handler: untraced, maxBatch = 128 }: BatchSubscribeOptions): Subscription {
+    const handler = tracedBatchHandler({ system: 'kafka', stream, group }, untraced);
     const abort = new AbortController();
     let fetching = true;
     let generation = 0;
@@ -251,6 +253,7 @@ function incoming(stream: string, partition: number, message: FetchedMessage, ge
     id: message.headers?.['message-id']?.toString() ?? `${stream}/${partition}/${offset}`,
     value: JSON.parse(message.value?.toString() ?? 'null') as unknown,
     notBefore: Number(message.headers?.['not-before']?.toString() ?? 0),
+    traceparent: message.headers?.traceparent?.toString(),
     partition,
     offset,
     generation,

@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import { errorReason, fatalProducerError, type KafkaClientHealth } from './kafka-health.js';
 import type { KafkaNames } from './kafka-offsets.js';
 import type { Clock, OutgoingMessage } from './stream.js';
+import { traceparentOf } from '../tracing/tracer.js';
 
 /** Publishes of one `publish` call waiting for the next send, with the caller's promise. */
 interface QueuedPublish {
@@ -45,11 +46,14 @@ export class KafkaPublisher {
    */
   publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return Promise.resolve();
-    const encoded = messages.map((m) => ({
-      key: m.key,
-      value: JSON.stringify(m.value),
-      headers: { 'message-id': m.id, 'not-before': String(m.notBefore ?? this.clock.now()) },
-    }));
+    // The trace context travels in a W3C `traceparent` header, only while tracing is on.
+    const active = traceparentOf();
+    const encoded = messages.map((m) => {
+      const traceparent = m.traceparent ?? active;
+      const headers: Record<string, string> = { 'message-id': m.id, 'not-before': String(m.notBefore ?? this.clock.now()) };
+      if (traceparent !== undefined) headers.traceparent = traceparent;
+      return { key: m.key, value: JSON.stringify(m.value), headers };
+    });
     return new Promise<void>((resolve, reject) => {
       this.outgoing.push({ topic: this.names.topic(stream), messages: encoded, resolve, reject });
       if (!this.sending) void this.sendQueued();

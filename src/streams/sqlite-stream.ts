@@ -1,6 +1,8 @@
 import type { Logger } from '../log.js';
 import type { NewStreamMessage, StreamMessageRow, StreamMessageStore } from '../store/stream-messages.js';
 import { KeyedRunner } from './keyed-runner.js';
+import { traceparentOf } from '../tracing/tracer.js';
+import { tracedHandler } from './traced-handler.js';
 import {
   systemClock,
   type Clock,
@@ -91,14 +93,25 @@ export class SqliteStreamBus implements StreamBus {
     if (rows.length === 0) return;
     this.feeds
       .get(stream)
-      ?.published(rows.map((row, index) => ({ seq: seqs[index]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore, parsed: built[index]!.value })));
+      ?.published(
+        rows.map((row, index) => ({
+          seq: seqs[index]!,
+          stream,
+          key: row.key,
+          message_id: row.messageId,
+          value: row.value,
+          not_before: row.notBefore,
+          traceparent: row.traceparent,
+          parsed: built[index]!.value,
+        })),
+      );
   }
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
     let feed = this.feeds.get(stream);
     if (feed === undefined) this.feeds.set(stream, (feed = new Feed(stream, group, this.messages, this.clock, this.pollMs, this.logger)));
     else if (feed.group !== group) throw new Error(`The embedded stream ${stream} is consumed by group ${feed.group}; it takes one group only.`);
-    return feed.join(handler, maxInFlight);
+    return feed.join(tracedHandler({ system: this.kind, stream, group }, handler), maxInFlight);
   }
 
   async lag(positions: readonly StreamPosition[]): Promise<StreamLag[]> {
@@ -290,7 +303,7 @@ class Feed {
 
   private held(row: LogRow): Held {
     const value = row.parsed === undefined ? JSON.parse(row.value) : row.parsed;
-    return { stream: this.stream, key: row.key, id: row.message_id, value, notBefore: row.not_before, seq: row.seq };
+    return { stream: this.stream, key: row.key, id: row.message_id, value, notBefore: row.not_before, traceparent: row.traceparent ?? undefined, seq: row.seq };
   }
 
   /** Reads the log: past loadedThrough while memory has room, and the spilled keys whose lane ran short. */
@@ -378,6 +391,8 @@ class Feed {
   }
 }
 
+/** The log's rows of published messages; a message without a trace context of its own takes the publisher's. */
 function toRows(messages: readonly OutgoingMessage[], now: number): NewStreamMessage[] {
-  return messages.map((m) => ({ key: m.key, messageId: m.id, value: JSON.stringify(m.value), notBefore: m.notBefore ?? now }));
+  const active = traceparentOf() ?? null;
+  return messages.map((m) => ({ key: m.key, messageId: m.id, value: JSON.stringify(m.value), notBefore: m.notBefore ?? now, traceparent: m.traceparent ?? active }));
 }

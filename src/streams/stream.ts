@@ -17,6 +17,11 @@ export interface OutgoingMessage {
   value: unknown;
   /** Unix ms; absent means now. */
   notBefore?: number;
+  /**
+   * The W3C trace context the message carries to its consumer (docs/tracing.md): given, or else
+   * the publisher's active span; none while tracing is off.
+   */
+  traceparent?: string;
 }
 
 export interface IncomingMessage {
@@ -25,6 +30,8 @@ export interface IncomingMessage {
   id: string;
   value: unknown;
   notBefore: number;
+  /** The trace context it was published with, if any: its consumer's span continues that trace. */
+  traceparent?: string;
 }
 
 /**

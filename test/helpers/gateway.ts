@@ -42,7 +42,7 @@ export interface TestResponse {
 }
 
 /** A real gateway (real Koa app, real SQLite file in a fresh temp dir) on a free loopback port. */
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(env: Record<string, string> = {}, options: { traceFields?: boolean } = {}): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   const token = generateApiToken();
   const config = loadConfig({
@@ -60,7 +60,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
       done();
     },
   });
-  const gateway = await startGateway(config, createLogger(config.logLevel, sink));
+  const gateway = await startGateway(config, createLogger(config.logLevel, sink, { traceFields: options.traceFields }));
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
 
   return {
