@@ -1,5 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { WEBHOOK_EVENT_TYPES } from './objects/webhook.js';
+import { eventTypes } from './v2/webhooks.js';
 
 /**
  * Request bodies and queries of the company portal's API (/portal/api, docs/console.md). The
@@ -8,14 +8,6 @@ import { WEBHOOK_EVENT_TYPES } from './objects/webhook.js';
  */
 
 const url = { type: 'string', minLength: 1, maxLength: 2048, format: 'webhook-url', 'x-message': 'must be an absolute http(s) URL' } as const;
-
-const eventTypes = {
-  type: ['array', 'null'],
-  items: { type: 'string', enum: WEBHOOK_EVENT_TYPES },
-  minItems: 1,
-  uniqueItems: true,
-  'x-message': 'must be a non-empty list of distinct event names, or null for every event',
-} as const;
 
 const endpointId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 

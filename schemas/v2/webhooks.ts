@@ -16,7 +16,7 @@ const url = {
 } as const;
 
 /** null (or absent at creation): every event. */
-const eventTypes = {
+export const eventTypes = {
   type: ['array', 'null'],
   items: { type: 'string', enum: WEBHOOK_EVENT_TYPES },
   minItems: 1,
