@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import bourne from '@hapi/bourne';
-import qs from 'qs';
+import { parseFormFields } from './query.js';
 import getRawBody from 'raw-body';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../errors/errors.js';
 
@@ -43,7 +43,7 @@ export async function readBody(req: IncomingMessage, kind: BodyKind, limit: numb
     throw new BadRequest('The request body is not valid UTF-8.');
   }
   if (text === '') return { parsed: {}, text };
-  if (kind === 'form') return { parsed: qs.parse(text, { allowDots: true }), text };
+  if (kind === 'form') return { parsed: parseFormFields(text), text };
   if (!JSON_BODY.test(text)) throw new BadRequest('The request body is not valid JSON.');
   try {
     return { parsed: bourne.parse(text, { protoAction: 'error' }) as unknown, text };

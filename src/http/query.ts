@@ -39,12 +39,21 @@ const QUERY_SHAPE = { depth: 5, arrayLimit: 100, parameterLimit: 1_000, strictDe
  * QUERY_SHAPE allows are a 400, not silently cut (qs's default).
  */
 export function parseQuery(query: string): Record<string, unknown> {
+  return parseNested(query, 'query string', {});
+}
+
+/** A form-encoded body as nested fields (`template[id]`, `template.id`), held to the same shape as a query. */
+export function parseFormFields(body: string): Record<string, unknown> {
+  return parseNested(body, 'form body', { allowDots: true });
+}
+
+function parseNested(text: string, what: string, options: { allowDots?: boolean }): Record<string, unknown> {
   try {
-    return qs.parse(query, QUERY_SHAPE) as Record<string, unknown>;
+    return qs.parse(text, { ...QUERY_SHAPE, ...options }) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof RangeError) {
       throw new BadRequest(
-        `The query string has more than ${QUERY_SHAPE.parameterLimit} parameters, an array of more than ${QUERY_SHAPE.arrayLimit} items or brackets nested more than ${QUERY_SHAPE.depth} deep.`,
+        `The ${what} has more than ${QUERY_SHAPE.parameterLimit} parameters, an array of more than ${QUERY_SHAPE.arrayLimit} items or brackets nested more than ${QUERY_SHAPE.depth} deep.`,
       );
     }
     throw error;

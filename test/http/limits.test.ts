@@ -136,6 +136,19 @@ describe('JSON depth and query size (GATEWAY_JSON_MAX_DEPTH, GATEWAY_QUERY_MAX_B
     const over = await gw.request('GET', `/p1/companies?${at}1`);
     expect(expectErrorShape(over, 414, 'uri_too_long')[0]!.detail).toBe('The query string is longer than 256 bytes.');
   });
+
+  it('refuses a form body that qs would cut (too many fields, too long an array) with 400, and stores nothing', async () => {
+    const before = (await gw.request('GET', '/p1/companies?per=100')).body.data.length;
+    const fields = Array.from({ length: 1_001 }, (_, i) => `f${i}=1`).join('&');
+    const tooMany = await gw.request('POST', '/p1/companies', { form: `name=wide&${fields}` });
+    expect(expectErrorShape(tooMany, 400, 'bad_request')[0]!.detail).toBe(
+      'The form body has more than 1000 parameters, an array of more than 100 items or brackets nested more than 5 deep.',
+    );
+    const longArray = Array.from({ length: 102 }, () => 'x[]=1').join('&');
+    expectErrorShape(await gw.request('POST', '/p1/companies', { form: `name=long&${longArray}` }), 400, 'bad_request');
+    expect((await gw.request('GET', '/p1/companies?per=100')).body.data.length).toBe(before);
+    expect((await gw.request('POST', '/p1/companies', { form: 'name=narrow&template[id]=1' })).status).toBe(201);
+  });
 });
 
 async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
