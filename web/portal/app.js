@@ -1,5 +1,6 @@
-// The portal's shell: reads its session (company, CSRF token), routes #/ paths to pages.
-import { api, announce, ApiError, useCsrfToken } from '/assets/ui.js';
+// The portal's pages and the address of each (web/shared/shell.js routes to them); the session
+// names the company the portal shows.
+import { startShell } from '/assets/shell.js';
 import { endpointsPage } from './endpoints.js';
 import { eventPage, eventsPage, replayPage } from './events.js';
 
@@ -10,53 +11,16 @@ const ROUTES = [
   { pattern: /^#\/replays\/([A-Za-z0-9_-]+)$/, page: replayPage, nav: '#/events', title: 'Replay' },
 ];
 
-let generation = 0;
 let companyName = '';
 
-async function render(focus) {
-  const hash = location.hash === '' ? '#/endpoints' : location.hash;
-  if (!hash.startsWith('#/')) return;
-  const [path, query = ''] = hash.split('?');
-  const route = ROUTES.find((r) => r.pattern.test(path));
-  const current = ++generation;
-  const view = document.getElementById('view');
-  announce('');
-  for (const link of document.querySelectorAll('header nav a')) {
-    if (route && link.getAttribute('href') === route.nav) link.setAttribute('aria-current', 'page');
-    else link.removeAttribute('aria-current');
-  }
-  if (route === undefined) {
-    view.replaceChildren();
-    announce(`There is no page ${path}.`, 'error');
-    return;
-  }
-  document.title = `${route.title} · ${companyName} · Webhook portal`;
-  try {
-    await route.page({ view, params: new URLSearchParams(query), id: route.pattern.exec(path)[1], isCurrent: () => current === generation });
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return void location.assign('/portal/enter');
-    if (current === generation) announce(error.message, 'error');
-  }
-  if (focus && current === generation) document.getElementById('main').focus();
-}
-
-async function start() {
-  let answer;
-  try {
-    answer = await api('GET', '/portal/session');
-  } catch {
-    location.assign('/portal/enter');
-    return;
-  }
-  useCsrfToken(answer.session.csrf_token);
-  companyName = answer.company.name;
-  document.getElementById('company').textContent = `${answer.company.name} · webhooks`;
-  document.getElementById('logout').addEventListener('click', async () => {
-    await api('DELETE', '/portal/session').catch(() => undefined);
-    location.assign('/portal/enter');
-  });
-  window.addEventListener('hashchange', () => render(true));
-  await render(false);
-}
-
-start();
+startShell({
+  routes: ROUTES,
+  home: '#/endpoints',
+  sessionPath: '/portal/session',
+  signInPath: '/portal/enter',
+  titleOf: (route) => `${route.title} · ${companyName} · Webhook portal`,
+  opened: (answer) => {
+    companyName = answer.company.name;
+    document.getElementById('company').textContent = `${answer.company.name} · webhooks`;
+  },
+});
