@@ -1,18 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, LOG_LEVELS, loadConfig, storePath } from './config.js';
+import { problemsOf } from '../../test/helpers/config-problems.js';
 
 const GOOD_TOKEN = 'a'.repeat(16);
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
-}
 
 describe('loadConfig defaults (docs/design.md section 9)', () => {
   it('answers every default for an empty environment', () => {

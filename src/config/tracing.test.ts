@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
-}
+import { loadConfig } from './config.js';
+import { problemsOf } from '../../test/helpers/config-problems.js';
 
 describe('tracing settings (OTEL_* variables)', () => {
   it('is off without an OTLP endpoint, whatever else is set', () => {
