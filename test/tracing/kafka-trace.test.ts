@@ -1,6 +1,5 @@
 // One trace across processes in Kafka mode: a core (in this process) and a separate
 // `gateway serve --role worker` process, both exporting to the same OTLP receiver.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { startTracing, type RunningTracing } from '../../src/tracing/sdk.js';
+import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { fixture } from '../ingest/helpers.js';
 import { startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
 import { eventually } from '../pipeline/wait.js';
 
-const BIN = path.resolve('bin/gateway.js');
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';
 const kafkaEnv = { GATEWAY_KAFKA_BROKERS: inject('kafkaBrokers'), GATEWAY_KAFKA_NAMESPACE: `otel-${randomUUID().slice(0, 8)}.` };
@@ -24,8 +23,7 @@ let otlp: OtlpReceiver;
 let tracing: RunningTracing;
 let core: PipelineGateway;
 let fake: FakeProvider;
-let worker: ChildProcess;
-let workerLog = '';
+let worker: GatewayProcess;
 const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-otel-worker-'));
 
 beforeAll(async () => {
@@ -35,22 +33,20 @@ beforeAll(async () => {
   Object.assign(process.env, otelEnv);
   tracing = (await startTracing(loadConfig(otelEnv).tracing, { role: 'core', version: 'test' }))!;
   core = await startPipelineGateway(systemClock, { ...kafkaEnv, ...fake.env() }, 'core');
-  worker = spawn(process.execPath, [BIN, 'serve', '--role', 'worker'], {
-    env: { ...process.env, ...kafkaEnv, ...fake.env(), ...otelEnv, GATEWAY_DATA_DIR: workerDir, GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', GATEWAY_LOG_LEVEL: 'debug' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  worker = await startGatewayProcess('worker', {
+    ...kafkaEnv,
+    ...fake.env(),
+    ...otelEnv,
+    GATEWAY_DATA_DIR: workerDir,
+    GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+    GATEWAY_LOG_LEVEL: 'debug',
   });
-  worker.stdout!.on('data', (chunk: Buffer) => (workerLog += chunk.toString()));
-  worker.stderr!.on('data', (chunk: Buffer) => (workerLog += chunk.toString()));
-  const joined = (stream: string) => workerLog.split('\n').some((line) => line.includes('consumer joined its group') && line.includes(`"stream":"${stream}"`) && !line.includes('"partitions":[]'));
+  const joined = (stream: string) => worker.output().split('\n').some((line) => line.includes('consumer joined its group') && line.includes(`"stream":"${stream}"`) && !line.includes('"partitions":[]'));
   await eventually('the worker consuming gateway.events and gateway.outbound', () => joined('gateway.events') && joined('gateway.outbound'), 60_000);
 }, 120_000);
 
 afterAll(async () => {
-  if (worker?.exitCode === null) {
-    const exited = new Promise((resolve) => worker.once('exit', resolve));
-    worker.kill('SIGTERM');
-    await exited;
-  }
+  await worker?.stop();
   await core?.close();
   await tracing?.shutdown();
   await fake?.close();
@@ -109,7 +105,8 @@ describe('Kafka mode: core and worker processes in one trace', () => {
       await tracing.flush();
       await eventually('the core recorded the attempt in a linked span', () => otlp.spans.some((s) => s.name === 'process gateway.attempts' && s.links.some((l) => l.spanId === attempt.spanId)), 20_000);
       // The worker's log line of the attempt carries the attempt's ids.
-      const attemptLines = workerLog
+      const attemptLines = worker
+        .output()
         .split('\n')
         .filter((line) => line.includes('"msg":"webhook attempt"'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
