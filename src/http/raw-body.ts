@@ -38,7 +38,6 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
   }
 }
 
-
 /**
  * Bodies taken byte for byte (callbacks, verified over exactly what was sent; uploads, stored as
  * sent) are never decoded: a Content-Encoding other than `identity` is a 415.
