@@ -9,7 +9,8 @@ export interface DocumentedOperation {
   method: string;
   /** OpenAPI path, `{param}` segments. */
   path: string;
-  security: 'api' | 'admin' | 'none';
+  /** How it authenticates: an API token, the admin token, nothing, or a web session's cookie and CSRF token. */
+  security: 'api' | 'admin' | 'none' | 'console' | 'portal';
   statuses: number[];
   /** The query parameters as one object schema (GET and DELETE). */
   query?: Schema;
@@ -78,7 +79,14 @@ function paramsOf(op: DocumentedOperation): string[] {
 function credentials(op: DocumentedOperation, world: FuzzWorld): Record<string, string> {
   if (op.security === 'admin') return { authorization: `Bearer ${ADMIN_TOKEN}` };
   if (op.security === 'api') return { 'x-private-api-token': world.gw.token };
+  if (op.security === 'console' || op.security === 'portal') return sessionHeaders(world, op.security);
   return {};
+}
+
+function sessionHeaders(world: FuzzWorld, face: 'console' | 'portal'): { cookie: string; 'x-csrf-token': string } {
+  const session = world.sessions?.[face];
+  if (session === undefined) throw new Error(`the ${face} session was not opened before fuzzing its routes`);
+  return { cookie: session.cookie, 'x-csrf-token': session.csrf };
 }
 
 /** A plausible input around the one broken field: the required fields, with the company of the path or of account A. */
@@ -176,6 +184,7 @@ function brokenPath(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fuz
 
 /** Requests without valid credentials. */
 function brokenAuth(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<FuzzRequest>[] {
+  if (op.security === 'console' || op.security === 'portal') return brokenSession(world, op, op.security);
   if (op.security === 'none' && !op.statuses.includes(401)) return [];
   const target = pathWith(world, op);
   const bad = fc.oneof(
@@ -185,6 +194,25 @@ function brokenAuth(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fuz
     fc.string({ maxLength: 30 }).filter((s) => /^[\x21-\x7e]*$/.test(s)).map((t) => ({ 'x-private-api-token': t || 'z', authorization: `Bearer ${t || 'z'}` })),
   );
   return [bad.filter((headers: Record<string, string>) => op.security !== 'admin' || headers.authorization !== `Bearer ${ADMIN_TOKEN}`).map((headers) => ({ method: op.method, target, headers }))];
+}
+
+/** Requests of a web face without its session: no cookie, a wrong one, the other face's; a change without the CSRF token. */
+function brokenSession(world: FuzzWorld, op: DocumentedOperation, face: 'console' | 'portal'): fc.Arbitrary<FuzzRequest>[] {
+  const target = pathWith(world, op);
+  const { cookie: validCookie, 'x-csrf-token': validCsrf } = sessionHeaders(world, face);
+  const { cookie: otherCookie, 'x-csrf-token': otherCsrf } = sessionHeaders(world, face === 'console' ? 'portal' : 'console');
+  const name = validCookie.slice(0, validCookie.indexOf('='));
+  const value = validCookie.slice(name.length + 1);
+  const cookies = fc.oneof(
+    fc.constantFrom('', `${name}=`, `${name}=${value}x`, `${name}=${value.slice(0, -1)}`, `${name}=${otherCookie.slice(otherCookie.indexOf('=') + 1)}`, otherCookie, `${name.toUpperCase()}=${value}`),
+    fc.string({ maxLength: 40 }).filter((s) => /^[\x21-\x7e]*$/.test(s) && !s.includes(';')).map((s) => `${name}=${s}`).filter((cookie) => cookie !== validCookie),
+  );
+  const arbitraries: fc.Arbitrary<FuzzRequest>[] = [cookies.map((cookie) => ({ method: op.method, target, headers: { ...(cookie === '' ? {} : { cookie }), 'x-csrf-token': validCsrf } }))];
+  if (op.method !== 'GET') {
+    const csrf = fc.oneof(fc.constantFrom('', validCsrf.slice(1), `${validCsrf}x`, otherCsrf), fc.string({ maxLength: 50 }).filter((s) => /^[\x21-\x7e]+$/.test(s)));
+    arbitraries.push(csrf.filter((token) => token !== validCsrf).map((token) => ({ method: op.method, target, headers: { cookie: validCookie, ...(token === '' ? {} : { 'x-csrf-token': token }) } })));
+  }
+  return arbitraries;
 }
 
 /** Bodies refused before their fields are read: media type, coding, syntax, size, nesting. */
