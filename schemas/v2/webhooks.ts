@@ -1,6 +1,6 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { WEBHOOK_EVENT_TYPES, webhookObject } from '../objects/webhook.js';
-import { companyId, pathCompanyBody } from './common.js';
+import { companyId, pageParams, pathCompanyBody } from './common.js';
 
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../objects/webhook.js';
@@ -24,12 +24,22 @@ export const eventTypes = {
   'x-message': 'must be a non-empty list of distinct event names, or null for every event',
 } as const;
 
-/** POST /api/p2/companies/<company_id>/webhooks */
+/**
+ * POST /api/p2/companies/<company_id>/webhooks. Created inactive unless `active` is true, as the
+ * hosted service's pages document; activating it later sends the test POST first.
+ */
 export const webhookCreateBody = {
   $id: 'v2/webhook-create',
   type: 'object',
   required: ['url'],
-  properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean', default: true } },
+  properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean', default: false } },
+} as const satisfies JSONSchema;
+
+/** GET /api/p2/companies/<company_id>/webhooks: a v2 page (the pages' default of 25). */
+export const webhookListQuery = {
+  $id: 'v2/webhook-list',
+  type: 'object',
+  properties: { company_id: companyId, ...pageParams(25, 100) },
 } as const satisfies JSONSchema;
 
 /** PUT or PATCH .../webhooks/<id>: the fields sent change, the others stay. */
@@ -39,7 +49,7 @@ export const webhookUpdateBody = {
   properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean' } },
 } as const satisfies JSONSchema;
 
-/** GET, DELETE, POST .../rotate_secret: nothing beyond the company. */
+/** GET one, DELETE, POST .../rotate_secret, POST .../test: nothing beyond the company. */
 export const webhookActionBody = pathCompanyBody;
 
 export const webhookResponse = {
@@ -54,6 +64,42 @@ export const webhookListResponse = {
   $id: 'v2/webhook-list-response',
   type: 'object',
   additionalProperties: false,
-  required: ['webhooks'],
-  properties: { webhooks: { type: 'array', items: webhookObject, maxItems: 5 } },
+  required: ['webhooks', 'meta'],
+  properties: {
+    webhooks: { type: 'array', items: webhookObject, maxItems: 100 },
+    meta: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['page', 'entries_count', 'per_page'],
+      properties: { page: { type: 'integer', minimum: 1 }, entries_count: { type: 'integer', minimum: 0 }, per_page: { type: 'integer', minimum: 1 } },
+    },
+  },
+} as const satisfies JSONSchema;
+
+/** POST .../webhooks/<id>/test: the outcome of the one signed test POST (src/dispatch/endpoint-test.ts). */
+export const webhookTestResponse = {
+  $id: 'v2/webhook-test-response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['test'],
+  properties: {
+    test: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['webhook_id', 'url', 'success', 'status_code', 'duration_ms', 'response_body', 'error'],
+      properties: {
+        /** The `webhook-id` header the test POST carried. */
+        webhook_id: { type: 'string', pattern: '^test_[0-9a-f]+$' },
+        url: { type: 'string' },
+        /** Any 2xx answer. */
+        success: { type: 'boolean' },
+        status_code: { type: ['integer', 'null'] },
+        duration_ms: { type: 'integer', minimum: 0 },
+        /** The first 4 KiB of the answer. */
+        response_body: { type: ['string', 'null'] },
+        /** Why no answer came (refused address, connection failure, timeout). */
+        error: { type: ['string', 'null'] },
+      },
+    },
+  },
 } as const satisfies JSONSchema;

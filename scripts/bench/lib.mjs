@@ -236,7 +236,7 @@ export async function setupCompany(base, webhookUrl) {
   const channelId = (await call(base, 'POST', `/p1/companies/${companyId}/channels`, { body: { provider: 'chat_b', token: '123456:bench-bot' } })).data.external_id;
   const info = await call(base, 'GET', `/admin/channels/${channelId}/callback`, { admin: true });
   let webhook = null;
-  if (webhookUrl) webhook = (await call(base, 'POST', `/api/p2/companies/${companyId}/webhooks`, { body: { url: webhookUrl } })).webhook;
+  if (webhookUrl) webhook = (await call(base, 'POST', `/api/p2/companies/${companyId}/webhooks`, { body: { url: webhookUrl, active: true } })).webhook;
   return { companyId, channelId, secretToken: info.secrets.secret_token, callbackPath: `/callbacks/chat_b/${channelId}`, webhookSecret: webhook?.secret ?? null, endpointId: webhook?.id ?? null };
 }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RATE_LIMIT_GROUPS } from './api-limits.js';
 import { ConfigError, LOG_LEVELS, loadConfig, storePath } from './config.js';
 import { problemsOf } from '../../test/helpers/config-problems.js';
 
@@ -54,6 +55,8 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
         sandbox: false,
         sandboxStepMs: 1_000,
       },
+      // The documented rate limits: test/http/rate-limits.test.ts.
+      apiLimits: { rateLimits: RATE_LIMIT_GROUPS, rateLimitFactor: 1, attachmentFetchTimeoutMs: 30_000 },
       tracing: { enabled: false, protocol: 'http/protobuf', serviceName: 'gateway' },
     });
   });
@@ -102,6 +105,9 @@ describe('loadConfig values', () => {
       GATEWAY_KAFKA_SESSION_TIMEOUT: '45s',
       GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '3s',
       GATEWAY_WORKER_PORT: '9464',
+      GATEWAY_API_RATE_LIMITS: 'off',
+      GATEWAY_API_RATE_LIMIT_FACTOR: '2',
+      GATEWAY_ATTACHMENT_FETCH_TIMEOUT: '5s',
     });
     expect(config).toEqual({
       port: 8080,
@@ -129,6 +135,7 @@ describe('loadConfig values', () => {
       storeCheckpointMs: 1_000,
       webhooks: loadConfig({}).webhooks,
       providers: loadConfig({}).providers,
+      apiLimits: { rateLimits: [], rateLimitFactor: 2, attachmentFetchTimeoutMs: 5_000 },
       tracing: loadConfig({}).tracing,
     });
   });

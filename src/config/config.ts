@@ -1,7 +1,8 @@
 import path from 'node:path';
+import { readApiLimits, type ApiLimitsConfig } from './api-limits.js';
 import { readTracingConfig, type TracingConfig } from './tracing.js';
 
-export type { TracingConfig };
+export type { ApiLimitsConfig, TracingConfig };
 
 /** Every setting of the daemon, read from the environment. Defaults per docs/design.md section 9. */
 export interface Config {
@@ -87,6 +88,8 @@ export interface Config {
   storeCheckpointMs: number;
   webhooks: WebhookConfig;
   providers: ProviderConfig;
+  /** The REST API's rate limits and the limits of attachments fetched by URL (src/config/api-limits.ts). */
+  apiLimits: ApiLimitsConfig;
   /** OpenTelemetry traces (OTEL_* variables, src/config/tracing.ts): off without an OTLP endpoint. */
   tracing: TracingConfig;
 }
@@ -269,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const webhooks = readWebhookConfig(read, problems);
   const providers = readProviderConfig(read, problems);
   const tracing = readTracingConfig(read, problems);
+  const apiLimits = readApiLimits(read, problems, parseDuration);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -293,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeCheckpointMs: storeCheckpointMs ?? 100,
     webhooks,
     providers,
+    apiLimits,
     tracing,
   };
 }

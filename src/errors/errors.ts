@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'headers_too_large'
   | 'validation_failed'
+  | 'too_many_requests'
   | 'wrong_provider'
   | 'provider_refused'
   | 'provider_unavailable'
@@ -104,6 +105,17 @@ export class HeadersTooLarge extends AppError {
 export class UnsupportedMediaType extends AppError {
   constructor(detail: string) {
     super('unsupported_media_type', 'Unsupported media type', detail);
+  }
+}
+
+/**
+ * A rate limit of the API was reached. Title and detail are the hosted service's documented ones
+ * (its rate-limits page: "Please wait for 50 seconds"), so that a client reading the wait from the
+ * detail keeps working.
+ */
+export class TooManyRequests extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('too_many_requests', 'Too many requests error', `Please wait for ${retryAfterSeconds} seconds`);
   }
 }
 

@@ -38,6 +38,7 @@ const STATUS_OF_CODE: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   headers_too_large: 431,
   validation_failed: 422,
+  too_many_requests: 429,
   wrong_provider: 422,
   provider_refused: 422,
   not_implemented: 501,

@@ -9,8 +9,8 @@ export interface Operation {
   tag: string;
   /** Request parameters: a JSON body (POST/PUT/PATCH) or the query (GET/DELETE; GET also takes them as a JSON body). */
   input?: object;
-  /** Multipart upload field names, for file uploads. */
-  multipart?: { field: string };
+  /** The file field of a multipart upload; `optional` when the file may come another way (then `input` describes the other fields). */
+  multipart?: { field: string; optional?: boolean };
   /** Success status and body schema. */
   success: { status: number; schema?: object; description?: string };
   /** Answers without the private API token (health, documents, files by capability URL, admin token routes). */
@@ -32,6 +32,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   414: 'Query string over the limit',
   415: 'Unsupported content type or content encoding',
   422: 'Validation failed: one entry per field',
+  429: 'A rate limit was reached: Retry-After says when to try again',
   431: 'Request line and headers over 16 KiB',
   502: 'The provider failed or could not be reached',
   503: 'Unavailable now: the provider connectors are not configured, or the limit of uploads at once is reached',
@@ -111,31 +112,30 @@ function describe(op: Operation) {
     operationId: `${op.method}${openApiPath(op.path).replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     security: op.auth === 'none' ? [] : op.auth === 'admin' ? [{ adminToken: [] }] : [{ privateApiToken: [] }],
     parameters: [...pathParams, ...queryParams],
-    ...(bodyMethod && op.input !== undefined
-      ? {
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': { schema: clean(op.input) },
-              'application/x-www-form-urlencoded': { schema: clean(op.input) },
-            },
-          },
-        }
-      : {}),
-    ...(op.multipart === undefined
-      ? {}
-      : {
-          requestBody: {
-            required: true,
-            content: {
-              'multipart/form-data': {
-                schema: { type: 'object', required: [op.multipart.field], properties: { [op.multipart.field]: { type: 'string', format: 'binary' } } },
-              },
-            },
-          },
-        }),
+    ...(bodyMethod && (op.input !== undefined || op.multipart !== undefined) ? { requestBody: { required: true, content: bodyContent(op) } } : {}),
     responses,
   };
+}
+
+/** JSON and form bodies from `input`; a multipart body with the file field (and `input`'s fields beside an optional file). */
+function bodyContent(op: Operation): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  if (op.input !== undefined) {
+    content['application/json'] = { schema: clean(op.input) };
+    content['application/x-www-form-urlencoded'] = { schema: clean(op.input) };
+  }
+  if (op.multipart !== undefined) {
+    const file = { [op.multipart.field]: { type: 'string', format: 'binary' } };
+    const others = op.multipart.optional === true && op.input !== undefined ? (clean(op.input) as { properties?: object; required?: string[] }) : {};
+    content['multipart/form-data'] = {
+      schema: {
+        type: 'object',
+        required: op.multipart.optional === true ? (others.required ?? []) : [op.multipart.field],
+        properties: { ...others.properties, ...file },
+      },
+    };
+  }
+  return content;
 }
 
 function queryParameters(schema: object) {

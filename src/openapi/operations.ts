@@ -11,7 +11,8 @@ import { companyQuery, conversationListQuery, conversationUpdateBody } from '../
 import { messageListQuery, messageSendBody, writeFirstBody } from '../../schemas/v2/messages.js';
 import { accountAuthListQuery, authActionBody, authEnableBody, authListQuery, authListResponse, authResponse } from '../../schemas/v2/auths.js';
 import { templateListQuery } from '../../schemas/v2/templates.js';
-import { webhookActionBody, webhookCreateBody, webhookListResponse, webhookResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
+import { webhookActionBody, webhookCreateBody, webhookListQuery, webhookListResponse, webhookResponse, webhookTestResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
+import { attachmentUploadBody } from '../../schemas/v2/attachments.js';
 import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCodeBody, v1ConversationBody, v1ConversationResponse } from '../../schemas/v1/flows.js';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import { cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
@@ -64,15 +65,16 @@ const v1: Operation[] = [
 ];
 
 const v2: Operation[] = [
-  { method: 'get', path: '/api/p2/conversations', tag: 'v2 conversations', summary: "List a company's conversations", input: conversationListQuery, success: { status: 200, schema: v2List('conversations', conversationObject) } },
-  { method: 'get', path: '/api/p2/conversations/:id', tag: 'v2 conversations', summary: 'Show a conversation', input: companyQuery, success: { status: 200, schema: wrap('conversation', conversationObject) } },
+  { method: 'get', path: '/api/p2/conversations', tag: 'v2 conversations', summary: "List a company's conversations", errors: [429], input: conversationListQuery, success: { status: 200, schema: v2List('conversations', conversationObject) } },
+  { method: 'get', path: '/api/p2/conversations/:id', tag: 'v2 conversations', summary: 'Show a conversation', errors: [429], input: companyQuery, success: { status: 200, schema: wrap('conversation', conversationObject) } },
   { method: 'put', path: '/api/p2/conversations/:id', tag: 'v2 conversations', summary: 'Change archive state, replied state or assignee', input: conversationUpdateBody, success: { status: 200, schema: wrap('conversation', conversationObject) } },
-  { method: 'get', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: "List a conversation's messages by external_created_at", input: messageListQuery, success: { status: 200, schema: v2List('messages', messageObject) } },
-  { method: 'get', path: '/api/p2/conversations/:id/messages/:messageId', tag: 'v2 messages', summary: 'Show a message', input: companyQuery, success: { status: 200, schema: wrap('message', messageObject) } },
-  { method: 'post', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: 'Send a message into a conversation', errors: [409], input: messageSendBody, success: { status: 201, schema: wrap('message', messageObject) } },
-  { method: 'post', path: '/api/p2/messages', tag: 'v2 messages', summary: 'Write first to a recipient', errors: [409], input: writeFirstBody, success: { status: 201, schema: wrap('message', messageObject) } },
-  { method: 'post', path: '/api/p2/companies/:companyId/attachments', tag: 'v2 attachments', summary: 'Upload a file to attach to a message (token in header or query)', errors: [503], multipart: { field: 'file' }, success: { status: 201, schema: wrap('attachment', attachmentObject) } },
-  { method: 'get', path: '/api/p2/biz_templates', tag: 'v2 templates', summary: 'List business message templates', input: templateListQuery, success: { status: 200, schema: v2List('biz_templates', templateObject) } },
+  { method: 'get', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: "List a conversation's messages by external_created_at", errors: [429], input: messageListQuery, success: { status: 200, schema: v2List('messages', messageObject) } },
+  { method: 'get', path: '/api/p2/conversations/:id/messages/:messageId', tag: 'v2 messages', summary: 'Show a message', errors: [429], input: companyQuery, success: { status: 200, schema: wrap('message', messageObject) } },
+  { method: 'post', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: 'Send a message into a conversation', errors: [409, 429], input: messageSendBody, success: { status: 201, schema: wrap('message', messageObject) } },
+  { method: 'post', path: '/api/p2/messages', tag: 'v2 messages', summary: 'Write first to a recipient', errors: [409, 429], input: writeFirstBody, success: { status: 201, schema: wrap('message', messageObject) } },
+  { method: 'post', path: '/api/p2/companies/:companyId/attachments', tag: 'v2 attachments', summary: 'Upload a file to attach to a message (token in header or query)', errors: [503, 429], multipart: { field: 'file' }, success: { status: 201, schema: wrap('attachment', attachmentObject) } },
+  { method: 'post', path: '/api/p2/attachments', tag: 'v2 attachments', summary: 'Upload a file (multipart file) or have it downloaded (file_url), the company in the body; 5 a second and 30 a minute', errors: [429, 503], input: attachmentUploadBody, multipart: { field: 'file', optional: true }, success: { status: 201, schema: wrap('attachment', attachmentObject) } },
+  { method: 'get', path: '/api/p2/biz_templates', tag: 'v2 templates', summary: 'List business message templates', errors: [429], input: templateListQuery, success: { status: 200, schema: v2List('biz_templates', templateObject) } },
 ];
 
 const auths = '/api/p2/companies/:companyId/auths';
@@ -91,13 +93,14 @@ const authOps: Operation[] = [
 
 const webhooks = '/api/p2/companies/:companyId/webhooks';
 const webhookOps: Operation[] = [
-  { method: 'get', path: webhooks, tag: 'v2 webhooks', summary: "List a company's webhook endpoints (the v1 webhook_url is one)", input: webhookActionBody, success: { status: 200, schema: webhookListResponse } },
-  { method: 'post', path: webhooks, tag: 'v2 webhooks', summary: 'Add a webhook endpoint (at most 5); the secret is shown once', input: webhookCreateBody, success: { status: 201, schema: webhookResponse } },
+  { method: 'get', path: webhooks, tag: 'v2 webhooks', summary: "List a company's webhook endpoints (the v1 webhook_url is one), a page at a time", input: webhookListQuery, success: { status: 200, schema: webhookListResponse } },
+  { method: 'post', path: webhooks, tag: 'v2 webhooks', summary: 'Add a webhook endpoint (at most 5), inactive unless active is true; the secret is shown once', input: webhookCreateBody, success: { status: 201, schema: webhookResponse } },
   { method: 'get', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Show a webhook endpoint', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
   ...(['put', 'patch'] as const).map(
-    (method): Operation => ({ method, path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Change url, event types or active flag', errors: [409], input: webhookUpdateBody, success: { status: 200, schema: webhookResponse } }),
+    (method): Operation => ({ method, path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Change url, event types or active flag; activating it, or moving an active one, sends the test POST first (422 unless it answers 2xx)', errors: [409], input: webhookUpdateBody, success: { status: 200, schema: webhookResponse } }),
   ),
-  { method: 'delete', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Remove a webhook endpoint', errors: [409], input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
+  { method: 'delete', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Remove a webhook endpoint', errors: [409], input: webhookActionBody, success: { status: 204, description: 'Removed; no body' } },
+  { method: 'post', path: `${webhooks}/:id/test`, tag: 'v2 webhooks', summary: 'Send the signed test POST to the endpoint now and answer its outcome', input: webhookActionBody, success: { status: 200, schema: webhookTestResponse } },
   { method: 'post', path: `${webhooks}/:id/rotate_secret`, tag: 'v2 webhooks', summary: 'Rotate the secret; the old one signs for 24 more hours', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
   { method: 'post', path: '/api/p2/companies/:companyId/portal_sessions', tag: 'v2 portal', summary: "A single-use link into the company's portal (its webhook endpoints and event log), valid for 10 minutes", success: { status: 201 } },
 ];

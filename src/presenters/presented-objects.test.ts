@@ -345,7 +345,8 @@ describe('webhooks', () => {
   });
 
   it('a list of them matches the list answer', () => {
-    expectValid(isWebhookList, { webhooks: webhookRows.map(([, row]) => presentWebhook(row)) });
+    const webhooks = webhookRows.map(([, row]) => presentWebhook(row));
+    expectValid(isWebhookList, { webhooks, meta: { page: 1, entries_count: webhooks.length, per_page: 25 } });
   });
 });
 

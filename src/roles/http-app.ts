@@ -19,6 +19,10 @@ import type { Connectors } from '../connectors/registry.js';
 import { ConnectionFlows } from '../connectors/flows.js';
 import type { ChannelThrottle } from '../connectors/throttle.js';
 import type { Replayer } from '../dispatch/replay.js';
+import { EndpointTester } from '../dispatch/endpoint-test.js';
+import { WebhookHttpClient } from '../dispatch/http-client.js';
+import { SsrfGuard } from '../dispatch/ssrf.js';
+import { FileFetcher } from '../api/v2/fetch-file.js';
 import type { Logger } from '../log.js';
 import { buildOpenApi } from '../openapi/document.js';
 import { OPERATIONS } from '../openapi/operations.js';
@@ -28,6 +32,8 @@ import type { StreamClientHealth } from '../streams/stream.js';
 import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { Metrics } from '../metrics/metrics.js';
 import { authenticate } from '../http/authenticate.js';
+import { idempotency } from '../http/idempotency.js';
+import { rateLimit } from '../http/rate-limit.js';
 import { parseBody } from '../http/body.js';
 import type { AppState } from '../http/context.js';
 import { renderErrors } from '../http/render-errors.js';
@@ -89,6 +95,8 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   app: Koa<AppState>;
   router: Router<AppState>;
   webRouter: Router<AppState>;
+  /** Closes the app's own outbound clients (test POSTs to webhook endpoints, attachment downloads). */
+  close(): Promise<void>;
 } {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by our own middleware
@@ -98,7 +106,15 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const sharedAssets = new AssetFolder(webDir('shared'));
   webRouter.get('/assets/:file', sharedAssets.serve());
   const body = parseBody(config);
-  const auth = authenticate(store.accounts, body);
+  // Every API route: the token, then the rate limit of its group, then the Idempotency-Key of a POST.
+  const authenticated = authenticate(store.accounts, body);
+  const limited = rateLimit(config.apiLimits.rateLimits);
+  const idempotent = idempotency(store);
+  const auth: Middleware<AppState> = (ctx, next) => authenticated(ctx, () => limited(ctx, () => idempotent(ctx, next)));
+  // Outbound requests the API makes itself, through the same SSRF guard as the webhooks.
+  const guard = new SsrfGuard(config.webhookAllowHosts);
+  const tester = new EndpointTester(new WebhookHttpClient(guard, { connections: 8, quickRetries: 0 }), config.webhooks.timeoutMs);
+  const fetcher = new FileFetcher(guard, { maxBytes: config.attachmentMaxBytes, timeoutMs: config.apiLimits.attachmentFetchTimeoutMs });
 
   // Admin operations are described only where the admin API is mounted.
   const described = OPERATIONS.filter((op) => (op.auth !== 'admin' || config.adminToken !== null) && (config.providers.sandbox || !op.path.startsWith('/admin/sandbox/')));
@@ -130,8 +146,8 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, logger });
   channelRoutes(router, store, auth, flows, config.publicUrl);
   authRoutes(router, store, auth, flows);
-  webhookRoutes(router, store, auth);
-  attachmentRoutes(router, store, auth, config);
+  webhookRoutes(router, store, auth, tester);
+  attachmentRoutes(router, store, auth, config, fetcher);
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
@@ -160,5 +176,8 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   app.use(router.allowedMethods({ throw: true }));
   app.use(webRouter.routes());
   app.use(webRouter.allowedMethods({ throw: true }));
-  return { app, router, webRouter };
+  const close = async () => {
+    await Promise.all([tester.close(), fetcher.close()]);
+  };
+  return { app, router, webRouter, close };
 }

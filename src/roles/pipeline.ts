@@ -12,6 +12,7 @@ import { ReceiptJanitor } from '../ingest/receipt-janitor.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { OutboxJanitor } from '../outbox/janitor.js';
+import { IdempotencyJanitor } from '../workers/idempotency-janitor.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
 import { SqliteStreamBus } from '../streams/sqlite-stream.js';
@@ -80,6 +81,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
       new ReceiptJanitor({ store, clock, logger }),
       new OutboxJanitor({ store, clock, logger }),
       new DeliveryJanitor({ store, clock, logger, retainMs: config.webhooks.retentionMs }),
+      new IdempotencyJanitor({ store, clock, logger }),
       new ReplayTaskWorker({ store, replayer, clock, logger }),
     );
   }

@@ -81,7 +81,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
   }
   metrics.observe(coreSources(store, pipeline.bus));
   logger.info({ streams: pipeline.bus.kind, role: options.role ?? 'all' }, 'pipeline started');
-  const { app, router, webRouter } = createApp({
+  const { app, router, webRouter, close: closeApp } = createApp({
     store,
     logger,
     config: { ...config, publicUrl },
@@ -107,6 +107,7 @@ export async function startGateway(config: Config, logger: Logger, options: Gate
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await closeApp();
       await pipeline.stop();
       await checkpointer?.close();
       store.close();

@@ -16,6 +16,7 @@ import { ReplayTaskStore } from './replay-tasks.js';
 import { StreamMessageStore } from './stream-messages.js';
 import { TemplateStore } from './templates.js';
 import { WebhookEndpointStore } from './webhooks.js';
+import { IdempotencyStore } from './idempotency.js';
 import { WebSessionStore } from './web-sessions.js';
 
 export interface StoreHealth {
@@ -43,6 +44,7 @@ export class Store {
   readonly callbacks: CallbackStore;
   readonly earlyStatuses: EarlyStatusStore;
   readonly webSessions: WebSessionStore;
+  readonly idempotency: IdempotencyStore;
   private readonly group: GroupCommit;
   private readonly inTransaction: TransactionRunner;
 
@@ -65,6 +67,7 @@ export class Store {
     this.callbacks = new CallbackStore(db);
     this.earlyStatuses = new EarlyStatusStore(db);
     this.webSessions = new WebSessionStore(db);
+    this.idempotency = new IdempotencyStore(db);
   }
 
   /** Opens the file, applies pending migrations and prepares every statement once. */

@@ -133,7 +133,7 @@ export class FaultCluster {
     const channel = await this.call('POST', `/p1/companies/${companyId}/channels`, { provider: 'chat_b', token: `123456:fault-bot-${i}` });
     const channelId = channel.data.external_id as number;
     const info = await this.call('GET', `/admin/channels/${channelId}/callback`, undefined, true);
-    const webhook = await this.call('POST', `/api/p2/companies/${companyId}/webhooks`, { url: this.receiver.url });
+    const webhook = await this.call('POST', `/api/p2/companies/${companyId}/webhooks`, { url: this.receiver.url, active: true });
     return { companyId, channelId, secretToken: info.secrets.secret_token as string, webhookSecret: webhook.webhook.secret as string };
   }
 

@@ -25,12 +25,13 @@ export interface GatewayProcess {
 }
 
 /**
- * Starts `gateway serve --role <role>` with exactly `env` (plus PATH and HOME) and waits for its
+ * Starts `gateway serve --role <role>` with exactly `env` (plus PATH, HOME and API rate limits a
+ * thousand times the documented ones, which `env` may override) and waits for its
  * start line: `gateway listening` for a role with an HTTP server, `worker started` for a worker.
  */
 export async function startGatewayProcess(role: 'all' | 'core' | 'worker', env: Record<string, string>, startTimeoutMs = 60_000): Promise<GatewayProcess> {
   const args = role === 'all' ? [BIN, 'serve'] : [BIN, 'serve', '--role', role];
-  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_API_RATE_LIMIT_FACTOR: '1000', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {

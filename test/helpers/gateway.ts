@@ -51,6 +51,8 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     GATEWAY_DATA_DIR: dataDir,
     GATEWAY_BOOTSTRAP_TOKEN: token,
     GATEWAY_LOG_LEVEL: 'info',
+    // Tests call the API far faster than a client may; test/http/rate-limits.test.ts proves the documented values.
+    GATEWAY_API_RATE_LIMIT_FACTOR: '1000',
     ...env,
   });
   const lines: string[] = [];

@@ -51,7 +51,8 @@ describe('GET /openapi.json', () => {
     const document = (await gw.request('GET', '/openapi.json', { token: null })).body;
     const statuses = (path: string, method: string): number[] => Object.keys(document.paths[path][method].responses).map(Number);
     expect(statuses('/p1/companies', 'post')).toEqual([201, 400, 401, 404, 408, 413, 414, 415, 422, 431]);
-    expect(statuses('/api/p2/companies/{companyId}/attachments', 'post')).toEqual([201, 400, 401, 404, 408, 413, 414, 415, 422, 431, 503]);
+    expect(statuses('/api/p2/companies/{companyId}/attachments', 'post')).toEqual([201, 400, 401, 404, 408, 413, 414, 415, 422, 429, 431, 503]);
+    expect(statuses('/api/p2/attachments', 'post')).toEqual([201, 400, 401, 404, 408, 413, 414, 415, 422, 429, 431, 503]);
     expect(statuses('/callbacks/chat_a_business/{channelId}', 'get')).toEqual([200, 400, 403, 404, 408, 414, 422, 431]);
     expect(statuses('/callbacks/{provider}/{channelId}', 'post')).toEqual([200, 400, 401, 404, 408, 413, 414, 415, 422, 431]);
     expect(statuses('/admin/pipeline', 'get')).toEqual([200, 400, 401, 404, 408, 414, 431]);

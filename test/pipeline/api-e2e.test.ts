@@ -32,7 +32,7 @@ async function api(method: string, path: string, body?: unknown) {
 describe('embedded mode end to end', () => {
   it('delivers the events of API actions to the webhook endpoint created through the API', async () => {
     const company = (await api('POST', '/p1/companies', { name: 'E2E' })).body.data.external_id as number;
-    const webhook = await api('POST', `/api/p2/companies/${company}/webhooks`, { url: receiver.url });
+    const webhook = await api('POST', `/api/p2/companies/${company}/webhooks`, { url: receiver.url, active: true });
     expect(webhook.status).toBe(201);
     secret = webhook.body.webhook.secret;
 

@@ -37,6 +37,7 @@ export async function startPipelineGateway(clock: Clock, env: Record<string, str
     GATEWAY_BOOTSTRAP_TOKEN: apiToken,
     GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1,localhost',
     GATEWAY_WEBHOOK_TIMEOUT: '10s',
+    GATEWAY_API_RATE_LIMIT_FACTOR: '1000',
     ...env,
   });
   const { logger, text } = memoryLogger('info');

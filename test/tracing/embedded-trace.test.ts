@@ -25,7 +25,7 @@ const isMessageCreate = (body: unknown) => (body as { type?: string; event?: str
 async function setUp(gw: TestGateway, hooks: Receiver) {
   const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Traced Co' } })).body.data.external_id as number;
   const channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: '4242:traced-bot' } })).body.data.external_id as number;
-  const endpoint = (await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: hooks.url } })).body.webhook as { id: number; secret: string };
+  const endpoint = (await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: hooks.url, active: true } })).body.webhook as { id: number; secret: string };
   const { secrets } = await callbackInfo(gw, channelId);
   return { companyId, channelId, endpoint, secretToken: secrets.secret_token! };
 }

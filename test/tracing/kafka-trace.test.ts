@@ -73,7 +73,7 @@ describe('Kafka mode: core and worker processes in one trace', () => {
     try {
       const companyId = (await api('POST', '/p1/companies', { name: 'Kafka Traced' })).data.external_id as number;
       const channelId = (await api('POST', `/p1/companies/${companyId}/channels`, { provider: 'chat_b', token: '4242:kafka-traced' })).data.external_id as number;
-      const endpoint = (await api('POST', `/api/p2/companies/${companyId}/webhooks`, { url: hooks.url })).webhook as { id: number; secret: string };
+      const endpoint = (await api('POST', `/api/p2/companies/${companyId}/webhooks`, { url: hooks.url, active: true })).webhook as { id: number; secret: string };
       secret = endpoint.secret;
       const secretToken = (await core.admin('GET', `/admin/channels/${channelId}/callback`)).body.secrets.secret_token as string;
       const answer = await fetch(`${core.baseUrl}/callbacks/chat_b/${channelId}`, {

@@ -15,13 +15,28 @@ export interface ReceivedFile {
   size: number;
 }
 
-/**
- * Streams the one `file` part of a multipart body to `partPath`, stopping at `maxBytes`. Other
- * fields are ignored. On any failure (too large, malformed, cut short) the partial file is closed
- * and removed before the error is thrown, and the rest of the body is read and dropped, so that
- * the client gets to read the answer.
- */
+/** A multipart body as read: its `file` part on disk (when it had one) and its text fields, in order. */
+export interface ReceivedParts {
+  file: ReceivedFile | undefined;
+  fields: [string, string][];
+}
+
+/** Streams the one `file` part of a multipart body to `partPath` (see receiveParts); a body without one is a 422. */
 export async function receiveFile(req: IncomingMessage, partPath: string, maxBytes: number): Promise<ReceivedFile> {
+  const { file } = await receiveParts(req, partPath, maxBytes);
+  if (file === undefined) {
+    throw ValidationFailed.field(FILE_FIELD, `${FILE_FIELD} is required: send it as a file part of a multipart/form-data body`);
+  }
+  return file;
+}
+
+/**
+ * Streams the one `file` part of a multipart body to `partPath`, stopping at `maxBytes`, and keeps
+ * its text fields (at most 20, of 64 KiB each; a longer one is a 400). On any failure (too large,
+ * malformed, cut short) the partial file is closed and removed before the error is thrown, and the
+ * rest of the body is read and dropped, so that the client gets to read the answer.
+ */
+export async function receiveParts(req: IncomingMessage, partPath: string, maxBytes: number): Promise<ReceivedParts> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -35,7 +50,12 @@ export async function receiveFile(req: IncomingMessage, partPath: string, maxByt
   }
 
   let file: { fileName: string; declaredType: string; sink: FileSink } | undefined;
+  const fields: [string, string][] = [];
   const parsed = new Promise<void>((resolve, reject) => {
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated || info.nameTruncated) reject(new BadRequest(`The multipart field "${name.slice(0, 64)}" is longer than 64 KiB.`));
+      else fields.push([name, value]);
+    });
     parser.on('file', (field, stream, info) => {
       if (field !== FILE_FIELD || file !== undefined) {
         stream.resume();
@@ -59,11 +79,9 @@ export async function receiveFile(req: IncomingMessage, partPath: string, maxByt
   try {
     await parsed;
     const size = await file?.sink.written;
-    if (file === undefined || size === undefined) {
-      throw ValidationFailed.field(FILE_FIELD, `${FILE_FIELD} is required: send it as a file part of a multipart/form-data body`);
-    }
+    if (file === undefined || size === undefined) return { file: undefined, fields };
     if (size === 0) throw ValidationFailed.field(FILE_FIELD, `${FILE_FIELD} must not be empty`);
-    return { path: partPath, fileName: file.fileName, declaredType: file.declaredType, size };
+    return { file: { path: partPath, fileName: file.fileName, declaredType: file.declaredType, size }, fields };
   } catch (error) {
     req.unpipe(parser);
     discardRest(req);
@@ -117,7 +135,7 @@ function oneFileOnly(): ValidationFailed {
 }
 
 /** The client's name without folders or control characters; a safe default when none is left. */
-function cleanFileName(name: string | undefined): string {
+export function cleanFileName(name: string | undefined): string {
   // Browsers (and fetch's FormData) send a quote in a file name as %22 (WHATWG multipart encoding).
   const base = (name ?? '').replaceAll('%22', '"').split(/[/\\]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex

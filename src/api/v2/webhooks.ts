@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { webhookActionBody, webhookCreateBody, webhookUpdateBody } from '../../../schemas/v2/webhooks.js';
+import { webhookActionBody, webhookCreateBody, webhookListQuery, webhookUpdateBody } from '../../../schemas/v2/webhooks.js';
+import { describeFailure, type EndpointTester } from '../../dispatch/endpoint-test.js';
 import type { AppState, RouteContext } from '../../http/context.js';
 import { Conflict, NotFound, ValidationFailed } from '../../errors/errors.js';
 import { readInput } from '../../http/input.js';
@@ -12,25 +13,35 @@ import { pathId } from '../../http/params.js';
 import { findCompany } from '../lookup.js';
 import { matchPathCompany } from './auths.js';
 import { presentWebhook } from '../../presenters/webhook.js';
+import { toMeta } from './paging.js';
 
 const createBody = validator(webhookCreateBody);
 const updateBody = validator(webhookUpdateBody);
 const actionBody = validator(webhookActionBody);
+const listQuery = validator(webhookListQuery);
 
 const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints, its v1 webhook_url included`;
 
 /**
- * Company webhook endpoints (docs/design.md sections 7 and 9): up to five per company, the company's v1
- * webhook_url being one of them (source `company`). Each has its own `whsec_` secret, shown only
- * when it is created or rotated.
+ * Company webhook endpoints (docs/design.md sections 7 and 9, the hosted service's company-webhooks
+ * pages): up to five per company, the company's v1 webhook_url being one of them (source `company`).
+ * Each has its own `whsec_` secret, shown only when it is created or rotated. An endpoint becomes
+ * active through an update only once it answered the signed test POST (src/dispatch/endpoint-test.ts)
+ * with a 2xx; `POST .../test` sends that same POST on demand.
  */
-export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>): void {
+export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, tester: EndpointTester): void {
   const base = '/api/p2/companies/:companyId/webhooks';
 
   router.get(base, auth, (ctx) => {
     const company = findCompany(store, ctx, 'companyId');
-    matchPathCompany(company, readInput(ctx, actionBody).company_id);
-    ctx.body = { webhooks: store.webhooks.list(company.id).map((row) => presentWebhook(row)) };
+    const input = readInput(ctx, listQuery);
+    matchPathCompany(company, input.company_id);
+    const all = store.webhooks.list(company.id);
+    const offset = (input.page - 1) * input.per_page;
+    ctx.body = {
+      webhooks: all.slice(offset, offset + input.per_page).map((row) => presentWebhook(row)),
+      meta: toMeta(input.page, input.per_page, all.length),
+    };
   });
 
   router.post(base, auth, (ctx) => {
@@ -60,7 +71,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
   });
 
   for (const method of ['put', 'patch'] as const) {
-    router[method](`${base}/:id`, auth, (ctx) => {
+    router[method](`${base}/:id`, auth, async (ctx) => {
       const { company, endpoint } = findEndpoint(store, ctx);
       const input = readInput(ctx, updateBody);
       matchPathCompany(company, input.company_id);
@@ -69,6 +80,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
           `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
         );
       }
+      await checkActivation(tester, endpoint, input);
       const updated = store.transaction(() =>
         store.webhooks.update(endpoint, { url: input.url, eventTypes: input.event_types, active: input.active }),
       );
@@ -85,7 +97,14 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
       );
     }
     if (!store.transaction(() => store.webhooks.delete(endpoint.id))) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
-    ctx.body = { webhook: presentWebhook(endpoint) };
+    ctx.status = 204; // as the pages document: no body
+  });
+
+  // The test POST on demand, active or not and whatever its event filter; 200 with the outcome.
+  router.post(`${base}/:id/test`, auth, async (ctx) => {
+    const { company, endpoint } = findEndpoint(store, ctx);
+    matchPathCompany(company, readInput(ctx, actionBody).company_id);
+    ctx.body = { test: await tester.send(endpoint) };
   });
 
   router.post(`${base}/:id/rotate_secret`, auth, (ctx) => {
@@ -95,6 +114,23 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
     ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
   });
+}
+
+/**
+ * An update that activates an endpoint, or moves an active one to another url, first sends the
+ * test POST to the url it would have; anything but a 2xx refuses the update (422), changing nothing.
+ */
+async function checkActivation(tester: EndpointTester, endpoint: WebhookEndpointRow, input: { url?: string; active?: boolean }): Promise<void> {
+  const url = input.url ?? endpoint.url;
+  const activating = input.active === true && endpoint.active !== 1;
+  const moving = url !== endpoint.url && (input.active ?? endpoint.active === 1);
+  if (!activating && !moving) return;
+  const outcome = await tester.send(endpoint, url);
+  if (outcome.success) return;
+  throw ValidationFailed.field(
+    moving ? 'url' : 'active',
+    `The test POST to ${url} ${describeFailure(outcome)}; the endpoint must answer it with a 2xx status before it is active. Nothing was changed.`,
+  );
 }
 
 /** The endpoint named by `:id` of a company of the account (`:companyId`), else 404. */

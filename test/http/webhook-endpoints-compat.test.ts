@@ -1,0 +1,194 @@
+// The company webhook endpoints as the hosted service's pages document them (pact-im/api-doc
+// content/ru/v2/company-webhooks/*.md, content/en/v2/company-webhooks/*.md), and the test event on
+// demand (issue #23 point 6), through the real HTTP API and a real receiver that verifies every
+// request with the standardwebhooks package.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { webhookListResponse, webhookTestResponse } from '../../schemas/v2/webhooks.js';
+import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { compileSchema } from '../helpers/schemas.js';
+import { startReceiver, type Answer } from '../pipeline/harness.js';
+
+let gw: TestGateway;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let secrets: string[] = [];
+let answers: Answer[] = [];
+
+beforeAll(async () => {
+  gw = await startTestGateway({ GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+  receiver = await startReceiver(() => secrets, () => answers.shift() ?? { status: 200 });
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await gw?.close();
+});
+
+beforeEach(() => {
+  receiver.received.length = 0;
+  secrets = [];
+  answers = [];
+});
+
+const validateList = compileSchema(webhookListResponse);
+const validateTest = compileSchema(webhookTestResponse);
+const hooks = (company: number) => `/api/p2/companies/${company}/webhooks`;
+
+async function newCompany(): Promise<number> {
+  const res = await gw.request('POST', '/p1/companies', { json: { name: 'Hooks Co' } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data.external_id as number;
+}
+
+/** Creates an endpoint at the receiver and signs with its secret from now on. */
+async function createAtReceiver(company: number, path = '/hooks'): Promise<{ id: number; secret: string }> {
+  const res = await gw.request('POST', hooks(company), { json: { url: receiver.url.replace('/hooks', path) } });
+  expect(res.status, res.text).toBe(201);
+  secrets.push(res.body.webhook.secret as string);
+  return res.body.webhook as { id: number; secret: string };
+}
+
+function row(id: number) {
+  return gw.gateway.store.db.prepare('SELECT url, active FROM webhook_endpoints WHERE id = ?').get(id) as { url: string; active: number };
+}
+
+describe('pact-im/api-doc content/ru/v2/company-webhooks/create-webhook.md', () => {
+  it('creates the endpoint inactive by default, with the documented fields, and sends nothing yet', async () => {
+    const company = await newCompany();
+    const res = await gw.request('POST', hooks(company), { json: { url: 'https://example.com/webhook' } });
+    expect(res.status).toBe(201);
+    expect(res.body.webhook).toMatchObject({ id: expect.any(Number), url: 'https://example.com/webhook', active: false });
+    expect(receiver.received).toHaveLength(0);
+  });
+});
+
+describe('pact-im/api-doc content/ru/v2/company-webhooks/get-company-webhooks.md', () => {
+  it('lists the endpoints with meta {page, entries_count, per_page}, 25 a page by default', async () => {
+    const company = await newCompany();
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i += 1) ids.push((await gw.request('POST', hooks(company), { json: { url: `https://example.com/${i}` } })).body.webhook.id as number);
+    const res = await gw.request('GET', hooks(company));
+    expect(res.status).toBe(200);
+    expect(validateList(res.body), JSON.stringify(validateList.errors)).toBe(true);
+    expect(res.body.meta).toEqual({ page: 1, entries_count: 3, per_page: 25 });
+    expect(res.body.webhooks.map((w: { id: number }) => w.id)).toEqual(ids);
+    expect(res.body.webhooks[0]).toMatchObject({ id: ids[0], url: 'https://example.com/0', active: false });
+  });
+
+  it('pages with page and per_page (query or a JSON body, as the page sends it)', async () => {
+    const company = await newCompany();
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i += 1) ids.push((await gw.request('POST', hooks(company), { json: { url: `https://example.com/${i}` } })).body.webhook.id as number);
+    const second = await gw.request('GET', `${hooks(company)}?page=2&per_page=2`);
+    expect(second.body).toMatchObject({ meta: { page: 2, entries_count: 3, per_page: 2 } });
+    expect(second.body.webhooks.map((w: { id: number }) => w.id)).toEqual([ids[2]]);
+    const asJson = await gw.request('GET', hooks(company), { json: { page: 3, per_page: 2 } });
+    expect(asJson.body).toEqual({ webhooks: [], meta: { page: 3, entries_count: 3, per_page: 2 } });
+    expect(failingFields(await gw.request('GET', `${hooks(company)}?per_page=0`))).toEqual(['per_page']);
+    expect(failingFields(await gw.request('GET', `${hooks(company)}?page=0`))).toEqual(['page']);
+  });
+});
+
+describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: activation sends the test POST', () => {
+  it('activating sends {"source","operation":"test"}, signed, and activates on a 2xx', async () => {
+    const company = await newCompany();
+    const hook = await createAtReceiver(company);
+    const res = await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.webhook).toMatchObject({ id: hook.id, url: receiver.url, active: true });
+    expect(receiver.received).toHaveLength(1);
+    const [test] = receiver.received;
+    expect(test!.body).toEqual({ source: 'gateway', operation: 'test' });
+    expect(test!.id).toMatch(/^test_[0-9a-f]+$/);
+    expect(test!.verifiedBy).toEqual([0]);
+    // Already active: saving it again sends nothing.
+    expect((await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true } })).status).toBe(200);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('an endpoint that does not answer 2xx stays inactive: 422 on active, nothing changed', async () => {
+    const company = await newCompany();
+    const hook = await createAtReceiver(company);
+    answers = [{ status: 500 }];
+    const res = await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true, event_types: ['message.create'] } });
+    const [entry] = expectErrorShape(res, 422, 'validation_failed');
+    expect(entry!.source).toEqual({ pointer: '/active' });
+    expect(entry!.detail).toContain('answered HTTP 500');
+    expect(row(hook.id)).toEqual({ url: receiver.url, active: 0 });
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('moving an active endpoint tests the new url first; a failing one is a 422 on url and keeps the old url', async () => {
+    const company = await newCompany();
+    const hook = await createAtReceiver(company);
+    expect((await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true } })).status).toBe(200);
+    const moved = receiver.url.replace('/hooks', '/moved');
+    const ok = await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { url: moved } });
+    expect(ok.body.webhook).toMatchObject({ url: moved, active: true });
+    expect(receiver.received.map((r) => r.body)).toEqual([
+      { source: 'gateway', operation: 'test' },
+      { source: 'gateway', operation: 'test' },
+    ]);
+
+    answers = [{ status: 404 }];
+    const refused = await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { url: receiver.url.replace('/hooks', '/missing') } });
+    expect(expectErrorShape(refused, 422, 'validation_failed')[0]!.source).toEqual({ pointer: '/url' });
+    expect(row(hook.id)).toEqual({ url: moved, active: 1 });
+
+    const privateUrl = await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { url: 'http://10.1.2.3/hook' } });
+    expect(expectErrorShape(privateUrl, 422, 'validation_failed')[0]!.detail).toMatch(/could not be reached \(refused to connect to 10\.1\.2\.3/);
+    expect(row(hook.id)).toEqual({ url: moved, active: 1 });
+  });
+
+  it('deactivating, or moving an inactive endpoint, sends nothing', async () => {
+    const company = await newCompany();
+    const hook = await createAtReceiver(company);
+    expect((await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { url: 'https://example.com/elsewhere' } })).body.webhook.active).toBe(false);
+    expect((await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { active: false } })).status).toBe(200);
+    expect(receiver.received).toHaveLength(0);
+  });
+});
+
+describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test (issue #23 point 6), the same test POST on demand', () => {
+  it('sends the signed test POST and answers its outcome, whether or not the endpoint is active', async () => {
+    const company = await newCompany();
+    const hook = await createAtReceiver(company);
+    answers = [{ status: 200, body: 'pong' }];
+    const res = await gw.request('POST', `${hooks(company)}/${hook.id}/test`);
+    expect(res.status, res.text).toBe(200);
+    expect(validateTest(res.body), JSON.stringify(validateTest.errors)).toBe(true);
+    expect(res.body.test).toEqual({
+      webhook_id: receiver.received[0]!.id,
+      url: receiver.url,
+      success: true,
+      status_code: 200,
+      duration_ms: expect.any(Number),
+      response_body: 'pong',
+      error: null,
+    });
+    expect(receiver.received[0]!.verifiedBy).toEqual([0]);
+    expect(receiver.received[0]!.body).toEqual({ source: 'gateway', operation: 'test' });
+    expect(row(hook.id).active).toBe(0); // a test changes nothing
+  });
+
+  it('answers a failing receiver and an unreachable address as outcomes, not as errors', async () => {
+    const company = await newCompany();
+    const hook = await createAtReceiver(company);
+    answers = [{ status: 503, body: 'down' }];
+    const failing = await gw.request('POST', `${hooks(company)}/${hook.id}/test`);
+    expect(failing.status).toBe(200);
+    expect(failing.body.test).toMatchObject({ success: false, status_code: 503, response_body: 'down', error: null });
+
+    gw.gateway.store.db.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?').run('http://127.0.0.1:1/closed', hook.id);
+    const closed = await gw.request('POST', `${hooks(company)}/${hook.id}/test`);
+    expect(closed.body.test).toMatchObject({ success: false, status_code: null, response_body: null, error: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it("answers 404 for another account's endpoint and sends nothing", async () => {
+    const company = await newCompany();
+    const hook = await createAtReceiver(company);
+    const other = gw.createAccount('test-other');
+    expectErrorShape(await gw.request('POST', `${hooks(company)}/${hook.id}/test`, { token: other }), 404, 'not_found');
+    expectErrorShape(await gw.request('POST', `${hooks(company)}/999999/test`), 404, 'not_found');
+    expect(receiver.received).toHaveLength(0);
+  });
+});
