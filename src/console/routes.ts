@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { digestApiToken, sameSecret } from '../domain/tokens.js';
-import { Unauthorized, ValidationFailed } from '../errors/errors.js';
+import { TooManyRequests, Unauthorized, ValidationFailed } from '../errors/errors.js';
 import { parseBody, type BodyLimits } from '../http/body.js';
 import type { AppState } from '../http/context.js';
 import { AssetFolder, webDir } from '../http/web-assets.js';
@@ -15,6 +16,12 @@ export interface ConsoleDeps {
   secureCookies: boolean;
   bodyLimits: BodyLimits;
 }
+
+/**
+ * Wrong admin tokens allowed per client address before logging in is refused for the rest of the
+ * window: the admin token may be a phrase an operator chose, so guessing it must stay slow.
+ */
+export const CONSOLE_LOGIN_FAILURES = { points: 10, seconds: 15 * 60 } as const;
 
 /** Console sessions: 30 minutes without use end one, and none lives longer than 12 hours. */
 export const CONSOLE_SESSION = { face: 'console', cookieName: 'gw_console', cookiePath: '/', idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 } as const;
@@ -31,6 +38,7 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
   const session = sessionAuth(store, policy, credential);
   const body = parseBody(deps.bodyLimits);
   const pages = new AssetFolder(webDir('console'));
+  const failures = new RateLimiterMemory({ keyPrefix: 'console-login', ...CONSOLE_LOGIN_FAILURES, duration: CONSOLE_LOGIN_FAILURES.seconds });
 
   // The shell: a browser without a live session is sent to the login page instead.
   router.get('/console', async (ctx, next) => {
@@ -49,11 +57,18 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
   router.get('/console/login', pages.serve('login.html'));
   router.get('/console/assets/:file', pages.serve());
 
-  router.post('/console/session', body, (ctx) => {
+  router.post('/console/session', body, async (ctx) => {
     requireSameOriginJson(ctx);
     const token = (ctx.request.body as { token?: unknown } | undefined)?.token;
     if (typeof token !== 'string' || token === '') throw ValidationFailed.field('token', 'token must be the admin token (GATEWAY_ADMIN_TOKEN)');
-    if (!sameSecret(token, deps.adminToken)) throw new Unauthorized('The admin token is invalid.');
+    const blocked = await failures.get(ctx.ip);
+    if (blocked !== null && blocked.remainingPoints <= 0) refuseFor(ctx, blocked);
+    if (!sameSecret(token, deps.adminToken)) {
+      await failures.penalty(ctx.ip);
+      ctx.state.log.warn({ ip: ctx.ip }, 'console login with a wrong admin token');
+      throw new Unauthorized('The admin token is invalid.');
+    }
+    await failures.delete(ctx.ip);
     ctx.status = 201;
     ctx.body = { session: openSession(ctx, store, policy, { accountId: null, companyId: null, credentialSha256: credential }) };
     ctx.state.log.info('console session opened');
@@ -69,4 +84,11 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
   });
 
   return session;
+}
+
+/** Answers 429 with Retry-After until the client's window of failed logins ends. */
+function refuseFor(ctx: { set(field: string, value: string): void }, blocked: RateLimiterRes): never {
+  const seconds = Math.max(1, Math.ceil(blocked.msBeforeNext / 1000));
+  ctx.set('Retry-After', String(seconds));
+  throw new TooManyRequests(seconds);
 }

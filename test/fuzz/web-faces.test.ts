@@ -13,8 +13,11 @@ import { ADMIN_TOKEN, expectRefusedLeavingNothing, FUZZ, send, startFuzzGateway,
  * These routes are not in /openapi.json (a browser's, not a client's), so their list is here.
  */
 
-/** Statuses of routes that read a body (415 marks them so: their bodies are fuzzed too), and of those that read none. */
-const SESSION_OPENING = [400, 401, 403, 413, 414, 415, 422];
+/**
+ * Statuses of routes that read a body (415 marks them so: their bodies are fuzzed too), and of those
+ * that read none. Opening a console session answers 429 once an address sent too many wrong tokens.
+ */
+const SESSION_OPENING = [400, 401, 403, 413, 414, 415, 422, 429];
 const SESSION_ROUTE = [400, 401, 403, 404, 409, 413, 414, 415, 422];
 const SESSION_READ = [400, 401, 403, 404, 414];
 

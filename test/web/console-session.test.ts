@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_LOGIN_FAILURES } from '../../src/console/routes.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/http/web-assets.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -165,6 +166,31 @@ describe('pages', () => {
       const res = await gw.request(method, path.replace(/:[A-Za-z]+/g, '1'), { token: null, json: method === 'GET' ? undefined : {} });
       if (route === 'GET /console' || route === 'GET /portal') expect(res.status, route).toBe(303);
       else expectErrorShape(res, 401, 'unauthorized');
+    }
+  });
+});
+
+describe('guessing the admin token', () => {
+  it(`refuses logins from an address for ${CONSOLE_LOGIN_FAILURES.seconds / 60} minutes after ${CONSOLE_LOGIN_FAILURES.points} wrong tokens, the right one included, with Retry-After`, async () => {
+    const guarded = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+    try {
+      const attempt = (token: string) => guarded.request('POST', '/console/session', { token: null, json: { token } });
+      // A good login clears the count: the failures before it do not add up with the ones after.
+      for (let i = 0; i < CONSOLE_LOGIN_FAILURES.points - 1; i++) expectErrorShape(await attempt(`guess-${i}`), 401, 'unauthorized');
+      expect((await attempt(ADMIN_TOKEN)).status).toBe(201);
+      for (let i = 0; i < CONSOLE_LOGIN_FAILURES.points; i++) expectErrorShape(await attempt(`guess-${i}`), 401, 'unauthorized');
+      for (const token of ['guess-again', ADMIN_TOKEN]) {
+        const refused = await attempt(token);
+        expect(expectErrorShape(refused, 429, 'too_many_requests')[0]!.detail).toMatch(/^Please wait for \d+ seconds$/);
+        const retryAfter = Number(refused.headers['retry-after']);
+        expect(retryAfter).toBeGreaterThan(CONSOLE_LOGIN_FAILURES.seconds - 60);
+        expect(retryAfter).toBeLessThanOrEqual(CONSOLE_LOGIN_FAILURES.seconds);
+      }
+      expect(guarded.gateway.store.db.prepare("SELECT count(*) AS n FROM web_sessions WHERE face = 'console'").get()).toEqual({ n: 1 });
+      expect(guarded.logText()).toContain('console login with a wrong admin token');
+      expect(guarded.logText()).not.toContain('guess-');
+    } finally {
+      await guarded.close();
     }
   });
 });
