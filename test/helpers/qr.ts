@@ -2,7 +2,7 @@ import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 
 // jsqr is CommonJS typed as an ES module: its function sits on `default` when imported from ESM.
-const jsQR = (jsQRModule as unknown as { default: typeof jsQRModule }).default;
+const jsQR = jsQRModule.default;
 
 /**
  * Reads a QR code image back, as a phone camera would: the PNG (raw bytes, base64, or a
