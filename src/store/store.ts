@@ -15,6 +15,7 @@ import { OutboxStore } from './outbox.js';
 import { ReplayTaskStore } from './replay-tasks.js';
 import { StreamMessageStore } from './stream-messages.js';
 import { TemplateStore } from './templates.js';
+import { V1JobStore } from './v1-jobs.js';
 import { WebhookEndpointStore } from './webhooks.js';
 import { WebSessionStore } from './web-sessions.js';
 
@@ -43,6 +44,7 @@ export class Store {
   readonly callbacks: CallbackStore;
   readonly earlyStatuses: EarlyStatusStore;
   readonly webSessions: WebSessionStore;
+  readonly v1Jobs: V1JobStore;
   private readonly group: GroupCommit;
   private readonly inTransaction: TransactionRunner;
 
@@ -65,6 +67,7 @@ export class Store {
     this.callbacks = new CallbackStore(db);
     this.earlyStatuses = new EarlyStatusStore(db);
     this.webSessions = new WebSessionStore(db);
+    this.v1Jobs = new V1JobStore(db);
   }
 
   /** Opens the file, applies pending migrations and prepares every statement once. */
