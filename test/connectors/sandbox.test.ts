@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_TOKEN, checkedEvents } from '../ingest/helpers.js';
+import { readQr } from '../helpers/qr.js';
 import { eventually } from '../pipeline/wait.js';
 
 let gw: TestGateway;
@@ -17,10 +18,11 @@ afterAll(() => gw.close());
 const store = () => gw.gateway.store;
 
 describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
-  it('shows a QR, refreshes it, "scans" it; an injected message and a reply that goes sent → delivered → read', async () => {
+  // pact-im/api-doc content/en/v2/auths/confirm-auth.md: the qr field is a Base64-encoded QR image.
+  it('shows a QR (a PNG a phone reads), refreshes it, "scans" it; an injected message and a reply that goes sent → delivered → read', async () => {
     const before = emittedEvents(store()).length;
     const created = await gw.request('POST', `/api/p2/companies/${company}/auths`, { json: { provider: 'chat_a' } });
-    expect(created.body.auth.qr).toMatch(/^sandbox-qr:\d+:/);
+    expect(readQr(created.body.auth.qr)).toMatch(/^sandbox-qr:\d+:/);
     const id = created.body.auth.id as number;
     await eventually('the QR is scanned', () => store().channels.findLive(id)!.state === 'enabled', 5_000);
     const authUpdates = checkedEvents(store(), before).filter((e) => e.name === 'auth.update').map((e) => e.body.object as { state: string; qr?: string });
@@ -29,7 +31,7 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
       ['unconfirmed', 'string'],
       ['enabled', 'undefined'],
     ]);
-    expect(authUpdates[0]!.qr).not.toBe(authUpdates[1]!.qr);
+    expect(readQr(authUpdates[0]!.qr!)).not.toBe(readQr(authUpdates[1]!.qr!));
 
     const injected = await gw.request('POST', `/admin/sandbox/channels/${id}/messages`, { ...admin, json: { from: '491701234567', name: 'Jonas', text: 'Hallo!' } });
     expect(injected.status).toBe(201);
