@@ -53,6 +53,22 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
     await eventually('the refusal', () => store().messages.findById(refused.body.message.id)!.status === 'error', 5_000);
   });
 
+  // pact-im/api-doc _includes/v1_webhooks.md (new QR-code, connected, synchronization completed) and
+  // _includes/v1_channels.md ("How to check if user has Whatsapp account").
+  it('a v1 chat_a channel: the QR webhook is a PNG of the sandbox payload, then authorized and synchronized; user_exists answers', async () => {
+    const other = (await gw.request('POST', '/p1/companies', { json: { name: 'Sandbox v1' } })).body.data.external_id;
+    const before = emittedEvents(store()).length;
+    const channel = (await gw.request('POST', `/p1/companies/${other}/channels`, { json: { provider: 'chat_a' } })).body.data.external_id as number;
+    const userExists = (phone: string) => gw.request('GET', `/p1/companies/${other}/channels/${channel}/user_exists?phone=${phone}`);
+    expectErrorShape(await userExists('491701234567'), 409, 'conflict');
+    await eventually('synchronized', () => checkedEvents(store(), before).some((e) => (e.body.data as { message?: string } | undefined)?.message === 'synchronized'), 5_000);
+    const v1 = checkedEvents(store(), before).filter((e) => e.name.startsWith('channel.'));
+    expect(v1.map((e) => (e.body.type === 'system' ? (e.body.data as { message: string }).message : e.body.type))).toEqual(['qr_code', 'qr_code', 'authorized', 'synchronized']);
+    expect(readQr(v1[0]!.body.data as string)).toMatch(new RegExp(`^sandbox-qr:${channel}:`));
+    expect((await userExists('491701234567')).body).toEqual({ status: 'ok', exists: true });
+    expect((await userExists('491701230000')).body).toEqual({ status: 'ok', exists: false });
+  });
+
   it('accepts any code, answers request_code, syncs sample templates for chat_a_business', async () => {
     const other = (await gw.request('POST', '/p1/companies', { json: { name: 'Sandbox Two' } })).body.data.external_id;
     const v1 = (await gw.request('POST', `/p1/companies/${other}/channels`, { json: { provider: 'chat_b_personal', phone: '79161234567' } })).body.data.external_id;
