@@ -127,7 +127,17 @@ const oauth = {
   properties: { type: { const: 'oauth' }, oauth_provider_url: { type: 'string', format: 'uri', maxLength: 4096 } },
 } as const;
 
-export const CONNECTOR_EVENT_TYPES = ['message', 'status', 'state', 'qr', 'code', 'pages', 'oauth'] as const;
+/** News about a live session that does not change the channel's state (the phone went offline, ...). */
+export const SESSION_NOTICES = ['phone_offline', 'phone_online', 'unavailable', 'trying_resume_work', 'synchronized'] as const;
+
+const notice = {
+  type: 'object',
+  required: ['type', 'notice'],
+  additionalProperties: false,
+  properties: { type: { const: 'notice' }, notice: { type: 'string', enum: SESSION_NOTICES }, timestamp: unixSeconds },
+} as const;
+
+export const CONNECTOR_EVENT_TYPES = ['message', 'status', 'state', 'qr', 'code', 'pages', 'oauth', 'notice'] as const;
 
 /** First pass: which event it is (docs/connector-protocol.md). */
 export const connectorEventType = {
@@ -146,4 +156,5 @@ export const connectorEvents = {
   code: { $id: 'callbacks/connector-code', ...code },
   pages: { $id: 'callbacks/connector-pages', ...pages },
   oauth: { $id: 'callbacks/connector-oauth', ...oauth },
+  notice: { $id: 'callbacks/connector-notice', ...notice },
 } as const satisfies Record<(typeof CONNECTOR_EVENT_TYPES)[number], JSONSchema>;

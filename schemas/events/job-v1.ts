@@ -1,9 +1,10 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 
 /**
- * The v1 write-first job result (contract section 6, docs/design.md section 6), written when a job of
- * `POST /p1/companies/<id>/channels/<id>/conversations` finishes: `DELIVERED` once the provider
- * took the message, `NOT DELIVERED` with the `reason` when it refused it for good. Named `job.executed`.
+ * The v1 write-first job result (contract section 6; "Delivery job executed" of the v1 webhooks page
+ * of the hosted service), written when a job of `POST /p1/companies/<id>/channels/<id>/conversations`
+ * finishes: `DELIVERED` once the provider took the message, `NOT DELIVERED` with the `reason` when
+ * it refused it for good. Ids are integers, `date` unix seconds, as documented. Named `job.executed`.
  */
 export const jobV1Event = {
   $id: 'events/job-v1',
@@ -22,14 +23,15 @@ export const jobV1Event = {
       additionalProperties: false,
       required: ['id', 'result', 'message_id', 'date'],
       properties: {
-        /** The job id the create-conversation request answered. */
-        id: { type: 'string', pattern: '^job_[0-9a-f]{32}$' },
+        /** The job id the create-conversation request answered (GET .../jobs/<id> shows it). */
+        id: { type: 'integer', minimum: 1 },
         result: { type: 'string', enum: ['DELIVERED', 'NOT DELIVERED'] },
         /** The gateway's message id (also in the create-conversation answer). */
         message_id: { type: 'integer' },
         /** The provider's message id, when it took the message. */
         external_id: { type: ['string', 'null'] },
-        date: { type: 'string', format: 'date-time' },
+        /** When the result was known, unix seconds. */
+        date: { type: 'integer', minimum: 0 },
         reason: { type: 'string' },
       },
       if: { properties: { result: { const: 'NOT DELIVERED' } } },

@@ -20,6 +20,19 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/**
+ * What the company's v1 `webhook_url` receives: the v1 payloads only (the v1 webhooks page of the
+ * hosted service). The v2 envelope would break a v1 handler: `{type: 'conversation', event:
+ * 'update', object}` reads as the v1 conversation update without its `data`.
+ */
+export const V1_WEBHOOK_EVENT_TYPES = ['channel.qr_code', 'channel.code', 'channel.state', 'channel.pages', 'job.executed'] as const satisfies readonly WebhookEventType[];
+
+/**
+ * The test POST sent to a company's `webhook_url` when it is set or changed (`{source, operation:
+ * 'test'}`): to that endpoint only, whatever its event filter.
+ */
+export const WEBHOOK_URL_TEST_EVENT = 'webhook_url.test';
+
 const timestamp = { type: 'string', format: 'date-time' } as const;
 
 /** A company webhook endpoint. `secret` is present only in the answers of create and rotate_secret. */

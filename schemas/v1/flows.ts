@@ -72,6 +72,8 @@ export const v1ConversationBody = {
   properties: {
     phone: digitsPhone,
     message: { type: 'string', minLength: 1, maxLength: 4096 },
+    /** The name the hosted service's curl example sends the message under; the same as `message`. */
+    text: { type: 'string', minLength: 1, maxLength: 4096 },
     template: {
       type: 'object',
       required: ['id', 'language_code', 'parameters'],
@@ -84,12 +86,10 @@ export const v1ConversationBody = {
   },
 } as const satisfies JSONSchema;
 
-/** The answer of POST .../conversations: the job whose result the v1 job webhook reports. */
-export const v1ConversationResponse = {
+/** GET .../user_exists: whether the phone number has an account at the provider. */
+export const userExistsQuery = {
+  $id: 'v1/user-exists',
   type: 'object',
-  required: ['status', 'data'],
-  properties: {
-    status: { const: 'created' },
-    data: { type: 'object', required: ['id', 'message_id'], properties: { id: { type: 'string' }, message_id: { type: 'integer' } } },
-  },
-} as const;
+  required: ['phone'],
+  properties: { phone: digitsPhone },
+} as const satisfies JSONSchema;

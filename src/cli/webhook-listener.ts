@@ -59,11 +59,12 @@ export async function listenCommand(args: string[], out: NodeJS.WritableStream =
   return 0;
 }
 
-/** `message.update`, `channel.qr_code`, `job.executed`: what the body is. */
+/** `message.update`, `channel.qr_code`, `channel.state` (a v1 system notice), `job.executed`, `webhook_url.test`: what the body is. */
 function eventName(body: string): string {
   try {
-    const parsed = JSON.parse(body) as { type?: string; event?: string; entity?: string };
-    if (parsed.entity === 'channel') return `channel.${parsed.type}`;
+    const parsed = JSON.parse(body) as { type?: string; event?: string; entity?: string; operation?: string };
+    if (parsed.entity === 'channel') return `channel.${parsed.type === 'system' ? 'state' : parsed.type}`;
+    if (parsed.operation === 'test') return 'webhook_url.test';
     return `${parsed.type}.${parsed.event}`;
   } catch {
     return '(not JSON)';

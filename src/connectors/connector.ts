@@ -74,6 +74,8 @@ export interface SessionConnector {
   listPages(channel: SessionChannel): Promise<Page[]>;
   enablePage(channel: SessionChannel, pageId: string, syncPeriod: string): Promise<{ state: 'enabled' | 'pending' }>;
   disconnect(channel: SessionChannel): Promise<void>;
+  /** Whether a phone number (digits, country code first) has an account at the provider. */
+  userExists(channel: SessionChannel, phone: string): Promise<boolean>;
 }
 
 /** A template as the provider lists it. */

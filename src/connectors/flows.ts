@@ -1,5 +1,6 @@
 import { callbackFamily, presentedSecret } from '../domain/callback-secrets.js';
 import { applyCallback } from '../domain/incoming.js';
+import { qrDataUrl } from '../lib/qr-image.js';
 import { ProviderRefused, ProviderUnavailable, ServiceUnavailable, WrongProvider } from '../errors/errors.js';
 import type { IngestItem } from '../domain/provider-facts.js';
 import type { Logger } from '../log.js';
@@ -89,6 +90,12 @@ export class ConnectionFlows {
     return state;
   }
 
+  /** Whether a phone number has an account at the channel's provider (v1 user_exists). */
+  async userExists(channel: ChannelRow, phone: string): Promise<boolean> {
+    const connector = this.session(channel, 'user_exists');
+    return this.call(channel, (c) => connector.userExists(c, phone));
+  }
+
   /** After a delete: tells the connector to end the session; failures are only logged. */
   disconnectLater(channel: ChannelRow): void {
     if (!this.hasSession(channel.provider)) return;
@@ -175,9 +182,10 @@ export class ConnectionFlows {
   }
 }
 
+/** What the answer shows: the QR as a PNG data URL (an `<img>` shows it, a phone reads it), the rest as given. */
 function signalOf(start: ConnectionStart): ConnectionSignal {
   const signal: ConnectionSignal = {};
-  if (start.qr !== undefined) signal.qr = start.qr;
+  if (start.qr !== undefined) signal.qr = qrDataUrl(start.qr);
   if (start.code !== undefined) signal.code = start.code;
   if (start.oauth_provider_url !== undefined) signal.oauth_provider_url = start.oauth_provider_url;
   return signal;

@@ -1,3 +1,4 @@
+import { WEBHOOK_URL_TEST_EVENT } from '../../schemas/objects/webhook.js';
 import { timeOrderedId } from '../lib/ids.js';
 import type { OutboxStore } from '../store/outbox.js';
 import type { EventRecord } from '../streams/catalog.js';
@@ -22,6 +23,15 @@ export function recordEvent(
   now = new Date(),
 ): EventRecord {
   return writeEvent(outbox, companyId, `${type}.${event}`, now, (id, createdAt) => ({ id, event, type, created_at: createdAt, object }));
+}
+
+/**
+ * Appends the test POST of a company's v1 webhook_url, `{id, source: 'gateway', operation: 'test',
+ * company_id, created_at}` (schemas/events/webhook-url-test.ts), which only that endpoint receives.
+ * Call it inside the transaction that set or changed the address.
+ */
+export function recordWebhookUrlTest(outbox: OutboxStore, companyId: number, now = new Date()): EventRecord {
+  return writeEvent(outbox, companyId, WEBHOOK_URL_TEST_EVENT, now, (id, createdAt) => ({ id, source: 'gateway', operation: 'test', company_id: companyId, created_at: createdAt }));
 }
 
 /**

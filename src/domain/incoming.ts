@@ -8,7 +8,7 @@ import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { MessageRow } from '../store/messages.js';
 import type { Store } from '../store/store.js';
-import { applyChannelState, recordAuthSignal, recordJobExecuted } from './channel-events.js';
+import { applyChannelState, finishV1Job, recordAuthSignal, recordSystemNotice } from './channel-events.js';
 import { recordEvent } from './events.js';
 import { nextStatus } from './status.js';
 
@@ -81,6 +81,13 @@ function applyInTransaction(store: Store, target: { id: number; api: ChannelApi 
         events += moved.events;
         break;
       }
+      case 'notice':
+        // A v1 `system` notice only: v2 has no event for news that leaves the auth's state as it is.
+        if (v1) {
+          recordSystemNotice(store, channel, item.notice, null, new Date(item.at), now);
+          events += 1;
+        }
+        break;
       default:
         events += recordAuthSignal(store, channel, item, v1, now);
     }
@@ -209,15 +216,12 @@ function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeIt
     }
   }
   if (item.v1Job) {
-    recordJobExecuted(
+    events += finishV1Job(
       store,
-      moved.company_id,
-      item.outcome === 'sent'
-        ? { id: item.jobId, result: 'DELIVERED', message_id: moved.id, external_id: moved.external_id }
-        : { id: item.jobId, result: 'NOT DELIVERED', message_id: moved.id, external_id: null, reason: item.error?.title ?? 'The provider refused the message.' },
+      item.jobId,
+      item.outcome === 'sent' ? { sent: true, externalId: moved.external_id } : { sent: false, reason: item.error?.title ?? 'The provider refused the message.' },
       now,
     );
-    events += 1;
   }
   return events;
 }

@@ -80,6 +80,17 @@ export interface StateItem {
   reason: string | null;
 }
 
+/**
+ * News about a live session that leaves the channel's state as it is (the phone went offline or
+ * came back, another client took the session, the session resumes, the history is synchronized):
+ * the v1 `system` notice of that text (schemas/events/channel-v1.ts).
+ */
+export interface NoticeItem {
+  kind: 'notice';
+  notice: 'phone offline' | 'phone online' | 'unavailable' | 'trying_resume_work' | 'synchronized';
+  at: number;
+}
+
 /** Connection-flow news for the company: a QR to scan, a code to type, pages to pick, an OAuth address. */
 export type AuthSignalItem =
   | { kind: 'qr'; qr: string }
@@ -105,7 +116,7 @@ export interface SendOutcomeItem {
   at: number;
 }
 
-export type IngestItem = IncomingMessageItem | ReactionItem | EditItem | StatusItem | StateItem | AuthSignalItem | SendOutcomeItem;
+export type IngestItem = IncomingMessageItem | ReactionItem | EditItem | StatusItem | StateItem | AuthSignalItem | SendOutcomeItem | NoticeItem;
 
 export interface IngestBatch {
   /** A key of the whole delivery (an update id, a webhook id): when already applied, nothing happens. */

@@ -3,6 +3,14 @@ import type { connectorEvents } from '../../schemas/callbacks/connector.js';
 import { bareMimeType, defaultFileName, type IngestBatch, type IngestItem } from '../domain/provider-facts.js';
 
 type Events = typeof connectorEvents;
+
+const NOTICE_TEXTS = {
+  phone_offline: 'phone offline',
+  phone_online: 'phone online',
+  unavailable: 'unavailable',
+  trying_resume_work: 'trying_resume_work',
+  synchronized: 'synchronized',
+} as const;
 export type ConnectorEvent = { [K in keyof Events]: FromSchema<Events[K]> }[keyof Events];
 
 /**
@@ -65,5 +73,8 @@ function connectorItem(event: ConnectorEvent): IngestItem {
       return { kind: 'pages', pages: event.pages };
     case 'oauth':
       return { kind: 'oauth', oauthProviderUrl: event.oauth_provider_url };
+    case 'notice':
+      // The protocol's names are identifiers; the v1 notices keep the documented texts.
+      return { kind: 'notice', notice: NOTICE_TEXTS[event.notice], at: event.timestamp === undefined ? Date.now() : event.timestamp * 1000 };
   }
 }

@@ -6,14 +6,14 @@ import { templateObject } from '../../schemas/objects/template.js';
 import { channelCreateBodies, channelProviderBody, channelUpdateBodies } from '../../schemas/v1/channels.js';
 import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies.js';
 import { v1PageQuery } from '../../schemas/v1/paging.js';
-import { channelItem, companyObject, v1Deleted, v1List, v1Written } from '../../schemas/v1/responses.js';
+import { channelItem, companyObject, v1Deleted, v1JobAnswer, v1List, v1UserExistsAnswer, v1Written } from '../../schemas/v1/responses.js';
 import { companyQuery, conversationListQuery, conversationUpdateBody } from '../../schemas/v2/conversations.js';
 import { messageListQuery, messageSendBody, writeFirstBody } from '../../schemas/v2/messages.js';
 import { accountAuthListQuery, authActionBody, authEnableBody, authListQuery, authListResponse, authResponse } from '../../schemas/v2/auths.js';
 import { templateListQuery } from '../../schemas/v2/templates.js';
 import { webhookActionBody, webhookCreateBody, webhookListQuery, webhookListResponse, webhookResponse, webhookTestResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
 import { attachmentUploadBody } from '../../schemas/v2/attachments.js';
-import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCodeBody, v1ConversationBody, v1ConversationResponse } from '../../schemas/v1/flows.js';
+import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCodeBody, userExistsQuery, v1ConversationBody } from '../../schemas/v1/flows.js';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import { cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
 import type { Operation } from './document.js';
@@ -59,7 +59,9 @@ const v1: Operation[] = [
   { method: 'delete', path: '/p1/companies/:companyId/channels/:id', tag: 'v1 channels', summary: 'Delete (disable) a channel', success: { status: 200, schema: v1Deleted } },
   { method: 'post', path: '/p1/companies/:companyId/channels/:id/request_code', tag: 'v1 channels', summary: 'Request a confirmation code (chat_a, chat_b_personal, social_c)', errors: [409, 502, 503], input: requestCodeBody, success: { status: 200 } },
   { method: 'post', path: '/p1/companies/:companyId/channels/:id/confirm', tag: 'v1 channels', summary: 'Confirm a channel with a code or password (chat_b_personal: confirmation_type, code, password; social_c: confirmation_code, confirmation_type, confirmation_variant)', errors: [409, 502, 503], input: { oneOf: [confirmChatBPersonalBody, confirmSocialCBody] }, success: { status: 200 } },
-  { method: 'post', path: '/p1/companies/:companyId/channels/:id/conversations', tag: 'v1 channels', summary: 'Write first (chat_a: message; chat_a_business: template); enqueues a job whose result is the job.executed webhook', errors: [409, 502, 503], input: v1ConversationBody, success: { status: 201, schema: v1ConversationResponse } },
+  { method: 'post', path: '/p1/companies/:companyId/channels/:id/conversations', tag: 'v1 channels', summary: 'Write first (chat_a: message; chat_a_business: template); answers the delivery job, whose result is the job.executed webhook', errors: [409, 502, 503], input: v1ConversationBody, success: { status: 201, schema: v1JobAnswer } },
+  { method: 'get', path: '/p1/companies/:companyId/channels/:id/jobs/:jobId', tag: 'v1 channels', summary: 'Show a write-first delivery job (poll it until delivered or not_delivered)', success: { status: 200, schema: v1JobAnswer } },
+  { method: 'get', path: '/p1/companies/:companyId/channels/:id/user_exists', tag: 'v1 channels', summary: 'Whether a phone number has an account at the provider (chat_a)', errors: [409, 502, 503], input: userExistsQuery, success: { status: 200, schema: v1UserExistsAnswer } },
   { method: 'get', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page (social_c_business, social_c)', errors: [409, 502, 503], input: enablePageBody, success: { status: 200 } },
   { method: 'post', path: '/p1/companies/:companyId/channels/:id/enable_page_instagram', tag: 'v1 channels', summary: 'Choose the business page (social_c_business, social_c)', errors: [409, 502, 503], input: enablePageBody, success: { status: 200 } },
 ];

@@ -15,6 +15,7 @@ import { OutboxStore } from './outbox.js';
 import { ReplayTaskStore } from './replay-tasks.js';
 import { StreamMessageStore } from './stream-messages.js';
 import { TemplateStore } from './templates.js';
+import { V1JobStore } from './v1-jobs.js';
 import { WebhookEndpointStore } from './webhooks.js';
 import { IdempotencyStore } from './idempotency.js';
 import { WebSessionStore } from './web-sessions.js';
@@ -45,6 +46,7 @@ export class Store {
   readonly earlyStatuses: EarlyStatusStore;
   readonly webSessions: WebSessionStore;
   readonly idempotency: IdempotencyStore;
+  readonly v1Jobs: V1JobStore;
   private readonly group: GroupCommit;
   private readonly inTransaction: TransactionRunner;
 
@@ -68,6 +70,7 @@ export class Store {
     this.earlyStatuses = new EarlyStatusStore(db);
     this.webSessions = new WebSessionStore(db);
     this.idempotency = new IdempotencyStore(db);
+    this.v1Jobs = new V1JobStore(db);
   }
 
   /** Opens the file, applies pending migrations and prepares every statement once. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { V1_WEBHOOK_EVENT_TYPES, WEBHOOK_URL_TEST_EVENT } from '../../schemas/objects/webhook.js';
 import type { Db } from './db.js';
 
 export interface WebhookEndpointRow {
@@ -179,11 +180,19 @@ export class WebhookEndpointStore {
 
 export type CompanyUrlSync = { status: 'synced'; endpoint: WebhookEndpointRow | null } | { status: 'limit_reached' };
 
-/** Whether an endpoint wants an event of this name. */
-export function wantsEvent(endpoint: Pick<WebhookEndpointRow, 'event_types'>, name: string): boolean {
+/**
+ * Whether an endpoint wants an event of this name: the company's v1 webhook_url only the v1 payloads
+ * (and its own test POST, whatever its filter), the other endpoints every other event their filter
+ * names (null: every one).
+ */
+export function wantsEvent(endpoint: Pick<WebhookEndpointRow, 'event_types' | 'source'>, name: string): boolean {
+  if (name === WEBHOOK_URL_TEST_EVENT) return endpoint.source === 'company';
+  if (endpoint.source === 'company' && !V1_EVENTS.has(name)) return false;
   if (endpoint.event_types === null) return true;
   return (JSON.parse(endpoint.event_types) as string[]).includes(name);
 }
+
+const V1_EVENTS: ReadonlySet<string> = new Set(V1_WEBHOOK_EVENT_TYPES);
 
 /** The secrets that sign a delivery now: the current one, and the previous one until it expires. */
 export function signingSecrets(

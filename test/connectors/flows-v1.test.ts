@@ -3,6 +3,7 @@ import { emittedEvents } from '../helpers/events.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_TOKEN, checkedEvents } from '../ingest/helpers.js';
+import { readQr } from '../helpers/qr.js';
 import { eventually } from '../pipeline/wait.js';
 
 let gw: TestGateway;
@@ -43,8 +44,10 @@ describe('v1 create starts the session', () => {
     expect(fake.callsOf('connector', `/sessions/${channel}`)[0]!.headers.authorization).toBe('Bearer connector-token-of-the-tests');
     const events = checkedEvents(store(), before);
     expect(events.map((e) => e.name)).toEqual(['auth.create', 'auth.update', 'channel.qr_code']);
-    expect(events[1]!.body.object).toMatchObject({ id: channel, state: 'unconfirmed', qr: `2@fakeqr${channel}` });
-    expect(events[2]!.body).toMatchObject({ entity: 'channel', type: 'qr_code', channel_id: channel, channel_type: 'chat_a', qr: `2@fakeqr${channel}` });
+    expect(events[1]!.body.object).toMatchObject({ id: channel, state: 'unconfirmed' });
+    expect(readQr((events[1]!.body.object as { qr: string }).qr)).toBe(`2@fakeqr${channel}`);
+    expect(events[2]!.body).toMatchObject({ entity: 'channel', type: 'qr_code', event: 'new', channel_id: channel, channel_type: 'chat_a' });
+    expect(readQr(events[2]!.body.data as string)).toBe(`2@fakeqr${channel}`);
     // The connector's own callbacks are verified with that secret: a refreshed QR, then the scan.
     expect(await fake.connectorCallback(channel, { type: 'qr', qr: '2@refreshed' })).toBe(200);
     expect(await fake.connectorCallback(channel, { type: 'state', state: 'enabled' })).toBe(200);
@@ -104,7 +107,7 @@ describe('POST .../confirm', () => {
     expect(fake.callsOf('connector', `/sessions/${channel}/confirm`).at(-1)!.body).toEqual({ type: 'code', code: '12345' });
     const events = checkedEvents(store(), before);
     expect(events.map((e) => e.name)).toEqual(['auth.update', 'channel.state']);
-    expect(events[1]!.body).toMatchObject({ type: 'state', state: 'enabled' });
+    expect(events[1]!.body).toMatchObject({ type: 'system', severity: 'information', data: { message: 'authorized' } });
     expectErrorShape(await gw.request('POST', path(company, channel, 'confirm'), { json: { confirmation_type: 'code', code: 12345 } }), 409, 'conflict');
   });
 
@@ -192,11 +195,12 @@ describe('POST .../conversations (write first) and the v1 job webhook', () => {
     const before = count();
     const res = await gw.request('POST', path(company, channel, 'conversations'), { form: 'phone=491701112233&message=Guten%20Tag' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ status: 'created', data: { id: expect.stringMatching(/^job_[0-9a-f]{32}$/), message_id: expect.any(Number) } });
+    expect(res.body).toMatchObject({ status: 'ok', data: { id: expect.any(Number), state: 'trying_deliver', message_id: expect.any(Number) } });
     const { id: jobId, message_id: messageId } = res.body.data;
+    const sendJobId = store().v1Jobs.find(company, channel, jobId)!.send_job_id;
     await eventually('the job is executed', () => emittedEvents(store()).some((e) => e.name === 'job.executed'));
     const call = fake.callsOf('connector', `/sessions/${channel}/messages`).at(-1)!;
-    expect(call.headers['idempotency-key']).toBe(jobId);
+    expect(call.headers['idempotency-key']).toBe(sendJobId);
     expect(call.body).toMatchObject({ to: { id: '491701112233', phone: '491701112233' }, text: 'Guten Tag' });
     const events = checkedEvents(store(), before);
     // A new conversation is unreplied; the outgoing message marks it replied.
@@ -244,7 +248,7 @@ describe('POST .../conversations (write first) and the v1 job webhook', () => {
       result: 'NOT DELIVERED',
       message_id: refused.body.data.message_id,
       external_id: null,
-      date: expect.any(String),
+      date: expect.any(Number),
       reason: 'Template name does not exist in the translation',
     });
   });

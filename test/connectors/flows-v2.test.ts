@@ -3,6 +3,7 @@ import { emittedEvents } from '../helpers/events.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_TOKEN, checkedEvents } from '../ingest/helpers.js';
+import { readQr } from '../helpers/qr.js';
 import { eventually } from '../pipeline/wait.js';
 
 let gw: TestGateway;
@@ -28,16 +29,19 @@ const auths = (company: number) => `/api/p2/companies/${company}/auths`;
 const admin = { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
 
 describe('creating an auth starts the connection', () => {
-  it('QR (chat_d): the answer and an auth.update carry the QR; connector qr and state callbacks follow, each with its event', async () => {
+  // pact-im/api-doc content/en/v2/auths/confirm-auth.md: "the API response contains a qr field with a Base64-encoded QR image";
+  // the same QR in the update webhook, a new one when it expires.
+  it('QR (chat_d): the answer and an auth.update carry the QR as a PNG data URL; connector qr and state callbacks follow, each with its event', async () => {
     const company = await newCompany();
     const before = count();
     const res = await gw.request('POST', auths(company), { json: { company_id: company, provider: 'chat_d' } });
     expect(res.status).toBe(201);
     const id = res.body.auth.id;
-    expect(res.body.auth).toMatchObject({ id, provider: 'chat_d', state: 'unconfirmed', confirmation: 'qr', qr: `2@fakeqr${id}` });
+    expect(res.body.auth).toMatchObject({ id, provider: 'chat_d', state: 'unconfirmed', confirmation: 'qr', qr: expect.stringMatching(/^data:image\/png;base64,/) });
+    expect(readQr(res.body.auth.qr)).toBe(`2@fakeqr${id}`);
     let events = checkedEvents(store(), before);
     expect(events.map((e) => e.name)).toEqual(['auth.create', 'auth.update']);
-    expect(events[1]!.body.object).toMatchObject({ id, state: 'unconfirmed', qr: `2@fakeqr${id}` });
+    expect(events[1]!.body.object).toMatchObject({ id, state: 'unconfirmed', qr: res.body.auth.qr });
 
     const refresh = count();
     expect(await fake.connectorCallback(id, { type: 'qr', qr: '2@refreshed-qr', expires_at: Math.floor(Date.now() / 1000) + 20 })).toBe(200);
@@ -45,7 +49,8 @@ describe('creating an auth starts the connection', () => {
     expect(await fake.connectorCallback(id, { type: 'state', state: 'enabled' })).toBe(200);
     expect(await fake.connectorCallback(id, { type: 'state', state: 'disabled', reason: 'logged out on the phone' })).toBe(200);
     events = checkedEvents(store(), refresh);
-    expect(events.map((e) => [e.name, (e.body.object as { state: string }).state, (e.body.object as { qr?: string }).qr])).toEqual([
+    const shown = (qr: string | undefined) => (qr === undefined ? undefined : readQr(qr));
+    expect(events.map((e) => [e.name, (e.body.object as { state: string }).state, shown((e.body.object as { qr?: string }).qr)])).toEqual([
       ['auth.update', 'unconfirmed', '2@refreshed-qr'],
       ['auth.update', 'enabled', undefined],
       ['auth.update', 'disabled', undefined],
@@ -91,7 +96,8 @@ describe('creating an auth starts the connection', () => {
     expect(res.status).toBe(201);
     expect(res.body.auth.qr).toBeUndefined();
     const confirm = await gw.request('POST', `${auths(company)}/${res.body.auth.id}/confirm`, { json: {} });
-    expect(confirm.body.auth).toMatchObject({ state: 'unconfirmed', qr: `2@fakeqr${res.body.auth.id}` });
+    expect(confirm.body.auth.state).toBe('unconfirmed');
+    expect(readQr(confirm.body.auth.qr)).toBe(`2@fakeqr${res.body.auth.id}`);
   });
 });
 

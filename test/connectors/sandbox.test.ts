@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_TOKEN, checkedEvents } from '../ingest/helpers.js';
+import { readQr } from '../helpers/qr.js';
 import { eventually } from '../pipeline/wait.js';
 
 let gw: TestGateway;
@@ -17,10 +18,11 @@ afterAll(() => gw.close());
 const store = () => gw.gateway.store;
 
 describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
-  it('shows a QR, refreshes it, "scans" it; an injected message and a reply that goes sent → delivered → read', async () => {
+  // pact-im/api-doc content/en/v2/auths/confirm-auth.md: the qr field is a Base64-encoded QR image.
+  it('shows a QR (a PNG a phone reads), refreshes it, "scans" it; an injected message and a reply that goes sent → delivered → read', async () => {
     const before = emittedEvents(store()).length;
     const created = await gw.request('POST', `/api/p2/companies/${company}/auths`, { json: { provider: 'chat_a' } });
-    expect(created.body.auth.qr).toMatch(/^sandbox-qr:\d+:/);
+    expect(readQr(created.body.auth.qr)).toMatch(/^sandbox-qr:\d+:/);
     const id = created.body.auth.id as number;
     await eventually('the QR is scanned', () => store().channels.findLive(id)!.state === 'enabled', 5_000);
     const authUpdates = checkedEvents(store(), before).filter((e) => e.name === 'auth.update').map((e) => e.body.object as { state: string; qr?: string });
@@ -29,7 +31,7 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
       ['unconfirmed', 'string'],
       ['enabled', 'undefined'],
     ]);
-    expect(authUpdates[0]!.qr).not.toBe(authUpdates[1]!.qr);
+    expect(readQr(authUpdates[0]!.qr!)).not.toBe(readQr(authUpdates[1]!.qr!));
 
     const injected = await gw.request('POST', `/admin/sandbox/channels/${id}/messages`, { ...admin, json: { from: '491701234567', name: 'Jonas', text: 'Hallo!' } });
     expect(injected.status).toBe(201);
@@ -49,6 +51,22 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
 
     const refused = await gw.request('POST', `/api/p2/conversations/${conversation}/messages`, { json: { company_id: company, text: '/fail' } });
     await eventually('the refusal', () => store().messages.findById(refused.body.message.id)!.status === 'error', 5_000);
+  });
+
+  // pact-im/api-doc _includes/v1_webhooks.md (new QR-code, connected, synchronization completed) and
+  // _includes/v1_channels.md ("How to check if user has Whatsapp account").
+  it('a v1 chat_a channel: the QR webhook is a PNG of the sandbox payload, then authorized and synchronized; user_exists answers', async () => {
+    const other = (await gw.request('POST', '/p1/companies', { json: { name: 'Sandbox v1' } })).body.data.external_id;
+    const before = emittedEvents(store()).length;
+    const channel = (await gw.request('POST', `/p1/companies/${other}/channels`, { json: { provider: 'chat_a' } })).body.data.external_id as number;
+    const userExists = (phone: string) => gw.request('GET', `/p1/companies/${other}/channels/${channel}/user_exists?phone=${phone}`);
+    expectErrorShape(await userExists('491701234567'), 409, 'conflict');
+    await eventually('synchronized', () => checkedEvents(store(), before).some((e) => (e.body.data as { message?: string } | undefined)?.message === 'synchronized'), 5_000);
+    const v1 = checkedEvents(store(), before).filter((e) => e.name.startsWith('channel.'));
+    expect(v1.map((e) => (e.body.type === 'system' ? (e.body.data as { message: string }).message : e.body.type))).toEqual(['qr_code', 'qr_code', 'authorized', 'synchronized']);
+    expect(readQr(v1[0]!.body.data as string)).toMatch(new RegExp(`^sandbox-qr:${channel}:`));
+    expect((await userExists('491701234567')).body).toEqual({ status: 'ok', exists: true });
+    expect((await userExists('491701230000')).body).toEqual({ status: 'ok', exists: false });
   });
 
   it('accepts any code, answers request_code, syncs sample templates for chat_a_business', async () => {

@@ -5,6 +5,7 @@ import { channelV1Event } from '../../schemas/events/channel-v1.js';
 import { conversationEvent } from '../../schemas/events/conversation.js';
 import { jobV1Event } from '../../schemas/events/job-v1.js';
 import { messageEvent } from '../../schemas/events/message.js';
+import { webhookUrlTestEvent } from '../../schemas/events/webhook-url-test.js';
 import type { EventRecord } from '../../src/streams/catalog.js';
 import type { Store } from '../../src/store/store.js';
 import { compileSchema, schemaErrors } from './schemas.js';
@@ -24,6 +25,7 @@ const v1Ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, al
 ((formats as { default?: unknown }).default as typeof formats.default)(v1Ajv);
 validators.set('channel', v1Ajv.compile(channelV1Event));
 registerEventSchema('job', jobV1Event);
+registerEventSchema('webhook_url', webhookUrlTestEvent);
 
 /** Every event written to the outbox for `gateway.events`, oldest first, as stored: NOT validated (see emittedEvents). */
 function storedEvents(store: Store): EventRecord[] {
@@ -45,9 +47,10 @@ export function newEvents(store: Store, before: number): EventRecord[] {
   return emittedEvents(store).slice(before);
 }
 
-/** The schema family of an event: the v1 channel payloads carry `entity: 'channel'`, the others their `type`. */
+/** The schema family of an event: the v1 channel payloads carry `entity: 'channel'`, the webhook_url test `operation: 'test'`, the others their `type`. */
 function familyOf(event: EventRecord): string {
   if (event.body.entity === 'channel') return 'channel';
+  if (event.body.operation === 'test') return 'webhook_url';
   return String(event.body.type ?? event.name.split('.')[0]);
 }
 
@@ -59,8 +62,13 @@ export function assertValidEvent(event: EventRecord): void {
   if (!validate(event.body)) {
     throw new Error(`event ${event.name} does not match its schema: ${schemaErrors(validate)}\n${JSON.stringify(event.body)}`);
   }
-  const v1 = family === 'channel' || family === 'job';
-  const name = family === 'channel' ? `channel.${String(event.body.type)}` : `${String(event.body.type)}.${String(event.body.event)}`;
+  const v1 = family === 'channel' || family === 'job' || family === 'webhook_url';
+  const name =
+    family === 'channel'
+      ? `channel.${event.body.type === 'system' ? 'state' : String(event.body.type)}`
+      : family === 'webhook_url'
+        ? 'webhook_url.test'
+        : `${String(event.body.type)}.${String(event.body.event)}`;
   const companyId = v1 ? event.body.company_id : (event.body.object as { company_id?: unknown }).company_id;
   if (event.name !== name || event.id !== event.body.id || event.company_id !== companyId) {
     throw new Error(`event record and body disagree: ${JSON.stringify(event)}`);

@@ -46,6 +46,8 @@ export class FakeProvider {
   sessionAnswers: Record<string, unknown> = {};
   /** What the connector answers to POST .../confirm (default `{state: 'enabled'}`). */
   confirmAnswers: unknown[] = [];
+  /** Phone numbers with an account at the provider (GET /sessions/<id>/contacts/<phone>). */
+  knownPhones = new Set<string>();
 
   async start(): Promise<this> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
@@ -158,6 +160,8 @@ export class FakeProvider {
       if (body.code === '00000') return { status: 422, body: { error: { code: 'wrong_code', title: 'The code is not the one sent.' } } };
       return { status: 200, body: this.confirmAnswers.shift() ?? { state: 'enabled' } };
     }
+    const contact = /^\/contacts\/([^/]+)$/.exec(rest);
+    if (method === 'GET' && contact !== null) return { status: 200, body: { exists: this.knownPhones.has(decodeURIComponent(contact[1]!)) } };
     if (method === 'GET' && rest === '/pages') return { status: 200, body: { pages: this.pages } };
     if (method === 'POST' && rest.startsWith('/pages/')) return { status: 200, body: { state: 'enabled' } };
     if (method === 'POST' && rest === '/messages') {

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
+import { readQr } from '../helpers/qr.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_TOKEN, callbackInfo, checkedEvents, connectorHeaders, fixture, postConnector, rowCounts, seedOutgoing } from './helpers.js';
 
@@ -34,6 +35,7 @@ const store = () => gw.gateway.store;
 const before = () => emittedEvents(store()).length;
 const post = (name: string, channel = v1Channel, secret = v1Secret, id?: string) =>
   postConnector(gw, channel === v1Channel ? 'chat_a' : 'chat_d', channel, fixture(name), secret, id);
+const postBody = (body: unknown, channel = v1Channel, secret = v1Secret) => postConnector(gw, channel === v1Channel ? 'chat_a' : 'chat_d', channel, JSON.stringify(body), secret);
 async function auth(id: number) {
   return (await gw.request('GET', `/api/p2/companies/${companyId}/auths/${id}`)).body.auth;
 }
@@ -122,7 +124,8 @@ describe('connector protocol: messages and statuses', () => {
 });
 
 describe('connector protocol: connection flow', () => {
-  it('qr, code and pages: auth.update carrying them, plus the v1 payload for a v1 channel', async () => {
+  // pact-im/api-doc _includes/v1_webhooks.md ("Whatsapp: new QR-code") and content/en/v2/auths/confirm-auth.md (QR authentication).
+  it('qr, code and pages: auth.update carrying them (the QR as a PNG data URL), plus the v1 payload for a v1 channel (the QR as a base64 PNG)', async () => {
     const start = before();
     expect((await post('connector/qr')).status).toBe(200);
     expect((await post('connector/code')).status).toBe(200);
@@ -131,16 +134,21 @@ describe('connector protocol: connection flow', () => {
     const events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['auth.update', 'channel.qr_code', 'auth.update', 'channel.code', 'auth.update', 'channel.pages', 'auth.update']);
     const current = await auth(v1Channel);
-    expect(events[0]!.body.object).toEqual({ ...current, qr: JSON.parse(fixture('connector/qr')).qr });
+    const payload = JSON.parse(fixture('connector/qr')).qr;
+    const v2Qr = (events[0]!.body.object as { qr: string }).qr;
+    expect(events[0]!.body.object).toEqual({ ...current, qr: expect.stringMatching(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/) });
+    expect(readQr(v2Qr)).toBe(payload);
     const base = { entity: 'channel', company_id: companyId, channel_id: v1Channel, channel_type: 'chat_a' };
-    expect(events[1]!.body).toEqual({ id: events[1]!.id, created_at: events[1]!.created_at, type: 'qr_code', ...base, qr: JSON.parse(fixture('connector/qr')).qr });
+    expect(events[1]!.body).toEqual({ id: events[1]!.id, created_at: events[1]!.created_at, type: 'qr_code', event: 'new', ...base, data: v2Qr.slice('data:image/png;base64,'.length) });
+    expect(readQr(Buffer.from(events[1]!.body.data as string, 'base64'))).toBe(payload);
     expect(events[2]!.body.object).toEqual({ ...current, code: 'K7QX-2M4P' });
-    expect(events[3]!.body).toMatchObject({ type: 'code', ...base, code: 'K7QX-2M4P' });
-    expect(events[5]!.body).toMatchObject({ type: 'pages', ...base, pages: JSON.parse(fixture('connector/pages')).pages });
+    expect(events[3]!.body).toMatchObject({ type: 'code', event: 'new', ...base, data: 'K7QX-2M4P' });
+    expect(events[5]!.body).toMatchObject({ type: 'pages', event: 'new', ...base, data: JSON.parse(fixture('connector/pages')).pages });
     expect(events[6]!.body.object).toEqual({ ...current, oauth_provider_url: JSON.parse(fixture('connector/oauth')).oauth_provider_url });
   });
 
-  it('state moves the channel and writes auth.update (and the v1 state payload); a repeat changes nothing', async () => {
+  // pact-im/api-doc _includes/v1_webhooks.md ("channel connected sucessfuly", "channel disabled").
+  it('state moves the channel and writes auth.update (and the v1 system notice: authorized, disabled); a repeat changes nothing', async () => {
     let start = before();
     expect((await post('connector/state-enabled')).status).toBe(200);
     let current = await auth(v1Channel);
@@ -148,7 +156,20 @@ describe('connector protocol: connection flow', () => {
     let events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['auth.update', 'channel.state']);
     expect(events[0]!.body.object).toEqual(current);
-    expect(events[1]!.body).toMatchObject({ type: 'state', state: 'enabled', reason: 'session connected', channel_id: v1Channel });
+    const notice = events[1]!.body as { data: { date: string; date_timestamp: number; timestamp: number } };
+    expect(events[1]!.body).toEqual({
+      id: events[1]!.id,
+      entity: 'channel',
+      type: 'system',
+      severity: 'information',
+      company_id: companyId,
+      channel_id: v1Channel,
+      channel_type: 'chat_a',
+      created_at: events[1]!.created_at,
+      data: { message: 'authorized', date: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/), date_timestamp: expect.any(Number), timestamp: expect.any(Number), details: { entity: 'channel', entity_id: v1Channel }, reason: 'session connected' },
+    });
+    expect(notice.data.date_timestamp).toBe(Math.floor(Date.parse(events[1]!.created_at) / 1000));
+    expect(notice.data.date).toBe(`${events[1]!.created_at.slice(0, 19).replace('T', ' ')} UTC`);
 
     start = before();
     expect((await post('connector/state-enabled')).status).toBe(200);
@@ -159,7 +180,32 @@ describe('connector protocol: connection flow', () => {
     expect(current.state).toBe('disabled');
     events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['auth.update', 'channel.state']);
-    expect(events[1]!.body).toMatchObject({ state: 'disabled', reason: 'logged out on the phone' });
+    expect(events[1]!.body).toMatchObject({ type: 'system', severity: 'critical', data: { message: 'disabled', reason: 'logged out on the phone' } });
+  });
+
+  // pact-im/api-doc _includes/v1_webhooks.md: phone offline, phone online, unavailable, trying_resume_work, synchronized.
+  it('session notices become the documented v1 system notices, the channel state unchanged; a v2 channel gets none', async () => {
+    const start = before();
+    const notices = [
+      ['phone_offline', 'phone offline'],
+      ['phone_online', 'phone online'],
+      ['unavailable', 'unavailable'],
+      ['trying_resume_work', 'trying_resume_work'],
+      ['synchronized', 'synchronized'],
+    ] as const;
+    const stateBefore = (await auth(v1Channel)).state;
+    for (const [notice] of notices) {
+      expect((await postBody({ ...JSON.parse(fixture('connector/notice')), notice })).status).toBe(200);
+    }
+    const events = checkedEvents(store(), start);
+    expect(events.map((e) => e.name)).toEqual(notices.map(() => 'channel.state'));
+    expect(events.map((e) => [e.body.type, e.body.severity, (e.body.data as { message: string }).message])).toEqual(notices.map(([, text]) => ['system', 'critical', text]));
+    expect(events[0]!.body.data).toMatchObject({ date: '2025-06-08 21:00:00 UTC', date_timestamp: 1_749_416_400, details: { entity: 'channel', entity_id: v1Channel } });
+    expect((await auth(v1Channel)).state).toBe(stateBefore);
+    expect((await postBody({ type: 'notice', notice: 'phone_off' })).status).toBe(422);
+    const v2Start = before();
+    expect((await postBody({ type: 'notice', notice: 'phone_offline' }, v2Channel, v2Secret)).status).toBe(200);
+    expect(checkedEvents(store(), v2Start)).toEqual([]);
   });
 
   it('a v2 channel gets the auth events only', async () => {

@@ -1,11 +1,13 @@
-import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCodeBody, v1ConversationBody } from '../../../schemas/v1/flows.js';
+import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCodeBody, userExistsQuery, v1ConversationBody } from '../../../schemas/v1/flows.js';
 import type { ConnectionFlows } from '../../connectors/flows.js';
 import type { ConfirmAnswer } from '../../connectors/connector.js';
 import { storeOutgoingJob } from '../../domain/messaging.js';
 import { presentConversation } from '../../presenters/conversation.js';
 import { recordEvent } from '../../domain/events.js';
 import type { RouteContext } from '../../http/context.js';
-import { Conflict, ProviderUnavailable, ValidationFailed, WrongProvider } from '../../errors/errors.js';
+import { Conflict, NotFound, ProviderUnavailable, ValidationFailed, WrongProvider } from '../../errors/errors.js';
+import { pathId } from '../../http/params.js';
+import { presentV1Job } from '../../presenters/v1.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { ChannelRow } from '../../store/channels.js';
@@ -17,6 +19,7 @@ const confirmChatB = validator(confirmChatBPersonalBody);
 const confirmSocialC = validator(confirmSocialCBody);
 const enablePage = validator(enablePageBody);
 const conversationBody = validator(v1ConversationBody);
+const userExistsInput = validator(userExistsQuery);
 
 type Handler = (ctx: RouteContext) => Promise<void> | void;
 
@@ -25,7 +28,7 @@ type Handler = (ctx: RouteContext) => Promise<void> | void;
  * enable_page_instagram and POST .../conversations, each for the providers the contract names;
  * any other provider is a 422 `wrong_provider`.
  */
-export function flowRoutes(store: Store, flows: ConnectionFlows, publicUrl: string): Record<'requestCode' | 'confirm' | 'enablePage' | 'conversations', Handler> {
+export function flowRoutes(store: Store, flows: ConnectionFlows, publicUrl: string): Record<'requestCode' | 'confirm' | 'enablePage' | 'conversations' | 'job' | 'userExists', Handler> {
   return {
     async requestCode(ctx: RouteContext) {
       const { channel } = findChannel(store, ctx, 'Channel');
@@ -110,7 +113,7 @@ export function flowRoutes(store: Store, flows: ConnectionFlows, publicUrl: stri
         );
         const { conversation, created: isNew } = store.conversations.findOrCreate(company.id, channel.id, contact.id, now.getTime());
         if (isNew) recordEvent(store.outbox, company.id, 'conversation', 'create', presentConversation(conversation), now);
-        return storeOutgoingJob(
+        const sent = storeOutgoingJob(
           store,
           conversation,
           {
@@ -122,17 +125,43 @@ export function flowRoutes(store: Store, flows: ConnectionFlows, publicUrl: stri
           publicUrl,
           now,
         );
+        return store.v1Jobs.insert(
+          { companyId: company.id, channelId: channel.id, conversationId: conversation.id, messageId: sent.message.id, sendJobId: sent.jobId },
+          now.getTime(),
+        );
       });
       ctx.status = 201;
-      ctx.body = { status: 'created', data: { id: created.jobId, message_id: created.message.id } };
+      ctx.body = { status: 'ok', data: presentV1Job(created, channel.provider) };
+    },
+
+    async userExists(ctx: RouteContext) {
+      const { channel } = findChannel(store, ctx, 'Channel');
+      const { phone } = readInput(ctx, userExistsInput);
+      expectProvider(channel, ['chat_a'], 'user_exists');
+      if (channel.state !== 'enabled') throw new Conflict(`Channel ${channel.id} is ${channel.state}: only a connected channel can look a number up.`);
+      ctx.body = { status: 'ok', exists: await flows.userExists(channel, phone) };
+    },
+
+    job(ctx: RouteContext) {
+      const { company, channel } = findChannel(store, ctx, 'Channel');
+      const id = pathId(ctx.params.jobId, 'job');
+      const job = store.v1Jobs.find(company.id, channel.id, id);
+      if (job === undefined) throw new NotFound(`Job ${id} of channel ${channel.id} was not found.`);
+      ctx.body = { status: 'ok', data: presentV1Job(job, channel.provider) };
     },
   };
 }
 
 type ConversationInput = { phone: string; message?: string; template?: { id: string; language_code: string; parameters: string[] } };
 
-/** message only through the personal channel, template only through the business one (contract section 4). */
-function conversationFor(channel: ChannelRow, input: ConversationInput): ConversationInput {
+/**
+ * message only through the personal channel, template only through the business one (contract
+ * section 4). `text` is read as `message` (the hosted service's example sends it so); not both.
+ */
+function conversationFor(channel: ChannelRow, given: ConversationInput & { text?: string }): ConversationInput {
+  if (given.text !== undefined && given.message !== undefined) throw ValidationFailed.field('text', 'text is another name for message: send one of them');
+  const { text, ...input } = given;
+  if (text !== undefined) input.message = text;
   const business = channel.provider === 'chat_a_business';
   if (business && input.message !== undefined) throw ValidationFailed.field('message', 'message is for regular (chat_a) channels: a chat_a_business channel writes first with a template');
   if (!business && input.template !== undefined) throw ValidationFailed.field('template', 'template is for business (chat_a_business) channels: a chat_a channel writes first with a message');

@@ -65,6 +65,8 @@ export function channelRoutes(router: Router<AppState>, store: Store, auth: Midd
   router.post(`${base}/:id/request_code`, auth, chain.requestCode);
   router.post(`${base}/:id/confirm`, auth, chain.confirm);
   router.post(`${base}/:id/conversations`, auth, chain.conversations);
+  router.get(`${base}/:id/jobs/:jobId`, auth, chain.job);
+  router.get(`${base}/:id/user_exists`, auth, chain.userExists);
   router.get(`${base}/:id/enable_page_instagram`, auth, chain.enablePage);
   router.post(`${base}/:id/enable_page_instagram`, auth, chain.enablePage);
 }

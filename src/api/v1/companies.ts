@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { companyCreateBody, companyUpdateBody } from '../../../schemas/v1/companies.js';
 import { v1PageQuery } from '../../../schemas/v1/paging.js';
+import { recordWebhookUrlTest } from '../../domain/events.js';
 import { nextPageToken, toIdPage } from '../../domain/paging.js';
 import { accountOf, type AppState } from '../../http/context.js';
 import { NotFound, ValidationFailed } from '../../errors/errors.js';
@@ -22,15 +23,18 @@ const updateBody = validator(companyUpdateBody);
 /**
  * Keeps the company's webhook_url mirrored as its `company` webhook endpoint (docs/design.md section 9),
  * inside the transaction of the company change: an address that would be a sixth endpoint is a 422
- * on webhook_url and rolls the change back.
+ * on webhook_url and rolls the change back. A new or changed address gets the documented test POST.
  */
 function mirrorWebhookUrl(store: Store, company: CompanyRow): void {
-  if (store.webhooks.syncCompanyUrl(company.id, company.webhook_url).status === 'limit_reached') {
+  const before = store.webhooks.companyEndpoint(company.id)?.url;
+  const sync = store.webhooks.syncCompanyUrl(company.id, company.webhook_url);
+  if (sync.status === 'limit_reached') {
     throw ValidationFailed.field(
       'webhook_url',
       `webhook_url cannot be set: company ${company.id} already has ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints, the most a company may have (webhook_url counts as one); delete one first`,
     );
   }
+  if (sync.endpoint !== null && sync.endpoint.url !== before) recordWebhookUrlTest(store.outbox, company.id);
 }
 
 /** v1 companies: list, create, update (contract section 4, "v1 Companies"). */

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { V1_WEBHOOK_EVENT_TYPES } from '../../../schemas/objects/webhook.js';
 import { webhookActionBody, webhookCreateBody, webhookListQuery, webhookUpdateBody } from '../../../schemas/v2/webhooks.js';
 import { describeFailure, type EndpointTester } from '../../dispatch/endpoint-test.js';
 import type { AppState, RouteContext } from '../../http/context.js';
@@ -79,6 +80,10 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
         throw new Conflict(
           `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
         );
+      }
+      const v2Types = endpoint.source === 'company' ? (input.event_types ?? []).filter((name) => !(V1_WEBHOOK_EVENT_TYPES as readonly string[]).includes(name)) : [];
+      if (v2Types.length > 0) {
+        throw ValidationFailed.field('event_types', `the company's webhook_url receives v1 payloads only (${V1_WEBHOOK_EVENT_TYPES.join(', ')}), not ${v2Types.join(', ')}: create an endpoint for v2 events`);
       }
       await checkActivation(tester, endpoint, input);
       const updated = store.transaction(() =>

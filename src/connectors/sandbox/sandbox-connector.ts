@@ -19,6 +19,9 @@ import type {
 /** Reports what a provider would call back with later, as normalized facts on `gateway.inbound`. */
 export type SandboxReporter = (channelId: number, items: IngestItem[], afterMs: number) => void;
 
+/** Phone numbers ending so have no account at the sandbox (user_exists answers false). */
+export const SANDBOX_NOBODY_SUFFIX = '0000';
+
 /** The text that makes the sandbox refuse a send for good (to try the `error` path). */
 export const SANDBOX_REFUSE_TEXT = '/fail';
 
@@ -46,10 +49,10 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
     switch (method) {
       case 'qr':
         this.report(channel.id, [{ kind: 'qr', qr: sandboxQr(channel.id) }], 2 * this.stepMs);
-        this.report(channel.id, [{ kind: 'state', state: 'enabled', reason: 'sandbox: QR code scanned' }], 4 * this.stepMs);
+        this.connectLater(channel.id, 'sandbox: QR code scanned');
         return { qr: sandboxQr(channel.id), state: 'pending' };
       case 'pairing_code':
-        this.report(channel.id, [{ kind: 'state', state: 'enabled', reason: 'sandbox: pairing code entered' }], 4 * this.stepMs);
+        this.connectLater(channel.id, 'sandbox: pairing code entered');
         return { code: pairingCode(), state: 'pending' };
       case 'code':
         // The provider "sent" the user a code; any code passed to enable or confirm is accepted.
@@ -66,13 +69,19 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
   async requestCode(channel: SessionChannel): Promise<Record<string, unknown>> {
     switch (channel.provider) {
       case 'chat_a':
-        this.report(channel.id, [{ kind: 'state', state: 'enabled', reason: 'sandbox: pairing code entered' }], 4 * this.stepMs);
+        this.connectLater(channel.id, 'sandbox: pairing code entered');
         return { sessionId: `sbx-${randomBytes(8).toString('hex')}`, code: pairingCode(), ttl: '60' };
       case 'chat_b_personal':
         return { code_length: 5, code_type: 'sms', expires_in: 120, next_type: 'call', session_id: randomInt(1, 2 ** 31) };
       default:
         return {};
     }
+  }
+
+  /** The phone "connects" 4 steps later, and the history is synchronized one step after that. */
+  private connectLater(channelId: number, reason: string): void {
+    this.report(channelId, [{ kind: 'state', state: 'enabled', reason }], 4 * this.stepMs);
+    this.report(channelId, [{ kind: 'notice', notice: 'synchronized', at: Date.now() + 5 * this.stepMs }], 5 * this.stepMs);
   }
 
   async confirm(): Promise<ConfirmAnswer> {
@@ -88,6 +97,11 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
   }
 
   async disconnect(): Promise<void> {}
+
+  /** Every number has an account, except those ending in 0000 (to try the other answer). */
+  async userExists(_channel: SessionChannel, phone: string): Promise<boolean> {
+    return !phone.endsWith(SANDBOX_NOBODY_SUFFIX);
+  }
 
   async send(job: ProviderSendJob & { send: SendRequest }): Promise<SendResult & { later?: LaterStatus[] }> {
     if (job.send.text?.trim() === SANDBOX_REFUSE_TEXT) {

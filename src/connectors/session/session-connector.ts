@@ -75,6 +75,12 @@ export class ConnectorProtocolClient implements SendConnector, SessionConnector 
     await this.expect('DELETE', `/sessions/${channel.id}`);
   }
 
+  async userExists(channel: SessionChannel, phone: string): Promise<boolean> {
+    const answer = object(await this.expect('GET', `/sessions/${channel.id}/contacts/${encodeURIComponent(phone)}`));
+    if (typeof answer.exists !== 'boolean') throw new ConnectorCallError(false, { code: 'bad_provider_answer', title: 'The connector answered a contact check without exists.' });
+    return answer.exists;
+  }
+
   async send(job: ProviderSendJob & { send: SendRequest }): Promise<SendResult> {
     if (this.options.baseUrl === null) return { kind: 'failed', permanent: true, error: { code: 'not_configured', title: 'Cannot send: GATEWAY_CONNECTOR_URL is not set.' } };
     const { send } = job;

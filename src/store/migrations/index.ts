@@ -9,10 +9,11 @@ import { streamLog } from './007-stream-log.js';
 import { conversationIndexes } from './008-conversation-indexes.js';
 import { webFaces } from './009-web-faces.js';
 import { traceContext } from './010-trace-context.js';
+import { v1Jobs } from './011-v1-jobs.js';
 import { idempotencyKeys } from './013-idempotency-keys.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
  * released migration is never edited, a change is a new entry. Times are unix milliseconds.
  */
-export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog, conversationIndexes, webFaces, traceContext, idempotencyKeys];
+export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog, conversationIndexes, webFaces, traceContext, v1Jobs, idempotencyKeys];
