@@ -1,5 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { WEBHOOK_EVENT_TYPES, webhookObject } from '../objects/webhook.js';
+import { MAX_WEBHOOK_RATE_LIMIT, WEBHOOK_EVENT_TYPES, WEBHOOK_ORDERINGS, webhookObject } from '../objects/webhook.js';
 import { companyId, pathCompanyBody } from './common.js';
 
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
@@ -24,19 +24,41 @@ export const eventTypes = {
   'x-message': 'must be a non-empty list of distinct event names, or null for every event',
 } as const;
 
+/** `strict`: each event waits until every earlier one of the endpoint was delivered or failed for good. */
+const ordering = {
+  type: 'string',
+  enum: WEBHOOK_ORDERINGS,
+  'x-message': 'must be "default" or "strict"',
+} as const;
+
+/** Deliveries per second at most, or null for no limit. */
+const rateLimit = {
+  type: ['integer', 'null'],
+  minimum: 1,
+  maximum: MAX_WEBHOOK_RATE_LIMIT,
+  'x-message': `must be a whole number of deliveries per second from 1 to ${MAX_WEBHOOK_RATE_LIMIT}, or null for no limit`,
+} as const;
+
 /** POST /api/p2/companies/<company_id>/webhooks */
 export const webhookCreateBody = {
   $id: 'v2/webhook-create',
   type: 'object',
   required: ['url'],
-  properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean', default: true } },
+  properties: {
+    company_id: companyId,
+    url,
+    event_types: eventTypes,
+    active: { type: 'boolean', default: true },
+    ordering: { ...ordering, default: 'default' },
+    rate_limit: rateLimit,
+  },
 } as const satisfies JSONSchema;
 
 /** PUT or PATCH .../webhooks/<id>: the fields sent change, the others stay. */
 export const webhookUpdateBody = {
   $id: 'v2/webhook-update',
   type: 'object',
-  properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean' } },
+  properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean' }, ordering, rate_limit: rateLimit },
 } as const satisfies JSONSchema;
 
 /** GET, DELETE, POST .../rotate_secret: nothing beyond the company. */

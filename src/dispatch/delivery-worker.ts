@@ -6,6 +6,7 @@ import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from '..
 import { decide, type RetryPolicy } from './policy.js';
 import type { PostOutcome, SignedPost, WebhookPoster } from './webhook-poster.js';
 import { endAttemptSpan, startAttemptSpan } from './attempt-spans.js';
+import { EndpointPacer } from './endpoint-pacer.js';
 import { endSpan, runIn, traceparentOfSpan, withSpan } from '../tracing/tracer.js';
 
 export interface DeliveryWorkerOptions {
@@ -52,9 +53,11 @@ export class DeliveryWorker implements Worker {
   readonly name = 'dispatcher';
   private readonly endpointSlots = new Map<number, Slots>();
   private readonly attemptSlots: Slots;
+  private readonly pacer: EndpointPacer;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.attemptSlots = new Slots(options.maxAttempts ?? 256);
+    this.pacer = new EndpointPacer(options.policy.retryAfterMaxMs);
   }
 
   /** The streams it consumes: first attempts, due retries, manual replays. */
@@ -84,10 +87,13 @@ export class DeliveryWorker implements Worker {
    * Hands one attempt of one job to the poster once its endpoint (and the dispatcher) has a free
    * slot, and resolves then. With an `order` key, the poster sends it after the attempts of that key
    * handed to it before. Expected failures are recorded, never thrown; a poster thread that died
-   * fails its attempts, which are sent again. Rejects only when shutting down.
+   * fails its attempts, which are sent again. Rejects only when shutting down. A rate-limited
+   * endpoint's attempt first waits for its turn (EndpointPacer).
    */
   async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal, order?: string): Promise<Dispatched> {
     const { clock, poster, policy, logger } = this.options;
+    const rateLimit = job.endpoint.rate_limit;
+    if (rateLimit !== undefined) await this.pacer.take(job.endpoint.id, rateLimit, signal);
     const endpoint = this.slotsOf(job.endpoint.id);
     await endpoint.acquire();
     await this.attemptSlots.acquire();
@@ -114,6 +120,7 @@ export class DeliveryWorker implements Worker {
       } finally {
         release();
       }
+      if (rateLimit !== undefined) this.pacer.answered(job.endpoint.id, response.statusCode, response.retryAfter);
       const now = clock.now();
       const decision = decide(job, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, policy, now);
       const record: AttemptRecord = {
@@ -134,6 +141,7 @@ export class DeliveryWorker implements Worker {
         next_attempt_at: decision.nextAttemptAt,
         event_created_at: job.event.created_at,
       };
+      if (job.endpoint.ordering === 'strict') record.ordered = true;
       if (span !== undefined) endAttemptSpan(span, record);
       logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: record.outcome, status_code: record.status_code }, 'webhook attempt');
       return record;
