@@ -6,7 +6,6 @@ import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from '..
 import { decide, type RetryPolicy } from './policy.js';
 import type { PostOutcome, SignedPost, WebhookPoster } from './webhook-poster.js';
 import { endAttemptSpan, startAttemptSpan } from './attempt-spans.js';
-import { EndpointPacer } from './endpoint-pacer.js';
 import { endSpan, runIn, traceparentOfSpan, withSpan } from '../tracing/tracer.js';
 
 export interface DeliveryWorkerOptions {
@@ -53,11 +52,9 @@ export class DeliveryWorker implements Worker {
   readonly name = 'dispatcher';
   private readonly endpointSlots = new Map<number, Slots>();
   private readonly attemptSlots: Slots;
-  private readonly pacer: EndpointPacer;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.attemptSlots = new Slots(options.maxAttempts ?? 256);
-    this.pacer = new EndpointPacer(options.policy.retryAfterMaxMs);
   }
 
   /** The streams it consumes: first attempts, due retries, manual replays. */
@@ -88,12 +85,10 @@ export class DeliveryWorker implements Worker {
    * slot, and resolves then. With an `order` key, the poster sends it after the attempts of that key
    * handed to it before. Expected failures are recorded, never thrown; a poster thread that died
    * fails its attempts, which are sent again. Rejects only when shutting down. A rate-limited
-   * endpoint's attempt first waits for its turn (EndpointPacer).
+   * endpoint's attempt carries its pace: the poster sends it when its turn comes (EndpointPacer).
    */
   async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal, order?: string): Promise<Dispatched> {
     const { clock, poster, policy, logger } = this.options;
-    const rateLimit = job.endpoint.rate_limit;
-    if (rateLimit !== undefined) await this.pacer.take(job.endpoint.id, rateLimit, signal);
     const endpoint = this.slotsOf(job.endpoint.id);
     await endpoint.acquire();
     await this.attemptSlots.acquire();
@@ -107,6 +102,7 @@ export class DeliveryWorker implements Worker {
     }
     const queuedAt = clock.now();
     const request: SignedPost = { url: job.endpoint.url, id: job.event.id, body: JSON.stringify(job.event.body), secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs, order };
+    if (job.endpoint.rate_limit !== undefined) request.pace = { perSecond: job.endpoint.rate_limit, retryAfterMaxMs: policy.retryAfterMaxMs };
     // Tracing on: the attempt's span, whose context the receiver gets in `traceparent`.
     const span = startAttemptSpan(job);
     if (span !== undefined) request.traceparent = traceparentOfSpan(span);
@@ -120,7 +116,6 @@ export class DeliveryWorker implements Worker {
       } finally {
         release();
       }
-      if (rateLimit !== undefined) this.pacer.answered(job.endpoint.id, response.statusCode, response.retryAfter);
       const now = clock.now();
       const decision = decide(job, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, policy, now);
       const record: AttemptRecord = {

@@ -5,36 +5,47 @@ import { parseRetryAfter } from './policy.js';
 const SLOWEST_PER_SECOND = 1 / 60;
 
 /**
- * Paces the attempts of rate-limited endpoints (`rate_limit`, attempts per second): an attempt
- * starts no sooner than 1/rate seconds after the endpoint's previous one, in the order they asked.
- * A 429 from the receiver halves the endpoint's pace (down to one a minute) and holds every attempt
- * of it until its `Retry-After` passed (bounded like the retry policy's); each success then brings
- * the pace back up by a tenth of the limit. Real time: the pace is the receiver's, not a test clock's.
+ * Paces the attempts of rate-limited endpoints (`rate_limit`, attempts per second), by key (the
+ * attempts' order key, one per endpoint): an attempt starts no sooner than 1/rate seconds after the
+ * key's previous one started, in the order they asked. A 429 from the receiver halves the key's
+ * pace (down to one a minute) and holds every attempt of it until its `Retry-After` passed
+ * (bounded as the retry policy bounds it); each success then brings the pace back up by a tenth of
+ * the limit. Real time: the pace is the receiver's.
  *
- * It paces one dispatcher; a rate-limited endpoint's attempts all reach the same one
+ * The poster asks it just before each send (src/dispatch/webhook-poster.ts), so the pace is that
+ * of the requests on the wire. One dispatcher consumes all of a rate-limited endpoint's attempts
  * (redeliveryStream in src/streams/catalog.ts), so the limit holds per endpoint.
  */
 export class EndpointPacer {
-  private readonly paces = new Map<number, Pace>();
+  private readonly paces = new Map<string, Pace>();
+  private cancelled = new AbortController();
 
-  constructor(private readonly retryAfterMaxMs: number) {}
-
-  /** Resolves when the endpoint's next attempt may start; rejects when `signal` aborts first. */
-  take(endpointId: number, limit: number, signal: AbortSignal): Promise<void> {
-    let pace = this.paces.get(endpointId);
-    if (pace === undefined) this.paces.set(endpointId, (pace = new Pace(limit)));
+  /** Resolves when the key's next attempt may start; rejects with `cancelledError` after `cancelWaiting`. */
+  take(key: string, limit: number, cancelledError: () => Error): Promise<void> {
+    let pace = this.paces.get(key);
+    if (pace === undefined) this.paces.set(key, (pace = new Pace(limit)));
     pace.limitTo(limit);
-    return pace.take(signal);
+    const { signal } = this.cancelled;
+    return pace.take(async () => {
+      await pace.wait(signal);
+      if (signal.aborted) throw cancelledError();
+    });
   }
 
-  /** What the endpoint answered an attempt: a 429 slows it, a 2xx speeds it up again. */
-  answered(endpointId: number, statusCode: number | null, retryAfter: string | null): void {
-    const pace = this.paces.get(endpointId);
+  /** What the receiver answered the key's attempt: a 429 slows it, a 2xx brings it back up. */
+  answered(key: string, statusCode: number | null, retryAfter: string | null, retryAfterMaxMs: number): void {
+    const pace = this.paces.get(key);
     if (pace === undefined || statusCode === null) return;
     if (statusCode === 429) {
       const wait = parseRetryAfter(retryAfter, Date.now());
-      pace.slowDown(wait === null ? null : Math.min(wait, this.retryAfterMaxMs));
+      pace.slowDown(wait === null ? null : Math.min(wait, retryAfterMaxMs));
     } else if (statusCode >= 200 && statusCode < 300) pace.recover();
+  }
+
+  /** Every attempt waiting for its turn now fails (shutting down). */
+  cancelWaiting(): void {
+    this.cancelled.abort();
+    this.cancelled = new AbortController();
   }
 }
 
@@ -56,16 +67,15 @@ class Pace {
     this.rate = slowed ? Math.min(this.rate, limit) : limit;
   }
 
-  take(signal: AbortSignal): Promise<void> {
-    const turn = this.queue.then(() => this.wait(signal));
-    this.queue = turn.catch(() => {});
-    return turn;
+  take(turn: () => Promise<void>): Promise<void> {
+    const taken = this.queue.then(turn);
+    this.queue = taken.catch(() => {});
+    return taken;
   }
 
   slowDown(retryAfterMs: number | null): void {
     this.rate = Math.max(this.rate / 2, SLOWEST_PER_SECOND);
-    const now = performance.now();
-    this.heldUntil = Math.max(this.heldUntil, now + (retryAfterMs ?? 1_000 / this.rate));
+    this.heldUntil = Math.max(this.heldUntil, performance.now() + (retryAfterMs ?? 1_000 / this.rate));
   }
 
   recover(): void {
@@ -73,9 +83,8 @@ class Pace {
   }
 
   /** Waits until both the pace and a 429's hold allow the next attempt; each wake-up looks again (a 429 may have come meanwhile). */
-  private async wait(signal: AbortSignal): Promise<void> {
-    for (;;) {
-      if (signal.aborted) throw new Error('the dispatcher is stopping');
+  async wait(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
       const now = performance.now();
       const at = Math.max(this.last + 1_000 / this.rate, this.heldUntil);
       if (at <= now) {
