@@ -350,10 +350,10 @@ export class DeliveryStore {
   }
 
   /**
-   * Deletes, with their attempts, the delivered and failed deliveries among the next `limit` past
+   * Deletes, with their attempts, the delivered, failed and held deliveries among the next `limit` past
    * `afterSeq` (in seq order, so creation order) whose last change is older than `before`; the scan
-   * stops at the first delivery created at `before` or later. Pending ones stay, however old: their
-   * attempts are still owed. Answers the last seq looked at (null: nothing old left) and the count.
+   * stops at the first delivery created at `before` or later. Pending ones that are not held stay,
+   * however old: their attempts are still owed. Answers the last seq looked at (null: nothing old left) and the count.
    */
   pruneFinished(before: number, afterSeq: number, limit: number): PruneStep {
     return pruneStep(this.nextBySeq.all(afterSeq, limit), before, afterSeq, (from, upto) => this.deleteFinished.run(from, upto, before).changes);
