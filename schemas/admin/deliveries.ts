@@ -7,7 +7,7 @@ import type { JSONSchema } from 'json-schema-to-ts';
 const filterProperties = {
   company_id: { type: 'integer', minimum: 1 },
   endpoint_id: { type: 'integer', minimum: 1 },
-  status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+  status: { type: 'string', enum: ['pending', 'held', 'delivered', 'failed'], description: 'held: pending, and waiting for its endpoint to be enabled or for earlier deliveries of a strictly ordered endpoint' },
   event_type: { type: 'string', minLength: 1, maxLength: 100, description: 'event name, e.g. message.create' },
   event_id: { type: 'string', minLength: 1, maxLength: 100, description: 'the event id, which is the webhook-id header of its deliveries' },
   since: { type: 'string', format: 'date-time' },

@@ -35,12 +35,18 @@ export const WEBHOOK_URL_TEST_EVENT = 'webhook_url.test';
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 
+/** `strict`: an event is sent only once every earlier event of the endpoint was delivered or failed for good. */
+export const WEBHOOK_ORDERINGS = ['default', 'strict'] as const;
+
+/** The highest `rate_limit` (deliveries per second) an endpoint may ask for. */
+export const MAX_WEBHOOK_RATE_LIMIT = 1000;
+
 /** A company webhook endpoint. `secret` is present only in the answers of create and rotate_secret. */
 export const webhookObject = {
   $id: 'objects/webhook',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'company_id', 'source', 'url', 'event_types', 'active', 'disabled_reason', 'previous_secret_expires_at', 'created_at', 'updated_at'],
+  required: ['id', 'company_id', 'source', 'url', 'event_types', 'active', 'disabled_reason', 'ordering', 'rate_limit', 'previous_secret_expires_at', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'integer', minimum: 1 },
     company_id: { type: 'integer', minimum: 1 },
@@ -50,6 +56,9 @@ export const webhookObject = {
     event_types: { type: ['array', 'null'], items: { type: 'string', enum: WEBHOOK_EVENT_TYPES } },
     active: { type: 'boolean' },
     disabled_reason: { type: ['string', 'null'] },
+    ordering: { type: 'string', enum: WEBHOOK_ORDERINGS },
+    /** Deliveries per second at most; null: no limit. */
+    rate_limit: { type: ['integer', 'null'], minimum: 1, maximum: MAX_WEBHOOK_RATE_LIMIT },
     /** Until then the secret replaced by the last rotation still signs deliveries. */
     previous_secret_expires_at: { type: ['string', 'null'], format: 'date-time' },
     created_at: timestamp,

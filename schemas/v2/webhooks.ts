@@ -1,5 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { WEBHOOK_EVENT_TYPES, webhookObject } from '../objects/webhook.js';
+import { MAX_WEBHOOK_RATE_LIMIT, WEBHOOK_EVENT_TYPES, WEBHOOK_ORDERINGS, webhookObject } from '../objects/webhook.js';
 import { companyId, pageParams, pathCompanyBody } from './common.js';
 
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
@@ -24,6 +24,21 @@ export const eventTypes = {
   'x-message': 'must be a non-empty list of distinct event names, or null for every event',
 } as const;
 
+/** `strict`: each event waits until every earlier one of the endpoint was delivered or failed for good. */
+const ordering = {
+  type: 'string',
+  enum: WEBHOOK_ORDERINGS,
+  'x-message': 'must be "default" or "strict"',
+} as const;
+
+/** Deliveries per second at most, or null for no limit. */
+const rateLimit = {
+  type: ['integer', 'null'],
+  minimum: 1,
+  maximum: MAX_WEBHOOK_RATE_LIMIT,
+  'x-message': `must be a whole number of deliveries per second from 1 to ${MAX_WEBHOOK_RATE_LIMIT}, or null for no limit`,
+} as const;
+
 /**
  * POST /api/p2/companies/<company_id>/webhooks. Created inactive unless `active` is true, as the
  * hosted service's pages document; activating it later sends the test POST first.
@@ -32,7 +47,14 @@ export const webhookCreateBody = {
   $id: 'v2/webhook-create',
   type: 'object',
   required: ['url'],
-  properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean', default: false } },
+  properties: {
+    company_id: companyId,
+    url,
+    event_types: eventTypes,
+    active: { type: 'boolean', default: false },
+    ordering: { ...ordering, default: 'default' },
+    rate_limit: rateLimit,
+  },
 } as const satisfies JSONSchema;
 
 /** GET /api/p2/companies/<company_id>/webhooks: a v2 page (the pages' default of 25). */
@@ -46,7 +68,7 @@ export const webhookListQuery = {
 export const webhookUpdateBody = {
   $id: 'v2/webhook-update',
   type: 'object',
-  properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean' } },
+  properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean' }, ordering, rate_limit: rateLimit },
 } as const satisfies JSONSchema;
 
 /** GET one, DELETE, POST .../rotate_secret, POST .../test: nothing beyond the company. */

@@ -13,6 +13,9 @@ import type { WebhookEndpointRow } from '../store/webhooks.js';
 
 const validateDisable = validator(adminEndpointDisableBody);
 
+/** The last_error of a held delivery an operator discarded (it stays, failed and replayable, until the retention ends). */
+export const HELD_DISCARDED = 'discarded by an operator while held';
+
 interface EndpointRouteDeps {
   store: Store;
   auth: Middleware<AppState>;
@@ -22,7 +25,8 @@ interface EndpointRouteDeps {
 }
 
 /**
- * Endpoint health per company, an operator's disable and re-enable, and the pipeline's state:
+ * Endpoint health per company (with its delivery options and held deliveries), an operator's
+ * disable and re-enable, the discard of held deliveries, and the pipeline's state:
  * the relay's outbox lag, the streams' lag, and the attempts of the last hour per minute.
  */
 export function endpointRoutes(router: Router<AppState>, { store, auth, body, metrics, now }: EndpointRouteDeps): void {
@@ -45,6 +49,13 @@ export function endpointRoutes(router: Router<AppState>, { store, auth, body, me
     const endpoint = findEndpoint(store, ctx);
     store.transaction(() => store.webhooks.update(endpoint, { active: true }, now()));
     ctx.body = { endpoint: healthOf(store, endpoint) };
+  });
+
+  // Held deliveries are let out by the core when the endpoint is enabled; this drops them instead.
+  router.post(`${base}/:endpointId/held/discard`, auth, (ctx) => {
+    const endpoint = findEndpoint(store, ctx);
+    const discarded = store.transaction(() => store.held.failAll(endpoint.id, HELD_DISCARDED, now()));
+    ctx.body = { endpoint: healthOf(store, endpoint), discarded };
   });
 
   router.get('/admin/pipeline', auth, async (ctx) => {

@@ -154,8 +154,8 @@ export interface WebhookConfig {
   /** GATEWAY_WEBHOOK_DISABLE_AFTER: an endpoint without any success for this long is disabled. Default 5d. */
   disableAfterMs: number;
   /**
-   * GATEWAY_WEBHOOK_RETENTION: delivered and failed deliveries (with their attempts) are deleted once
-   * their last change is this old; pending ones stay. At least 1h. Default 30d.
+   * GATEWAY_WEBHOOK_RETENTION: delivered, failed and held deliveries (with their attempts) are
+   * deleted once their last change is this old; pending ones stay. At least 1h. Default 30d.
    */
   retentionMs: number;
   /**

@@ -23,7 +23,16 @@ export class AttemptRecorder implements Worker {
   private readonly disableRule: DisableRule;
 
   constructor(
-    private readonly options: { store: Store; bus: StreamBus; clock: Clock; disableAfterMs: number; logger: Logger; metrics?: Metrics },
+    private readonly options: {
+      store: Store;
+      bus: StreamBus;
+      clock: Clock;
+      disableAfterMs: number;
+      logger: Logger;
+      metrics?: Metrics;
+      /** Called once attempts of a strictly ordered endpoint are committed: its next delivery may go now. */
+      onOrderedAttempt?: () => void;
+    },
   ) {
     this.disableRule = endpointDisableRule(options.disableAfterMs);
   }
@@ -75,7 +84,8 @@ export class AttemptRecorder implements Worker {
   }
 
   private recorded(attempts: readonly AttemptRecord[]): void {
-    const { store, metrics } = this.options;
+    const { store, metrics, onOrderedAttempt } = this.options;
+    if (onOrderedAttempt !== undefined && attempts.some((attempt) => attempt.ordered === true)) onOrderedAttempt();
     if (metrics === undefined) return;
     for (const attempt of attempts) {
       metrics.attemptRecorded(attempt, () =>

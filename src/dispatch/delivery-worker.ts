@@ -84,7 +84,8 @@ export class DeliveryWorker implements Worker {
    * Hands one attempt of one job to the poster once its endpoint (and the dispatcher) has a free
    * slot, and resolves then. With an `order` key, the poster sends it after the attempts of that key
    * handed to it before. Expected failures are recorded, never thrown; a poster thread that died
-   * fails its attempts, which are sent again. Rejects only when shutting down.
+   * fails its attempts, which are sent again. Rejects only when shutting down. A rate-limited
+   * endpoint's attempt carries its pace: the poster sends it when its turn comes (EndpointPacer).
    */
   async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal, order?: string): Promise<Dispatched> {
     const { clock, poster, policy, logger } = this.options;
@@ -101,6 +102,7 @@ export class DeliveryWorker implements Worker {
     }
     const queuedAt = clock.now();
     const request: SignedPost = { url: job.endpoint.url, id: job.event.id, body: JSON.stringify(job.event.body), secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs, order };
+    if (job.endpoint.rate_limit !== undefined) request.pace = { perSecond: job.endpoint.rate_limit, retryAfterMaxMs: policy.retryAfterMaxMs };
     // Tracing on: the attempt's span, whose context the receiver gets in `traceparent`.
     const span = startAttemptSpan(job);
     if (span !== undefined) request.traceparent = traceparentOfSpan(span);
@@ -134,6 +136,7 @@ export class DeliveryWorker implements Worker {
         next_attempt_at: decision.nextAttemptAt,
         event_created_at: job.event.created_at,
       };
+      if (job.endpoint.ordering === 'strict') record.ordered = true;
       if (span !== undefined) endAttemptSpan(span, record);
       logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: record.outcome, status_code: record.status_code }, 'webhook attempt');
       return record;

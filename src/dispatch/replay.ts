@@ -2,15 +2,18 @@ import type { EventRecord } from '../streams/catalog.js';
 import type { Logger } from '../log.js';
 import type { DeliveryFilter, DeliveryRow } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
-import { signingSecrets, type WebhookEndpointRow } from '../store/webhooks.js';
-import { pause, type Clock, type StreamBus } from '../streams/stream.js';
+import type { WebhookEndpointRow } from '../store/webhooks.js';
+import { pause, type Clock, type OutgoingMessage, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
-import { jobKey, STREAM, type DeliveryJob } from '../streams/catalog.js';
+import { jobEndpoint, jobKey, redeliveryStream, STREAM, type DeliveryJob } from '../streams/catalog.js';
 import { publishRedeliveries } from './attempt-spans.js';
-import { activeContext } from '../tracing/tracer.js';
+import { activeContext, type Context } from '../tracing/tracer.js';
 
 /** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}
+
+/** The delivery's endpoint is disabled: a due retry is held until it is enabled again. */
+export class EndpointDisabled extends ReplayRefused {}
 
 /** Endpoints read for one batch of attempts (by id; undefined: not found), so each is read once. */
 export type EndpointsRead = Map<number, WebhookEndpointRow | undefined>;
@@ -27,11 +30,11 @@ export function nextAttempt(store: Store, delivery: DeliveryRow, trigger: Delive
     endpoints?.set(delivery.endpoint_id, endpoint);
   }
   if (endpoint === undefined) throw new ReplayRefused(`The endpoint ${delivery.endpoint_id} of delivery ${delivery.id} no longer exists.`);
-  if (!endpoint.active) throw new ReplayRefused(`The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`);
+  if (!endpoint.active) throw new EndpointDisabled(`The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`);
   return {
     delivery_id: delivery.id,
     event: JSON.parse(delivery.event) as EventRecord,
-    endpoint: { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) },
+    endpoint: jobEndpoint(endpoint, now),
     attempt: delivery.attempt_count + 1,
     step: trigger === 'auto' ? delivery.auto_attempts + 1 : null,
     trigger,
@@ -93,15 +96,40 @@ export class Replayer {
    * to its delivery's first publish (`origin`, the delivery's traceparent).
    */
   async publish(replays: readonly Replay[]): Promise<void> {
-    await publishRedeliveries(
+    await publishRouted(
       this.options.bus,
       STREAM.replays,
       // Keyed by delivery, not endpoint: replays have no order to keep, so a bulk replay to one
       // endpoint runs up to its endpoint concurrency at once instead of one delivery at a time.
-      replays.map(({ job, origin }) => ({ message: { key: job.delivery_id, id: `${job.delivery_id}:manual:${job.attempt}`, value: job }, origin })),
+      // A rate-limited endpoint's go with its other attempts, keyed by endpoint (redeliveryStream).
+      replays.map(({ job, origin }) => ({
+        job,
+        message: { key: job.endpoint.rate_limit === undefined ? job.delivery_id : jobKey(job), id: `${job.delivery_id}:manual:${job.attempt}`, value: job },
+        origin,
+      })),
       activeContext(),
     );
   }
+}
+
+/**
+ * Publishes retries or replays on `usual`, those of rate-limited endpoints on gateway.events
+ * (redeliveryStream), each in its span (publishRedeliveries).
+ */
+export async function publishRouted(
+  bus: StreamBus,
+  usual: string,
+  items: readonly { job: DeliveryJob; message: OutgoingMessage; origin: string | null }[],
+  parent: Context,
+): Promise<void> {
+  const byStream = new Map<string, { message: OutgoingMessage; origin: string | null }[]>();
+  for (const { job, message, origin } of items) {
+    const stream = redeliveryStream(job, usual);
+    let list = byStream.get(stream);
+    if (list === undefined) byStream.set(stream, (list = []));
+    list.push({ message, origin });
+  }
+  for (const [stream, list] of byStream) await publishRedeliveries(bus, stream, list, parent);
 }
 
 /** Works through bulk replay tasks in the background, resumable from their cursor after a restart. */

@@ -4,8 +4,8 @@ import type { Store } from '../store/store.js';
 import type { Clock, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { jobKey, STREAM, type DeliveryJob } from '../streams/catalog.js';
-import { nextAttempt, ReplayRefused, type EndpointsRead } from './replay.js';
-import { publishRedeliveries } from './attempt-spans.js';
+import { EndpointDisabled, nextAttempt, publishRouted, ReplayRefused, type EndpointsRead } from './replay.js';
+import { releaseHeld } from './held-release.js';
 import { ROOT_CONTEXT } from '../tracing/tracer.js';
 
 export interface RetrySchedulerOptions {
@@ -23,26 +23,59 @@ export interface RetrySchedulerOptions {
  * Core side of the retry schedule. A failed attempt leaves its delivery `pending` with the time of
  * the next attempt (set when the attempt is recorded); when that time has come, the scheduler builds
  * the job from the endpoint as it is then (a new address, a rotated secret, a disabled endpoint all
- * count) and publishes it on gateway.retries for the dispatcher. A delivery whose endpoint is gone
- * or disabled fails there, and stays replayable.
+ * count) and publishes it on gateway.retries for the dispatcher (gateway.events for a rate-limited
+ * endpoint: redeliveryStream). A delivery whose endpoint is gone fails there, and stays replayable;
+ * one whose endpoint is disabled is held until it is enabled again.
+ *
+ * Every pass first lets held deliveries out that may go now (releaseHeld): they are due at once and
+ * go out in the same pass. `wake` runs a pass at once (an attempt of a strictly ordered endpoint
+ * ended: its next delivery may go).
  *
  * Crash safety: the delivery is marked scheduled only after the stream acknowledged the job, so a
  * crash in between publishes it once more (the same attempt, at least once), never loses it.
  */
 export class RetryScheduler implements Worker {
   readonly name = 'retry-scheduler';
+  private readonly wakers = new Set<() => void>();
+  private woken = false;
 
   constructor(private readonly options: RetrySchedulerOptions) {}
 
   async run(signal: AbortSignal): Promise<void> {
     const { pollMs = 250, batch = 200, logger } = this.options;
-    await repeatPasses(signal, async () => ((await this.pass()) < batch ? 'idle' : 'more'), { idleMs: pollMs, logger, what: 'scheduling due webhook retries' });
+    await repeatPasses(signal, async () => ((await this.pass()) < batch && !this.takeWake() ? 'idle' : 'more'), {
+      idleMs: pollMs,
+      logger,
+      what: 'scheduling due webhook retries',
+      wake: (wakeUp) => {
+        if (this.takeWake()) {
+          queueMicrotask(wakeUp);
+          return () => {};
+        }
+        this.wakers.add(wakeUp);
+        return () => this.wakers.delete(wakeUp);
+      },
+    });
   }
 
-  /** Hands out the retries due now; answers how many deliveries were due. */
+  /** Runs the next pass now instead of after the poll interval. */
+  wake(): void {
+    this.woken = true;
+    for (const wakeUp of this.wakers) wakeUp();
+    this.wakers.clear();
+  }
+
+  private takeWake(): boolean {
+    const woken = this.woken;
+    this.woken = false;
+    return woken;
+  }
+
+  /** Lets out the held deliveries that may go, then hands out the retries due now; answers how many deliveries were due. */
   async pass(): Promise<number> {
     const { store, bus, clock, logger, batch = 200 } = this.options;
     const now = clock.now();
+    releaseHeld(store, now);
     const due = store.deliveries.due(now, batch);
     if (due.length === 0) return 0;
     const jobs: DeliveryJob[] = [];
@@ -53,17 +86,22 @@ export class RetryScheduler implements Worker {
         jobs.push(nextAttempt(store, delivery, 'auto', now, endpoints));
         scheduled.push(delivery);
       } catch (error) {
+        if (error instanceof EndpointDisabled) {
+          store.held.holdDueDelivery(delivery, 'endpoint_disabled', now);
+          logger.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook retry held: the endpoint is disabled');
+          continue;
+        }
         if (!(error instanceof ReplayRefused)) throw error;
         store.deliveries.fail(delivery, error.message, now);
-        logger.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook retry dropped: the endpoint is gone or disabled');
+        logger.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook retry dropped: the endpoint is gone');
       }
     }
     if (jobs.length > 0) {
       // Each retry starts a trace of its own, linked to its delivery's first publish.
-      await publishRedeliveries(
+      await publishRouted(
         bus,
         STREAM.retries,
-        jobs.map((job, index) => ({ message: { key: jobKey(job), id: `${job.delivery_id}:${job.attempt}`, value: job }, origin: scheduled[index]!.traceparent })),
+        jobs.map((job, index) => ({ job, message: { key: jobKey(job), id: `${job.delivery_id}:${job.attempt}`, value: job }, origin: scheduled[index]!.traceparent })),
         ROOT_CONTEXT,
       );
       store.deliveries.scheduled(scheduled, clock.now());

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
 import type { WebhookHttpClient, WebhookResponse } from './http-client.js';
 import { signatureHeaders } from './signing.js';
+import { EndpointPacer } from './endpoint-pacer.js';
 
 /** One attempt's request: signed (Standard Webhooks) with every given secret when it is sent. */
 export interface SignedPost {
@@ -22,6 +23,11 @@ export interface SignedPost {
    * only). The signature covers the id, the timestamp and the body, so the header leaves it as is.
    */
   traceparent?: string;
+  /**
+   * A rate-limited endpoint's pace: the attempt is sent no sooner than 1/perSecond seconds after
+   * the previous one of its `order` key (of its url without one), later after a 429 (EndpointPacer).
+   */
+  pace?: { perSecond: number; retryAfterMaxMs: number };
 }
 
 export interface PostOutcome extends WebhookResponse {
@@ -48,6 +54,7 @@ export class InlinePoster implements WebhookPoster {
   /** Attempts queued behind another, numbered; those numbered up to `cancelledThrough` never start. */
   private queued = 0;
   private cancelledThrough = 0;
+  private readonly pacer = new EndpointPacer();
 
   constructor(private readonly client: WebhookHttpClient) {}
 
@@ -71,14 +78,18 @@ export class InlinePoster implements WebhookPoster {
 
   cancelQueued(): void {
     this.cancelledThrough = this.queued;
+    this.pacer.cancelWaiting();
   }
 
-  private async send({ url, id, body, secrets, timeoutMs, traceparent }: SignedPost): Promise<PostOutcome> {
+  private async send({ url, id, body, secrets, timeoutMs, traceparent, order, pace }: SignedPost): Promise<PostOutcome> {
+    const paceKey = order ?? url;
+    if (pace !== undefined) await this.pacer.take(paceKey, pace.perSecond, () => new Error(CANCELLED));
     // The signature timestamp is real time: receivers check it against their own clock.
     const headers = signatureHeaders(id, new Date(), body, secrets);
     if (traceparent !== undefined) headers.traceparent = traceparent;
     const began = performance.now();
     const response = await this.client.post({ url, headers, body, timeoutMs });
+    if (pace !== undefined) this.pacer.answered(paceKey, response.statusCode, response.retryAfter, pace.retryAfterMaxMs);
     return { ...response, durationMs: Math.round(performance.now() - began) };
   }
 

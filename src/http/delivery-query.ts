@@ -1,11 +1,11 @@
 import { ValidationFailed } from '../errors/errors.js';
-import type { DeliveryFilter } from '../store/deliveries.js';
+import type { DeliveryFilter, DeliveryFilterStatus } from '../store/deliveries.js';
 
 /** A delivery filter as the admin API and the portal read it (times as ISO 8601 date-times). */
 export interface DeliveryFilterInput {
   company_id?: number;
   endpoint_id?: number;
-  status?: 'pending' | 'delivered' | 'failed';
+  status?: DeliveryFilterStatus;
   event_type?: string;
   event_id?: string;
   since?: string;

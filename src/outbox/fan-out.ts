@@ -1,36 +1,56 @@
-import { jobKey, type DeliveryJob } from '../streams/catalog.js';
+import { jobEndpoint, jobKey, type DeliveryJob } from '../streams/catalog.js';
 import type { EventRecord } from '../streams/catalog.js';
+import type { HeldReason } from '../store/held-deliveries.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/webhooks.js';
-import { signingSecrets, wantsEvent } from '../store/webhooks.js';
+import { wantsEvent } from '../store/webhooks.js';
 import type { OutgoingMessage } from '../streams/stream.js';
 
-/** Active endpoints per company, read once per relay batch (its fan-out runs in one transaction). */
+/** Endpoints per company (active or not), read once per relay batch (its fan-out runs in one transaction). */
 export type EndpointCache = Map<number, WebhookEndpointRow[]>;
 
 /**
- * Turns one event of the outbox into its deliveries: one per active endpoint of the company that
- * wants the event. The delivery rows are created here (idempotently: a relay that crashed before
- * marking the row fans it out again onto the same deliveries), and each job carries its endpoint's
- * address and signing secrets so that workers need no store. Runs inside the caller's transaction
- * (the relay's fan-out of a batch), which keeps an event's deliveries all or nothing. The jobs
- * and the deliveries carry `traceparent`, the context of the relay's publish of the event.
+ * Turns one event of the outbox into its deliveries: one per endpoint of the company that wants the
+ * event. The delivery rows are created here (idempotently: a relay that crashed before marking the
+ * row fans it out again onto the same deliveries), and each job carries its endpoint's address and
+ * signing secrets so that workers need no store. Runs inside the caller's transaction (the relay's
+ * fan-out of a batch), which keeps an event's deliveries all or nothing. The jobs and the
+ * deliveries carry `traceparent`, the context of the relay's publish of the event.
+ *
+ * A delivery is held instead of sent (no job) when its endpoint is disabled, and when its endpoint
+ * orders strictly and an earlier delivery of it is on its way or held: the retry scheduler lets it
+ * out later (src/dispatch/held-release.ts). Endpoints without these (active, default ordering) take
+ * the path they always took, without a query of their own.
  */
 export function fanOutEvent(store: Store, event: EventRecord, now: number, endpointsOf: EndpointCache = new Map(), eventJson?: string, traceparent?: string): OutgoingMessage[] {
-  let active = endpointsOf.get(event.company_id);
-  if (active === undefined) endpointsOf.set(event.company_id, (active = store.webhooks.active(event.company_id)));
-  const endpoints = active.filter((endpoint) => wantsEvent(endpoint, event.name));
-  const deliveries = store.deliveries.createForEvent(event, endpoints, now, eventJson, traceparent ?? null);
-  return deliveries.map((deliveryId, index) => {
-    const endpoint = endpoints[index]!;
-    const job: DeliveryJob = {
-      delivery_id: deliveryId,
-      event,
-      endpoint: { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) },
-      attempt: 1,
-      step: 1,
-      trigger: 'auto',
-    };
-    return { key: jobKey(job), id: `${deliveryId}:1`, value: job, traceparent };
-  });
+  let all = endpointsOf.get(event.company_id);
+  if (all === undefined) endpointsOf.set(event.company_id, (all = store.webhooks.list(event.company_id)));
+  const endpoints = all.filter((endpoint) => wantsEvent(endpoint, event.name));
+  const plain = endpoints.filter((endpoint) => endpoint.active === 1 && endpoint.ordering === 'default');
+  const deliveries = store.deliveries.createForEvent(event, plain, now, eventJson, traceparent ?? null);
+  const messages = deliveries.map((deliveryId, index) => firstAttempt(deliveryId, event, plain[index]!, now, traceparent));
+  if (plain.length === endpoints.length) return messages;
+  const json = eventJson ?? JSON.stringify(event);
+  for (const endpoint of endpoints) {
+    if (endpoint.active === 1 && endpoint.ordering === 'default') continue;
+    const reason = heldReason(store, endpoint);
+    const delivery = store.held.create(event, endpoint.id, reason, now, json, traceparent ?? null);
+    if (!delivery.owed) continue;
+    if (endpoint.ordering === 'strict') store.held.setHead(endpoint.id, delivery.id);
+    messages.push(firstAttempt(delivery.id, event, endpoint, now, traceparent));
+  }
+  return messages;
+}
+
+/** Why a new delivery to this endpoint waits, or null when it goes out now. */
+function heldReason(store: Store, endpoint: WebhookEndpointRow): HeldReason | null {
+  if (endpoint.active !== 1) return 'endpoint_disabled';
+  if (endpoint.ordering !== 'strict') return null;
+  const { busy, held } = store.held.orderState(endpoint.id);
+  return busy || held ? 'ordering' : null;
+}
+
+function firstAttempt(deliveryId: string, event: EventRecord, endpoint: WebhookEndpointRow, now: number, traceparent: string | undefined): OutgoingMessage {
+  const job: DeliveryJob = { delivery_id: deliveryId, event, endpoint: jobEndpoint(endpoint, now), attempt: 1, step: 1, trigger: 'auto' };
+  return { key: jobKey(job), id: `${deliveryId}:1`, value: job, traceparent };
 }

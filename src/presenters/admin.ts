@@ -10,7 +10,9 @@ export function presentDelivery(row: DeliveryRow) {
     event_type: row.event_name,
     company_id: row.company_id,
     endpoint_id: row.endpoint_id,
-    status: row.status,
+    // A held delivery is pending in the store; operators see it held, with why.
+    status: row.status === 'pending' && row.held_reason !== null ? 'held' : row.status,
+    held_reason: row.status === 'pending' ? row.held_reason : null,
     attempt_count: row.attempt_count,
     next_attempt_at: iso(row.next_attempt_at),
     last_status_code: row.last_status_code,
@@ -45,6 +47,9 @@ export function presentEndpointHealth(row: EndpointHealthRow) {
     last_failure_at: iso(row.last_failure_at),
     failing_since: iso(row.failing_since),
     consecutive_failures: row.consecutive_failures ?? 0,
+    ordering: row.ordering,
+    rate_limit: row.rate_limit,
+    held: row.held,
   };
 }
 

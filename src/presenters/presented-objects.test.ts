@@ -206,6 +206,9 @@ const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => 
   event_types: JSON.stringify(['message.create', 'message.update', 'channel.qr_code', 'job.executed']),
   active: 1,
   disabled_reason: null,
+  ordering: 'default',
+  rate_limit: null,
+  head_delivery_id: null,
   created_at: T0,
   updated_at: T0,
   ...overrides,
@@ -216,6 +219,7 @@ const webhookRows: [string, WebhookEndpointRow][] = [
   ['the company webhook_url, every event', webhook({ id: 32, source: 'company', url: 'http://crm.example.com/v1-hook', event_types: null })],
   ['a rotated endpoint', webhook({ id: 33, previous_secret: generateWebhookSecret(), previous_secret_expires_at: T0 + 86_400_000, updated_at: T0 + 5 })],
   ['an endpoint disabled for failing', webhook({ id: 34, active: 0, disabled_reason: 'failing since 2026-10-28T00:00:00.000Z (5 days)' })],
+  ['a strictly ordered, rate-limited endpoint', webhook({ id: 35, ordering: 'strict', rate_limit: 20, head_delivery_id: 'dlv_0123456789abcdef' })],
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,8 @@ export function presentWebhook(row: WebhookEndpointRow, { withSecret = false } =
     event_types: row.event_types === null ? null : (JSON.parse(row.event_types) as WebhookEventType[]),
     active: row.active === 1,
     disabled_reason: row.disabled_reason,
+    ordering: row.ordering,
+    rate_limit: row.rate_limit,
     previous_secret_expires_at: row.previous_secret_expires_at === null ? null : toIso(row.previous_secret_expires_at),
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),

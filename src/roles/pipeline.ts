@@ -72,12 +72,13 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
   if (role !== 'worker') {
     if (store === null) throw new Error('the core role needs the store');
     replayer = new Replayer({ store, bus, clock });
-    recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics });
+    const scheduler = new RetryScheduler({ store, bus, clock, logger });
+    recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics, onOrderedAttempt: () => scheduler.wake() });
     workers.push(
       new OutboxRelay({ store, bus, clock, logger, publicUrl: config.publicUrl }),
       new InboundApplier({ store, bus, publicUrl: config.publicUrl, logger }),
       recorder,
-      new RetryScheduler({ store, bus, clock, logger }),
+      scheduler,
       new ReceiptJanitor({ store, clock, logger }),
       new OutboxJanitor({ store, clock, logger }),
       new DeliveryJanitor({ store, clock, logger, retainMs: config.webhooks.retentionMs }),

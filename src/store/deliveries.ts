@@ -3,7 +3,8 @@ import type Database from 'better-sqlite3';
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';
 import { takePage, type PageOf } from './pagination.js';
 import { pruneStep, type PruneStep } from './prune.js';
-import type { WebhookEndpointRow } from './webhooks.js';
+import type { HeldReason } from './held-deliveries.js';
+import type { EndpointOrdering, WebhookEndpointRow } from './webhooks.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -27,6 +28,8 @@ export interface DeliveryRow {
   updated_at: number;
   /** The trace context of the publish that created it (docs/tracing.md): its retries and replays link to it. */
   traceparent: string | null;
+  /** Why this pending delivery is held (src/store/held-deliveries.ts), or null when it is not. */
+  held_reason: HeldReason | null;
 }
 
 export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
@@ -63,10 +66,13 @@ export type AttemptRow = Omit<AttemptToRecord, 'company_id' | 'endpoint_id' | 'n
  */
 export type DisableRule = (attempt: AttemptToRecord, failingSince: number | null) => string | null;
 
+/** A stored status, or `held`: pending and held (then `pending` means pending and not held). */
+export type DeliveryFilterStatus = DeliveryStatus | 'held';
+
 export interface DeliveryFilter {
   company_id?: number;
   endpoint_id?: number;
-  status?: DeliveryStatus;
+  status?: DeliveryFilterStatus;
   event_type?: string;
   /** The event's id: the `webhook-id` header its deliveries carried. */
   event_id?: string;
@@ -86,6 +92,10 @@ export interface EndpointHealthRow {
   failing_since: number | null;
   consecutive_failures: number | null;
   disabled_at: number | null;
+  ordering: EndpointOrdering;
+  rate_limit: number | null;
+  /** Its held deliveries. */
+  held: number;
 }
 
 /** Webhook deliveries, their attempts and the health of endpoints. */
@@ -198,14 +208,17 @@ export class DeliveryStore {
        WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`,
     );
     this.nextBySeq = db.prepare<[number, number], { key: number; created_at: number }>('SELECT seq AS key, created_at FROM webhook_deliveries WHERE seq > ? ORDER BY seq LIMIT ?');
-    // Their attempts go with them (ON DELETE CASCADE).
+    // Their attempts go with them (ON DELETE CASCADE). Held deliveries are bound by the retention too.
     this.deleteFinished = db.prepare<[number, number, number]>(
-      "DELETE FROM webhook_deliveries WHERE seq > ? AND seq <= ? AND status IN ('delivered', 'failed') AND updated_at < ?",
+      `DELETE FROM webhook_deliveries WHERE seq > ? AND seq <= ? AND updated_at < ?
+         AND (status IN ('delivered', 'failed') OR held_reason IS NOT NULL)`,
     );
     this.markDisabledAt = db.prepare<[number, number]>('UPDATE webhook_endpoint_health SET disabled_at = ? WHERE endpoint_id = ?');
     this.healthByCompany = db.prepare<[number], EndpointHealthRow>(
       `SELECT e.id, e.company_id, e.url, e.active, e.disabled_reason, h.last_success_at, h.last_failure_at, h.failing_since,
-              h.consecutive_failures, h.disabled_at
+              h.consecutive_failures, h.disabled_at, e.ordering, e.rate_limit,
+              (SELECT count(*) FROM webhook_deliveries d INDEXED BY webhook_deliveries_held
+               WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.held_reason IS NOT NULL) AS held
        FROM webhook_endpoints e LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = e.id
        WHERE e.company_id = ? ORDER BY e.id`,
     );
@@ -337,10 +350,10 @@ export class DeliveryStore {
   }
 
   /**
-   * Deletes, with their attempts, the delivered and failed deliveries among the next `limit` past
+   * Deletes, with their attempts, the delivered, failed and held deliveries among the next `limit` past
    * `afterSeq` (in seq order, so creation order) whose last change is older than `before`; the scan
-   * stops at the first delivery created at `before` or later. Pending ones stay, however old: their
-   * attempts are still owed. Answers the last seq looked at (null: nothing old left) and the count.
+   * stops at the first delivery created at `before` or later. Pending ones that are not held stay,
+   * however old: their attempts are still owed. Answers the last seq looked at (null: nothing old left) and the count.
    */
   pruneFinished(before: number, afterSeq: number, limit: number): PruneStep {
     return pruneStep(this.nextBySeq.all(afterSeq, limit), before, afterSeq, (from, upto) => this.deleteFinished.run(from, upto, before).changes);
@@ -395,12 +408,16 @@ function filterSql(filter: DeliveryFilter): { where: string[]; params: Record<st
   const params: Record<string, unknown> = {};
   if (filter.company_id !== undefined) where.push('company_id = @company_id');
   if (filter.endpoint_id !== undefined) where.push('endpoint_id = @endpoint_id');
-  if (filter.status !== undefined) where.push('status = @status');
+  if (filter.status === 'held') where.push("status = 'pending' AND held_reason IS NOT NULL");
+  else if (filter.status === 'pending') where.push("status = 'pending' AND held_reason IS NULL");
+  else if (filter.status !== undefined) where.push('status = @status');
   if (filter.event_type !== undefined) where.push('event_name = @event_type');
   if (filter.event_id !== undefined) where.push('event_id = @event_id');
   if (filter.since !== undefined) where.push('created_at >= @since');
   if (filter.until !== undefined) where.push('created_at <= @until');
   for (const [key, value] of Object.entries(filter)) if (value !== undefined) params[key] = value;
+  // Named in the SQL only for delivered and failed.
+  if (filter.status === 'held' || filter.status === 'pending') delete params.status;
   return { where, params };
 }
 

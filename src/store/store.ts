@@ -4,6 +4,7 @@ import { CallbackStore } from './callbacks.js';
 import { ChannelStore } from './channels.js';
 import { CompanyStore } from './companies.js';
 import { DeliveryStore } from './deliveries.js';
+import { HeldDeliveryStore } from './held-deliveries.js';
 import { EarlyStatusStore } from './early-statuses.js';
 import { ContactStore } from './contacts.js';
 import { ConversationStore } from './conversations.js';
@@ -40,6 +41,7 @@ export class Store {
   readonly outbox: OutboxStore;
   readonly webhooks: WebhookEndpointStore;
   readonly deliveries: DeliveryStore;
+  readonly held: HeldDeliveryStore;
   readonly replayTasks: ReplayTaskStore;
   readonly streamMessages: StreamMessageStore;
   readonly callbacks: CallbackStore;
@@ -64,6 +66,7 @@ export class Store {
     this.outbox = new OutboxStore(db, this.group);
     this.webhooks = new WebhookEndpointStore(db);
     this.deliveries = new DeliveryStore(db);
+    this.held = new HeldDeliveryStore(db);
     this.replayTasks = new ReplayTaskStore(db);
     this.streamMessages = new StreamMessageStore(db, this.group);
     this.callbacks = new CallbackStore(db);

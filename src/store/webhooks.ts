@@ -15,9 +15,17 @@ export interface WebhookEndpointRow {
   event_types: string | null;
   active: number;
   disabled_reason: string | null;
+  /** 'strict': each delivery waits until every earlier one of the endpoint was delivered or failed. */
+  ordering: EndpointOrdering;
+  /** Deliveries per second, or null for no limit. */
+  rate_limit: number | null;
+  /** Strict ordering: the delivery let out last (the ones after it are held until it ended). */
+  head_delivery_id: string | null;
   created_at: number;
   updated_at: number;
 }
+
+export type EndpointOrdering = 'default' | 'strict';
 
 /** Endpoints a company may have, its v1 webhook_url included (docs/design.md section 9). */
 export const MAX_ENDPOINTS_PER_COMPANY = 5;
@@ -37,6 +45,8 @@ export interface NewWebhookEndpoint {
   /** null: every event. */
   eventTypes: string[] | null;
   active: boolean;
+  ordering?: EndpointOrdering;
+  rateLimit?: number | null;
 }
 
 export interface WebhookEndpointChanges {
@@ -45,6 +55,8 @@ export interface WebhookEndpointChanges {
   active?: boolean;
   /** Why an endpoint being deactivated is disabled (kept as it was when not given). */
   disabledReason?: string;
+  ordering?: EndpointOrdering;
+  rateLimit?: number | null;
 }
 
 /** Webhook endpoints of companies. */
@@ -52,6 +64,7 @@ export class WebhookEndpointStore {
   private readonly byCompany;
   private readonly activeByCompany;
   private readonly byId;
+  private readonly byIdAlone;
   private readonly companyRow;
   private readonly countByCompany;
   private readonly insertOne;
@@ -70,18 +83,28 @@ export class WebhookEndpointStore {
       'SELECT * FROM webhook_endpoints WHERE company_id = ? AND active = 1 ORDER BY id',
     );
     this.byId = db.prepare<[number, number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE company_id = ? AND id = ?');
+    this.byIdAlone = db.prepare<[number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?');
     this.companyRow = db.prepare<[number], WebhookEndpointRow>("SELECT * FROM webhook_endpoints WHERE company_id = ? AND source = 'company'");
     this.countByCompany = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM webhook_endpoints WHERE company_id = ?');
-    this.insertOne = db.prepare<[number, string, string, string, string | null, number, number, number], WebhookEndpointRow>(
-      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    this.insertOne = db.prepare<[number, string, string, string, string | null, number, string, number | null, number, number], WebhookEndpointRow>(
+      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.updateOne = db.prepare<
-      { id: number; url: string; event_types: string | null; active: number; disabled_reason: string | null; updated_at: number },
+      {
+        id: number;
+        url: string;
+        event_types: string | null;
+        active: number;
+        disabled_reason: string | null;
+        ordering: EndpointOrdering;
+        rate_limit: number | null;
+        updated_at: number;
+      },
       WebhookEndpointRow
     >(
       `UPDATE webhook_endpoints SET url = @url, event_types = @event_types, active = @active,
-         disabled_reason = @disabled_reason, updated_at = @updated_at
+         disabled_reason = @disabled_reason, ordering = @ordering, rate_limit = @rate_limit, updated_at = @updated_at
        WHERE id = @id RETURNING *`,
     );
     this.deleteOne = db.prepare<[number]>('DELETE FROM webhook_endpoints WHERE id = ?');
@@ -109,6 +132,11 @@ export class WebhookEndpointStore {
     return this.byId.get(companyId, id);
   }
 
+  /** An endpoint by its id alone (the core's own work on deliveries, which name no company path). */
+  findById(id: number): WebhookEndpointRow | undefined {
+    return this.byIdAlone.get(id);
+  }
+
   /** Endpoints of a company, active or not, its webhook_url mirror included: what the limit counts. */
   count(companyId: number): number {
     return this.countByCompany.get(companyId)!.n;
@@ -128,6 +156,8 @@ export class WebhookEndpointStore {
       generateWebhookSecret(),
       endpoint.eventTypes === null ? null : JSON.stringify(endpoint.eventTypes),
       Number(endpoint.active),
+      endpoint.ordering ?? 'default',
+      endpoint.rateLimit ?? null,
       now,
       now,
     )!;
@@ -142,6 +172,8 @@ export class WebhookEndpointStore {
       event_types: changes.eventTypes === undefined ? row.event_types : changes.eventTypes === null ? null : JSON.stringify(changes.eventTypes),
       active,
       disabled_reason: active === 1 ? null : (changes.disabledReason ?? row.disabled_reason),
+      ordering: changes.ordering ?? row.ordering,
+      rate_limit: changes.rateLimit === undefined ? row.rate_limit : changes.rateLimit,
       updated_at: now,
     })!;
   }

@@ -1,4 +1,5 @@
 import type { AttemptToRecord } from '../store/deliveries.js';
+import { signingSecrets, type WebhookEndpointRow } from '../store/webhooks.js';
 import type { StreamSpec } from './stream.js';
 
 export type { AttemptOutcome } from '../store/deliveries.js';
@@ -53,12 +54,34 @@ export interface EventRecord {
 export interface DeliveryJob {
   delivery_id: string;
   event: EventRecord;
-  endpoint: { id: number; url: string; secrets: string[] };
+  endpoint: JobEndpoint;
   /** Number of this attempt among all attempts of the delivery (automatic and manual). */
   attempt: number;
   /** Place of an automatic attempt in the retry schedule (1 = the first); null for a manual replay. */
   step: number | null;
   trigger: 'auto' | 'manual';
+}
+
+/**
+ * The endpoint of a job. The options are there only when the endpoint has them (the jobs of
+ * endpoints without them stay as small as they were): `rate_limit` in deliveries per second, which
+ * the dispatcher paces the endpoint's attempts to; `ordering: 'strict'`, whose attempt records the
+ * core watches to let the endpoint's next delivery out.
+ */
+export interface JobEndpoint {
+  id: number;
+  url: string;
+  secrets: string[];
+  rate_limit?: number;
+  ordering?: 'strict';
+}
+
+/** The job's view of an endpoint as it is at `now`: its address, the secrets signing now, its options. */
+export function jobEndpoint(endpoint: WebhookEndpointRow, now: number): JobEndpoint {
+  const target: JobEndpoint = { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) };
+  if (endpoint.rate_limit !== null) target.rate_limit = endpoint.rate_limit;
+  if (endpoint.ordering === 'strict') target.ordering = 'strict';
+  return target;
 }
 
 /**
@@ -68,9 +91,20 @@ export interface DeliveryJob {
  */
 export interface AttemptRecord extends AttemptToRecord {
   event_created_at?: string;
+  /** Set for an attempt of a strictly ordered endpoint: its end may let the next delivery out. */
+  ordered?: true;
 }
 
 /** The message key of a delivery job: per endpoint, so one endpoint never waits behind another. */
 export function jobKey(job: Pick<DeliveryJob, 'event' | 'endpoint'>): string {
   return `${job.event.company_id}:${job.endpoint.id}`;
+}
+
+/**
+ * The stream a retry or a replay goes on. A rate-limited endpoint's attempts all go on
+ * gateway.events, keyed by endpoint: one dispatcher consumes them, so one pace holds for all of
+ * them (on their own streams, retries and replays could be consumed by another worker process).
+ */
+export function redeliveryStream(job: Pick<DeliveryJob, 'endpoint'>, usual: string): string {
+  return job.endpoint.rate_limit === undefined ? usual : STREAM.events;
 }

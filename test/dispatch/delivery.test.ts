@@ -236,7 +236,7 @@ describe('retries are scheduled by the core with the endpoint as it is when they
     expect(String(r.received.at(-1)!.headers['webhook-signature']).split(' ')).toHaveLength(1);
   });
 
-  it('fails a waiting retry whose endpoint was disabled meanwhile, without an attempt, and keeps it replayable', async () => {
+  it('holds a waiting retry whose endpoint was disabled meanwhile, without an attempt, and sends it once the endpoint is enabled', async () => {
     const { clock, gw } = await setup();
     const company = insertCompany(gw.store);
     let up = false;
@@ -246,16 +246,19 @@ describe('retries are scheduled by the core with the endpoint as it is when they
     await eventually('first attempt', () => deliveryOf(gw, event.id)?.attempt_count === 1);
     gw.store.webhooks.update(gw.store.webhooks.find(company, endpoint.id)!, { active: false });
     clock.advance(6_001);
-    await eventually('failed', () => deliveryOf(gw, event.id)?.status === 'failed');
-    const failed = gw.store.deliveries.find(deliveryOf(gw, event.id)!.id)!;
-    expect(failed).toMatchObject({ attempt_count: 1, next_attempt_at: null });
-    expect(failed.last_error).toMatch(/^The endpoint \d+ is disabled/);
+    await eventually('held', () => gw.store.deliveries.find(deliveryOf(gw, event.id)!.id)!.held_reason === 'endpoint_disabled');
+    const held = gw.store.deliveries.find(deliveryOf(gw, event.id)!.id)!;
+    expect(held).toMatchObject({ status: 'pending', attempt_count: 1, next_attempt_at: null });
+    expect((await gw.admin('GET', `/admin/deliveries/${held.id}`)).body.delivery).toMatchObject({ status: 'held', held_reason: 'endpoint_disabled' });
     expect(r.received).toHaveLength(1);
 
     up = true;
-    gw.store.webhooks.update(gw.store.webhooks.find(company, endpoint.id)!, { active: true });
-    expect((await gw.admin('POST', `/admin/deliveries/${failed.id}/replay`)).status).toBe(202);
-    await eventually('delivered by the replay', () => deliveryOf(gw, event.id)?.status === 'delivered');
+    expect((await gw.admin('POST', `/admin/companies/${company}/endpoints/${endpoint.id}/enable`)).status).toBe(200);
+    await eventually('delivered once enabled', () => deliveryOf(gw, event.id)?.status === 'delivered');
+    expect(attemptsOf(gw, held.id).map((a) => [a.number, a.trigger, a.outcome])).toEqual([
+      [1, 'auto', 'retry'],
+      [2, 'auto', 'delivered'],
+    ]);
   });
 
   it('numbers a manual attempt among all attempts without using up the automatic schedule', async () => {

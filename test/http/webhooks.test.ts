@@ -118,6 +118,8 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
       event_types: null,
       active: false,
       disabled_reason: null,
+      ordering: 'default',
+      rate_limit: null,
       previous_secret_expires_at: null,
       created_at: expect.any(String),
       updated_at: hook.created_at,
@@ -177,6 +179,11 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
     ['active as text in JSON', { url: 'https://e.com', active: 'yes' }, ['active']],
     ['a company_id of another company', { url: 'https://e.com', company_id: 999_999 }, ['company_id']],
     ['several wrong fields', { url: 'x', event_types: 3, active: 1 }, ['url', 'event_types', 'active']],
+    ['an unknown ordering', { url: 'https://e.com', ordering: 'fifo' }, ['ordering']],
+    ['a rate_limit of 0', { url: 'https://e.com', rate_limit: 0 }, ['rate_limit']],
+    ['a fractional rate_limit', { url: 'https://e.com', rate_limit: 2.5 }, ['rate_limit']],
+    ['a rate_limit over 1000', { url: 'https://e.com', rate_limit: 1001 }, ['rate_limit']],
+    ['a rate_limit as text in JSON', { url: 'https://e.com', rate_limit: '5' }, ['rate_limit']],
   ])('422 for %s, one entry per field, nothing stored', async (_name, body, fields) => {
     const company = await newCompany();
     const res = await refused(() => gw.request('POST', hooksPath(company), { json: body }), 422, 'validation_failed');
@@ -186,6 +193,20 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
   it('400 for malformed JSON', async () => {
     const company = await newCompany();
     await refused(() => gw.request('POST', hooksPath(company), { json: '{"url":' }), 400, 'bad_request');
+  });
+
+  it('takes strict ordering and a rate limit, shows them, and changes or clears them on update', async () => {
+    const company = await newCompany();
+    const hook = await createHook(company, { ordering: 'strict', rate_limit: 10 });
+    expect(hook).toMatchObject({ ordering: 'strict', rate_limit: 10 });
+    expect(row(hook.id)).toMatchObject({ ordering: 'strict', rate_limit: 10 });
+    const cleared = expectHook(await gw.request('PATCH', hookPath(company, hook.id), { json: { ordering: 'default', rate_limit: null } }));
+    expect(cleared).toMatchObject({ ordering: 'default', rate_limit: null });
+    // A field not sent keeps its value.
+    expectHook(await gw.request('PATCH', hookPath(company, hook.id), { json: { rate_limit: 3 } }));
+    expect(expectHook(await gw.request('PUT', hookPath(company, hook.id), { json: { active: false } }))).toMatchObject({ ordering: 'default', rate_limit: 3, active: false });
+    const res = await refused(() => gw.request('PATCH', hookPath(company, hook.id), { json: { ordering: 'lifo', rate_limit: -1 } }), 422, 'validation_failed');
+    expect(failingFields(res).sort()).toEqual(['ordering', 'rate_limit']);
   });
 });
 

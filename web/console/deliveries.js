@@ -48,7 +48,7 @@ function searchForm() {
 
 function filterForm(filter) {
   const number = (name) => h('input', { name, type: 'number', min: '1', step: '1', inputmode: 'numeric', value: filter[name] ?? '' });
-  const status = h('select', { name: 'status' }, ...['', 'pending', 'delivered', 'failed'].map((s) => h('option', { value: s, selected: filter.status === s }, s || 'any')));
+  const status = h('select', { name: 'status' }, ...['', 'pending', 'held', 'delivered', 'failed'].map((s) => h('option', { value: s, selected: filter.status === s }, s || 'any')));
   const type = h('select', { name: 'event_type' }, h('option', { value: '' }, 'any'), ...EVENT_TYPES.map((t) => h('option', { value: t, selected: filter.event_type === t }, t)));
   const since = h('input', { name: 'since', type: 'datetime-local', value: isoToLocal(filter.since) });
   const until = h('input', { name: 'until', type: 'datetime-local', value: isoToLocal(filter.until) });

@@ -26,7 +26,7 @@ function render(view, { delivery, event, attempts }, isCurrent) {
     h(
       'dl',
       { class: 'facts' },
-      fact('Status', badge(delivery.status)),
+      fact('Status', badge(delivery.status), delivery.held_reason === 'endpoint_disabled' ? ' until its endpoint is enabled' : delivery.held_reason === 'ordering' ? ' until the earlier deliveries of its endpoint ended (strict ordering)' : ''),
       fact('Event', `${delivery.event_type} · `, h('span', { class: 'mono' }, delivery.event_id), ' (webhook-id)'),
       fact('Company', h('a', { href: `#/endpoints?company_id=${delivery.company_id}` }, String(delivery.company_id))),
       fact('Endpoint', String(delivery.endpoint_id)),

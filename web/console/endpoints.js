@@ -1,5 +1,6 @@
 // The webhook endpoints of one company with their health: last success, failing since,
-// consecutive failures, why one is disabled; disable, enable, and recover what failed meanwhile.
+// consecutive failures, why one is disabled, its ordering, rate limit and held deliveries; disable,
+// enable, discard what is held, and recover what failed meanwhile.
 import { announce, api, attempt, badge, field, h, isoToLocal, localToIso, show, timeEl } from '/assets/ui.js';
 
 export async function endpointsPage({ view, params, isCurrent }) {
@@ -44,6 +45,17 @@ function endpointPanel(companyId, endpoint, reload) {
     await reload();
   });
 
+  const held = endpoint.held === 0
+    ? null
+    : h('form', { class: 'actions', 'aria-label': `Discard held deliveries of endpoint ${endpoint.endpoint_id}` }, h('button', { type: 'submit', class: 'danger' }, `Discard ${endpoint.held} held`));
+  held?.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const answer = await attempt(() => api('POST', `${base}/held/discard`));
+    if (answer === undefined) return;
+    announce(`${answer.discarded} held deliveries of endpoint ${endpoint.endpoint_id} discarded.`, 'ok');
+    await reload();
+  });
+
   const defaultSince = endpoint.failing_since ?? endpoint.disabled_since ?? new Date(Date.now() - 3_600_000).toISOString();
   const since = h('input', { name: 'since', type: 'datetime-local', required: true, value: isoToLocal(defaultSince) });
   const recover = h(
@@ -71,9 +83,13 @@ function endpointPanel(companyId, endpoint, reload) {
       h('dt', {}, 'Failing since'), h('dd', {}, timeEl(endpoint.failing_since)),
       h('dt', {}, 'Consecutive failures'), h('dd', {}, String(endpoint.consecutive_failures)),
       h('dt', {}, 'Disabled'), h('dd', {}, endpoint.active ? 'no' : `${endpoint.disabled_reason ?? 'no reason recorded'}${endpoint.disabled_since ? ` (since ${new Date(endpoint.disabled_since).toLocaleString()})` : ''}`),
+      h('dt', {}, 'Ordering'), h('dd', {}, endpoint.ordering === 'strict' ? 'strict (one at a time, in order)' : 'default'),
+      h('dt', {}, 'Rate limit'), h('dd', {}, endpoint.rate_limit === null ? 'none' : `${endpoint.rate_limit} per second`),
+      h('dt', {}, 'Held deliveries'), h('dd', {}, endpoint.held === 0 ? '0' : h('a', { href: `#/deliveries?company_id=${encodeURIComponent(companyId)}&endpoint_id=${endpoint.endpoint_id}&status=held` }, String(endpoint.held))),
     ),
     h('p', {}, h('a', { href: `#/deliveries?company_id=${encodeURIComponent(companyId)}&endpoint_id=${endpoint.endpoint_id}` }, 'Its deliveries')),
     toggle,
+    ...(held === null ? [] : [held]),
     recover,
   );
 }

@@ -59,6 +59,8 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
         url: input.url,
         eventTypes: input.event_types ?? null,
         active: input.active,
+        ordering: input.ordering,
+        rateLimit: input.rate_limit ?? null,
       });
     });
     ctx.status = 201;
@@ -87,7 +89,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
       }
       await checkActivation(tester, endpoint, input);
       const updated = store.transaction(() =>
-        store.webhooks.update(endpoint, { url: input.url, eventTypes: input.event_types, active: input.active }),
+        store.webhooks.update(endpoint, { url: input.url, eventTypes: input.event_types, active: input.active, ordering: input.ordering, rateLimit: input.rate_limit }),
       );
       ctx.body = { webhook: presentWebhook(updated) };
     });
