@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { readTracingConfig, type TracingConfig } from './tracing.js';
+import { readOperatorWebhookConfig, type OperatorWebhookConfig } from './operator-webhook.js';
 
-export type { TracingConfig };
+export type { TracingConfig, OperatorWebhookConfig };
 
 /** Every setting of the daemon, read from the environment. Defaults per docs/design.md section 9. */
 export interface Config {
@@ -86,6 +87,8 @@ export interface Config {
    */
   storeCheckpointMs: number;
   webhooks: WebhookConfig;
+  /** GATEWAY_OPERATOR_WEBHOOK_URL and _SECRET (src/config/operator-webhook.ts); null when unset. */
+  operatorWebhook: OperatorWebhookConfig | null;
   providers: ProviderConfig;
   /** OpenTelemetry traces (OTEL_* variables, src/config/tracing.ts): off without an OTLP endpoint. */
   tracing: TracingConfig;
@@ -267,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const webhooks = readWebhookConfig(read, problems);
+  const operatorWebhook = readOperatorWebhookConfig(read, problems);
   const providers = readProviderConfig(read, problems);
   const tracing = readTracingConfig(read, problems);
 
@@ -292,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cloudAppSecret,
     storeCheckpointMs: storeCheckpointMs ?? 100,
     webhooks,
+    operatorWebhook,
     providers,
     tracing,
   };

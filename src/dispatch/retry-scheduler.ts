@@ -7,6 +7,9 @@ import { jobKey, STREAM, type DeliveryJob } from '../streams/catalog.js';
 import { nextAttempt, ReplayRefused, type EndpointsRead } from './replay.js';
 import { publishRedeliveries } from './attempt-spans.js';
 import { ROOT_CONTEXT } from '../tracing/tracer.js';
+import type { OperatorWebhookConfig } from '../config/config.js';
+import { OPERATOR_ENDPOINT_ID, recordDeliveryFailed } from '../domain/operational-events.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 export interface RetrySchedulerOptions {
   store: Store;
@@ -17,6 +20,9 @@ export interface RetrySchedulerOptions {
   pollMs?: number;
   /** Due retries handed out per pass. */
   batch?: number;
+  /** GATEWAY_OPERATOR_WEBHOOK_*: where the operator's deliveries go now. */
+  operatorWebhook?: OperatorWebhookConfig | null;
+  metrics?: Metrics;
 }
 
 /**
@@ -24,7 +30,7 @@ export interface RetrySchedulerOptions {
  * the next attempt (set when the attempt is recorded); when that time has come, the scheduler builds
  * the job from the endpoint as it is then (a new address, a rotated secret, a disabled endpoint all
  * count) and publishes it on gateway.retries for the dispatcher. A delivery whose endpoint is gone
- * or disabled fails there, and stays replayable.
+ * or disabled fails there, and stays replayable; its `delivery.failed` event commits with it.
  *
  * Crash safety: the delivery is marked scheduled only after the stream acknowledged the job, so a
  * crash in between publishes it once more (the same attempt, at least once), never loses it.
@@ -50,11 +56,16 @@ export class RetryScheduler implements Worker {
     const endpoints: EndpointsRead = new Map();
     for (const delivery of due) {
       try {
-        jobs.push(nextAttempt(store, delivery, 'auto', now, endpoints));
+        jobs.push(nextAttempt(store, delivery, 'auto', now, endpoints, this.options.operatorWebhook));
         scheduled.push(delivery);
       } catch (error) {
         if (!(error instanceof ReplayRefused)) throw error;
-        store.deliveries.fail(delivery, error.message, now);
+        const failed = store.transaction(() => {
+          if (!store.deliveries.fail(delivery, error.message, now)) return false;
+          recordDeliveryFailed(store, delivery.id, now);
+          return true;
+        });
+        if (failed) this.options.metrics?.deliveryFailed(delivery.endpoint_id === OPERATOR_ENDPOINT_ID ? 'operator' : 'company', 'endpoint_unavailable');
         logger.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook retry dropped: the endpoint is gone or disabled');
       }
     }

@@ -12,6 +12,7 @@ import { messageListQuery, messageSendBody, writeFirstBody } from '../../schemas
 import { accountAuthListQuery, authActionBody, authEnableBody, authListQuery, authListResponse, authResponse } from '../../schemas/v2/auths.js';
 import { templateListQuery } from '../../schemas/v2/templates.js';
 import { webhookActionBody, webhookCreateBody, webhookListResponse, webhookResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
+import { eventTypeListResponse } from '../../schemas/v2/event-types.js';
 import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCodeBody, v1ConversationBody, v1ConversationResponse } from '../../schemas/v1/flows.js';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import { cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
@@ -99,6 +100,7 @@ const webhookOps: Operation[] = [
   ),
   { method: 'delete', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Remove a webhook endpoint', errors: [409], input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
   { method: 'post', path: `${webhooks}/:id/rotate_secret`, tag: 'v2 webhooks', summary: 'Rotate the secret; the old one signs for 24 more hours', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
+  { method: 'get', path: '/api/p2/event_types', tag: 'v2 webhooks', summary: 'The event catalog: every event type sent to webhook endpoints, with the JSON Schema of its body and an example (also under `webhooks` in this document)', success: { status: 200, schema: eventTypeListResponse } },
   { method: 'post', path: '/api/p2/companies/:companyId/portal_sessions', tag: 'v2 portal', summary: "A single-use link into the company's portal (its webhook endpoints and event log), valid for 10 minutes", success: { status: 201 } },
 ];
 

@@ -70,13 +70,13 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
   const throttle = new ChannelThrottle(config.providers.channelConcurrency, config.providers.channelRatePerSecond);
   if (role !== 'worker') {
     if (store === null) throw new Error('the core role needs the store');
-    replayer = new Replayer({ store, bus, clock });
+    replayer = new Replayer({ store, bus, clock, operatorWebhook: config.operatorWebhook });
     recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics });
     workers.push(
-      new OutboxRelay({ store, bus, clock, logger, publicUrl: config.publicUrl }),
+      new OutboxRelay({ store, bus, clock, logger, publicUrl: config.publicUrl, operatorWebhook: config.operatorWebhook }),
       new InboundApplier({ store, bus, publicUrl: config.publicUrl, logger }),
       recorder,
-      new RetryScheduler({ store, bus, clock, logger }),
+      new RetryScheduler({ store, bus, clock, logger, operatorWebhook: config.operatorWebhook, metrics }),
       new ReceiptJanitor({ store, clock, logger }),
       new OutboxJanitor({ store, clock, logger }),
       new DeliveryJanitor({ store, clock, logger, retainMs: config.webhooks.retentionMs }),

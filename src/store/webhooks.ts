@@ -51,6 +51,7 @@ export class WebhookEndpointStore {
   private readonly byCompany;
   private readonly activeByCompany;
   private readonly byId;
+  private readonly byIdAlone;
   private readonly companyRow;
   private readonly countByCompany;
   private readonly insertOne;
@@ -69,6 +70,7 @@ export class WebhookEndpointStore {
       'SELECT * FROM webhook_endpoints WHERE company_id = ? AND active = 1 ORDER BY id',
     );
     this.byId = db.prepare<[number, number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE company_id = ? AND id = ?');
+    this.byIdAlone = db.prepare<[number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?');
     this.companyRow = db.prepare<[number], WebhookEndpointRow>("SELECT * FROM webhook_endpoints WHERE company_id = ? AND source = 'company'");
     this.countByCompany = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM webhook_endpoints WHERE company_id = ?');
     this.insertOne = db.prepare<[number, string, string, string, string | null, number, number, number], WebhookEndpointRow>(
@@ -106,6 +108,11 @@ export class WebhookEndpointStore {
 
   find(companyId: number, id: number): WebhookEndpointRow | undefined {
     return this.byId.get(companyId, id);
+  }
+
+  /** An endpoint by its id alone (the core's own work, never a request naming a company). */
+  findById(id: number): WebhookEndpointRow | undefined {
+    return this.byIdAlone.get(id);
   }
 
   /** Endpoints of a company, active or not, its webhook_url mirror included: what the limit counts. */

@@ -5,6 +5,9 @@ import { channelV1Event } from '../../schemas/events/channel-v1.js';
 import { conversationEvent } from '../../schemas/events/conversation.js';
 import { jobV1Event } from '../../schemas/events/job-v1.js';
 import { messageEvent } from '../../schemas/events/message.js';
+import { EVENT_CATALOG } from '../../schemas/events/catalog.js';
+import { deliveryEvent } from '../../schemas/events/delivery.js';
+import { webhookEvent } from '../../schemas/events/webhook.js';
 import type { EventRecord } from '../../src/streams/catalog.js';
 import type { Store } from '../../src/store/store.js';
 import { compileSchema, schemaErrors } from './schemas.js';
@@ -24,6 +27,11 @@ const v1Ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, al
 ((formats as { default?: unknown }).default as typeof formats.default)(v1Ajv);
 validators.set('channel', v1Ajv.compile(channelV1Event));
 registerEventSchema('job', jobV1Event);
+registerEventSchema('webhook', webhookEvent);
+registerEventSchema('delivery', deliveryEvent);
+
+/** The catalog's schema of each event name (GET /api/p2/event_types): every emitted event must be in it and match it too. */
+const catalogValidators = new Map(EVENT_CATALOG.map((entry) => [entry.name, v1Ajv.compile(entry.schema)]));
 
 /** Every event written to the outbox for `gateway.events`, oldest first, as stored: NOT validated (see emittedEvents). */
 function storedEvents(store: Store): EventRecord[] {
@@ -58,6 +66,11 @@ export function assertValidEvent(event: EventRecord): void {
   if (validate === undefined) throw new Error(`no schema registered for events of type ${family}`);
   if (!validate(event.body)) {
     throw new Error(`event ${event.name} does not match its schema: ${schemaErrors(validate)}\n${JSON.stringify(event.body)}`);
+  }
+  const inCatalog = catalogValidators.get(event.name);
+  if (inCatalog === undefined) throw new Error(`event ${event.name} is not in the event catalog (schemas/events/catalog.ts)`);
+  if (!inCatalog(event.body)) {
+    throw new Error(`event ${event.name} does not match its catalog schema: ${v1Ajv.errorsText(inCatalog.errors)}\n${JSON.stringify(event.body)}`);
   }
   const v1 = family === 'channel' || family === 'job';
   const name = family === 'channel' ? `channel.${String(event.body.type)}` : `${String(event.body.type)}.${String(event.body.event)}`;

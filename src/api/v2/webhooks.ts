@@ -12,6 +12,8 @@ import { pathId } from '../../http/params.js';
 import { findCompany } from '../lookup.js';
 import { matchPathCompany } from './auths.js';
 import { presentWebhook } from '../../presenters/webhook.js';
+import { changeWebhookEndpoint } from '../../domain/operational-events.js';
+import type { Metrics } from '../../metrics/metrics.js';
 
 const createBody = validator(webhookCreateBody);
 const updateBody = validator(webhookUpdateBody);
@@ -24,7 +26,7 @@ const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook e
  * webhook_url being one of them (source `company`). Each has its own `whsec_` secret, shown only
  * when it is created or rotated.
  */
-export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>): void {
+export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, metrics?: Metrics): void {
   const base = '/api/p2/companies/:companyId/webhooks';
 
   router.get(base, auth, (ctx) => {
@@ -69,9 +71,11 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
           `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
         );
       }
-      const updated = store.transaction(() =>
-        store.webhooks.update(endpoint, { url: input.url, eventTypes: input.event_types, active: input.active }),
+      // A change of `active` writes webhook.disabled or webhook.enabled in the same transaction.
+      const { endpoint: updated, stateChange } = store.transaction(() =>
+        changeWebhookEndpoint(store, endpoint, { url: input.url, eventTypes: input.event_types, active: input.active }, 'api'),
       );
+      if (stateChange !== null) metrics?.endpointStateChanged(stateChange.state, stateChange.by);
       ctx.body = { webhook: presentWebhook(updated) };
     });
   }
