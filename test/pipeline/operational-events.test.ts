@@ -2,7 +2,9 @@
 // endpoints disabled and enabled (by the gateway, the API, the admin API), deliveries failed for
 // good, the operator webhook, the loop guards and the metrics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_CATALOG } from '../../schemas/events/catalog.js';
 import { changeWebhookEndpoint } from '../../src/domain/operational-events.js';
+import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { startPipelineGateway, type PipelineGateway } from './harness.js';
 import {
@@ -131,6 +133,46 @@ describe('operational events (embedded streams)', () => {
       const shown = await gw.admin('GET', `/admin/deliveries/${delivery.id}`);
       await eventually('the manual attempt recorded', async () => (await gw.admin('GET', `/admin/deliveries/${delivery.id}`)).body.attempts.length === 2);
       expect(shown.body.event).toEqual(event!.body);
+    } finally {
+      await endpoint.receiver.close();
+    }
+  }, 60_000);
+
+  it('the portal: a disable writes webhook.disabled (by portal); a test event matches the catalog and its failure writes no delivery.failed', async () => {
+    const api = new ApiClient(gw);
+    const company = await api.company('Portal');
+    const endpoint = await api.endpoint(company, () => ({ status: 500 }));
+    const before = await metricValue(gw, 'gateway_webhook_endpoint_state_changes_total{state="disabled",by="portal"}');
+    try {
+      const link = await api.call('POST', `/api/p2/companies/${company}/portal_sessions`);
+      expect(link.status).toBe(201);
+      const entered = await fetch(`${gw.baseUrl}/portal/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: new URL(link.body.portal_session.url).hash.slice(1) }),
+      });
+      expect(entered.status).toBe(201);
+      const cookie = /gw_portal=[^;]+/.exec(entered.headers.getSetCookie().join(';'))![0];
+      const csrf = ((await entered.json()) as { session: { csrf_token: string } }).session.csrf_token;
+      const portal = async (method: string, path: string, json: unknown = {}) =>
+        (await fetch(`${gw.baseUrl}${path}`, { method, headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify(json) })).status;
+
+      expect(await portal('PATCH', `/portal/api/webhooks/${endpoint.id}`, { active: false })).toBe(200);
+      const [disabled] = companyEvents(gw, company, 'webhook.disabled');
+      expect(disabled!.body.object).toMatchObject({ id: endpoint.id, active: false, disabled_reason: 'disabled in the company portal' });
+      await eventually('counted', async () => (await metricValue(gw, 'gateway_webhook_endpoint_state_changes_total{state="disabled",by="portal"}')) === before + 1);
+
+      expect(await portal('PATCH', `/portal/api/webhooks/${endpoint.id}`, { active: true })).toBe(200);
+      expect(await portal('POST', `/portal/api/webhooks/${endpoint.id}/test`)).toBe(202);
+      await eventually('the test event tried twice', () => endpoint.receiver.received.filter((h) => nameOf(h) === 'webhook.test').length === 2, 30_000);
+      const validate = compileSchema(EVENT_CATALOG.find((entry) => entry.name === 'webhook.test')!.schema);
+      const test = endpoint.receiver.received.find((h) => nameOf(h) === 'webhook.test')!;
+      expect(validate(test.body), schemaErrors(validate)).toBe(true);
+      await eventually('the test delivery failed', async () =>
+        (await gw.admin('GET', '/admin/deliveries?event_type=webhook.test&status=failed')).body.deliveries.some((d: { event_id: string }) => d.event_id === test.id),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(companyEvents(gw, company).map((e) => e.name)).toEqual(['webhook.disabled', 'webhook.enabled']);
     } finally {
       await endpoint.receiver.close();
     }
