@@ -35,7 +35,7 @@ const DESCRIPTIONS: Record<WebhookEventType | 'webhook.test', string> = {
   'job.executed': 'v1 write first: the job finished, DELIVERED or NOT DELIVERED with the reason.',
   'webhook.disabled': 'A webhook endpoint of the company was disabled: by the gateway (410 Gone, no success for GATEWAY_WEBHOOK_DISABLE_AFTER), through the API, the admin API or the portal. The endpoint itself never receives it. Also sent to the operator webhook.',
   'webhook.enabled': 'A disabled webhook endpoint of the company was enabled again. Also sent to the operator webhook.',
-  'delivery.failed': 'A delivery of an event to one of the company\'s endpoints failed for good; it stays replayable. Never written for deliveries of operational events. Also sent to the operator webhook.',
+  'delivery.failed': 'A delivery of an event to one of the company\'s endpoints failed for good; it stays replayable. The endpoint that failed does not receive it; never written for deliveries of operational events. Also sent to the operator webhook.',
   'webhook.test': 'A test event the company sent to one endpoint from the portal, whatever the endpoint\'s filter.',
 };
 

@@ -89,12 +89,16 @@ export function reportsFailure(delivery: { endpoint_id: number; event_name: stri
 }
 
 /**
- * Whether the fan-out must leave this endpoint out of this event: an endpoint never receives the
- * `webhook.disabled` about itself (it is disabled; held or replayed later, it would only tell it
- * what it was told by being cut off).
+ * Whether the fan-out must leave this endpoint out of this event: an endpoint never receives an
+ * operational event about its own failure, the `webhook.disabled` about itself or the
+ * `delivery.failed` of one of its own deliveries. It is the one receiver known not to be listening;
+ * telling it through the channel that failed only doubles the traffic to a dead receiver. The
+ * company's other endpoints and the operator webhook are the ones to tell.
  */
 export function isAboutItself(event: Pick<EventRecord, 'name' | 'body'>, endpointId: number): boolean {
-  return event.name === 'webhook.disabled' && (event.body.object as { id?: unknown } | undefined)?.id === endpointId;
+  if (event.name === 'webhook.disabled') return (event.body.object as { id?: unknown } | undefined)?.id === endpointId;
+  if (event.name === 'delivery.failed') return (event.body.object as { endpoint_id?: unknown } | undefined)?.endpoint_id === endpointId;
+  return false;
 }
 
 function writeWebhookEvent(store: Store, endpoint: WebhookEndpointRow, state: 'disabled' | 'enabled', now: number): void {

@@ -11,7 +11,7 @@ export type EndpointCache = Map<number, WebhookEndpointRow[]>;
 
 /**
  * Turns one event of the outbox into its deliveries: one per active endpoint of the company that
- * wants the event (never the endpoint a `webhook.disabled` is about). The delivery rows are created here (idempotently: a relay that crashed before
+ * wants the event (never the endpoint a `webhook.disabled` or `delivery.failed` is about). The delivery rows are created here (idempotently: a relay that crashed before
  * marking the row fans it out again onto the same deliveries), and each job carries its endpoint's
  * address and signing secrets so that workers need no store. Runs inside the caller's transaction
  * (the relay's fan-out of a batch), which keeps an event's deliveries all or nothing. The jobs

@@ -60,7 +60,7 @@ describe('operational events (Kafka: core plus a worker process)', () => {
     await goneEndpointScenario(core, operator);
   }, 90_000);
 
-  it('a delivery failed after its last attempt writes one delivery.failed; its own failure and the operator copy failing write none', async () => {
+  it('deliveries failed after their last attempt write delivery.failed to the other endpoint; their failures and the operator copies failing write none', async () => {
     await exhaustedScenario(core, operator);
   }, 90_000);
 });

@@ -41,7 +41,7 @@ describe('operational events (embedded streams)', () => {
     await goneEndpointScenario(gw, operator);
   }, 90_000);
 
-  it('a delivery failed after its last attempt writes one delivery.failed; its own failure and the operator copy failing write none', async () => {
+  it('deliveries failed after their last attempt write delivery.failed to the other endpoint; their failures and the operator copies failing write none', async () => {
     await exhaustedScenario(gw, operator);
   }, 90_000);
 

@@ -144,14 +144,16 @@ export async function goneEndpointScenario(gw: PipelineGateway, operator: Operat
 }
 
 /**
- * A delivery fails for good after its last attempt: `delivery.failed` goes to the company's endpoints
- * that want it, the failing one included; when that one fails too, no further `delivery.failed`
- * follows (the loop guard), and neither does the operator webhook failing its copy.
+ * Deliveries fail for good after their last attempt, at two endpoints of a company: each endpoint
+ * gets the `delivery.failed` of the other's failure (never of its own); when those fail too, no
+ * further `delivery.failed` follows (the loop guard: without it the two would tell each other of
+ * their failures endlessly), and neither does the operator webhook failing its copies.
  */
 export async function exhaustedScenario(gw: PipelineGateway, operator: OperatorReceiver): Promise<void> {
   const api = new ApiClient(gw);
   const company = await api.company('Exhausted');
-  const failing = await api.endpoint(company, () => ({ status: 500 }));
+  const first = await api.endpoint(company, () => ({ status: 500 }));
+  const second = await api.endpoint(company, () => ({ status: 500 }));
   const operatorOf = () => operator.receiver.received.filter((h) => bodyOf(h).object.company_id === company);
   const exhaustedBefore = await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="attempts_exhausted"}');
   const operatorBefore = await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="operator",reason="attempts_exhausted"}');
@@ -160,29 +162,38 @@ export async function exhaustedScenario(gw: PipelineGateway, operator: OperatorR
     await api.authCreate(company);
     const settled = async () => {
       const list = await gw.admin('GET', `/admin/deliveries?company_id=${company}`);
-      const operatorList = await gw.admin('GET', `/admin/deliveries?event_type=delivery.failed&status=failed`);
+      const failedIds = companyEvents(gw, company, 'delivery.failed').map((e) => e.id);
+      const operatorList = await gw.admin('GET', `/admin/deliveries?event_type=delivery.failed&status=failed&limit=200`);
       return (
-        list.body.deliveries.length === 2 &&
+        list.body.deliveries.length === 4 &&
         list.body.deliveries.every((d: any) => d.status === 'failed' && d.attempt_count === 2) &&
-        operatorList.body.deliveries.some((d: any) => d.endpoint_id === 0 && d.event_id === companyEvents(gw, company, 'delivery.failed')[0]?.id)
+        failedIds.length === 2 &&
+        failedIds.every((id) => operatorList.body.deliveries.some((d: any) => d.endpoint_id === 0 && d.event_id === id))
       );
     };
-    await eventually('both deliveries of the company and the operator copy failed for good', settled, 60_000);
+    await eventually('the deliveries of the company and the operator copies failed for good', settled, 60_000);
     // Time for a second-level delivery.failed to appear, if the guard did not hold.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     const failedEvents = companyEvents(gw, company, 'delivery.failed');
-    expect(failedEvents).toHaveLength(1);
-    expect(failedEvents[0]!.body.object).toMatchObject({ endpoint_id: failing.id, event_type: 'auth.create', status: 'failed', attempt_count: 2, last_status_code: 500 });
-    // Each event twice (the schedule's two attempts), with the same webhook-id.
-    expect(failing.receiver.received.map(nameOf)).toEqual(['auth.create', 'auth.create', 'delivery.failed', 'delivery.failed']);
-    expect(operatorOf().map((h) => h.id)).toEqual([failedEvents[0]!.id, failedEvents[0]!.id]);
-    await eventually('the metrics counted both failures of the company and the operator\'s', async () =>
-      (await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="attempts_exhausted"}')) === exhaustedBefore + 2 &&
-      (await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="operator",reason="attempts_exhausted"}')) === operatorBefore + 1,
+    expect(failedEvents).toHaveLength(2);
+    const about = (endpointId: number) => failedEvents.find((e) => (e.body.object as { endpoint_id: number }).endpoint_id === endpointId)!;
+    for (const [endpoint, other] of [
+      [first, second],
+      [second, first],
+    ] as const) {
+      expect(about(endpoint.id).body.object).toMatchObject({ event_type: 'auth.create', status: 'failed', attempt_count: 2, last_status_code: 500 });
+      // Each event twice (the schedule's two attempts), with the same webhook-id; the other's failure, never its own.
+      expect(endpoint.receiver.received.map(nameOf)).toEqual(['auth.create', 'auth.create', 'delivery.failed', 'delivery.failed']);
+      expect(endpoint.receiver.received.slice(2).map((h) => h.id)).toEqual([about(other.id).id, about(other.id).id]);
+    }
+    expect(operatorOf().map((h) => h.id).sort()).toEqual(failedEvents.flatMap((e) => [e.id, e.id]).sort());
+    await eventually("the metrics counted the company's four failures and the operator's two", async () =>
+      (await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="attempts_exhausted"}')) === exhaustedBefore + 4 &&
+      (await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="operator",reason="attempts_exhausted"}')) === operatorBefore + 2,
     );
   } finally {
     operator.answer.status = 200;
-    await failing.receiver.close();
+    await Promise.all([first.receiver.close(), second.receiver.close()]);
   }
 }
