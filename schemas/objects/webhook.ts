@@ -2,7 +2,9 @@ import type { JSONSchema } from 'json-schema-to-ts';
 
 /**
  * Event names an endpoint may ask for (`<type>.<event>`, docs/design.md section 6): the v2 envelope's
- * events, the v1 channel payloads and the write-first job result.
+ * events, the v1 channel payloads, the write-first job result and the operational events (an
+ * endpoint disabled or enabled, a delivery failed for good). Every one is in the event catalog
+ * (schemas/events/catalog.ts) with its schema and an example.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'message.create',
@@ -17,6 +19,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'channel.state',
   'channel.pages',
   'job.executed',
+  'webhook.disabled',
+  'webhook.enabled',
+  'delivery.failed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

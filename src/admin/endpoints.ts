@@ -9,7 +9,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import { presentEndpointHealth } from '../presenters/admin.js';
 import type { EndpointHealthRow } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
-import type { WebhookEndpointRow } from '../store/webhooks.js';
+import type { WebhookEndpointRow, WebhookEndpointChanges } from '../store/webhooks.js';
+import { changeWebhookEndpoint } from '../domain/operational-events.js';
 
 const validateDisable = validator(adminEndpointDisableBody);
 
@@ -31,6 +32,11 @@ interface EndpointRouteDeps {
  */
 export function endpointRoutes(router: Router<AppState>, { store, auth, body, metrics, now }: EndpointRouteDeps): void {
   const base = '/admin/companies/:companyId/endpoints';
+  // A change of `active` writes webhook.disabled or webhook.enabled in the same transaction.
+  const change = (endpoint: WebhookEndpointRow, changes: WebhookEndpointChanges) => {
+    const { stateChange } = store.transaction(() => changeWebhookEndpoint(store, endpoint, changes, 'admin', now()));
+    if (stateChange !== null) metrics?.endpointStateChanged(stateChange.state, stateChange.by);
+  };
 
   router.get(base, auth, (ctx) => {
     const companyId = pathId(ctx.params.companyId, 'company');
@@ -41,13 +47,13 @@ export function endpointRoutes(router: Router<AppState>, { store, auth, body, me
   router.post(`${base}/:endpointId/disable`, auth, body, (ctx) => {
     const endpoint = findEndpoint(store, ctx);
     const { reason } = validateDisable(ctx.request.body ?? {}, ctx.is('json') ? 'json' : 'text');
-    store.transaction(() => store.webhooks.update(endpoint, { active: false, disabledReason: reason }, now()));
+    change(endpoint, { active: false, disabledReason: reason });
     ctx.body = { endpoint: healthOf(store, endpoint) };
   });
 
   router.post(`${base}/:endpointId/enable`, auth, (ctx) => {
     const endpoint = findEndpoint(store, ctx);
-    store.transaction(() => store.webhooks.update(endpoint, { active: true }, now()));
+    change(endpoint, { active: true });
     ctx.body = { endpoint: healthOf(store, endpoint) };
   });
 

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { readApiLimits, type ApiLimitsConfig } from './api-limits.js';
 import { readTracingConfig, type TracingConfig } from './tracing.js';
+import { readOperatorWebhookConfig, type OperatorWebhookConfig } from './operator-webhook.js';
 
-export type { ApiLimitsConfig, TracingConfig };
+export type { ApiLimitsConfig, OperatorWebhookConfig, TracingConfig };
 
 /** Every setting of the daemon, read from the environment. Defaults per docs/design.md section 9. */
 export interface Config {
@@ -87,6 +88,8 @@ export interface Config {
    */
   storeCheckpointMs: number;
   webhooks: WebhookConfig;
+  /** GATEWAY_OPERATOR_WEBHOOK_URL and _SECRET (src/config/operator-webhook.ts); null when unset. */
+  operatorWebhook: OperatorWebhookConfig | null;
   providers: ProviderConfig;
   /** The REST API's rate limits and the limits of attachments fetched by URL (src/config/api-limits.ts). */
   apiLimits: ApiLimitsConfig;
@@ -270,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const webhooks = readWebhookConfig(read, problems);
+  const operatorWebhook = readOperatorWebhookConfig(read, problems);
   const providers = readProviderConfig(read, problems);
   const tracing = readTracingConfig(read, problems);
   const apiLimits = readApiLimits(read, problems, parseDuration);
@@ -296,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cloudAppSecret,
     storeCheckpointMs: storeCheckpointMs ?? 100,
     webhooks,
+    operatorWebhook,
     providers,
     apiLimits,
     tracing,

@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { DisableRule } from '../store/deliveries.js';
+import type { AttemptEffects, DisableRule } from '../store/deliveries.js';
+import { OPERATOR_ENDPOINT_ID, recordAttemptEffects } from '../domain/operational-events.js';
 import type { Store } from '../store/store.js';
 import type { Clock, IncomingMessage, StreamBus } from '../streams/stream.js';
 import { aborted, type Worker } from '../workers/supervisor.js';
@@ -9,7 +10,8 @@ import { endpointDisableRule } from './endpoint-health.js';
 
 /**
  * Core side of the dispatcher: records every attempt (the delivery's status, the endpoint's
- * health, auto-disable after `disableAfterMs` without success). Attempts of `--role worker`
+ * health, auto-disable after `disableAfterMs` without success), with the operational events of what
+ * it changed (`webhook.disabled`, `delivery.failed`) in the same transaction. Attempts of `--role worker`
  * processes come back on gateway.attempts; a dispatcher in the core's own process (role `all`)
  * hands them to `record` directly, which saves each attempt a round trip through a stream.
  */
@@ -51,11 +53,10 @@ export class AttemptRecorder implements Worker {
         const batch = this.queued;
         this.queued = [];
         this.unit = null;
-        this.apply(batch);
-        return batch;
+        return { batch, effects: this.apply(batch) };
       })
       .then(
-        (batch) => this.recorded(batch),
+        ({ batch, effects }) => this.recorded(batch, effects),
         (error: unknown) => {
           // A transaction that failed before the unit ran (its callers try again): the next record starts a new one.
           if (this.unit === unit) {
@@ -74,19 +75,29 @@ export class AttemptRecorder implements Worker {
    * attempt: all of them or none); resolves once committed. Idempotent on their ids.
    */
   async recordAll(attempts: readonly AttemptRecord[]): Promise<void> {
-    await this.options.store.grouped(() => this.apply(attempts));
-    this.recorded(attempts);
+    const effects = await this.options.store.grouped(() => this.apply(attempts));
+    this.recorded(attempts, effects);
   }
 
-  private apply(attempts: readonly AttemptRecord[]): void {
+  private apply(attempts: readonly AttemptRecord[]): AttemptEffects {
     const { store, clock } = this.options;
-    store.deliveries.applyAttempts(attempts, clock.now(), this.disableRule);
+    const now = clock.now();
+    const effects = store.deliveries.applyAttempts(attempts, now, this.disableRule);
+    if (effects.failed.length > 0 || effects.disabled.length > 0) recordAttemptEffects(store, effects, now);
+    return effects;
   }
 
-  private recorded(attempts: readonly AttemptRecord[]): void {
-    const { store, metrics, onOrderedAttempt } = this.options;
+  private recorded(attempts: readonly AttemptRecord[], effects: AttemptEffects): void {
+    const { store, metrics, logger, onOrderedAttempt } = this.options;
     if (onOrderedAttempt !== undefined && attempts.some((attempt) => attempt.ordered === true)) onOrderedAttempt();
+    for (const { endpointId, reason } of effects.disabled) logger.warn({ endpoint_id: endpointId, reason }, 'webhook endpoint disabled');
     if (metrics === undefined) return;
+    effects.disabled.forEach(() => metrics.endpointStateChanged('disabled', 'gateway'));
+    for (const deliveryId of effects.failed) {
+      const attempt = attempts.find((a) => a.delivery_id === deliveryId);
+      const target = attempt?.endpoint_id === OPERATOR_ENDPOINT_ID ? 'operator' : 'company';
+      metrics.deliveryFailed(target, attempt?.outcome === 'gone' ? 'gone' : 'attempts_exhausted');
+    }
     for (const attempt of attempts) {
       metrics.attemptRecorded(attempt, () =>
         attempt.event_created_at === undefined ? store.deliveries.eventCreatedAt(attempt.delivery_id) : Date.parse(attempt.event_created_at),

@@ -8,6 +8,8 @@ import type { Worker } from '../workers/supervisor.js';
 import { jobEndpoint, jobKey, redeliveryStream, STREAM, type DeliveryJob } from '../streams/catalog.js';
 import { publishRedeliveries } from './attempt-spans.js';
 import { activeContext, type Context } from '../tracing/tracer.js';
+import type { OperatorWebhookConfig } from '../config/config.js';
+import { OPERATOR_ENDPOINT_ID } from '../domain/operational-events.js';
 
 /** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}
@@ -22,8 +24,21 @@ export type EndpointsRead = Map<number, WebhookEndpointRow | undefined>;
  * The next attempt of a stored delivery, built from its endpoint as it is right now (address,
  * active flag, the secrets valid now): what retries and replays send. Throws ReplayRefused when the
  * endpoint no longer exists or is disabled. `endpoints` keeps the endpoints of a batch read at once.
+ * A delivery to the operator webhook takes its address and secrets from `operator`, the
+ * configuration as it is now (refused when it is no longer configured).
  */
-export function nextAttempt(store: Store, delivery: DeliveryRow, trigger: DeliveryJob['trigger'], now: number, endpoints?: EndpointsRead): DeliveryJob {
+export function nextAttempt(
+  store: Store,
+  delivery: DeliveryRow,
+  trigger: DeliveryJob['trigger'],
+  now: number,
+  endpoints?: EndpointsRead,
+  operator: OperatorWebhookConfig | null = null,
+): DeliveryJob {
+  if (delivery.endpoint_id === OPERATOR_ENDPOINT_ID) {
+    if (operator === null) throw new ReplayRefused(`Delivery ${delivery.id} is to the operator webhook, and GATEWAY_OPERATOR_WEBHOOK_URL is not set.`);
+    return attemptOf(delivery, trigger, { id: OPERATOR_ENDPOINT_ID, url: operator.url, secrets: operator.secrets });
+  }
   let endpoint = endpoints?.get(delivery.endpoint_id);
   if (endpoint === undefined || endpoint.company_id !== delivery.company_id) {
     endpoint = store.webhooks.find(delivery.company_id, delivery.endpoint_id);
@@ -31,10 +46,14 @@ export function nextAttempt(store: Store, delivery: DeliveryRow, trigger: Delive
   }
   if (endpoint === undefined) throw new ReplayRefused(`The endpoint ${delivery.endpoint_id} of delivery ${delivery.id} no longer exists.`);
   if (!endpoint.active) throw new EndpointDisabled(`The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`);
+  return attemptOf(delivery, trigger, jobEndpoint(endpoint, now));
+}
+
+function attemptOf(delivery: DeliveryRow, trigger: DeliveryJob['trigger'], endpoint: DeliveryJob['endpoint']): DeliveryJob {
   return {
     delivery_id: delivery.id,
     event: JSON.parse(delivery.event) as EventRecord,
-    endpoint: jobEndpoint(endpoint, now),
+    endpoint,
     attempt: delivery.attempt_count + 1,
     step: trigger === 'auto' ? delivery.auto_attempts + 1 : null,
     trigger,
@@ -53,10 +72,10 @@ export interface Replay {
  * schedule (see decide()).
  */
 export class Replayer {
-  constructor(private readonly options: { store: Store; bus: StreamBus; clock: Clock }) {}
+  constructor(private readonly options: { store: Store; bus: StreamBus; clock: Clock; operatorWebhook?: OperatorWebhookConfig | null }) {}
 
   job(delivery: DeliveryRow, endpoints?: EndpointsRead): DeliveryJob {
-    return nextAttempt(this.options.store, delivery, 'manual', this.options.clock.now(), endpoints);
+    return nextAttempt(this.options.store, delivery, 'manual', this.options.clock.now(), endpoints, this.options.operatorWebhook);
   }
 
   /** Replays one delivery now: answers its job; throws ReplayRefused when its endpoint is gone or disabled. */
@@ -72,7 +91,7 @@ export class Replayer {
    * schedule like any event. Throws ReplayRefused when its endpoint is gone or disabled.
    */
   async sendFirst(delivery: DeliveryRow): Promise<DeliveryJob> {
-    const job = nextAttempt(this.options.store, delivery, 'auto', this.options.clock.now());
+    const job = nextAttempt(this.options.store, delivery, 'auto', this.options.clock.now(), undefined, this.options.operatorWebhook);
     await this.options.bus.publish(STREAM.events, [{ key: jobKey(job), id: `${delivery.id}:1`, value: job }]);
     return job;
   }

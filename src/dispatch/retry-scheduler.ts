@@ -7,6 +7,9 @@ import { jobKey, STREAM, type DeliveryJob } from '../streams/catalog.js';
 import { EndpointDisabled, nextAttempt, publishRouted, ReplayRefused, type EndpointsRead } from './replay.js';
 import { releaseHeld } from './held-release.js';
 import { ROOT_CONTEXT } from '../tracing/tracer.js';
+import type { OperatorWebhookConfig } from '../config/config.js';
+import { OPERATOR_ENDPOINT_ID, recordDeliveryFailed } from '../domain/operational-events.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 export interface RetrySchedulerOptions {
   store: Store;
@@ -17,6 +20,9 @@ export interface RetrySchedulerOptions {
   pollMs?: number;
   /** Due retries handed out per pass. */
   batch?: number;
+  /** GATEWAY_OPERATOR_WEBHOOK_*: where the operator's deliveries go now. */
+  operatorWebhook?: OperatorWebhookConfig | null;
+  metrics?: Metrics;
 }
 
 /**
@@ -24,8 +30,9 @@ export interface RetrySchedulerOptions {
  * the next attempt (set when the attempt is recorded); when that time has come, the scheduler builds
  * the job from the endpoint as it is then (a new address, a rotated secret, a disabled endpoint all
  * count) and publishes it on gateway.retries for the dispatcher (gateway.events for a rate-limited
- * endpoint: redeliveryStream). A delivery whose endpoint is gone fails there, and stays replayable;
- * one whose endpoint is disabled is held until it is enabled again.
+ * endpoint: redeliveryStream). A delivery whose endpoint is gone fails there, and stays replayable
+ * (its `delivery.failed` event commits with it); one whose endpoint is disabled is held until it
+ * is enabled again.
  *
  * Every pass first lets held deliveries out that may go now (releaseHeld): they are due at once and
  * go out in the same pass. `wake` runs a pass at once (an attempt of a strictly ordered endpoint
@@ -83,7 +90,7 @@ export class RetryScheduler implements Worker {
     const endpoints: EndpointsRead = new Map();
     for (const delivery of due) {
       try {
-        jobs.push(nextAttempt(store, delivery, 'auto', now, endpoints));
+        jobs.push(nextAttempt(store, delivery, 'auto', now, endpoints, this.options.operatorWebhook));
         scheduled.push(delivery);
       } catch (error) {
         if (error instanceof EndpointDisabled) {
@@ -92,7 +99,12 @@ export class RetryScheduler implements Worker {
           continue;
         }
         if (!(error instanceof ReplayRefused)) throw error;
-        store.deliveries.fail(delivery, error.message, now);
+        const failed = store.transaction(() => {
+          if (!store.deliveries.fail(delivery, error.message, now)) return false;
+          recordDeliveryFailed(store, delivery.id, now);
+          return true;
+        });
+        if (failed) this.options.metrics?.deliveryFailed(delivery.endpoint_id === OPERATOR_ENDPOINT_ID ? 'operator' : 'company', 'endpoint_unavailable');
         logger.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook retry dropped: the endpoint is gone');
       }
     }

@@ -39,6 +39,8 @@ export class Metrics {
   private readonly attempts: Counter<'outcome' | 'trigger'>;
   private readonly retriesScheduled: Counter;
   private readonly deliveryLatency: Histogram<'trigger'>;
+  private readonly endpointStateChanges: Counter<'state' | 'by'>;
+  private readonly deliveriesFailed: Counter<'target' | 'reason'>;
   private readonly checkpointDuration: Histogram;
   private readonly walFrames: Gauge;
   private sources: MetricSources = {};
@@ -83,6 +85,21 @@ export class Metrics {
       buckets: DELIVERY_BUCKETS,
       registers,
     });
+    this.endpointStateChanges = new Counter({
+      name: 'gateway_webhook_endpoint_state_changes_total',
+      help: 'Webhook endpoints disabled or enabled again (state), by the gateway itself (410, failing too long) or through the api, admin or portal (by).',
+      labelNames: ['state', 'by'],
+      registers,
+    });
+    this.deliveriesFailed = new Counter({
+      name: 'gateway_webhook_deliveries_failed_total',
+      help: 'Deliveries failed for good, to a company endpoint or the operator webhook (target), by reason: attempts_exhausted, gone (410), endpoint_unavailable (disabled, removed or unconfigured while a retry waited).',
+      labelNames: ['target', 'reason'],
+      registers,
+    });
+    // Every label set from the start, at 0: a rate over the first change needs a sample before it.
+    for (const state of ['disabled', 'enabled']) for (const by of ['gateway', 'api', 'admin', 'portal']) this.endpointStateChanges.inc({ state, by }, 0);
+    for (const target of ['company', 'operator']) for (const reason of ['attempts_exhausted', 'gone', 'endpoint_unavailable']) this.deliveriesFailed.inc({ target, reason }, 0);
     this.checkpointDuration = new Histogram({
       name: 'gateway_store_checkpoint_duration_seconds',
       help: 'WAL checkpoints of the checkpoint thread (GATEWAY_STORE_CHECKPOINT_INTERVAL) that copied pages into the store file.',
@@ -127,6 +144,16 @@ export class Metrics {
     if (attempt.outcome !== 'delivered') return;
     const created = eventCreatedAt();
     if (created !== null) this.deliveryLatency.observe({ trigger: attempt.trigger }, Math.max(0, attempt.started_at + attempt.duration_ms - created) / 1000);
+  }
+
+  /** A webhook endpoint was disabled or enabled again (committed). */
+  endpointStateChanged(state: 'disabled' | 'enabled', by: 'gateway' | 'api' | 'admin' | 'portal'): void {
+    this.endpointStateChanges.inc({ state, by });
+  }
+
+  /** A delivery failed for good (committed). */
+  deliveryFailed(target: 'company' | 'operator', reason: 'attempts_exhausted' | 'gone' | 'endpoint_unavailable'): void {
+    this.deliveriesFailed.inc({ target, reason });
   }
 
   /** Attempts recorded per minute over the last hour, oldest first (the console's pipeline page). */

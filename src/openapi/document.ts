@@ -1,4 +1,5 @@
 import { errorBody } from '../../schemas/objects/error.js';
+import type { EventTypeEntry } from '../../schemas/events/catalog.js';
 
 /** One route as the OpenAPI document describes it. */
 export interface Operation {
@@ -59,8 +60,11 @@ export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
 
-/** Builds the OpenAPI 3.1 document from the operations and the schemas they name. */
-export function buildOpenApi(operations: readonly Operation[], info: { version: string; serverUrl: string }) {
+/**
+ * Builds the OpenAPI 3.1 document from the operations and the schemas they name; `events` (the event
+ * catalog) becomes its `webhooks`: what the gateway POSTs to company endpoints.
+ */
+export function buildOpenApi(operations: readonly Operation[], info: { version: string; serverUrl: string }, events: readonly EventTypeEntry[] = []) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const item = (paths[openApiPath(op.path)] ??= {});
@@ -84,6 +88,29 @@ export function buildOpenApi(operations: readonly Operation[], info: { version: 
       schemas: { Errors: clean(errorBody) },
     },
     paths,
+    webhooks: Object.fromEntries(events.map((entry) => [entry.name, { post: describeWebhook(entry) }])),
+  };
+}
+
+/** The Standard Webhooks headers every delivery carries. */
+const WEBHOOK_HEADERS = [
+  { name: 'webhook-id', description: 'The event id (the body\'s `id`), the same on every retry: deduplicate on it.' },
+  { name: 'webhook-timestamp', description: 'Unix seconds when this attempt was signed.' },
+  { name: 'webhook-signature', description: 'Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, one per valid secret of the endpoint.' },
+].map(({ name, description }) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
+
+/** One event type as a webhook of the document: the POST the gateway makes to an endpoint. */
+function describeWebhook(entry: EventTypeEntry) {
+  return {
+    summary: entry.name,
+    description: `${entry.description}${entry.filterable ? '' : ' Not filterable: sent whatever the endpoint\'s event_types.'}`,
+    operationId: `event${entry.name.replace(/(^|[._])(.)/g, (_m, _sep: string, c: string) => c.toUpperCase())}`,
+    tags: ['events'],
+    parameters: WEBHOOK_HEADERS,
+    requestBody: { required: true, content: { 'application/json': { schema: entry.schema, examples: { [entry.name]: { value: entry.example } } } } },
+    responses: {
+      '2XX': { description: 'Delivered. Any other answer is retried on the schedule; 410 Gone disables the endpoint.' },
+    },
   };
 }
 

@@ -14,6 +14,7 @@ import { templateListQuery } from '../../schemas/v2/templates.js';
 import { webhookActionBody, webhookCreateBody, webhookListQuery, webhookListResponse, webhookResponse, webhookTestResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
 import { attachmentUploadBody } from '../../schemas/v2/attachments.js';
 import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCodeBody, userExistsQuery, v1ConversationBody } from '../../schemas/v1/flows.js';
+import { eventTypeListResponse } from '../../schemas/v2/event-types.js';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import { cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
 import type { Operation } from './document.js';
@@ -104,6 +105,7 @@ const webhookOps: Operation[] = [
   { method: 'delete', path: `${webhooks}/:id`, tag: 'v2 webhooks', summary: 'Remove a webhook endpoint', errors: [409], input: webhookActionBody, success: { status: 204, description: 'Removed; no body' } },
   { method: 'post', path: `${webhooks}/:id/test`, tag: 'v2 webhooks', summary: 'Send the signed test POST to the endpoint now and answer its outcome', input: webhookActionBody, success: { status: 200, schema: webhookTestResponse } },
   { method: 'post', path: `${webhooks}/:id/rotate_secret`, tag: 'v2 webhooks', summary: 'Rotate the secret; the old one signs for 24 more hours', input: webhookActionBody, success: { status: 200, schema: webhookResponse } },
+  { method: 'get', path: '/api/p2/event_types', tag: 'v2 webhooks', summary: 'The event catalog: every event type sent to webhook endpoints, with the JSON Schema of its body and an example (also under `webhooks` in this document)', success: { status: 200, schema: eventTypeListResponse } },
   { method: 'post', path: '/api/p2/companies/:companyId/portal_sessions', tag: 'v2 portal', summary: "A single-use link into the company's portal (its webhook endpoints and event log), valid for 10 minutes", success: { status: 201 } },
 ];
 

@@ -5,13 +5,14 @@ import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/webhooks.js';
 import { wantsEvent } from '../store/webhooks.js';
 import type { OutgoingMessage } from '../streams/stream.js';
+import { isAboutItself } from '../domain/operational-events.js';
 
 /** Endpoints per company (active or not), read once per relay batch (its fan-out runs in one transaction). */
 export type EndpointCache = Map<number, WebhookEndpointRow[]>;
 
 /**
  * Turns one event of the outbox into its deliveries: one per endpoint of the company that wants the
- * event. The delivery rows are created here (idempotently: a relay that crashed before marking the
+ * event (never the endpoint a `webhook.disabled` or `delivery.failed` is about). The delivery rows are created here (idempotently: a relay that crashed before marking the
  * row fans it out again onto the same deliveries), and each job carries its endpoint's address and
  * signing secrets so that workers need no store. Runs inside the caller's transaction (the relay's
  * fan-out of a batch), which keeps an event's deliveries all or nothing. The jobs and the
@@ -25,7 +26,7 @@ export type EndpointCache = Map<number, WebhookEndpointRow[]>;
 export function fanOutEvent(store: Store, event: EventRecord, now: number, endpointsOf: EndpointCache = new Map(), eventJson?: string, traceparent?: string): OutgoingMessage[] {
   let all = endpointsOf.get(event.company_id);
   if (all === undefined) endpointsOf.set(event.company_id, (all = store.webhooks.list(event.company_id)));
-  const endpoints = all.filter((endpoint) => wantsEvent(endpoint, event.name));
+  const endpoints = all.filter((endpoint) => wantsEvent(endpoint, event.name) && !isAboutItself(event, endpoint.id));
   const plain = endpoints.filter((endpoint) => endpoint.active === 1 && endpoint.ordering === 'default');
   const deliveries = store.deliveries.createForEvent(event, plain, now, eventJson, traceparent ?? null);
   const messages = deliveries.map((deliveryId, index) => firstAttempt(deliveryId, event, plain[index]!, now, traceparent));

@@ -7,6 +7,8 @@ import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { STREAM } from '../streams/catalog.js';
 import type { SendJob } from '../domain/messaging.js';
 import { fanOutEvent, type EndpointCache } from './fan-out.js';
+import { fanOutToOperator } from './operator-fan-out.js';
+import type { OperatorWebhookConfig } from '../config/config.js';
 import { resolveSendJob } from './send-jobs.js';
 import { PublishSpans } from './publish-spans.js';
 
@@ -20,6 +22,8 @@ export interface OutboxRelayOptions {
   idleMs?: number;
   /** GATEWAY_PUBLIC_URL: send jobs carry the URLs of their attachments. */
   publicUrl?: string;
+  /** GATEWAY_OPERATOR_WEBHOOK_*: operational events go there too. */
+  operatorWebhook?: OperatorWebhookConfig | null;
 }
 
 /**
@@ -141,7 +145,12 @@ export class OutboxRelay implements Worker {
 
   private messagesOf(row: PendingRow, now: number, endpoints: EndpointCache, traceparent: string | undefined): OutgoingMessage[] {
     const payload = row.parsed ?? (JSON.parse(row.payload) as unknown);
-    if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now, endpoints, row.payload, traceparent);
+    if (row.stream === STREAM.events) {
+      const event = payload as EventRecord;
+      const messages = fanOutEvent(this.options.store, event, now, endpoints, row.payload, traceparent);
+      const operator = fanOutToOperator(this.options.store, event, now, this.options.operatorWebhook ?? null, row.payload, traceparent);
+      return operator.length === 0 ? messages : [...messages, ...operator];
+    }
     // Send jobs go out resolved: senders in worker processes have no store.
     if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveSendJob(this.options.store, payload as SendJob, this.options.publicUrl ?? ''), traceparent }];
     return [{ key: row.key, id: row.message_id, value: payload, traceparent }];

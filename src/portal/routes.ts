@@ -12,6 +12,7 @@ import { portalEventLogRoutes } from './event-log.js';
 import { portalLinkRoutes } from './links.js';
 import { portalPolicy, sessionCompany } from './session.js';
 import { portalWebhookRoutes } from './webhooks.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 export interface PortalDeps {
   store: Store;
@@ -21,6 +22,8 @@ export interface PortalDeps {
   secureCookies: boolean;
   bodyLimits: BodyLimits;
   replayer: Replayer | null;
+  /** The daemon's metrics: endpoint state changes made in the portal are counted. */
+  metrics?: Metrics;
 }
 
 /**
@@ -84,7 +87,7 @@ export function portalRoutes(router: Router<AppState>, webRouter: Router<AppStat
     ctx.body = { session: null };
   });
 
-  const api = { store, session, body, replayer: deps.replayer };
+  const api = { store, session, body, replayer: deps.replayer, metrics: deps.metrics };
   portalWebhookRoutes(webRouter, api);
   portalEventLogRoutes(webRouter, api);
 }

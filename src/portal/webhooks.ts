@@ -13,12 +13,15 @@ import type { CompanyRow } from '../store/companies.js';
 import type { Store } from '../store/store.js';
 import { MAX_ENDPOINTS_PER_COMPANY, type WebhookEndpointRow } from '../store/webhooks.js';
 import { sessionCompany } from './session.js';
+import { changeWebhookEndpoint } from '../domain/operational-events.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 export interface PortalApiDeps {
   store: Store;
   session: Middleware<AppState>;
   body: Middleware<AppState>;
   replayer: Replayer | null;
+  metrics?: Metrics;
 }
 
 const createBody = validator(portalWebhookCreateBody);
@@ -43,7 +46,7 @@ export function companyEndpoint(store: Store, company: CompanyRow, param: string
  * filter, disable and enable, rotate the secret (the previous one keeps signing for 24 hours: the
  * overlap), and send a test event to one endpoint.
  */
-export function portalWebhookRoutes(router: Router<AppState>, { store, session, body, replayer }: PortalApiDeps): void {
+export function portalWebhookRoutes(router: Router<AppState>, { store, session, body, replayer, metrics }: PortalApiDeps): void {
   const base = '/portal/api/webhooks';
 
   router.get(base, session, (ctx) => {
@@ -73,7 +76,9 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
       throw new Conflict(`Webhook endpoint ${endpoint.id} is the company's webhook_url: change it through the API (PUT /p1/companies/${company.id}).`);
     }
     const changes = { url: input.url, eventTypes: input.event_types, active: input.active, disabledReason: 'disabled in the company portal' };
-    ctx.body = { webhook: presentWebhook(store.transaction(() => store.webhooks.update(endpoint, changes))) };
+    const { endpoint: changed, stateChange } = store.transaction(() => changeWebhookEndpoint(store, endpoint, changes, 'portal'));
+    if (stateChange !== null) metrics?.endpointStateChanged(stateChange.state, stateChange.by);
+    ctx.body = { webhook: presentWebhook(changed) };
   });
 
   router.post(`${base}/:id/rotate_secret`, session, body, (ctx) => {

@@ -4,6 +4,7 @@ import { channelRoutes } from '../api/v1/channels.js';
 import { companyRoutes } from '../api/v1/companies.js';
 import { authRoutes } from '../api/v2/auths.js';
 import { webhookRoutes } from '../api/v2/webhooks.js';
+import { eventTypeRoutes } from '../api/v2/event-types.js';
 import { attachmentRoutes } from '../api/v2/attachments.js';
 import { conversationRoutes } from '../api/v2/conversations.js';
 import { messageRoutes } from '../api/v2/messages.js';
@@ -26,6 +27,7 @@ import { FileFetcher } from '../api/v2/fetch-file.js';
 import type { Logger } from '../log.js';
 import { buildOpenApi } from '../openapi/document.js';
 import { OPERATIONS } from '../openapi/operations.js';
+import { EVENT_CATALOG } from '../../schemas/events/catalog.js';
 import { packageVersion } from '../openapi/version.js';
 import type { Store } from '../store/store.js';
 import type { StreamClientHealth } from '../streams/stream.js';
@@ -118,7 +120,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
 
   // Admin operations are described only where the admin API is mounted.
   const described = OPERATIONS.filter((op) => (op.auth !== 'admin' || config.adminToken !== null) && (config.providers.sandbox || !op.path.startsWith('/admin/sandbox/')));
-  const openApi = buildOpenApi(described, { version: packageVersion(), serverUrl: config.publicUrl });
+  const openApi = buildOpenApi(described, { version: packageVersion(), serverUrl: config.publicUrl }, EVENT_CATALOG);
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApi;
   });
@@ -146,12 +148,13 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, logger });
   channelRoutes(router, store, auth, flows, config.publicUrl);
   authRoutes(router, store, auth, flows);
-  webhookRoutes(router, store, auth, tester);
+  webhookRoutes(router, store, auth, tester, metrics);
+  eventTypeRoutes(router, auth);
   attachmentRoutes(router, store, auth, config, fetcher);
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
-  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer });
+  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
   const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.

@@ -71,11 +71,11 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
   const throttle = new ChannelThrottle(config.providers.channelConcurrency, config.providers.channelRatePerSecond);
   if (role !== 'worker') {
     if (store === null) throw new Error('the core role needs the store');
-    replayer = new Replayer({ store, bus, clock });
-    const scheduler = new RetryScheduler({ store, bus, clock, logger });
+    replayer = new Replayer({ store, bus, clock, operatorWebhook: config.operatorWebhook });
+    const scheduler = new RetryScheduler({ store, bus, clock, logger, operatorWebhook: config.operatorWebhook, metrics });
     recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics, onOrderedAttempt: () => scheduler.wake() });
     workers.push(
-      new OutboxRelay({ store, bus, clock, logger, publicUrl: config.publicUrl }),
+      new OutboxRelay({ store, bus, clock, logger, publicUrl: config.publicUrl, operatorWebhook: config.operatorWebhook }),
       new InboundApplier({ store, bus, publicUrl: config.publicUrl, logger }),
       recorder,
       scheduler,

@@ -69,6 +69,16 @@ export type DisableRule = (attempt: AttemptToRecord, failingSince: number | null
 /** A stored status, or `held`: pending and held (then `pending` means pending and not held). */
 export type DeliveryFilterStatus = DeliveryStatus | 'held';
 
+/**
+ * What recording attempts changed beyond the attempts themselves, for the caller to report in the
+ * same transaction (the operational events): deliveries that moved to `failed`, and endpoints the
+ * rule disabled.
+ */
+export interface AttemptEffects {
+  failed: string[];
+  disabled: { endpointId: number; reason: string }[];
+}
+
 export interface DeliveryFilter {
   company_id?: number;
   endpoint_id?: number;
@@ -118,6 +128,7 @@ export class DeliveryStore {
   private readonly eventCreated;
   private readonly nextBySeq;
   private readonly deleteFinished;
+  private readonly statusOf;
 
   private readonly inTransaction: TransactionRunner;
   private readonly filterStatements = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
@@ -133,6 +144,7 @@ export class DeliveryStore {
     );
     this.idByEventEndpoint = db.prepare<[string, number], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
     this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
+    this.statusOf = db.prepare<[string], { status: DeliveryStatus }>('SELECT status FROM webhook_deliveries WHERE id = ?');
     this.exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM webhook_deliveries WHERE id = ?');
     this.insertAttempt = db.prepare<AttemptToRecord>(
       `INSERT INTO webhook_attempts (id, delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, error, outcome)
@@ -232,7 +244,7 @@ export class DeliveryStore {
    */
   createForEvent(
     event: { id: string; name: string; company_id: number },
-    endpoints: readonly WebhookEndpointRow[],
+    endpoints: readonly Pick<WebhookEndpointRow, 'id'>[],
     now: number,
     eventJson = JSON.stringify(event),
     traceparent: string | null = null,
@@ -260,10 +272,12 @@ export class DeliveryStore {
 
   /**
    * Records one attempt (idempotent on its id), moves the delivery's status and the endpoint's
-   * health, and disables the endpoint when `disableRule` gives a reason.
+   * health, and disables the endpoint when `disableRule` gives a reason. Answers what changed.
    */
-  recordAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule): void {
-    this.inTransaction.immediate(() => this.applyAttempt(attempt, now, disableRule));
+  recordAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule): AttemptEffects {
+    const effects: AttemptEffects = { failed: [], disabled: [] };
+    this.inTransaction.immediate(() => this.applyAttempt(attempt, now, disableRule, effects));
+    return effects;
   }
 
   /**
@@ -271,12 +285,14 @@ export class DeliveryStore {
    * savepoint already, and a second one around these few statements would cost as much as they do.
    * With `successes`, a success's health write waits there instead (applyAttempts).
    */
-  private applyAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule, successes?: Map<number, number>): void {
+  private applyAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule, effects: AttemptEffects, successes?: Map<number, number>): void {
     // An attempt of a delivery this store never made (another install's topic) is not ours to record.
     if (this.exists.get(attempt.delivery_id) === undefined) return;
     if (this.insertAttempt.run(attempt).changes === 0) return;
     const delivered = attempt.outcome === 'delivered';
     const status: DeliveryStatus = delivered ? 'delivered' : attempt.outcome === 'retry' ? 'pending' : 'failed';
+    // Read only for the rare attempts that may fail a delivery, never for a success or a retry.
+    const before = status === 'failed' ? this.statusOf.get(attempt.delivery_id)?.status : undefined;
     this.updateDelivery.run({
       status,
       trigger: attempt.trigger,
@@ -288,6 +304,7 @@ export class DeliveryStore {
       now,
       id: attempt.delivery_id,
     });
+    if (before !== undefined && before !== 'failed' && this.statusOf.get(attempt.delivery_id)?.status === 'failed') effects.failed.push(attempt.delivery_id);
     const at = attempt.started_at;
     if (successes !== undefined) {
       // A success's health write waits (see applyAttempts); a failure comes after the one before it.
@@ -300,7 +317,7 @@ export class DeliveryStore {
     this.upsertHealth.run({ endpoint_id: attempt.endpoint_id, success: delivered ? 1 : 0, at });
     if (delivered) return;
     const reason = disableRule(attempt, this.healthOf.get(attempt.endpoint_id)?.failing_since ?? null);
-    if (reason !== null) this.disable(attempt.endpoint_id, reason, at);
+    if (reason !== null && this.disable(attempt.endpoint_id, reason, at)) effects.disabled.push({ endpointId: attempt.endpoint_id, reason });
   }
 
   /**
@@ -309,10 +326,12 @@ export class DeliveryStore {
    * a later success overwrites every field an earlier one sets, so a run of successes of one
    * endpoint writes its health row once, not once per attempt. The row ends the same.
    */
-  applyAttempts(attempts: readonly AttemptToRecord[], now: number, disableRule: DisableRule): void {
+  applyAttempts(attempts: readonly AttemptToRecord[], now: number, disableRule: DisableRule): AttemptEffects {
     const successes = new Map<number, number>();
-    for (const attempt of attempts) this.applyAttempt(attempt, now, disableRule, successes);
+    const effects: AttemptEffects = { failed: [], disabled: [] };
+    for (const attempt of attempts) this.applyAttempt(attempt, now, disableRule, effects, successes);
     for (const endpointId of [...successes.keys()]) this.flushSuccess(successes, endpointId);
+    return effects;
   }
 
   /** Writes the waiting success health of the endpoint, if any. */
@@ -338,15 +357,20 @@ export class DeliveryStore {
     });
   }
 
-  /** A due delivery that cannot be attempted any more (its endpoint is gone or disabled) fails, replayable. */
-  fail(delivery: Pick<DeliveryRow, 'id' | 'next_attempt_at'>, reason: string, now: number): void {
-    if (delivery.next_attempt_at !== null) this.giveUp.run(reason, now, delivery.id, delivery.next_attempt_at);
+  /**
+   * A due delivery that cannot be attempted any more (its endpoint is gone or disabled) fails,
+   * replayable. Answers whether it moved (not when something else moved it since it was read).
+   */
+  fail(delivery: Pick<DeliveryRow, 'id' | 'next_attempt_at'>, reason: string, now: number): boolean {
+    if (delivery.next_attempt_at === null) return false;
+    return this.giveUp.run(reason, now, delivery.id, delivery.next_attempt_at).changes > 0;
   }
 
-  private disable(endpointId: number, reason: string, at: number): void {
-    if (this.disableEndpoint.run(reason, at, endpointId).changes > 0) {
-      this.markDisabledAt.run(at, endpointId);
-    }
+  /** Answers whether it disabled the endpoint (false when it was disabled or gone already). */
+  private disable(endpointId: number, reason: string, at: number): boolean {
+    if (this.disableEndpoint.run(reason, at, endpointId).changes === 0) return false;
+    this.markDisabledAt.run(at, endpointId);
+    return true;
   }
 
   /**

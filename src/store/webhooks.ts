@@ -132,7 +132,7 @@ export class WebhookEndpointStore {
     return this.byId.get(companyId, id);
   }
 
-  /** An endpoint by its id alone (the core's own work on deliveries, which name no company path). */
+  /** An endpoint by its id alone (the core's own work, never a request naming a company). */
   findById(id: number): WebhookEndpointRow | undefined {
     return this.byIdAlone.get(id);
   }

@@ -6,6 +6,9 @@ import { conversationEvent } from '../../schemas/events/conversation.js';
 import { jobV1Event } from '../../schemas/events/job-v1.js';
 import { messageEvent } from '../../schemas/events/message.js';
 import { webhookUrlTestEvent } from '../../schemas/events/webhook-url-test.js';
+import { EVENT_CATALOG } from '../../schemas/events/catalog.js';
+import { deliveryEvent } from '../../schemas/events/delivery.js';
+import { webhookEvent } from '../../schemas/events/webhook.js';
 import type { EventRecord } from '../../src/streams/catalog.js';
 import type { Store } from '../../src/store/store.js';
 import { compileSchema, schemaErrors } from './schemas.js';
@@ -26,6 +29,11 @@ const v1Ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, al
 validators.set('channel', v1Ajv.compile(channelV1Event));
 registerEventSchema('job', jobV1Event);
 registerEventSchema('webhook_url', webhookUrlTestEvent);
+registerEventSchema('webhook', webhookEvent);
+registerEventSchema('delivery', deliveryEvent);
+
+/** The catalog's schema of each event name (GET /api/p2/event_types): every emitted event must be in it and match it too. */
+const catalogValidators = new Map(EVENT_CATALOG.map((entry) => [entry.name, v1Ajv.compile(entry.schema)]));
 
 /** Every event written to the outbox for `gateway.events`, oldest first, as stored: NOT validated (see emittedEvents). */
 function storedEvents(store: Store): EventRecord[] {
@@ -54,7 +62,7 @@ function familyOf(event: EventRecord): string {
   return String(event.body.type ?? event.name.split('.')[0]);
 }
 
-/** Throws unless the event's body matches its family's schema and the record agrees with the body. */
+/** Throws unless the event's body matches its family's schema, the record agrees with the body, and the catalog's entry of its name matches it too. */
 export function assertValidEvent(event: EventRecord): void {
   const family = familyOf(event);
   const validate = validators.get(family);
@@ -72,5 +80,10 @@ export function assertValidEvent(event: EventRecord): void {
   const companyId = v1 ? event.body.company_id : (event.body.object as { company_id?: unknown }).company_id;
   if (event.name !== name || event.id !== event.body.id || event.company_id !== companyId) {
     throw new Error(`event record and body disagree: ${JSON.stringify(event)}`);
+  }
+  const inCatalog = catalogValidators.get(event.name);
+  if (inCatalog === undefined) throw new Error(`event ${event.name} is not in the event catalog (schemas/events/catalog.ts)`);
+  if (!inCatalog(event.body)) {
+    throw new Error(`event ${event.name} does not match its catalog schema: ${v1Ajv.errorsText(inCatalog.errors)}\n${JSON.stringify(event.body)}`);
   }
 }

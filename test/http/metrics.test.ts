@@ -123,9 +123,14 @@ describe('GET /metrics', () => {
     const deliveryId = (gw.store.db.prepare("SELECT id FROM webhook_deliveries WHERE status = 'pending'").get() as { id: string }).id;
     expect((await gw.admin('POST', `/admin/deliveries/${deliveryId}/replay`)).status).toBe(202);
     await eventually('disabled', async () => (await scrape(gw)).text.includes('gateway_webhook_endpoints_disabled 1'));
+    // The healthy endpoint wants every event: it receives the webhook.disabled of the other one.
+    await eventually('webhook.disabled delivered', async () => (await scrape(gw)).text.includes('gateway_webhook_attempts_total{outcome="delivered",trigger="auto"} 3'));
     const { text } = await scrape(gw);
+    expect(samples(text, 'gateway_webhook_endpoint_state_changes_total').filter((l) => !l.endsWith(' 0'))).toEqual([
+      'gateway_webhook_endpoint_state_changes_total{state="disabled",by="gateway"} 1',
+    ]);
     expect(samples(text, 'gateway_webhook_attempts_total')).toEqual([
-      'gateway_webhook_attempts_total{outcome="delivered",trigger="auto"} 2',
+      'gateway_webhook_attempts_total{outcome="delivered",trigger="auto"} 3',
       'gateway_webhook_attempts_total{outcome="retry",trigger="auto"} 1',
       'gateway_webhook_attempts_total{outcome="gone",trigger="manual"} 1',
     ]);

@@ -112,10 +112,12 @@ describe('the company portal in Chromium', () => {
   it("reads the event log, replays a failed event and then all of them", async () => {
     await page.getByRole('link', { name: 'Event log' }).click();
     await page.waitForSelector('#events');
-    expect(await page.locator('#events tbody tr').count()).toBe(5);
+    // Three failed events, two test events, and the webhook.disabled of the endpoint disabled above,
+    // which the failing endpoint (every event) failed too.
+    expect(await page.locator('#events tbody tr').count()).toBe(6);
     await page.getByLabel('Status').selectOption('failed');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(() => page.locator('#events tbody tr').count()).toBe(3);
+    await expect.poll(() => page.locator('#events tbody tr').count()).toBe(4);
     await screenshot(page, 'portal-events');
     await page.locator('#events tbody tr a').first().click();
     await page.waitForSelector('#event-body');
@@ -128,7 +130,7 @@ describe('the company portal in Chromium', () => {
     await page.goto(`${gw.baseUrl}/portal#/events?status=failed`);
     await page.getByRole('button', { name: 'Replay all failed events' }).click();
     await page.waitForSelector('#replay-progress');
-    await expect.poll(() => page.textContent('#status')).toBe('The replay is completed: 2 of 2 replayed.');
+    await expect.poll(() => page.textContent('#status')).toBe('The replay is completed: 3 of 3 replayed.');
     await eventually('acme has no failed delivery', async () => (await gw.admin('GET', `/admin/deliveries?company_id=${acme}&status=failed`)).body.deliveries.length === 0);
   });
 

@@ -15,6 +15,8 @@ import { findCompany } from '../lookup.js';
 import { matchPathCompany } from './auths.js';
 import { presentWebhook } from '../../presenters/webhook.js';
 import { toMeta } from './paging.js';
+import { changeWebhookEndpoint } from '../../domain/operational-events.js';
+import type { Metrics } from '../../metrics/metrics.js';
 
 const createBody = validator(webhookCreateBody);
 const updateBody = validator(webhookUpdateBody);
@@ -30,7 +32,7 @@ const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook e
  * active through an update only once it answered the signed test POST (src/dispatch/endpoint-test.ts)
  * with a 2xx; `POST .../test` sends that same POST on demand.
  */
-export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, tester: EndpointTester): void {
+export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, tester: EndpointTester, metrics?: Metrics): void {
   const base = '/api/p2/companies/:companyId/webhooks';
 
   router.get(base, auth, (ctx) => {
@@ -88,9 +90,11 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
         throw ValidationFailed.field('event_types', `the company's webhook_url receives v1 payloads only (${V1_WEBHOOK_EVENT_TYPES.join(', ')}), not ${v2Types.join(', ')}: create an endpoint for v2 events`);
       }
       await checkActivation(tester, endpoint, input);
-      const updated = store.transaction(() =>
-        store.webhooks.update(endpoint, { url: input.url, eventTypes: input.event_types, active: input.active, ordering: input.ordering, rateLimit: input.rate_limit }),
+      // A change of `active` writes webhook.disabled or webhook.enabled in the same transaction.
+      const { endpoint: updated, stateChange } = store.transaction(() =>
+        changeWebhookEndpoint(store, endpoint, { url: input.url, eventTypes: input.event_types, active: input.active, ordering: input.ordering, rateLimit: input.rate_limit }, 'api'),
       );
+      if (stateChange !== null) metrics?.endpointStateChanged(stateChange.state, stateChange.by);
       ctx.body = { webhook: presentWebhook(updated) };
     });
   }
