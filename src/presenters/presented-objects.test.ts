@@ -7,6 +7,7 @@ import { attachmentObject } from '../../schemas/objects/attachment.js';
 import { authObject } from '../../schemas/objects/auth.js';
 import { conversationObject } from '../../schemas/objects/conversation.js';
 import { messageObject } from '../../schemas/objects/message.js';
+import { messageEventObject } from '../../schemas/objects/message-event.js';
 import { templateObject } from '../../schemas/objects/template.js';
 import { webhookObject } from '../../schemas/objects/webhook.js';
 import { PROVIDERS, type Provider } from '../../schemas/v1/channels.js';
@@ -30,6 +31,7 @@ import { presentAttachment, type AttachmentObject } from './attachment.js';
 import { presentAuth, type AuthObject } from './auth.js';
 import { presentConversation, type ConversationObject } from './conversation.js';
 import { presentMessage, type MessageObject } from './message.js';
+import { presentMessageEvent } from './message-event.js';
 import { presentTemplate, type TemplateObject } from './template.js';
 import { presentWebhook, type WebhookObject } from './webhook.js';
 
@@ -41,6 +43,7 @@ const isAttachment = compileSchema(attachmentObject);
 const isAuth = compileSchema(authObject);
 const isConversation = compileSchema(conversationObject);
 const isMessage = compileSchema(messageObject);
+const isMessageEvent = compileSchema(messageEventObject);
 const isTemplate = compileSchema(templateObject);
 const isWebhook = compileSchema(webhookObject);
 const isAuthResponse = compileSchema(authResponse);
@@ -226,6 +229,7 @@ describe('the presenters are typed by the schemas', () => {
     expectTypeOf(presentAuth).returns.toEqualTypeOf<FromSchema<typeof authObject>>();
     expectTypeOf(presentConversation).returns.toEqualTypeOf<FromSchema<typeof conversationObject>>();
     expectTypeOf(presentMessage).returns.toEqualTypeOf<FromSchema<typeof messageObject>>();
+    expectTypeOf(presentMessageEvent).returns.toEqualTypeOf<FromSchema<typeof messageEventObject>>();
     expectTypeOf(presentTemplate).returns.toEqualTypeOf<FromSchema<typeof templateObject>>();
     expectTypeOf(presentWebhook).returns.toEqualTypeOf<FromSchema<typeof webhookObject>>();
     expectTypeOf<AttachmentObject>().toEqualTypeOf<FromSchema<typeof attachmentObject>>();
@@ -258,9 +262,20 @@ describe('messages', () => {
     const object = presentMessage(row, attachments, PUBLIC_URL);
     expectValid(isMessage, object);
     const { outbox, events } = capturedEvents();
-    recordEvent(outbox, row.company_id, 'message', 'create', object, NOW);
-    recordEvent(outbox, row.company_id, 'message', 'update', object, NOW);
+    for (const [, conversationRow] of conversationRows) {
+      const eventObject = presentMessageEvent(row, attachments, conversationRow, PUBLIC_URL);
+      expectValid(isMessageEvent, eventObject);
+      recordEvent(outbox, row.company_id, 'message', 'create', eventObject, NOW);
+      recordEvent(outbox, row.company_id, 'message', 'update', eventObject, NOW);
+    }
     for (const event of events) assertValidEvent(event);
+  });
+
+  it('events name the contact by the provider ids when incoming, by the internal id when outgoing', () => {
+    const [incoming, outgoing] = [messageRows[0]![1], messageRows[1]![1]].map((row) => presentMessageEvent(row, [], conversationRows[0]![1], PUBLIC_URL));
+    expect(incoming!.contact).toEqual({ id: 17, external_id: '491701234567', external_public_id: '+49 170 1234567', name: 'Anna Schmidt', avatar_url: '', phone: '491701234567' });
+    expect(outgoing!.contact).toEqual({ id: 17, internal_id: 17, name: 'Anna Schmidt', avatar_url: '', phone: '491701234567' });
+    expect(incoming!.conversation).toEqual(presentConversation(conversationRows[0]![1]));
   });
 
   it('covers the null variants', () => {
@@ -353,6 +368,7 @@ describe('the schemas refuse what the presenters must never answer', () => {
   const attachment = presentAttachment(attachmentRows[0]!, PUBLIC_URL);
   const messageObj = presentMessage(messageRows[2]![1], messageRows[2]![2], PUBLIC_URL);
   const conversationObj = presentConversation(conversationRows[0]![1]);
+  const messageEventObj = presentMessageEvent(messageRows[2]![1], messageRows[2]![2], conversationRows[0]![1], PUBLIC_URL);
   const templateObj = presentTemplate(templateRows[0]![1]);
   const auth = presentAuth(channelRows[3]![1]);
   const webhookObj = presentWebhook(webhookRows[0]![1], { withSecret: true });
@@ -367,6 +383,8 @@ describe('the schemas refuse what the presenters must never answer', () => {
     ['message without details', isMessage, (({ details: _, ...rest }) => rest)(messageObj)],
     ['message with income as 0/1', isMessage, { ...messageObj, income: 0 }],
     ['message with a broken attachment', isMessage, { ...messageObj, attachments: [{ ...attachment, mime_type: null }] }],
+    ['message event without its conversation', isMessageEvent, { ...messageEventObj, conversation: undefined }],
+    ['message event whose contact mixes internal and provider ids', isMessageEvent, { ...messageEventObj, contact: { ...messageEventObj.contact, internal_id: 17, external_id: 'x', external_public_id: 'x' } }],
     ['conversation with an unknown state', isConversation, { ...conversationObj, operational_state: 'closed' }],
     ['conversation with group as 0/1', isConversation, { ...conversationObj, group: 0 }],
     ['template without position', isTemplate, (({ position: _, ...rest }) => rest)(templateObj)],
@@ -386,10 +404,10 @@ describe('the schemas refuse what the presenters must never answer', () => {
 
   it('events with a broken object or a record that disagrees with its body are refused', () => {
     const { outbox, store, events } = capturedEvents();
-    recordEvent(outbox, 3, 'message', 'create', { ...messageObj, status: 'queued' }, NOW);
+    recordEvent(outbox, 3, 'message', 'create', { ...messageEventObj, status: 'queued' }, NOW);
     recordEvent(outbox, 3, 'conversation', 'update', { ...conversationObj, group: 0 }, NOW);
     recordEvent(outbox, 3, 'auth', 'update', { ...auth, settings: { token: 'x' } }, NOW);
-    recordEvent(outbox, 4, 'message', 'create', messageObj, NOW); // another company than the object's
+    recordEvent(outbox, 4, 'message', 'create', messageEventObj, NOW); // another company than the object's
     recordAuthSignal(store, { ...channelRows[0]![1], provider: 'carrier_pigeon' }, { kind: 'qr', qr: 'x' }, true, NOW);
     expect(events).toHaveLength(6);
     for (const event of events.slice(0, 5)) expect(() => assertValidEvent(event), event.name).toThrow();

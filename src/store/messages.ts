@@ -85,8 +85,9 @@ export class MessageStore {
     this.updateText = db.prepare<[string | null, string | null, number], MessageRow>('UPDATE messages SET text = ?, details = ? WHERE id = ? RETURNING *');
     this.byIdOnly = db.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?');
     // OR IGNORE: an id the channel already has (a connector's echo of the send) leaves the row as it is.
+    // An outgoing message waits for its id as `sent` (or `created`, as older rows were stored).
     this.markSent = db.prepare<[string, number], MessageRow>(
-      "UPDATE OR IGNORE messages SET external_id = ?, status = 'sent' WHERE id = ? AND status = 'created' AND income = 0 RETURNING *",
+      "UPDATE OR IGNORE messages SET external_id = ?, status = 'sent' WHERE id = ? AND status IN ('created', 'sent') AND external_id IS NULL AND income = 0 RETURNING *",
     );
   }
 
@@ -150,8 +151,8 @@ export class MessageStore {
   }
 
   /**
-   * An outgoing message the provider took: its provider id and status `sent`, if it is still
-   * `created`; undefined otherwise, or when the channel already has a message with that id.
+   * An outgoing message the provider took: its provider id and status `sent`, if it still waits for
+   * its id; undefined otherwise, or when the channel already has a message with that id.
    */
   recordSent(id: number, externalId: string): MessageRow | undefined {
     return this.markSent.get(externalId, id);

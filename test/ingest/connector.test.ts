@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, callbackInfo, checkedEvents, connectorHeaders, fixture, postConnector, rowCounts, seedOutgoing } from './helpers.js';
+import { ADMIN_TOKEN, callbackInfo, checkedEvents, connectorHeaders, fixture, messageOfEvent, postConnector, rowCounts, seedOutgoing } from './helpers.js';
 
 let gw: TestGateway;
 let companyId: number;
@@ -72,7 +72,7 @@ describe('connector protocol: messages and statuses', () => {
     const events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['conversation.create', 'message.create']);
     expect(events[0]!.body.object).toEqual(conversation);
-    expect(events[1]!.body.object).toEqual(message);
+    expect(messageOfEvent(events[1]!.body.object)).toEqual(message);
   });
 
   it('describes media by id or URL and keeps the reply reference', async () => {
