@@ -61,6 +61,17 @@ export interface Page {
   id: string;
   name: string;
   username?: string;
+  /** Where the user authorizes this page, when the provider connects pages by OAuth. */
+  oauth_provider_url?: string;
+}
+
+/** What the provider said after the user authorized at its OAuth address. */
+export interface OAuthAnswer {
+  /** `enabled`: connected; `pending` with `pages`: the user picks a page next (each with its own address). */
+  state: 'enabled' | 'pending';
+  pages?: Page[];
+  /** The connected account, when the provider tells it. */
+  account?: { phone?: string; username?: string };
 }
 
 /** The connection flows of session-based providers (our connector protocol). */
@@ -74,6 +85,26 @@ export interface SessionConnector {
   listPages(channel: SessionChannel): Promise<Page[]>;
   enablePage(channel: SessionChannel, pageId: string, syncPeriod: string): Promise<{ state: 'enabled' | 'pending' }>;
   disconnect(channel: SessionChannel): Promise<void>;
+  /** The provider's OAuth redirect came back (its `code`, and the page it was for, if any). */
+  completeOAuth(channel: SessionChannel, params: { code?: string; page?: string }): Promise<OAuthAnswer>;
+}
+
+/** Messages to delete at the provider (for everyone), named by their provider ids. */
+export interface DeleteRequest {
+  channel_id: number;
+  provider: string;
+  settings: Record<string, unknown>;
+  credentials: Record<string, unknown>;
+  /** The chat the messages are in (the conversation's contact at the provider). */
+  chat_id: string;
+  external_ids: string[];
+}
+
+export type DeleteResult = { kind: 'deleted' } | { kind: 'failed'; permanent: boolean; error: ProviderError; retryAfterMs?: number };
+
+/** Providers that delete sent messages (our connector protocol, the sandbox). */
+export interface DeleteConnector {
+  deleteMessages(request: DeleteRequest, idempotencyKey: string): Promise<DeleteResult>;
 }
 
 /** A template as the provider lists it. */

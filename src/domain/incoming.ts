@@ -76,7 +76,7 @@ function applyInTransaction(store: Store, target: { id: number; api: ChannelApi 
         events += applySendOutcome(store, channel, item, publicUrl, now);
         break;
       case 'state': {
-        const moved = applyChannelState(store, channel, item.state, item.reason, v1, now);
+        const moved = applyChannelState(store, channel, item.state, item.reason, v1, now, item.account);
         channel = moved.channel;
         events += moved.events;
         break;

@@ -19,6 +19,7 @@ import { connectionFor } from '../domain/channels.js';
 import { recordAuthSignal } from '../domain/channel-events.js';
 import { recordEvent } from '../domain/events.js';
 import type { AttachmentRow } from '../store/attachments.js';
+import type { AuthPageRow } from '../store/auth-pages.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { ConversationRow } from '../store/conversations.js';
 import type { MessageRow } from '../store/messages.js';
@@ -28,7 +29,7 @@ import type { TemplateRow } from '../store/templates.js';
 import { generateWebhookSecret, type WebhookEndpointRow } from '../store/webhooks.js';
 import type { EventRecord } from '../streams/catalog.js';
 import { presentAttachment, type AttachmentObject } from './attachment.js';
-import { presentAuth, type AuthObject } from './auth.js';
+import { presentAuth, presentAuthPage, type AuthObject } from './auth.js';
 import { presentConversation, type ConversationObject } from './conversation.js';
 import { presentMessage, type MessageObject } from './message.js';
 import { presentMessageEvent } from './message-event.js';
@@ -66,7 +67,16 @@ function expectInvalid(validate: Validate, value: unknown): void {
 function capturedEvents(): { outbox: OutboxStore; store: Store; events: EventRecord[] } {
   const events: EventRecord[] = [];
   const outbox = { append: (message: { payload: unknown }) => void events.push(message.payload as EventRecord) } as unknown as OutboxStore;
-  return { outbox, store: { outbox } as unknown as Store, events };
+  // Pages as the store keeps them, in memory: a list replaces them, ids are assigned in order.
+  let pages: AuthPageRow[] = [];
+  const authPages = {
+    forChannel: (channelId: number) => pages.filter((p) => p.channel_id === channelId),
+    replaceListed: (channel: { id: number; company_id: number }, listed: { id: string; name: string }[]) => {
+      pages = listed.map((p, i) => ({ id: 900 + i, channel_id: channel.id, company_id: channel.company_id, external_id: p.id, name: p.name, username: null, enabled: 0, created_at: T0, updated_at: T0 }));
+    },
+    enable: (_channelId: number, externalId: string) => void pages.filter((p) => p.external_id === externalId).forEach((p) => (p.enabled = 1)),
+  };
+  return { outbox, store: { outbox, authPages } as unknown as Store, events };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,9 +204,13 @@ const channelRows: [string, ChannelRow][] = [
     (provider, i): [string, ChannelRow] => [`${provider} by token`, channel(80 + i, provider, { token: `token-${provider}` })],
   ),
   ['market_a, disabled', channel(90, 'market_a', { login: 'seller', password: 'pw' }, { state: 'disabled' })],
+  ['social_a by OAuth, synced from a week back', channel(92, 'social_a', {}, { state: 'unconfirmed', settings: { auth_flow: 'oauth', sync_messages_from: new Date(T0 - 7 * 86_400_000).toISOString() } })],
+  ['chat_a by QR, connected with the account the provider told', channel(93, 'chat_a', {}, { state: 'enabled', settings: { account_phone: '79000000000', account_username: 'shop' } })],
   // Stored settings beyond the shown ones (older rows, fields a client sent beside the variant's own) are not shown.
   ['a row with settings that are not shown', { ...channel(91, 'chat_a', { phone: '79161234567' }), settings: { phone: '79161234567', webhook_secret: 'x', extra: 1 } }],
 ];
+
+const authPage: AuthPageRow = { id: 901, channel_id: 92, company_id: 3, external_id: '229559196', name: 'Test1', username: null, enabled: 0, created_at: T0, updated_at: T0 };
 
 const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => ({
   id: 31,
@@ -306,8 +320,9 @@ describe('templates', () => {
 
 describe('auths', () => {
   it.each(channelRows)('%s matches objects/auth, the auth answers and the auth events', (_name, row) => {
-    const object = presentAuth(row);
+    const object = presentAuth(row, []);
     expectValid(isAuth, object);
+    expectValid(isAuth, presentAuth(row, [authPage, { ...authPage, id: 902, external_id: '223020390', enabled: 1 }]));
     expectValid(isAuthResponse, { auth: object });
     expectValid(isAuthResponse, { auth: { ...object, qr: '2@AbCd==,xyz', code: 'K7QX-2M4P' } });
     expectValid(isAuthList, { auths: [object], meta: { page: 1, entries_count: 1, per_page: 25 } });
@@ -317,6 +332,8 @@ describe('auths', () => {
     recordAuthSignal(store, row, { kind: 'code', code: 'K7QX-2M4P' }, true, NOW);
     recordAuthSignal(store, row, { kind: 'pages', pages: [{ id: '1', name: 'Shop', username: 'shop' }] }, true, NOW);
     recordAuthSignal(store, row, { kind: 'oauth', oauthProviderUrl: 'https://provider.example.com/oauth?state=abc' }, true, NOW);
+    recordAuthSignal(store, row, { kind: 'pages', pages: [{ id: '7', name: 'Group', oauthProviderUrl: 'https://provider.example.com/oauth?page=7' }] }, false, NOW);
+    recordAuthSignal(store, row, { kind: 'page_enabled', pageId: '7' }, true, NOW);
     expect(events.map((e) => e.name)).toEqual([
       'auth.create',
       'auth.update',
@@ -328,22 +345,26 @@ describe('auths', () => {
       'auth.update',
       'channel.pages',
       'auth.update',
+      'auth.update',
+      'auth.update',
     ]);
+    expect(events.at(-2)!.body.object).toMatchObject({ pages: [{ external_id: '7', enabled: false, oauth_provider_url: 'https://provider.example.com/oauth?page=7' }] });
+    expect(events.at(-1)!.body.object).toMatchObject({ pages: [{ external_id: '7', enabled: true }] });
     for (const event of events) assertValidEvent(event);
   });
 
   it('shows no credential and no setting beyond the allow-list', () => {
     for (const [, row] of channelRows) {
-      const text = JSON.stringify(presentAuth(row));
+      const text = JSON.stringify(presentAuth(row, []));
       for (const secret of ['EAAG-secret', 'token-', '"pw"', 'webhook_secret', 'p1']) expect(text).not.toContain(secret);
     }
   });
 
   it('covers every provider, every state and both confirmation kinds', () => {
-    const objects = channelRows.map(([, row]) => presentAuth(row));
+    const objects = channelRows.map(([, row]) => presentAuth(row, []));
     expect(new Set(objects.map((o) => o.provider))).toEqual(new Set(PROVIDERS));
     expect(new Set(objects.map((o) => o.state))).toEqual(new Set(['unconfirmed', 'enabled', 'disabled']));
-    expect(new Set(objects.map((o) => o.confirmation))).toEqual(new Set(['qr', 'pairing_code', 'code', null]));
+    expect(new Set(objects.map((o) => o.confirmation))).toEqual(new Set(['qr', 'pairing_code', 'code', 'oauth', null]));
   });
 });
 
@@ -370,7 +391,7 @@ describe('the schemas refuse what the presenters must never answer', () => {
   const conversationObj = presentConversation(conversationRows[0]![1]);
   const messageEventObj = presentMessageEvent(messageRows[2]![1], messageRows[2]![2], conversationRows[0]![1], PUBLIC_URL);
   const templateObj = presentTemplate(templateRows[0]![1]);
-  const auth = presentAuth(channelRows[3]![1]);
+  const auth = presentAuth(channelRows[3]![1], []);
   const webhookObj = presentWebhook(webhookRows[0]![1], { withSecret: true });
 
   it.each([
@@ -393,7 +414,8 @@ describe('the schemas refuse what the presenters must never answer', () => {
     ['auth of an unknown provider', isAuth, { ...auth, provider: 'carrier_pigeon' }],
     ['auth with an unknown confirmation', isAuth, { ...auth, confirmation: 'sms' }],
     ['auth with a connector signal outside an answer or event', isAuth, { ...auth, qr: 'x' }],
-    ['auth answer with pages (events only)', isAuthResponse, { auth: { ...auth, pages: [] } }],
+    ['auth without its documented fields', isAuth, (({ phone_number: _, ...rest }) => rest)(auth)],
+    ['auth with a page whose id is text', isAuth, { ...auth, pages: [{ ...presentAuthPage(authPage), id: '901' }] }],
     ['webhook with a malformed secret', isWebhook, { ...webhookObj, secret: 'whsec_short' }],
     ['webhook with an unknown event type', isWebhook, { ...webhookObj, event_types: ['message.delete'] }],
     ['webhook with active as 0/1', isWebhook, { ...webhookObj, active: 1 }],

@@ -9,9 +9,10 @@ import { streamLog } from './007-stream-log.js';
 import { conversationIndexes } from './008-conversation-indexes.js';
 import { webFaces } from './009-web-faces.js';
 import { traceContext } from './010-trace-context.js';
+import { authPages } from './012-auth-pages.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
  * released migration is never edited, a change is a new entry. Times are unix milliseconds.
  */
-export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog, conversationIndexes, webFaces, traceContext];
+export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog, conversationIndexes, webFaces, traceContext, authPages];
