@@ -4,9 +4,11 @@
  * protocol) and the sandbox stands in for all of them when GATEWAY_SANDBOX is on.
  */
 import type { ProviderSendJob, SendRequest } from '../domain/messaging.js';
+import type { DeleteRequest } from '../domain/message-deletion.js';
 
 /** The send job shapes (src/domain/messaging.ts) are part of the interface every connector implements. */
 export type { MediaKindOut, ProviderSendJob, SendRequest } from '../domain/messaging.js';
+export type { DeleteRequest, ProviderDeleteJob } from '../domain/message-deletion.js';
 
 export type ConnectorFamily = 'cloud' | 'bot' | 'connector';
 
@@ -87,17 +89,6 @@ export interface SessionConnector {
   disconnect(channel: SessionChannel): Promise<void>;
   /** The provider's OAuth redirect came back (its `code`, and the page it was for, if any). */
   completeOAuth(channel: SessionChannel, params: { code?: string; page?: string }): Promise<OAuthAnswer>;
-}
-
-/** Messages to delete at the provider (for everyone), named by their provider ids. */
-export interface DeleteRequest {
-  channel_id: number;
-  provider: string;
-  settings: Record<string, unknown>;
-  credentials: Record<string, unknown>;
-  /** The chat the messages are in (the conversation's contact at the provider). */
-  chat_id: string;
-  external_ids: string[];
 }
 
 export type DeleteResult = { kind: 'deleted' } | { kind: 'failed'; permanent: boolean; error: ProviderError; retryAfterMs?: number };

@@ -8,7 +8,7 @@ import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies
 import { v1PageQuery } from '../../schemas/v1/paging.js';
 import { channelItem, companyObject, v1Deleted, v1List, v1Written } from '../../schemas/v1/responses.js';
 import { companyQuery, conversationListQuery, conversationUpdateBody } from '../../schemas/v2/conversations.js';
-import { messageListQuery, messageSendBody, writeFirstBody } from '../../schemas/v2/messages.js';
+import { messageDeleteBody, messageListQuery, messageSendBody, writeFirstBody } from '../../schemas/v2/messages.js';
 import { accountAuthListQuery, authActionBody, authEnableBody, authListQuery, authListResponse, authResponse } from '../../schemas/v2/auths.js';
 import { templateListQuery } from '../../schemas/v2/templates.js';
 import { webhookActionBody, webhookCreateBody, webhookListResponse, webhookResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
@@ -71,6 +71,7 @@ const v2: Operation[] = [
   { method: 'get', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: "List a conversation's messages by external_created_at", input: messageListQuery, success: { status: 200, schema: v2List('messages', messageObject) } },
   { method: 'get', path: '/api/p2/conversations/:id/messages/:messageId', tag: 'v2 messages', summary: 'Show a message', input: companyQuery, success: { status: 200, schema: wrap('message', messageObject) } },
   { method: 'post', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: 'Send a message into a conversation', errors: [409], input: messageSendBody, success: { status: 201, schema: wrap('message', messageObject) } },
+  { method: 'delete', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: 'Delete messages for everyone (chat_a, chat_b_personal, chat_d; up to 100 ids, each at the provider and at most 48 hours old); other providers answer 422 wrong_provider', errors: [409], input: messageDeleteBody, success: { status: 200, schema: wrap('messages', { type: 'array', items: messageObject }) } },
   { method: 'post', path: '/api/p2/messages', tag: 'v2 messages', summary: 'Write first to a recipient', errors: [409], input: writeFirstBody, success: { status: 201, schema: wrap('message', messageObject) } },
   { method: 'post', path: '/api/p2/companies/:companyId/attachments', tag: 'v2 attachments', summary: 'Upload a file to attach to a message (token in header or query)', errors: [503], multipart: { field: 'file' }, success: { status: 201, schema: wrap('attachment', attachmentObject) } },
   { method: 'get', path: '/api/p2/biz_templates', tag: 'v2 templates', summary: 'List business message templates', input: templateListQuery, success: { status: 200, schema: v2List('biz_templates', templateObject) } },

@@ -6,8 +6,9 @@ import type { Clock, OutgoingMessage, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { STREAM } from '../streams/catalog.js';
 import type { SendJob } from '../domain/messaging.js';
+import type { DeleteJob } from '../domain/message-deletion.js';
 import { fanOutEvent, type EndpointCache } from './fan-out.js';
-import { resolveSendJob } from './send-jobs.js';
+import { resolveOutboundJob } from './send-jobs.js';
 import { PublishSpans } from './publish-spans.js';
 
 export interface OutboxRelayOptions {
@@ -143,7 +144,7 @@ export class OutboxRelay implements Worker {
     const payload = row.parsed ?? (JSON.parse(row.payload) as unknown);
     if (row.stream === STREAM.events) return fanOutEvent(this.options.store, payload as EventRecord, now, endpoints, row.payload, traceparent);
     // Send jobs go out resolved: senders in worker processes have no store.
-    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveSendJob(this.options.store, payload as SendJob, this.options.publicUrl ?? ''), traceparent }];
+    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveOutboundJob(this.options.store, payload as SendJob | DeleteJob, this.options.publicUrl ?? ''), traceparent }];
     return [{ key: row.key, id: row.message_id, value: payload, traceparent }];
   }
 }
