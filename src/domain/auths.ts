@@ -67,6 +67,9 @@ export function planAuthAction(
     case 'enable':
       if (auth.state === 'disabled') return { kind: 'move', to: 'enabled' };
       if (auth.state === 'enabled') return { kind: 'refuse', reason: `${name} is already enabled.` };
+      if (method === 'oauth') {
+        return { kind: 'refuse', reason: `${name} is not authorized yet: open its oauth_provider_url (POST .../confirm answers a fresh one); it is enabled when the provider redirects back.` };
+      }
       if (method !== 'code') {
         return {
           kind: 'refuse',

@@ -131,10 +131,13 @@ describe('connector protocol: connection flow', () => {
     const events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['auth.update', 'channel.qr_code', 'auth.update', 'channel.code', 'auth.update', 'channel.pages', 'auth.update']);
     const current = await auth(v1Channel);
-    expect(events[0]!.body.object).toEqual({ ...current, qr: JSON.parse(fixture('connector/qr')).qr });
+    // The pages are stored by the pages event: the auth objects before it have none.
+    expect(current.pages.map((p: { external_id: string; enabled: boolean }) => [p.external_id, p.enabled])).toEqual(JSON.parse(fixture('connector/pages')).pages.map((p: { id: string }) => [p.id, false]));
+    expect(events[4]!.body.object).toEqual(current);
+    expect(events[0]!.body.object).toEqual({ ...current, pages: null, qr: JSON.parse(fixture('connector/qr')).qr });
     const base = { entity: 'channel', company_id: companyId, channel_id: v1Channel, channel_type: 'chat_a' };
     expect(events[1]!.body).toEqual({ id: events[1]!.id, created_at: events[1]!.created_at, type: 'qr_code', ...base, qr: JSON.parse(fixture('connector/qr')).qr });
-    expect(events[2]!.body.object).toEqual({ ...current, code: 'K7QX-2M4P' });
+    expect(events[2]!.body.object).toEqual({ ...current, pages: null, code: 'K7QX-2M4P' });
     expect(events[3]!.body).toMatchObject({ type: 'code', ...base, code: 'K7QX-2M4P' });
     expect(events[5]!.body).toMatchObject({ type: 'pages', ...base, pages: JSON.parse(fixture('connector/pages')).pages });
     expect(events[6]!.body.object).toEqual({ ...current, oauth_provider_url: JSON.parse(fixture('connector/oauth')).oauth_provider_url });
