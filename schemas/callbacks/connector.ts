@@ -84,6 +84,12 @@ const state = {
     type: { const: 'state' },
     state: { type: 'string', enum: ['enabled', 'disabled'] },
     reason: { type: 'string', maxLength: 1024 },
+    /** The connected account, when the provider tells it: its phone and user name. */
+    account: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { phone: { type: 'string', minLength: 1, maxLength: 32 }, username: { type: 'string', minLength: 1, maxLength: 256 } },
+    },
   },
 } as const;
 

@@ -25,15 +25,19 @@ export const accountAuthListQuery = {
   properties: pageParams(AUTHS_DEFAULT_PER_PAGE, AUTHS_MAX_PER_PAGE),
 } as const satisfies JSONSchema;
 
+/** How far back a new auth synchronizes message history (the hosted service's create-auth page). */
+export const SYNC_PERIODS = ['day', 'week', 'month'] as const;
+export type SyncPeriod = (typeof SYNC_PERIODS)[number];
+
 /**
  * First pass of POST .../auths, before the provider's variant (the v1 channel create variants,
- * schemas/v1/channels.ts) is applied: the company check and `phone_number`, the contract's v2
- * name of `phone`.
+ * schemas/v1/channels.ts) is applied: the company check, `phone_number`, the contract's v2 name of
+ * `phone`, and `sync_period`.
  */
 export const authCreateCommon = {
   $id: 'v2/auth-create-common',
   type: 'object',
-  properties: { company_id: companyId, phone_number: { type: 'string' } },
+  properties: { company_id: companyId, phone_number: { type: 'string' }, sync_period: { type: 'string', enum: SYNC_PERIODS } },
 } as const satisfies JSONSchema;
 
 /** GET, DELETE and POST .../confirm, PUT|PATCH .../disable of one auth: nothing beyond the company. */

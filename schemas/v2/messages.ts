@@ -53,3 +53,19 @@ export const writeFirstBody = {
     send_to_crm: sendToCrm,
   },
 } as const satisfies JSONSchema;
+
+/** Most messages one DELETE removes (the hosted service's delete-message page). */
+export const DELETE_MESSAGES_MAX = 100;
+/** Providers whose messages can be deleted (the delete-message page). */
+export const DELETE_PROVIDERS = ['chat_a', 'chat_b_personal', 'chat_d'] as const;
+
+/** DELETE /api/p2/conversations/<id>/messages */
+export const messageDeleteBody = {
+  $id: 'v2/message-delete',
+  type: 'object',
+  required: ['company_id', 'message_ids'],
+  properties: {
+    company_id: companyId,
+    message_ids: { type: 'array', minItems: 1, maxItems: DELETE_MESSAGES_MAX, uniqueItems: true, items: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+  },
+} as const satisfies JSONSchema;

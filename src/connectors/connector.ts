@@ -4,9 +4,11 @@
  * protocol) and the sandbox stands in for all of them when GATEWAY_SANDBOX is on.
  */
 import type { ProviderSendJob, SendRequest } from '../domain/messaging.js';
+import type { DeleteRequest } from '../domain/message-deletion.js';
 
 /** The send job shapes (src/domain/messaging.ts) are part of the interface every connector implements. */
 export type { MediaKindOut, ProviderSendJob, SendRequest } from '../domain/messaging.js';
+export type { DeleteRequest, ProviderDeleteJob } from '../domain/message-deletion.js';
 
 export type ConnectorFamily = 'cloud' | 'bot' | 'connector';
 
@@ -61,6 +63,17 @@ export interface Page {
   id: string;
   name: string;
   username?: string;
+  /** Where the user authorizes this page, when the provider connects pages by OAuth. */
+  oauth_provider_url?: string;
+}
+
+/** What the provider said after the user authorized at its OAuth address. */
+export interface OAuthAnswer {
+  /** `enabled`: connected; `pending` with `pages`: the user picks a page next (each with its own address). */
+  state: 'enabled' | 'pending';
+  pages?: Page[];
+  /** The connected account, when the provider tells it. */
+  account?: { phone?: string; username?: string };
 }
 
 /** The connection flows of session-based providers (our connector protocol). */
@@ -76,6 +89,15 @@ export interface SessionConnector {
   disconnect(channel: SessionChannel): Promise<void>;
   /** Whether a phone number (digits, country code first) has an account at the provider. */
   userExists(channel: SessionChannel, phone: string): Promise<boolean>;
+  /** The provider's OAuth redirect came back (its `code`, and the page it was for, if any). */
+  completeOAuth(channel: SessionChannel, params: { code?: string; page?: string }): Promise<OAuthAnswer>;
+}
+
+export type DeleteResult = { kind: 'deleted' } | { kind: 'failed'; permanent: boolean; error: ProviderError; retryAfterMs?: number };
+
+/** Providers that delete sent messages (our connector protocol, the sandbox). */
+export interface DeleteConnector {
+  deleteMessages(request: DeleteRequest, idempotencyKey: string): Promise<DeleteResult>;
 }
 
 /** A template as the provider lists it. */

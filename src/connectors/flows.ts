@@ -1,7 +1,9 @@
 import { callbackFamily, presentedSecret } from '../domain/callback-secrets.js';
 import { applyCallback } from '../domain/incoming.js';
 import { qrDataUrl } from '../lib/qr-image.js';
-import { ProviderRefused, ProviderUnavailable, ServiceUnavailable, WrongProvider } from '../errors/errors.js';
+import { Conflict, NotFound, ProviderRefused, ProviderUnavailable, ServiceUnavailable, WrongProvider } from '../errors/errors.js';
+import { confirmationMethod } from '../presenters/auth.js';
+import { sameSecret } from '../domain/tokens.js';
 import type { IngestItem } from '../domain/provider-facts.js';
 import type { Logger } from '../log.js';
 import type { ChannelRow } from '../store/channels.js';
@@ -30,9 +32,9 @@ export type ConnectionSignal = Pick<ConnectionStart, 'qr' | 'code' | 'oauth_prov
 export class ConnectionFlows {
   constructor(private readonly deps: ConnectionFlowDeps) {}
 
-  /** Whether the provider's connection goes through our connector protocol (sessions). */
-  hasSession(provider: string): boolean {
-    return callbackFamily(provider) === 'connector';
+  /** Whether the channel's connection goes through our connector protocol (sessions, or OAuth for any provider). */
+  hasSession(channel: Pick<ChannelRow, 'provider' | 'settings'>): boolean {
+    return callbackFamily(channel.provider) === 'connector' || confirmationMethod(channel) === 'oauth';
   }
 
   /**
@@ -40,7 +42,7 @@ export class ConnectionFlows {
    * that cannot be reached leaves the channel as created (logged); v2 confirm starts it again.
    */
   async startAfterCreate(channel: ChannelRow): Promise<ConnectionSignal> {
-    if (!this.hasSession(channel.provider)) return {};
+    if (!this.hasSession(channel)) return {};
     try {
       return await this.start(channel);
     } catch (error) {
@@ -86,7 +88,7 @@ export class ConnectionFlows {
   async enablePage(channel: ChannelRow, pageId: string, syncPeriod: string): Promise<'enabled' | 'pending'> {
     const connector = this.session(channel, 'enable_page_instagram');
     const { state } = await this.call(channel, (c) => connector.enablePage(c, pageId, syncPeriod));
-    if (state === 'enabled') this.record(channel, [{ kind: 'state', state: 'enabled', reason: null }]);
+    if (state === 'enabled') this.record(channel, [{ kind: 'page_enabled', pageId }, { kind: 'state', state: 'enabled', reason: null }]);
     return state;
   }
 
@@ -96,10 +98,35 @@ export class ConnectionFlows {
     return this.call(channel, (c) => connector.userExists(c, phone));
   }
 
+  /**
+   * The provider's OAuth redirect of an unconfirmed OAuth auth: `state` must be the auth's own. The
+   * connector completes the authorization; its news is recorded like a callback's — the pages to
+   * pick (each with its address), or the page connected and the auth enabled.
+   */
+  async completeOAuth(channel: ChannelRow, params: { state: string; code?: string; page?: string }): Promise<'enabled' | 'pending'> {
+    const expected = channel.credentials.oauth_state;
+    if (confirmationMethod(channel) !== 'oauth' || typeof expected !== 'string' || !sameSecret(params.state, expected)) {
+      throw new NotFound('No authorization is waiting for this address.');
+    }
+    if (channel.state !== 'unconfirmed') throw new Conflict(`Auth ${channel.id} is ${channel.state} already.`);
+    const connector = this.session(channel, 'OAuth');
+    const answer = await this.call(channel, (c) => connector.completeOAuth(c, { ...(params.code === undefined ? {} : { code: params.code }), ...(params.page === undefined ? {} : { page: params.page }) }));
+    const items: IngestItem[] = [];
+    if (answer.pages !== undefined) {
+      items.push({ kind: 'pages', pages: answer.pages.map((p) => ({ id: p.id, name: p.name, ...(p.username === undefined ? {} : { username: p.username }), ...(p.oauth_provider_url === undefined ? {} : { oauthProviderUrl: p.oauth_provider_url }) })) });
+    }
+    if (answer.state === 'enabled') {
+      if (params.page !== undefined) items.push({ kind: 'page_enabled', pageId: params.page });
+      items.push({ kind: 'state', state: 'enabled', reason: 'authorized at the provider', ...(answer.account === undefined ? {} : { account: answer.account }) });
+    }
+    this.record(channel, items);
+    return answer.state;
+  }
+
   /** After a delete: tells the connector to end the session; failures are only logged. */
   disconnectLater(channel: ChannelRow): void {
-    if (!this.hasSession(channel.provider)) return;
-    const connector = this.deps.connectors.session(channel.provider)!;
+    if (!this.hasSession(channel)) return;
+    const connector = this.session(channel, 'disconnect');
     this.call(channel, (c) => connector.disconnect(c)).catch((error: unknown) =>
       this.deps.logger.warn({ channel: channel.id, error: (error as Error).message }, 'could not end the session at the connector'),
     );
@@ -145,7 +172,7 @@ export class ConnectionFlows {
   }
 
   private session(channel: ChannelRow, action: string): SessionConnector {
-    const connector = this.deps.connectors.session(channel.provider);
+    const connector = this.deps.connectors.session(channel.provider, confirmationMethod(channel) === 'oauth');
     if (connector === null) throw new WrongProvider(`${action} is not an action of ${channel.provider} channels: they connect by their token, without a session.`);
     return connector;
   }

@@ -2,7 +2,7 @@ import type { ProviderConfig } from '../config/config.js';
 import { callbackFamily } from '../domain/callback-secrets.js';
 import { BotConnector } from './bot/bot-connector.js';
 import { CloudConnector } from './cloud/cloud-connector.js';
-import type { SendConnector, SessionConnector, TemplateSource } from './connector.js';
+import type { DeleteConnector, SendConnector, SessionConnector, TemplateSource } from './connector.js';
 import { ProviderHttp } from './http.js';
 import { SandboxConnector, type SandboxReporter } from './sandbox/sandbox-connector.js';
 import { ConnectorProtocolClient } from './session/session-connector.js';
@@ -32,9 +32,18 @@ export class Connectors {
     return family === 'cloud' ? this.cloud : family === 'bot' ? this.bot : this.protocol;
   }
 
-  /** The connection flows of a session-based provider; null for cloud- and bot-style ones, which have none. */
-  session(provider: string): SessionConnector | null {
-    if (callbackFamily(provider) !== 'connector') return null;
+  /**
+   * The connection flows of a session-based provider, or of any auth connected by OAuth (our
+   * connector protocol runs OAuth for every family); null otherwise: cloud- and bot-style channels
+   * connect by their token.
+   */
+  session(provider: string, oauth = false): SessionConnector | null {
+    if (!oauth && callbackFamily(provider) !== 'connector') return null;
+    return this.sandbox ?? this.protocol;
+  }
+
+  /** Where messages of a provider are deleted (its sessions' connector). */
+  deleter(): DeleteConnector {
     return this.sandbox ?? this.protocol;
   }
 

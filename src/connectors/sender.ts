@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
 import { pause, type Clock, type StreamBus, type Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
-import type { LaterStatus, ProviderError, ProviderSendJob, SendRequest } from './connector.js';
+import type { LaterStatus, ProviderDeleteJob, ProviderError, ProviderSendJob, SendRequest } from './connector.js';
 import type { Connectors } from './registry.js';
 import type { ChannelThrottle } from './throttle.js';
 import { ProviderCallSpans } from './provider-spans.js';
@@ -42,7 +42,10 @@ export class ProviderSender implements Worker {
       stream: STREAM.outbound,
       group: CONSUMER_GROUP.sender,
       maxInFlight: this.options.maxInFlight ?? 32,
-      handler: (message) => this.handle(message.value as ProviderSendJob, signal),
+      handler: (message) => {
+        const job = message.value as ProviderSendJob | ProviderDeleteJob;
+        return job.kind === 'delete_messages' ? this.handleDelete(job, signal) : this.handle(job, signal);
+      },
     });
     await aborted(signal);
     await subscription.drain();
@@ -80,6 +83,26 @@ export class ProviderSender implements Worker {
       await pause(wait, signal);
       // Stopping: leave the job uncommitted; the next sender tries it again with the same job id.
       if (signal.aborted) throw new Error('stopped while waiting to try a send again');
+    }
+  }
+
+  /**
+   * A delete job: the provider deletes the messages for everyone, tried again on transient failures
+   * like a send. The gateway marked them deleted when the company asked (with their events); a
+   * provider's final refusal is logged, and the messages stay deleted in the gateway.
+   */
+  async handleDelete(job: ProviderDeleteJob, signal: AbortSignal): Promise<void> {
+    const log = this.options.logger.child({ job: job.job_id, channel: job.channel_id, messages: job.message_ids.length });
+    if (job.request === null) return void log.info('delete job dropped: the channel or conversation is gone');
+    const request = job.request;
+    const connector = this.options.connectors.deleter();
+    for (let tries = 1; ; tries += 1) {
+      const result = await this.options.throttle.run(job.channel_id, () => connector.deleteMessages(request, job.job_id), signal);
+      if (result.kind === 'deleted') return void log.info({ provider: request.provider, tries }, 'messages deleted at the provider');
+      const delay = this.options.retryScheduleMs[tries - 1];
+      if (result.permanent || delay === undefined) return void log.warn({ provider: request.provider, tries, error: result.error.code }, 'the provider did not delete the messages');
+      await pause(Math.max(delay, Math.min(result.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS)), signal);
+      if (signal.aborted) throw new Error('stopped while waiting to try a delete again');
     }
   }
 

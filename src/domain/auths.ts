@@ -1,4 +1,5 @@
-import { confirmationMethod, presentAuth } from '../presenters/auth.js';
+import { confirmationMethod } from '../presenters/auth.js';
+import { authObjectOf } from './auth-object.js';
 import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow, ChannelState, NewChannel } from '../store/channels.js';
 import { Conflict } from '../errors/errors.js';
@@ -17,7 +18,7 @@ export function createAuth(store: Store, channel: NewChannel, api: ChannelApi = 
     const now = Date.now();
     const row = insertOnePerProvider(store, channel, api, now);
     store.callbacks.create({ channelId: row.id, api, ...generateCallbackSecrets() }, now);
-    recordEvent(store.outbox, row.company_id, 'auth', 'create', presentAuth(row), new Date(now));
+    recordEvent(store.outbox, row.company_id, 'auth', 'create', authObjectOf(store, row), new Date(now));
     return row;
   });
 }
@@ -28,7 +29,7 @@ export function deleteAuth(store: Store, channel: ChannelRow): ChannelRow | unde
     const now = Date.now();
     if (!store.channels.delete(channel.id, now)) return undefined;
     const removed: ChannelRow = { ...channel, state: 'disabled', updated_at: now, deleted_at: now };
-    recordEvent(store.outbox, removed.company_id, 'auth', 'delete', presentAuth(removed), new Date(now));
+    recordEvent(store.outbox, removed.company_id, 'auth', 'delete', authObjectOf(store, removed), new Date(now));
     return removed;
   });
 }
@@ -66,6 +67,9 @@ export function planAuthAction(
     case 'enable':
       if (auth.state === 'disabled') return { kind: 'move', to: 'enabled' };
       if (auth.state === 'enabled') return { kind: 'refuse', reason: `${name} is already enabled.` };
+      if (method === 'oauth') {
+        return { kind: 'refuse', reason: `${name} is not authorized yet: open its oauth_provider_url (POST .../confirm answers a fresh one); it is enabled when the provider redirects back.` };
+      }
       if (method !== 'code') {
         return {
           kind: 'refuse',

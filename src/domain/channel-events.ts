@@ -1,4 +1,4 @@
-import { presentAuth } from '../presenters/auth.js';
+import { authObjectOf } from './auth-object.js';
 import { SYSTEM_NOTICES, type ChannelV1EventType, type SystemNoticeMessage } from '../../schemas/events/channel-v1.js';
 import { qrPngBase64 } from '../lib/qr-image.js';
 import type { AuthSignalItem } from './provider-facts.js';
@@ -100,25 +100,29 @@ function unixSeconds(at: Date): number {
 }
 
 /**
- * Writes `auth.update` carrying the signal (`qr` as a PNG data URL, `code`, `pages` or
- * `oauth_provider_url` beside the auth object) and, for channels created through v1, the matching v1
- * payload `{type: 'qr_code' | 'code' | 'pages', event: 'new', data}` (the QR as a base64 PNG; OAuth
- * has no v1 payload). Nothing is stored: the connector sends a fresh one when it changes.
- * Answers the number of events written.
+ * Writes `auth.update` carrying the signal and, for channels created through v1, the matching v1
+ * payload `{type: 'qr_code' | 'code' | 'pages', event: 'new', data}` (OAuth and a page's connection
+ * have none). A QR travels as a PNG: a data URL beside the auth object, base64 in the v1 payload.
+ * A QR, code or OAuth address is not stored (the connector sends a fresh one when it changes); a
+ * page list replaces the auth's stored pages (the object's `pages`), and each page shows its own
+ * OAuth address when the provider connects pages by OAuth. Answers the number of events written.
  */
 export function recordAuthSignal(store: Store, channel: ChannelRow, signal: AuthSignalItem, v1: boolean, now = new Date()): number {
   const png = signal.kind === 'qr' ? qrPngBase64(signal.qr) : undefined;
-  const extra =
-    signal.kind === 'qr'
-      ? { qr: `data:image/png;base64,${png!}` }
-      : signal.kind === 'code'
-        ? { code: signal.code }
-        : signal.kind === 'pages'
-          ? { pages: signal.pages }
-          : { oauth_provider_url: signal.oauthProviderUrl };
-  recordEvent(store.outbox, channel.company_id, 'auth', 'update', { ...presentAuth(channel), ...extra }, now);
-  if (!v1 || signal.kind === 'oauth') return 1;
-  const data = signal.kind === 'qr' ? png : signal.kind === 'code' ? signal.code : signal.pages;
+  let extra: Record<string, unknown> = {};
+  if (signal.kind === 'qr') extra = { qr: `data:image/png;base64,${png!}` };
+  else if (signal.kind === 'code') extra = { code: signal.code };
+  else if (signal.kind === 'oauth') extra = { oauth_provider_url: signal.oauthProviderUrl };
+  else if (signal.kind === 'page_enabled') store.authPages.enable(channel.id, signal.pageId, now.getTime());
+  else store.authPages.replaceListed(channel, signal.pages, now.getTime());
+  const object = authObjectOf(store, channel);
+  if (signal.kind === 'pages' && signal.pages.some((p) => p.oauthProviderUrl !== undefined) && object.pages !== null) {
+    const urls = new Map(signal.pages.map((p) => [p.id, p.oauthProviderUrl]));
+    extra = { pages: object.pages.map((page) => ({ ...page, ...(urls.get(page.external_id) === undefined ? {} : { oauth_provider_url: urls.get(page.external_id) }) })) };
+  }
+  recordEvent(store.outbox, channel.company_id, 'auth', 'update', { ...object, ...extra }, now);
+  if (!v1 || signal.kind === 'oauth' || signal.kind === 'page_enabled') return 1;
+  const data = signal.kind === 'qr' ? png : signal.kind === 'code' ? signal.code : signal.pages.map(({ id, name, username }) => ({ id, name, ...(username === undefined ? {} : { username }) }));
   recordV1ChannelEvent(store, channel, signal.kind === 'qr' ? 'qr_code' : signal.kind, { event: 'new', data }, now);
   return 2;
 }
@@ -136,12 +140,23 @@ export function applyChannelState(
   reason: string | null,
   v1: boolean,
   now = new Date(),
+  account: { phone?: string; username?: string } = {},
 ): { channel: ChannelRow; events: number } {
-  if (channel.state === state) return { channel, events: 0 };
-  const moved = store.channels.setState(channel.id, channel.state, state, now.getTime());
-  if (moved === undefined) return { channel, events: 0 };
-  recordEvent(store.outbox, moved.company_id, 'auth', 'update', presentAuth(moved), now);
+  const known = withAccount(store, channel, account, now);
+  if (known.state === state) return { channel: known, events: 0 };
+  const moved = store.channels.setState(known.id, known.state, state, now.getTime());
+  if (moved === undefined) return { channel: known, events: 0 };
+  recordEvent(store.outbox, moved.company_id, 'auth', 'update', authObjectOf(store, moved), now);
   if (!v1) return { channel: moved, events: 1 };
   recordSystemNotice(store, moved, state === 'enabled' ? 'authorized' : 'disabled', reason, now, now);
   return { channel: moved, events: 2 };
+}
+
+/** Keeps the account's phone and user name the provider reported (the auth's phone_number and username). */
+function withAccount(store: Store, channel: ChannelRow, account: { phone?: string; username?: string }, now: Date): ChannelRow {
+  const changes: Record<string, string> = {};
+  if (account.phone !== undefined && account.phone !== channel.settings.account_phone) changes.account_phone = account.phone.replace(/^\+/, '');
+  if (account.username !== undefined && account.username !== channel.settings.account_username) changes.account_username = account.username;
+  if (Object.keys(changes).length === 0) return channel;
+  return store.channels.updateConnection(channel.id, { ...channel.settings, ...changes }, channel.credentials, now.getTime()) ?? channel;
 }

@@ -1,13 +1,21 @@
+import { randomBytes } from 'node:crypto';
 import { channelCreateBodies, channelUpdateBodies, type Provider } from '../../schemas/v1/channels.js';
+import type { SyncPeriod } from '../../schemas/v2/auths.js';
 import { ValidationFailed } from '../errors/errors.js';
 import type { ChannelState } from '../store/channels.js';
 import { oneMonthBefore, parseTimestamp } from '../lib/time.js';
 
 /** Parameters that are secrets: kept in the channel's credentials, never presented or logged. */
-const CREDENTIAL_FIELDS = new Set(['token', 'password', 'login', 'data']);
+const CREDENTIAL_FIELDS = new Set(['token', 'password', 'login', 'data', 'oauth_state']);
 
 /** Providers whose account is connected by a session (QR code or a code), not by a credential. */
 const SESSION_PROVIDERS = new Set<Provider>(['chat_a', 'chat_d', 'chat_b_personal', 'social_c']);
+
+/** Providers whose auths can synchronize message history (sync_period), per the create-auth page. */
+export const SYNC_PROVIDERS = new Set<Provider>(['chat_b_personal', 'chat_a', 'chat_d', 'social_c_business', 'social_a', 'social_a_direct']);
+
+/** Providers connected by OAuth when an auth is created with `provider` alone (the confirm-auth page). */
+export const OAUTH_PROVIDERS = new Set<Provider>(['social_a', 'social_c_business', 'chat_a_business', 'market_a']);
 
 export interface Connection {
   state: ChannelState;
@@ -24,6 +32,29 @@ export function connectionFor(provider: Provider, input: Record<string, unknown>
   const { settings, credentials } = splitSecrets(onlyDeclared(input, channelCreateBodies[provider]), now);
   const state: ChannelState = SESSION_PROVIDERS.has(provider) ? 'unconfirmed' : 'enabled';
   return { state, settings, credentials };
+}
+
+/**
+ * An auth connected by OAuth: unconfirmed until the user authorizes at the provider. `oauth_state`
+ * is the secret the provider's redirect must bring back (a credential: never shown).
+ */
+export function oauthConnection(): Connection {
+  return { state: 'unconfirmed', settings: { auth_flow: 'oauth' }, credentials: { oauth_state: randomBytes(24).toString('base64url') } };
+}
+
+/**
+ * sync_period: message history is synchronized from one day, week or calendar month before now,
+ * kept as the connection's `sync_messages_from` (which the connector acts on). Refused for
+ * providers without history sync and beside an explicit sync_messages_from.
+ */
+export function withSyncPeriod(provider: Provider, connection: Connection, period: SyncPeriod | undefined, now: Date): Connection {
+  if (period === undefined) return connection;
+  if (!SYNC_PROVIDERS.has(provider)) {
+    throw ValidationFailed.field('sync_period', `${provider} auths do not synchronize message history; sync_period is for ${[...SYNC_PROVIDERS].join(', ')}`);
+  }
+  if (connection.settings.sync_messages_from !== undefined) throw ValidationFailed.field('sync_period', 'send sync_period or sync_messages_from, not both');
+  const start = period === 'month' ? oneMonthBefore(now) : new Date(now.getTime() - (period === 'week' ? 7 : 1) * 86_400_000);
+  return { ...connection, settings: { ...connection.settings, sync_messages_from: start.toISOString() } };
 }
 
 /** Merges a validated update request into a channel's stored connection. */

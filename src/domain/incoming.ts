@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { presentConversation } from '../presenters/conversation.js';
-import { presentMessage } from '../presenters/message.js';
 import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, SendOutcomeItem, StatusItem } from './provider-facts.js';
 import { NotFound } from '../errors/errors.js';
 import type { AttachmentRow } from '../store/attachments.js';
@@ -10,6 +9,7 @@ import type { MessageRow } from '../store/messages.js';
 import type { Store } from '../store/store.js';
 import { applyChannelState, finishV1Job, recordAuthSignal, recordSystemNotice } from './channel-events.js';
 import { recordEvent } from './events.js';
+import { recordMessageEvent } from './message-events.js';
 import { nextStatus } from './status.js';
 
 /** What a callback changed: counts for the log (never contents). */
@@ -76,7 +76,7 @@ function applyInTransaction(store: Store, target: { id: number; api: ChannelApi 
         events += applySendOutcome(store, channel, item, publicUrl, now);
         break;
       case 'state': {
-        const moved = applyChannelState(store, channel, item.state, item.reason, v1, now);
+        const moved = applyChannelState(store, channel, item.state, item.reason, v1, now, item.account);
         channel = moved.channel;
         events += moved.events;
         break;
@@ -167,7 +167,7 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
     recordEvent(store.outbox, channel.company_id, 'conversation', 'update', presentConversation(updated), now);
     events += 1;
   }
-  recordEvent(store.outbox, channel.company_id, 'message', 'create', presentMessage(message, attachments, publicUrl), now);
+  recordMessageEvent(store, 'create', message, attachments, publicUrl, now, updated);
   return events;
 }
 
@@ -189,23 +189,24 @@ function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, public
 }
 
 /**
- * A sender's outcome: the provider took the message (`external_id`, `sent`) or refused it for good
- * (`error`, `details.errors`), each with `message.update`, plus the v1 job webhook for v1 jobs. An
- * outcome of a message that has moved on already (a repeated outcome) changes nothing.
+ * A sender's outcome: the provider took the message (`external_id` filled, status `sent`) or refused
+ * it for good (`error`, `details.errors`), each with `message.update`, plus the v1 job webhook for v1
+ * jobs. Only a message still waiting for its outcome (outgoing, no provider id, `sent` or `created`)
+ * moves; a repeated outcome changes nothing.
  */
 function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeItem, publicUrl: string, now: Date): number {
   const message = store.messages.findById(item.messageId);
-  if (message === undefined || message.channel_id !== channel.id || message.income === 1 || message.status !== 'created') return 0;
+  if (message === undefined || message.channel_id !== channel.id || !awaitsOutcome(message)) return 0;
   let moved: MessageRow | undefined;
   if (item.outcome === 'sent') {
     moved = item.externalId === null ? undefined : store.messages.recordSent(message.id, item.externalId);
     // No id, or an id the channel already holds (an echo of this send stored first): sent all the same.
-    moved ??= store.messages.moveStatus(message.id, 'created', 'sent', parseDetails(message));
+    moved ??= message.status === 'created' ? store.messages.moveStatus(message.id, 'created', 'sent', parseDetails(message)) : undefined;
   } else {
     const errors = [...((parseDetails(message)?.errors as unknown[] | undefined) ?? []), item.error ?? { code: 'unknown', title: 'The provider refused the message.' }];
-    moved = store.messages.moveStatus(message.id, 'created', 'error', { ...(parseDetails(message) ?? {}), errors });
+    moved = store.messages.moveStatus(message.id, message.status, 'error', { ...(parseDetails(message) ?? {}), errors });
   }
-  if (moved === undefined) return 0;
+  if (moved === undefined) return item.v1Job && item.outcome === 'sent' ? finishJob(store, item, message.external_id, now) : 0;
   let events = emitMessageUpdate(store, moved, publicUrl, now);
   // Statuses that arrived before this outcome, in the order of the status moves.
   if (moved.external_id !== null) {
@@ -215,15 +216,19 @@ function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeIt
       events += applyStatus(store, channel, { kind: 'status', externalId: moved.external_id, status: row.status, at: row.created_at, ...(row.error === null ? {} : { error: JSON.parse(row.error) as Record<string, unknown> }) }, publicUrl, now);
     }
   }
-  if (item.v1Job) {
-    events += finishV1Job(
-      store,
-      item.jobId,
-      item.outcome === 'sent' ? { sent: true, externalId: moved.external_id } : { sent: false, reason: item.error?.title ?? 'The provider refused the message.' },
-      now,
-    );
-  }
+  if (item.v1Job) events += finishJob(store, item, moved.external_id, now);
   return events;
+}
+
+/** An outgoing message the sender has not reported on yet. */
+function awaitsOutcome(message: MessageRow): boolean {
+  return message.income === 0 && message.external_id === null && (message.status === 'sent' || message.status === 'created');
+}
+
+/** Finishes the v1 job of a write-first send with its outcome (finishV1Job). Answers the events written. */
+function finishJob(store: Store, item: SendOutcomeItem, externalId: string | null, now: Date): number {
+  const outcome = item.outcome === 'sent' ? { sent: true as const, externalId } : { sent: false as const, reason: item.error?.title ?? 'The provider refused the message.' };
+  return finishV1Job(store, item.jobId, outcome, now);
 }
 
 /** How long a status of an unknown provider id waits for the send outcome that names it. */
@@ -252,8 +257,7 @@ function applyEdit(store: Store, channel: ChannelRow, item: EditItem, publicUrl:
 function emitMessageUpdate(store: Store, message: MessageRow, publicUrl: string, now: Date): number {
   // A message sent with send_to_crm false was never announced: its progress is not either.
   if (message.send_to_crm === 0) return 0;
-  const attachments = store.attachments.forMessages([message.id]);
-  recordEvent(store.outbox, message.company_id, 'message', 'update', presentMessage(message, attachments, publicUrl), now);
+  recordMessageEvent(store, 'update', message, store.attachments.forMessages([message.id]), publicUrl, now);
   return 1;
 }
 

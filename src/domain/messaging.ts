@@ -6,6 +6,7 @@ import type { AttachmentRow } from '../store/attachments.js';
 import type { ConversationChanges, ConversationRow } from '../store/conversations.js';
 import type { Store } from '../store/store.js';
 import { recordEvent } from './events.js';
+import { recordMessageEvent } from './message-events.js';
 
 /** What a company sends into a conversation. */
 export interface OutgoingMessage {
@@ -101,7 +102,8 @@ export function storeOutgoingJob(
       externalId: null,
       repliedToId: outgoing.repliedToId ?? null,
       income: false,
-      status: 'created',
+      // The documented status of an accepted outgoing message (docs/decisions.md, "Hosted-service compatibility (v2)").
+      status: 'sent',
       text: outgoing.text ?? null,
       details: outgoing.template === undefined ? null : { template: outgoing.template },
       sendToCrm: outgoing.sendToCrm,
@@ -123,10 +125,10 @@ export function storeOutgoingJob(
   };
   store.outbox.append({ stream: 'gateway.outbound', key: String(job.channel_id), messageId: job.job_id, payload: job }, now.getTime());
 
-  const object = presentMessage(message, attachments, publicUrl);
-  if (outgoing.sendToCrm) recordEvent(store.outbox, message.company_id, 'message', 'create', object, now);
-  changeConversation(store, conversation, { last_message_id: message.id, replied_state: 'replied' }, now);
-  return { message: object, jobId: job.job_id };
+  const updated = store.conversations.change(conversation, { last_message_id: message.id, replied_state: 'replied' }, now.getTime());
+  if (outgoing.sendToCrm) recordMessageEvent(store, 'create', message, attachments, publicUrl, now, updated);
+  announceConversationChange(store, conversation, updated, now);
+  return { message: presentMessage(message, attachments, publicUrl), jobId: job.job_id };
 }
 
 /**
@@ -135,12 +137,15 @@ export function storeOutgoingJob(
  */
 export function changeConversation(store: Store, conversation: ConversationRow, changes: ConversationChanges, now = new Date()): ConversationRow {
   const updated = store.conversations.change(conversation, changes, now.getTime());
-  const visible =
-    updated.operational_state !== conversation.operational_state ||
-    updated.replied_state !== conversation.replied_state ||
-    updated.assignee_id !== conversation.assignee_id;
-  if (visible) recordEvent(store.outbox, updated.company_id, 'conversation', 'update', presentConversation(updated), now);
+  announceConversationChange(store, conversation, updated, now);
   return updated;
+}
+
+/** Writes the conversation's `update` event when a state or the assignee changed between `before` and `after`. */
+function announceConversationChange(store: Store, before: ConversationRow, after: ConversationRow, now: Date): void {
+  const visible =
+    after.operational_state !== before.operational_state || after.replied_state !== before.replied_state || after.assignee_id !== before.assignee_id;
+  if (visible) recordEvent(store.outbox, after.company_id, 'conversation', 'update', presentConversation(after), now);
 }
 
 function usableAttachment(store: Store, companyId: number, id: number): AttachmentRow {

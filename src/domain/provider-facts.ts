@@ -78,6 +78,8 @@ export interface StateItem {
   kind: 'state';
   state: 'enabled' | 'disabled';
   reason: string | null;
+  /** The connected account as the provider tells it (kept for the auth's phone_number and username). */
+  account?: { phone?: string; username?: string };
 }
 
 /**
@@ -91,11 +93,15 @@ export interface NoticeItem {
   at: number;
 }
 
-/** Connection-flow news for the company: a QR to scan, a code to type, pages to pick, an OAuth address. */
+/**
+ * Connection-flow news for the company: a QR to scan, a code to type, pages to pick (each with its
+ * own OAuth address when pages are connected by OAuth), a page connected, an OAuth address.
+ */
 export type AuthSignalItem =
   | { kind: 'qr'; qr: string }
   | { kind: 'code'; code: string }
-  | { kind: 'pages'; pages: { id: string; name: string; username?: string }[] }
+  | { kind: 'pages'; pages: { id: string; name: string; username?: string; oauthProviderUrl?: string }[] }
+  | { kind: 'page_enabled'; pageId: string }
   | { kind: 'oauth'; oauthProviderUrl: string };
 
 /**

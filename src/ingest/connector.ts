@@ -64,7 +64,7 @@ function connectorItem(event: ConnectorEvent): IngestItem {
         ? { kind: 'status', externalId: event.message_id, status: 'error', at: event.timestamp * 1000, error: { errors: event.error === undefined ? [] : [event.error] } }
         : { kind: 'status', externalId: event.message_id, status: event.status, at: event.timestamp * 1000 };
     case 'state':
-      return { kind: 'state', state: event.state, reason: event.reason ?? null };
+      return { kind: 'state', state: event.state, reason: event.reason ?? null, ...(event.account === undefined ? {} : { account: event.account }) };
     case 'qr':
       return { kind: 'qr', qr: event.qr };
     case 'code':

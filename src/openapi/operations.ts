@@ -8,7 +8,7 @@ import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies
 import { v1PageQuery } from '../../schemas/v1/paging.js';
 import { channelItem, companyObject, v1Deleted, v1JobAnswer, v1List, v1UserExistsAnswer, v1Written } from '../../schemas/v1/responses.js';
 import { companyQuery, conversationListQuery, conversationUpdateBody } from '../../schemas/v2/conversations.js';
-import { messageListQuery, messageSendBody, writeFirstBody } from '../../schemas/v2/messages.js';
+import { messageDeleteBody, messageListQuery, messageSendBody, writeFirstBody } from '../../schemas/v2/messages.js';
 import { accountAuthListQuery, authActionBody, authEnableBody, authListQuery, authListResponse, authResponse } from '../../schemas/v2/auths.js';
 import { templateListQuery } from '../../schemas/v2/templates.js';
 import { webhookActionBody, webhookCreateBody, webhookListQuery, webhookListResponse, webhookResponse, webhookTestResponse, webhookUpdateBody } from '../../schemas/v2/webhooks.js';
@@ -17,6 +17,7 @@ import { confirmChatBPersonalBody, confirmSocialCBody, enablePageBody, requestCo
 import { eventTypeListResponse } from '../../schemas/v2/event-types.js';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import { cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
+import { oauthRedirectQuery } from '../../schemas/callbacks/oauth.js';
 import type { Operation } from './document.js';
 
 /** `{<name>: object}` */
@@ -74,6 +75,7 @@ const v2: Operation[] = [
   { method: 'get', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: "List a conversation's messages by external_created_at", errors: [429], input: messageListQuery, success: { status: 200, schema: v2List('messages', messageObject) } },
   { method: 'get', path: '/api/p2/conversations/:id/messages/:messageId', tag: 'v2 messages', summary: 'Show a message', errors: [429], input: companyQuery, success: { status: 200, schema: wrap('message', messageObject) } },
   { method: 'post', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: 'Send a message into a conversation', errors: [409, 429], input: messageSendBody, success: { status: 201, schema: wrap('message', messageObject) } },
+  { method: 'delete', path: '/api/p2/conversations/:id/messages', tag: 'v2 messages', summary: 'Delete messages for everyone (chat_a, chat_b_personal, chat_d; up to 100 ids, each at the provider and at most 48 hours old); other providers answer 422 wrong_provider', errors: [409], input: messageDeleteBody, success: { status: 200, schema: wrap('messages', { type: 'array', items: messageObject }) } },
   { method: 'post', path: '/api/p2/messages', tag: 'v2 messages', summary: 'Write first to a recipient', errors: [409, 429], input: writeFirstBody, success: { status: 201, schema: wrap('message', messageObject) } },
   { method: 'post', path: '/api/p2/companies/:companyId/attachments', tag: 'v2 attachments', summary: 'Upload a file to attach to a message (token in header or query)', errors: [503, 429], multipart: { field: 'file' }, success: { status: 201, schema: wrap('attachment', attachmentObject) } },
   { method: 'post', path: '/api/p2/attachments', tag: 'v2 attachments', summary: 'Upload a file (multipart file) or have it downloaded (file_url), the company in the body; 5 a second and 30 a minute', errors: [429, 503], input: attachmentUploadBody, multipart: { field: 'file', optional: true }, success: { status: 201, schema: wrap('attachment', attachmentObject) } },
@@ -119,6 +121,7 @@ const service: Operation[] = [
 /** Provider callbacks: each family proves itself by its own signature (docs/connector-protocol.md, docs/decisions.md "Callbacks"). */
 const callbackOps: Operation[] = [
   { method: 'post', path: '/callbacks/:provider/:channelId', tag: 'callbacks', summary: 'A provider callback (cloud-style, bot-style or connector protocol), verified over the raw body', auth: 'none', readsBody: true, errors: [401, 422], success: { status: 200 } },
+  { method: 'get', path: '/callbacks/:provider/:channelId/oauth', tag: 'callbacks', summary: "OAuth redirect of an auth created by provider alone: the provider sends the user's browser here with the auth's state (the capability; a wrong one is a 404) and its code; answers {status: 'ok', state}", auth: 'none', input: oauthRedirectQuery, errors: [409, 502, 503], success: { status: 200 } },
   { method: 'get', path: '/callbacks/chat_a_business/:channelId', tag: 'callbacks', summary: 'Cloud-style subscribe handshake: answers hub.challenge as text when hub.verify_token matches; 422 for a malformed query (hub.mode other than subscribe, a missing or repeated parameter), 403 for a wrong verify token, 404 for an unknown channel', auth: 'none', input: cloudHandshakeQuery, errors: [403], success: { status: 200, description: 'The challenge, as text/plain' } },
 ];
 

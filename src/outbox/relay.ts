@@ -6,10 +6,11 @@ import type { Clock, OutgoingMessage, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { STREAM } from '../streams/catalog.js';
 import type { SendJob } from '../domain/messaging.js';
+import type { DeleteJob } from '../domain/message-deletion.js';
 import { fanOutEvent, type EndpointCache } from './fan-out.js';
 import { fanOutToOperator } from './operator-fan-out.js';
 import type { OperatorWebhookConfig } from '../config/config.js';
-import { resolveSendJob } from './send-jobs.js';
+import { resolveOutboundJob } from './send-jobs.js';
 import { PublishSpans } from './publish-spans.js';
 
 export interface OutboxRelayOptions {
@@ -152,7 +153,7 @@ export class OutboxRelay implements Worker {
       return operator.length === 0 ? messages : [...messages, ...operator];
     }
     // Send jobs go out resolved: senders in worker processes have no store.
-    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveSendJob(this.options.store, payload as SendJob, this.options.publicUrl ?? ''), traceparent }];
+    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveOutboundJob(this.options.store, payload as SendJob | DeleteJob, this.options.publicUrl ?? ''), traceparent }];
     return [{ key: row.key, id: row.message_id, value: payload, traceparent }];
   }
 }

@@ -1,5 +1,6 @@
 import { attachmentFileUrl } from '../presenters/attachment.js';
 import type { MediaKindOut, ProviderSendJob, SendJob, SendRequest } from '../domain/messaging.js';
+import type { DeleteJob, ProviderDeleteJob } from '../domain/message-deletion.js';
 import type { AttachmentRow } from '../store/attachments.js';
 import type { Store } from '../store/store.js';
 
@@ -34,6 +35,21 @@ export function resolveSendJob(store: Store, job: SendJob, publicUrl: string): P
     send.template = { name: row?.name ?? template.bizTemplateId, language: template.language ?? row?.language ?? 'en', parameters: template.substitutions ?? [] };
   }
   return { ...job, send };
+}
+
+/**
+ * Resolves a job of `gateway.outbound` when the relay publishes it: a send job (resolveSendJob) or a
+ * delete job, which takes the channel's credentials and the chat the messages are in.
+ */
+export function resolveOutboundJob(store: Store, job: SendJob | DeleteJob, publicUrl: string): ProviderSendJob | ProviderDeleteJob {
+  if (job.kind === 'send_message') return resolveSendJob(store, job, publicUrl);
+  const channel = store.channels.findLive(job.channel_id);
+  const conversation = store.conversations.find(job.company_id, job.conversation_id);
+  if (channel === undefined || conversation === undefined) return { ...job, request: null };
+  return {
+    ...job,
+    request: { channel_id: channel.id, provider: channel.provider, settings: channel.settings, credentials: channel.credentials, chat_id: conversation.contact_external_id, external_ids: job.external_ids },
+  };
 }
 
 /** How a provider is asked to send an attachment, from its detected type. */

@@ -7,6 +7,7 @@ import { attachmentObject } from '../../schemas/objects/attachment.js';
 import { authObject } from '../../schemas/objects/auth.js';
 import { conversationObject } from '../../schemas/objects/conversation.js';
 import { messageObject } from '../../schemas/objects/message.js';
+import { messageEventObject } from '../../schemas/objects/message-event.js';
 import { templateObject } from '../../schemas/objects/template.js';
 import { webhookObject } from '../../schemas/objects/webhook.js';
 import { PROVIDERS, type Provider } from '../../schemas/v1/channels.js';
@@ -18,6 +19,7 @@ import { connectionFor } from '../domain/channels.js';
 import { recordAuthSignal } from '../domain/channel-events.js';
 import { recordEvent } from '../domain/events.js';
 import type { AttachmentRow } from '../store/attachments.js';
+import type { AuthPageRow } from '../store/auth-pages.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { ConversationRow } from '../store/conversations.js';
 import type { MessageRow } from '../store/messages.js';
@@ -27,9 +29,10 @@ import type { TemplateRow } from '../store/templates.js';
 import { generateWebhookSecret, type WebhookEndpointRow } from '../store/webhooks.js';
 import type { EventRecord } from '../streams/catalog.js';
 import { presentAttachment, type AttachmentObject } from './attachment.js';
-import { presentAuth, type AuthObject } from './auth.js';
+import { presentAuth, presentAuthPage, type AuthObject } from './auth.js';
 import { presentConversation, type ConversationObject } from './conversation.js';
 import { presentMessage, type MessageObject } from './message.js';
+import { presentMessageEvent } from './message-event.js';
 import { presentTemplate, type TemplateObject } from './template.js';
 import { presentWebhook, type WebhookObject } from './webhook.js';
 
@@ -41,6 +44,7 @@ const isAttachment = compileSchema(attachmentObject);
 const isAuth = compileSchema(authObject);
 const isConversation = compileSchema(conversationObject);
 const isMessage = compileSchema(messageObject);
+const isMessageEvent = compileSchema(messageEventObject);
 const isTemplate = compileSchema(templateObject);
 const isWebhook = compileSchema(webhookObject);
 const isAuthResponse = compileSchema(authResponse);
@@ -63,7 +67,16 @@ function expectInvalid(validate: Validate, value: unknown): void {
 function capturedEvents(): { outbox: OutboxStore; store: Store; events: EventRecord[] } {
   const events: EventRecord[] = [];
   const outbox = { append: (message: { payload: unknown }) => void events.push(message.payload as EventRecord) } as unknown as OutboxStore;
-  return { outbox, store: { outbox } as unknown as Store, events };
+  // Pages as the store keeps them, in memory: a list replaces them, ids are assigned in order.
+  let pages: AuthPageRow[] = [];
+  const authPages = {
+    forChannel: (channelId: number) => pages.filter((p) => p.channel_id === channelId),
+    replaceListed: (channel: { id: number; company_id: number }, listed: { id: string; name: string }[]) => {
+      pages = listed.map((p, i) => ({ id: 900 + i, channel_id: channel.id, company_id: channel.company_id, external_id: p.id, name: p.name, username: null, enabled: 0, created_at: T0, updated_at: T0 }));
+    },
+    enable: (_channelId: number, externalId: string) => void pages.filter((p) => p.external_id === externalId).forEach((p) => (p.enabled = 1)),
+  };
+  return { outbox, store: { outbox, authPages } as unknown as Store, events };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,9 +204,13 @@ const channelRows: [string, ChannelRow][] = [
     (provider, i): [string, ChannelRow] => [`${provider} by token`, channel(80 + i, provider, { token: `token-${provider}` })],
   ),
   ['market_a, disabled', channel(90, 'market_a', { login: 'seller', password: 'pw' }, { state: 'disabled' })],
+  ['social_a by OAuth, synced from a week back', channel(92, 'social_a', {}, { state: 'unconfirmed', settings: { auth_flow: 'oauth', sync_messages_from: new Date(T0 - 7 * 86_400_000).toISOString() } })],
+  ['chat_a by QR, connected with the account the provider told', channel(93, 'chat_a', {}, { state: 'enabled', settings: { account_phone: '79000000000', account_username: 'shop' } })],
   // Stored settings beyond the shown ones (older rows, fields a client sent beside the variant's own) are not shown.
   ['a row with settings that are not shown', { ...channel(91, 'chat_a', { phone: '79161234567' }), settings: { phone: '79161234567', webhook_secret: 'x', extra: 1 } }],
 ];
+
+const authPage: AuthPageRow = { id: 901, channel_id: 92, company_id: 3, external_id: '229559196', name: 'Test1', username: null, enabled: 0, created_at: T0, updated_at: T0 };
 
 const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => ({
   id: 31,
@@ -230,6 +247,7 @@ describe('the presenters are typed by the schemas', () => {
     expectTypeOf(presentAuth).returns.toEqualTypeOf<FromSchema<typeof authObject>>();
     expectTypeOf(presentConversation).returns.toEqualTypeOf<FromSchema<typeof conversationObject>>();
     expectTypeOf(presentMessage).returns.toEqualTypeOf<FromSchema<typeof messageObject>>();
+    expectTypeOf(presentMessageEvent).returns.toEqualTypeOf<FromSchema<typeof messageEventObject>>();
     expectTypeOf(presentTemplate).returns.toEqualTypeOf<FromSchema<typeof templateObject>>();
     expectTypeOf(presentWebhook).returns.toEqualTypeOf<FromSchema<typeof webhookObject>>();
     expectTypeOf<AttachmentObject>().toEqualTypeOf<FromSchema<typeof attachmentObject>>();
@@ -262,9 +280,20 @@ describe('messages', () => {
     const object = presentMessage(row, attachments, PUBLIC_URL);
     expectValid(isMessage, object);
     const { outbox, events } = capturedEvents();
-    recordEvent(outbox, row.company_id, 'message', 'create', object, NOW);
-    recordEvent(outbox, row.company_id, 'message', 'update', object, NOW);
+    for (const [, conversationRow] of conversationRows) {
+      const eventObject = presentMessageEvent(row, attachments, conversationRow, PUBLIC_URL);
+      expectValid(isMessageEvent, eventObject);
+      recordEvent(outbox, row.company_id, 'message', 'create', eventObject, NOW);
+      recordEvent(outbox, row.company_id, 'message', 'update', eventObject, NOW);
+    }
     for (const event of events) assertValidEvent(event);
+  });
+
+  it('events name the contact by the provider ids when incoming, by the internal id when outgoing', () => {
+    const [incoming, outgoing] = [messageRows[0]![1], messageRows[1]![1]].map((row) => presentMessageEvent(row, [], conversationRows[0]![1], PUBLIC_URL));
+    expect(incoming!.contact).toEqual({ id: 17, external_id: '491701234567', external_public_id: '+49 170 1234567', name: 'Anna Schmidt', avatar_url: '', phone: '491701234567' });
+    expect(outgoing!.contact).toEqual({ id: 17, internal_id: 17, name: 'Anna Schmidt', avatar_url: '', phone: '491701234567' });
+    expect(incoming!.conversation).toEqual(presentConversation(conversationRows[0]![1]));
   });
 
   it('covers the null variants', () => {
@@ -295,8 +324,9 @@ describe('templates', () => {
 
 describe('auths', () => {
   it.each(channelRows)('%s matches objects/auth, the auth answers and the auth events', (_name, row) => {
-    const object = presentAuth(row);
+    const object = presentAuth(row, []);
     expectValid(isAuth, object);
+    expectValid(isAuth, presentAuth(row, [authPage, { ...authPage, id: 902, external_id: '223020390', enabled: 1 }]));
     expectValid(isAuthResponse, { auth: object });
     expectValid(isAuthResponse, { auth: { ...object, qr: '2@AbCd==,xyz', code: 'K7QX-2M4P' } });
     expectValid(isAuthList, { auths: [object], meta: { page: 1, entries_count: 1, per_page: 25 } });
@@ -306,6 +336,8 @@ describe('auths', () => {
     recordAuthSignal(store, row, { kind: 'code', code: 'K7QX-2M4P' }, true, NOW);
     recordAuthSignal(store, row, { kind: 'pages', pages: [{ id: '1', name: 'Shop', username: 'shop' }] }, true, NOW);
     recordAuthSignal(store, row, { kind: 'oauth', oauthProviderUrl: 'https://provider.example.com/oauth?state=abc' }, true, NOW);
+    recordAuthSignal(store, row, { kind: 'pages', pages: [{ id: '7', name: 'Group', oauthProviderUrl: 'https://provider.example.com/oauth?page=7' }] }, false, NOW);
+    recordAuthSignal(store, row, { kind: 'page_enabled', pageId: '7' }, true, NOW);
     expect(events.map((e) => e.name)).toEqual([
       'auth.create',
       'auth.update',
@@ -317,22 +349,26 @@ describe('auths', () => {
       'auth.update',
       'channel.pages',
       'auth.update',
+      'auth.update',
+      'auth.update',
     ]);
+    expect(events.at(-2)!.body.object).toMatchObject({ pages: [{ external_id: '7', enabled: false, oauth_provider_url: 'https://provider.example.com/oauth?page=7' }] });
+    expect(events.at(-1)!.body.object).toMatchObject({ pages: [{ external_id: '7', enabled: true }] });
     for (const event of events) assertValidEvent(event);
   });
 
   it('shows no credential and no setting beyond the allow-list', () => {
     for (const [, row] of channelRows) {
-      const text = JSON.stringify(presentAuth(row));
+      const text = JSON.stringify(presentAuth(row, []));
       for (const secret of ['EAAG-secret', 'token-', '"pw"', 'webhook_secret', 'p1']) expect(text).not.toContain(secret);
     }
   });
 
   it('covers every provider, every state and both confirmation kinds', () => {
-    const objects = channelRows.map(([, row]) => presentAuth(row));
+    const objects = channelRows.map(([, row]) => presentAuth(row, []));
     expect(new Set(objects.map((o) => o.provider))).toEqual(new Set(PROVIDERS));
     expect(new Set(objects.map((o) => o.state))).toEqual(new Set(['unconfirmed', 'enabled', 'disabled']));
-    expect(new Set(objects.map((o) => o.confirmation))).toEqual(new Set(['qr', 'pairing_code', 'code', null]));
+    expect(new Set(objects.map((o) => o.confirmation))).toEqual(new Set(['qr', 'pairing_code', 'code', 'oauth', null]));
   });
 });
 
@@ -358,8 +394,9 @@ describe('the schemas refuse what the presenters must never answer', () => {
   const attachment = presentAttachment(attachmentRows[0]!, PUBLIC_URL);
   const messageObj = presentMessage(messageRows[2]![1], messageRows[2]![2], PUBLIC_URL);
   const conversationObj = presentConversation(conversationRows[0]![1]);
+  const messageEventObj = presentMessageEvent(messageRows[2]![1], messageRows[2]![2], conversationRows[0]![1], PUBLIC_URL);
   const templateObj = presentTemplate(templateRows[0]![1]);
-  const auth = presentAuth(channelRows[3]![1]);
+  const auth = presentAuth(channelRows[3]![1], []);
   const webhookObj = presentWebhook(webhookRows[0]![1], { withSecret: true });
 
   it.each([
@@ -372,6 +409,8 @@ describe('the schemas refuse what the presenters must never answer', () => {
     ['message without details', isMessage, (({ details: _, ...rest }) => rest)(messageObj)],
     ['message with income as 0/1', isMessage, { ...messageObj, income: 0 }],
     ['message with a broken attachment', isMessage, { ...messageObj, attachments: [{ ...attachment, mime_type: null }] }],
+    ['message event without its conversation', isMessageEvent, { ...messageEventObj, conversation: undefined }],
+    ['message event whose contact mixes internal and provider ids', isMessageEvent, { ...messageEventObj, contact: { ...messageEventObj.contact, internal_id: 17, external_id: 'x', external_public_id: 'x' } }],
     ['conversation with an unknown state', isConversation, { ...conversationObj, operational_state: 'closed' }],
     ['conversation with group as 0/1', isConversation, { ...conversationObj, group: 0 }],
     ['template without position', isTemplate, (({ position: _, ...rest }) => rest)(templateObj)],
@@ -380,7 +419,8 @@ describe('the schemas refuse what the presenters must never answer', () => {
     ['auth of an unknown provider', isAuth, { ...auth, provider: 'carrier_pigeon' }],
     ['auth with an unknown confirmation', isAuth, { ...auth, confirmation: 'sms' }],
     ['auth with a connector signal outside an answer or event', isAuth, { ...auth, qr: 'x' }],
-    ['auth answer with pages (events only)', isAuthResponse, { auth: { ...auth, pages: [] } }],
+    ['auth without its documented fields', isAuth, (({ phone_number: _, ...rest }) => rest)(auth)],
+    ['auth with a page whose id is text', isAuth, { ...auth, pages: [{ ...presentAuthPage(authPage), id: '901' }] }],
     ['webhook with a malformed secret', isWebhook, { ...webhookObj, secret: 'whsec_short' }],
     ['webhook with an unknown event type', isWebhook, { ...webhookObj, event_types: ['message.delete'] }],
     ['webhook with active as 0/1', isWebhook, { ...webhookObj, active: 1 }],
@@ -391,10 +431,10 @@ describe('the schemas refuse what the presenters must never answer', () => {
 
   it('events with a broken object or a record that disagrees with its body are refused', () => {
     const { outbox, store, events } = capturedEvents();
-    recordEvent(outbox, 3, 'message', 'create', { ...messageObj, status: 'queued' }, NOW);
+    recordEvent(outbox, 3, 'message', 'create', { ...messageEventObj, status: 'queued' }, NOW);
     recordEvent(outbox, 3, 'conversation', 'update', { ...conversationObj, group: 0 }, NOW);
     recordEvent(outbox, 3, 'auth', 'update', { ...auth, settings: { token: 'x' } }, NOW);
-    recordEvent(outbox, 4, 'message', 'create', messageObj, NOW); // another company than the object's
+    recordEvent(outbox, 4, 'message', 'create', messageEventObj, NOW); // another company than the object's
     recordAuthSignal(store, { ...channelRows[0]![1], provider: 'carrier_pigeon' }, { kind: 'qr', qr: 'x' }, true, NOW);
     expect(events).toHaveLength(6);
     for (const event of events.slice(0, 5)) expect(() => assertValidEvent(event), event.name).toThrow();

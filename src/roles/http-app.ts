@@ -13,6 +13,7 @@ import { adminRoutes } from '../admin/routes.js';
 import { adminCallbackRoutes } from '../admin/callbacks.js';
 import { adminConnectorRoutes } from '../admin/connectors.js';
 import { callbackRoutes } from '../callbacks/routes.js';
+import { oauthRoutes } from '../callbacks/oauth.js';
 import { consoleRoutes } from '../console/routes.js';
 import { portalRoutes } from '../portal/routes.js';
 import type { Config } from '../config/config.js';
@@ -156,6 +157,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   templateRoutes(router, store, auth);
   portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
+  oauthRoutes(router, store, flows);
   const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {

@@ -51,6 +51,7 @@ export class MessageStore {
   private readonly updateReactions;
   private readonly updateText;
   private readonly byIdOnly;
+  private readonly markDeletedOne;
   private readonly markSent;
 
   constructor(db: Db) {
@@ -84,9 +85,11 @@ export class MessageStore {
     this.updateReactions = db.prepare<[string, number], MessageRow>('UPDATE messages SET reactions = ? WHERE id = ? RETURNING *');
     this.updateText = db.prepare<[string | null, string | null, number], MessageRow>('UPDATE messages SET text = ?, details = ? WHERE id = ? RETURNING *');
     this.byIdOnly = db.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?');
+    this.markDeletedOne = db.prepare<[number], MessageRow>('UPDATE messages SET deleted = 1 WHERE id = ? AND deleted = 0 RETURNING *');
     // OR IGNORE: an id the channel already has (a connector's echo of the send) leaves the row as it is.
+    // An outgoing message waits for its id as `sent` (or `created`, as older rows were stored).
     this.markSent = db.prepare<[string, number], MessageRow>(
-      "UPDATE OR IGNORE messages SET external_id = ?, status = 'sent' WHERE id = ? AND status = 'created' AND income = 0 RETURNING *",
+      "UPDATE OR IGNORE messages SET external_id = ?, status = 'sent' WHERE id = ? AND status IN ('created', 'sent') AND external_id IS NULL AND income = 0 RETURNING *",
     );
   }
 
@@ -150,9 +153,14 @@ export class MessageStore {
   }
 
   /**
-   * An outgoing message the provider took: its provider id and status `sent`, if it is still
-   * `created`; undefined otherwise, or when the channel already has a message with that id.
+   * An outgoing message the provider took: its provider id and status `sent`, if it still waits for
+   * its id; undefined otherwise, or when the channel already has a message with that id.
    */
+  /** Marks a message deleted; undefined when it already was. */
+  markDeleted(id: number): MessageRow | undefined {
+    return this.markDeletedOne.get(id);
+  }
+
   recordSent(id: number, externalId: string): MessageRow | undefined {
     return this.markSent.get(externalId, id);
   }

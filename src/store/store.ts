@@ -1,5 +1,6 @@
 import { AccountStore } from './accounts.js';
 import { AttachmentStore } from './attachments.js';
+import { AuthPageStore } from './auth-pages.js';
 import { CallbackStore } from './callbacks.js';
 import { ChannelStore } from './channels.js';
 import { CompanyStore } from './companies.js';
@@ -33,6 +34,7 @@ export class Store {
   readonly accounts: AccountStore;
   readonly companies: CompanyStore;
   readonly channels: ChannelStore;
+  readonly authPages: AuthPageStore;
   readonly attachments: AttachmentStore;
   readonly contacts: ContactStore;
   readonly conversations: ConversationStore;
@@ -58,6 +60,7 @@ export class Store {
     this.accounts = new AccountStore(db);
     this.companies = new CompanyStore(db);
     this.channels = new ChannelStore(db);
+    this.authPages = new AuthPageStore(db);
     this.attachments = new AttachmentStore(db);
     this.contacts = new ContactStore(db);
     this.conversations = new ConversationStore(db);

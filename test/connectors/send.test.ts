@@ -63,7 +63,7 @@ describe('cloud-style sender (chat_a_business)', () => {
     const before = emittedEvents(store()).length;
     const calls = fake.callsOf('cloud', '/messages').length;
     const id = await send(conversationId, { text: 'Your order has shipped' });
-    await eventually('the message is sent', () => message(id).status === 'sent');
+    await eventually('the provider took the message', () => message(id).external_id !== null);
     const [call] = fake.callsOf('cloud', '/messages').slice(calls);
     expect(call).toMatchObject({ method: 'POST', path: '/v21.0/PN1/messages' });
     expect(call!.headers.authorization).toBe('Bearer EAAG-cloud-token');
@@ -101,7 +101,7 @@ describe('cloud-style sender (chat_a_business)', () => {
     const calls = fake.callsOf('cloud', '/messages').length;
     fake.script('cloud', { status: 500, body: { error: { code: 2, message: 'Service temporarily unavailable' } } });
     const id = await send(conversationId, { text: 'Second try' });
-    await eventually('the message is sent', () => message(id).status === 'sent');
+    await eventually('the provider took the message', () => message(id).external_id !== null);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(fake.callsOf('cloud', '/messages').length - calls).toBe(2);
     expect(updatesOf(id, before)).toEqual([{ status: 'sent', external_id: message(id).external_id }]);
@@ -125,7 +125,7 @@ describe('cloud-style sender (chat_a_business)', () => {
   it('a message sent with send_to_crm false is sent, and its progress is not announced either', async () => {
     const before = emittedEvents(store()).length;
     const id = await send(conversationId, { text: 'Quietly', send_to_crm: false });
-    await eventually('the message is sent', () => message(id).status === 'sent');
+    await eventually('the provider took the message', () => message(id).external_id !== null);
     expect(checkedEvents(store(), before).filter((e) => (e.body.object as { id?: number } | undefined)?.id === id)).toEqual([]);
   });
 
@@ -146,7 +146,7 @@ describe('cloud-style sender (chat_a_business)', () => {
     const attachment = ((await upload.json()) as { attachment: { id: number; attachment_url: string } }).attachment;
     const calls = fake.callsOf('cloud', '/messages').length;
     const id = await send(conversationId, { text: 'The label', attachment_ids: [attachment.id] });
-    await eventually('the message is sent', () => message(id).status === 'sent');
+    await eventually('the provider took the message', () => message(id).external_id !== null);
     const call = fake.callsOf('cloud', '/messages')[calls]!;
     expect(call.body).toEqual({ messaging_product: 'chat_a', recipient_type: 'individual', to: '491701234567', type: 'image', image: { link: attachment.attachment_url, caption: 'The label' } });
     // The link is a real, fetchable address of the gateway.
@@ -168,7 +168,7 @@ describe('bot-style sender (chat_b)', () => {
     const before = emittedEvents(store()).length;
     const calls = fake.callsOf('bot').length;
     const id = await send(conversationId, { text: 'Hello from the bot', replied_to_id: '777000111:55' });
-    await eventually('the message is sent', () => message(id).status === 'sent');
+    await eventually('the provider took the message', () => message(id).external_id !== null);
     const call = fake.callsOf('bot')[calls]!;
     expect(call.path).toBe('/bot123456:bot-secret-token/sendMessage');
     expect(call.body).toEqual({ chat_id: '777000111', text: 'Hello from the bot', reply_parameters: { message_id: 55, allow_sending_without_reply: true } });
@@ -189,7 +189,7 @@ describe('bot-style sender (chat_b)', () => {
     fake.script('bot', { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } } });
     const started = Date.now();
     const id = await send(conversationId, { text: 'Slow down' });
-    await eventually('the message is sent', () => message(id).status === 'sent');
+    await eventually('the provider took the message', () => message(id).external_id !== null);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(fake.callsOf('bot').length - calls).toBe(2);
   });
@@ -210,7 +210,7 @@ describe('connector-protocol sender (chat_d)', () => {
     const calls = fake.callsOf('connector', '/messages').length;
     fake.script('connector', { status: 502, body: { error: { code: 'upstream', title: 'phone offline' } } });
     const id = await send(conversationId, { text: 'Hallo' });
-    await eventually('the message is sent', () => message(id).status === 'sent');
+    await eventually('the provider took the message', () => message(id).external_id !== null);
     const tries = fake.callsOf('connector', '/messages').slice(calls);
     expect(tries).toHaveLength(2);
     expect(tries[0]!.path).toBe(`/connector/sessions/${channelId}/messages`);

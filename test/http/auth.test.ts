@@ -28,6 +28,8 @@ const PUBLIC = new Set([
   // Provider callbacks are verified by their own signatures over the raw body (test/ingest proves each refusal).
   'POST /callbacks/:provider/:channelId',
   'GET /callbacks/chat_a_business/:channelId',
+  // The OAuth redirect is proven by the auth's own state (test/compat/auths-v2.test.ts proves the refusals).
+  'GET /callbacks/:provider/:channelId/oauth',
 ]);
 
 function registeredRoutes(): { method: string; path: string }[] {

@@ -112,7 +112,8 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
       contact_id: seeded.contactId,
       replied_to_id: 'ext-555000111-0',
       income: false,
-      status: 'created',
+      // pact-im/api-doc content/ru/v2/webhooks/message-events.md: an accepted outgoing message is `sent`, external_id null.
+      status: 'sent',
       message: 'Hello there',
       reactions: [],
       details: null,
@@ -125,7 +126,11 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
     // The request's own events; the sender's outcome (message.update) may already follow them.
     const events = newEvents(gw.gateway.store, before).filter((e) => e.name !== 'message.update');
     expect(events.map((e) => e.name)).toEqual(['message.create', 'conversation.update']);
-    expect(events[0]!.body.object).toEqual(message);
+    // The event nests the contact (internal id only: outgoing) and the conversation as the request left it.
+    const { contact, conversation, ...eventMessage } = events[0]!.body.object as Record<string, unknown>;
+    expect(eventMessage).toEqual(message);
+    expect(contact).toEqual({ id: seeded.contactId, internal_id: seeded.contactId, name: 'User 555000111', avatar_url: '', phone: null });
+    expect(conversation).toEqual(events[1]!.body.object);
     expect((events[1]!.body.object as { replied_state: string; last_message_id: number }).replied_state).toBe('replied');
     expect((events[1]!.body.object as { last_message_id: number }).last_message_id).toBe(message.id);
 
@@ -145,7 +150,7 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
     const { status: _status, details: _details, ...answered } = message;
     expect(stored).toEqual(answered);
     expect([
-      { status: 'created', details: null },
+      { status: 'sent', details: null },
       { status: 'error', details: { errors: [{ code: 'not_configured', title: 'Cannot send: GATEWAY_CHAT_B_API_URL is not set.' }] } },
     ]).toContainEqual({ status, details });
   });

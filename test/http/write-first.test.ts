@@ -59,7 +59,8 @@ describe('POST /api/p2/messages (write first)', () => {
     const before = emittedEvents(gw.gateway.store).length;
     const res = await writeFirst({ provider: 'chat_a', phone: '+79161234567', text: 'First words' });
     expect(res.status).toBe(201);
-    expect(res.body.message).toMatchObject({ income: false, external_id: null, status: 'created', message: 'First words', delivery: false, deleted: false });
+    // pact-im/api-doc content/ru/v2/conversations/write-first-message.md: the answer's status is `sent`, external_id null.
+    expect(res.body.message).toMatchObject({ income: false, external_id: null, status: 'sent', message: 'First words', delivery: false, deleted: false });
     // The request's own events; the sender's outcome (message.update) may already follow them.
     const events = newEvents(gw.gateway.store, before).filter((e) => e.name !== 'message.update');
     expect(events.map((e) => e.name)).toEqual(['conversation.create', 'message.create', 'conversation.update']);

@@ -123,3 +123,9 @@ export function postBytes(gw: TestGateway, pathAndQuery: string, body: Buffer, h
     request.end(body);
   });
 }
+
+/** The Message of a message event's object: without the `contact` and `conversation` the event nests. */
+export function messageOfEvent(object: unknown): Record<string, unknown> {
+  const { contact: _contact, conversation: _conversation, ...message } = object as Record<string, unknown>;
+  return message;
+}

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { channelCreateBodies, type Provider } from '../../../schemas/v1/channels.js';
-import { accountAuthListQuery, authActionBody, authCreateCommon, authEnableBody, authListQuery } from '../../../schemas/v2/auths.js';
+import { accountAuthListQuery, authActionBody, authCreateCommon, authEnableBody, authListQuery, type SyncPeriod } from '../../../schemas/v2/auths.js';
 import { createAuth, deleteAuth, planAuthAction, type AuthAction } from '../../domain/auths.js';
-import { connectionFor } from '../../domain/channels.js';
+import { connectionFor, OAUTH_PROVIDERS, oauthConnection, withSyncPeriod } from '../../domain/channels.js';
 import { recordEvent } from '../../domain/events.js';
 import { accountOf, type AppState, type RouteContext } from '../../http/context.js';
 import { Conflict, NotFound, ValidationFailed, type FieldProblem } from '../../errors/errors.js';
@@ -15,7 +15,8 @@ import type { Store } from '../../store/store.js';
 import { createBodies, providerBody } from '../channel-input.js';
 import { findChannel, findCompany } from '../lookup.js';
 import { toMeta, toWindow } from './paging.js';
-import { confirmationMethod, presentAuth } from '../../presenters/auth.js';
+import { confirmationMethod } from '../../presenters/auth.js';
+import { authObjectOf, authObjectsOf } from '../../domain/auth-object.js';
 import type { ConnectionFlows } from '../../connectors/flows.js';
 
 type Input = Record<string, unknown>;
@@ -37,7 +38,7 @@ export function authRoutes(router: Router<AppState>, store: Store, auth: Middlew
   router.get('/api/p2/auths', auth, (ctx) => {
     const input = readInput(ctx, accountListQuery);
         const { rows, total } = store.channels.listForAccount(accountOf(ctx).id, toWindow(input));
-    ctx.body = { auths: rows.map(presentAuth), meta: toMeta(input.page, input.per_page, total) };
+    ctx.body = { auths: authObjectsOf(store, rows), meta: toMeta(input.page, input.per_page, total) };
   });
 
   router.get(base, auth, (ctx) => {
@@ -45,25 +46,26 @@ export function authRoutes(router: Router<AppState>, store: Store, auth: Middlew
     const input = readInput(ctx, listQuery);
     matchPathCompany(company, input.company_id);
         const { rows, total } = store.channels.listPage(company.id, toWindow(input));
-    ctx.body = { auths: rows.map(presentAuth), meta: toMeta(input.page, input.per_page, total) };
+    ctx.body = { auths: authObjectsOf(store, rows), meta: toMeta(input.page, input.per_page, total) };
   });
 
   router.post(base, auth, async (ctx) => {
     const company = findCompany(store, ctx, 'companyId');
-    const { provider, input } = readCreate(ctx, company);
-    const connection = connectionFor(provider, input, new Date());
+    const { provider, input, oauth, syncPeriod } = readCreate(ctx, company);
+    const now = new Date();
+    const connection = withSyncPeriod(provider, oauth ? oauthConnection() : connectionFor(provider, input, now), syncPeriod, now);
     const created = createAuth(store, { companyId: company.id, provider, ...connection });
     // Creating starts the connection: the answer (and an auth.update) carries its qr, code or oauth_provider_url.
     const signal = await flows.startAfterCreate(created);
     flows.syncTemplatesLater(created);
     ctx.status = 201;
-    ctx.body = { auth: { ...presentAuth(store.channels.findLive(created.id) ?? created), ...signal } };
+    ctx.body = { auth: { ...authObjectOf(store, store.channels.findLive(created.id) ?? created), ...signal } };
   });
 
   router.get(`${base}/:id`, auth, (ctx) => {
     const { company, channel: found } = findChannel(store, ctx, 'Auth');
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
-    ctx.body = { auth: presentAuth(found) };
+    ctx.body = { auth: authObjectOf(store, found) };
   });
 
   router.delete(`${base}/:id`, auth, (ctx) => {
@@ -72,7 +74,7 @@ export function authRoutes(router: Router<AppState>, store: Store, auth: Middlew
     const removed = deleteAuth(store, found);
     if (removed === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
     flows.disconnectLater(found);
-    ctx.body = { auth: presentAuth(removed) };
+    ctx.body = { auth: authObjectOf(store, removed) };
   });
 
   router.post(`${base}/:id/confirm`, auth, async (ctx) => {
@@ -110,9 +112,10 @@ async function changeState(
     const signal = action === 'enable' ? await verifyCode(flows, found, String(input.code)) : await startConfirmation(flows, found);
     const now = store.channels.find(company.id, found.id);
     if (now === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
-    return { ...presentAuth(now), ...signal };
+    return { ...authObjectOf(store, now), ...signal };
   }
-  return presentAuth(
+  return authObjectOf(
+    store,
     store.transaction(() => {
       const current = store.channels.find(company.id, found.id);
       if (current === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
@@ -120,7 +123,7 @@ async function changeState(
       const now = Date.now();
       const moved = store.channels.setState(current.id, current.state, plan.to, now);
       if (moved === undefined) throw new Conflict(`Auth ${found.id} changed meanwhile; try again.`);
-      recordEvent(store.outbox, company.id, 'auth', 'update', presentAuth(moved), new Date(now));
+      recordEvent(store.outbox, company.id, 'auth', 'update', authObjectOf(store, moved), new Date(now));
       return moved;
     }),
   );
@@ -154,7 +157,7 @@ export function matchPathCompany(company: CompanyRow, companyId: number | undefi
  * The create request: company check, provider, then the provider's variant, every failing field of
  * these passes answered together in one 422.
  */
-function readCreate(ctx: RouteContext, company: CompanyRow): { provider: Provider; input: Input } {
+function readCreate(ctx: RouteContext, company: CompanyRow): { provider: Provider; input: Input; oauth: boolean; syncPeriod: SyncPeriod | undefined } {
   const problems = new Map<string, FieldProblem>();
   const collect = <T>(read: () => T): T | undefined => {
     try {
@@ -165,11 +168,21 @@ function readCreate(ctx: RouteContext, company: CompanyRow): { provider: Provide
       return undefined;
     }
   };
-  collect(() => matchPathCompany(company, readInput(ctx, createCommon).company_id));
+  const common = collect(() => readInput(ctx, createCommon));
+  collect(() => matchPathCompany(company, common?.company_id));
   const provider = collect(() => readInput(ctx, providerBody).provider);
-  const input = provider === undefined ? undefined : collect(() => readVariant(ctx, provider));
+  const oauth = provider !== undefined && isOAuthCreate(ctx, provider);
+  const input = provider === undefined ? undefined : oauth ? {} : collect(() => readVariant(ctx, provider));
   if (provider === undefined || input === undefined || problems.size > 0) throw new ValidationFailed([...problems.values()]);
-  return { provider, input };
+  return { provider, input, oauth, syncPeriod: common?.sync_period };
+}
+
+/** A create of an OAuth provider with none of its credential variant's fields: the user authorizes at the provider. */
+function isOAuthCreate(ctx: RouteContext, provider: Provider): boolean {
+  if (!OAUTH_PROVIDERS.has(provider)) return false;
+  const body = requestInput(ctx).data as Input;
+  const declared = Object.keys((channelCreateBodies[provider] as { properties?: object }).properties ?? {});
+  return declared.every((field) => body[field] === undefined);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { messageListQuery, messageSendBody, writeFirstBody } from '../../../schemas/v2/messages.js';
+import { messageDeleteBody, messageListQuery, messageSendBody, writeFirstBody } from '../../../schemas/v2/messages.js';
+import { deleteMessages } from '../../domain/message-deletion.js';
 import { companyQuery } from '../../../schemas/v2/conversations.js';
 import { storeOutgoing } from '../../domain/messaging.js';
 import { writeFirst } from '../../domain/write-first.js';
@@ -19,8 +20,9 @@ const listQuery = validator(messageListQuery);
 const showQuery = validator(companyQuery);
 const sendBody = validator(messageSendBody);
 const writeFirstInput = validator(writeFirstBody);
+const deleteBody = validator(messageDeleteBody);
 
-/** v2 messages: read a conversation's history, send into it, write first (contract section 4). */
+/** v2 messages: read a conversation's history, send into it, delete from it, write first (contract section 4). */
 export function messageRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, publicUrl: string): void {
   router.get('/api/p2/conversations/:id/messages', auth, (ctx) => {
     const input = readInput(ctx, listQuery);
@@ -61,6 +63,13 @@ export function messageRoutes(router: Router<AppState>, store: Store, auth: Midd
     );
     ctx.status = 201;
     ctx.body = { message };
+  });
+
+  router.delete('/api/p2/conversations/:id/messages', auth, (ctx) => {
+    const input = readInput(ctx, deleteBody);
+    const company = requireCompany(store, ctx, input.company_id);
+    const messages = store.transaction(() => deleteMessages(store, requireConversation(store, company, ctx.params.id), input.message_ids, publicUrl));
+    ctx.body = { messages };
   });
 
   router.post('/api/p2/messages', auth, (ctx) => {

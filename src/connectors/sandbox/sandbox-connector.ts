@@ -4,6 +4,9 @@ import type { IngestItem } from '../../domain/provider-facts.js';
 import type {
   ConfirmAnswer,
   ConnectionStart,
+  DeleteConnector,
+  DeleteResult,
+  OAuthAnswer,
   Page,
   ProviderSendJob,
   ProviderTemplate,
@@ -38,7 +41,7 @@ export const SANDBOX_PAGES: Page[] = [
  * permanently. Its later news travels as normalized facts on `gateway.inbound`, the path of every
  * sender outcome (bot-style providers have no delivery receipts to imitate).
  */
-export class SandboxConnector implements SendConnector, SessionConnector, TemplateSource {
+export class SandboxConnector implements SendConnector, SessionConnector, TemplateSource, DeleteConnector {
   constructor(
     private readonly stepMs: number,
     private readonly report: SandboxReporter,
@@ -49,11 +52,14 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
     switch (method) {
       case 'qr':
         this.report(channel.id, [{ kind: 'qr', qr: sandboxQr(channel.id) }], 2 * this.stepMs);
-        this.connectLater(channel.id, 'sandbox: QR code scanned');
+        this.connectLater(channel, 'sandbox: QR code scanned');
         return { qr: sandboxQr(channel.id), state: 'pending' };
       case 'pairing_code':
-        this.connectLater(channel.id, 'sandbox: pairing code entered');
+        this.connectLater(channel, 'sandbox: pairing code entered');
         return { code: pairingCode(), state: 'pending' };
+      case 'oauth':
+        // The sandbox is the OAuth provider: its authorization address is the gateway's own redirect, already authorized.
+        return { oauth_provider_url: oauthRedirect(channel), state: 'pending' };
       case 'code':
         // The provider "sent" the user a code; any code passed to enable or confirm is accepted.
         return { state: 'pending' };
@@ -69,7 +75,7 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
   async requestCode(channel: SessionChannel): Promise<Record<string, unknown>> {
     switch (channel.provider) {
       case 'chat_a':
-        this.connectLater(channel.id, 'sandbox: pairing code entered');
+        this.connectLater(channel, 'sandbox: pairing code entered');
         return { sessionId: `sbx-${randomBytes(8).toString('hex')}`, code: pairingCode(), ttl: '60' };
       case 'chat_b_personal':
         return { code_length: 5, code_type: 'sms', expires_in: 120, next_type: 'call', session_id: randomInt(1, 2 ** 31) };
@@ -78,14 +84,40 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
     }
   }
 
-  /** The phone "connects" 4 steps later, and the history is synchronized one step after that. */
-  private connectLater(channelId: number, reason: string): void {
-    this.report(channelId, [{ kind: 'state', state: 'enabled', reason }], 4 * this.stepMs);
-    this.report(channelId, [{ kind: 'notice', notice: 'synchronized', at: Date.now() + 5 * this.stepMs }], 5 * this.stepMs);
+  /**
+   * The phone "connects" 4 steps later (with the account's phone and user name, and the history of
+   * its sync period), and the history is synchronized one step after that.
+   */
+  private connectLater(channel: SessionChannel, reason: string): void {
+    this.report(channel.id, [{ kind: 'state', state: 'enabled', reason, account: SANDBOX_ACCOUNT }, ...sandboxHistory(channel)], 4 * this.stepMs);
+    this.report(channel.id, [{ kind: 'notice', notice: 'synchronized', at: Date.now() + 5 * this.stepMs }], 5 * this.stepMs);
   }
 
-  async confirm(): Promise<ConfirmAnswer> {
+  async confirm(channel: SessionChannel): Promise<ConfirmAnswer> {
+    this.reportHistory(channel);
     return { state: 'enabled' };
+  }
+
+  /**
+   * The user authorized: connected, or (`social_a`, whose communities are connected one by one) the
+   * communities to pick from, each with its own authorization address.
+   */
+  async completeOAuth(channel: SessionChannel, params: { page?: string }): Promise<OAuthAnswer> {
+    if (channel.provider === 'social_a' && params.page === undefined) {
+      return { state: 'pending', pages: SANDBOX_PAGES.map((page) => ({ id: page.id, name: page.name, oauth_provider_url: oauthRedirect(channel, page.id) })) };
+    }
+    this.reportHistory(channel);
+    return { state: 'enabled', account: { username: 'sandbox.account' } };
+  }
+
+  async deleteMessages(): Promise<DeleteResult> {
+    return { kind: 'deleted' };
+  }
+
+  /** History the provider synchronizes once connected: the sample messages newer than the auth's sync_messages_from. */
+  private reportHistory(channel: SessionChannel): void {
+    const history = sandboxHistory(channel);
+    if (history.length > 0) this.report(channel.id, history, this.stepMs);
   }
 
   async listPages(): Promise<Page[]> {
@@ -123,6 +155,39 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
       { id: 'sbx_order_shipped', name: 'order_shipped', language: 'en', body: 'Your order {{1}} has shipped.', header_content_type: 'text', header: 'Good news', namespace: 'sandbox' },
     ];
   }
+}
+
+/** The account a QR or pairing code connects in the sandbox. */
+const SANDBOX_ACCOUNT = { phone: '79000000000', username: 'sandbox.account' };
+
+/** Ages of the sandbox's history messages: within a day, a week, a month, and older than a month. */
+export const SANDBOX_HISTORY_AGES_MS = [2 * 3_600_000, 3 * 86_400_000, 20 * 86_400_000, 40 * 86_400_000];
+
+/**
+ * The messages a provider holds from before the connection, as incoming messages, limited to those
+ * since the auth's `sync_messages_from`; none without it (no sync asked for).
+ */
+export function sandboxHistory(channel: Pick<SessionChannel, 'id' | 'settings'>, now = Date.now()): IngestItem[] {
+  const from = typeof channel.settings.sync_messages_from === 'string' ? Date.parse(channel.settings.sync_messages_from) : Number.NaN;
+  if (Number.isNaN(from)) return [];
+  return SANDBOX_HISTORY_AGES_MS.filter((age) => now - age >= from).map((age, i) => ({
+    kind: 'message',
+    externalId: `sbx_history_${channel.id}_${age}`,
+    chat: { externalId: '79990000001', externalPublicId: '79990000001', name: 'Sandbox History', phone: '79990000001', isGroup: false },
+    income: true,
+    sentAt: now - age,
+    text: `History message ${i + 1}`,
+    repliedToId: null,
+    attachments: [],
+    details: null,
+  }));
+}
+
+/** The gateway's OAuth redirect of a channel, as the provider sends the user's browser to it (`page`: one page's). */
+function oauthRedirect(channel: SessionChannel, page?: string): string {
+  const query = new URLSearchParams({ state: String(channel.credentials.oauth_state ?? ''), code: `sbx-${randomBytes(6).toString('hex')}` });
+  if (page !== undefined) query.set('page', page);
+  return `${channel.callback.url}/oauth?${query.toString()}`;
 }
 
 function sandboxQr(channelId: number): string {

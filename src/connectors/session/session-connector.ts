@@ -2,6 +2,10 @@ import {
   ConnectorCallError,
   type ConfirmAnswer,
   type ConnectionStart,
+  type DeleteConnector,
+  type DeleteRequest,
+  type DeleteResult,
+  type OAuthAnswer,
   type Page,
   type ProviderSendJob,
   type SendConnector,
@@ -24,7 +28,7 @@ export interface ConnectorProtocolOptions {
  * gateway"): sessions of session-based providers, their connection steps and their sends. The
  * inbound half (the connector's events) is src/ingest/connector.ts.
  */
-export class ConnectorProtocolClient implements SendConnector, SessionConnector {
+export class ConnectorProtocolClient implements SendConnector, SessionConnector, DeleteConnector {
   constructor(
     private readonly http: ProviderHttp,
     private readonly options: ConnectorProtocolOptions,
@@ -79,6 +83,29 @@ export class ConnectorProtocolClient implements SendConnector, SessionConnector 
     const answer = object(await this.expect('GET', `/sessions/${channel.id}/contacts/${encodeURIComponent(phone)}`));
     if (typeof answer.exists !== 'boolean') throw new ConnectorCallError(false, { code: 'bad_provider_answer', title: 'The connector answered a contact check without exists.' });
     return answer.exists;
+  }
+
+  async completeOAuth(channel: SessionChannel, params: { code?: string; page?: string }): Promise<OAuthAnswer> {
+    const answer = object(await this.expect('POST', `/sessions/${channel.id}/oauth`, params));
+    const pages = Array.isArray(answer.pages) ? (answer.pages as Page[]).filter((p) => typeof p?.id === 'string' && typeof p?.name === 'string') : undefined;
+    const account = object(answer.account);
+    return {
+      state: answer.state === 'enabled' ? 'enabled' : 'pending',
+      ...(pages === undefined ? {} : { pages }),
+      account: { ...(typeof account.phone === 'string' ? { phone: account.phone } : {}), ...(typeof account.username === 'string' ? { username: account.username } : {}) },
+    };
+  }
+
+  async deleteMessages(request: DeleteRequest, idempotencyKey: string): Promise<DeleteResult> {
+    if (this.options.baseUrl === null) return { kind: 'failed', permanent: true, error: { code: 'not_configured', title: 'Cannot delete: GATEWAY_CONNECTOR_URL is not set.' } };
+    const outcome = await this.http.call(
+      'POST',
+      `${this.options.baseUrl}/sessions/${request.channel_id}/messages/delete`,
+      { ...this.auth(), 'idempotency-key': idempotencyKey },
+      { chat_id: request.chat_id, ids: request.external_ids },
+    );
+    if (!outcome.ok) return { kind: 'failed', permanent: outcome.permanent, error: protocolError(outcome), retryAfterMs: outcome.retryAfterMs };
+    return { kind: 'deleted' };
   }
 
   async send(job: ProviderSendJob & { send: SendRequest }): Promise<SendResult> {

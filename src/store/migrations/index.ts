@@ -10,6 +10,7 @@ import { conversationIndexes } from './008-conversation-indexes.js';
 import { webFaces } from './009-web-faces.js';
 import { traceContext } from './010-trace-context.js';
 import { v1Jobs } from './011-v1-jobs.js';
+import { authPages } from './012-auth-pages.js';
 import { idempotencyKeys } from './013-idempotency-keys.js';
 import { deliveryOrder } from './014-delivery-order.js';
 
@@ -17,4 +18,4 @@ import { deliveryOrder } from './014-delivery-order.js';
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
  * released migration is never edited, a change is a new entry. Times are unix milliseconds.
  */
-export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog, conversationIndexes, webFaces, traceContext, v1Jobs, idempotencyKeys, deliveryOrder];
+export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog, conversationIndexes, webFaces, traceContext, v1Jobs, authPages, idempotencyKeys, deliveryOrder];

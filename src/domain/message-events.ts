@@ -1,0 +1,25 @@
+import { presentMessageEvent } from '../presenters/message-event.js';
+import type { AttachmentRow } from '../store/attachments.js';
+import type { ConversationRow } from '../store/conversations.js';
+import type { MessageRow } from '../store/messages.js';
+import type { Store } from '../store/store.js';
+import type { EventRecord } from '../streams/catalog.js';
+import { recordEvent } from './events.js';
+
+/**
+ * Appends `message.create` or `message.update` with the message, its contact and its conversation
+ * (schemas/events/message.ts). `conversation` is the conversation as the same transaction left it;
+ * when not given it is read. Call it inside the transaction of the change it reports.
+ */
+export function recordMessageEvent(
+  store: Store,
+  event: 'create' | 'update',
+  message: MessageRow,
+  attachments: readonly AttachmentRow[],
+  publicUrl: string,
+  now: Date,
+  conversation: ConversationRow | undefined = store.conversations.find(message.company_id, message.conversation_id),
+): EventRecord {
+  if (conversation === undefined) throw new Error(`Message ${message.id} has no conversation ${message.conversation_id}.`);
+  return recordEvent(store.outbox, message.company_id, 'message', event, presentMessageEvent(message, attachments, conversation, publicUrl), now);
+}

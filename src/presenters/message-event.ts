@@ -1,0 +1,25 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type { messageEventObject } from '../../schemas/objects/message-event.js';
+import type { AttachmentRow } from '../store/attachments.js';
+import type { ConversationRow } from '../store/conversations.js';
+import type { MessageRow } from '../store/messages.js';
+import { presentConversation } from './conversation.js';
+import { presentMessage } from './message.js';
+
+/** The `object` of message events, as schemas/objects/message-event.ts describes it. */
+export type MessageEventObject = FromSchema<typeof messageEventObject>;
+
+/**
+ * A message as its events show it: the Message object plus its `contact` and its `conversation`
+ * (the conversation as it is after the change the event reports). The contact is the
+ * conversation's: with the provider's ids for an incoming message, with the gateway's own id
+ * (`internal_id`) and no provider id for an outgoing one.
+ */
+export function presentMessageEvent(row: MessageRow, attachments: readonly AttachmentRow[], conversation: ConversationRow, publicUrl: string): MessageEventObject {
+  const common = { id: conversation.contact_id, name: conversation.contact_name, avatar_url: conversation.contact_avatar_url, phone: conversation.contact_phone };
+  const contact =
+    row.income === 1
+      ? { ...common, external_id: conversation.contact_external_id, external_public_id: conversation.contact_external_public_id }
+      : { ...common, internal_id: conversation.contact_id };
+  return { ...presentMessage(row, attachments, publicUrl), contact, conversation: presentConversation(conversation) };
+}

@@ -1,0 +1,65 @@
+// A gateway with the sandbox as every provider, a company, and a real webhook receiver subscribed to
+// it through the API: what a client written for the hosted service's pages sees.
+import { authEvent } from '../../schemas/events/auth.js';
+import { conversationEvent } from '../../schemas/events/conversation.js';
+import { messageEvent } from '../../schemas/events/message.js';
+import { systemClock } from '../../src/streams/stream.js';
+import { compileSchema, schemaErrors } from '../helpers/schemas.js';
+import { startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
+
+export interface CompatGateway {
+  gw: PipelineGateway;
+  receiver: Awaited<ReturnType<typeof startReceiver>>;
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** A new company whose events go to the receiver. */
+  company(name: string): Promise<number>;
+  /** The webhook bodies received so far for a company, oldest first. */
+  hooks(company: number): { event: string; type: string; object: any }[];
+  close(): Promise<void>;
+}
+
+const validators = { auth: compileSchema(authEvent), message: compileSchema(messageEvent), conversation: compileSchema(conversationEvent) } as Record<string, ReturnType<typeof compileSchema>>;
+
+/** Every received v2 webhook body matches its event schema. */
+function checked(body: { type: string }): void {
+  const validate = validators[body.type];
+  if (validate === undefined || !validate(body)) throw new Error(`webhook body does not match events/${body.type}: ${validate ? schemaErrors(validate) : 'no schema'}\n${JSON.stringify(body)}`);
+}
+
+export async function startCompatGateway(): Promise<CompatGateway> {
+  const gw = await startPipelineGateway(systemClock, { GATEWAY_SANDBOX: 'true', GATEWAY_SANDBOX_STEP: '100ms' });
+  const secrets: string[] = [];
+  const receiver = await startReceiver(() => secrets);
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${gw.baseUrl}${path}`, {
+      method,
+      headers: { 'x-private-api-token': gw.apiToken, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+  };
+  return {
+    gw,
+    receiver,
+    api,
+    async company(name) {
+      const id = (await api('POST', '/p1/companies', { name })).body.data.external_id as number;
+      const webhook = await api('POST', `/api/p2/companies/${id}/webhooks`, { url: receiver.url });
+      if (webhook.status !== 201) throw new Error(`webhook endpoint not created: ${JSON.stringify(webhook.body)}`);
+      secrets.push(webhook.body.webhook.secret);
+      return id;
+    },
+    hooks(company) {
+      return receiver.received
+        .filter((h) => h.verifiedBy.length > 0)
+        .map((h) => h.body as { event: string; type: string; object: any })
+        .filter((b) => b.object?.company_id === company)
+        .map((b) => (checked(b), b));
+    },
+    async close() {
+      await gw.close();
+      await receiver.close();
+    },
+  };
+}
