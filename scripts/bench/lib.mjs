@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
+import { floorSecretToken } from './floor-tokens.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The daemon's node flags, as `npm start`, bin/gateway.js and the Dockerfile start it (docs/operations.md, "Memory"). */
@@ -101,7 +102,7 @@ export function sampleRss(pids, everyMs = 200) {
  * Starts `node bin/gateway.js serve` (the built daemon) on a data dir; resolves once /healthz
  * answers (or, for a worker, once it logged that it started). Its log goes to <dataDir>/<name>.log.
  */
-export async function startDaemon({ name, dataDir, port, role = 'all', env = {}, cpuProf = null }) {
+export async function startDaemon({ name, dataDir, port, role = 'all', env = {}, cpuProf = null, nodeArgs: extraNodeArgs = [] }) {
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(dataDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
@@ -110,7 +111,7 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
   const nodeArgs = [...DAEMON_NODE_FLAGS];
   if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${path.join(cpuProf, `${name}-${Date.now()}`)}`);
   // BENCH_NODE_ARGS: node flags for the daemons only (e.g. --trace-gc; the output goes to their log).
-  nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean));
+  nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...extraNodeArgs);
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/gateway.js'), 'serve', '--role', role], {
     cwd: ROOT,
     env: {
@@ -167,6 +168,15 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
 export const BARE_TARGETS = [{ callbackPath: '/callbacks/chat_b/1', secretToken: 'none' }];
 
 /**
+ * The load of the floors: `count` channels at /callbacks/chat_b/1..count (a floor's channel is its
+ * path, as the gateway's load goes to `count` companies), with the complete floor's secret tokens
+ * (the minimal floors and bare Koa ignore them).
+ */
+export function floorTargets(count) {
+  return Array.from({ length: count }, (_, i) => ({ callbackPath: `/callbacks/chat_b/${i + 1}`, secretToken: floorSecretToken(i + 1) }));
+}
+
+/**
  * The baseline of every ratio: bare Koa at maximum rate after a warm-up, with what a request cost
  * each side (bare Koa and this process, the load generator) and the machine's CPU shares meanwhile.
  * `handler` starts another handler script instead (startBareKoa), `targets` spreads the load over
@@ -183,6 +193,41 @@ export async function measureBare({ warmSeconds, seconds, handler = [], targets 
     return { ...result, machine: machine.stop().whole, bareUs: perRequest(cpuMsOf(bare.pid) - b0), loadUs: perRequest(cpuMsOf(process.pid) - g0) };
   } finally {
     await bare.stop();
+  }
+}
+
+/**
+ * A deliver floor end to end (`handler`: floor-koa.mjs deliver or floor-complete.mjs deliver, whose
+ * events go to `receiver`, already given the floor's secrets): a fresh store warmed up by senders of
+ * its own, so that the measured load opens its conversations (an event each) as the gateway's
+ * end-to-end run does; then max-rate callbacks, until every event arrived verified. Answers events/s
+ * from the first send to the last arrival, and the CPU per callback of the floor, the receiver and
+ * the load generator.
+ */
+export async function measureDeliverFloor({ receiver, handler, targets, warmSeconds, seconds, drainMs = 120_000 }) {
+  const floor = await startBareKoa(null, handler);
+  try {
+    const warm = await maxRate({ base: floor.base, companies: targets, seconds: warmSeconds, firstSender: 900_000 });
+    if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0) throw new Error(`${handler[0]}: warm-up events never arrived`);
+    await receiver.reset();
+    const [f0, r0, g0] = [cpuMsOf(floor.pid), cpuMsOf(receiver.pid), cpuMsOf(process.pid)];
+    const start = epochNow();
+    const result = await maxRate({ base: floor.base, companies: targets, seconds });
+    const state = await waitArrivals(receiver, result.accepted, drainMs);
+    if (state.missing > 0 || state.bad > 0) throw new Error(`${handler[0]}: ${state.missing} events missing, ${state.bad} bad signatures`);
+    const n = result.accepted.length;
+    const perCallback = (ms) => (ms * 1000) / n;
+    return {
+      rps: result.rps,
+      n,
+      events: state.hooks,
+      eventsPerSecond: state.hooks / ((state.lastArrival - start) / 1000),
+      handlerUs: perCallback(cpuMsOf(floor.pid) - f0),
+      receiverUs: perCallback(cpuMsOf(receiver.pid) - r0),
+      loadUs: perCallback(cpuMsOf(process.pid) - g0),
+    };
+  } finally {
+    await floor.stop();
   }
 }
 
@@ -225,9 +270,17 @@ export async function call(base, method, urlPath, { body, admin = false, expect 
  * webhook endpoint at the receiver (`?c=<index>` tells the receiver which secret verifies it).
  * Deliveries of one endpoint go out in order, one at a time; the load is spread over the companies.
  */
-export async function setupCompanies(base, receiverUrl, count) {
-  const companies = [];
-  for (let i = 0; i < count; i += 1) companies.push(await setupCompany(base, receiverUrl ? `${receiverUrl}?c=${i}` : null));
+export async function setupCompanies(base, receiverUrl, count, concurrency = 1) {
+  const companies = new Array(count);
+  let next = 0;
+  // `concurrency` setups in flight (thousands of companies), each keeping its index.
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      companies[i] = await setupCompany(base, receiverUrl ? `${receiverUrl}?c=${i}` : null);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
   return companies;
 }
 
@@ -315,6 +368,8 @@ export async function startReceiver() {
     pid: child.pid,
     useCompanies: (companies) => ask({ type: 'secrets', secrets: companies.map((c) => c.webhookSecret) }),
     reset: () => ask({ type: 'reset' }),
+    /** Endpoints (company indexes) that never answer (`hang`) or answer 500 (`fail`) from now on. */
+    misbehave: ({ hang = [], fail = [] }) => ask({ type: 'behaviours', hang, fail }),
     expect: (accepted) => ask({ type: 'expect', expect: accepted }),
     status: () => ask({ type: 'status' }),
     /** Callback → webhook ms of the given message numbers that arrived, sorted. */
