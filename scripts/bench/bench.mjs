@@ -9,7 +9,6 @@
 // every event arrived), --only=1,3 (scenarios to run), --cpu-prof (write .cpuprofile files of the
 // daemons to ./bench-profiles), --keep (keep the temp data dirs).
 import { spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,14 +16,13 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Webhook } from 'standardwebhooks';
+import { measureFloors } from './floors.mjs';
 import { manyCompanies, noisyNeighbour } from './tenants.mjs';
 import {
   BARE_TARGETS,
   ROOT,
   epochNow,
   call,
-  floorTargets,
-  measureDeliverFloor,
   fixedRate,
   freePort,
   maxRate,
@@ -131,43 +129,9 @@ async function ingestRun(d, companies) {
   return { warm, result };
 }
 
-/**
- * The floors of this run (BENCHMARKS.md, "The floors"), each a plain handler under the scenario-1
- * load spread over COMPANIES channels: minimal (floor-koa.mjs design: dedup, conversation upsert,
- * one event row; deliver: its events POSTed signed) and complete (floor-complete.mjs: everything the
- * contract and the design require of a callback, flat). The gateway's figures are printed as a ratio
- * to each, so the cost of the required work and the cost of the gateway's structure both show.
- */
 await scenario('0', 'floors: bare Koa, the minimal and the complete floors, ingest and end to end', async () => {
   const bare = await bareBaseline();
-  const targets = floorTargets(COMPANIES);
-  const floorDir = dataDir('s0-floors');
-  fs.mkdirSync(floorDir, { recursive: true });
-  const ingest = async (label, handler) => {
-    const result = await measureBare({ warmSeconds: P.warm, seconds: P.ingest, targets, handler });
-    checkLoad(result, label);
-    row('0 floors', `${label}: callbacks/s`, result.rps, { baseline: bare.rps, ratio: result.rps / bare.rps });
-    row('0 floors', `${label}: CPU per callback, floor / load generator (µs)`, `${result.bareUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
-    return result;
-  };
-  shared.floors = {
-    minimal: await ingest('minimal ingest floor', ['floor-koa.mjs', floorDir, 'design']),
-    complete: await ingest('complete ingest floor', ['floor-complete.mjs', floorDir, String(COMPANIES), 'ingest']),
-  };
-  const secrets = Array.from({ length: COMPANIES }, () => `whsec_${crypto.randomBytes(32).toString('base64')}`);
-  const secretsFile = path.join(floorDir, 'secrets.json');
-  fs.writeFileSync(secretsFile, JSON.stringify(secrets));
-  await receiver.useCompanies(secrets.map((webhookSecret) => ({ webhookSecret })));
-  const deliver = async (label, handler) => {
-    // Each on a store of its own: its measured load opens conversations as the gateway's does.
-    const dir = fs.mkdtempSync(path.join(floorDir, 'deliver-'));
-    const result = await measureDeliverFloor({ receiver, handler: [handler[0], dir, ...handler.slice(1), receiver.url, secretsFile], targets, warmSeconds: P.warm, seconds: P.e2e, drainMs: P.drainMs });
-    row('0 floors', `${label}: events delivered/s (all verified)`, result.eventsPerSecond, { baseline: bare.rps, ratio: result.eventsPerSecond / bare.rps });
-    row('0 floors', `${label}: CPU per callback, floor / receiver / load generator (µs)`, `${result.handlerUs.toFixed(0)} / ${result.receiverUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
-    return result;
-  };
-  shared.floors.minimalDeliver = await deliver('minimal deliver floor', ['floor-koa.mjs', 'deliver']);
-  shared.floors.completeDeliver = await deliver('complete deliver floor', ['floor-complete.mjs', String(COMPANIES), 'deliver']);
+  shared.floors = await measureFloors({ bare, receiver, row, dir: dataDir('s0-floors'), companies: COMPANIES, P, checkLoad });
 });
 
 /**

@@ -10,7 +10,6 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
-import { floorSecretToken } from './floor-tokens.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The daemon's node flags, as `npm start`, bin/gateway.js and the Dockerfile start it (docs/operations.md, "Memory"). */
@@ -168,15 +167,6 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
 export const BARE_TARGETS = [{ callbackPath: '/callbacks/chat_b/1', secretToken: 'none' }];
 
 /**
- * The load of the floors: `count` channels at /callbacks/chat_b/1..count (a floor's channel is its
- * path, as the gateway's load goes to `count` companies), with the complete floor's secret tokens
- * (the minimal floors and bare Koa ignore them).
- */
-export function floorTargets(count) {
-  return Array.from({ length: count }, (_, i) => ({ callbackPath: `/callbacks/chat_b/${i + 1}`, secretToken: floorSecretToken(i + 1) }));
-}
-
-/**
  * The baseline of every ratio: bare Koa at maximum rate after a warm-up, with what a request cost
  * each side (bare Koa and this process, the load generator) and the machine's CPU shares meanwhile.
  * `handler` starts another handler script instead (startBareKoa), `targets` spreads the load over
@@ -193,41 +183,6 @@ export async function measureBare({ warmSeconds, seconds, handler = [], targets 
     return { ...result, machine: machine.stop().whole, bareUs: perRequest(cpuMsOf(bare.pid) - b0), loadUs: perRequest(cpuMsOf(process.pid) - g0) };
   } finally {
     await bare.stop();
-  }
-}
-
-/**
- * A deliver floor end to end (`handler`: floor-koa.mjs deliver or floor-complete.mjs deliver, whose
- * events go to `receiver`, already given the floor's secrets): a fresh store warmed up by senders of
- * its own, so that the measured load opens its conversations (an event each) as the gateway's
- * end-to-end run does; then max-rate callbacks, until every event arrived verified. Answers events/s
- * from the first send to the last arrival, and the CPU per callback of the floor, the receiver and
- * the load generator.
- */
-export async function measureDeliverFloor({ receiver, handler, targets, warmSeconds, seconds, drainMs = 120_000 }) {
-  const floor = await startBareKoa(null, handler);
-  try {
-    const warm = await maxRate({ base: floor.base, companies: targets, seconds: warmSeconds, firstSender: 900_000 });
-    if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0) throw new Error(`${handler[0]}: warm-up events never arrived`);
-    await receiver.reset();
-    const [f0, r0, g0] = [cpuMsOf(floor.pid), cpuMsOf(receiver.pid), cpuMsOf(process.pid)];
-    const start = epochNow();
-    const result = await maxRate({ base: floor.base, companies: targets, seconds });
-    const state = await waitArrivals(receiver, result.accepted, drainMs);
-    if (state.missing > 0 || state.bad > 0) throw new Error(`${handler[0]}: ${state.missing} events missing, ${state.bad} bad signatures`);
-    const n = result.accepted.length;
-    const perCallback = (ms) => (ms * 1000) / n;
-    return {
-      rps: result.rps,
-      n,
-      events: state.hooks,
-      eventsPerSecond: state.hooks / ((state.lastArrival - start) / 1000),
-      handlerUs: perCallback(cpuMsOf(floor.pid) - f0),
-      receiverUs: perCallback(cpuMsOf(receiver.pid) - r0),
-      loadUs: perCallback(cpuMsOf(process.pid) - g0),
-    };
-  } finally {
-    await floor.stop();
   }
 }
 
