@@ -64,15 +64,15 @@ export async function floorSecrets(receiver, dir, count) {
 }
 
 /**
- * Scenario 0 of bench.mjs: the minimal and complete floors, ingest (`P.ingest` s at maximum rate
- * after `P.warm`) and end to end (`P.e2e` s, until every event arrived), each a row against `bare`
+ * Scenario 0 of bench.mjs: the minimal and complete floors, ingest (`P.floor` s at maximum rate
+ * after `P.warm`) and end to end (`P.floor` s of load, until every event arrived), each a row against `bare`
  * (the bare-Koa run). Answers their results for the ratios of the later scenarios.
  */
 export async function measureFloors({ bare, receiver, row, dir, companies, P, checkLoad }) {
   const targets = floorTargets(companies);
   fs.mkdirSync(dir, { recursive: true });
   const ingest = async (label, handler) => {
-    const result = await measureBare({ warmSeconds: P.warm, seconds: P.ingest, targets, handler });
+    const result = await measureBare({ warmSeconds: P.warm, seconds: P.floor, targets, handler });
     checkLoad(result, label);
     row('0 floors', `${label}: callbacks/s`, result.rps, { baseline: bare.rps, ratio: result.rps / bare.rps });
     row('0 floors', `${label}: CPU per callback, floor / load generator (µs)`, `${result.bareUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
@@ -87,7 +87,7 @@ export async function measureFloors({ bare, receiver, row, dir, companies, P, ch
     // Each on a store of its own: its measured load opens conversations as the gateway's does.
     const own = fs.mkdtempSync(path.join(dir, 'deliver-'));
     const handler = [script, own, ...args, receiver.url, secretsFile];
-    const result = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: P.warm, seconds: P.e2e, drainMs: P.drainMs });
+    const result = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: P.warm, seconds: P.floor, drainMs: P.drainMs });
     row('0 floors', `${label}: events delivered/s (all verified)`, result.eventsPerSecond, { baseline: bare.rps, ratio: result.eventsPerSecond / bare.rps });
     row('0 floors', `${label}: CPU per callback, floor / receiver / load generator (µs)`, `${result.handlerUs.toFixed(0)} / ${result.receiverUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
     return result;
