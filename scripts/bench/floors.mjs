@@ -65,8 +65,8 @@ export async function floorSecrets(receiver, dir, count) {
 
 /**
  * Scenario 0 of bench.mjs: the minimal and complete floors, ingest (`P.floor` s at maximum rate
- * after `P.warm`) and end to end (`P.floor` s of load, until every event arrived), each a row against `bare`
- * (the bare-Koa run). Answers their results for the ratios of the later scenarios.
+ * after `P.warm`) and end to end (`P.floor` s of load, until every event arrived), each a row
+ * against `bare` (the bare-Koa run). Answers their results for the ratios of the later scenarios.
  */
 export async function measureFloors({ bare, receiver, row, dir, companies, P, checkLoad }) {
   const targets = floorTargets(companies);
