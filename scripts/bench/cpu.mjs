@@ -14,13 +14,13 @@
 //                                                     p50/p99/max per second of the run (where a tail comes from)
 //   node scripts/bench/cpu.mjs bare [seconds=8]       the bare-Koa baseline at max rate: its CPU per request and
 //                                                     the load generator's (the budget the ratios leave the daemon)
-//   node scripts/bench/cpu.mjs floor [seconds=8]     bare Koa, then bare Koa plus the least durable ingest docs/design.md
-//                                                     asks for (floor-koa.mjs: one insert; the deduplicated message,
-//                                                     its conversation and one event row), alternating twice: the
-//                                                     ratio any gateway here could reach at best
-//   node scripts/bench/cpu.mjs floor-e2e [seconds=8] bare Koa, then floor-koa.mjs deliver: the design floor with its
-//                                                     events POSTed signed to the verifying receiver, alternating
-//                                                     twice: the end-to-end ratio any gateway here could reach at best
+//   node scripts/bench/cpu.mjs floor [seconds=8]     bare Koa, then each floor handler: floor-koa.mjs insert (one insert)
+//                                                     and design (the deduplicated message, its conversation and one
+//                                                     event row), floor-complete.mjs ingest (the whole job, flat),
+//                                                     each after a bare-Koa run of its own, twice
+//   node scripts/bench/cpu.mjs floor-e2e [seconds=8] bare Koa, then floor-koa.mjs deliver (the design floor with its events
+//                                                     POSTed signed to the verifying receiver) and floor-complete.mjs
+//                                                     deliver (the whole job with its attempts recorded), twice
 //   node scripts/bench/cpu.mjs kafka [seconds=8]      e2e in Kafka mode (core + one worker, the local broker of
 //                                                     scripts/kafka/kafka.sh): CPU per callback of each process
 //
@@ -33,11 +33,11 @@
 // without tracing (at most the batch processor's queue, 2,048 spans, is exported after that); the
 // run then waits until no more spans come and prints how many came per callback.
 import { spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, fixedRate, freePort, maxRate, measureBare, startBareKoa, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startOtlpSink, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
+import { floorSecrets, floorTargets, measureDeliverFloor } from './floors.mjs';
+import { call, fixedRate, freePort, maxRate, measureBare, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startOtlpSink, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const FIXED_RATE = Number(process.env.BENCH_RATE ?? 1_000);
@@ -161,12 +161,13 @@ try {
     // Each floor next to the bare-Koa run just before it: the machine's speed moves within minutes.
     const seconds = Number(amount ?? 8);
     // The floor's rows spread over 32 channels (its channel is the path), as the gateway's do over 32 companies.
-    const targets = Array.from({ length: COMPANIES }, (_, i) => ({ callbackPath: `/callbacks/chat_b/${i + 1}`, secretToken: 'none' }));
+    const targets = floorTargets(COMPANIES);
     for (let round = 1; round <= 2; round += 1) {
-      for (const level of ['insert', 'design']) {
+      for (const level of ['insert', 'design', 'complete']) {
         const bare = await measureBare({ warmSeconds: 3, seconds, targets });
         console.log(floorLine('bare Koa', bare));
-        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler: ['floor-koa.mjs', dir, level] });
+        const handler = level === 'complete' ? ['floor-complete.mjs', dir, String(COMPANIES), 'ingest'] : ['floor-koa.mjs', dir, level];
+        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler });
         console.log(floorLine(`floor ${level}`, floor, bare));
       }
     }
@@ -271,30 +272,20 @@ try {
     // The floor of end to end: bare Koa, then floor-koa.mjs deliver (the design floor, and its events
     // POSTed signed to the receiver once committed) under the same load, alternating twice.
     const seconds = Number(amount ?? 8);
-    const secrets = Array.from({ length: COMPANIES }, () => `whsec_${crypto.randomBytes(32).toString('base64')}`);
-    const secretsFile = path.join(dir, 'floor-secrets.json');
-    fs.writeFileSync(secretsFile, JSON.stringify(secrets));
-    await receiver.useCompanies(secrets.map((webhookSecret) => ({ webhookSecret })));
-    const targets = Array.from({ length: COMPANIES }, (_, i) => ({ callbackPath: `/callbacks/chat_b/${i + 1}`, secretToken: 'none' }));
+    const secretsFile = await floorSecrets(receiver, dir, COMPANIES);
+    const targets = floorTargets(COMPANIES);
     for (let round = 1; round <= 2; round += 1) {
       const bare = await measureBare({ warmSeconds: 3, seconds, targets });
       console.log(floorLine('bare Koa', bare));
-      // A fresh store each time, warmed up by other senders: the measured load opens its
-      // conversations (an event each) as the daemon's e2e run does.
-      const floorDir = fs.mkdtempSync(path.join(dir, 'floor-e2e-'));
-      const floor = await startBareKoa(null, ['floor-koa.mjs', floorDir, 'deliver', receiver.url, secretsFile]);
-      try {
-        await maxRate({ base: floor.base, companies: targets, seconds: 3, firstSender: 900_000 });
-        await sleep(1_000);
-        await receiver.reset();
-        const [f0, r0, g0] = [total(floor.pid), total(receiver.pid), total(process.pid)];
-        const { result, status, n, eventsPerSecond } = await deliveredRun(floor.base, targets, seconds);
+      for (const [name, script, args] of [['minimal', 'floor-koa.mjs', ['deliver']], ['complete', 'floor-complete.mjs', [String(COMPANIES), 'deliver']]]) {
+        // A fresh store each time, warmed up by other senders: the measured load opens its
+        // conversations (an event each) as the daemon's e2e run does.
+        const handler = [script, fs.mkdtempSync(path.join(dir, 'floor-e2e-')), ...args, receiver.url, secretsFile];
+        const r = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: 3, seconds });
         console.log(
-          `floor deliver  ${eventsPerSecond.toFixed(0).padStart(6)} events/s = ${(eventsPerSecond / bare.rps).toFixed(2)} of bare Koa (${n} callbacks, ${(result.rps).toFixed(0)}/s answered, ${status.hooks} events); ` +
-            `CPU per callback: handler ${us(total(floor.pid) - f0, n)}, receiver ${us(total(receiver.pid) - r0, n)}, load generator ${us(total(process.pid) - g0, n)}`,
+          `${`floor ${name}`.padEnd(14)} ${r.eventsPerSecond.toFixed(0).padStart(6)} events/s = ${(r.eventsPerSecond / bare.rps).toFixed(2)} of bare Koa (${r.n} callbacks, ${r.rps.toFixed(0)}/s answered, ${r.events} events); ` +
+            `CPU per callback: handler ${r.handlerUs.toFixed(0)} µs, receiver ${r.receiverUs.toFixed(0)} µs, load generator ${r.loadUs.toFixed(0)} µs`,
         );
-      } finally {
-        await floor.stop();
       }
     }
   } else {

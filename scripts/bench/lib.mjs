@@ -101,7 +101,7 @@ export function sampleRss(pids, everyMs = 200) {
  * Starts `node bin/gateway.js serve` (the built daemon) on a data dir; resolves once /healthz
  * answers (or, for a worker, once it logged that it started). Its log goes to <dataDir>/<name>.log.
  */
-export async function startDaemon({ name, dataDir, port, role = 'all', env = {}, cpuProf = null }) {
+export async function startDaemon({ name, dataDir, port, role = 'all', env = {}, cpuProf = null, nodeArgs: extraNodeArgs = [] }) {
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(dataDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
@@ -110,7 +110,7 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
   const nodeArgs = [...DAEMON_NODE_FLAGS];
   if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${path.join(cpuProf, `${name}-${Date.now()}`)}`);
   // BENCH_NODE_ARGS: node flags for the daemons only (e.g. --trace-gc; the output goes to their log).
-  nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean));
+  nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...extraNodeArgs);
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/gateway.js'), 'serve', '--role', role], {
     cwd: ROOT,
     env: {
@@ -225,9 +225,17 @@ export async function call(base, method, urlPath, { body, admin = false, expect 
  * webhook endpoint at the receiver (`?c=<index>` tells the receiver which secret verifies it).
  * Deliveries of one endpoint go out in order, one at a time; the load is spread over the companies.
  */
-export async function setupCompanies(base, receiverUrl, count) {
-  const companies = [];
-  for (let i = 0; i < count; i += 1) companies.push(await setupCompany(base, receiverUrl ? `${receiverUrl}?c=${i}` : null));
+export async function setupCompanies(base, receiverUrl, count, concurrency = 1) {
+  const companies = new Array(count);
+  let next = 0;
+  // `concurrency` setups in flight (thousands of companies), each keeping its index.
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      companies[i] = await setupCompany(base, receiverUrl ? `${receiverUrl}?c=${i}` : null);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
   return companies;
 }
 
@@ -315,6 +323,8 @@ export async function startReceiver() {
     pid: child.pid,
     useCompanies: (companies) => ask({ type: 'secrets', secrets: companies.map((c) => c.webhookSecret) }),
     reset: () => ask({ type: 'reset' }),
+    /** Endpoints (company indexes) that never answer (`hang`) or answer 500 (`fail`) from now on. */
+    misbehave: ({ hang = [], fail = [] }) => ask({ type: 'behaviours', hang, fail }),
     expect: (accepted) => ask({ type: 'expect', expect: accepted }),
     status: () => ask({ type: 'status' }),
     /** Callback → webhook ms of the given message numbers that arrived, sorted. */

@@ -2,6 +2,7 @@
 // slow its answers down: verifies the Standard Webhooks signature of every delivery (the secret of
 // company <c> for the path `?c=<c>`), answers 200, and records the message.create events of the load
 // (text `b:<n>:<send time, epoch ms>`) with their callback → webhook time. Driven over IPC by lib.mjs.
+// Some endpoints can be told to misbehave (the noisy-neighbour scenario): never answer, or answer 500.
 //
 // It shares the machine's two cores with the daemon, as no real receiver would, so it verifies with
 // node:crypto's HMAC (about 4 µs a delivery) rather than the standardwebhooks package's pure-JS
@@ -40,6 +41,9 @@ function verifier(secret) {
     if (++seen % CROSS_CHECK_EVERY === 0) reference.verify(raw, headers);
   };
 }
+/** Endpoints (by `c`) that misbehave: `hang` never answer (the sender's timeout ends the attempt), `fail` answer 500. */
+let hang = new Set();
+let fail = new Set();
 let expected = [];
 const state = { ids: new Set(), arrived: new Map(), replayed: new Set(), bad: 0, lastArrival: 0, hooks: 0 };
 
@@ -49,8 +53,13 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     const at = now();
     const raw = Buffer.concat(chunks).toString('utf8');
+    const c = Number(new URL(req.url, 'http://x').searchParams.get('c') ?? 0);
+    if (hang.has(c)) return;
+    if (fail.has(c)) {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('failing on purpose');
+      return;
+    }
     try {
-      const c = Number(new URL(req.url, 'http://x').searchParams.get('c') ?? 0);
       verifiers[c](raw, req.headers);
     } catch {
       state.bad += 1;
@@ -79,6 +88,11 @@ process.on('message', (message) => {
   switch (message.type) {
     case 'secrets':
       verifiers = message.secrets.map(verifier);
+      process.send({ type: 'ok' });
+      break;
+    case 'behaviours':
+      hang = new Set(message.hang);
+      fail = new Set(message.fail);
       process.send({ type: 'ok' });
       break;
     case 'reset':

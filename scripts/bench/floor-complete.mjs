@@ -1,0 +1,303 @@
+// The complete floor: the least plain code that does everything the contract and docs/design.md
+// require of a bot-style callback before answering it, written flat in one handler, without the
+// daemon's layers (no router, no store classes, no stream, no dispatcher). Beside the minimal floors
+// of floor-koa.mjs, which leave that work out, it shows what the job itself costs on the machine, so
+// that a gateway's ratio to it is the cost of its structure alone. BENCHMARKS.md, "The floors".
+//
+//   node floor-complete.mjs <port> <dir> <channels> ingest
+//   node floor-complete.mjs <port> <dir> <channels> deliver <receiver url> <secrets file>
+//
+// Channels 1..<channels> answer at /callbacks/chat_b/<n>, with the secret token floorSecretToken(n)
+// of floor-tokens.mjs, which the bench's floor load sends. For each callback, in order: the channel
+// looked up (404); the raw body read (413 over 1 MiB) and decoded as strict UTF-8 (400); the secret
+// token header compared with the channel's through its SHA-256 digest in constant time, as the
+// daemon does for this family (401); the JSON parsed (400) and its depth bounded (32, 400); the
+// update validated with ajv against the daemon's own schema, schemas/callbacks/bot.ts from dist/
+// (422); then in a group commit (every callback of a turn of the event loop in one BEGIN IMMEDIATE
+// ... COMMIT, WAL, synchronous=NORMAL): the message deduplicated by its provider id, the sender's
+// contact found or created and its profile refreshed, the conversation found or created and moved
+// (unreplied, open, last message), the message row, and its events (conversation.create, or
+// .update when it changed; message.create) with the contract's presented objects in the v2
+// envelope, as outbox rows. Once committed: the answer, one pino log line and the prom-client
+// metrics the daemon keeps for a callback (accepted counter, request duration histogram).
+//
+// `deliver` also sends each committed event to the company's endpoint `<receiver url>?c=<n - 1>`,
+// signed by the Standard Webhooks scheme (HMAC-SHA256 of id.timestamp.body with the decoded
+// `whsec_` secret of that index in the file, node:crypto as the daemon signs), over an undici
+// keep-alive pool, and records the attempt (a delivery row and an attempt row, the event marked
+// published) in a later group commit, counting it in the attempt metrics. No order per endpoint and
+// no retries: the least the contract asks of a delivery that succeeds.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import Database from 'better-sqlite3';
+import Koa from 'koa';
+import pino from 'pino';
+import { Counter, Histogram, Registry } from 'prom-client';
+import getRawBody from 'raw-body';
+import { Pool } from 'undici';
+import { botUpdate } from '../../dist/schemas/callbacks/bot.js';
+import { schemaWithSafeIntegers } from '../../dist/src/http/input-values.js';
+import { floorSecretToken } from './floor-tokens.mjs';
+
+const [portText, dir, channelsText, level, receiverUrl, secretsFile] = process.argv.slice(2);
+if (level !== 'ingest' && level !== 'deliver') throw new Error(`unknown level ${level}: ingest or deliver`);
+const MAX_DEPTH = 32;
+const PUBLIC_URL = 'http://127.0.0.1';
+
+/** Channel n belongs to company n; its secret token's digest and, with `deliver`, its endpoint's key. */
+const keys = level === 'deliver' ? JSON.parse(fs.readFileSync(secretsFile, 'utf8')).map((s) => crypto.createSecretKey(Buffer.from(s.slice('whsec_'.length), 'base64'))) : [];
+const channels = new Map();
+for (let n = 1; n <= Number(channelsText); n += 1) {
+  channels.set(String(n), { id: n, companyId: n, digest: digest(floorSecretToken(n)), key: keys[n - 1] ?? null, endpoint: n - 1 });
+}
+
+const db = new Database(path.join(dir, `floor-complete-${level}.db`));
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+// The daemon's columns and the indexes the contract's reads need (conversations of a company,
+// messages of a conversation in time order, deliveries of a company), nothing more.
+db.exec(`
+  CREATE TABLE IF NOT EXISTS contacts (id INTEGER PRIMARY KEY, company_id INTEGER NOT NULL, channel_id INTEGER NOT NULL,
+    external_id TEXT NOT NULL, external_public_id TEXT NOT NULL, name TEXT NOT NULL, phone TEXT, avatar_url TEXT NOT NULL DEFAULT '',
+    is_group INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, UNIQUE (channel_id, external_id));
+  CREATE TABLE IF NOT EXISTS conversations (id INTEGER PRIMARY KEY, company_id INTEGER NOT NULL, channel_id INTEGER NOT NULL,
+    contact_id INTEGER NOT NULL, operational_state TEXT NOT NULL DEFAULT 'open', replied_state TEXT NOT NULL DEFAULT 'unreplied',
+    assignee_id INTEGER, last_message_id INTEGER, created_at INTEGER NOT NULL, last_updated_at INTEGER NOT NULL, UNIQUE (channel_id, contact_id));
+  CREATE INDEX IF NOT EXISTS conversations_company ON conversations(company_id, id);
+  CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, company_id INTEGER NOT NULL, channel_id INTEGER NOT NULL,
+    conversation_id INTEGER NOT NULL, contact_id INTEGER NOT NULL, external_id TEXT, replied_to_id TEXT, income INTEGER NOT NULL,
+    status TEXT NOT NULL, text TEXT, details TEXT, created_at INTEGER NOT NULL, external_created_at INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS messages_conversation_time ON messages(conversation_id, external_created_at, id);
+  CREATE UNIQUE INDEX IF NOT EXISTS messages_channel_external ON messages(channel_id, external_id) WHERE external_id IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, key TEXT NOT NULL, message_id TEXT NOT NULL UNIQUE, payload TEXT NOT NULL,
+    created_at INTEGER NOT NULL, published_at INTEGER);
+  CREATE TABLE IF NOT EXISTS deliveries (id INTEGER PRIMARY KEY, event_id TEXT NOT NULL, company_id INTEGER NOT NULL, endpoint INTEGER NOT NULL,
+    status TEXT NOT NULL, attempt_count INTEGER NOT NULL, last_status_code INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS deliveries_company ON deliveries(company_id, id);
+  CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY, delivery_id INTEGER NOT NULL, started_at INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL, status_code INTEGER, outcome TEXT NOT NULL);
+`);
+const sql = {
+  messageByExternalId: db.prepare('SELECT id FROM messages WHERE channel_id = ? AND external_id = ?').pluck(),
+  contact: db.prepare('SELECT id, name, external_public_id, phone, avatar_url, is_group FROM contacts WHERE channel_id = ? AND external_id = ?'),
+  insertContact: db.prepare('INSERT INTO contacts (company_id, channel_id, external_id, external_public_id, name, phone, is_group, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+  refreshContact: db.prepare('UPDATE contacts SET name = ?, external_public_id = ?, updated_at = ? WHERE id = ?'),
+  conversation: db.prepare('SELECT id, operational_state, replied_state, assignee_id, created_at FROM conversations WHERE channel_id = ? AND contact_id = ?'),
+  insertConversation: db.prepare('INSERT INTO conversations (company_id, channel_id, contact_id, created_at, last_updated_at) VALUES (?, ?, ?, ?, ?)'),
+  moveConversation: db.prepare("UPDATE conversations SET replied_state = 'unreplied', operational_state = 'open', last_message_id = ?, last_updated_at = ? WHERE id = ?"),
+  insertMessage: db.prepare(
+    "INSERT INTO messages (company_id, channel_id, conversation_id, contact_id, external_id, replied_to_id, income, status, text, created_at, external_created_at) VALUES (?, ?, ?, ?, ?, ?, 1, 'created', ?, ?, ?)",
+  ),
+  insertEvent: db.prepare('INSERT INTO outbox (key, message_id, payload, created_at) VALUES (?, ?, ?, ?)'),
+  insertDelivery: db.prepare("INSERT INTO deliveries (event_id, company_id, endpoint, status, attempt_count, last_status_code, created_at, updated_at) VALUES (?, ?, ?, 'delivered', 1, ?, ?, ?)"),
+  insertAttempt: db.prepare("INSERT INTO attempts (delivery_id, started_at, duration_ms, status_code, outcome) VALUES (?, ?, ?, ?, 'delivered')"),
+  markPublished: db.prepare('UPDATE outbox SET published_at = ? WHERE message_id = ?'),
+  begin: db.prepare('BEGIN IMMEDIATE'),
+  commit: db.prepare('COMMIT'),
+};
+
+const logger = pino({ level: 'info', base: { service: 'floor' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: path.join(dir, `floor-complete-${level}.log`), sync: true }));
+const registry = new Registry();
+const metrics = {
+  accepted: new Counter({ name: 'callbacks_accepted_total', help: 'accepted', labelNames: ['provider', 'duplicate'], registers: [registry] }),
+  duration: new Histogram({ name: 'http_request_duration_seconds', help: 'latency', labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] }),
+  attempts: new Counter({ name: 'webhook_attempts_total', help: 'attempts', labelNames: ['outcome', 'trigger'], registers: [registry] }),
+  deliveryLatency: new Histogram({ name: 'webhook_delivery_latency_seconds', help: 'latency', labelNames: ['trigger'], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60], registers: [registry] }),
+};
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, allowUnionTypes: true });
+ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+const validate = ajv.compile(schemaWithSafeIntegers(botUpdate));
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function digest(text) {
+  return crypto.createHash('sha256').update(text).digest();
+}
+
+function deeperThan(value, depth) {
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth === 0) return true;
+  for (const key in value) if (deeperThan(value[key], depth - 1)) return true;
+  return false;
+}
+
+class Refused extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+let eventCounter = 0;
+const eventPrefix = `evt_${process.pid.toString(16)}${Date.now().toString(16)}_`;
+const iso = (ms) => new Date(ms).toISOString();
+
+/** One callback's writes, in the open transaction: answers its events (empty for a repeat). */
+function store(channel, message, now) {
+  const chatId = String(message.chat.id);
+  const externalId = `${chatId}:${message.message_id}`;
+  if (sql.messageByExternalId.get(channel.id, externalId) !== undefined) return null;
+  const chat = message.chat;
+  const isGroup = chat.type !== 'private';
+  const publicId = chat.username === undefined ? chatId : `@${chat.username}`;
+  const name = isGroup ? (chat.title ?? chatId) : [chat.first_name, chat.last_name].filter(Boolean).join(' ') || (chat.username ?? chatId);
+  let contact = sql.contact.get(channel.id, chatId);
+  let senderChanged = false;
+  if (contact === undefined) {
+    const id = Number(sql.insertContact.run(channel.companyId, channel.id, chatId, publicId, name, null, isGroup ? 1 : 0, now, now).lastInsertRowid);
+    contact = { id, name, external_public_id: publicId, phone: null, avatar_url: '', is_group: isGroup ? 1 : 0 };
+  } else if (contact.name !== name || contact.external_public_id !== publicId) {
+    sql.refreshContact.run(name, publicId, now, contact.id);
+    contact = { ...contact, name, external_public_id: publicId };
+    senderChanged = true;
+  }
+  let conversation = sql.conversation.get(channel.id, contact.id);
+  const created = conversation === undefined;
+  if (created) {
+    const id = Number(sql.insertConversation.run(channel.companyId, channel.id, contact.id, now, now).lastInsertRowid);
+    conversation = { id, operational_state: 'open', replied_state: 'unreplied', assignee_id: null, created_at: now };
+  }
+  const text = message.text ?? message.caption ?? null;
+  const repliedTo = message.reply_to_message === undefined ? null : `${chatId}:${message.reply_to_message.message_id}`;
+  const sentAt = message.date * 1000;
+  const messageId = Number(sql.insertMessage.run(channel.companyId, channel.id, conversation.id, contact.id, externalId, repliedTo, text, now, sentAt).lastInsertRowid);
+  sql.moveConversation.run(messageId, now, conversation.id);
+  const events = [];
+  const changed = senderChanged || conversation.operational_state !== 'open' || conversation.replied_state !== 'unreplied';
+  if (created || changed) {
+    events.push(event(channel, 'conversation', created ? 'create' : 'update', now, {
+      id: conversation.id, company_id: channel.companyId, sender_name: contact.name, sender_phone: contact.phone, sender_external_id: chatId,
+      sender_external_public_id: contact.external_public_id, provider: 'chat_b', avatar_url: contact.avatar_url, created_at: iso(conversation.created_at),
+      last_updated_at: iso(now), last_message_id: messageId, operational_state: 'open', replied_state: 'unreplied', assignee_id: conversation.assignee_id,
+      group: contact.is_group === 1,
+    }));
+  }
+  events.push(event(channel, 'message', 'create', now, {
+    id: messageId, external_id: externalId, company_id: channel.companyId, conversation_id: conversation.id, contact_id: contact.id,
+    replied_to_id: repliedTo, created_at: iso(now), external_created_at: iso(sentAt), income: true, status: 'created', message: text,
+    reactions: [], details: null, delivery: false, deleted: false, attachments: [],
+  }));
+  return events;
+}
+
+/** The v2 envelope of one event, appended to the outbox; answers what a delivery needs of it. */
+function event(channel, type, name, now, object) {
+  const id = eventPrefix + (eventCounter++).toString(36);
+  const json = JSON.stringify({ id, event: name, type, created_at: iso(now), object });
+  sql.insertEvent.run(String(channel.companyId), id, json, now);
+  return { id, json, channel, createdAt: now };
+}
+
+let queue = [];
+/** Attempts answered, recorded in the next group transaction. */
+let attempts = [];
+function flush() {
+  const batch = queue;
+  const recorded = attempts;
+  queue = [];
+  attempts = [];
+  sql.begin.run();
+  const now = Date.now();
+  for (const job of batch) {
+    try {
+      job.events = store(job.channel, job.message, now);
+    } catch (error) {
+      job.error = error;
+    }
+  }
+  for (const a of recorded) {
+    const delivery = Number(sql.insertDelivery.run(a.event.id, a.event.channel.companyId, a.event.channel.endpoint, a.status, now, now).lastInsertRowid);
+    sql.insertAttempt.run(delivery, a.started, a.ms, a.status);
+    sql.markPublished.run(now, a.event.id);
+  }
+  sql.commit.run();
+  for (const job of batch) {
+    if (job.error === undefined && level === 'deliver' && job.events !== null) for (const e of job.events) deliver(e);
+    if (job.error === undefined) job.resolve(job.events);
+    else job.reject(job.error);
+  }
+}
+const schedule = () => {
+  if (queue.length + attempts.length === 1) setImmediate(flush);
+};
+const grouped = (channel, message) =>
+  new Promise((resolve, reject) => {
+    queue.push({ channel, message, resolve, reject });
+    schedule();
+  });
+
+const receiver = level === 'deliver' ? new URL(receiverUrl) : null;
+const pool = receiver ? new Pool(receiver.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 }) : null;
+
+/** POSTs one committed event, signed; its attempt is recorded in the next group commit once answered 2xx. */
+function deliver(e) {
+  const started = Date.now();
+  const timestamp = String(Math.floor(started / 1000));
+  const signature = crypto.createHmac('sha256', e.channel.key).update(`${e.id}.${timestamp}.${e.json}`).digest('base64');
+  pool
+    .request({
+      method: 'POST',
+      path: `${receiver.pathname}?c=${e.channel.endpoint}`,
+      headers: { 'content-type': 'application/json', 'webhook-id': e.id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` },
+      body: e.json,
+    })
+    .then(async (response) => {
+      await response.body.dump();
+      if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`answered ${response.statusCode}`);
+      const end = Date.now();
+      metrics.attempts.inc({ outcome: 'delivered', trigger: 'auto' });
+      metrics.deliveryLatency.observe({ trigger: 'auto' }, (end - e.createdAt) / 1000);
+      attempts.push({ event: e, started, ms: end - started, status: response.statusCode });
+      schedule();
+    })
+    .catch((error) => process.stderr.write(`floor delivery ${e.id} failed: ${error.message}\n`));
+}
+
+const CALLBACK = /^\/callbacks\/chat_b\/(\d+)$/;
+const app = new Koa();
+app.use(async (ctx) => {
+  if (ctx.method === 'GET') {
+    ctx.body = { status: 'ok' };
+    return;
+  }
+  const end = metrics.duration.startTimer();
+  try {
+    const channel = channels.get(CALLBACK.exec(ctx.path)?.[1]);
+    if (channel === undefined) throw new Refused(404, 'not_found', 'channel not found');
+    let text;
+    try {
+      text = utf8.decode(await getRawBody(ctx.req, { limit: 1024 * 1024 }));
+    } catch (error) {
+      throw error.type === 'entity.too.large' ? new Refused(413, 'payload_too_large', 'body too large') : new Refused(400, 'bad_request', 'body not UTF-8');
+    }
+    const given = digest(ctx.get('x-bot-api-secret-token'));
+    if (!crypto.timingSafeEqual(given, channel.digest)) throw new Refused(401, 'unauthorized', 'bad secret token');
+    let update;
+    try {
+      update = JSON.parse(text);
+    } catch {
+      throw new Refused(400, 'bad_request', 'not JSON');
+    }
+    if (deeperThan(update, MAX_DEPTH)) throw new Refused(400, 'bad_request', 'nested too deep');
+    if (typeof update !== 'object' || update === null || Array.isArray(update) || !validate(update)) throw new Refused(422, 'validation_failed', ajv.errorsText(validate.errors));
+    const message = update.message ?? update.channel_post;
+    const events = message === undefined ? [] : await grouped(channel, message);
+    logger.info({ channel: channel.id, duplicate: events === null, events: events?.length ?? 0 }, 'callback applied');
+    metrics.accepted.inc({ provider: 'chat_b', duplicate: String(events === null) });
+    ctx.set('Content-Type', 'application/json; charset=utf-8');
+    ctx.body = '{"status":"ok"}';
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    ctx.status = error.status;
+    ctx.body = { error: { code: error.code, message: error.message } };
+  } finally {
+    end({ method: ctx.method, route: '/callbacks/:provider/:channelId', status: String(ctx.status) });
+  }
+});
+const server = http.createServer(app.callback());
+server.keepAliveTimeout = 5_000;
+server.listen(Number(portText), '127.0.0.1', () => process.stdout.write('listening\n'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

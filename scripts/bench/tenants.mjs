@@ -1,0 +1,89 @@
+// The multi-tenant scenarios of the benchmark (bench.mjs 7 and 8): does one company's broken
+// endpoint slow the others' deliveries, and do 10,000 companies, each with its own endpoint, cost
+// more latency or memory than 32 (issue 26, point 3).
+import { fixedRate, percentile, sampleRss, setupCompanies, waitArrivals } from './lib.mjs';
+
+/** The company whose endpoint never answers, and the one whose endpoint answers 500 to everything. */
+const HANGING = 0;
+const FAILING = 1;
+/** GATEWAY_WEBHOOK_TIMEOUT of the daemons here: how long an attempt to the hanging endpoint lasts (the default). */
+const TIMEOUT_MS = 15_000;
+
+/**
+ * One fixed-rate run on a fresh daemon with `companies` companies; `broken` endpoints misbehave.
+ * Answers the callback → webhook latencies of the healthy companies' events (all must arrive,
+ * verified), sorted, and the RSS samples of the daemon.
+ */
+async function tenantRun({ daemon, name, receiver, companies: count, broken, rate, seconds, drainMs, concurrency = 1 }) {
+  const d = await daemon(name, { env: { GATEWAY_WEBHOOK_TIMEOUT: `${TIMEOUT_MS}ms` } });
+  try {
+    const companies = await setupCompanies(d.base, receiver.url, count, concurrency);
+    await receiver.useCompanies(companies);
+    await receiver.misbehave({ hang: broken ? [HANGING] : [], fail: broken ? [FAILING] : [] });
+    const healthy = (n) => !broken || (n % count !== HANGING && n % count !== FAILING);
+    const warm = await fixedRate({ base: d.base, companies, rate, seconds: Math.min(5, seconds) });
+    if ((await waitArrivals(receiver, warm.accepted.filter(healthy), drainMs)).missing > 0) throw new Error(`${name}: warm-up events never arrived`);
+    await receiver.reset();
+    const rss = sampleRss([d.pid]);
+    const result = await fixedRate({ base: d.base, companies, rate, seconds });
+    const samples = rss.stop()[d.pid];
+    if (result.failed > 0) throw new Error(`${name}: ${result.failed} callbacks not answered 2xx`);
+    const accepted = result.accepted.filter(healthy);
+    const state = await waitArrivals(receiver, accepted, drainMs);
+    if (state.bad > 0 || state.missing > 0) throw new Error(`${name}: ${state.missing} healthy events missing, ${state.bad} bad signatures`);
+    return { latencies: await receiver.latencies(accepted), rate: result.rate, samples };
+  } finally {
+    await receiver.misbehave({});
+    await d.stop();
+  }
+}
+
+const fmt = (ms) => ms.toFixed(1);
+
+/**
+ * Scenario 7: 32 companies at a fixed rate, all healthy, then again on a fresh daemon with one
+ * endpoint that hangs until the timeout and one that answers 500 to everything. The healthy
+ * companies' p99 must stay within 1.2× of the all-healthy run's, and none of their events may wait
+ * behind the broken ones: an event that did would arrive later than the timeout of the attempt
+ * ahead of it.
+ */
+export async function noisyNeighbour({ daemon, receiver, row, log, rate, seconds, drainMs, companies }) {
+  const label = '7 noisy neighbour';
+  const calm = await tenantRun({ daemon, name: 's7-healthy', receiver, companies, broken: false, rate, seconds, drainMs });
+  const noisy = await tenantRun({ daemon, name: 's7-noisy', receiver, companies, broken: true, rate, seconds, drainMs });
+  const p = (run, q) => percentile(run.latencies, q);
+  const slowest = calm.latencies.at(-1) ?? 0;
+  const overCalmMax = noisy.latencies.filter((l) => l > slowest).length;
+  const overTimeout = noisy.latencies.filter((l) => l >= TIMEOUT_MS).length;
+  log(`${label}: healthy companies' callback→webhook max ${fmt(slowest)} ms all healthy, ${fmt(noisy.latencies.at(-1) ?? 0)} ms beside the broken endpoints`);
+  row(label, 'rate asked / achieved, all healthy (callbacks/s)', `${rate} / ${calm.rate.toFixed(0)}`);
+  row(label, 'healthy callback→webhook p50 / p99 / max, all healthy (ms)', `${fmt(p(calm, 50))} / ${fmt(p(calm, 99))} / ${fmt(slowest)}`);
+  row(label, `healthy callback→webhook p50 / p99 / max, one endpoint hanging ${TIMEOUT_MS / 1000} s, one answering 500 (ms)`, `${fmt(p(noisy, 50))} / ${fmt(p(noisy, 99))} / ${fmt(noisy.latencies.at(-1) ?? 0)}`);
+  const ratio = p(noisy, 99) / p(calm, 99);
+  row(label, 'healthy p99 beside the broken / all healthy', p(noisy, 99), { baseline: p(calm, 99), ratio, target: '≤ 1.2', ok: ratio <= 1.2 });
+  row(label, "healthy events slower than the all-healthy run's slowest", String(overCalmMax));
+  row(label, 'healthy events that waited behind a broken one (≥ the attempt timeout)', String(overTimeout), { target: '0', ok: overTimeout === 0 });
+}
+
+/**
+ * Scenario 8: `companies` companies (10,000 in the full run), each with its own channel and
+ * endpoint, at a fixed rate spread over all of them: the p99 and the RSS must stay within the
+ * fixed-rate targets (the keyed runner and the per-endpoint state scale with active endpoints).
+ */
+export async function manyCompanies({ daemon, receiver, row, log, rate, seconds, drainMs, companies }) {
+  const label = `8 ${companies.toLocaleString('en')} companies`;
+  const started = performance.now();
+  const run = await tenantRun({ daemon, name: 's8-many', receiver, companies, broken: false, rate, seconds, drainMs, concurrency: 16 });
+  log(`${label}: setup and run in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  const peak = run.samples.reduce((max, s) => Math.max(max, s.rss), 0) / 1024 / 1024;
+  const steady = run.samples.slice(Math.floor(run.samples.length / 6));
+  const window = Math.max(1, Math.round(steady.length / 3));
+  const mean = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length / 1024 / 1024;
+  const [first, last] = [mean(steady.slice(0, window)), mean(steady.slice(-window))];
+  const p99 = percentile(run.latencies, 99);
+  row(label, 'rate asked / achieved (callbacks/s)', `${rate} / ${run.rate.toFixed(0)}`);
+  row(label, 'callback→webhook p50 / p999 (ms)', `${fmt(percentile(run.latencies, 50))} / ${fmt(percentile(run.latencies, 99.9))}`);
+  row(label, 'callback→webhook p99 (ms)', p99, { target: '≤ 50', ok: p99 <= 50 });
+  row(label, 'peak RSS (MB)', peak, { target: '≤ 200', ok: peak <= 200 });
+  row(label, 'RSS steady phase, first → last third (MB)', `${first.toFixed(0)} → ${last.toFixed(0)}`, { ratio: last / first, target: 'growth < 5 %', ok: last / first < 1.05 });
+}
