@@ -84,6 +84,18 @@ describe('migrate', () => {
     expect(tables(connection)).toEqual(expect.arrayContaining(['one', 'two', 'three']));
   });
 
+  it('applies a missing migration older than the newest applied one', () => {
+    const connection = db();
+    const one: Migration = { version: 1, name: 'one', sql: 'CREATE TABLE one (x INTEGER)' };
+    const two: Migration = { version: 2, name: 'two', sql: 'CREATE TABLE two (x INTEGER)' };
+    const three: Migration = { version: 3, name: 'three', sql: 'CREATE TABLE three (x INTEGER)' };
+    expect(migrate(connection, [one, three])).toEqual([1, 3]);
+    expect(migrate(connection, [one, two, three])).toEqual([2]);
+    expect(versions(connection).map((v) => v.version)).toEqual([1, 2, 3]);
+    expect(tables(connection)).toEqual(expect.arrayContaining(['one', 'two', 'three']));
+    expect(migrate(connection, [one, two, three])).toEqual([]);
+  });
+
   it('rolls a failing migration back and leaves the version unchanged', () => {
     const connection = db();
     const good: Migration = { version: 1, name: 'good', sql: 'CREATE TABLE good (x INTEGER); INSERT INTO good VALUES (1);' };
