@@ -45,7 +45,7 @@ export async function startCompatGateway(): Promise<CompatGateway> {
     api,
     async company(name) {
       const id = (await api('POST', '/p1/companies', { name })).body.data.external_id as number;
-      const webhook = await api('POST', `/api/p2/companies/${id}/webhooks`, { url: receiver.url });
+      const webhook = await api('POST', `/api/p2/companies/${id}/webhooks`, { url: receiver.url, active: true });
       if (webhook.status !== 201) throw new Error(`webhook endpoint not created: ${JSON.stringify(webhook.body)}`);
       secrets.push(webhook.body.webhook.secret);
       return id;
