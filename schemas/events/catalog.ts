@@ -25,10 +25,10 @@ export interface EventTypeEntry {
 const TEST_EVENTS = ['webhook.test', WEBHOOK_URL_TEST_EVENT] as const;
 
 const DESCRIPTIONS: Record<WebhookEventType | (typeof TEST_EVENTS)[number], string> = {
-  'message.create': 'A message was received, or an outgoing one was accepted (not for sends with send_to_crm false).',
-  'message.update': 'An outgoing message moved on at the provider: external_id set, status sent, delivered or read, or error with the reason in details.',
-  'conversation.create': 'A new conversation was opened by a new sender.',
-  'conversation.update': 'A conversation changed its operational state, replied state, assignee or sender.',
+  'message.create': 'A message was received, or an outgoing one was accepted (not for sends with send_to_crm false). The company\'s v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).',
+  'message.update': 'An outgoing message moved on at the provider: external_id set, status sent, delivered or read, or error with the reason in details. The company\'s v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).',
+  'conversation.create': 'A new conversation was opened by a new sender. The company\'s v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).',
+  'conversation.update': 'A conversation changed its operational state, replied state, assignee or sender. The company\'s v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).',
   'auth.create': 'An auth (a channel) was created.',
   'auth.update': 'An auth changed state (enabled, disabled), or carries a QR code, pairing code, pages or an OAuth URL to show.',
   'auth.delete': 'An auth was deleted; the object is the auth as it was removed (disabled).',

@@ -49,10 +49,14 @@ const auth = {
   company_id: 12,
   provider: 'chat_a',
   state: 'unconfirmed',
+  phone_number: null,
+  username: null,
   confirmation: 'qr',
   settings: { via_qr_code: true },
   created_at: at,
   updated_at: at,
+  sync_messages_at: null,
+  pages: null,
 };
 
 const webhook = {
@@ -86,8 +90,18 @@ const channel = (type: string, id: string, fields: object) => ({
 });
 
 export const EVENT_EXAMPLES: Record<string, object> = {
-  'message.create': envelope('message', 'create', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c11', message),
-  'message.update': envelope('message', 'update', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c12', { ...message, income: false, status: 'delivered' }),
+  'message.create': envelope('message', 'create', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c11', {
+    ...message,
+    contact: { id: 905, external_id: '5511987654321', external_public_id: '5511987654321', name: 'Ana Souza', avatar_url: '', phone: '5511987654321' },
+    conversation,
+  }),
+  'message.update': envelope('message', 'update', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c12', {
+    ...message,
+    income: false,
+    status: 'delivered',
+    contact: { id: 905, internal_id: 905, name: 'Ana Souza', avatar_url: '', phone: '5511987654321' },
+    conversation,
+  }),
   'conversation.create': envelope('conversation', 'create', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c13', conversation),
   'conversation.update': envelope('conversation', 'update', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c14', { ...conversation, replied_state: 'replied' }),
   'auth.create': envelope('auth', 'create', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c15', auth),

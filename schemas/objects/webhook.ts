@@ -27,10 +27,21 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**
  * What the company's v1 `webhook_url` receives: the v1 payloads only (the v1 webhooks page of the
- * hosted service). The v2 envelope would break a v1 handler: `{type: 'conversation', event:
- * 'update', object}` reads as the v1 conversation update without its `data`.
+ * hosted service), the message and conversation events in their v1 rendition
+ * (schemas/events/messaging-v1.ts). The v2 envelope would break a v1 handler: `{type:
+ * 'conversation', event: 'update', object}` reads as the v1 conversation update without its `data`.
  */
-export const V1_WEBHOOK_EVENT_TYPES = ['channel.qr_code', 'channel.code', 'channel.state', 'channel.pages', 'job.executed'] as const satisfies readonly WebhookEventType[];
+export const V1_WEBHOOK_EVENT_TYPES = [
+  'message.create',
+  'message.update',
+  'conversation.create',
+  'conversation.update',
+  'channel.qr_code',
+  'channel.code',
+  'channel.state',
+  'channel.pages',
+  'job.executed',
+] as const satisfies readonly WebhookEventType[];
 
 /**
  * The test POST sent to a company's `webhook_url` when it is set or changed (`{source, operation:

@@ -6,6 +6,7 @@ import type { WebhookEndpointRow } from '../store/webhooks.js';
 import { wantsEvent } from '../store/webhooks.js';
 import type { OutgoingMessage } from '../streams/stream.js';
 import { isAboutItself } from '../domain/operational-events.js';
+import { V1_RENDERED_EVENTS, v1RenditionOf } from './v1-renditions.js';
 
 /** Endpoints per company (active or not), read once per relay batch (its fan-out runs in one transaction). */
 export type EndpointCache = Map<number, WebhookEndpointRow[]>;
@@ -27,6 +28,18 @@ export function fanOutEvent(store: Store, event: EventRecord, now: number, endpo
   let all = endpointsOf.get(event.company_id);
   if (all === undefined) endpointsOf.set(event.company_id, (all = store.webhooks.list(event.company_id)));
   const endpoints = all.filter((endpoint) => wantsEvent(endpoint, event.name) && !isAboutItself(event, endpoint.id));
+  // The company's v1 webhook_url gets message and conversation events in their v1 rendition.
+  if (V1_RENDERED_EVENTS.has(event.name) && endpoints.some((endpoint) => endpoint.source === 'company')) {
+    const rendition = v1RenditionOf(store, event);
+    const v2 = deliver(store, event, endpoints.filter((endpoint) => endpoint.source !== 'company'), now, eventJson, traceparent);
+    if (rendition === null) return v2;
+    return [...v2, ...deliver(store, rendition, endpoints.filter((endpoint) => endpoint.source === 'company'), now, undefined, traceparent)];
+  }
+  return deliver(store, event, endpoints, now, eventJson, traceparent);
+}
+
+/** The deliveries of one event to the endpoints that want it, and the first attempts of those that go now. */
+function deliver(store: Store, event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number, eventJson: string | undefined, traceparent: string | undefined): OutgoingMessage[] {
   const plain = endpoints.filter((endpoint) => endpoint.active === 1 && endpoint.ordering === 'default');
   const deliveries = store.deliveries.createForEvent(event, plain, now, eventJson, traceparent ?? null);
   const messages = deliveries.map((deliveryId, index) => firstAttempt(deliveryId, event, plain[index]!, now, traceparent));

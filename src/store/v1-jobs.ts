@@ -28,6 +28,7 @@ export class V1JobStore {
   private readonly insertOne;
   private readonly byId;
   private readonly bySendJob;
+  private readonly idByMessage;
   private readonly finishOne;
 
   constructor(db: Db) {
@@ -37,6 +38,7 @@ export class V1JobStore {
     );
     this.byId = db.prepare<[number, number, number], V1JobRow>('SELECT * FROM v1_jobs WHERE company_id = ? AND channel_id = ? AND id = ?');
     this.bySendJob = db.prepare<[string], V1JobRow>('SELECT * FROM v1_jobs WHERE send_job_id = ?');
+    this.idByMessage = db.prepare<[number], { id: number }>('SELECT id FROM v1_jobs WHERE message_id = ?');
     this.finishOne = db.prepare<[V1JobState, string | null, number, number], V1JobRow>(
       `UPDATE v1_jobs SET state = ?, reason = ?, finished_at = ? WHERE id = ? AND state = 'trying_deliver' RETURNING *`,
     );
@@ -53,6 +55,11 @@ export class V1JobStore {
 
   findBySendJob(sendJobId: string): V1JobRow | undefined {
     return this.bySendJob.get(sendJobId);
+  }
+
+  /** The id of the job a write-first message was sent by, or null for any other message. */
+  jobIdOfMessage(messageId: number): number | null {
+    return this.idByMessage.get(messageId)?.id ?? null;
   }
 
   /** Moves a job still trying to deliver to its final state; undefined when it had one already. */

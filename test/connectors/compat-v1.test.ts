@@ -2,9 +2,11 @@
 // contract is silent: through the real v1 API, the fake connector, and a real webhook receiver at
 // the company's webhook_url that verifies every delivery with the standardwebhooks package.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversationV1Event, messageV1Event } from '../../schemas/events/messaging-v1.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { readQr } from '../helpers/qr.js';
+import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { ADMIN_TOKEN } from '../ingest/helpers.js';
 import { startReceiver } from '../pipeline/harness.js';
 import { eventually } from '../pipeline/wait.js';
@@ -58,6 +60,16 @@ function hooksOf(company: { id: number; secret: number }): Hook[] {
   return hooks.map((h) => h.body as Hook);
 }
 const isTest = (hook: Hook) => hook.operation === 'test';
+const v1Schemas = { message: compileSchema(messageV1Event), conversation: compileSchema(conversationV1Event) };
+/** Every v1 message and conversation payload the company got matches its schema (schemas/events/messaging-v1.ts). */
+function expectV1Shapes(hooks: Hook[]): void {
+  for (const hook of hooks.filter((h) => h.type === 'message' || h.type === 'conversation')) {
+    const validate = v1Schemas[hook.type as 'message' | 'conversation'];
+    expect(validate(hook), schemaErrors(validate)).toBe(true);
+  }
+}
+/** `2017-11-11 12:45:53 UTC`, as the v1 pages write times. */
+const v1Time = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
 describe('pact-im/api-doc _includes/v1_companies.md: a webhook_url gets the test POST', () => {
   it('when set at create and when changed, signed like every delivery; not when unchanged, and never to other endpoints', async () => {
@@ -124,9 +136,30 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
       data: { id: job.id, result: 'DELIVERED', message_id: job.message_id, external_id: store().messages.findById(job.message_id)!.external_id, date: expect.any(Number) },
     });
     expect(executed.data.date).toBeGreaterThanOrEqual(job.created_at);
-    // The v2 envelopes of the same send (conversation.create, message.create/update) never reach the v1 webhook_url.
+    // The same send's conversation and message events reach the v1 webhook_url in their v1 rendition, never as v2 envelopes.
     expect(hooksOf(company).filter((h) => 'object' in h)).toEqual([]);
-    expect(hooksOf(company).map((h) => h.type ?? h.operation)).toEqual(['test', 'qr_code', 'system', 'job']);
+    await eventually('the message ack', () => hooksOf(company).some((h) => h.type === 'message' && h.event === 'ack'));
+    expect(hooksOf(company).map((h) => `${h.type ?? h.operation}${h.event === undefined ? '' : `/${h.event}`}`)).toEqual(['test', 'qr_code/new', 'system', 'conversation/new', 'message/new', 'conversation/update', 'message/ack', 'job/executed']);
+    const message = store().messages.findById(job.message_id)!;
+    const sentNew = hooksOf(company).find((h) => h.type === 'message' && h.event === 'new')!;
+    expect(sentNew.data).toEqual({
+      external_id: job.message_id,
+      external_public_id: null,
+      channel_id: channel,
+      channel_type: 'chat_a',
+      channel: { id: channel, type: 'chat_a' },
+      conversation_id: job.conversation_id,
+      message: 'Hello',
+      location: null,
+      income: false,
+      created_at: v1Time(message.created_at),
+      created_at_timestamp: Math.floor(message.created_at / 1000),
+      ack: 1,
+      attachments: [],
+      job_id: job.id,
+    });
+    expect(hooksOf(company).find((h) => h.event === 'ack')!.data).toEqual({ external_id: job.message_id, channel: { id: channel, type: 'chat_a' }, conversation_id: job.conversation_id, ack: 1 });
+    expectV1Shapes(hooksOf(company));
   });
 
   it('a refusal: the job ends not_delivered with the reason, and the job result says NOT DELIVERED with it', async () => {
@@ -215,11 +248,78 @@ describe('pact-im/api-doc _includes/v1_webhooks.md: channel webhooks at the webh
     expect(hooks[5]!.data).toEqual({ message: 'synchronized', date: '2025-06-08 21:00:00 UTC', date_timestamp: 1_749_416_400, timestamp: expect.any(Number), details: { entity: 'channel', entity_id: channel } });
   });
 
-  it("the webhook_url's event filter takes v1 payloads only (422 naming v2 ones)", async () => {
+  it("the webhook_url's event filter takes the names it has a v1 payload for (422 naming v2-only ones)", async () => {
     const company = await newCompany();
     const mirror = store().webhooks.companyEndpoint(company.id)!;
     const path = `/api/p2/companies/${company.id}/webhooks/${mirror.id}`;
-    expect(failingFields(await gw.request('PATCH', path, { json: { event_types: ['job.executed', 'message.create'] } }))).toEqual(['event_types']);
-    expect((await gw.request('PATCH', path, { json: { event_types: ['job.executed', 'channel.state'] } })).status).toBe(200);
+    expect(failingFields(await gw.request('PATCH', path, { json: { event_types: ['job.executed', 'auth.update'] } }))).toEqual(['event_types']);
+    expect(failingFields(await gw.request('PATCH', path, { json: { event_types: ['webhook.disabled'] } }))).toEqual(['event_types']);
+    expect((await gw.request('PATCH', path, { json: { event_types: ['job.executed', 'channel.state', 'message.create'] } })).status).toBe(200);
+  });
+});
+
+describe('pact-im/api-doc _includes/v1_webhooks.md: messages and conversations at the webhook_url', () => {
+  it('an incoming message: {type: conversation, event: new} then {type: message, event: new}, with integer ids and v1 times; a v2 endpoint of the company gets the v2 envelopes of the same events', async () => {
+    const company = await newCompany();
+    const channel = await connectedChatA(company.id);
+    const v2 = await gw.request('POST', `/api/p2/companies/${company.id}/webhooks`, { json: { url: `${receiver.url}?v2-envelopes`, active: true } });
+    expect(v2.status).toBe(201);
+    secrets.push(v2.body.webhook.secret);
+    const v2Secret = secrets.length - 1;
+    expect(await fake.connectorCallback(channel, { type: 'message', id: 'IN-1', chat: { id: '491701234567', name: 'Jonas Weber', phone: '+491701234567' }, timestamp: 1749416383, text: 'Guten Tag!' })).toBe(200);
+
+    await eventually('conversation/new and message/new', () => hooksOf(company).filter((h) => h.type === 'conversation' || h.type === 'message').length === 2);
+    const [conversationNew, messageNew] = hooksOf(company).filter((h) => h.type === 'conversation' || h.type === 'message');
+    const message = store().messages.findById(messageNew!.data.external_id)!;
+    const conversation = store().conversations.find(company.id, message.conversation_id)!;
+    expect(conversationNew).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: 'conversation',
+      event: 'new',
+      company_id: company.id,
+      created_at: expect.any(String),
+      data: {
+        external_id: conversation.id,
+        name: 'Jonas Weber',
+        avatar_url: conversation.contact_avatar_url,
+        channel_id: channel,
+        channel_type: 'chat_a',
+        created_at: v1Time(conversation.created_at),
+        created_at_timestamp: Math.floor(conversation.created_at / 1000),
+        last_message_at: null,
+        last_income_message_at: null,
+        sender_external_id: '491701234567',
+      },
+    });
+    expect(messageNew).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: 'message',
+      event: 'new',
+      company_id: company.id,
+      created_at: expect.any(String),
+      data: {
+        external_id: message.id,
+        external_public_id: 'IN-1',
+        channel_id: channel,
+        channel_type: 'chat_a',
+        channel: { id: channel, type: 'chat_a' },
+        conversation_id: conversation.id,
+        message: 'Guten Tag!',
+        location: null,
+        income: true,
+        created_at: v1Time(message.created_at),
+        created_at_timestamp: Math.floor(message.created_at / 1000),
+        ack: message.status === 'created' ? 0 : 1,
+        attachments: [],
+      },
+    });
+    expectV1Shapes([conversationNew!, messageNew!]);
+    // One event, two renditions: the v2 endpoint got the envelopes under the same webhook-ids.
+    await eventually('the v2 envelopes', () => receiver.received.filter((h) => h.verifiedBy.includes(v2Secret)).length === 2);
+    const envelopes = receiver.received.filter((h) => h.verifiedBy.includes(v2Secret));
+    expect(envelopes.map((h) => [h.id, (h.body as Hook).type, (h.body as Hook).event])).toEqual([
+      [conversationNew!.id, 'conversation', 'create'],
+      [messageNew!.id, 'message', 'create'],
+    ]);
   });
 });

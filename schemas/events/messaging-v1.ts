@@ -1,0 +1,121 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+
+const unixSeconds = { type: 'integer', minimum: 0 } as const;
+/** `2017-11-11 12:45:53 UTC`, as the v1 pages write times. */
+const v1Time = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} UTC$' } as const;
+const channelRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type'],
+  properties: { id: { type: 'integer' }, type: { type: 'string' } },
+} as const;
+/** Beside the documented fields, as on every v1 payload: our event id (the `webhook-id`), the company and when it was written. */
+const ours = {
+  id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+  company_id: { type: 'integer' },
+  created_at: { type: 'string', format: 'date-time' },
+} as const;
+
+/**
+ * The v1 renditions of the message events that the company's v1 `webhook_url` receives (the v1
+ * webhooks page of the hosted service, "New message" and "Message delivery/read status"):
+ * `message.create` as `{type: 'message', event: 'new', data}`, `message.update` as
+ * `{type: 'message', event: 'ack', data: {external_id, channel, conversation_id, ack}}`. `ack`: 0
+ * delivering, 1 sent, 2 delivered, 3 read, -1 not delivered. Ids are the gateway's integers,
+ * `external_public_id` the provider's message id, times as `2017-11-11 12:45:53 UTC` and unix seconds.
+ */
+export const messageV1Event = {
+  $id: 'events/message-v1',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
+  properties: {
+    ...ours,
+    type: { const: 'message' },
+    event: { type: 'string', enum: ['new', 'ack'] },
+    data: { type: 'object' },
+  },
+  allOf: [
+    {
+      if: { properties: { event: { const: 'new' } } },
+      then: {
+        properties: {
+          data: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['external_id', 'external_public_id', 'channel_id', 'channel_type', 'channel', 'conversation_id', 'message', 'location', 'income', 'created_at', 'created_at_timestamp', 'ack', 'attachments'],
+            properties: {
+              external_id: { type: 'integer' },
+              external_public_id: { type: ['string', 'null'] },
+              channel_id: { type: 'integer' },
+              channel_type: { type: 'string' },
+              channel: channelRef,
+              conversation_id: { type: 'integer' },
+              message: { type: ['string', 'null'] },
+              location: { type: ['object', 'null'] },
+              income: { type: 'boolean' },
+              created_at: v1Time,
+              created_at_timestamp: unixSeconds,
+              ack: { type: 'integer', minimum: -1, maximum: 3 },
+              attachments: { type: 'array', items: { type: 'object' } },
+              /** The v1 write-first job that sent it. */
+              job_id: { type: 'integer' },
+            },
+          },
+        },
+      },
+    },
+    {
+      if: { properties: { event: { const: 'ack' } } },
+      then: {
+        properties: {
+          data: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['external_id', 'channel', 'conversation_id', 'ack'],
+            properties: {
+              external_id: { type: 'integer' },
+              channel: channelRef,
+              conversation_id: { type: 'integer' },
+              ack: { type: 'integer', minimum: -1, maximum: 3 },
+            },
+          },
+        },
+      },
+    },
+  ],
+} as const satisfies JSONSchema;
+
+/**
+ * The v1 renditions of the conversation events for the company's v1 `webhook_url` (the v1 webhooks
+ * page, "New conversation" and "Update conversation"): `{type: 'conversation', event: 'new' |
+ * 'update', data}`; `last_message_at` and `last_income_message_at` are null, as the page shows them.
+ */
+export const conversationV1Event = {
+  $id: 'events/conversation-v1',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
+  properties: {
+    ...ours,
+    type: { const: 'conversation' },
+    event: { type: 'string', enum: ['new', 'update'] },
+    data: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['external_id', 'name', 'avatar_url', 'channel_id', 'channel_type', 'created_at', 'created_at_timestamp', 'last_message_at', 'last_income_message_at', 'sender_external_id'],
+      properties: {
+        external_id: { type: 'integer' },
+        name: { type: 'string' },
+        avatar_url: { type: ['string', 'null'] },
+        channel_id: { type: 'integer' },
+        channel_type: { type: 'string' },
+        created_at: v1Time,
+        created_at_timestamp: unixSeconds,
+        last_message_at: { type: 'null' },
+        last_income_message_at: { type: 'null' },
+        sender_external_id: { type: 'string' },
+      },
+    },
+  },
+} as const satisfies JSONSchema;

@@ -1,0 +1,26 @@
+import type { MessageEventObject } from '../presenters/message-event.js';
+import type { ConversationObject } from '../presenters/conversation.js';
+import { presentV1Conversation, presentV1MessageAck, presentV1MessageNew } from '../presenters/v1-messaging.js';
+import type { Store } from '../store/store.js';
+import type { EventRecord } from '../streams/catalog.js';
+
+/** The events the company's v1 `webhook_url` receives in their v1 rendition (schemas/events/messaging-v1.ts). */
+export const V1_RENDERED_EVENTS: ReadonlySet<string> = new Set(['message.create', 'message.update', 'conversation.create', 'conversation.update']);
+
+/**
+ * The v1 rendition of a message or conversation event: the same record (id, company, name, time:
+ * one `webhook-id` for both renditions) with the v1 payload as its body. Reads the conversation's
+ * channel, and for an outgoing message its v1 job. Null when the conversation is gone.
+ */
+export function v1RenditionOf(store: Store, event: EventRecord): EventRecord | null {
+  const [type, action] = event.name.split('.') as [string, string];
+  const object = event.body.object as { conversation_id?: number; id: number };
+  const conversationId = type === 'message' ? object.conversation_id! : object.id;
+  const channelId = store.conversations.find(event.company_id, conversationId)?.channel_id;
+  if (channelId === undefined) return null;
+  const source = { id: event.id, company_id: event.company_id, created_at: event.created_at, channelId };
+  if (type === 'conversation') return { ...event, body: presentV1Conversation(source, action === 'create' ? 'new' : 'update', event.body.object as ConversationObject) };
+  const message = event.body.object as MessageEventObject;
+  if (action === 'update') return { ...event, body: presentV1MessageAck(source, message) };
+  return { ...event, body: presentV1MessageNew(source, message, message.income ? null : store.v1Jobs.jobIdOfMessage(message.id)) };
+}
