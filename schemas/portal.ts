@@ -1,4 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
+import { httpUrl } from './v2/common.js';
 import { eventTypes } from './v2/webhooks.js';
 
 /**
@@ -6,8 +7,6 @@ import { eventTypes } from './v2/webhooks.js';
  * company is always the session's: no schema takes a company_id, and unknown fields are refused,
  * so nothing sent can name another company.
  */
-
-const url = { type: 'string', minLength: 1, maxLength: 2048, format: 'webhook-url', 'x-message': 'must be an absolute http(s) URL' } as const;
 
 const endpointId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 
@@ -17,7 +16,7 @@ export const portalWebhookCreateBody = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
-  properties: { url, event_types: eventTypes },
+  properties: { url: httpUrl, event_types: eventTypes },
 } as const satisfies JSONSchema;
 
 /** PATCH /portal/api/webhooks/<id>: the fields sent change. */
@@ -25,7 +24,7 @@ export const portalWebhookUpdateBody = {
   $id: 'portal/webhook-update',
   type: 'object',
   additionalProperties: false,
-  properties: { url, event_types: eventTypes, active: { type: 'boolean' } },
+  properties: { url: httpUrl, event_types: eventTypes, active: { type: 'boolean' } },
 } as const satisfies JSONSchema;
 
 /** GET /portal/api/deliveries: the company's event log, newest first. */

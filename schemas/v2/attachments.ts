@@ -1,16 +1,8 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { companyId } from './common.js';
+import { companyId, httpUrl } from './common.js';
 
 /** A picture's side as a client declares it: a positive integer of pixels. */
 const side = { type: 'integer', minimum: 1, maximum: 1_000_000 } as const;
-
-const fileUrl = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 2048,
-  format: 'webhook-url',
-  'x-message': 'must be an absolute http(s) URL',
-} as const;
 
 /**
  * POST /api/p2/attachments (the hosted service's upload page, content/ru/v2/attachments/upload-attachment.md):
@@ -24,7 +16,7 @@ export const attachmentUploadBody = {
   required: ['company_id'],
   properties: {
     company_id: companyId,
-    file_url: fileUrl,
+    file_url: httpUrl,
     metadata: {
       type: 'object',
       properties: {

@@ -8,6 +8,15 @@ export const companyId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE
 /** A row id given in a body (an assignee, an attachment): a positive safe integer. */
 export const rowId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 
+/** An address the gateway calls or fetches (a webhook endpoint, a file_url): absolute http(s). */
+export const httpUrl = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 2048,
+  format: 'webhook-url',
+  'x-message': 'must be an absolute http(s) URL',
+} as const;
+
 /** Highest page number accepted: keeps the row offset a safe integer for every list. */
 export const MAX_PAGE = 1_000_000;
 

@@ -1,19 +1,11 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { MAX_WEBHOOK_RATE_LIMIT, WEBHOOK_EVENT_TYPES, WEBHOOK_ORDERINGS, webhookObject } from '../objects/webhook.js';
-import { companyId, pageParams, pathCompanyBody } from './common.js';
+import { companyId, httpUrl, pageParams, pathCompanyBody } from './common.js';
 
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../objects/webhook.js';
 
 /** Optional: the company is the path's, and a `company_id` sent beside it must name the same one. */
-
-const url = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 2048,
-  format: 'webhook-url',
-  'x-message': 'must be an absolute http(s) URL',
-} as const;
 
 /** null (or absent at creation): every event. */
 export const eventTypes = {
@@ -49,7 +41,7 @@ export const webhookCreateBody = {
   required: ['url'],
   properties: {
     company_id: companyId,
-    url,
+    url: httpUrl,
     event_types: eventTypes,
     active: { type: 'boolean', default: false },
     ordering: { ...ordering, default: 'default' },
@@ -68,7 +60,7 @@ export const webhookListQuery = {
 export const webhookUpdateBody = {
   $id: 'v2/webhook-update',
   type: 'object',
-  properties: { company_id: companyId, url, event_types: eventTypes, active: { type: 'boolean' }, ordering, rate_limit: rateLimit },
+  properties: { company_id: companyId, url: httpUrl, event_types: eventTypes, active: { type: 'boolean' }, ordering, rate_limit: rateLimit },
 } as const satisfies JSONSchema;
 
 /** GET one, DELETE, POST .../rotate_secret, POST .../test: nothing beyond the company. */
