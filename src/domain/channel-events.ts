@@ -1,6 +1,7 @@
 import { authObjectOf } from './auth-object.js';
 import { SYSTEM_NOTICES, type ChannelV1EventType, type SystemNoticeMessage } from '../../schemas/events/channel-v1.js';
 import { qrPngBase64 } from '../lib/qr-image.js';
+import { unixSeconds, v1DateTime } from '../lib/time.js';
 import type { AuthSignalItem } from './provider-facts.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
@@ -52,9 +53,9 @@ export function recordSystemNotice(
       severity: SYSTEM_NOTICES[message],
       data: {
         message,
-        date: `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`,
-        date_timestamp: unixSeconds(at),
-        timestamp: unixSeconds(now),
+        date: v1DateTime(at.getTime()),
+        date_timestamp: unixSeconds(at.getTime()),
+        timestamp: unixSeconds(now.getTime()),
         details: { entity: 'channel', entity_id: channel.id },
         ...(reason === null ? {} : { reason }),
       },
@@ -90,13 +91,9 @@ export function finishV1Job(
     event: 'executed',
     company_id: job.company_id,
     created_at: createdAt,
-    data: { ...data, date: unixSeconds(now) },
+    data: { ...data, date: unixSeconds(now.getTime()) },
   }));
   return 1;
-}
-
-function unixSeconds(at: Date): number {
-  return Math.floor(at.getTime() / 1000);
 }
 
 /**

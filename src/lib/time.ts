@@ -57,3 +57,13 @@ export function toIso(ms: number): string {
   }
   return lastIso;
 }
+
+/** Whole unix seconds of an instant (ms since the epoch), as the v1 payloads and answers give times. */
+export function unixSeconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+/** `2017-11-11 12:45:53 UTC`: how the hosted service's v1 pages write a time. */
+export function v1DateTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}

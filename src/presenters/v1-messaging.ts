@@ -1,3 +1,4 @@
+import { unixSeconds, v1DateTime } from '../lib/time.js';
 import type { ConversationObject } from './conversation.js';
 import type { MessageEventObject } from './message-event.js';
 
@@ -36,8 +37,8 @@ export function presentV1MessageNew(source: V1Source, message: MessageEventObjec
       message: message.message,
       location: null,
       income: message.income,
-      created_at: v1Time(created),
-      created_at_timestamp: Math.floor(created / 1000),
+      created_at: v1DateTime(created),
+      created_at_timestamp: unixSeconds(created),
       ack: ACK[message.status] ?? 0,
       attachments: message.attachments,
       ...(jobId === null ? {} : { job_id: jobId }),
@@ -75,16 +76,11 @@ export function presentV1Conversation(source: V1Source, event: 'new' | 'update',
       avatar_url: conversation.avatar_url,
       channel_id: source.channelId,
       channel_type: conversation.provider,
-      created_at: v1Time(created),
-      created_at_timestamp: Math.floor(created / 1000),
+      created_at: v1DateTime(created),
+      created_at_timestamp: unixSeconds(created),
       last_message_at: null,
       last_income_message_at: null,
       sender_external_id: conversation.sender_external_id,
     },
   };
-}
-
-/** `2017-11-11 12:45:53 UTC`. */
-function v1Time(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }

@@ -1,3 +1,4 @@
+import { unixSeconds } from '../lib/time.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { V1JobRow } from '../store/v1-jobs.js';
@@ -34,6 +35,6 @@ export function presentV1Job(row: V1JobRow, provider: string) {
         : row.state === 'delivered'
           ? { result: 'DELIVERED' as const }
           : { result: 'NOT DELIVERED' as const, reason: row.reason ?? 'The provider refused the message.' },
-    created_at: Math.floor(row.created_at / 1000),
+    created_at: unixSeconds(row.created_at),
   };
 }
