@@ -1,9 +1,10 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { digestApiToken, sameSecret } from '../domain/tokens.js';
-import { TooManyRequests, Unauthorized, ValidationFailed } from '../errors/errors.js';
+import { Unauthorized, ValidationFailed } from '../errors/errors.js';
 import { parseBody, type BodyLimits } from '../http/body.js';
+import { refuseFor } from '../http/rate-limit.js';
 import type { AppState } from '../http/context.js';
 import { AssetFolder, webDir } from '../http/web-assets.js';
 import { endSession, hasSessionCookie, openSession, presentSession, requireSameOriginJson, sessionAuth, type SessionPolicy } from '../http/web-session.js';
@@ -62,7 +63,7 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
     const token = (ctx.request.body as { token?: unknown } | undefined)?.token;
     if (typeof token !== 'string' || token === '') throw ValidationFailed.field('token', 'token must be the admin token (GATEWAY_ADMIN_TOKEN)');
     const blocked = await failures.get(ctx.ip);
-    if (blocked !== null && blocked.remainingPoints <= 0) refuseFor(ctx, blocked);
+    if (blocked !== null && blocked.remainingPoints <= 0) refuseFor(ctx, blocked.msBeforeNext);
     if (!sameSecret(token, deps.adminToken)) {
       await failures.penalty(ctx.ip);
       ctx.state.log.warn({ ip: ctx.ip }, 'console login with a wrong admin token');
@@ -84,11 +85,4 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
   });
 
   return session;
-}
-
-/** Answers 429 with Retry-After until the client's window of failed logins ends. */
-function refuseFor(ctx: { set(field: string, value: string): void }, blocked: RateLimiterRes): never {
-  const seconds = Math.max(1, Math.ceil(blocked.msBeforeNext / 1000));
-  ctx.set('Retry-After', String(seconds));
-  throw new TooManyRequests(seconds);
 }

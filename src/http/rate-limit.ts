@@ -48,8 +48,13 @@ export function rateLimit(groups: readonly RateLimitGroup[]): Middleware<AppStat
       if (!(refusal instanceof RateLimiterRes)) throw refusal;
       waitMs = Math.max(waitMs, refusal.msBeforeNext);
     }
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    ctx.set('Retry-After', String(seconds));
-    throw new TooManyRequests(seconds);
+    refuseFor(ctx, waitMs);
   };
+}
+
+/** Answers 429 `too_many_requests` with `Retry-After`: the wait in whole seconds, at least one. */
+export function refuseFor(ctx: { set(field: string, value: string): void }, waitMs: number): never {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  ctx.set('Retry-After', String(seconds));
+  throw new TooManyRequests(seconds);
 }
