@@ -9,7 +9,7 @@ import { jobEndpoint, jobKey, redeliveryStream, STREAM, type DeliveryJob } from 
 import { publishRedeliveries } from './attempt-spans.js';
 import { activeContext, type Context } from '../tracing/tracer.js';
 import type { OperatorWebhookConfig } from '../config/config.js';
-import { OPERATOR_ENDPOINT_ID } from '../domain/operational-events.js';
+import { OPERATOR_ENDPOINT_ID, operatorJobEndpoint } from '../domain/operational-events.js';
 
 /** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}
@@ -37,7 +37,7 @@ export function nextAttempt(
 ): DeliveryJob {
   if (delivery.endpoint_id === OPERATOR_ENDPOINT_ID) {
     if (operator === null) throw new ReplayRefused(`Delivery ${delivery.id} is to the operator webhook, and GATEWAY_OPERATOR_WEBHOOK_URL is not set.`);
-    return attemptOf(delivery, trigger, { id: OPERATOR_ENDPOINT_ID, url: operator.url, secrets: operator.secrets });
+    return attemptOf(delivery, trigger, operatorJobEndpoint(operator));
   }
   let endpoint = endpoints?.get(delivery.endpoint_id);
   if (endpoint === undefined || endpoint.company_id !== delivery.company_id) {

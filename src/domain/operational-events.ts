@@ -1,9 +1,10 @@
+import type { OperatorWebhookConfig } from '../config/config.js';
 import { presentDelivery } from '../presenters/admin.js';
 import { presentWebhook } from '../presenters/webhook.js';
 import type { AttemptEffects } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointChanges, WebhookEndpointRow } from '../store/webhooks.js';
-import type { EventRecord } from '../streams/catalog.js';
+import type { EventRecord, JobEndpoint } from '../streams/catalog.js';
 import { writeEvent } from './events.js';
 
 /**
@@ -21,6 +22,11 @@ export const OPERATIONAL_EVENT_NAMES: ReadonlySet<string> = new Set(['webhook.di
  */
 export const OPERATOR_ENDPOINT_ID = 0;
 export const OPERATOR_COMPANY_ID = 0;
+
+/** The operator webhook as a job's endpoint: its address and secrets as configured now. */
+export function operatorJobEndpoint(operator: OperatorWebhookConfig): JobEndpoint {
+  return { id: OPERATOR_ENDPOINT_ID, url: operator.url, secrets: operator.secrets };
+}
 
 /** Who changed an endpoint's state (the `by` label of gateway_webhook_endpoint_state_changes_total). */
 export type EndpointStateChanger = 'gateway' | 'api' | 'admin' | 'portal';

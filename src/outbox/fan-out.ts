@@ -1,4 +1,4 @@
-import { jobEndpoint, jobKey, type DeliveryJob } from '../streams/catalog.js';
+import { jobEndpoint, jobKey, type DeliveryJob, type JobEndpoint } from '../streams/catalog.js';
 import type { EventRecord } from '../streams/catalog.js';
 import type { HeldReason } from '../store/held-deliveries.js';
 import type { Store } from '../store/store.js';
@@ -42,7 +42,7 @@ export function fanOutEvent(store: Store, event: EventRecord, now: number, endpo
 function deliver(store: Store, event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number, eventJson: string | undefined, traceparent: string | undefined): OutgoingMessage[] {
   const plain = endpoints.filter((endpoint) => endpoint.active === 1 && endpoint.ordering === 'default');
   const deliveries = store.deliveries.createForEvent(event, plain, now, eventJson, traceparent ?? null);
-  const messages = deliveries.map((deliveryId, index) => firstAttempt(deliveryId, event, plain[index]!, now, traceparent));
+  const messages = deliveries.map((deliveryId, index) => firstAttempt(deliveryId, event, jobEndpoint(plain[index]!, now), traceparent));
   if (plain.length === endpoints.length) return messages;
   const json = eventJson ?? JSON.stringify(event);
   for (const endpoint of endpoints) {
@@ -51,7 +51,7 @@ function deliver(store: Store, event: EventRecord, endpoints: readonly WebhookEn
     const delivery = store.held.create(event, endpoint.id, reason, now, json, traceparent ?? null);
     if (!delivery.owed) continue;
     if (endpoint.ordering === 'strict') store.held.setHead(endpoint.id, delivery.id);
-    messages.push(firstAttempt(delivery.id, event, endpoint, now, traceparent));
+    messages.push(firstAttempt(delivery.id, event, jobEndpoint(endpoint, now), traceparent));
   }
   return messages;
 }
@@ -64,7 +64,8 @@ function heldReason(store: Store, endpoint: WebhookEndpointRow): HeldReason | nu
   return busy || held ? 'ordering' : null;
 }
 
-function firstAttempt(deliveryId: string, event: EventRecord, endpoint: WebhookEndpointRow, now: number, traceparent: string | undefined): OutgoingMessage {
-  const job: DeliveryJob = { delivery_id: deliveryId, event, endpoint: jobEndpoint(endpoint, now), attempt: 1, step: 1, trigger: 'auto' };
+/** The message of a delivery's first attempt, keyed by its endpoint. */
+export function firstAttempt(deliveryId: string, event: EventRecord, endpoint: JobEndpoint, traceparent: string | undefined): OutgoingMessage {
+  const job: DeliveryJob = { delivery_id: deliveryId, event, endpoint, attempt: 1, step: 1, trigger: 'auto' };
   return { key: jobKey(job), id: `${deliveryId}:1`, value: job, traceparent };
 }

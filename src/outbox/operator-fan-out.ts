@@ -1,8 +1,9 @@
 import type { OperatorWebhookConfig } from '../config/config.js';
-import { OPERATIONAL_EVENT_NAMES, OPERATOR_COMPANY_ID, OPERATOR_ENDPOINT_ID } from '../domain/operational-events.js';
+import { OPERATIONAL_EVENT_NAMES, OPERATOR_COMPANY_ID, OPERATOR_ENDPOINT_ID, operatorJobEndpoint } from '../domain/operational-events.js';
 import type { Store } from '../store/store.js';
-import { jobKey, type DeliveryJob, type EventRecord } from '../streams/catalog.js';
+import type { EventRecord } from '../streams/catalog.js';
 import type { OutgoingMessage } from '../streams/stream.js';
+import { firstAttempt } from './fan-out.js';
 
 /**
  * The operator webhook's share of an event's fan-out: an operational event (an endpoint disabled or
@@ -28,13 +29,5 @@ export function fanOutToOperator(
     eventJson ?? JSON.stringify(event),
     traceparent ?? null,
   );
-  const job: DeliveryJob = {
-    delivery_id: deliveryId!,
-    event,
-    endpoint: { id: OPERATOR_ENDPOINT_ID, url: operator.url, secrets: operator.secrets },
-    attempt: 1,
-    step: 1,
-    trigger: 'auto',
-  };
-  return [{ key: jobKey(job), id: `${deliveryId}:1`, value: job, traceparent }];
+  return [firstAttempt(deliveryId!, event, operatorJobEndpoint(operator), traceparent)];
 }
