@@ -62,7 +62,6 @@ export interface WebhookEndpointChanges {
 /** Webhook endpoints of companies. */
 export class WebhookEndpointStore {
   private readonly byCompany;
-  private readonly activeByCompany;
   private readonly byId;
   private readonly byIdAlone;
   private readonly companyRow;
@@ -79,9 +78,6 @@ export class WebhookEndpointStore {
        WHERE e.active = 0 AND h.disabled_at IS NOT NULL`,
     );
     this.byCompany = db.prepare<[number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE company_id = ? ORDER BY id');
-    this.activeByCompany = db.prepare<[number], WebhookEndpointRow>(
-      'SELECT * FROM webhook_endpoints WHERE company_id = ? AND active = 1 ORDER BY id',
-    );
     this.byId = db.prepare<[number, number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE company_id = ? AND id = ?');
     this.byIdAlone = db.prepare<[number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?');
     this.companyRow = db.prepare<[number], WebhookEndpointRow>("SELECT * FROM webhook_endpoints WHERE company_id = ? AND source = 'company'");
@@ -121,11 +117,6 @@ export class WebhookEndpointStore {
 
   list(companyId: number): WebhookEndpointRow[] {
     return this.byCompany.all(companyId);
-  }
-
-  /** Active endpoints of a company (the dispatcher still filters them by event name). */
-  active(companyId: number): WebhookEndpointRow[] {
-    return this.activeByCompany.all(companyId);
   }
 
   find(companyId: number, id: number): WebhookEndpointRow | undefined {

@@ -150,8 +150,8 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
     expect(all.event_types).toEqual([...WEBHOOK_EVENT_TYPES]);
     const everything = await createHook(company, { event_types: null, active: true });
     expect(everything.event_types).toBeNull();
-    // What the dispatcher reads.
-    expect(gw.gateway.store.webhooks.active(company).map((r) => r.id)).toEqual([all.id, everything.id]);
+    // What the fan-out reads: every endpoint, the active ones sent to, the inactive one's deliveries held.
+    expect(gw.gateway.store.webhooks.list(company).map((r) => [r.id, r.active])).toEqual([[hook.id, 0], [all.id, 1], [everything.id, 1]]);
     expect(wantsEvent(row(hook.id)!, 'auth.update')).toBe(true);
     expect(wantsEvent(row(hook.id)!, 'message.update')).toBe(false);
     expect(wantsEvent(row(everything.id)!, 'message.update')).toBe(true);
