@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { DELETE_PROVIDERS } from '../../schemas/v2/messages.js';
 import { ValidationFailed, WrongProvider, type FieldProblem } from '../errors/errors.js';
 import { presentMessage, type MessageObject } from '../presenters/message.js';
 import type { ConversationRow } from '../store/conversations.js';
 import type { MessageRow } from '../store/messages.js';
 import type { Store } from '../store/store.js';
-import { assertChannelCanSend } from './messaging.js';
+import { assertChannelCanSend, queueOutboundJob } from './messaging.js';
 import { recordMessageEvent } from './message-events.js';
 
 /** How old a message may be to be deleted for everyone (the strictest of the providers that delete). */
@@ -77,8 +76,7 @@ export function deleteMessages(store: Store, conversation: ConversationRow, ids:
     return marked;
   });
   if (deleted.length > 0) {
-    const job: DeleteJob = {
-      job_id: `job_${randomUUID().replaceAll('-', '')}`,
+    queueOutboundJob(store, {
       kind: 'delete_messages',
       company_id: conversation.company_id,
       channel_id: conversation.channel_id,
@@ -86,8 +84,7 @@ export function deleteMessages(store: Store, conversation: ConversationRow, ids:
       message_ids: deleted.map((m) => m.id),
       external_ids: deleted.map((m) => m.external_id!),
       created_at: now.toISOString(),
-    };
-    store.outbox.append({ stream: 'gateway.outbound', key: String(job.channel_id), messageId: job.job_id, payload: job }, now.getTime());
+    } satisfies Omit<DeleteJob, 'job_id'>, now);
   }
   return answered.map((m) => presentMessage(m, store.attachments.forMessages([m.id]), publicUrl));
 }

@@ -113,8 +113,7 @@ export function storeOutgoingJob(
   const attachments = attachment === undefined ? [] : [{ ...attachment, message_id: message.id }];
   if (attachment !== undefined) store.attachments.attachToMessage(attachment.id, message.id);
 
-  const job: SendJob = {
-    job_id: `job_${randomUUID().replaceAll('-', '')}`,
+  const job = queueOutboundJob(store, {
     kind: 'send_message',
     company_id: message.company_id,
     channel_id: message.channel_id,
@@ -122,13 +121,23 @@ export function storeOutgoingJob(
     message_id: message.id,
     created_at: now.toISOString(),
     ...(outgoing.v1Job === true ? { v1_job: true } : {}),
-  };
-  store.outbox.append({ stream: 'gateway.outbound', key: String(job.channel_id), messageId: job.job_id, payload: job }, now.getTime());
+  } satisfies Omit<SendJob, 'job_id'>, now);
 
   const updated = store.conversations.change(conversation, { last_message_id: message.id, replied_state: 'replied' }, now.getTime());
   if (outgoing.sendToCrm) recordMessageEvent(store, 'create', message, attachments, publicUrl, now, updated);
   announceConversationChange(store, conversation, updated, now);
   return { message: presentMessage(message, attachments, publicUrl), jobId: job.job_id };
+}
+
+/**
+ * Queues a job for the channel's provider on `gateway.outbound` (keyed by channel: it goes behind
+ * the channel's earlier jobs), under a new job id that is also the provider's idempotency key.
+ * Call it inside the transaction of the change the job carries out.
+ */
+export function queueOutboundJob<J extends { channel_id: number }>(store: Store, fields: J, now: Date): J & { job_id: string } {
+  const job = { job_id: `job_${randomUUID().replaceAll('-', '')}`, ...fields };
+  store.outbox.append({ stream: 'gateway.outbound', key: String(job.channel_id), messageId: job.job_id, payload: job }, now.getTime());
+  return job;
 }
 
 /**
