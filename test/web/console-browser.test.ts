@@ -152,7 +152,7 @@ describe('the operator console in Chromium', () => {
     expect((await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints[0]).toMatchObject({ active: false, disabled_reason: 'receiver moves to a new host' });
     await screenshot(page, 'console-endpoints');
 
-    // While it is down, its events fail without an attempt; after enabling, the operator replays them.
+    // While it is down, its events are held; enabling it sends them, and the operator replays what failed before.
     emitEvent(gw.store, acme, 'message.create', { id: 7, text: 'while down' });
     await panel.getByRole('button', { name: 'Enable' }).click();
     await expect.poll(() => page.textContent('#status')).toBe(`Endpoint ${acmeEndpoint} is enabled.`);
@@ -161,6 +161,32 @@ describe('the operator console in Chromium', () => {
     await page.waitForSelector('#replay-progress');
     await expect.poll(() => page.locator('#replay-counts').textContent()).toMatch(/^\d+ of \d+ deliveries replayed$/);
     await expect.poll(() => page.textContent('#status')).toMatch(/^The replay is completed/);
+  });
+
+  it("shows an endpoint's options and held deliveries, and discards what is held", async () => {
+    expect((await gw.admin('POST', `/admin/companies/${acme}/endpoints/${acmeEndpoint}/disable`, { reason: 'held for the test' })).status).toBe(200);
+    const held = [emitEvent(gw.store, acme, 'message.create', { id: 8 }).id, emitEvent(gw.store, acme, 'message.create', { id: 9 }).id];
+    await eventually('two held', async () => (await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints[0].held === 2);
+    await go(`#/endpoints?company_id=${acme}`);
+    const panel = page.locator(`[data-endpoint="${acmeEndpoint}"]`);
+    await panel.waitFor();
+    const facts = await panel.locator('dl').textContent();
+    expect(facts).toContain('Orderingdefault');
+    expect(facts).toContain('Rate limitnone');
+    const link = panel.getByRole('link', { name: '2', exact: true });
+    expect(await link.getAttribute('href')).toBe(`#/deliveries?company_id=${acme}&endpoint_id=${acmeEndpoint}&status=held`);
+
+    await panel.getByRole('button', { name: 'Discard 2 held' }).click();
+    await expect.poll(() => page.textContent('#status')).toBe(`2 held deliveries of endpoint ${acmeEndpoint} discarded.`);
+    await expect.poll(() => panel.getByRole('button', { name: /^Discard/ }).count()).toBe(0);
+    const failed = (await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&status=failed`)).body.deliveries.map((d: { event_id: string }) => d.event_id);
+    expect(failed).toEqual(expect.arrayContaining(held));
+    // Enabled again, the endpoint hears of it (webhook.enabled): wait for that attempt, which the pipeline page counts.
+    const enabledEnded = async () =>
+      (await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&event_type=webhook.enabled`)).body.deliveries.filter((d: { status: string }) => d.status !== 'pending').length;
+    const before = await enabledEnded();
+    expect((await gw.admin('POST', `/admin/companies/${acme}/endpoints/${acmeEndpoint}/enable`)).status).toBe(200);
+    await eventually('the webhook.enabled attempt', async () => (await enabledEnded()) === before + 1);
   });
 
   it('shows the pipeline live: outbox and stream lag, delivered per second and the error rate of the hour', async () => {
