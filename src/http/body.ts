@@ -3,7 +3,8 @@ import type { Middleware } from 'koa';
 import { readBody } from './body-reader.js';
 import type { AppState } from './context.js';
 import { isPercentEncodedUtf8 } from './query.js';
-import { nestedDeeperThan } from './validate.js';
+import { mayNestDeeperThan, nestedDeeperThan } from './validate.js';
+import { markJsonSource } from './input-values.js';
 import { BadRequest, UnsupportedMediaType } from '../errors/errors.js';
 
 declare module 'koa' {
@@ -39,9 +40,12 @@ export function parseBody(limits: BodyLimits): Middleware<AppState> {
     const { parsed, text } = await readBody(ctx.req, kind, limits.bodyLimitBytes);
     // The form parser, like every query parser, keeps a malformed escape (%ZZ) as literal text.
     if (kind === 'form' && !isPercentEncodedUtf8(text)) throw new BadRequest('The form body is not validly percent-encoded UTF-8.');
-    if (nestedDeeperThan(parsed, limits.jsonMaxDepth)) {
+    // Form fields nest by dots too: only a JSON text's brackets bound its depth.
+    const mayNest = kind === 'form' || mayNestDeeperThan(text, limits.jsonMaxDepth);
+    if (mayNest && nestedDeeperThan(parsed, limits.jsonMaxDepth)) {
       throw new BadRequest(`The request body is nested more than ${limits.jsonMaxDepth} levels deep.`);
     }
+    if (kind === 'json') markJsonSource(parsed, text);
     ctx.request.body = parsed;
     return next();
   };

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies.js';
 import { v1PageQuery } from '../../schemas/v1/paging.js';
 import { BadRequest, ValidationFailed, type FieldProblem } from '../errors/errors.js';
-import { isWebhookUrl, toProblems, validator } from './validate.js';
+import { isWebhookUrl, mayNestDeeperThan, nestedDeeperThan, toProblems, validator } from './validate.js';
+import { markJsonSource } from './input-values.js';
 import { errorEntries, httpStatusOf } from './render-errors.js';
 
 const sample = {
@@ -201,6 +202,20 @@ describe('validator: the rules every value keeps (input-values.ts)', () => {
     expect(validate({ name: '👩‍👩‍👧‍👦 \u202eRTL' }, 'json')).toEqual({ name: '👩‍👩‍👧‍👦 \u202eRTL' });
   });
 
+  it('skips the walk of a value parsed from JSON without NUL or surrogate escapes, and still refuses one parsed from a text with them', () => {
+    for (const text of ['{"name":"a\\u0000b"}', '{"name":"\\uD800"}', '{"tags":["ok","x\\udc00"]}']) {
+      const parsed = JSON.parse(text) as unknown;
+      markJsonSource(parsed, text);
+      expect(problemsFrom(() => validate(parsed, 'json'))).toHaveLength(1);
+    }
+    // Unmarked values are walked: the mark is what skips it, not the mode.
+    expect(problemsFrom(() => validate({ name: 'a\u0000b' }, 'json'))).toHaveLength(1);
+    const clean = '{"name":"\\u00e9 \\ud83d\\ude42","tags":["\\u0041"]}';
+    const parsed = JSON.parse(clean) as unknown;
+    markJsonSource(parsed, clean);
+    expect(validate(parsed, 'json')).toEqual({ name: 'é 🙂', tags: ['A'] });
+  });
+
   it('reads numbers from text as finite decimal numerals only', () => {
     for (const count of ['0x5', '5e0', '+5', ' 5', '5 ', 'Infinity', '0b101']) {
       expect(problemsFrom(() => validate({ count }, 'text'))).toEqual([{ field: 'count', detail: 'count must be a decimal number (digits, an optional minus sign and fraction)' }]);
@@ -220,5 +235,20 @@ describe('validator: the rules every value keeps (input-values.ts)', () => {
     expect(problemsFrom(() => validate({ ...typed }, 'text', typed))).toEqual([{ field: 'count', detail: 'count must be a number in JSON, not a string' }]);
     const ok = { count: 5 };
     expect(validate({ ...ok, name: 'x' }, 'text', ok)).toEqual({ count: 5, name: 'x' });
+  });
+});
+
+describe('mayNestDeeperThan', () => {
+  it('answers false only for texts that cannot nest deeper than the limit, whatever the walk finds', () => {
+    const texts = ['{}', '[[[]]]', '{"a":[{"b":[1]}]}', '{"s":"[[[[{{{{"}', '[' .repeat(5) + ']'.repeat(5), '{"a":{"b":{"c":{}}}}'];
+    for (const text of texts) {
+      for (const limit of [0, 1, 2, 3, 4, 5, 6]) {
+        if (!mayNestDeeperThan(text, limit)) expect(nestedDeeperThan(JSON.parse(text), limit)).toBe(false);
+      }
+    }
+    expect(mayNestDeeperThan('[[[]]]', 2)).toBe(true);
+    expect(mayNestDeeperThan('[[[]]]', 3)).toBe(false);
+    // Brackets inside strings count too: the answer errs towards the walk.
+    expect(mayNestDeeperThan('{"s":"[[[["}', 2)).toBe(true);
   });
 });

@@ -64,6 +64,7 @@ export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema:
     const jsonTypes = typed === undefined ? [] : scalarTypes(typed);
     const validate = compiled[mode];
     const valid = validate(data);
+    if (valid && notText.length === 0 && numerals.length === 0 && jsonTypes.length === 0) return data as T;
     const problems = mergeProblems(notText, valid ? [] : toProblems(validate.errors ?? []), numeralProblems(numerals, data), retypedProblems(jsonTypes, data));
     if (problems.length > 0) throw new ValidationFailed(problems);
     return data as T;
@@ -75,6 +76,20 @@ function mergeProblems(...lists: FieldProblem[][]): FieldProblem[] {
   const byField = new Map<string, FieldProblem>();
   for (const problem of lists.flat()) if (!byField.has(problem.field)) byField.set(problem.field, problem);
   return [...byField.values()];
+}
+
+/**
+ * Whether JSON `text` holds more than `limit` opening brackets (inside strings too): a text with
+ * fewer cannot nest deeper than `limit`, and counting them costs less than walking the parsed value
+ * (nestedDeeperThan), which only texts with more need.
+ */
+export function mayNestDeeperThan(text: string, limit: number): boolean {
+  let brackets = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code === 0x7b || code === 0x5b) && ++brackets > limit) return true;
+  }
+  return false;
 }
 
 /**
