@@ -75,8 +75,8 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): Mi
       const batch = normalize(family, parseJson(text, deps.jsonMaxDepth), ctx, channel);
       // Committed (grouped with the callbacks of the same turn) before the 200 is sent.
       const outcome = await store.groupedUrgent(() => applyCallbackGrouped(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
-      // Ids and counts only: the line needs no redaction pass.
-      ctx.state.lineLog.info({ channel: channel.id, family, duplicate: outcome.duplicate, messages: outcome.messages, events: outcome.events }, 'callback applied');
+      // Ids and counts only, on the request line: it needs no redaction pass.
+      ctx.state.lineFields = { channel: channel.id, family, duplicate: outcome.duplicate, messages: outcome.messages, events: outcome.events };
       // What `ctx.body = { status: 'ok' }` sends (same headers), without the media-type lookup and the stringify.
       ctx.set('Content-Type', JSON_TYPE);
       ctx.body = OK_BODY;

@@ -8,10 +8,10 @@ export interface AppState {
   requestId: string;
   log: Logger;
   /**
-   * The request's logger without redaction (src/log.ts, unredacted): only for lines of fixed fields
-   * that can never hold a secret, such as the request line and the callback outcome.
+   * Fields a route adds to the request line (src/http/request-log.ts), such as a callback's
+   * outcome: ids, names and counts that can never hold a secret (the line is not redacted).
    */
-  lineLog: Logger;
+  lineFields?: LineFields;
   /** Set by `authenticate`; every API route runs behind it. */
   account?: AccountRow;
   /** Set by `sessionAuth` (src/http/web-session.ts) on the routes of the console and the portal. */
@@ -19,6 +19,9 @@ export interface AppState {
   /** The session's own token from its cookie (never logged), to derive its CSRF token. */
   sessionToken?: string;
 }
+
+/** Fixed fields of the request line: never contents, never secrets. */
+export type LineFields = Readonly<Record<string, string | number | boolean>>;
 
 export type AppContext = ParameterizedContext<AppState>;
 export type RouteContext = RouterContext<AppState>;

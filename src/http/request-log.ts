@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { unredacted, type Logger } from '../log.js';
 import type { AccountRow } from '../store/accounts.js';
-import type { AppState } from './context.js';
+import type { AppState, LineFields } from './context.js';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -19,11 +19,11 @@ export function loggedPath(path: string): string {
  */
 class RequestState implements AppState {
   account?: AccountRow;
+  lineFields?: LineFields;
   private redacting: Logger | undefined;
 
   constructor(
     readonly requestId: string,
-    readonly lineLog: Logger,
     private readonly logger: Logger,
   ) {}
 
@@ -38,7 +38,8 @@ class RequestState implements AppState {
 
 /**
  * Outermost middleware: gives the request an id (reusing a sane incoming X-Request-Id), and logs
- * one line when it ends. Only the path is logged, never the query string, which may hold a token.
+ * one line when it ends, with what the route added to it (ctx.state.lineFields: a callback's
+ * channel and counts). Only the path is logged, never the query string, which may hold a token.
  */
 export function requestLog(logger: Logger): Middleware<AppState> {
   const lines = unredacted(logger);
@@ -46,16 +47,17 @@ export function requestLog(logger: Logger): Middleware<AppState> {
     const started = performance.now();
     const incoming = ctx.get('x-request-id');
     const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
-    const lineLog = lines.child({ reqId: requestId });
-    ctx.state = new RequestState(requestId, lineLog, logger);
+    const state = new RequestState(requestId, logger);
+    ctx.state = state;
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
     } finally {
       const ms = performance.now() - started;
-      // Fixed fields only (the path is masked, never the query string): no redaction needed.
-      lineLog.info(
-        { method: ctx.method, path: loggedPath(ctx.path), status: ctx.status, ms: Math.round(ms * 100) / 100, account: ctx.state.account?.id },
+      // Fixed fields only (the path is masked, never the query string; lineFields are ids and
+      // counts): no redaction needed.
+      lines.info(
+        { reqId: requestId, method: ctx.method, path: loggedPath(ctx.path), status: ctx.status, ms: Math.round(ms * 100) / 100, account: state.account?.id, ...state.lineFields },
         'request',
       );
     }

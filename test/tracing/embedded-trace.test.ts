@@ -55,7 +55,7 @@ describe('tracing off (no OTLP endpoint)', () => {
       const db = gw.gateway.store.db;
       expect(db.prepare('SELECT count(*) AS n FROM outbox WHERE traceparent IS NOT NULL').get()).toEqual({ n: 0 });
       expect(db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE traceparent IS NOT NULL').get()).toEqual({ n: 0 });
-      expect(gw.logText()).toContain('"msg":"callback applied"');
+      expect(gw.logText()).toContain(`"path":"/callbacks/chat_b/${channelId}","status":200`);
       expect(gw.logText()).not.toContain('trace_id');
     } finally {
       await gw.close();
@@ -175,12 +175,10 @@ describe('tracing on: one trace from the provider callback to the webhook answer
 
     // Logs join traces: the lines written in the request carry its ids.
     const lines = gw.logText().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-    const applied = lines.find((line) => line.msg === 'callback applied' && line.trace_id === CALLER_TRACE);
-    expect(applied).toMatchObject({ trace_id: CALLER_TRACE, span_id: server.spanId });
     const requestLine = lines.find((line) => line.msg === 'request' && line.path === `/callbacks/chat_b/${target.channelId}`)!;
     expect(requestLine).toMatchObject({ trace_id: CALLER_TRACE, span_id: server.spanId });
-    // Nothing but its own fields: no line carries the fields of lines written before it.
-    expect(Object.keys(requestLine).sort()).toEqual(['level', 'method', 'ms', 'msg', 'path', 'reqId', 'service', 'span_id', 'status', 'time', 'trace_id']);
+    // Nothing but its own fields and the callback's outcome: no line carries the fields of lines written before it.
+    expect(Object.keys(requestLine).sort()).toEqual(['channel', 'duplicate', 'events', 'family', 'level', 'messages', 'method', 'ms', 'msg', 'path', 'reqId', 'service', 'span_id', 'status', 'time', 'trace_id']);
     expect(lines.filter((line) => 'schema_version' in line).map((line) => line.msg)).toEqual(['store ready']);
   });
 
