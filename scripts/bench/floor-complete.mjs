@@ -17,8 +17,8 @@
 // ... COMMIT, WAL, synchronous=NORMAL): the message deduplicated by its provider id, the sender's
 // contact found or created and its profile refreshed, the conversation found or created and moved
 // (unreplied, open, last message), the message row, and its events (conversation.create, or
-// .update when it changed; message.create) with the contract's presented objects in the v2
-// envelope, as outbox rows. Once committed: the answer, one pino log line and the prom-client
+// .update when it changed; message.create with the message's contact and conversation nested) with
+// the contract's presented objects in the v2 envelope, as outbox rows. Once committed: the answer, one pino log line and the prom-client
 // metrics the daemon keeps for a callback (accepted counter, request duration histogram).
 //
 // `deliver` also sends each committed event to the company's endpoint `<receiver url>?c=<n - 1>`,
@@ -167,18 +167,21 @@ function store(channel, message, now) {
   sql.moveConversation.run(messageId, now, conversation.id);
   const events = [];
   const changed = senderChanged || conversation.operational_state !== 'open' || conversation.replied_state !== 'unreplied';
-  if (created || changed) {
-    events.push(event(channel, 'conversation', created ? 'create' : 'update', now, {
-      id: conversation.id, company_id: channel.companyId, sender_name: contact.name, sender_phone: contact.phone, sender_external_id: chatId,
-      sender_external_public_id: contact.external_public_id, provider: 'chat_b', avatar_url: contact.avatar_url, created_at: iso(conversation.created_at),
-      last_updated_at: iso(now), last_message_id: messageId, operational_state: 'open', replied_state: 'unreplied', assignee_id: conversation.assignee_id,
-      group: contact.is_group === 1,
-    }));
-  }
+  // The conversation as the message left it: the object of its own event and, nested, of the message's.
+  const moved = {
+    id: conversation.id, company_id: channel.companyId, sender_name: contact.name, sender_phone: contact.phone, sender_external_id: chatId,
+    sender_external_public_id: contact.external_public_id, provider: 'chat_b', avatar_url: contact.avatar_url, created_at: iso(conversation.created_at),
+    last_updated_at: iso(now), last_message_id: messageId, operational_state: 'open', replied_state: 'unreplied', assignee_id: conversation.assignee_id,
+    group: contact.is_group === 1,
+  };
+  if (created || changed) events.push(event(channel, 'conversation', created ? 'create' : 'update', now, moved));
+  // Message events carry the message's contact and conversation (schemas/objects/message-event.ts).
   events.push(event(channel, 'message', 'create', now, {
     id: messageId, external_id: externalId, company_id: channel.companyId, conversation_id: conversation.id, contact_id: contact.id,
     replied_to_id: repliedTo, created_at: iso(now), external_created_at: iso(sentAt), income: true, status: 'created', message: text,
     reactions: [], details: null, delivery: false, deleted: false, attachments: [],
+    contact: { id: contact.id, name: contact.name, avatar_url: contact.avatar_url, phone: contact.phone, external_id: chatId, external_public_id: contact.external_public_id },
+    conversation: moved,
   }));
   return events;
 }
