@@ -10,7 +10,6 @@ import { sameSecret, secretDigest } from '../domain/tokens.js';
 import type { AppState, RouteContext } from '../http/context.js';
 import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../errors/errors.js';
 import { mayNestDeeperThan, nestedDeeperThan, validator, type Validator } from '../http/validate.js';
-import { markJsonSource } from '../http/input-values.js';
 import type { ChannelCallbackRow } from '../store/callbacks.js';
 import type { ChannelRow } from '../store/channels.js';
 import type { Store } from '../store/store.js';
@@ -168,7 +167,6 @@ function parseJson(text: string, maxDepth: number): unknown {
     throw new BadRequest('The callback body is not valid JSON.');
   }
   if (mayNestDeeperThan(text, maxDepth) && nestedDeeperThan(body, maxDepth)) throw new BadRequest(`The callback body is nested more than ${maxDepth} levels deep.`);
-  markJsonSource(body, text);
   return body;
 }
 

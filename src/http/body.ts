@@ -4,7 +4,6 @@ import { readBody } from './body-reader.js';
 import type { AppState } from './context.js';
 import { isPercentEncodedUtf8 } from './query.js';
 import { mayNestDeeperThan, nestedDeeperThan } from './validate.js';
-import { markJsonSource } from './input-values.js';
 import { BadRequest, UnsupportedMediaType } from '../errors/errors.js';
 
 declare module 'koa' {
@@ -45,7 +44,6 @@ export function parseBody(limits: BodyLimits): Middleware<AppState> {
     if (mayNest && nestedDeeperThan(parsed, limits.jsonMaxDepth)) {
       throw new BadRequest(`The request body is nested more than ${limits.jsonMaxDepth} levels deep.`);
     }
-    if (kind === 'json') markJsonSource(parsed, text);
     ctx.request.body = parsed;
     return next();
   };

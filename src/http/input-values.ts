@@ -62,27 +62,8 @@ export function isNotText(text: string): boolean {
   return NOT_TEXT.test(text);
 }
 
-/**
- * JSON text decoded strictly from UTF-8 holds no NUL and no lone surrogate of its own (a raw
- * control character is not JSON, and a strict decoder yields no unpaired surrogate): a string of
- * the parsed value can hold one only through a `\u0000` or `\uD800`-`\uDFFF` escape.
- */
-const NOT_TEXT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
-
-/** Parsed values whose every string is Unicode text, known from their source (markJsonSource). */
-const textOnly = new WeakSet<object>();
-
-/**
- * Notes the JSON text `value` was parsed from (strictly decoded UTF-8): a text without the escapes
- * above makes textProblems answer at once for that value, instead of walking all of its strings.
- */
-export function markJsonSource(value: unknown, text: string): void {
-  if (typeof value === 'object' && value !== null && !NOT_TEXT_ESCAPE.test(text)) textOnly.add(value);
-}
-
 /** Problems of the strings that are not Unicode text. */
 export function textProblems(data: unknown): FieldProblem[] {
-  if (typeof data === 'object' && data !== null && textOnly.has(data)) return [];
   return stringLeaves(data, isNotText).map((leaf) => problem(leaf.path, 'must be text without NUL characters or unpaired surrogates'));
 }
 

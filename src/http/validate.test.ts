@@ -4,7 +4,6 @@ import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies
 import { v1PageQuery } from '../../schemas/v1/paging.js';
 import { BadRequest, ValidationFailed, type FieldProblem } from '../errors/errors.js';
 import { isWebhookUrl, mayNestDeeperThan, nestedDeeperThan, toProblems, validator } from './validate.js';
-import { markJsonSource } from './input-values.js';
 import { errorEntries, httpStatusOf } from './render-errors.js';
 
 const sample = {
@@ -200,20 +199,6 @@ describe('validator: the rules every value keeps (input-values.ts)', () => {
     }
     expect(problemsFrom(() => validate({ tags: ['ok', '\u0000'] }, 'text'))).toEqual([{ field: 'tags/1', detail: 'tags.1 must be text without NUL characters or unpaired surrogates' }]);
     expect(validate({ name: '👩‍👩‍👧‍👦 \u202eRTL' }, 'json')).toEqual({ name: '👩‍👩‍👧‍👦 \u202eRTL' });
-  });
-
-  it('skips the walk of a value parsed from JSON without NUL or surrogate escapes, and still refuses one parsed from a text with them', () => {
-    for (const text of ['{"name":"a\\u0000b"}', '{"name":"\\uD800"}', '{"tags":["ok","x\\udc00"]}']) {
-      const parsed = JSON.parse(text) as unknown;
-      markJsonSource(parsed, text);
-      expect(problemsFrom(() => validate(parsed, 'json'))).toHaveLength(1);
-    }
-    // Unmarked values are walked: the mark is what skips it, not the mode.
-    expect(problemsFrom(() => validate({ name: 'a\u0000b' }, 'json'))).toHaveLength(1);
-    const clean = '{"name":"\\u00e9 \\ud83d\\ude42","tags":["\\u0041"]}';
-    const parsed = JSON.parse(clean) as unknown;
-    markJsonSource(parsed, clean);
-    expect(validate(parsed, 'json')).toEqual({ name: 'é 🙂', tags: ['A'] });
   });
 
   it('reads numbers from text as finite decimal numerals only', () => {
