@@ -35,4 +35,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GATEWAY_PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=20", "bin/gateway.js", "serve"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "bin/gateway.js", "serve"]

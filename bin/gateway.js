@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=20
+#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=50
 // Entry point of the `gateway` command; runs the compiled CLI (built by `npm install` / `npm run build`).
 // The daemon's V8 flags (docs/operations.md, "Memory") are on the first line, in `npm start` and in the Dockerfile.
 import { existsSync } from 'node:fs';

@@ -15,7 +15,7 @@ describe("the daemon's node flags", () => {
     const fromDocker = (JSON.parse(cmd ?? '[]') as string[]).filter((arg) => arg.startsWith('--'));
     const fromBench = /DAEMON_NODE_FLAGS = (\[.*\]);/.exec(read('scripts/bench/lib.mjs'))?.[1];
     const bench = JSON.parse((fromBench ?? '[]').replaceAll("'", '"')) as string[];
-    expect(fromStart).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=20']);
+    expect(fromStart).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=50']);
     expect(fromShebang).toEqual(fromStart);
     expect(fromDocker).toEqual(fromStart);
     expect(bench).toEqual(fromStart);

@@ -13,7 +13,7 @@ import { Pool } from 'undici';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The daemon's node flags, as `npm start`, bin/gateway.js and the Dockerfile start it (docs/operations.md, "Memory"). */
-export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=20'];
+export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export const API_TOKEN = 'gwk_bench-api-token-0123456789abcdef';
 
