@@ -27,7 +27,8 @@
 // BENCH_WARM_FIXED=<seconds> (fixed): the fixed-rate warm-up before the measured phase (default 3).
 // BENCH_RATE=<callbacks/s> (fixed): the fixed rate (default 1000); a lower one that a busy machine
 // still keeps gives two builds the same group-commit sizes.
-// BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>.
+// BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>, and
+// in `floor` mode each floor handler's.
 // BENCH_TRACING=protobuf|json (e2e, fixed): the daemon traces at 100 % sampling to a local OTLP/HTTP
 // receiver (scripts/bench/otlp-sink.mjs) in that encoding. CPU is read at the last arrival, as
 // without tracing (at most the batch processor's queue, 2,048 spans, is exported after that); the
@@ -167,8 +168,9 @@ try {
         const bare = await measureBare({ warmSeconds: 3, seconds, targets });
         console.log(floorLine('bare Koa', bare));
         const handler = level === 'complete' ? ['floor-complete.mjs', dir, String(COMPANIES), 'ingest'] : ['floor-koa.mjs', dir, level];
-        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler });
+        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler, cpuProf: cpuProf && path.join(cpuProf, `floor-${level}-${round}`) });
         console.log(floorLine(`floor ${level}`, floor, bare));
+        if (cpuProf) console.log(`  its .cpuprofile covers ${floor.handled} callbacks (warm-up included)`);
       }
     }
   } else if (mode === 'ingest' || mode === 'ingest-fixed') {

@@ -170,17 +170,18 @@ export const BARE_TARGETS = [{ callbackPath: '/callbacks/chat_b/1', secretToken:
  * The baseline of every ratio: bare Koa at maximum rate after a warm-up, with what a request cost
  * each side (bare Koa and this process, the load generator) and the machine's CPU shares meanwhile.
  * `handler` starts another handler script instead (startBareKoa), `targets` spreads the load over
- * other paths.
+ * other paths, `cpuProf` writes the handler's .cpuprofile into that directory.
  */
-export async function measureBare({ warmSeconds, seconds, handler = [], targets = BARE_TARGETS }) {
-  const bare = await startBareKoa(null, handler);
+export async function measureBare({ warmSeconds, seconds, handler = [], targets = BARE_TARGETS, cpuProf = null }) {
+  const bare = await startBareKoa(cpuProf, handler);
   try {
-    await maxRate({ base: bare.base, companies: targets, seconds: warmSeconds });
+    const warm = await maxRate({ base: bare.base, companies: targets, seconds: warmSeconds });
     const [b0, g0] = [cpuMsOf(bare.pid), cpuMsOf(process.pid)];
     const machine = sampleMachine();
     const result = await maxRate({ base: bare.base, companies: targets, seconds });
     const perRequest = (ms) => (ms * 1000) / result.total;
-    return { ...result, machine: machine.stop().whole, bareUs: perRequest(cpuMsOf(bare.pid) - b0), loadUs: perRequest(cpuMsOf(process.pid) - g0) };
+    // `handled`: every request of the process's life, the units of its .cpuprofile (profile-categories.mjs).
+    return { ...result, handled: warm.total + result.total, machine: machine.stop().whole, bareUs: perRequest(cpuMsOf(bare.pid) - b0), loadUs: perRequest(cpuMsOf(process.pid) - g0) };
   } finally {
     await bare.stop();
   }
