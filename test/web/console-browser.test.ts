@@ -164,6 +164,10 @@ describe('the operator console in Chromium', () => {
   });
 
   it("shows an endpoint's options and held deliveries, and discards what is held", async () => {
+    // What the test before sent the endpoint (its webhook.enabled among them) ends first: a delivery
+    // still on its way when the endpoint is disabled would be held too.
+    const pending = async () => (await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&status=pending`)).body.deliveries.length;
+    await eventually('no delivery of the endpoint on its way', async () => (await pending()) === 0);
     expect((await gw.admin('POST', `/admin/companies/${acme}/endpoints/${acmeEndpoint}/disable`, { reason: 'held for the test' })).status).toBe(200);
     const held = [emitEvent(gw.store, acme, 'message.create', { id: 8 }).id, emitEvent(gw.store, acme, 'message.create', { id: 9 }).id];
     await eventually('two held', async () => (await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints[0].held === 2);
