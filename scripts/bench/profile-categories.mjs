@@ -9,9 +9,11 @@
 // <units>: the callbacks (or requests) the process handled while profiled, warm-up included.
 import fs from 'node:fs';
 
+/** Work of the process's start, wherever in a sample's stack (module loading, schemas compiled). */
+const STARTUP = /^(evaluate|Module\._load|compile|compileSchema|wrapSafe) /;
+
 /** Parts of the job, tried in order against `<function> <url>` of each frame from the leaf up. */
 const PARTS = [
-  ['startup', /^(evaluate|Module\._load|compile|compileSchema|wrapSafe) /],
   ['log line', /^(LOG|write) .*pino|sonic-boom/],
   ['metrics', /prom-client|metrics\/metrics/],
   ['validation', /ajv|validate\.js|^validate\d+ /],
@@ -46,10 +48,15 @@ for (const arg of process.argv.slice(2)) {
     const us = profile.timeDeltas[index] ?? 0;
     if (byId.get(leaf).callFrame.functionName === '(idle)') return;
     busy += us;
-    let part = 'other';
-    for (let id = leaf; id !== undefined && part === 'other'; id = parentOf.get(id)) {
+    const frames = [];
+    for (let id = leaf; id !== undefined; id = parentOf.get(id)) {
       const { functionName, url } = byId.get(id).callFrame;
-      part = PARTS.find(([, pattern]) => pattern.test(`${functionName || '(anonymous)'} ${url}`))?.[0] ?? 'other';
+      frames.push(`${functionName || '(anonymous)'} ${url}`);
+    }
+    let part = frames.some((frame) => STARTUP.test(frame)) ? 'startup' : 'other';
+    for (const frame of frames) {
+      if (part !== 'other') break;
+      part = PARTS.find(([, pattern]) => pattern.test(frame))?.[0] ?? 'other';
     }
     spent.set(part, (spent.get(part) ?? 0) + us);
   });
