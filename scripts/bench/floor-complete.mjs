@@ -18,8 +18,9 @@
 // contact found or created and its profile refreshed, the conversation found or created and moved
 // (unreplied, open, last message), the message row, and its events (conversation.create, or
 // .update when it changed; message.create with the message's contact and conversation nested) with
-// the contract's presented objects in the v2 envelope, as outbox rows. Once committed: the answer, one pino log line and the prom-client
-// metrics the daemon keeps for a callback (accepted counter, request duration histogram).
+// the contract's presented objects in the v2 envelope, as outbox rows. Once committed: the answer,
+// one pino log line and the prom-client metrics the daemon keeps for a callback (accepted counter,
+// request duration histogram).
 //
 // `deliver` also sends each committed event to the company's endpoint `<receiver url>?c=<n - 1>`,
 // signed by the Standard Webhooks scheme (HMAC-SHA256 of id.timestamp.body with the decoded

@@ -225,7 +225,7 @@ describe('validator: the rules every value keeps (input-values.ts)', () => {
 
 describe('mayNestDeeperThan', () => {
   it('answers false only for texts that cannot nest deeper than the limit, whatever the walk finds', () => {
-    const texts = ['{}', '[[[]]]', '{"a":[{"b":[1]}]}', '{"s":"[[[[{{{{"}', '[' .repeat(5) + ']'.repeat(5), '{"a":{"b":{"c":{}}}}'];
+    const texts = ['{}', '[[[]]]', '{"a":[{"b":[1]}]}', '{"s":"[[[[{{{{"}', '['.repeat(5) + ']'.repeat(5), '{"a":{"b":{"c":{}}}}'];
     for (const text of texts) {
       for (const limit of [0, 1, 2, 3, 4, 5, 6]) {
         if (!mayNestDeeperThan(text, limit)) expect(nestedDeeperThan(JSON.parse(text), limit)).toBe(false);
