@@ -95,6 +95,9 @@ export class DeliveryWorker implements Worker {
     const release = () => {
       this.attemptSlots.release();
       endpoint.release();
+      // An endpoint with nothing in flight keeps no slots: the map holds the endpoints sending now,
+      // not every endpoint ever seen (10,000 companies each with its own endpoint).
+      if (endpoint.idle && this.endpointSlots.get(job.endpoint.id) === endpoint) this.endpointSlots.delete(job.endpoint.id);
     };
     if (signal.aborted) {
       release();
@@ -153,6 +156,11 @@ export class DeliveryWorker implements Worker {
     return { attempt, recorded };
   }
 
+  /** Endpoints with an attempt in flight or waiting for a slot. */
+  get endpointsSending(): number {
+    return this.endpointSlots.size;
+  }
+
   private slotsOf(endpointId: number): Slots {
     let slots = this.endpointSlots.get(endpointId);
     if (slots === undefined) this.endpointSlots.set(endpointId, (slots = new Slots(this.options.endpointConcurrency)));
@@ -179,5 +187,10 @@ class Slots {
     const next = this.queue.shift();
     if (next) next();
     else this.used -= 1;
+  }
+
+  /** Nothing holds a slot and nothing waits for one. */
+  get idle(): boolean {
+    return this.used === 0 && this.queue.length === 0;
   }
 }

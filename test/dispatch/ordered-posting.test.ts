@@ -142,4 +142,35 @@ describe('DeliveryWorker hands attempts over without waiting for their answers',
       ['del_2', 'retry', 500],
     ]);
   });
+
+  it('keeps slots only for the endpoints with an attempt in flight or waiting', async () => {
+    const poster = new HandPoster();
+    const worker = new DeliveryWorker({
+      bus: {} as StreamBus,
+      poster,
+      clock: new ManualClock(),
+      logger: memoryLogger().logger,
+      timeoutMs: 5_000,
+      endpointConcurrency: 1,
+      policy: { scheduleMs: [0, 1_000], jitter: 0, retryAfterMaxMs: 60_000 },
+      record: async () => {},
+    });
+    const ok = { statusCode: 200, retryAfter: null, body: 'ok', error: null, durationMs: 1 };
+    const handed = await Promise.all([1, 2, 3].map((endpoint) => worker.deliver(job(endpoint, endpoint), undefined, `e${endpoint}`)));
+    // A second attempt for endpoint 1 waits for its one slot.
+    const waiting = worker.deliver(job(4, 1), undefined, 'e1');
+    expect(worker.endpointsSending).toBe(3);
+    poster.posted[1]!.answer(ok);
+    poster.posted[2]!.answer(ok);
+    await Promise.all([handed[1]!.recorded, handed[2]!.recorded]);
+    expect(worker.endpointsSending).toBe(1);
+    // Endpoint 1's slot passes to its waiting attempt: still sending.
+    poster.posted[0]!.answer(ok);
+    await handed[0]!.recorded;
+    const fourth = await waiting;
+    expect(worker.endpointsSending).toBe(1);
+    poster.posted[3]!.answer(ok);
+    await fourth.recorded;
+    expect(worker.endpointsSending).toBe(0);
+  });
 });
