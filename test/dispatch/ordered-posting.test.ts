@@ -91,6 +91,20 @@ class HandPoster implements WebhookPoster {
   async close(): Promise<void> {}
 }
 
+/** A dispatcher posting through `poster`, `endpointConcurrency` attempts per endpoint, recording with `record`. */
+function handWorker(poster: WebhookPoster, endpointConcurrency: number, record: (attempt: AttemptRecord) => Promise<void>): DeliveryWorker {
+  return new DeliveryWorker({
+    bus: {} as StreamBus,
+    poster,
+    clock: new ManualClock(),
+    logger: memoryLogger().logger,
+    timeoutMs: 5_000,
+    endpointConcurrency,
+    policy: { scheduleMs: [0, 1_000], jitter: 0, retryAfterMaxMs: 60_000 },
+    record,
+  });
+}
+
 function job(n: number, endpointId = 1): DeliveryJob {
   return {
     delivery_id: `del_${n}`,
@@ -106,16 +120,7 @@ describe('DeliveryWorker hands attempts over without waiting for their answers',
   it('resolves once an attempt is handed to the poster, up to the endpoint slots, and records each once answered', async () => {
     const poster = new HandPoster();
     const recorded: AttemptRecord[] = [];
-    const worker = new DeliveryWorker({
-      bus: {} as StreamBus,
-      poster,
-      clock: new ManualClock(),
-      logger: memoryLogger().logger,
-      timeoutMs: 5_000,
-      endpointConcurrency: 2,
-      policy: { scheduleMs: [0, 1_000], jitter: 0, retryAfterMaxMs: 60_000 },
-      record: async (attempt) => void recorded.push(attempt),
-    });
+    const worker = handWorker(poster, 2, async (attempt) => void recorded.push(attempt));
     const first = await worker.deliver(job(1), undefined, 'k');
     const second = await worker.deliver(job(2), undefined, 'k');
     expect(poster.posted.map((p) => [p.request.id, p.request.order])).toEqual([
@@ -145,16 +150,7 @@ describe('DeliveryWorker hands attempts over without waiting for their answers',
 
   it('keeps slots only for the endpoints with an attempt in flight or waiting', async () => {
     const poster = new HandPoster();
-    const worker = new DeliveryWorker({
-      bus: {} as StreamBus,
-      poster,
-      clock: new ManualClock(),
-      logger: memoryLogger().logger,
-      timeoutMs: 5_000,
-      endpointConcurrency: 1,
-      policy: { scheduleMs: [0, 1_000], jitter: 0, retryAfterMaxMs: 60_000 },
-      record: async () => {},
-    });
+    const worker = handWorker(poster, 1, async () => {});
     const ok = { statusCode: 200, retryAfter: null, body: 'ok', error: null, durationMs: 1 };
     const handed = await Promise.all([1, 2, 3].map((endpoint) => worker.deliver(job(endpoint, endpoint), undefined, `e${endpoint}`)));
     // A second attempt for endpoint 1 waits for its one slot.
