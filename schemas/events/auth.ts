@@ -1,5 +1,6 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { authObjectWith, authPageObject } from '../objects/auth.js';
+import { eventId } from './fields.js';
 
 /** A page as an OAuth step shows it: with the address that connects that page (`oauth_provider_url`). */
 const pageWithOAuth = {
@@ -21,8 +22,7 @@ export const authEvent = {
   additionalProperties: false,
   required: ['id', 'event', 'type', 'created_at', 'object'],
   properties: {
-    /** Stable across redeliveries: the `webhook-id` header. */
-    id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+    id: eventId,
     event: { type: 'string', enum: ['create', 'update', 'delete'] },
     type: { type: 'string', const: 'auth' },
     created_at: { type: 'string', format: 'date-time' },

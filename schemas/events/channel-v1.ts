@@ -1,4 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
+import { eventId, unixSeconds, v1Time } from './fields.js';
 
 /** The documented texts of v1 `system` notices and their severity (pact-im/api-doc _includes/v1_webhooks.md). */
 export const SYSTEM_NOTICES = {
@@ -12,8 +13,6 @@ export const SYSTEM_NOTICES = {
 } as const;
 export type SystemNoticeMessage = keyof typeof SYSTEM_NOTICES;
 const SYSTEM_MESSAGES = ['authorized', 'disabled', 'phone offline', 'phone online', 'unavailable', 'trying_resume_work', 'synchronized'] as const satisfies readonly SystemNoticeMessage[];
-
-const unixSeconds = { type: 'integer', minimum: 0 } as const;
 
 /**
  * The v1 channel payloads (docs/design.md section 6, the v1 webhooks page of the hosted service),
@@ -33,8 +32,7 @@ export const channelV1Event = {
   additionalProperties: false,
   required: ['id', 'entity', 'type', 'company_id', 'channel_id', 'channel_type', 'created_at', 'data'],
   properties: {
-    /** Stable across redeliveries: the `webhook-id` header. */
-    id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+    id: eventId,
     entity: { const: 'channel' },
     type: { type: 'string', enum: ['qr_code', 'code', 'pages', 'system'] },
     event: { const: 'new' },
@@ -80,7 +78,7 @@ export const channelV1Event = {
             properties: {
               message: { type: 'string', enum: SYSTEM_MESSAGES },
               /** `2017-11-11 12:45:53 UTC`, the documented format. */
-              date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} UTC$' },
+              date: v1Time,
               /** When it happened, unix seconds. */
               date_timestamp: unixSeconds,
               /** When the webhook was written, unix seconds. */

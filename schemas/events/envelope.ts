@@ -1,3 +1,5 @@
+import { eventId } from './fields.js';
+
 /**
  * The v2 event envelope (docs/design.md section 6): `{id, event, type, created_at, object}`, where
  * `object` is the same presentation the REST API returns. `id` is the webhook-id of every delivery.
@@ -14,7 +16,7 @@ export function eventEnvelope<const T extends string, const E extends readonly s
     additionalProperties: false,
     required: ['id', 'event', 'type', 'created_at', 'object'],
     properties: {
-      id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+      id: eventId,
       event: { type: 'string', enum: events },
       type: { const: type },
       created_at: { type: 'string', format: 'date-time' },

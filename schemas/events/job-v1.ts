@@ -1,4 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
+import { eventId } from './fields.js';
 
 /**
  * The v1 write-first job result (contract section 6; "Delivery job executed" of the v1 webhooks page
@@ -12,8 +13,7 @@ export const jobV1Event = {
   additionalProperties: false,
   required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
   properties: {
-    /** Stable across redeliveries: the `webhook-id` header. */
-    id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+    id: eventId,
     type: { const: 'job' },
     event: { const: 'executed' },
     company_id: { type: 'integer' },

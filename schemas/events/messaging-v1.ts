@@ -1,8 +1,6 @@
 import type { JSONSchema } from 'json-schema-to-ts';
+import { eventId, unixSeconds, v1Time } from './fields.js';
 
-const unixSeconds = { type: 'integer', minimum: 0 } as const;
-/** `2017-11-11 12:45:53 UTC`, as the v1 pages write times. */
-const v1Time = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} UTC$' } as const;
 const channelRef = {
   type: 'object',
   additionalProperties: false,
@@ -11,7 +9,7 @@ const channelRef = {
 } as const;
 /** Beside the documented fields, as on every v1 payload: our event id (the `webhook-id`), the company and when it was written. */
 const ours = {
-  id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+  id: eventId,
   company_id: { type: 'integer' },
   created_at: { type: 'string', format: 'date-time' },
 } as const;

@@ -1,4 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
+import { eventId } from './fields.js';
 
 /**
  * The test POST a company's v1 `webhook_url` gets when it is set or changed (the v1 companies page
@@ -12,8 +13,7 @@ export const webhookUrlTestEvent = {
   additionalProperties: false,
   required: ['id', 'source', 'operation', 'company_id', 'created_at'],
   properties: {
-    /** Stable across redeliveries: the `webhook-id` header. */
-    id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+    id: eventId,
     source: { const: 'gateway' },
     operation: { const: 'test' },
     company_id: { type: 'integer' },
