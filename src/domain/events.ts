@@ -4,7 +4,10 @@ import type { OutboxStore } from '../store/outbox.js';
 import type { EventRecord } from '../streams/catalog.js';
 
 /** Resource types of the v2 envelope, plus the v1 payload families. */
-export type EventType = 'message' | 'conversation' | 'auth' | 'channel' | 'job';
+export type EventType = 'message' | 'conversation' | 'auth' | 'webhook' | 'delivery' | 'channel' | 'job';
+
+/** What happened to the resource: its changes, and the operational events' states (src/domain/operational-events.ts). */
+export type EventAction = 'create' | 'update' | 'delete' | 'disabled' | 'enabled' | 'failed';
 
 export function newEventId(): string {
   return timeOrderedId('evt_', 10);
@@ -18,7 +21,7 @@ export function recordEvent(
   outbox: OutboxStore,
   companyId: number,
   type: Exclude<EventType, 'channel' | 'job'>,
-  event: 'create' | 'update' | 'delete',
+  event: EventAction,
   object: Record<string, unknown>,
   now = new Date(),
 ): EventRecord {

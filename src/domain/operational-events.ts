@@ -5,7 +5,7 @@ import type { AttemptEffects } from '../store/deliveries.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointChanges, WebhookEndpointRow } from '../store/webhooks.js';
 import type { EventRecord, JobEndpoint } from '../streams/catalog.js';
-import { writeEvent } from './events.js';
+import { recordEvent } from './events.js';
 
 /**
  * The operational events (docs/decisions.md, "Operational events"): an endpoint disabled or enabled
@@ -79,13 +79,7 @@ export function recordAttemptEffects(store: Store, effects: AttemptEffects, now:
 export function recordDeliveryFailed(store: Store, deliveryId: string, now: number): boolean {
   const delivery = store.deliveries.find(deliveryId);
   if (delivery === undefined || !reportsFailure(delivery)) return false;
-  writeEvent(store.outbox, delivery.company_id, 'delivery.failed', new Date(now), (id, createdAt) => ({
-    id,
-    event: 'failed',
-    type: 'delivery',
-    created_at: createdAt,
-    object: presentDelivery(delivery),
-  }));
+  recordEvent(store.outbox, delivery.company_id, 'delivery', 'failed', presentDelivery(delivery), new Date(now));
   return true;
 }
 
@@ -108,11 +102,5 @@ export function isAboutItself(event: Pick<EventRecord, 'name' | 'body'>, endpoin
 }
 
 function writeWebhookEvent(store: Store, endpoint: WebhookEndpointRow, state: 'disabled' | 'enabled', now: number): void {
-  writeEvent(store.outbox, endpoint.company_id, `webhook.${state}`, new Date(now), (id, createdAt) => ({
-    id,
-    event: state,
-    type: 'webhook',
-    created_at: createdAt,
-    object: presentWebhook(endpoint),
-  }));
+  recordEvent(store.outbox, endpoint.company_id, 'webhook', state, presentWebhook(endpoint), new Date(now));
 }
