@@ -1,9 +1,9 @@
-import { timeOrderedId } from '../lib/ids.js';
 import type Database from 'better-sqlite3';
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';
 import { takePage, type PageOf } from './pagination.js';
 import { pruneStep, type PruneStep } from './prune.js';
 import type { HeldReason } from './held-deliveries.js';
+import { INSERT_DELIVERY, newDeliveryId, type DeliveryInsertValues } from './delivery-insert.js';
 import type { EndpointOrdering, WebhookEndpointRow } from './webhooks.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -135,13 +135,7 @@ export class DeliveryStore {
 
   constructor(private readonly db: Db) {
     this.inTransaction = transactionRunner(db);
-    // No RETURNING: SQLite collects returned rows in a temporary table, built and torn down on every
-    // call; the id is ours, so `changes` says whether the row is new.
-    this.insertDelivery = db.prepare<[string, string, string, number, number, string, number, number, string | null]>(
-      `INSERT INTO webhook_deliveries (id, seq, event_id, event_name, company_id, endpoint_id, event, status, created_at, updated_at, traceparent)
-       VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
-       ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-    );
+    this.insertDelivery = db.prepare<DeliveryInsertValues>(INSERT_DELIVERY);
     this.idByEventEndpoint = db.prepare<[string, number], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
     this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
     this.statusOf = db.prepare<[string], { status: DeliveryStatus }>('SELECT status FROM webhook_deliveries WHERE id = ?');
@@ -251,7 +245,7 @@ export class DeliveryStore {
   ): string[] {
     return endpoints.map((endpoint) => {
       const id = newDeliveryId();
-      if (this.insertDelivery.run(id, event.id, event.name, event.company_id, endpoint.id, eventJson, now, now, traceparent).changes === 1) return id;
+      if (this.insertDelivery.run(id, event.id, event.name, event.company_id, endpoint.id, eventJson, null, now, now, traceparent).changes === 1) return id;
       return this.idByEventEndpoint.get(event.id, endpoint.id)!.id;
     });
   }
@@ -443,8 +437,4 @@ function filterSql(filter: DeliveryFilter): { where: string[]; params: Record<st
   // Named in the SQL only for delivered and failed.
   if (filter.status === 'held' || filter.status === 'pending') delete params.status;
   return { where, params };
-}
-
-function newDeliveryId(): string {
-  return timeOrderedId('dlv_', 6);
 }

@@ -1,4 +1,4 @@
-import { timeOrderedId } from '../lib/ids.js';
+import { INSERT_DELIVERY, newDeliveryId, type DeliveryInsertValues } from './delivery-insert.js';
 import type { Db } from './db.js';
 
 /** Why a delivery is held: its endpoint is disabled, or an earlier delivery of its strictly ordered endpoint has not ended. */
@@ -38,11 +38,7 @@ export class HeldDeliveryStore {
   private readonly countOf;
 
   constructor(db: Db) {
-    this.insertOne = db.prepare<[string, string, string, number, number, string, string | null, number, number, string | null]>(
-      `INSERT INTO webhook_deliveries (id, seq, event_id, event_name, company_id, endpoint_id, event, status, held_reason, created_at, updated_at, traceparent)
-       VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)
-       ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-    );
+    this.insertOne = db.prepare<DeliveryInsertValues>(INSERT_DELIVERY);
     this.existing = db.prepare<[string, number], { id: string; status: string; held_reason: string | null }>(
       'SELECT id, status, held_reason FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?',
     );
@@ -92,7 +88,7 @@ export class HeldDeliveryStore {
     eventJson: string,
     traceparent: string | null,
   ): CreatedDelivery {
-    const id = timeOrderedId('dlv_', 6);
+    const id = newDeliveryId();
     if (this.insertOne.run(id, event.id, event.name, event.company_id, endpointId, eventJson, heldReason, now, now, traceparent).changes === 1) {
       return { id, held: heldReason !== null, owed: heldReason === null };
     }
