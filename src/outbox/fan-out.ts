@@ -13,8 +13,9 @@ export type EndpointCache = Map<number, WebhookEndpointRow[]>;
 
 /**
  * Turns one event of the outbox into its deliveries: one per endpoint of the company that wants the
- * event (never the endpoint a `webhook.disabled` or `delivery.failed` is about). The delivery rows are created here (idempotently: a relay that crashed before marking the
- * row fans it out again onto the same deliveries), and each job carries its endpoint's address and
+ * event (never the endpoint a `webhook.disabled` or `delivery.failed` is about). The delivery rows
+ * are created here (idempotently: a relay that crashed before marking the row fans it out again
+ * onto the same deliveries), and each job carries its endpoint's address and
  * signing secrets so that workers need no store. Runs inside the caller's transaction (the relay's
  * fan-out of a batch), which keeps an event's deliveries all or nothing. The jobs and the
  * deliveries carry `traceparent`, the context of the relay's publish of the event.
@@ -40,13 +41,13 @@ export function fanOutEvent(store: Store, event: EventRecord, now: number, endpo
 
 /** The deliveries of one event to the endpoints that want it, and the first attempts of those that go now. */
 function deliver(store: Store, event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number, eventJson: string | undefined, traceparent: string | undefined): OutgoingMessage[] {
-  const plain = endpoints.filter((endpoint) => endpoint.active === 1 && endpoint.ordering === 'default');
+  const plain = endpoints.filter(isPlain);
   const deliveries = store.deliveries.createForEvent(event, plain, now, eventJson, traceparent ?? null);
   const messages = deliveries.map((deliveryId, index) => firstAttempt(deliveryId, event, jobEndpoint(plain[index]!, now), traceparent));
   if (plain.length === endpoints.length) return messages;
   const json = eventJson ?? JSON.stringify(event);
   for (const endpoint of endpoints) {
-    if (endpoint.active === 1 && endpoint.ordering === 'default') continue;
+    if (isPlain(endpoint)) continue;
     const reason = heldReason(store, endpoint);
     const delivery = store.held.create(event, endpoint.id, reason, now, json, traceparent ?? null);
     if (!delivery.owed) continue;
@@ -54,6 +55,11 @@ function deliver(store: Store, event: EventRecord, endpoints: readonly WebhookEn
     messages.push(firstAttempt(delivery.id, event, jobEndpoint(endpoint, now), traceparent));
   }
   return messages;
+}
+
+/** An active endpoint without strict ordering: its deliveries go out at once, none is ever held. */
+function isPlain(endpoint: WebhookEndpointRow): boolean {
+  return endpoint.active === 1 && endpoint.ordering === 'default';
 }
 
 /** Why a new delivery to this endpoint waits, or null when it goes out now. */
