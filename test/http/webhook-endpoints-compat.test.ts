@@ -7,6 +7,7 @@ import { webhookListResponse, webhookTestResponse } from '../../schemas/v2/webho
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
 import { startReceiver, type Answer } from '../pipeline/harness.js';
+import { eventually } from '../pipeline/wait.js';
 
 let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -46,6 +47,18 @@ async function createAtReceiver(company: number, path = '/hooks'): Promise<{ id:
   secrets.push(res.body.webhook.secret as string);
   return res.body.webhook as { id: number; secret: string };
 }
+
+/**
+ * Waits for the `webhook.enabled` an activation writes: it reaches the endpoint itself (its filter
+ * wants every event) through the dispatcher, after the answer, so a test that activates an endpoint
+ * waits for it before it counts what else arrived.
+ */
+async function enabledEventArrived(id: number): Promise<void> {
+  const isEnabled = (body: any) => body.type === 'webhook' && body.event === 'enabled' && body.object?.id === id;
+  await eventually(`webhook.enabled of endpoint ${id}`, () => receiver.received.some((r) => isEnabled(r.body)));
+}
+
+const TEST_POST = { source: 'gateway', operation: 'test' };
 
 function row(id: number) {
   return gw.gateway.store.db.prepare('SELECT url, active FROM webhook_endpoints WHERE id = ?').get(id) as { url: string; active: number };
@@ -95,14 +108,20 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
     const res = await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.webhook).toMatchObject({ id: hook.id, url: receiver.url, active: true });
-    expect(receiver.received).toHaveLength(1);
-    const [test] = receiver.received;
-    expect(test!.body).toEqual({ source: 'gateway', operation: 'test' });
+    await enabledEventArrived(hook.id);
+    expect(receiver.received).toHaveLength(2);
+    const [test, enabled] = receiver.received;
+    expect(test!.body).toEqual(TEST_POST);
     expect(test!.id).toMatch(/^test_[0-9a-f]+$/);
     expect(test!.verifiedBy).toEqual([0]);
-    // Already active: saving it again sends nothing.
+    expect(enabled!.body).toMatchObject({ type: 'webhook', event: 'enabled', object: { id: hook.id, active: true } });
+    expect(enabled!.verifiedBy).toEqual([0]);
+    // Already active: saving it again tests nothing and writes no event.
+    const events = gw.gateway.store.db.prepare('SELECT MAX(id) FROM outbox').pluck();
+    const before = events.get();
     expect((await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true } })).status).toBe(200);
-    expect(receiver.received).toHaveLength(1);
+    expect(events.get()).toBe(before);
+    expect(receiver.received).toHaveLength(2);
   });
 
   it('an endpoint that does not answer 2xx stays inactive: 422 on active, nothing changed', async () => {
@@ -121,13 +140,13 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
     const company = await newCompany();
     const hook = await createAtReceiver(company);
     expect((await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true } })).status).toBe(200);
+    await enabledEventArrived(hook.id);
     const moved = receiver.url.replace('/hooks', '/moved');
     const ok = await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { url: moved } });
     expect(ok.body.webhook).toMatchObject({ url: moved, active: true });
-    expect(receiver.received.map((r) => r.body)).toEqual([
-      { source: 'gateway', operation: 'test' },
-      { source: 'gateway', operation: 'test' },
-    ]);
+    const testPosts = receiver.received.filter((r) => r.id.startsWith('test_'));
+    expect(testPosts.map((r) => r.body)).toEqual([TEST_POST, TEST_POST]);
+    expect(receiver.received).toHaveLength(3);
 
     answers = [{ status: 404 }];
     const refused = await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { url: receiver.url.replace('/hooks', '/missing') } });
