@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../lib/threads.js';
 import type { Logger } from '../log.js';
 import type { WebhookHttpClient, WebhookResponse } from './http-client.js';
 import { signatureHeaders } from './signing.js';
@@ -204,7 +205,7 @@ class PosterThread {
 
   private start(): Worker {
     // A thread holds only the attempts in flight: a small heap keeps the daemon's memory budget.
-    const worker = new Worker(THREAD_SCRIPT, { workerData: this.data, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 96 } });
+    const worker = startWorkerThread(THREAD_SCRIPT, { workerData: this.data, resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 96 } });
     worker.unref();
     worker.on('message', (answers: PosterAnswer[]) => {
       for (const answer of answers) {

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../lib/threads.js';
 import type { Logger } from '../log.js';
 import type { Db } from './db.js';
 
@@ -42,7 +43,7 @@ export class WalCheckpointer {
     db.pragma(`wal_autocheckpoint = ${WalCheckpointer.SAFETY_NET_PAGES}`);
     const data: CheckpointThreadData = { file, intervalMs };
     // The thread runs one statement now and then: the smallest heap V8 takes keeps the daemon's memory budget.
-    this.thread = new Worker(THREAD_SCRIPT, { workerData: data, name: 'wal-checkpointer', resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 } });
+    this.thread = startWorkerThread(THREAD_SCRIPT, { workerData: data, name: 'wal-checkpointer', resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 } });
     // It must not keep a stopping process alive.
     this.thread.unref();
     this.thread.on('message', (report: CheckpointReport) => this.onCheckpoint(report));
