@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+import { CACHED_CHANNELS } from './channels.js';
 import type { Db } from './db.js';
 
 /** The API that created a channel: v1 channels also get the v1 `{entity: 'channel'}` payloads. */
@@ -21,9 +23,6 @@ export interface NewChannelCallback {
   verifyToken: string;
 }
 
-/** Most channels' settings kept by getCached; past it the cache starts over (it only saves reads). */
-const SETTINGS_CACHE_LIMIT = 10_000;
-
 /** Callback settings per channel, and the receipts of provider deliveries already applied. */
 export class CallbackStore {
   private readonly insertOne;
@@ -36,7 +35,7 @@ export class CallbackStore {
    * invalidation; they are added outside a transaction only, never from a write that could still be
    * rolled back.
    */
-  private readonly cached = new Map<number, ChannelCallbackRow>();
+  private readonly cached = new LRUCache<number, ChannelCallbackRow>({ max: CACHED_CHANNELS });
 
   constructor(private readonly db: Db) {
     this.insertOne = db.prepare<[number, string, string, string, number]>(
@@ -79,7 +78,6 @@ export class CallbackStore {
     if (hit !== undefined) return hit;
     const settings = this.get(channelId);
     if (this.db.inTransaction) return settings;
-    if (this.cached.size >= SETTINGS_CACHE_LIMIT) this.cached.clear();
     this.cached.set(channelId, Object.freeze(settings));
     return settings;
   }

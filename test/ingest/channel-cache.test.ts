@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAuth } from '../../src/domain/auths.js';
+import { CACHED_CHANNELS } from '../../src/store/channels.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_TOKEN, callbackInfo, fixture, postBot, rowCounts } from './helpers.js';
 
@@ -73,6 +74,39 @@ describe('the channel cache of provider callbacks', () => {
     expect(settings).toEqual(store().callbacks.get(channelId));
     expect(Object.isFrozen(settings)).toBe(true);
     expect(() => store().callbacks.getCached(999_999)).toThrow('has no callback settings');
+  });
+});
+
+describe('the size of the channel caches', () => {
+  it('keeps the most recently used channels only, and answers an evicted one from the store', async () => {
+    const { companyId, channelId, secretToken } = await botChannel();
+    expect((await postBot(gw, channelId, update(10), secretToken)).status).toBe(200);
+    const first = { channel: store().channels.findLiveCached(channelId)!, settings: store().callbacks.getCached(channelId) };
+
+    // Every company has one channel per provider: as many others as the caches keep, each read once.
+    const accountId = store().db.prepare('SELECT account_id FROM companies WHERE id = ?').pluck().get(companyId) as number;
+    const others = store().transaction(() =>
+      Array.from({ length: CACHED_CHANNELS }, (_, n) => {
+        const other = store().companies.insert({ accountId, name: `Busy ${n}`, phone: null, description: null, webhookUrl: null });
+        const channel = store().channels.insert({ companyId: other.id, provider: 'chat_b', state: 'enabled', settings: {}, credentials: { token: `${n}:bot` } });
+        store().callbacks.create({ channelId: channel.id, api: 'v1', signingSecret: 'ab'.repeat(32), verifyToken: 'cd'.repeat(16) });
+        return channel.id;
+      }),
+    );
+    for (const id of others) {
+      store().channels.findLiveCached(id);
+      store().callbacks.getCached(id);
+    }
+    const last = others.at(-1)!;
+    expect(store().channels.findLiveCached(last)).toBe(store().channels.findLiveCached(last));
+
+    // The first channel was read least recently: it is read again, equal to what was cached, and its callbacks go on.
+    const again = store().channels.findLiveCached(channelId)!;
+    expect(again).not.toBe(first.channel);
+    expect(again).toEqual(first.channel);
+    expect(store().callbacks.getCached(channelId)).not.toBe(first.settings);
+    expect(store().callbacks.getCached(channelId)).toEqual(first.settings);
+    expect((await postBot(gw, channelId, update(11), secretToken)).status).toBe(200);
   });
 });
 
