@@ -204,7 +204,8 @@ class PosterThread {
   }
 
   private start(): Worker {
-    // A thread holds only the attempts in flight: a small heap keeps the daemon's memory budget.
+    // A thread holds only the attempts in flight: a small heap keeps the daemon's memory budget. Its
+    // young generation takes the garbage of every attempt: 12 MiB costs fewer scavenges than 4.
     const worker = startWorkerThread(THREAD_SCRIPT, { workerData: this.data, resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 96 } });
     worker.unref();
     worker.on('message', (answers: PosterAnswer[]) => {

@@ -7,9 +7,9 @@ let workerHeapsSizedByThemselves = false;
  * A worker thread whose heap is sized by its own `resourceLimits`. The daemon starts with
  * `--max-semi-space-size=8` (docs/operations.md, "Memory"), which sizes the main thread's young
  * generation; V8 reads that flag for every isolate it creates, and it outranks a worker's
- * `maxYoungGenerationSizeMb`, so each thread would commit two 8 MiB semi-spaces it never fills
- * (about 12 MB of resident memory for the webhook thread). The main isolate reads the flag only
- * when it is created, so clearing it before the first worker leaves the main thread as it was.
+ * `maxYoungGenerationSizeMb`, so each thread would commit two 8 MiB semi-spaces whatever its
+ * limits. The main isolate read the flag when it was created and keeps its young generation, so
+ * clearing the flag before the first worker changes the workers only.
  */
 export function startWorkerThread(script: URL, options: WorkerOptions & { resourceLimits: NonNullable<WorkerOptions['resourceLimits']> }): Worker {
   if (!workerHeapsSizedByThemselves) {
