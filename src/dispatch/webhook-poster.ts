@@ -91,7 +91,8 @@ export class InlinePoster implements WebhookPoster {
     const began = performance.now();
     const response = await this.client.post({ url, headers, body, timeoutMs });
     if (pace !== undefined) this.pacer.answered(paceKey, response.statusCode, response.retryAfter, pace.retryAfterMaxMs);
-    return { ...response, durationMs: Math.round(performance.now() - began) };
+    const { statusCode, retryAfter, body: answer, error } = response;
+    return { statusCode, retryAfter, body: answer, error, durationMs: Math.round(performance.now() - began) };
   }
 
   close(): Promise<void> {

@@ -185,7 +185,7 @@ export class ConversationStore {
   /** The UPDATE of a conversation, naming its state only when `state` is given (see updateSameState). */
   private write(values: ConversationWrite, state: OperationalState | undefined): void {
     if (state === undefined) this.updateSameState.run(values);
-    else this.update.run({ ...values, operational_state: state });
+    else this.update.run(Object.assign({ operational_state: state }, values));
   }
 
   /** Most recently updated first. */
