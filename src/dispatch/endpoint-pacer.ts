@@ -19,9 +19,14 @@ const SLOWEST_PER_SECOND = 1 / 60;
 export class EndpointPacer {
   private readonly paces = new Map<string, Pace>();
   private cancelled = new AbortController();
+  private takes = 0;
 
-  /** Resolves when the key's next attempt may start; rejects with `cancelledError` after `cancelWaiting`. */
+  /**
+   * Resolves when the key's next attempt may start; rejects with `cancelledError` after
+   * `cancelWaiting`. Every attempt let start must be `answered`, whatever became of it.
+   */
   take(key: string, limit: number, cancelledError: () => Error): Promise<void> {
+    if (++this.takes % FORGET_EVERY_TAKES === 0) this.forgetIdle();
     let pace = this.paces.get(key);
     if (pace === undefined) this.paces.set(key, (pace = new Pace(limit)));
     pace.limitTo(limit);
@@ -32,10 +37,15 @@ export class EndpointPacer {
     });
   }
 
-  /** What the receiver answered the key's attempt: a 429 slows it, a 2xx brings it back up. */
+  /**
+   * What the receiver answered the key's attempt (`statusCode` null: no answer): a 429 slows it, a
+   * 2xx brings it back up.
+   */
   answered(key: string, statusCode: number | null, retryAfter: string | null, retryAfterMaxMs: number): void {
     const pace = this.paces.get(key);
-    if (pace === undefined || statusCode === null) return;
+    if (pace === undefined) return;
+    pace.ended();
+    if (statusCode === null) return;
     if (statusCode === 429) {
       const wait = parseRetryAfter(retryAfter, Date.now());
       pace.slowDown(wait === null ? null : Math.min(wait, retryAfterMaxMs));
@@ -47,7 +57,20 @@ export class EndpointPacer {
     this.cancelled.abort();
     this.cancelled = new AbortController();
   }
+
+  /** Keys with a pace kept: those of the endpoints attempted lately, not of every one ever seen. */
+  get keys(): number {
+    return this.paces.size;
+  }
+
+  /** Drops the paces a new one would equal: nothing waiting or in flight, no slowdown, no spacing left. */
+  forgetIdle(now = performance.now()): void {
+    for (const [key, pace] of this.paces) if (pace.idleAt(now)) this.paces.delete(key);
+  }
 }
+
+/** How often `take` looks for paces to forget: rarely enough to cost nothing per attempt. */
+const FORGET_EVERY_TAKES = 256;
 
 class Pace {
   private rate: number;
@@ -55,6 +78,8 @@ class Pace {
   private heldUntil = 0;
   /** The attempts waiting, one after the other. */
   private queue: Promise<void> = Promise.resolve();
+  /** Attempts asked for and not answered yet (waiting for their turn or on the wire). */
+  private open = 0;
 
   constructor(private limit: number) {
     this.rate = limit;
@@ -68,9 +93,20 @@ class Pace {
   }
 
   take(turn: () => Promise<void>): Promise<void> {
+    this.open += 1;
     const taken = this.queue.then(turn);
-    this.queue = taken.catch(() => {});
+    // A turn that failed (cancelled) will not be answered: it is no longer open.
+    this.queue = taken.catch(() => void (this.open -= 1));
     return taken;
+  }
+
+  ended(): void {
+    this.open = Math.max(0, this.open - 1);
+  }
+
+  /** Whether a new Pace would behave the same from `now` on. */
+  idleAt(now: number): boolean {
+    return this.open === 0 && this.rate === this.limit && this.heldUntil <= now && this.last + 1_000 / this.rate <= now;
   }
 
   slowDown(retryAfterMs: number | null): void {

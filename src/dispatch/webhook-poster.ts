@@ -85,12 +85,17 @@ export class InlinePoster implements WebhookPoster {
   private async send({ url, id, body, secrets, timeoutMs, traceparent, order, pace }: SignedPost): Promise<PostOutcome> {
     const paceKey = order ?? url;
     if (pace !== undefined) await this.pacer.take(paceKey, pace.perSecond, () => new Error(CANCELLED));
-    // The signature timestamp is real time: receivers check it against their own clock.
-    const headers = signatureHeaders(id, new Date(), body, secrets);
-    if (traceparent !== undefined) headers.traceparent = traceparent;
     const began = performance.now();
-    const response = await this.client.post({ url, headers, body, timeoutMs });
-    if (pace !== undefined) this.pacer.answered(paceKey, response.statusCode, response.retryAfter, pace.retryAfterMaxMs);
+    let response: WebhookResponse | undefined;
+    try {
+      // The signature timestamp is real time: receivers check it against their own clock.
+      const headers = signatureHeaders(id, new Date(), body, secrets);
+      if (traceparent !== undefined) headers.traceparent = traceparent;
+      response = await this.client.post({ url, headers, body, timeoutMs });
+    } finally {
+      // Answered whatever became of the attempt: the pacer keeps a key while it has one open.
+      if (pace !== undefined) this.pacer.answered(paceKey, response?.statusCode ?? null, response?.retryAfter ?? null, pace.retryAfterMaxMs);
+    }
     const { statusCode, retryAfter, body: answer, error } = response;
     return { statusCode, retryAfter, body: answer, error, durationMs: Math.round(performance.now() - began) };
   }
