@@ -31,6 +31,7 @@ import {
   percents,
   prefillFailedDeliveries,
   prefillStore,
+  rssThirds,
   sampleMachine,
   sampleRss,
   setupCompanies,
@@ -257,21 +258,15 @@ async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target
   row(label, 'callback answer p50 / p99 (ms)', `${result.p50.toFixed(1)} / ${result.p99.toFixed(1)}`);
   for (const [pid, list] of Object.entries(samples)) {
     const name = pids.length > 1 ? ` ${pid === String(pids[0]) ? 'core' : 'worker'}` : '';
-    const peak = list.reduce((max, s) => Math.max(max, s.rss), 0);
-    const steady = list.filter((s) => s.t >= P.steadyFrom * 1000);
-    // Means over a third of the phase each (a minute of the full run): V8 collects the old
-    // generation every 30-60 s at these rates, and RSS rises by up to 80 MB of garbage in between
-    // (BENCHMARKS.md, "Memory"), so shorter windows compare the phases of that cycle, not growth.
-    const window = Math.max(1, Math.round(steady.length / 3));
-    const avg = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length;
-    const first = avg(steady.slice(0, window));
-    const last = avg(steady.slice(-window));
+    // Thirds of the steady phase: a minute each in the full run.
+    const { peak, first, last } = rssThirds(list, list.filter((s) => s.t >= P.steadyFrom * 1000));
     // The whole series, a mean per 5 s: where V8's collection cycle was at the windows compared.
+    const avg = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length;
     const fives = [];
     for (const sample of list) (fives[Math.floor(sample.t / 5_000)] ??= []).push(sample);
     log(`${label}: RSS${name} per 5 s (MB): ${fives.map((xs) => (xs ? mb(avg(xs)).toFixed(0) : '-')).join(' ')}`);
-    row(label, `peak RSS${name} (MB)`, mb(peak), { target: '≤ 200', ok: mb(peak) <= 200 });
-    row(label, `RSS${name} steady phase, first → last third (MB)`, `${mb(first).toFixed(0)} → ${mb(last).toFixed(0)}`, { ratio: last / first, target: 'growth < 5 %', ok: last / first < 1.05 });
+    row(label, `peak RSS${name} (MB)`, peak, { target: '≤ 200', ok: peak <= 200 });
+    row(label, `RSS${name} steady phase, first → last third (MB)`, `${first.toFixed(0)} → ${last.toFixed(0)}`, { ratio: last / first, target: 'growth < 5 %', ok: last / first < 1.05 });
   }
   return { p50, p99 };
 }
@@ -378,11 +373,9 @@ await scenario('5', `replay: ${P.replay.toLocaleString('en')} failed deliveries 
     const [first, last] = [(replayedAt(begun + third) - replayedAt(begun)) / third, (P.replay - replayedAt(begun + 2 * third)) / third];
     // A third shorter than a few polls (the quick form's 2,000) says nothing.
     if (third >= 3_000) row('5 replay', 'deliveries/s, first → last third of the replay', `${(first * 1000).toFixed(0)} → ${(last * 1000).toFixed(0)}`, { ratio: last / first, target: '≥ 0.9', ok: last / first >= 0.9 });
-    const mean = (xs) => xs.reduce((a, x) => a + x.rss, 0) / xs.length / 1024 / 1024;
-    const window = Math.max(1, Math.round(samples.length / 3));
-    const [rssFirst, rssLast] = [mean(samples.slice(0, window)), mean(samples.slice(-window))];
-    row('5 replay', 'peak RSS (MB)', samples.reduce((max, s) => Math.max(max, s.rss), 0) / 1024 / 1024, { target: '≤ 200', ok: samples.every((s) => s.rss <= 200 * 1024 * 1024) });
-    row('5 replay', 'RSS, first → last third (MB)', `${rssFirst.toFixed(0)} → ${rssLast.toFixed(0)}`, { ratio: rssLast / rssFirst, target: 'growth < 5 %', ok: rssLast / rssFirst < 1.05 });
+    const rssOfReplay = rssThirds(samples);
+    row('5 replay', 'peak RSS (MB)', rssOfReplay.peak, { target: '≤ 200', ok: rssOfReplay.peak <= 200 });
+    row('5 replay', 'RSS, first → last third (MB)', `${rssOfReplay.first.toFixed(0)} → ${rssOfReplay.last.toFixed(0)}`, { ratio: rssOfReplay.last / rssOfReplay.first, target: 'growth < 5 %', ok: rssOfReplay.last / rssOfReplay.first < 1.05 });
   } finally {
     await d.stop();
   }

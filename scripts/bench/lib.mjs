@@ -98,6 +98,19 @@ export function sampleRss(pids, everyMs = 200) {
 }
 
 /**
+ * RSS samples of one process (sampleRss) as the memory targets read them, in MB: the peak of all of
+ * them, and the means of the first and the last third of `steady` (the phase compared). Each window
+ * is a third of the phase: V8 collects the old generation every 30-60 s at the bench's rates, and
+ * RSS rises by up to 80 MB of garbage in between (BENCHMARKS.md, "Memory"), so shorter windows
+ * compare the phases of that cycle, not growth.
+ */
+export function rssThirds(samples, steady = samples) {
+  const mean = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length / 1024 / 1024;
+  const window = Math.max(1, Math.round(steady.length / 3));
+  return { peak: samples.reduce((max, s) => Math.max(max, s.rss), 0) / 1024 / 1024, first: mean(steady.slice(0, window)), last: mean(steady.slice(-window)) };
+}
+
+/**
  * Starts `node bin/gateway.js serve` (the built daemon) on a data dir; resolves once /healthz
  * answers (or, for a worker, once it logged that it started). Its log goes to <dataDir>/<name>.log.
  */

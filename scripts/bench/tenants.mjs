@@ -1,7 +1,7 @@
 // The multi-tenant scenarios of the benchmark (bench.mjs 7 and 8): does one company's broken
 // endpoint slow the others' deliveries, and do 10,000 companies, each with its own endpoint, cost
 // more latency or memory than 32 (issue 26, point 3).
-import { fixedRate, percentile, sampleRss, setupCompanies, waitArrivals } from './lib.mjs';
+import { fixedRate, percentile, rssThirds, sampleRss, setupCompanies, waitArrivals } from './lib.mjs';
 
 /** The company whose endpoint never answers, and the one whose endpoint answers 500 to everything. */
 const HANGING = 0;
@@ -75,11 +75,7 @@ export async function manyCompanies({ daemon, receiver, row, log, rate, seconds,
   const started = performance.now();
   const run = await tenantRun({ daemon, name: 's8-many', receiver, companies, broken: false, rate, seconds, drainMs, concurrency: 16 });
   log(`${label}: setup and run in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  const peak = run.samples.reduce((max, s) => Math.max(max, s.rss), 0) / 1024 / 1024;
-  const steady = run.samples.slice(Math.floor(run.samples.length / 6));
-  const window = Math.max(1, Math.round(steady.length / 3));
-  const mean = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length / 1024 / 1024;
-  const [first, last] = [mean(steady.slice(0, window)), mean(steady.slice(-window))];
+  const { peak, first, last } = rssThirds(run.samples, run.samples.slice(Math.floor(run.samples.length / 6)));
   const p99 = percentile(run.latencies, 99);
   row(label, 'rate asked / achieved (callbacks/s)', `${rate} / ${run.rate.toFixed(0)}`);
   row(label, 'callback→webhook p50 / p999 (ms)', `${fmt(percentile(run.latencies, 50))} / ${fmt(percentile(run.latencies, 99.9))}`);
