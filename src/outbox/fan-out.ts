@@ -15,10 +15,10 @@ export type EndpointCache = Map<number, WebhookEndpointRow[]>;
  * Turns one event of the outbox into its deliveries: one per endpoint of the company that wants the
  * event (never the endpoint a `webhook.disabled` or `delivery.failed` is about). The delivery rows
  * are created here (idempotently: a relay that crashed before marking the row fans it out again
- * onto the same deliveries), and each job carries its endpoint's address and
- * signing secrets so that workers need no store. Runs inside the caller's transaction (the relay's
- * fan-out of a batch), which keeps an event's deliveries all or nothing. The jobs and the
- * deliveries carry `traceparent`, the context of the relay's publish of the event.
+ * onto the same deliveries), and each job carries its endpoint's address and signing secrets so
+ * that workers need no store. Runs inside the caller's transaction (the relay's fan-out of a
+ * batch), which keeps an event's deliveries all or nothing. The jobs and the deliveries carry
+ * `traceparent`, the context of the relay's publish of the event.
  *
  * A delivery is held instead of sent (no job) when its endpoint is disabled, and when its endpoint
  * orders strictly and an earlier delivery of it is on its way or held: the retry scheduler lets it
