@@ -41,6 +41,7 @@ export class Metrics {
   private readonly deliveryLatency: Histogram<'trigger'>;
   private readonly endpointStateChanges: Counter<'state' | 'by'>;
   private readonly deliveriesFailed: Counter<'target' | 'reason'>;
+  private readonly outboxPublished: Counter<'stream'>;
   private readonly checkpointDuration: Histogram;
   private readonly walFrames: Gauge;
   private sources: MetricSources = {};
@@ -95,6 +96,12 @@ export class Metrics {
       name: 'gateway_webhook_deliveries_failed_total',
       help: 'Deliveries failed for good, to a company endpoint or the operator webhook (target), by reason: attempts_exhausted, gone (410), endpoint_unavailable (disabled, removed or unconfigured while a retry waited).',
       labelNames: ['target', 'reason'],
+      registers,
+    });
+    this.outboxPublished = new Counter({
+      name: 'gateway_outbox_published_total',
+      help: 'Messages the outbox relay published, by stream: events (gateway.events) and send jobs (gateway.outbound).',
+      labelNames: ['stream'],
       registers,
     });
     // Every label set from the start, at 0: a rate over the first change needs a sample before it.
@@ -154,6 +161,16 @@ export class Metrics {
   /** A delivery failed for good (committed). */
   deliveryFailed(target: 'company' | 'operator', reason: 'attempts_exhausted' | 'gone' | 'endpoint_unavailable'): void {
     this.deliveriesFailed.inc({ target, reason });
+  }
+
+  /** Outbox messages whose publish committed: one increment per run of one stream. */
+  published(rows: readonly { stream: string }[]): void {
+    let start = 0;
+    for (let i = 1; i <= rows.length; i += 1) {
+      if (i < rows.length && rows[i]!.stream === rows[start]!.stream) continue;
+      this.outboxPublished.inc({ stream: rows[start]!.stream }, i - start);
+      start = i;
+    }
   }
 
   /** Attempts recorded per minute over the last hour, oldest first (the console's pipeline page). */

@@ -1,10 +1,10 @@
-import type { PendingRow } from '../store/outbox.js';
+import type { RelayRow } from '../store/outbox.js';
 import type { OutgoingMessage } from '../streams/stream.js';
 import { ATTR } from '../tracing/attributes.js';
 import { contextFrom, endSpan, isTracing, SpanKind, startSpan, traceparentOfSpan, type Span } from '../tracing/tracer.js';
 
 /**
- * The `send <stream>` PRODUCER spans of one relay batch (docs/tracing.md): one per outbox row,
+ * The `send <stream>` PRODUCER spans of one relay batch (docs/tracing.md): one per outbox message,
  * child of the trace context the row was appended in (the request or consumer span of the change
  * it reports). The messages a row becomes (an event's delivery jobs, a send job) carry that span's
  * context to their consumers, and deliveries keep it for their retries and replays to link to.
@@ -20,7 +20,7 @@ export class PublishSpans {
   }
 
   /** Builds the messages of a row inside its span: `build` gets the traceparent they carry. */
-  wrap(row: PendingRow, build: (traceparent: string | undefined) => OutgoingMessage[]): OutgoingMessage[] {
+  wrap(row: RelayRow, build: (traceparent: string | undefined) => OutgoingMessage[]): OutgoingMessage[] {
     const span = startSpan(
       `send ${row.stream}`,
       {
@@ -31,7 +31,8 @@ export class PublishSpans {
           [ATTR.messagingOperationType]: 'send',
           [ATTR.messagingOperationName]: 'send',
           [ATTR.messagingMessageId]: row.message_id,
-          [ATTR.outboxRowId]: row.id,
+          // A message published in the commit that appended it has no row.
+          ...(row.id === null ? {} : { [ATTR.outboxRowId]: row.id }),
         },
       },
       contextFrom(row.traceparent),

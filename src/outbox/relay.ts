@@ -1,6 +1,6 @@
 import type { EventRecord } from '../streams/catalog.js';
 import type { Logger } from '../log.js';
-import type { PendingRow } from '../store/outbox.js';
+import type { InCommitRow, PendingRow, RelayRow } from '../store/outbox.js';
 import type { Store } from '../store/store.js';
 import type { Clock, OutgoingMessage, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
@@ -35,8 +35,8 @@ export interface OutboxRelayOptions {
  * Embedded streams live in the store, so there the publish and the mark are writes of one
  * transaction: the relay runs at the end of every group commit (OutboxStore.publishInCommits), and
  * the events of the callbacks in that transaction go out in the same commit, without a transaction
- * and a wake of their own (their rows are written published). The loop below takes what was
- * appended outside group commits (API transactions) and what a failed publish left pending.
+ * and a wake of their own (and without an outbox row). The loop below takes what was appended
+ * outside group commits (API transactions) and what a failed publish left pending.
  */
 export class OutboxRelay implements Worker {
   readonly name = 'outbox-relay';
@@ -100,17 +100,18 @@ export class OutboxRelay implements Worker {
       }
       spans?.end();
       await store.grouped(() => store.outbox.markPublishedHere(run.rows.map((r) => r.id), clock.now()));
+      store.outbox.published(run.rows);
     }
     return rows.length;
   }
 
   /**
    * Embedded streams: fans out and appends `pending` (in id order) and marks them, then `appended`
-   * (rows of this transaction, written published), all in the transaction open now; answers what
-   * hands the messages to the consumers once it committed.
+   * (messages of this transaction, not in the table), all in the transaction open now; answers
+   * what hands the messages to the consumers once it committed.
    */
-  private relayHere(pending: readonly PendingRow[], appended: readonly PendingRow[] = []): (() => void) | undefined {
-    const rows = appended.length === 0 ? pending : [...pending, ...appended];
+  private relayHere(pending: readonly PendingRow[], appended: readonly InCommitRow[] = []): (() => void) | undefined {
+    const rows: readonly RelayRow[] = appended.length === 0 ? pending : [...pending, ...appended];
     if (rows.length === 0) return undefined;
     const { store, bus, clock } = this.options;
     const now = clock.now();
@@ -131,6 +132,7 @@ export class OutboxRelay implements Worker {
     spans?.end();
     return () => {
       for (const handOut of handOuts) handOut();
+      store.outbox.published(rows);
     };
   }
 
@@ -139,12 +141,12 @@ export class OutboxRelay implements Worker {
   }
 
   /** The messages of one row, built in its publish span when tracing is on (`spans`). */
-  private toMessages(row: PendingRow, now: number, endpoints: EndpointCache, spans: PublishSpans | null): OutgoingMessage[] {
+  private toMessages(row: RelayRow, now: number, endpoints: EndpointCache, spans: PublishSpans | null): OutgoingMessage[] {
     if (spans === null) return this.messagesOf(row, now, endpoints, undefined);
     return spans.wrap(row, (traceparent) => this.messagesOf(row, now, endpoints, traceparent));
   }
 
-  private messagesOf(row: PendingRow, now: number, endpoints: EndpointCache, traceparent: string | undefined): OutgoingMessage[] {
+  private messagesOf(row: RelayRow, now: number, endpoints: EndpointCache, traceparent: string | undefined): OutgoingMessage[] {
     const payload = row.parsed ?? (JSON.parse(row.payload) as unknown);
     if (row.stream === STREAM.events) {
       const event = payload as EventRecord;
@@ -158,8 +160,8 @@ export class OutboxRelay implements Worker {
   }
 }
 
-function runsByStream(rows: readonly PendingRow[]): { stream: string; rows: PendingRow[] }[] {
-  const runs: { stream: string; rows: PendingRow[] }[] = [];
+function runsByStream<Row extends RelayRow>(rows: readonly Row[]): { stream: string; rows: Row[] }[] {
+  const runs: { stream: string; rows: Row[] }[] = [];
   for (const row of rows) {
     const last = runs.at(-1);
     if (last?.stream === row.stream) last.rows.push(row);

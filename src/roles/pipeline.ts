@@ -69,8 +69,10 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
     publishFactLater(bus, channelId, items, afterMs, `${channelId}:${items[0]?.kind ?? 'fact'}:${Date.now()}:${Math.random().toString(36).slice(2)}`, logger),
   );
   const throttle = new ChannelThrottle(config.providers.channelConcurrency, config.providers.channelRatePerSecond);
+  let stopCounting = () => {};
   if (role !== 'worker') {
     if (store === null) throw new Error('the core role needs the store');
+    if (metrics !== undefined) stopCounting = store.outbox.onPublished((rows) => metrics.published(rows));
     replayer = new Replayer({ store, bus, clock, operatorWebhook: config.operatorWebhook });
     const scheduler = new RetryScheduler({ store, bus, clock, logger, operatorWebhook: config.operatorWebhook, metrics });
     recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics, onOrderedAttempt: () => scheduler.wake() });
@@ -115,6 +117,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
     throttle,
     async stop() {
       await supervisor.stop();
+      stopCounting();
       await poster?.close();
       await connectors.close();
       await bus.close();

@@ -29,6 +29,15 @@ export interface NewOutboxMessage {
 export type PendingRow = OutboxRow & { parsed?: unknown };
 
 /**
+ * A message appended in the group transaction running now while its publisher runs in the same
+ * commit (OutboxStore.publishInCommits): published there, it never becomes a row (id null).
+ */
+export type InCommitRow = Omit<PendingRow, 'id' | 'published_at'> & { id: null; parsed: unknown };
+
+/** What a publisher publishes: rows of the table, and messages of the transaction running now. */
+export type RelayRow = PendingRow | InCommitRow;
+
+/**
  * What publishes outbox rows inside a group commit (the relay on the embedded streams), see
  * OutboxStore.publishInCommits.
  */
@@ -37,11 +46,11 @@ export interface CommitPublisher {
   batchSize: number;
   /**
    * Publishes, in the open transaction, `pending` (rows of the table, in id order: marks them) and
-   * then `appended` (this transaction's rows, written already published); answers what to run
-   * once it committed.
+   * then `appended` (this transaction's messages, never written to the table); answers what to
+   * run once it committed.
    */
-  publish: (pending: readonly PendingRow[], appended: readonly PendingRow[]) => (() => void) | undefined;
-  /** Its publish failed (its writes were undone, the rows are pending) or the transaction did. */
+  publish: (pending: readonly PendingRow[], appended: readonly InCommitRow[]) => (() => void) | undefined;
+  /** Its publish failed (its writes were undone, the messages are pending rows) or the transaction did. */
   onError: (error: unknown) => void;
 }
 
@@ -73,14 +82,14 @@ export class OutboxStore {
   private readonly fresh = new Map<number, PendingRow>();
   private readonly pendingIds;
   private readonly byId;
-  private readonly insertPublished;
-  private readonly reopenOne;
   private readonly nextRows;
   private readonly deletePublished;
-  /** publishInCommits is on: appends in group-commit units are written published, kept in `inCommit`. */
+  /** publishInCommits is on: appends in group-commit units are kept in `inCommit`, not written. */
   private publishingInCommits = false;
-  /** Rows the units of the group transaction running now appended, for its publisher. */
-  private inCommit: PendingRow[] = [];
+  /** Messages the units of the group transaction running now appended, for its publisher. */
+  private inCommit: InCommitRow[] = [];
+  /** Who hears of every publish once it committed (see onPublished). */
+  private readonly publishedListeners = new Set<(rows: readonly RelayRow[]) => void>();
 
   constructor(
     db: Db,
@@ -91,10 +100,6 @@ export class OutboxStore {
     );
     this.pendingIds = db.prepare<[number], { id: number; message_id: string }>('SELECT id, message_id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
     this.byId = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE id = ?');
-    this.insertPublished = db.prepare<[string, string, string, string, number, number, string | null]>(
-      'INSERT INTO outbox (stream, key, message_id, payload, created_at, published_at, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.reopenOne = db.prepare<[number]>('UPDATE outbox SET published_at = NULL WHERE id = ?');
     this.nextRows = db.prepare<[number, number], { key: number; created_at: number }>('SELECT id AS key, created_at FROM outbox WHERE id > ? ORDER BY id LIMIT ?');
     this.deletePublished = db.prepare<[number, number]>('DELETE FROM outbox WHERE id > ? AND id <= ? AND published_at IS NOT NULL');
     this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
@@ -104,39 +109,43 @@ export class OutboxStore {
   }
 
   /**
-   * Appends a row; `message.payload` must not change afterwards (the relay may publish it as given).
-   * In a group-commit unit while publishInCommits is on, the row is written already published and
-   * its publisher publishes it before that transaction commits. The row keeps the trace context
-   * active now (the request or consumer span whose change it reports), the next hop's parent.
+   * Appends a message; `message.payload` must not change afterwards (the relay may publish it as
+   * given). In a group-commit unit while publishInCommits is on, it is kept in memory and its
+   * publisher publishes it before that transaction commits: no row (see publishInCommits).
+   * Otherwise it is a pending row. It keeps the trace context active now (the request or consumer
+   * span whose change it reports), the next hop's parent.
    */
   append(message: NewOutboxMessage, now = Date.now()): void {
     const payload = JSON.stringify(message.payload);
     const traceparent = traceparentOf() ?? null;
-    if (this.publishingInCommits && this.group.inUnits) {
-      const id = Number(this.insertPublished.run(message.stream, message.key, message.messageId, payload, now, now, traceparent).lastInsertRowid);
-      this.inCommit.push({ id, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, published_at: now, traceparent, parsed: message.payload });
-      return;
+    const row: InCommitRow = { id: null, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, traceparent, parsed: message.payload };
+    if (this.publishingInCommits && this.group.inUnits) this.inCommit.push(row);
+    else this.insertPending([row]);
+  }
+
+  /** Writes the messages as pending rows, for the relay's loop (kept in memory for it too). */
+  private insertPending(rows: readonly InCommitRow[]): void {
+    for (const row of rows) {
+      const id = Number(this.insertOne.run(row.stream, row.key, row.message_id, row.payload, row.created_at, row.traceparent).lastInsertRowid);
+      if (this.fresh.size < FRESH_ROWS) this.fresh.set(id, { ...row, id, published_at: null });
     }
-    const id = Number(this.insertOne.run(message.stream, message.key, message.messageId, payload, now, traceparent).lastInsertRowid);
-    if (this.fresh.size < FRESH_ROWS) {
-      this.fresh.set(id, { id, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, published_at: null, traceparent, parsed: message.payload });
-    }
-    this.pendingAdded();
+    if (rows.length > 0) this.pendingAdded();
   }
 
   /**
    * Publishes in every group commit (embedded streams, where publishing is a write of the same
    * store): at the end of each group transaction, `publisher` gets the pending rows of the table
-   * (at most a batch) and the rows its units appended. Those are written already published and kept
-   * in memory: no UPDATE to mark them, no entry in the pending index, no read back. They follow
-   * the units' savepoints (a unit that fails drops its rows from the list as SQLite drops them from
-   * the table), and if the publisher fails they are made pending again in the same transaction, so
-   * the state change and its events still commit together and the relay's loop publishes them.
-   * Answers how to turn it off.
+   * (at most a batch) and the messages its units appended. Those are never written to the table:
+   * what the publisher writes for them (deliveries, stream messages) commits with the change they
+   * report, so a row would only wait for the janitor to delete it. They follow the units'
+   * savepoints (a unit that fails drops its messages from the list as SQLite drops its rows), and
+   * when the publisher fails, or a backlog of pending rows must go first, they are written as
+   * pending rows in the same transaction: the state change and its events still commit together
+   * and the relay's loop publishes them. Answers how to turn it off.
    */
   publishInCommits(publisher: CommitPublisher): () => void {
     this.publishingInCommits = true;
-    let taken: PendingRow[] = [];
+    let taken: InCommitRow[] = [];
     const untrack = this.group.track({ mark: () => this.inCommit.length, undo: (mark) => void (this.inCommit.length = mark) });
     const removeHook = this.group.beforeCommit({
       run: () => {
@@ -145,11 +154,11 @@ export class OutboxStore {
         const pending = this.pendingHere(publisher.batchSize, true);
         // More rows wait than one batch: this transaction's go behind them, pending, in id order.
         const behind = pending.length === publisher.batchSize;
-        if (behind) this.reopen(taken);
+        if (behind) this.insertPending(taken);
         return publisher.publish(pending, behind ? [] : taken);
       },
-      // The publisher's writes were undone (the reopen of a backlog too): the rows are made pending.
-      recover: () => this.reopen(taken),
+      // The publisher's writes were undone (the pending rows of a backlog too): they are written pending.
+      recover: () => this.insertPending(taken),
       onError: (error) => {
         this.inCommit = [];
         this.relayFailed();
@@ -162,15 +171,6 @@ export class OutboxStore {
       this.publishingInCommits = false;
       this.inCommit = [];
     };
-  }
-
-  /** Rows written published whose publishing did not happen: pending again, for the relay. */
-  private reopen(rows: readonly PendingRow[]): void {
-    for (const row of rows) {
-      this.reopenOne.run(row.id);
-      if (this.fresh.size < FRESH_ROWS) this.fresh.set(row.id, { ...row, published_at: null });
-    }
-    if (rows.length > 0) this.pendingAdded();
   }
 
   /** A pending row was written: the relay reads the table again, and a waiting relay loop wakes. */
@@ -227,6 +227,21 @@ export class OutboxStore {
   /** How many wait for the next append (a wait that ended leaves none behind). */
   get appendWaiting(): number {
     return this.appendWaiters.size;
+  }
+
+  /**
+   * Calls `listener` with the messages of every publish once it committed, in the order they were
+   * published: the one view of every message the outbox took, those published in the commit that
+   * appended them included (they leave no row). Answers the unsubscribe.
+   */
+  onPublished(listener: (rows: readonly RelayRow[]) => void): () => void {
+    this.publishedListeners.add(listener);
+    return () => this.publishedListeners.delete(listener);
+  }
+
+  /** The relay's publish of these messages committed (and the stream acknowledged them). */
+  published(rows: readonly RelayRow[]): void {
+    for (const listener of this.publishedListeners) listener(rows);
   }
 
   /** Whether any row waits (read from the pending index alone, no payload). */

@@ -12,6 +12,7 @@ import { webhookEvent } from '../../schemas/events/webhook.js';
 import type { EventRecord } from '../../src/streams/catalog.js';
 import type { Store } from '../../src/store/store.js';
 import { compileSchema, schemaErrors } from './schemas.js';
+import { publishedBy } from '../record-published.js';
 
 const validators = new Map<string, ValidateFunction>();
 
@@ -35,15 +36,22 @@ registerEventSchema('delivery', deliveryEvent);
 /** The catalog's schema of each event name (GET /api/p2/event_types): every emitted event must be in it and match it too. */
 const catalogValidators = new Map(EVENT_CATALOG.map((entry) => [entry.name, v1Ajv.compile(entry.schema)]));
 
-/** Every event written to the outbox for `gateway.events`, oldest first, as stored: NOT validated (see emittedEvents). */
+/**
+ * Every event of `gateway.events` the outbox took, NOT validated (see emittedEvents): those it
+ * published, in publish order (test/record-published.ts: in embedded mode the events of a group
+ * commit leave no row), then the rows of the table not published yet, in id order.
+ */
 function storedEvents(store: Store): EventRecord[] {
+  const published = (publishedBy.get(store.outbox) ?? []).filter((row) => row.stream === 'gateway.events');
+  const seen = new Set(published.map((row) => row.id));
   const rows = store.db
-    .prepare<[], { payload: string }>("SELECT payload FROM outbox WHERE stream = 'gateway.events' ORDER BY id")
-    .all();
-  return rows.map((r) => JSON.parse(r.payload) as EventRecord);
+    .prepare<[], { id: number; payload: string }>("SELECT id, payload FROM outbox WHERE stream = 'gateway.events' ORDER BY id")
+    .all()
+    .filter((row) => !seen.has(row.id));
+  return [...published, ...rows].map((row) => JSON.parse(row.payload) as EventRecord);
 }
 
-/** Every event written to the outbox for `gateway.events`, oldest first, each validated against its schema. */
+/** Every event the outbox took for `gateway.events` (see storedEvents), each validated against its schema. */
 export function emittedEvents(store: Store): EventRecord[] {
   const events = storedEvents(store);
   for (const event of events) assertValidEvent(event);

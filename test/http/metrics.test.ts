@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
 import { ADMIN_TOKEN as INGEST_ADMIN_TOKEN, fixture } from '../ingest/helpers.js';
+import { emittedEvents } from '../helpers/events.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
 import { eventually } from '../pipeline/wait.js';
@@ -103,6 +104,8 @@ describe('GET /metrics', () => {
     ]);
     expect(samples(text, 'gateway_outbox_pending_rows')).toEqual(['gateway_outbox_pending_rows 0']);
     expect(samples(text, 'gateway_outbox_oldest_pending_age_seconds')).toEqual(['gateway_outbox_oldest_pending_age_seconds 0']);
+    // Every event emitted so far (the company's and channel's, then the callback's two) was published once.
+    expect(samples(text, 'gateway_outbox_published_total')).toEqual([`gateway_outbox_published_total{stream="gateway.events"} ${emittedEvents(gw.store).length}`]);
     expect(samples(text, 'gateway_stream_lag_messages')).toEqual([
       'gateway_stream_lag_messages{stream="gateway.events",group="gateway-dispatcher"} 0',
       'gateway_stream_lag_messages{stream="gateway.retries",group="gateway-dispatcher"} 0',

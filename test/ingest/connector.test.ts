@@ -231,7 +231,7 @@ describe('connector protocol: connection flow', () => {
     const counts = rowCounts(store());
     expect((await post('connector/message-text', v2Channel, v2Secret, 'msg_text_1')).status).toBe(200);
     const stored = rowCounts(store());
-    expect(stored).toEqual({ ...counts, contacts: counts.contacts + 1, conversations: counts.conversations + 1, messages: counts.messages + 1, outbox: counts.outbox + 2 });
+    expect(stored).toEqual({ ...counts, contacts: counts.contacts + 1, conversations: counts.conversations + 1, messages: counts.messages + 1, events: counts.events + 2 });
     expect((await post('connector/message-text', v2Channel, v2Secret, 'msg_text_1')).status).toBe(200);
     expect((await post('connector/message-text', v2Channel, v2Secret, 'msg_text_2')).status).toBe(200);
     expect(rowCounts(store())).toEqual(stored);

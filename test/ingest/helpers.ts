@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import type { Store } from '../../src/store/store.js';
-import { newEvents } from '../helpers/events.js';
+import { emittedEvents, newEvents } from '../helpers/events.js';
 import type { TestGateway, TestResponse } from '../helpers/gateway.js';
 
 export const ADMIN_TOKEN = 'admin-token-of-the-ingest-tests-0123';
@@ -68,15 +68,18 @@ export function postConnector(gw: TestGateway, provider: string, channelId: numb
 /** Events after `before`, each validated against its schema (v2 envelopes, v1 channel payloads, job results): test/helpers/events.ts. */
 export const checkedEvents = newEvents;
 
-/** Row counts of the tables a callback writes: proof that a refused one left nothing. */
-export function rowCounts(store: Store): { contacts: number; conversations: number; messages: number; attachments: number; outbox: number; callback_receipts: number } {
+/**
+ * Row counts of the tables a callback writes, and the events emitted (published in their commit,
+ * they leave no outbox row): proof that a refused one left nothing.
+ */
+export function rowCounts(store: Store): { contacts: number; conversations: number; messages: number; attachments: number; events: number; callback_receipts: number } {
   const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   return {
     contacts: count('contacts'),
     conversations: count('conversations'),
     messages: count('messages'),
     attachments: count('attachments'),
-    outbox: count('outbox'),
+    events: emittedEvents(store).length,
     callback_receipts: count('callback_receipts'),
   };
 }

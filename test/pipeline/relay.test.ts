@@ -44,7 +44,11 @@ describe('outbox relay', () => {
     insertEndpoint(store, company, 'https://b.example/hook');
     const event = emitEvent(store, company);
     store.transaction(() => store.outbox.append({ stream: 'gateway.outbound', key: '9', messageId: 'job-1', payload: { send: 'x' } }));
+    const heard: string[] = [];
+    store.outbox.onPublished((rows) => heard.push(...rows.map((row) => row.message_id)));
     expect(await relay.relayBatch()).toBe(2);
+    // Its listeners hear of both once they are marked.
+    expect(heard).toEqual([event.id, 'job-1']);
     expect(bus.acknowledged.map((a) => a.stream)).toEqual(['gateway.events', 'gateway.events', 'gateway.outbound']);
     const jobs = bus.acknowledged.slice(0, 2).map((a) => a.message.value as { event: { id: string }; endpoint: { url: string }; attempt: number });
     expect(jobs.map((j) => [j.event.id, j.endpoint.url, j.attempt])).toEqual([
@@ -105,7 +109,7 @@ describe('outbox relay', () => {
       expect(await relay.relayBatch()).toBe(0);
     });
 
-    it('publishes the events of a group-commit unit in the commit of that unit, and hands them to the consumer', async () => {
+    it('publishes the events of a group-commit unit in the commit of that unit, without an outbox row, and hands them to the consumer', async () => {
       const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger);
       const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: memoryLogger().logger });
       const company = insertCompany(store);
@@ -114,6 +118,8 @@ describe('outbox relay', () => {
       const subscription = bus.subscribe({ stream: 'gateway.events', group: 'test', handler: async (message) => void received.push(message.id) });
       const abort = new AbortController();
       const running = relay.run(abort.signal);
+      const heard: string[] = [];
+      store.outbox.onPublished((rows) => heard.push(...rows.map((row) => row.message_id)));
       try {
         await eventually('the relay idle', () => store.outbox.lag().pending === 0);
         const event = await store.grouped(() => {
@@ -123,6 +129,8 @@ describe('outbox relay', () => {
         });
         // No turn of the event loop since the commit: the relay ran in it, not after it.
         expect(store.outbox.lag().pending).toBe(0);
+        expect(heard).toEqual([event.id]);
+        expect(store.db.prepare('SELECT count(*) AS n FROM outbox').get()).toEqual({ n: 0 });
         const [delivery] = store.deliveries.list({}, undefined, 10).rows;
         expect(delivery?.event_id).toBe(event.id);
         await eventually('the job consumed', () => received.length === 1);
@@ -134,7 +142,7 @@ describe('outbox relay', () => {
       }
     });
 
-    it('leaves the rows of a unit whose relay fails pending, commits the unit, and says why', async () => {
+    it('writes the events of a unit whose relay fails as pending rows, commits the unit, and says why', async () => {
       const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger);
       const log = memoryLogger();
       const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: log.logger, idleMs: 60_000 });
