@@ -113,7 +113,6 @@ export class DeliveryStore {
   private readonly insertDelivery;
   private readonly idByEventEndpoint;
   private readonly byId;
-  private readonly exists;
   private readonly insertAttempt;
   private readonly updateDelivery;
   private readonly attemptsOf;
@@ -139,10 +138,11 @@ export class DeliveryStore {
     this.idByEventEndpoint = db.prepare<[string, number], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
     this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
     this.statusOf = db.prepare<[string], { status: DeliveryStatus }>('SELECT status FROM webhook_deliveries WHERE id = ?');
-    this.exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM webhook_deliveries WHERE id = ?');
+    // Nothing for a delivery this store never made (another install's topic): not ours to record.
     this.insertAttempt = db.prepare<AttemptToRecord>(
       `INSERT INTO webhook_attempts (id, delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, error, outcome)
-       VALUES (@id, @delivery_id, @number, @trigger, @started_at, @duration_ms, @status_code, @response_body, @error, @outcome)
+       SELECT @id, @delivery_id, @number, @trigger, @started_at, @duration_ms, @status_code, @response_body, @error, @outcome
+       WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = @delivery_id)
        ON CONFLICT (id) DO NOTHING`,
     );
     // A delivered delivery stays delivered (a late or duplicate result does not move it back); a
@@ -280,8 +280,7 @@ export class DeliveryStore {
    * With `successes`, a success's health write waits there instead (applyAttempts).
    */
   private applyAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule, effects: AttemptEffects, successes?: Map<number, number>): void {
-    // An attempt of a delivery this store never made (another install's topic) is not ours to record.
-    if (this.exists.get(attempt.delivery_id) === undefined) return;
+    // Recorded already, or of a delivery this store never made (another install's topic).
     if (this.insertAttempt.run(attempt).changes === 0) return;
     const delivered = attempt.outcome === 'delivered';
     const status: DeliveryStatus = delivered ? 'delivered' : attempt.outcome === 'retry' ? 'pending' : 'failed';

@@ -72,6 +72,18 @@ describe('recording attempts', () => {
     expect(store.db.prepare('SELECT count(*) AS n FROM webhook_endpoint_health').get()).toEqual({ n: 0 });
   });
 
+  it('records nothing for a delivery this store never made, and nothing twice', () => {
+    const store = openStore();
+    const d = deliveryFixture(store);
+    const stranger = attempt({ ...d, delivery: { id: 'dlv_of_another_install' } }, { outcome: 'failed' });
+    expect(store.deliveries.recordAttempt(stranger, Date.now(), endpointDisableRule(86_400_000))).toEqual({ failed: [], disabled: [] });
+    const once = attempt(d, { outcome: 'delivered', status_code: 200, error: null });
+    store.deliveries.recordAttempt(once, Date.now(), endpointDisableRule(86_400_000));
+    store.deliveries.recordAttempt({ ...once, outcome: 'failed', status_code: 500 }, Date.now(), endpointDisableRule(86_400_000));
+    expect(store.db.prepare('SELECT delivery_id, outcome FROM webhook_attempts').all()).toEqual([{ delivery_id: d.delivery.id, outcome: 'delivered' }]);
+    expect(store.deliveries.find(d.delivery.id)).toMatchObject({ status: 'delivered', attempt_count: 1, last_status_code: 200 });
+  });
+
   it('leaves a scheduled delivery pending after a failed manual attempt, with its next_attempt_at', () => {
     const store = openStore();
     const d = deliveryFixture(store);
