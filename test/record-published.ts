@@ -3,7 +3,7 @@ import { OutboxStore, type RelayRow } from '../src/store/outbox.js';
 /**
  * Every message each outbox published, in publish order, kept for test/helpers/events.ts: in
  * embedded mode the events of a group commit are published in that commit and leave no outbox
- * row, so the table alone no longer shows every event emitted. Observes the real call, changes
+ * row, so the table alone does not show every event emitted. Observes the real call, changes
  * nothing: `published` runs as it would, after the record.
  */
 export const publishedBy = new WeakMap<OutboxStore, RelayRow[]>();
