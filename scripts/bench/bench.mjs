@@ -3,7 +3,7 @@
 // Starts the built daemon (`node bin/gateway.js serve`) on fresh temp data dirs, a webhook receiver
 // that verifies every signature (standardwebhooks) and the load generators on loopback, runs the
 // scenarios of issues 7 and 26, each with a baseline of the same run (bare Koa, the floors of
-// scenario 0, the all-healthy run of scenario 7), and prints a table with every target met or missed.
+// scenario 0, the all-healthy runs of scenario 7), and prints a table with every target met or missed.
 //
 // Options: --quick (short version of everything, exits non-zero unless every scenario completed and
 // every event arrived), --only=1,3 (scenarios to run), --cpu-prof (write .cpuprofile files of the

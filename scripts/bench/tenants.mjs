@@ -41,16 +41,25 @@ async function tenantRun({ daemon, name, receiver, companies: count, broken, rat
 const fmt = (ms) => ms.toFixed(1);
 
 /**
- * Scenario 7: 32 companies at a fixed rate, all healthy, then again on a fresh daemon with one
- * endpoint that hangs until the timeout and one that answers 500 to everything. The healthy
- * companies' p99 must stay within 1.2× of the all-healthy run's, and none of their events may wait
- * behind the broken ones: an event that did would arrive later than the timeout of the attempt
- * ahead of it.
+ * Scenario 7: 32 companies at a fixed rate, all healthy, then on a fresh daemon with one endpoint
+ * that hangs until the timeout and one that answers 500 to everything; twice, alternating, each run
+ * half the time, and each kind's latencies pooled: a p99 of one run moves with the host's stalls
+ * in its minute, so the two kinds share the machine's good and bad moments. The healthy companies'
+ * p99 must stay within 1.2× of the all-healthy runs', and none of their events may wait behind the
+ * broken ones: an event that did would arrive later than the timeout of the attempt ahead of it.
  */
 export async function noisyNeighbour({ daemon, receiver, row, log, rate, seconds, drainMs, companies }) {
   const label = '7 noisy neighbour';
-  const calm = await tenantRun({ daemon, name: 's7-healthy', receiver, companies, broken: false, rate, seconds, drainMs });
-  const noisy = await tenantRun({ daemon, name: 's7-noisy', receiver, companies, broken: true, rate, seconds, drainMs });
+  const runs = { calm: [], noisy: [] };
+  for (const round of [1, 2]) {
+    for (const [kind, broken] of [['calm', false], ['noisy', true]]) {
+      const name = `s7-${broken ? 'noisy' : 'healthy'}-${round}`;
+      runs[kind].push(await tenantRun({ daemon, name, receiver, companies, broken, rate, seconds: seconds / 2, drainMs }));
+    }
+  }
+  const pooled = (list) => ({ latencies: list.flatMap((run) => run.latencies).sort((a, b) => a - b), rate: list.reduce((sum, run) => sum + run.rate, 0) / list.length });
+  const calm = pooled(runs.calm);
+  const noisy = pooled(runs.noisy);
   const p = (run, q) => percentile(run.latencies, q);
   const slowest = calm.latencies.at(-1) ?? 0;
   const overCalmMax = noisy.latencies.filter((l) => l > slowest).length;
@@ -61,7 +70,7 @@ export async function noisyNeighbour({ daemon, receiver, row, log, rate, seconds
   row(label, `healthy callback→webhook p50 / p99 / max, one endpoint hanging ${TIMEOUT_MS / 1000} s, one answering 500 (ms)`, `${fmt(p(noisy, 50))} / ${fmt(p(noisy, 99))} / ${fmt(noisy.latencies.at(-1) ?? 0)}`);
   const ratio = p(noisy, 99) / p(calm, 99);
   row(label, 'healthy p99 beside the broken / all healthy', p(noisy, 99), { baseline: p(calm, 99), ratio, target: '≤ 1.2', ok: ratio <= 1.2 });
-  row(label, "healthy events slower than the all-healthy run's slowest", String(overCalmMax));
+  row(label, "healthy events slower than the all-healthy runs' slowest", String(overCalmMax));
   row(label, 'healthy events that waited behind a broken one (≥ the attempt timeout)', String(overTimeout), { target: '0', ok: overTimeout === 0 });
 }
 
