@@ -1,4 +1,5 @@
 import { timeOrderedId } from '../lib/ids.js';
+import { jsonOf } from '../lib/json-text.js';
 import type { Logger } from '../log.js';
 import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
@@ -104,7 +105,7 @@ export class DeliveryWorker implements Worker {
       throw new Error('the dispatcher is stopping');
     }
     const queuedAt = clock.now();
-    const request: SignedPost = { url: job.endpoint.url, id: job.event.id, body: JSON.stringify(job.event.body), secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs, order };
+    const request: SignedPost = { url: job.endpoint.url, id: job.event.id, body: jsonOf(job.event.body), secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs, order };
     if (job.endpoint.rate_limit !== undefined) request.pace = { perSecond: job.endpoint.rate_limit, retryAfterMaxMs: policy.retryAfterMaxMs };
     // Tracing on: the attempt's span, whose context the receiver gets in `traceparent`.
     const span = startAttemptSpan(job);

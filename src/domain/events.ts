@@ -1,5 +1,6 @@
 import { WEBHOOK_URL_TEST_EVENT } from '../../schemas/objects/webhook.js';
 import { timeOrderedId } from '../lib/ids.js';
+import { jsonOf } from '../lib/json-text.js';
 import type { OutboxStore } from '../store/outbox.js';
 import type { EventRecord } from '../streams/catalog.js';
 
@@ -56,9 +57,12 @@ export function writeEvent(
 /**
  * Appends an event whose body is already built (the v1 payloads). The record and its body are
  * frozen: the relay may publish the very object (src/store/outbox.ts), so it must not change after.
+ * The body is serialized once (jsonOf): the record's text and every attempt's request body reuse it.
  */
 export function appendEvent(outbox: OutboxStore, record: EventRecord): EventRecord {
   Object.freeze(record.body);
-  outbox.append({ stream: 'gateway.events', key: String(record.company_id), messageId: record.id, payload: Object.freeze(record) });
+  const { id, company_id: companyId, name, created_at: createdAt } = record;
+  const json = `{"id":${JSON.stringify(id)},"company_id":${companyId},"name":${JSON.stringify(name)},"created_at":${JSON.stringify(createdAt)},"body":${jsonOf(record.body)}}`;
+  outbox.append({ stream: 'gateway.events', key: String(companyId), messageId: id, payload: Object.freeze(record), json });
   return record;
 }

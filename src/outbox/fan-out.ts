@@ -43,7 +43,7 @@ export function fanOutEvent(store: Store, event: EventRecord, now: number, endpo
 function deliver(store: Store, event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number, eventJson: string | undefined, traceparent: string | undefined): OutgoingMessage[] {
   const plain = endpoints.filter(isPlain);
   const deliveries = store.deliveries.createForEvent(event, plain, now, eventJson, traceparent ?? null);
-  const messages = deliveries.map((deliveryId, index) => firstAttempt(deliveryId, event, jobEndpoint(plain[index]!, now), traceparent));
+  const messages = deliveries.map((deliveryId, index) => firstAttempt(deliveryId, event, jobEndpoint(plain[index]!, now), traceparent, eventJson));
   if (plain.length === endpoints.length) return messages;
   const json = eventJson ?? JSON.stringify(event);
   for (const endpoint of endpoints) {
@@ -52,7 +52,7 @@ function deliver(store: Store, event: EventRecord, endpoints: readonly WebhookEn
     const delivery = store.held.create(event, endpoint.id, reason, now, json, traceparent ?? null);
     if (!delivery.owed) continue;
     if (endpoint.ordering === 'strict') store.held.setHead(endpoint.id, delivery.id);
-    messages.push(firstAttempt(delivery.id, event, jobEndpoint(endpoint, now), traceparent));
+    messages.push(firstAttempt(delivery.id, event, jobEndpoint(endpoint, now), traceparent, json));
   }
   return messages;
 }
@@ -70,8 +70,13 @@ function heldReason(store: Store, endpoint: WebhookEndpointRow): HeldReason | nu
   return busy || held ? 'ordering' : null;
 }
 
-/** The message of a delivery's first attempt, keyed by its endpoint. */
-export function firstAttempt(deliveryId: string, event: EventRecord, endpoint: JobEndpoint, traceparent: string | undefined): OutgoingMessage {
+/**
+ * The message of a delivery's first attempt, keyed by its endpoint. With `eventJson` (the event's
+ * JSON text, as the outbox keeps it) the job's text is built around it, not serialized again.
+ */
+export function firstAttempt(deliveryId: string, event: EventRecord, endpoint: JobEndpoint, traceparent: string | undefined, eventJson?: string): OutgoingMessage {
   const job: DeliveryJob = { delivery_id: deliveryId, event, endpoint, attempt: 1, step: 1, trigger: 'auto' };
-  return { key: jobKey(job), id: `${deliveryId}:1`, value: job, traceparent };
+  const json =
+    eventJson === undefined ? undefined : `{"delivery_id":${JSON.stringify(deliveryId)},"event":${eventJson},"endpoint":${JSON.stringify(endpoint)},"attempt":1,"step":1,"trigger":"auto"}`;
+  return { key: jobKey(job), id: `${deliveryId}:1`, value: job, json, traceparent };
 }

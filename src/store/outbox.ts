@@ -23,6 +23,8 @@ export interface NewOutboxMessage {
   /** Stable id of the message (the event id): duplicates after a crash carry the same one. */
   messageId: string;
   payload: unknown;
+  /** The payload's JSON text when the caller made it already (JSON.stringify(payload) otherwise). */
+  json?: string;
 }
 
 /** A pending row, with its payload already parsed when it was appended in this process. */
@@ -116,7 +118,7 @@ export class OutboxStore {
    * span whose change it reports), the next hop's parent.
    */
   append(message: NewOutboxMessage, now = Date.now()): void {
-    const payload = JSON.stringify(message.payload);
+    const payload = message.json ?? JSON.stringify(message.payload);
     const traceparent = traceparentOf() ?? null;
     const row: InCommitRow = { id: null, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, traceparent, parsed: message.payload };
     if (this.publishingInCommits && this.group.inUnits) this.inCommit.push(row);

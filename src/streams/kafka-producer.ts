@@ -52,7 +52,7 @@ export class KafkaPublisher {
       const traceparent = m.traceparent ?? active;
       const headers: Record<string, string> = { 'message-id': m.id, 'not-before': String(m.notBefore ?? this.clock.now()) };
       if (traceparent !== undefined) headers.traceparent = traceparent;
-      return { key: m.key, value: JSON.stringify(m.value), headers };
+      return { key: m.key, value: m.json ?? JSON.stringify(m.value), headers };
     });
     return new Promise<void>((resolve, reject) => {
       this.outgoing.push({ topic: this.names.topic(stream), messages: encoded, resolve, reject });

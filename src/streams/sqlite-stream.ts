@@ -394,5 +394,5 @@ class Feed {
 /** The log's rows of published messages; a message without a trace context of its own takes the publisher's. */
 function toRows(messages: readonly OutgoingMessage[], now: number): NewStreamMessage[] {
   const active = traceparentOf() ?? null;
-  return messages.map((m) => ({ key: m.key, messageId: m.id, value: JSON.stringify(m.value), notBefore: m.notBefore ?? now, traceparent: m.traceparent ?? active }));
+  return messages.map((m) => ({ key: m.key, messageId: m.id, value: m.json ?? JSON.stringify(m.value), notBefore: m.notBefore ?? now, traceparent: m.traceparent ?? active }));
 }

@@ -15,6 +15,8 @@ export interface OutgoingMessage {
   /** Stable id: duplicates after a crash or a retried publish carry the same one. */
   id: string;
   value: unknown;
+  /** The value's JSON text when the publisher made it already (JSON.stringify(value) otherwise). */
+  json?: string;
   /** Unix ms; absent means now. */
   notBefore?: number;
   /**

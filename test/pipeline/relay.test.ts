@@ -5,6 +5,8 @@ import { storePerTest } from '../helpers/temp-store.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
 import { ManualClock, type OutgoingMessage, type StreamBus } from '../../src/streams/stream.js';
 import { appendEvent, newEventId } from '../../src/domain/events.js';
+import { firstAttempt } from '../../src/outbox/fan-out.js';
+import { jsonOf } from '../../src/lib/json-text.js';
 import { emitEvent, insertCompany, insertEndpoint } from './harness.js';
 import { eventually, memoryLogger } from './wait.js';
 
@@ -88,6 +90,19 @@ describe('outbox relay', () => {
     expect(second!.id).toBe(first!.id);
     expect((second!.value as { delivery_id: string }).delivery_id).toBe((first!.value as { delivery_id: string }).delivery_id);
     expect(store.deliveries.count({})).toBe(1);
+  });
+
+  it("serializes an event's body once: the outbox row, a first attempt's job and its request body are built from that text", () => {
+    const company = insertCompany(store);
+    const event = emitEvent(store, company, 'message.create', { id: 7, text: 'quote " and \u2028 and ü' });
+    const [row] = store.outbox.pendingHere(10);
+    expect(JSON.parse(row!.payload)).toEqual(JSON.parse(JSON.stringify(event)));
+    expect(jsonOf(event.body)).toBe(JSON.stringify(event.body));
+    const endpoint = { id: 3, url: 'https://a.example/hook', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], rate_limit: 5 };
+    const message = firstAttempt('dlv_1', event, endpoint, undefined, row!.payload);
+    expect(JSON.parse(message.json!)).toEqual(JSON.parse(JSON.stringify(message.value)));
+    // Without the event's text (a v1 rendition), the job is serialized whole when published.
+    expect(firstAttempt('dlv_1', event, endpoint, undefined).json).toBeUndefined();
   });
 
   describe('on the embedded streams', () => {
