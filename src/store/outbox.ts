@@ -129,7 +129,10 @@ export class OutboxStore {
   private insertPending(rows: readonly InCommitRow[]): void {
     for (const row of rows) {
       const id = Number(this.insertOne.run(row.stream, row.key, row.message_id, row.payload, row.created_at, row.traceparent).lastInsertRowid);
-      if (this.fresh.size < FRESH_ROWS) this.fresh.set(id, { ...row, id, published_at: null });
+      if (this.fresh.size >= FRESH_ROWS) continue;
+      // A literal, not a spread with published_at added: each Kafka-mode append comes here (docs/decisions.md, "Object shapes").
+      const { stream, key, message_id, payload, created_at, traceparent, parsed } = row;
+      this.fresh.set(id, { id, stream, key, message_id, payload, created_at, published_at: null, traceparent, parsed });
     }
     if (rows.length > 0) this.pendingAdded();
   }
