@@ -78,5 +78,5 @@ export function firstAttempt(deliveryId: string, event: EventRecord, endpoint: J
   const job: DeliveryJob = { delivery_id: deliveryId, event, endpoint, attempt: 1, step: 1, trigger: 'auto' };
   const json =
     eventJson === undefined ? undefined : `{"delivery_id":${JSON.stringify(deliveryId)},"event":${eventJson},"endpoint":${JSON.stringify(endpoint)},"attempt":1,"step":1,"trigger":"auto"}`;
-  return { key: jobKey(job), id: `${deliveryId}:1`, value: job, json, traceparent };
+  return { key: jobKey(job), id: `${deliveryId}:1`, value: job, json, traceparent, recoverable: true };
 }

@@ -17,6 +17,7 @@ import { OutboxStore } from './outbox.js';
 import { ReplayTaskStore } from './replay-tasks.js';
 import { StreamMessageStore } from './stream-messages.js';
 import { TemplateStore } from './templates.js';
+import { UnsentDeliveryStore } from './unsent-deliveries.js';
 import { V1JobStore } from './v1-jobs.js';
 import { WebhookEndpointStore } from './webhooks.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -44,6 +45,7 @@ export class Store {
   readonly webhooks: WebhookEndpointStore;
   readonly deliveries: DeliveryStore;
   readonly held: HeldDeliveryStore;
+  readonly unsent: UnsentDeliveryStore;
   readonly replayTasks: ReplayTaskStore;
   readonly streamMessages: StreamMessageStore;
   readonly callbacks: CallbackStore;
@@ -70,6 +72,7 @@ export class Store {
     this.webhooks = new WebhookEndpointStore(db);
     this.deliveries = new DeliveryStore(db);
     this.held = new HeldDeliveryStore(db);
+    this.unsent = new UnsentDeliveryStore(db);
     this.replayTasks = new ReplayTaskStore(db);
     this.streamMessages = new StreamMessageStore(db, this.group);
     this.callbacks = new CallbackStore(db);

@@ -62,12 +62,12 @@ export class StreamMessageStore {
   }
 
   /**
-   * Appends the messages in one unit of the shared transaction; resolves with their seqs once
-   * committed. `committed` gets the seqs right after the COMMIT, in the order of the transaction's units.
+   * `fn` (appends, with appendHere) in one unit of the shared transaction; resolves with its
+   * answer once committed. `committed` gets the answer right after the COMMIT, in the order of the
+   * transaction's units.
    */
-  appendGrouped(stream: string, messages: readonly NewStreamMessage[], now: number, committed?: (seqs: number[]) => void): Promise<number[]> {
-    // One statement per message, and the unit is a savepoint of its own already: none around them.
-    return this.group.run(() => this.appendHere(stream, messages, now), committed);
+  grouped<T>(fn: () => T, committed?: (value: T) => void): Promise<T> {
+    return this.group.run(fn, committed);
   }
 
   /** Uncommitted messages of the stream after `seq`, oldest first. */

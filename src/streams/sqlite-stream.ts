@@ -1,13 +1,11 @@
 import type { Logger } from '../log.js';
-import type { NewStreamMessage, StreamMessageRow, StreamMessageStore } from '../store/stream-messages.js';
-import { KeyedRunner } from './keyed-runner.js';
+import type { NewStreamMessage, StreamMessageStore } from '../store/stream-messages.js';
+import { Feed, type LogRow } from './sqlite-feed.js';
 import { traceparentOf } from '../tracing/tracer.js';
 import { tracedHandler } from './traced-handler.js';
 import {
   systemClock,
   type Clock,
-  type IncomingMessage,
-  type MessageHandler,
   type OutgoingMessage,
   type StreamBus,
   type StreamLag,
@@ -23,23 +21,6 @@ export interface SqliteStreamOptions {
   pollMs?: number;
 }
 
-/** Messages of one stream kept in memory, not yet handed to a consumer. */
-const MEMORY_MESSAGES = 1_024;
-/** Messages of one key kept in memory; the rest of a longer backlog is read again by key. */
-const KEY_MESSAGES = 256;
-/** Rows per read of the log, and reads per dispatch turn (the rest follows in the next turn). */
-const PAGE_ROWS = 512;
-const PAGES_PER_TURN = 8;
-/** Messages of one key a consumer holds at once (running or queued behind it): a stuck key holds few. */
-const KEY_HELD = 64;
-
-interface Held extends IncomingMessage {
-  seq: number;
-}
-
-/** A row of the log, with its value already parsed when this process just published it. */
-type LogRow = StreamMessageRow & { parsed?: unknown };
-
 /**
  * Streams in the SQLite store (embedded mode). The process that owns the store is the only one
  * that publishes to and consumes its streams, and each stream has one consumer group: so the
@@ -48,6 +29,11 @@ type LogRow = StreamMessageRow & { parsed?: unknown };
  * than what is kept in memory. A commit deletes the message. A consumer that stops (or crashes in
  * a test) gives back what it had not committed; a process that dies hands everything uncommitted
  * out again at its next start, from the table.
+ *
+ * A recoverable message (OutgoingMessage.recoverable: a delivery's first attempt, which the
+ * delivery row pending in the same transaction stands for) gets no row while the stream's consumer
+ * keeps up: it goes to memory only, and its publisher makes it again after a restart
+ * (src/store/unsent-deliveries.ts). A row and its delete would be written only to be read by no one.
  */
 export class SqliteStreamBus implements StreamBus {
   readonly kind = 'sqlite' as const;
@@ -69,11 +55,12 @@ export class SqliteStreamBus implements StreamBus {
 
   async publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    const now = this.clock.now();
-    const rows = toRows(messages, now);
     // Publishes of the same moment share one transaction. Committed, the messages go straight to
     // the stream's consumers (if it has any in this process), in the order of the transaction.
-    await this.messages.appendGrouped(stream, rows, now, (seqs) => this.handOut(stream, rows, messages, seqs));
+    await this.messages.grouped(
+      () => this.appendHere(stream, messages),
+      (handOut) => handOut(),
+    );
   }
 
   /**
@@ -83,28 +70,13 @@ export class SqliteStreamBus implements StreamBus {
    */
   appendHere(stream: string, messages: readonly OutgoingMessage[]): () => void {
     const now = this.clock.now();
-    const rows = toRows(messages, now);
+    const feed = this.feeds.get(stream);
+    const recoverable = messages.reduce((count, m) => (m.recoverable === true ? count + 1 : count), 0);
+    const memoryOnly = feed?.appending(messages.length, recoverable) === true;
+    const rows = toRows(memoryOnly ? messages.filter((m) => m.recoverable !== true) : messages, now);
     const seqs = this.messages.appendHere(stream, rows, now);
-    return () => this.handOut(stream, rows, messages, seqs);
-  }
-
-  /** Committed messages go to the stream's consumers with the values as published (not parsed back). */
-  private handOut(stream: string, rows: readonly NewStreamMessage[], built: readonly OutgoingMessage[], seqs: readonly number[]): void {
-    if (rows.length === 0) return;
-    this.feeds
-      .get(stream)
-      ?.published(
-        rows.map((row, index) => ({
-          seq: seqs[index]!,
-          stream,
-          key: row.key,
-          message_id: row.messageId,
-          value: row.value,
-          not_before: row.notBefore,
-          traceparent: row.traceparent,
-          parsed: built[index]!.value,
-        })),
-      );
+    if (feed === undefined) return () => {};
+    return () => feed.published(logRows(stream, messages, memoryOnly, rows, seqs, now));
   }
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
@@ -116,280 +88,38 @@ export class SqliteStreamBus implements StreamBus {
 
   async lag(positions: readonly StreamPosition[]): Promise<StreamLag[]> {
     const now = this.clock.now();
-    return positions.map(({ stream, group }) => ({ stream, group, messages: this.messages.lag(stream, now) }));
+    return positions.map(({ stream, group }) => ({
+      stream,
+      group,
+      messages: this.messages.lag(stream, now) + (this.feeds.get(stream)?.memoryOnlyMessages ?? 0),
+    }));
   }
 
   async close(): Promise<void> {}
 }
 
-/** One consumer (subscription) of a feed: its runner and the messages it took and has not committed. */
-interface Consumer {
-  runner: KeyedRunner<Held>;
-  taken: Map<number, Held>;
-  maxInFlight: number;
-  /** Messages it holds at once (running or queued behind their key). */
-  maxHeld: number;
-  /** Commits on their way (a drain waits for them: the store may close next). */
-  commits: Set<Promise<void>>;
-  /** Takes nothing more (stopped or draining). */
-  closed: boolean;
-}
-
 /**
- * The messages of one stream for its group: those in memory and not handed out (per key, in seq
- * order), which consumer holds each key, and how far the log has been read.
+ * The committed messages as the feed takes them, in publish order, with the values as published
+ * (not parsed back): the appended rows with their seqs, and the memory-only messages among them.
  */
-class Feed {
-  /** Messages in memory not handed out, per key in seq order; keys in the order first seen. */
-  private readonly lanes = new Map<string, Held[]>();
-  private inMemory = 0;
-  /** Every uncommitted message with a seq up to this one is in memory, handed out, or spilled. */
-  private loadedThrough = 0;
-  /** The log may hold messages past loadedThrough that are not in memory. */
-  private backlog = true;
-  /** Keys whose backlog did not fit in memory: the first seq of theirs left in the log. */
-  private readonly spilled = new Map<string, number>();
-  /** The consumer holding each key (its messages run there, in order). */
-  private readonly owners = new Map<string, Consumer>();
-  private readonly consumers: Consumer[] = [];
-  private turn = 0;
-  private scheduled = false;
-  private scheduledSoon = false;
-  /** Some message in memory waits for its not_before. */
-  private parked = false;
-  private poll: NodeJS.Timeout | null = null;
-
-  constructor(
-    readonly stream: string,
-    readonly group: string,
-    private readonly messages: StreamMessageStore,
-    private readonly clock: Clock,
-    private readonly pollMs: number,
-    private readonly logger: Logger,
-  ) {}
-
-  join(handler: MessageHandler, maxInFlight: number): Subscription {
-    const { stream, group, logger } = this;
-    const consumer: Consumer = {
-      maxInFlight,
-      maxHeld: Math.max(8 * maxInFlight, 256),
-      taken: new Map(),
-      commits: new Set(),
-      closed: false,
-      runner: new KeyedRunner<Held>({
-        handler,
-        maxInFlight,
-        // The key moves on without waiting for the delete to commit: it shares the transaction of
-        // this turn's other appends and commits (a crash before it hands the message out again,
-        // as with any uncommitted message); a failed one leaves the row for the next start.
-        onDone: (message) => {
-          consumer.taken.delete(message.seq);
-          this.schedule();
-          const commit = this.messages
-            .commitGrouped(message.seq)
-            .catch((error: unknown) =>
-              logger.warn({ err: error, stream, group, message_id: message.id }, 'stream commit failed; the message is handed out again at the next start'),
-            )
-            .finally(() => consumer.commits.delete(commit));
-          consumer.commits.add(commit);
-        },
-        onFailed: (message, error) => logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
-        onGaveUp: (message, error) =>
-          logger.error({ err: error, stream, group, message_id: message.id, key: message.key, seq: message.seq, value: message.value }, 'stream handler keeps failing; message given up and committed'),
-      }),
-    };
-    this.consumers.push(consumer);
-    this.poll ??= setInterval(() => {
-      if (this.backlog || this.parked || this.spilled.size > 0) this.schedule();
-    }, this.pollMs).unref();
-    this.schedule();
-    return {
-      ready: Promise.resolve(),
-      stop: async () => {
-        if (consumer.closed && !this.consumers.includes(consumer)) return;
-        consumer.closed = true;
-        consumer.runner.stop();
-        this.leave(consumer);
-      },
-      drain: async () => {
-        consumer.closed = true;
-        await consumer.runner.drain();
-        await Promise.all([...consumer.commits]);
-        this.leave(consumer);
-      },
-    };
+function logRows(stream: string, messages: readonly OutgoingMessage[], memoryOnly: boolean, rows: readonly NewStreamMessage[], seqs: readonly number[], now: number): LogRow[] {
+  const active = traceparentOf() ?? null;
+  const out: LogRow[] = [];
+  let appended = 0;
+  for (const message of messages) {
+    if (memoryOnly && message.recoverable === true) {
+      // No text: the feed hands out `parsed`, and there is no row to read it back from.
+      const { key, id, notBefore = now, traceparent = active } = message;
+      out.push({ seq: 0, stream, key, message_id: id, value: '', not_before: notBefore, traceparent, parsed: message.value, memoryOnly: true });
+      continue;
+    }
+    const row = rows[appended]!;
+    out.push({ seq: seqs[appended]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore, traceparent: row.traceparent, parsed: message.value });
+    appended += 1;
   }
-
-  /** Messages this process just committed to the log: straight into memory when nothing older waits in the log. */
-  published(rows: readonly LogRow[]): void {
-    for (const row of rows) {
-      if (row.seq <= this.loadedThrough || this.backlog) continue;
-      if (this.inMemory >= MEMORY_MESSAGES) {
-        this.backlog = true;
-        continue;
-      }
-      this.accept(row);
-    }
-    this.schedule(true);
-  }
-
-  /** A consumer leaves: what it took and did not commit goes back in front of its key's lane. */
-  private leave(consumer: Consumer): void {
-    const index = this.consumers.indexOf(consumer);
-    if (index >= 0) this.consumers.splice(index, 1);
-    for (const [key, owner] of this.owners) if (owner === consumer) this.owners.delete(key);
-    const back = [...consumer.taken.values()].sort((a, b) => b.seq - a.seq);
-    consumer.taken.clear();
-    for (const message of back) {
-      const lane = this.lanes.get(message.key);
-      if (lane === undefined) this.lanes.set(message.key, [message]);
-      else lane.unshift(message);
-      this.inMemory += 1;
-    }
-    if (this.consumers.length === 0 && this.poll !== null) {
-      clearInterval(this.poll);
-      this.poll = null;
-    }
-    this.schedule();
-  }
-
-  /**
-   * Dispatches in the next turn of the event loop or, with `soon` (messages just committed), once
-   * the work under way is done (process.nextTick). Under load a turn first reads and handles every
-   * request that came meanwhile, several ms: a fresh message that waited for it carried that wait
-   * into its webhook's latency. What may repeat (refilling from the log,
-   * a finished message's key) still waits for the next turn, so I/O goes on between.
-   */
-  private schedule(soon = false): void {
-    if (this.consumers.length === 0) return;
-    if (soon) {
-      if (this.scheduledSoon) return;
-      this.scheduledSoon = true;
-      process.nextTick(() => {
-        this.scheduledSoon = false;
-        this.dispatchLogged();
-      });
-      return;
-    }
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.dispatchLogged();
-    });
-  }
-
-  private dispatchLogged(): void {
-    try {
-      this.dispatch();
-    } catch (error) {
-      // The store failing a read: the poll tries again.
-      this.logger.error({ err: error, stream: this.stream, group: this.group }, 'sqlite stream dispatch failed');
-    }
-  }
-
-  private accept(row: LogRow): void {
-    this.loadedThrough = row.seq;
-    if (this.spilled.has(row.key)) return;
-    let lane = this.lanes.get(row.key);
-    if (lane === undefined) this.lanes.set(row.key, (lane = []));
-    else if (lane.length >= KEY_MESSAGES) {
-      this.spilled.set(row.key, row.seq);
-      return;
-    }
-    lane.push(this.held(row));
-    this.inMemory += 1;
-  }
-
-  private held(row: LogRow): Held {
-    const value = row.parsed === undefined ? JSON.parse(row.value) : row.parsed;
-    return { stream: this.stream, key: row.key, id: row.message_id, value, notBefore: row.not_before, traceparent: row.traceparent ?? undefined, seq: row.seq };
-  }
-
-  /** Reads the log: past loadedThrough while memory has room, and the spilled keys whose lane ran short. */
-  private refill(): void {
-    for (let pages = 0; this.backlog && this.inMemory < MEMORY_MESSAGES / 2; pages += 1) {
-      if (pages === PAGES_PER_TURN) {
-        this.schedule();
-        break;
-      }
-      const rows = this.messages.readAfter(this.stream, this.loadedThrough, PAGE_ROWS);
-      for (const row of rows) this.accept(row);
-      if (rows.length < PAGE_ROWS) this.backlog = false;
-    }
-    for (const [key, from] of this.spilled) {
-      const lane = this.lanes.get(key) ?? [];
-      if (lane.length >= KEY_MESSAGES / 2) continue;
-      const limit = KEY_MESSAGES - lane.length;
-      const rows = this.messages.readKey(this.stream, key, from, this.loadedThrough, limit);
-      for (const row of rows) lane.push(this.held(row));
-      this.inMemory += rows.length;
-      if (lane.length > 0) this.lanes.set(key, lane);
-      // Fewer than asked: everything of the key up to loadedThrough is in memory now.
-      if (rows.length < limit) this.spilled.delete(key);
-      else this.spilled.set(key, rows.at(-1)!.seq + 1);
-    }
-  }
-
-  /**
-   * Hands messages to consumers: a key stays with the consumer holding it (per-key order), a free
-   * key goes to a consumer with room for another key, in turn; a message not due yet holds back
-   * its key. Keys already held are fed first; the lanes are walked for free keys only while some
-   * consumer can take one, so a dispatch costs what it hands out, not the size of the backlog.
-   */
-  private dispatch(): void {
-    this.refill();
-    const now = this.clock.now();
-    this.parked = false;
-    for (const [key, owner] of this.owners) {
-      if (owner.closed || owner.runner.queued(key) === 0) {
-        this.owners.delete(key);
-        continue;
-      }
-      const lane = this.lanes.get(key);
-      if (lane !== undefined) this.give(key, lane, owner, now);
-    }
-    for (const [key, lane] of this.lanes) {
-      if (this.owners.has(key)) continue;
-      if (lane[0]!.notBefore > now) {
-        this.parked = true;
-        continue;
-      }
-      const owner = this.pickConsumer();
-      if (owner === undefined) break;
-      this.give(key, lane, owner, now);
-    }
-    if (this.backlog && this.inMemory < MEMORY_MESSAGES / 2) this.schedule();
-  }
-
-  /** Moves the due head of a key's lane to the consumer, as far as it has room. */
-  private give(key: string, lane: Held[], owner: Consumer, now: number): void {
-    const { runner } = owner;
-    let given = 0;
-    while (lane.length > 0 && runner.holding < owner.maxHeld && runner.queued(key) < KEY_HELD && lane[0]!.notBefore <= now) {
-      const message = lane.shift()!;
-      this.inMemory -= 1;
-      owner.taken.set(message.seq, message);
-      runner.submit(message);
-      given += 1;
-    }
-    if (given > 0) this.owners.set(key, owner);
-    if (lane.length === 0) this.lanes.delete(key);
-    else if (lane[0]!.notBefore > now) this.parked = true;
-  }
-
-  /** The next consumer, in turn, with room for one more key. */
-  private pickConsumer(): Consumer | undefined {
-    for (let i = 0; i < this.consumers.length; i += 1) {
-      const consumer = this.consumers[(this.turn + i) % this.consumers.length]!;
-      if (!consumer.closed && consumer.runner.keys < consumer.maxInFlight && consumer.runner.holding < consumer.maxHeld) {
-        this.turn = (this.turn + i + 1) % this.consumers.length;
-        return consumer;
-      }
-    }
-    return undefined;
-  }
+  return out;
 }
+
 
 /** The log's rows of published messages; a message without a trace context of its own takes the publisher's. */
 function toRows(messages: readonly OutgoingMessage[], now: number): NewStreamMessage[] {

@@ -24,6 +24,12 @@ export interface OutgoingMessage {
    * the publisher's active span; none while tracing is off.
    */
   traceparent?: string;
+  /**
+   * Its publisher makes it again after a restart from state of its own, committed with the
+   * publish (a delivery's first attempt: the pending delivery row). The embedded stream may then
+   * keep it in memory only; Kafka keeps every message.
+   */
+  recoverable?: true;
 }
 
 export interface IncomingMessage {

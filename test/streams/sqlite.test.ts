@@ -199,3 +199,85 @@ describe('SQLite streams: hand-out of a fresh publish', () => {
     }
   });
 });
+
+describe('SQLite streams: recoverable messages', () => {
+  const recoverable = (key: string, id: string, n: number) => ({ key, id, value: { n }, recoverable: true as const });
+  const everAppended = (store: Store) => store.db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'stream_messages'").get()?.seq ?? 0;
+
+  it('keeps them in memory only while the consumer keeps up: handed out in order, counted in the lag, no row ever written', async () => {
+    const store = Store.open(storeFile());
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
+    try {
+      const handled: string[] = [];
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const subscription = bus.subscribe({
+        stream: 's',
+        group: 'g',
+        handler: async (m) => {
+          await held;
+          handled.push(m.id);
+        },
+      });
+      // The feed has read the (empty) log once: nothing older waits there.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await bus.publish('s', [recoverable('k', 'r1', 1), recoverable('k', 'r2', 2), recoverable('other', 'r3', 3)]);
+      expect(storedIds(store)).toEqual([]);
+      expect(await bus.lag([{ stream: 's', group: 'g' }])).toEqual([{ stream: 's', group: 'g', messages: 3 }]);
+      release();
+      await until('all three', () => handled.length === 3);
+      expect(handled.filter((id) => id !== 'r3')).toEqual(['r1', 'r2']);
+      await subscription.drain();
+      expect(await bus.lag([{ stream: 's', group: 'g' }])).toEqual([{ stream: 's', group: 'g', messages: 0 }]);
+      expect(everAppended(store)).toBe(0);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('writes their rows when no consumer of the stream runs in this process', async () => {
+    const store = Store.open(storeFile());
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
+    await bus.publish('s', [recoverable('k', 'r1', 1)]);
+    expect(storedIds(store)).toEqual(['r1']);
+    store.close();
+  });
+
+  it('writes their rows behind a backlog of the log, and behind what the same transaction appended first past half the memory', async () => {
+    const store = Store.open(storeFile());
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
+    const handled: string[] = [];
+    let releaseStuck: () => void = () => {};
+    const stuck = new Promise<void>((resolve) => (releaseStuck = resolve));
+    try {
+      const subscription = bus.subscribe({
+        stream: 's',
+        group: 'g',
+        maxInFlight: 4,
+        handler: async (m) => {
+          if (m.key === 'stuck') await stuck;
+          handled.push(m.id);
+        },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // One transaction (publishes of the same turn): 600 plain messages, then a recoverable one of their key.
+      await Promise.all([
+        bus.publish('s', Array.from({ length: 600 }, (_, i) => ({ key: 'stuck', id: `stuck-${i}`, value: { i } }))),
+        bus.publish('s', [recoverable('stuck', 'stuck-600', 600)]),
+      ]);
+      expect(storedIds(store)).toContain('stuck-600');
+      // A key spilled past memory: the next recoverable message of it gets a row too, and waits its turn.
+      await bus.publish('s', Array.from({ length: 1_000 }, (_, i) => ({ key: 'stuck', id: `stuck-${601 + i}`, value: { i } })));
+      await bus.publish('s', [recoverable('stuck', 'stuck-1601', 1601)]);
+      expect(storedIds(store)).toContain('stuck-1601');
+      releaseStuck();
+      await until('the stuck key', () => handled.length === 1_602, 30_000);
+      expect(handled).toEqual(Array.from({ length: 1_602 }, (_, i) => `stuck-${i}`));
+      await subscription.drain();
+      expect(storedIds(store)).toEqual([]);
+    } finally {
+      releaseStuck();
+      store.close();
+    }
+  });
+});

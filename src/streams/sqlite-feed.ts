@@ -1,0 +1,347 @@
+import type { Logger } from '../log.js';
+import type { StreamMessageRow, StreamMessageStore } from '../store/stream-messages.js';
+import { KeyedRunner } from './keyed-runner.js';
+import type { Clock, IncomingMessage, MessageHandler, Subscription } from './stream.js';
+
+/** Messages of one stream kept in memory, not yet handed to a consumer. */
+const MEMORY_MESSAGES = 1_024;
+/** Messages of one key kept in memory; the rest of a longer backlog is read again by key. */
+const KEY_MESSAGES = 256;
+/** Rows per read of the log, and reads per dispatch turn (the rest follows in the next turn). */
+const PAGE_ROWS = 512;
+const PAGES_PER_TURN = 8;
+/** Messages of one key a consumer holds at once (running or queued behind it): a stuck key holds few. */
+const KEY_HELD = 64;
+
+interface Held extends IncomingMessage {
+  /** Its row in the log; 0 for a message kept in memory only. */
+  seq: number;
+  /** Its place in the feed, in publish order (the log's seq order, memory-only messages included). */
+  order: number;
+}
+
+/**
+ * A row of the log, with its value already parsed when this process just published it; `seq` 0
+ * and `memoryOnly` for a recoverable message that got no row (OutgoingMessage.recoverable).
+ */
+export type LogRow = StreamMessageRow & { parsed?: unknown; memoryOnly?: true };
+
+/** One consumer (subscription) of a feed: its runner and the messages it took and has not committed. */
+interface Consumer {
+  runner: KeyedRunner<Held>;
+  taken: Map<number, Held>;
+  maxInFlight: number;
+  /** Messages it holds at once (running or queued behind their key). */
+  maxHeld: number;
+  /** Commits on their way (a drain waits for them: the store may close next). */
+  commits: Set<Promise<void>>;
+  /** Takes nothing more (stopped or draining). */
+  closed: boolean;
+}
+
+/**
+ * The messages of one stream for its group: those in memory and not handed out (per key, in the
+ * order published), which consumer holds each key, and how far the log has been read.
+ */
+export class Feed {
+  /** Messages in memory not handed out, per key in the order published; keys in the order first seen. */
+  private readonly lanes = new Map<string, Held[]>();
+  private inMemory = 0;
+  /** Every uncommitted message with a seq up to this one is in memory, handed out, or spilled. */
+  private loadedThrough = 0;
+  /** The log may hold messages past loadedThrough that are not in memory. */
+  private backlog = true;
+  /** Keys whose backlog did not fit in memory: the first seq of theirs left in the log. */
+  private readonly spilled = new Map<string, number>();
+  /** The consumer holding each key (its messages run there, in order). */
+  private readonly owners = new Map<string, Consumer>();
+  private readonly consumers: Consumer[] = [];
+  private turn = 0;
+  private scheduled = false;
+  private scheduledSoon = false;
+  /** Some message in memory waits for its not_before. */
+  private parked = false;
+  private poll: NodeJS.Timeout | null = null;
+  private nextOrder = 1;
+  /** Memory-only messages not committed yet (in memory, or taken by a consumer): part of the lag. */
+  private memoryOnly = 0;
+  /** Messages appended to this stream in the transaction open now (reset once the turn ends). */
+  private appendedThisTurn = 0;
+
+  constructor(
+    readonly stream: string,
+    readonly group: string,
+    private readonly messages: StreamMessageStore,
+    private readonly clock: Clock,
+    private readonly pollMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  join(handler: MessageHandler, maxInFlight: number): Subscription {
+    const { stream, group, logger } = this;
+    const consumer: Consumer = {
+      maxInFlight,
+      maxHeld: Math.max(8 * maxInFlight, 256),
+      taken: new Map(),
+      commits: new Set(),
+      closed: false,
+      runner: new KeyedRunner<Held>({
+        handler,
+        maxInFlight,
+        // The key moves on without waiting for the delete to commit: it shares the transaction of
+        // this turn's other appends and commits (a crash before it hands the message out again,
+        // as with any uncommitted message); a failed one leaves the row for the next start.
+        onDone: (message) => {
+          consumer.taken.delete(message.order);
+          this.schedule();
+          if (message.seq === 0) {
+            this.memoryOnly -= 1;
+            return;
+          }
+          const commit = this.messages
+            .commitGrouped(message.seq)
+            .catch((error: unknown) =>
+              logger.warn({ err: error, stream, group, message_id: message.id }, 'stream commit failed; the message is handed out again at the next start'),
+            )
+            .finally(() => consumer.commits.delete(commit));
+          consumer.commits.add(commit);
+        },
+        onFailed: (message, error) => logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
+        onGaveUp: (message, error) =>
+          logger.error({ err: error, stream, group, message_id: message.id, key: message.key, seq: message.seq, value: message.value }, 'stream handler keeps failing; message given up and committed'),
+      }),
+    };
+    this.consumers.push(consumer);
+    this.poll ??= setInterval(() => {
+      if (this.backlog || this.parked || this.spilled.size > 0) this.schedule();
+    }, this.pollMs).unref();
+    this.schedule();
+    return {
+      ready: Promise.resolve(),
+      stop: async () => {
+        if (consumer.closed && !this.consumers.includes(consumer)) return;
+        consumer.closed = true;
+        consumer.runner.stop();
+        this.leave(consumer);
+      },
+      drain: async () => {
+        consumer.closed = true;
+        await consumer.runner.drain();
+        await Promise.all([...consumer.commits]);
+        this.leave(consumer);
+      },
+    };
+  }
+
+  /** Messages this process just committed to the log: straight into memory when nothing older waits in the log. */
+  published(rows: readonly LogRow[]): void {
+    for (const row of rows) {
+      if (row.memoryOnly === true) {
+        this.acceptMemoryOnly(row);
+        continue;
+      }
+      if (row.seq <= this.loadedThrough || this.backlog) continue;
+      if (this.inMemory >= MEMORY_MESSAGES) {
+        this.backlog = true;
+        continue;
+      }
+      this.accept(row);
+    }
+    this.schedule(true);
+  }
+
+  /**
+   * Counts `count` messages appended to the stream in the transaction open now, and answers whether
+   * `recoverable` of them may go without a row (kept in memory only): a consumer is here, nothing
+   * older waits in the log, and memory has room for them beside everything appended before them
+   * in this transaction. Those earlier rows then all fit in memory when they are handed out, so no
+   * row of a key is left in the log behind a later message of the key kept in memory.
+   */
+  appending(count: number, recoverable: number): boolean {
+    if (count === 0) return false;
+    if (this.appendedThisTurn === 0) setImmediate(() => (this.appendedThisTurn = 0));
+    const fits = this.consumers.length > 0 && !this.backlog && this.spilled.size === 0 && this.inMemory + this.appendedThisTurn + count <= MEMORY_MESSAGES / 2;
+    this.appendedThisTurn += count;
+    return fits && recoverable > 0;
+  }
+
+  /** Uncommitted messages of the stream kept in memory only (they have no row to count). */
+  get memoryOnlyMessages(): number {
+    return this.memoryOnly;
+  }
+
+  /** A consumer leaves: what it took and did not commit goes back in front of its key's lane. */
+  private leave(consumer: Consumer): void {
+    const index = this.consumers.indexOf(consumer);
+    if (index >= 0) this.consumers.splice(index, 1);
+    for (const [key, owner] of this.owners) if (owner === consumer) this.owners.delete(key);
+    const back = [...consumer.taken.values()].sort((a, b) => b.order - a.order);
+    consumer.taken.clear();
+    for (const message of back) {
+      const lane = this.lanes.get(message.key);
+      if (lane === undefined) this.lanes.set(message.key, [message]);
+      else lane.unshift(message);
+      this.inMemory += 1;
+    }
+    if (this.consumers.length === 0 && this.poll !== null) {
+      clearInterval(this.poll);
+      this.poll = null;
+    }
+    this.schedule();
+  }
+
+  /**
+   * Dispatches in the next turn of the event loop or, with `soon` (messages just committed), once
+   * the work under way is done (process.nextTick). Under load a turn first reads and handles every
+   * request that came meanwhile, several ms: a fresh message that waited for it carried that wait
+   * into its webhook's latency. What may repeat (refilling from the log,
+   * a finished message's key) still waits for the next turn, so I/O goes on between.
+   */
+  private schedule(soon = false): void {
+    if (this.consumers.length === 0) return;
+    if (soon) {
+      if (this.scheduledSoon) return;
+      this.scheduledSoon = true;
+      process.nextTick(() => {
+        this.scheduledSoon = false;
+        this.dispatchLogged();
+      });
+      return;
+    }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.dispatchLogged();
+    });
+  }
+
+  private dispatchLogged(): void {
+    try {
+      this.dispatch();
+    } catch (error) {
+      // The store failing a read: the poll tries again.
+      this.logger.error({ err: error, stream: this.stream, group: this.group }, 'sqlite stream dispatch failed');
+    }
+  }
+
+  private accept(row: LogRow): void {
+    this.loadedThrough = row.seq;
+    if (this.spilled.has(row.key)) return;
+    let lane = this.lanes.get(row.key);
+    if (lane === undefined) this.lanes.set(row.key, (lane = []));
+    else if (lane.length >= KEY_MESSAGES) {
+      this.spilled.set(row.key, row.seq);
+      return;
+    }
+    lane.push(this.held(row));
+    this.inMemory += 1;
+  }
+
+  /** A memory-only message: into its key's lane whatever the memory holds (it has no row to be read from later). */
+  private acceptMemoryOnly(row: LogRow): void {
+    const lane = this.lanes.get(row.key);
+    if (lane === undefined) this.lanes.set(row.key, [this.held(row)]);
+    else lane.push(this.held(row));
+    this.inMemory += 1;
+    this.memoryOnly += 1;
+  }
+
+  private held(row: LogRow): Held {
+    const value = row.parsed === undefined ? JSON.parse(row.value) : row.parsed;
+    return {
+      stream: this.stream,
+      key: row.key,
+      id: row.message_id,
+      value,
+      notBefore: row.not_before,
+      traceparent: row.traceparent ?? undefined,
+      seq: row.seq,
+      order: this.nextOrder++,
+    };
+  }
+
+  /** Reads the log: past loadedThrough while memory has room, and the spilled keys whose lane ran short. */
+  private refill(): void {
+    for (let pages = 0; this.backlog && this.inMemory < MEMORY_MESSAGES / 2; pages += 1) {
+      if (pages === PAGES_PER_TURN) {
+        this.schedule();
+        break;
+      }
+      const rows = this.messages.readAfter(this.stream, this.loadedThrough, PAGE_ROWS);
+      for (const row of rows) this.accept(row);
+      if (rows.length < PAGE_ROWS) this.backlog = false;
+    }
+    for (const [key, from] of this.spilled) {
+      const lane = this.lanes.get(key) ?? [];
+      if (lane.length >= KEY_MESSAGES / 2) continue;
+      const limit = KEY_MESSAGES - lane.length;
+      const rows = this.messages.readKey(this.stream, key, from, this.loadedThrough, limit);
+      for (const row of rows) lane.push(this.held(row));
+      this.inMemory += rows.length;
+      if (lane.length > 0) this.lanes.set(key, lane);
+      // Fewer than asked: everything of the key up to loadedThrough is in memory now.
+      if (rows.length < limit) this.spilled.delete(key);
+      else this.spilled.set(key, rows.at(-1)!.seq + 1);
+    }
+  }
+
+  /**
+   * Hands messages to consumers: a key stays with the consumer holding it (per-key order), a free
+   * key goes to a consumer with room for another key, in turn; a message not due yet holds back
+   * its key. Keys already held are fed first; the lanes are walked for free keys only while some
+   * consumer can take one, so a dispatch costs what it hands out, not the size of the backlog.
+   */
+  private dispatch(): void {
+    this.refill();
+    const now = this.clock.now();
+    this.parked = false;
+    for (const [key, owner] of this.owners) {
+      if (owner.closed || owner.runner.queued(key) === 0) {
+        this.owners.delete(key);
+        continue;
+      }
+      const lane = this.lanes.get(key);
+      if (lane !== undefined) this.give(key, lane, owner, now);
+    }
+    for (const [key, lane] of this.lanes) {
+      if (this.owners.has(key)) continue;
+      if (lane[0]!.notBefore > now) {
+        this.parked = true;
+        continue;
+      }
+      const owner = this.pickConsumer();
+      if (owner === undefined) break;
+      this.give(key, lane, owner, now);
+    }
+    if (this.backlog && this.inMemory < MEMORY_MESSAGES / 2) this.schedule();
+  }
+
+  /** Moves the due head of a key's lane to the consumer, as far as it has room. */
+  private give(key: string, lane: Held[], owner: Consumer, now: number): void {
+    const { runner } = owner;
+    let given = 0;
+    while (lane.length > 0 && runner.holding < owner.maxHeld && runner.queued(key) < KEY_HELD && lane[0]!.notBefore <= now) {
+      const message = lane.shift()!;
+      this.inMemory -= 1;
+      owner.taken.set(message.order, message);
+      runner.submit(message);
+      given += 1;
+    }
+    if (given > 0) this.owners.set(key, owner);
+    if (lane.length === 0) this.lanes.delete(key);
+    else if (lane[0]!.notBefore > now) this.parked = true;
+  }
+
+  /** The next consumer, in turn, with room for one more key. */
+  private pickConsumer(): Consumer | undefined {
+    for (let i = 0; i < this.consumers.length; i += 1) {
+      const consumer = this.consumers[(this.turn + i) % this.consumers.length]!;
+      if (!consumer.closed && consumer.runner.keys < consumer.maxInFlight && consumer.runner.holding < consumer.maxHeld) {
+        this.turn = (this.turn + i + 1) % this.consumers.length;
+        return consumer;
+      }
+    }
+    return undefined;
+  }
+}
