@@ -12,6 +12,11 @@ const PAGE_ROWS = 512;
 const PAGES_PER_TURN = 8;
 /** Messages of one key a consumer holds at once (running or queued behind it): a stuck key holds few. */
 const KEY_HELD = 64;
+/**
+ * A key's recoverable message is kept in memory only while fewer of its messages wait in its lane:
+ * a stuck key's (a hanging endpoint's) go to the log, where a long backlog can wait outside memory.
+ */
+const KEY_MEMORY_ONLY = 16;
 
 interface Held extends IncomingMessage {
   /** Its row in the log; 0 for a message kept in memory only. */
@@ -46,7 +51,10 @@ interface Consumer {
 export class Feed {
   /** Messages in memory not handed out, per key in the order published; keys in the order first seen. */
   private readonly lanes = new Map<string, Held[]>();
+  /** Messages of the log in the lanes (the reads of the log keep it under MEMORY_MESSAGES). */
   private inMemory = 0;
+  /** Memory-only messages in the lanes: no row to leave them in, so they never count against reading the log. */
+  private memoryOnlyInLanes = 0;
   /** Every uncommitted message with a seq up to this one is in memory, handed out, or spilled. */
   private loadedThrough = 0;
   /** The log may hold messages past loadedThrough that are not in memory. */
@@ -152,17 +160,23 @@ export class Feed {
 
   /**
    * Counts `count` messages appended to the stream in the transaction open now, and answers whether
-   * `recoverable` of them may go without a row (kept in memory only): a consumer is here, nothing
-   * older waits in the log, and memory has room for them beside everything appended before them
-   * in this transaction. Those earlier rows then all fit in memory when they are handed out, so no
-   * row of a key is left in the log behind a later message of the key kept in memory.
+   * recoverable ones among them may go without a row (kept in memory only; `keepsInMemory` then
+   * decides per key): a consumer is here, nothing older waits in the log unread, and memory has
+   * room for them beside everything appended before them in this transaction. Those earlier rows
+   * then all fit in memory when they are handed out, so no row of a key is left in the log behind
+   * a later message of the key kept in memory.
    */
-  appending(count: number, recoverable: number): boolean {
+  appending(count: number): boolean {
     if (count === 0) return false;
     if (this.appendedThisTurn === 0) setImmediate(() => (this.appendedThisTurn = 0));
-    const fits = this.consumers.length > 0 && !this.backlog && this.spilled.size === 0 && this.inMemory + this.appendedThisTurn + count <= MEMORY_MESSAGES / 2;
+    const fits = this.consumers.length > 0 && !this.backlog && this.inMemory + this.memoryOnlyInLanes + this.appendedThisTurn + count <= MEMORY_MESSAGES / 2;
     this.appendedThisTurn += count;
-    return fits && recoverable > 0;
+    return fits;
+  }
+
+  /** After `appending` allowed it: whether a recoverable message of `key` goes without a row (its key neither spilled nor backed up). */
+  keepsInMemory(key: string): boolean {
+    return !this.spilled.has(key) && (this.lanes.get(key)?.length ?? 0) < KEY_MEMORY_ONLY;
   }
 
   /** Uncommitted messages of the stream kept in memory only (they have no row to count). */
@@ -181,7 +195,8 @@ export class Feed {
       const lane = this.lanes.get(message.key);
       if (lane === undefined) this.lanes.set(message.key, [message]);
       else lane.unshift(message);
-      this.inMemory += 1;
+      if (message.seq === 0) this.memoryOnlyInLanes += 1;
+      else this.inMemory += 1;
     }
     if (this.consumers.length === 0 && this.poll !== null) {
       clearInterval(this.poll);
@@ -243,7 +258,7 @@ export class Feed {
     const lane = this.lanes.get(row.key);
     if (lane === undefined) this.lanes.set(row.key, [this.held(row)]);
     else lane.push(this.held(row));
-    this.inMemory += 1;
+    this.memoryOnlyInLanes += 1;
     this.memoryOnly += 1;
   }
 
@@ -323,7 +338,8 @@ export class Feed {
     let given = 0;
     while (lane.length > 0 && runner.holding < owner.maxHeld && runner.queued(key) < KEY_HELD && lane[0]!.notBefore <= now) {
       const message = lane.shift()!;
-      this.inMemory -= 1;
+      if (message.seq === 0) this.memoryOnlyInLanes -= 1;
+      else this.inMemory -= 1;
       owner.taken.set(message.order, message);
       runner.submit(message);
       given += 1;

@@ -71,11 +71,17 @@ export class SqliteStreamBus implements StreamBus {
   appendHere(stream: string, messages: readonly OutgoingMessage[]): () => void {
     const now = this.clock.now();
     const feed = this.feeds.get(stream);
-    const recoverable = messages.reduce((count, m) => (m.recoverable === true ? count + 1 : count), 0);
-    const memoryOnly = feed?.appending(messages.length, recoverable) === true;
-    const rows = toRows(memoryOnly ? messages.filter((m) => m.recoverable !== true) : messages, now);
+    if (feed === undefined) {
+      this.messages.appendHere(stream, toRows(messages, now), now);
+      return () => {};
+    }
+    const roomInMemory = feed.appending(messages.length);
+    const memoryOnly = messages.map((m) => roomInMemory && m.recoverable === true && feed.keepsInMemory(m.key));
+    const rows = toRows(
+      messages.filter((_, index) => !memoryOnly[index]),
+      now,
+    );
     const seqs = this.messages.appendHere(stream, rows, now);
-    if (feed === undefined) return () => {};
     return () => feed.published(logRows(stream, messages, memoryOnly, rows, seqs, now));
   }
 
@@ -102,12 +108,12 @@ export class SqliteStreamBus implements StreamBus {
  * The committed messages as the feed takes them, in publish order, with the values as published
  * (not parsed back): the appended rows with their seqs, and the memory-only messages among them.
  */
-function logRows(stream: string, messages: readonly OutgoingMessage[], memoryOnly: boolean, rows: readonly NewStreamMessage[], seqs: readonly number[], now: number): LogRow[] {
+function logRows(stream: string, messages: readonly OutgoingMessage[], memoryOnly: readonly boolean[], rows: readonly NewStreamMessage[], seqs: readonly number[], now: number): LogRow[] {
   const active = traceparentOf() ?? null;
   const out: LogRow[] = [];
   let appended = 0;
-  for (const message of messages) {
-    if (memoryOnly && message.recoverable === true) {
+  for (const [index, message] of messages.entries()) {
+    if (memoryOnly[index]) {
       // No text: the feed hands out `parsed`, and there is no row to read it back from.
       const { key, id, notBefore = now, traceparent = active } = message;
       out.push({ seq: 0, stream, key, message_id: id, value: '', not_before: notBefore, traceparent, parsed: message.value, memoryOnly: true });

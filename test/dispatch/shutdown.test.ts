@@ -1,6 +1,7 @@
 // A graceful stop while an endpoint's attempt hangs: the running attempt finishes (here: times out)
-// and is recorded; the endpoint's later events, handed to the poster behind it, are not sent, and
-// their jobs stay uncommitted: the next start sends them.
+// and is recorded; the endpoint's later events, handed to the poster behind it, are not sent. Their
+// first attempts were kept in memory only (no stream row): the next start finds them unsent from
+// their pending deliveries and sends them.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,20 +43,30 @@ describe('dispatcher shutdown', () => {
     const deliveries = gateway.store.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM webhook_deliveries');
     await eventually('the three deliveries made', () => deliveries.get()!.n === 3);
     await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(gateway.store.db.prepare('SELECT count(*) AS n FROM stream_messages').get()).toEqual({ n: 0 });
 
     const closing = gateway;
     gateway = null;
     await closing.close();
     expect(receiver.received.map((r) => r.id)).toEqual([events[0]!.id]);
 
-    gateway = await startGateway(config, memoryLogger().logger);
+    const restarted = memoryLogger('info');
+    gateway = await startGateway(config, restarted.logger);
     await eventually('the later events delivered after the restart', () => receiver.received.length >= 3);
     expect(receiver.received.slice(1).map((r) => r.id)).toEqual([events[1]!.id, events[2]!.id]);
+    expect(receiver.received.map((r) => r.verifiedBy)).toEqual([[0], [0], [0]]);
+    expect(restarted.text()).toContain('"deliveries":2,"msg":"first attempts left unsent by the last run are due now"');
     const store = gateway.store;
-    const statusOf = (eventId: string) => store.db.prepare<[string], { status: string; attempt_count: number }>('SELECT status, attempt_count FROM webhook_deliveries WHERE event_id = ?').get(eventId)!;
+    const statusOf = (eventId: string) =>
+      store.db.prepare<[string], { status: string; attempt_count: number; auto_attempts: number }>('SELECT status, attempt_count, auto_attempts FROM webhook_deliveries WHERE event_id = ?').get(eventId)!;
     await eventually('both recorded as delivered', () => statusOf(events[1]!.id).status === 'delivered' && statusOf(events[2]!.id).status === 'delivered');
+    // Sent as their first step of the schedule, once each.
+    expect([statusOf(events[1]!.id), statusOf(events[2]!.id)]).toEqual([
+      { status: 'delivered', attempt_count: 1, auto_attempts: 1 },
+      { status: 'delivered', attempt_count: 1, auto_attempts: 1 },
+    ]);
     // The attempt that hung was recorded before the stop, as a timeout to retry.
-    expect(statusOf(events[0]!.id)).toEqual({ status: 'pending', attempt_count: 1 });
+    expect(statusOf(events[0]!.id)).toEqual({ status: 'pending', attempt_count: 1, auto_attempts: 1 });
     expect(store.deliveries.attempts(store.db.prepare<[string], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ?').get(events[0]!.id)!.id)).toMatchObject([
       { outcome: 'retry', error: 'timed out waiting for the receiver' },
     ]);

@@ -243,6 +243,39 @@ describe('SQLite streams: recoverable messages', () => {
     store.close();
   });
 
+  it("writes a stuck key's rows once a few wait in its lane, and keeps other keys' in memory only", async () => {
+    const store = Store.open(storeFile());
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
+    const handled: string[] = [];
+    let releaseStuck: () => void = () => {};
+    const stuck = new Promise<void>((resolve) => (releaseStuck = resolve));
+    try {
+      const subscription = bus.subscribe({
+        stream: 's',
+        group: 'g',
+        handler: async (m) => {
+          if (m.key === 'stuck') await stuck;
+          handled.push(m.id);
+        },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // One at a time, as a hanging endpoint's events come: the consumer holds 64, then 16 wait in memory only.
+      for (let i = 0; i < 200; i += 1) await bus.publish('s', [recoverable('stuck', `stuck-${i}`, i)]);
+      expect(storedIds(store)).toEqual(Array.from({ length: 200 - 80 }, (_, i) => `stuck-${80 + i}`));
+      await bus.publish('s', [recoverable('other', 'other-0', 0)]);
+      await until('the other key', () => handled.includes('other-0'));
+      expect(storedIds(store)).not.toContain('other-0');
+      releaseStuck();
+      await until('the stuck key', () => handled.length === 201, 30_000);
+      expect(handled.filter((id) => id !== 'other-0')).toEqual(Array.from({ length: 200 }, (_, i) => `stuck-${i}`));
+      await subscription.drain();
+      expect(storedIds(store)).toEqual([]);
+    } finally {
+      releaseStuck();
+      store.close();
+    }
+  });
+
   it('writes their rows behind a backlog of the log, and behind what the same transaction appended first past half the memory', async () => {
     const store = Store.open(storeFile());
     const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
