@@ -82,7 +82,9 @@ export class SqliteStreamBus implements StreamBus {
       now,
     );
     const seqs = this.messages.appendHere(stream, rows, now);
-    return () => feed.published(logRows(stream, messages, memoryOnly, rows, seqs, now));
+    // The publisher's trace context now, not when the transaction committed.
+    const active = traceparentOf() ?? null;
+    return () => feed.published(logRows(stream, messages, memoryOnly, rows, seqs, now, active));
   }
 
   subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
@@ -108,8 +110,15 @@ export class SqliteStreamBus implements StreamBus {
  * The committed messages as the feed takes them, in publish order, with the values as published
  * (not parsed back): the appended rows with their seqs, and the memory-only messages among them.
  */
-function logRows(stream: string, messages: readonly OutgoingMessage[], memoryOnly: readonly boolean[], rows: readonly NewStreamMessage[], seqs: readonly number[], now: number): LogRow[] {
-  const active = traceparentOf() ?? null;
+function logRows(
+  stream: string,
+  messages: readonly OutgoingMessage[],
+  memoryOnly: readonly boolean[],
+  rows: readonly NewStreamMessage[],
+  seqs: readonly number[],
+  now: number,
+  active: string | null,
+): LogRow[] {
   const out: LogRow[] = [];
   let appended = 0;
   for (const [index, message] of messages.entries()) {
@@ -125,7 +134,6 @@ function logRows(stream: string, messages: readonly OutgoingMessage[], memoryOnl
   }
   return out;
 }
-
 
 /** The log's rows of published messages; a message without a trace context of its own takes the publisher's. */
 function toRows(messages: readonly OutgoingMessage[], now: number): NewStreamMessage[] {
