@@ -202,6 +202,24 @@ describe('SQLite streams: hand-out of a fresh publish', () => {
 
 describe('SQLite streams: recoverable messages', () => {
   const recoverable = (key: string, id: string, n: number) => ({ key, id, value: { n }, recoverable: true as const });
+  /** A consumer of stream 's' that hangs on key 'stuck' until released, once its feed has read the (empty) log. */
+  async function stuckKeyConsumer(store: Store, maxInFlight?: number) {
+    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
+    const handled: string[] = [];
+    let release: () => void = () => {};
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    const subscription = bus.subscribe({
+      stream: 's',
+      group: 'g',
+      maxInFlight,
+      handler: async (m) => {
+        if (m.key === 'stuck') await stuck;
+        handled.push(m.id);
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return { bus, handled, release, subscription };
+  }
   const everAppended = (store: Store) => store.db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'stream_messages'").get()?.seq ?? 0;
 
   it('keeps them in memory only while the consumer keeps up: handed out in order, counted in the lag, no row ever written', async () => {
@@ -245,20 +263,8 @@ describe('SQLite streams: recoverable messages', () => {
 
   it("writes a stuck key's rows once a few wait in its lane, and keeps other keys' in memory only", async () => {
     const store = Store.open(storeFile());
-    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
-    const handled: string[] = [];
-    let releaseStuck: () => void = () => {};
-    const stuck = new Promise<void>((resolve) => (releaseStuck = resolve));
+    const { bus, handled, release: releaseStuck, subscription } = await stuckKeyConsumer(store);
     try {
-      const subscription = bus.subscribe({
-        stream: 's',
-        group: 'g',
-        handler: async (m) => {
-          if (m.key === 'stuck') await stuck;
-          handled.push(m.id);
-        },
-      });
-      await new Promise((resolve) => setTimeout(resolve, 50));
       // One at a time, as a hanging endpoint's events come: the consumer holds 64, then 16 wait in memory only.
       for (let i = 0; i < 200; i += 1) await bus.publish('s', [recoverable('stuck', `stuck-${i}`, i)]);
       expect(storedIds(store)).toEqual(Array.from({ length: 200 - 80 }, (_, i) => `stuck-${80 + i}`));
@@ -278,21 +284,8 @@ describe('SQLite streams: recoverable messages', () => {
 
   it('writes their rows behind a backlog of the log, and behind what the same transaction appended first past half the memory', async () => {
     const store = Store.open(storeFile());
-    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
-    const handled: string[] = [];
-    let releaseStuck: () => void = () => {};
-    const stuck = new Promise<void>((resolve) => (releaseStuck = resolve));
+    const { bus, handled, release: releaseStuck, subscription } = await stuckKeyConsumer(store, 4);
     try {
-      const subscription = bus.subscribe({
-        stream: 's',
-        group: 'g',
-        maxInFlight: 4,
-        handler: async (m) => {
-          if (m.key === 'stuck') await stuck;
-          handled.push(m.id);
-        },
-      });
-      await new Promise((resolve) => setTimeout(resolve, 50));
       // One transaction (publishes of the same turn): 600 plain messages, then a recoverable one of their key.
       await Promise.all([
         bus.publish('s', Array.from({ length: 600 }, (_, i) => ({ key: 'stuck', id: `stuck-${i}`, value: { i } }))),
