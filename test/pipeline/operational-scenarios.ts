@@ -185,8 +185,10 @@ export async function exhaustedScenario(gw: PipelineGateway, operator: OperatorR
     ] as const) {
       expect(about(endpoint.id).body.object).toMatchObject({ event_type: 'auth.create', status: 'failed', attempt_count: 2, last_status_code: 500 });
       // Each event twice (the schedule's two attempts), with the same webhook-id; the other's failure, never its own.
-      expect(endpoint.receiver.received.map(nameOf)).toEqual(['auth.create', 'auth.create', 'delivery.failed', 'delivery.failed']);
-      expect(endpoint.receiver.received.slice(2).map((h) => h.id)).toEqual([about(other.id).id, about(other.id).id]);
+      // The other's failure may come before this endpoint's own retry: the two go out at about the same time.
+      expect(endpoint.receiver.received.map(nameOf).sort()).toEqual(['auth.create', 'auth.create', 'delivery.failed', 'delivery.failed']);
+      expect(endpoint.receiver.received.filter((h) => nameOf(h) === 'delivery.failed').map((h) => h.id)).toEqual([about(other.id).id, about(other.id).id]);
+      expect(new Set(endpoint.receiver.received.filter((h) => nameOf(h) === 'auth.create').map((h) => h.id)).size).toBe(1);
     }
     expect(operatorOf().map((h) => h.id).sort()).toEqual(failedEvents.flatMap((e) => [e.id, e.id]).sort());
     await eventually("the metrics counted the company's four failures and the operator's two", async () =>
