@@ -61,7 +61,7 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
   const bus = await openStreamBus(config, store, logger, clock);
   await bus.ensureStreams(STREAM_SPECS);
   // First attempts the embedded stream kept in memory only, left unsent by the last run: due now.
-  if (bus.kind === 'sqlite' && store !== null && role !== 'worker') {
+  if (bus.kind === 'sqlite' && store !== null) {
     const unsent = store.unsent.scheduleUnsent(clock.now());
     if (unsent > 0) logger.info({ deliveries: unsent }, 'first attempts left unsent by the last run are due now');
   }

@@ -130,7 +130,7 @@ export class OutboxStore {
     for (const row of rows) {
       const id = Number(this.insertOne.run(row.stream, row.key, row.message_id, row.payload, row.created_at, row.traceparent).lastInsertRowid);
       if (this.fresh.size >= FRESH_ROWS) continue;
-      // A literal, not a spread with published_at added: each Kafka-mode append comes here (docs/decisions.md, "Object shapes").
+      // Written out field by field, one object shape for every row: each Kafka-mode append comes here (docs/decisions.md, "Object shapes").
       const { stream, key, message_id, payload, created_at, traceparent, parsed } = row;
       this.fresh.set(id, { id, stream, key, message_id, payload, created_at, published_at: null, traceparent, parsed });
     }
