@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
-import type { StreamMessageRow, StreamMessageStore } from '../store/stream-messages.js';
-import { KeyedRunner } from './keyed-runner.js';
-import type { Clock, IncomingMessage, MessageHandler, Subscription } from './stream.js';
+import type { StreamMessageStore } from '../store/stream-messages.js';
+import { FeedConsumer, heldOf, type Held, type LogRow } from './sqlite-feed-consumer.js';
+import type { Clock, MessageHandler, Subscription } from './stream.js';
 
 /** Messages of one stream kept in memory, not yet handed to a consumer. */
 const MEMORY_MESSAGES = 1_024;
@@ -10,39 +10,11 @@ const KEY_MESSAGES = 256;
 /** Rows per read of the log, and reads per dispatch turn (the rest follows in the next turn). */
 const PAGE_ROWS = 512;
 const PAGES_PER_TURN = 8;
-/** Messages of one key a consumer holds at once (running or queued behind it): a stuck key holds few. */
-const KEY_HELD = 64;
 /**
  * A key's recoverable message is kept in memory only while fewer of its messages wait in its lane:
  * a stuck key's (a hanging endpoint's) go to the log, where a long backlog can wait outside memory.
  */
 const KEY_MEMORY_ONLY = 16;
-
-interface Held extends IncomingMessage {
-  /** Its row in the log; 0 for a message kept in memory only. */
-  seq: number;
-  /** Its place in the feed, in publish order (the log's seq order, memory-only messages included). */
-  order: number;
-}
-
-/**
- * A row of the log, with its value already parsed when this process just published it; `seq` 0
- * and `memoryOnly` for a recoverable message that got no row (OutgoingMessage.recoverable).
- */
-export type LogRow = StreamMessageRow & { parsed?: unknown; memoryOnly?: true };
-
-/** One consumer (subscription) of a feed: its runner and the messages it took and has not committed. */
-interface Consumer {
-  runner: KeyedRunner<Held>;
-  taken: Map<number, Held>;
-  maxInFlight: number;
-  /** Messages it holds at once (running or queued behind their key). */
-  maxHeld: number;
-  /** Commits on their way (a drain waits for them: the store may close next). */
-  commits: Set<Promise<void>>;
-  /** Takes nothing more (stopped or draining). */
-  closed: boolean;
-}
 
 /**
  * The messages of one stream for its group: those in memory and not handed out (per key, in the
@@ -62,8 +34,8 @@ export class Feed {
   /** Keys whose backlog did not fit in memory: the first seq of theirs left in the log. */
   private readonly spilled = new Map<string, number>();
   /** The consumer holding each key (its messages run there, in order). */
-  private readonly owners = new Map<string, Consumer>();
-  private readonly consumers: Consumer[] = [];
+  private readonly owners = new Map<string, FeedConsumer>();
+  private readonly consumers: FeedConsumer[] = [];
   private turn = 0;
   private scheduled = false;
   private scheduledSoon = false;
@@ -86,39 +58,18 @@ export class Feed {
   ) {}
 
   join(handler: MessageHandler, maxInFlight: number): Subscription {
-    const { stream, group, logger } = this;
-    const consumer: Consumer = {
+    const consumer = new FeedConsumer({
+      stream: this.stream,
+      group: this.group,
+      handler,
       maxInFlight,
-      maxHeld: Math.max(8 * maxInFlight, 256),
-      taken: new Map(),
-      commits: new Set(),
-      closed: false,
-      runner: new KeyedRunner<Held>({
-        handler,
-        maxInFlight,
-        // The key moves on without waiting for the delete to commit: it shares the transaction of
-        // this turn's other appends and commits (a crash before it hands the message out again,
-        // as with any uncommitted message); a failed one leaves the row for the next start.
-        onDone: (message) => {
-          consumer.taken.delete(message.order);
-          this.schedule();
-          if (message.seq === 0) {
-            this.memoryOnly -= 1;
-            return;
-          }
-          const commit = this.messages
-            .commitGrouped(message.seq)
-            .catch((error: unknown) =>
-              logger.warn({ err: error, stream, group, message_id: message.id }, 'stream commit failed; the message is handed out again at the next start'),
-            )
-            .finally(() => consumer.commits.delete(commit));
-          consumer.commits.add(commit);
-        },
-        onFailed: (message, error) => logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
-        onGaveUp: (message, error) =>
-          logger.error({ err: error, stream, group, message_id: message.id, key: message.key, seq: message.seq, value: message.value }, 'stream handler keeps failing; message given up and committed'),
-      }),
-    };
+      messages: this.messages,
+      logger: this.logger,
+      onSettled: (message) => {
+        this.schedule();
+        if (message.seq === 0) this.memoryOnly -= 1;
+      },
+    });
     this.consumers.push(consumer);
     this.poll ??= setInterval(() => {
       if (this.backlog || this.parked || this.spilled.size > 0) this.schedule();
@@ -128,16 +79,9 @@ export class Feed {
       ready: Promise.resolve(),
       stop: async () => {
         if (consumer.closed && !this.consumers.includes(consumer)) return;
-        consumer.closed = true;
-        consumer.runner.stop();
-        this.leave(consumer);
+        this.leave(consumer, consumer.stop());
       },
-      drain: async () => {
-        consumer.closed = true;
-        await consumer.runner.drain();
-        await Promise.all([...consumer.commits]);
-        this.leave(consumer);
-      },
+      drain: async () => this.leave(consumer, await consumer.drain()),
     };
   }
 
@@ -184,13 +128,11 @@ export class Feed {
     return this.memoryOnly;
   }
 
-  /** A consumer leaves: what it took and did not commit goes back in front of its key's lane. */
-  private leave(consumer: Consumer): void {
+  /** A consumer leaves: what it took and did not commit (latest first) goes back in front of its key's lane. */
+  private leave(consumer: FeedConsumer, back: readonly Held[]): void {
     const index = this.consumers.indexOf(consumer);
     if (index >= 0) this.consumers.splice(index, 1);
     for (const [key, owner] of this.owners) if (owner === consumer) this.owners.delete(key);
-    const back = [...consumer.taken.values()].sort((a, b) => b.order - a.order);
-    consumer.taken.clear();
     for (const message of back) {
       const lane = this.lanes.get(message.key);
       if (lane === undefined) this.lanes.set(message.key, [message]);
@@ -249,31 +191,17 @@ export class Feed {
       this.spilled.set(row.key, row.seq);
       return;
     }
-    lane.push(this.held(row));
+    lane.push(heldOf(this.stream, row, this.nextOrder++));
     this.inMemory += 1;
   }
 
   /** A memory-only message: into its key's lane whatever the memory holds (it has no row to be read from later). */
   private acceptMemoryOnly(row: LogRow): void {
     const lane = this.lanes.get(row.key);
-    if (lane === undefined) this.lanes.set(row.key, [this.held(row)]);
-    else lane.push(this.held(row));
+    if (lane === undefined) this.lanes.set(row.key, [heldOf(this.stream, row, this.nextOrder++)]);
+    else lane.push(heldOf(this.stream, row, this.nextOrder++));
     this.memoryOnlyInLanes += 1;
     this.memoryOnly += 1;
-  }
-
-  private held(row: LogRow): Held {
-    const value = row.parsed === undefined ? JSON.parse(row.value) : row.parsed;
-    return {
-      stream: this.stream,
-      key: row.key,
-      id: row.message_id,
-      value,
-      notBefore: row.not_before,
-      traceparent: row.traceparent ?? undefined,
-      seq: row.seq,
-      order: this.nextOrder++,
-    };
   }
 
   /** Reads the log: past loadedThrough while memory has room, and the spilled keys whose lane ran short. */
@@ -292,7 +220,7 @@ export class Feed {
       if (lane.length >= KEY_MESSAGES / 2) continue;
       const limit = KEY_MESSAGES - lane.length;
       const rows = this.messages.readKey(this.stream, key, from, this.loadedThrough, limit);
-      for (const row of rows) lane.push(this.held(row));
+      for (const row of rows) lane.push(heldOf(this.stream, row, this.nextOrder++));
       this.inMemory += rows.length;
       if (lane.length > 0) this.lanes.set(key, lane);
       // Fewer than asked: everything of the key up to loadedThrough is in memory now.
@@ -312,7 +240,7 @@ export class Feed {
     const now = this.clock.now();
     this.parked = false;
     for (const [key, owner] of this.owners) {
-      if (owner.closed || owner.runner.queued(key) === 0) {
+      if (!owner.holds(key)) {
         this.owners.delete(key);
         continue;
       }
@@ -333,15 +261,13 @@ export class Feed {
   }
 
   /** Moves the due head of a key's lane to the consumer, as far as it has room. */
-  private give(key: string, lane: Held[], owner: Consumer, now: number): void {
-    const { runner } = owner;
+  private give(key: string, lane: Held[], owner: FeedConsumer, now: number): void {
     let given = 0;
-    while (lane.length > 0 && runner.holding < owner.maxHeld && runner.queued(key) < KEY_HELD && lane[0]!.notBefore <= now) {
+    while (lane.length > 0 && owner.hasRoomFor(key) && lane[0]!.notBefore <= now) {
       const message = lane.shift()!;
       if (message.seq === 0) this.memoryOnlyInLanes -= 1;
       else this.inMemory -= 1;
-      owner.taken.set(message.order, message);
-      runner.submit(message);
+      owner.take(message);
       given += 1;
     }
     if (given > 0) this.owners.set(key, owner);
@@ -350,10 +276,10 @@ export class Feed {
   }
 
   /** The next consumer, in turn, with room for one more key. */
-  private pickConsumer(): Consumer | undefined {
+  private pickConsumer(): FeedConsumer | undefined {
     for (let i = 0; i < this.consumers.length; i += 1) {
       const consumer = this.consumers[(this.turn + i) % this.consumers.length]!;
-      if (!consumer.closed && consumer.runner.keys < consumer.maxInFlight && consumer.runner.holding < consumer.maxHeld) {
+      if (consumer.takesAnotherKey) {
         this.turn = (this.turn + i + 1) % this.consumers.length;
         return consumer;
       }

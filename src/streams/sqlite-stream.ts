@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import type { NewStreamMessage, StreamMessageStore } from '../store/stream-messages.js';
-import { Feed, type LogRow } from './sqlite-feed.js';
+import { Feed } from './sqlite-feed.js';
+import type { LogRow } from './sqlite-feed-consumer.js';
 import { traceparentOf } from '../tracing/tracer.js';
 import { tracedHandler } from './traced-handler.js';
 import {
