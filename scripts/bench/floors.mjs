@@ -64,35 +64,72 @@ export async function floorSecrets(receiver, dir, count) {
 }
 
 /**
- * Scenario 0 of bench.mjs: the minimal and complete floors, ingest (`P.floor` s at maximum rate
- * after `P.warm`) and end to end (`P.floor` s of load, until every event arrived), each a row
- * against `bare` (the bare-Koa run). Answers their results for the ratios of the later scenarios.
+ * The ingest floors (`P.floor` s at maximum rate after `P.warm`, each on a fresh store) or, with
+ * `deliver`, the deliver floors (`P.floor` s of load, until every event arrived), minimal then
+ * complete or, with `reverse`, complete then minimal; each a row under `label` against `bare` (the
+ * bare-Koa run), its metric prefixed by `prefix`. Answers the results by kind: `minimal`,
+ * `complete` (ingest), `minimalDeliver`, `completeDeliver`.
  */
-export async function measureFloors({ bare, receiver, row, dir, companies, P, checkLoad }) {
+export async function measureFloors({ bare, receiver, row, dir, companies, P, checkLoad, deliver = false, reverse = false, label = '0 floors', prefix = '' }) {
   const targets = floorTargets(companies);
   fs.mkdirSync(dir, { recursive: true });
-  const ingest = async (label, handler) => {
+  const ingest = async (name, [script, ...args]) => {
+    const handler = [script, fs.mkdtempSync(path.join(dir, 'ingest-')), ...args];
     const result = await measureBare({ warmSeconds: P.warm, seconds: P.floor, targets, handler });
-    checkLoad(result, label);
-    row('0 floors', `${label}: callbacks/s`, result.rps, { baseline: bare.rps, ratio: result.rps / bare.rps });
-    row('0 floors', `${label}: CPU per callback, floor / load generator (µs)`, `${result.bareUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
+    checkLoad(result, name);
+    row(label, `${prefix}${name}: callbacks/s`, result.rps, { baseline: bare.rps, ratio: result.rps / bare.rps });
+    row(label, `${prefix}${name}: CPU per callback, floor / load generator (µs)`, `${result.bareUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
     return result;
   };
-  const floors = {
-    minimal: await ingest('minimal ingest floor', ['floor-koa.mjs', dir, 'design']),
-    complete: await ingest('complete ingest floor', ['floor-complete.mjs', dir, String(companies), 'ingest']),
-  };
-  const secretsFile = await floorSecrets(receiver, dir, companies);
-  const deliver = async (label, [script, ...args]) => {
+  const secretsFile = deliver ? await floorSecrets(receiver, dir, companies) : null;
+  const delivering = async (name, [script, ...args]) => {
     // Each on a store of its own: its measured load opens conversations as the gateway's does.
-    const own = fs.mkdtempSync(path.join(dir, 'deliver-'));
-    const handler = [script, own, ...args, receiver.url, secretsFile];
+    const handler = [script, fs.mkdtempSync(path.join(dir, 'deliver-')), ...args, receiver.url, secretsFile];
     const result = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: P.warm, seconds: P.floor, drainMs: P.drainMs });
-    row('0 floors', `${label}: events delivered/s (all verified)`, result.eventsPerSecond, { baseline: bare.rps, ratio: result.eventsPerSecond / bare.rps });
-    row('0 floors', `${label}: CPU per callback, floor / receiver / load generator (µs)`, `${result.handlerUs.toFixed(0)} / ${result.receiverUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
+    row(label, `${prefix}${name}: events delivered/s (all verified)`, result.eventsPerSecond, { baseline: bare.rps, ratio: result.eventsPerSecond / bare.rps });
+    row(label, `${prefix}${name}: CPU per callback, floor / receiver / load generator (µs)`, `${result.handlerUs.toFixed(0)} / ${result.receiverUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
     return result;
   };
-  floors.minimalDeliver = await deliver('minimal deliver floor', ['floor-koa.mjs', 'deliver']);
-  floors.completeDeliver = await deliver('complete deliver floor', ['floor-complete.mjs', String(companies), 'deliver']);
+  const runs = deliver
+    ? [
+        ['minimalDeliver', () => delivering('minimal deliver floor', ['floor-koa.mjs', 'deliver'])],
+        ['completeDeliver', () => delivering('complete deliver floor', ['floor-complete.mjs', String(companies), 'deliver'])],
+      ]
+    : [
+        ['minimal', () => ingest('minimal ingest floor', ['floor-koa.mjs', 'design'])],
+        ['complete', () => ingest('complete ingest floor', ['floor-complete.mjs', String(companies), 'ingest'])],
+      ];
+  const floors = {};
+  for (const [kind, measure] of reverse ? runs.reverse() : runs) floors[kind] = await measure();
   return floors;
+}
+
+/**
+ * Rows (`row` of the bench's table) of a gateway figure against the `floors` of the run: its ratio
+ * to each, and the targets of issue 26 where it has one (`targets`: {minimal, complete} lower
+ * bounds of the ratio). With `after` (the floors measured again right after the gateway's run) a
+ * floor is the mean of its runs before and after: the gateway's run sits between them, so a host
+ * that sped up or slowed down over the minutes of the run moves both sides alike.
+ */
+export function floorRows(row, label, value, floorOf, targets, floors, after) {
+  for (const kind of ['minimal', 'complete']) {
+    const before = floorOf(floors, kind);
+    if (before === undefined) continue;
+    const again = floorOf(after, kind);
+    const floor = again === undefined ? before : (before + again) / 2;
+    if (again !== undefined) row(label, `  the ${kind} floor before / after it`, `${before.toFixed(0)} / ${again.toFixed(0)}`);
+    const ratio = value / floor;
+    const target = targets[kind];
+    row(label, `  ratio to the ${kind} floor${again === undefined ? '' : ' (mean of before and after)'}`, value, { baseline: floor, ratio, ...(target === undefined ? {} : { target: `≥ ${target.toFixed(2)}`, ok: ratio >= target }) });
+  }
+}
+
+/** An ingest floor's callbacks per second. */
+export function ingestFloorOf(floors, kind) {
+  return floors?.[kind]?.rps;
+}
+
+/** A deliver floor's events delivered per second. */
+export function deliverFloorOf(floors, kind) {
+  return floors?.[`${kind}Deliver`]?.eventsPerSecond;
 }
