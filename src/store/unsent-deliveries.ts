@@ -15,21 +15,14 @@ export class UnsentDeliveryStore {
    * memory-only job of this process would look the same.
    */
   scheduleUnsent(now: number): number {
-    const queued = new Set(this.db.prepare<[], string>('SELECT message_id FROM stream_messages').pluck().all());
-    const unsent = this.db
-      .prepare<[], string>("SELECT id FROM webhook_deliveries WHERE status = 'pending' AND held_reason IS NULL AND next_attempt_at IS NULL AND auto_attempts = 0")
-      .pluck();
-    const markDue = this.db.prepare<[number, number, string]>('UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ?');
+    // One statement: SQLite reads the log's message ids once into a transient index (NOT IN's list)
+    // and probes it per candidate, so a start after a long outage holds no copy of the log in memory.
     return this.db
-      .transaction(() => {
-        let due = 0;
-        for (const id of unsent.all()) {
-          if (queued.has(`${id}:1`)) continue;
-          markDue.run(now, now, id);
-          due += 1;
-        }
-        return due;
-      })
-      .immediate();
+      .prepare<[number, number]>(
+        `UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ?
+         WHERE status = 'pending' AND held_reason IS NULL AND next_attempt_at IS NULL AND auto_attempts = 0
+           AND id || ':1' NOT IN (SELECT message_id FROM stream_messages)`,
+      )
+      .run(now, now).changes;
   }
 }
