@@ -14,7 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { deliverFloorOf, floorRows, ingestFloorOf, measureFloors } from './floors.mjs';
+import { alternateEndToEnd, alternateIngest } from './alternate.mjs';
+import { floorRows, startDeliverFloors, startIngestFloors } from './floors.mjs';
 import { replayScenario } from './replay.mjs';
 import { benchRuns } from './runs.mjs';
 import { manyCompanies, noisyNeighbour } from './tenants.mjs';
@@ -27,6 +28,7 @@ import {
   measureBare,
   percents,
   prefillStore,
+  sampleMachine,
   setupCompanies,
   startBareKoa,
   startDaemon,
@@ -43,8 +45,8 @@ if (cpuProf) fs.mkdirSync(cpuProf, { recursive: true });
 
 /** Durations (s) and sizes: the full suite, or the short CI version (< 2 minutes in all). */
 const P = quick
-  ? { warm: 1, warmFixed: 1, warmKafka: 0, ingest: 3, e2e: 3, e2eKafka: 2, fixed: 3, fixedBaseline: 2, steadyFrom: 1, fixedKafka: 2, prefill: { conversations: 1_000, messages: 100_000 }, replay: 2_000, drainMs: 30_000, floor: 2, noisy: 5, manyCompanies: 200, many: 5 }
-  : { warm: 3, warmFixed: 3, warmKafka: Number(process.env.BENCH_WARM_KAFKA ?? 17), ingest: 15, e2e: 15, e2eKafka: 15, fixed: 190, fixedBaseline: 20, steadyFrom: 10, fixedKafka: 190, prefill: { conversations: 50_000, messages: 5_000_000 }, replay: 1_000_000, drainMs: 300_000, floor: 15, noisy: 60, manyCompanies: 10_000, many: 60 };
+  ? { warm: 1, warmFixed: 1, warmKafka: 0, ingest: 3, rounds: 2, roundSeconds: 2, fixed: 3, fixedBaseline: 2, steadyFrom: 1, fixedKafka: 2, prefill: { conversations: 1_000, messages: 100_000 }, replay: 2_000, drainMs: 30_000, noisy: 5, manyCompanies: 200, many: 5 }
+  : { warm: 3, warmFixed: 3, warmKafka: Number(process.env.BENCH_WARM_KAFKA ?? 17), ingest: 15, rounds: 3, roundSeconds: 5, fixed: 190, fixedBaseline: 20, steadyFrom: 10, fixedKafka: 190, prefill: { conversations: 50_000, messages: 5_000_000 }, replay: 1_000_000, drainMs: 300_000, noisy: 60, manyCompanies: 10_000, many: 60 };
 /** Scenarios the quick form leaves out unless --only names them: minutes of setup or of timeouts. */
 const SLOW = new Set(['7', '8']);
 const RATE = 1_000;
@@ -104,61 +106,65 @@ function storedMessages(dir) {
   return Number(out.stdout.trim());
 }
 
-const { checkLoad, ingestRun, endToEnd, fixedRun } = benchRuns({ receiver, row, log, P, bareBaseline });
+const { checkLoad, fixedRun, floorFigures, e2eContestant, e2eRows } = benchRuns({ receiver, row, log, P, bare: () => shared.bare });
+/** Rounds of the alternating measurements (alternate.mjs) and each one's seconds of load per contestant. */
+const ROUNDS = { rounds: P.rounds, seconds: P.roundSeconds };
 
-await scenario('0', 'floors: bare Koa, the minimal and the complete floors, end to end and ingest', async () => {
+await scenario('0', 'bare Koa: a handler reading and JSON-parsing the callbacks, the baseline of the ratios to bare Koa', async () => {
   const bare = await bareBaseline();
-  // The ingest floors last: scenario 1 follows at once, and measures them again after itself.
-  shared.floors = { ...(await measureFloors(floorRun({ bare, deliver: true }))), ...(await measureFloors(floorRun({ bare }))) };
+  row('0 bare Koa', 'requests/s', bare.rps);
+  row('0 bare Koa', 'CPU per request: bare Koa / load generator (µs)', bare.cpu);
 });
 
-/** The options of a floor measurement (floors.mjs measureFloors) in this run. */
-function floorRun(options) {
-  return { receiver, row, dir: dataDir('s0-floors'), companies: COMPANIES, P, checkLoad, ...options };
-}
-
-/** The floors measured again after a gateway run, in reverse order, when scenario 0 measured them before. */
-async function floorsAfter(label, deliver) {
-  if (shared.floors === undefined) return undefined;
-  return measureFloors(floorRun({ bare: shared.bare, deliver, reverse: true, label, prefix: 'again after it: ' }));
-}
-
-await scenario('1', 'ingest: signed bot-style callbacks at maximum rate, deliveries paused', async () => {
+await scenario('1', 'ingest: signed bot-style callbacks at maximum rate, deliveries paused, in turn with the ingest floors', async () => {
   const bare = await bareBaseline();
   const d = await daemon('s1-ingest');
+  const floors = await startIngestFloors(dataDir('s1-floors'), COMPANIES);
   let accepted = 0;
-  let result;
   try {
     const companies = await setupCompanies(d.base, null, COMPANIES);
-    const run = await ingestRun(d, companies);
-    result = run.result;
-    accepted = run.warm.accepted.length + result.accepted.length;
-    shared.ingest = result;
+    const gateway = { name: 'gateway', base: d.base, companies, pids: [d.pid] };
+    const machine = sampleMachine();
+    const [result, ...floorResults] = await alternateIngest([gateway, ...floors.contestants], { ...ROUNDS, warmSeconds: P.warm, checkLoad });
+    accepted = result.accepted.length;
     row('1 ingest', 'callbacks/s (baseline: bare Koa)', result.rps, { baseline: bare.rps, ratio: result.rps / bare.rps });
-    row('1 ingest', 'latency p50 / p99 (ms)', `${result.p50} / ${result.p99}`, { baseline: `${bare.p50} / ${bare.p99}` });
-    row('1 ingest', 'baseline CPU per request: bare Koa / load generator (µs)', bare.cpu);
-    row('1 ingest', 'machine CPU busy / idle / stolen (%)', percents(result.machine), { baseline: percents(bare.machine) });
+    row('1 ingest', 'latency p50 / p99 (ms), mean of the rounds', `${result.p50.toFixed(1)} / ${result.p99.toFixed(1)}`, { baseline: `${bare.p50} / ${bare.p99}` });
+    row('1 ingest', 'CPU per callback, gateway / load generator (µs)', `${result.ownUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
+    row('1 ingest', 'machine CPU busy / idle / stolen (%), all rounds', percents(machine.stop().whole), { baseline: percents(bare.machine) });
+    const figures = floorResults.map((f) => ({ ...f, value: f.rps }));
+    floorFigures('1 ingest', floors.contestants, figures, 'callbacks/s', (f) => ['floor / load generator', `${f.ownUs.toFixed(0)} / ${f.loadUs.toFixed(0)}`]);
+    floorRows(row, '1 ingest', { value: result.rps, rounds: result.rounds }, floors.contestants.map((c, i) => ({ kind: c.kind, ...figures[i] })), { minimal: 0.55, complete: 0.85 });
   } finally {
+    await floors.stop();
     await d.stop();
   }
   const stored = storedMessages(dataDir('s1-ingest'));
-  // Requests cut off by the end of the run may be stored without their answer being counted.
+  // Requests cut off by the end of a round may be stored without their answer being counted.
   if (stored < accepted) throw new Error(`${accepted} callbacks answered 2xx but only ${stored} messages are in the store`);
   row('1 ingest', 'stored after stop ≥ answered 2xx', `${stored} ≥ ${accepted}`, { ok: true });
-  const after = await floorsAfter('1 ingest', false);
-  floorRows(row, '1 ingest', result.rps, ingestFloorOf, { minimal: 0.55, complete: 0.85 }, shared.floors, after);
 });
 
-await scenario('2', 'end to end: the same load, deliveries on, receiver verifying signatures', async () => {
+await scenario('2', 'end to end: the same load, deliveries on, receiver verifying signatures, in turn with the deliver floors', async () => {
+  await bareBaseline();
   const d = await daemon('s2-e2e');
+  const floors = await startDeliverFloors({ receiver, dir: dataDir('s2-floors'), companies: COMPANIES, warmSeconds: P.warm, drainMs: P.drainMs });
   try {
-    const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
-    shared.e2e = await endToEnd('2 end to end', d, companies);
+    // The floors' endpoints are the receiver's first COMPANIES indexes, the gateway's the next ones.
+    const companies = await setupCompanies(d.base, receiver.url, COMPANIES, 1, COMPANIES);
+    const gateway = e2eContestant('gateway', d, [d.pid], companies);
+    const machine = sampleMachine();
+    const webhookCompanies = [...floors.webhookCompanies, ...companies];
+    const [result, ...floorResults] = await alternateEndToEnd([gateway, ...floors.contestants], { receiver, webhookCompanies, ...ROUNDS, drainMs: P.drainMs, checkLoad });
+    shared.e2e = { events: result.eventsPerSecond, delivered: result.callbacksPerSecond };
+    e2eRows('2 end to end', result);
+    row('2 end to end', 'machine CPU busy / idle / stolen (%), all rounds', percents(machine.stop().whole));
+    const figures = floorResults.map((f) => ({ ...f, value: f.eventsPerSecond }));
+    floorFigures('2 end to end', floors.contestants, figures, 'events delivered/s (all verified)', (f) => ['floor / receiver / load generator', `${f.ownUs.toFixed(0)} / ${f.receiverUs.toFixed(0)} / ${f.loadUs.toFixed(0)}`]);
+    floorRows(row, '2 end to end', { value: result.eventsPerSecond, rounds: result.rounds }, floors.contestants.map((c, i) => ({ kind: c.kind, ...figures[i] })), { minimal: 0.7, complete: 0.8 });
   } finally {
+    await floors.stop();
     await d.stop();
   }
-  shared.deliverFloorsAfter = await floorsAfter('2 end to end', true);
-  floorRows(row, '2 end to end', shared.e2e.events, deliverFloorOf, { minimal: 0.7, complete: 0.8 }, shared.floors, shared.deliverFloorsAfter);
 });
 
 /**
@@ -196,21 +202,25 @@ await scenario('4', `big store: scenario 1 on ${P.prefill.messages.toLocaleStrin
   const t = performance.now();
   const counts = prefillStore(path.join(dataDir('s4-big'), 'gateway.db'), { companyId: companies[0].companyId, channelId: companies[0].channelId, ...P.prefill });
   log(`prefilled ${counts.messages} messages / ${counts.conversations} conversations in ${((performance.now() - t) / 1000).toFixed(1)}s`);
-  // The empty store's run just before the big one's: the two loads a minute apart, not ten.
+  // The empty store in turn with the big one, both daemons up: the same minutes of the host for both.
   const e = await daemon('s4-empty');
-  let empty;
   try {
-    empty = (await ingestRun(e, await setupCompanies(e.base, null, COMPANIES))).result.rps;
-  } finally {
-    await e.stop();
-  }
-  d = await daemon('s4-big');
-  try {
-    const { result } = await ingestRun(d, companies);
-    row('4 big store', 'callbacks/s (baseline: an empty store, just before)', result.rps, { baseline: empty, ratio: result.rps / empty, target: '≥ 0.90 of empty', ok: result.rps / empty >= 0.9 });
-    row('4 big store', 'latency p50 / p99 (ms)', `${result.p50} / ${result.p99}`);
+    const emptyCompanies = await setupCompanies(e.base, null, COMPANIES);
+    d = await daemon('s4-big');
+    const [big, empty] = await alternateIngest(
+      [
+        { name: 'big store', base: d.base, companies, pids: [d.pid] },
+        { name: 'empty store', base: e.base, companies: emptyCompanies, pids: [e.pid] },
+      ],
+      { ...ROUNDS, warmSeconds: P.warm, checkLoad },
+    );
+    const ratio = big.rps / empty.rps;
+    row('4 big store', 'callbacks/s (baseline: an empty store, in turn)', big.rps, { baseline: empty.rps, ratio, target: '≥ 0.90 of empty', ok: ratio >= 0.9 });
+    row('4 big store', '  ratio round by round', big.rounds.map((rps, i) => (rps / empty.rounds[i]).toFixed(2)).join(' '));
+    row('4 big store', 'latency p50 / p99 (ms), mean of the rounds', `${big.p50.toFixed(1)} / ${big.p99.toFixed(1)}`, { baseline: `${empty.p50.toFixed(1)} / ${empty.p99.toFixed(1)}` });
   } finally {
     await d.stop();
+    await e.stop();
   }
 });
 
@@ -219,14 +229,6 @@ await scenario('5', `replay: ${P.replay.toLocaleString('en')} failed deliveries 
 });
 
 await scenario('6', 'Kafka mode: core + one worker process, end to end and fixed rate', async () => {
-  // Embedded end to end just before, on this minute's host (and before the broker starts): the ratio's baseline.
-  const embedded = await daemon('s6-embedded');
-  let embeddedE2e;
-  try {
-    embeddedE2e = await endToEnd('6 embedded end to end, just before', embedded, await setupCompanies(embedded.base, receiver.url, COMPANIES));
-  } finally {
-    await embedded.stop();
-  }
   const lease = String(process.pid);
   const kafka = (command) => spawnSync('bash', ['scripts/kafka/kafka.sh', command], { cwd: ROOT, env: { ...process.env, KAFKA_LEASE: lease }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const startedKafka = kafka('start');
@@ -234,18 +236,32 @@ await scenario('6', 'Kafka mode: core + one worker process, end to end and fixed
   const env = { GATEWAY_KAFKA_BROKERS: `127.0.0.1:${process.env.KAFKA_PORT ?? '19092'}`, GATEWAY_KAFKA_NAMESPACE: `bench-${process.pid}-${Date.now()}.` };
   let core;
   let worker;
+  let embedded;
   try {
     core = await daemon('s6-core', { role: 'core', env, dir: 's6-kafka' });
     worker = await daemon('s6-worker', { role: 'worker', env, dir: 's6-kafka' });
+    embedded = await daemon('s6-embedded');
     const companies = await setupCompanies(core.base, receiver.url, COMPANIES);
-    // A longer warm-up first: the broker is a fresh JVM here, whose JIT compilers take about half its
-    // CPU in its first minute under load (cpu.mjs kafka prints its threads); a broker in service is warm.
-    const kafkaE2e = await endToEnd('6 Kafka end to end', core, companies, { loadSeconds: P.e2eKafka, preWarmSeconds: P.warmKafka });
-    floorRows(row, '6 Kafka end to end', kafkaE2e.events, deliverFloorOf, {}, shared.floors, shared.deliverFloorsAfter);
-    const ratio = kafkaE2e.events / embeddedE2e.events;
-    row('6 Kafka end to end', '  ratio to embedded end to end (just before)', kafkaE2e.events, { baseline: embeddedE2e.events, ratio, target: '≥ 0.75', ok: ratio >= 0.75 });
-    await fixedRun('6 Kafka fixed rate', core, companies, [core.pid, worker.pid], P.fixedKafka, 150, null, fixedRateOf(kafkaE2e));
+    const embeddedCompanies = await setupCompanies(embedded.base, receiver.url, COMPANIES, 1, COMPANIES);
+    // Kafka's warm-up is longer: the broker is a fresh JVM here, whose JIT compilers take about half
+    // its CPU in its first minute under load (cpu.mjs kafka prints its threads); a broker in service is warm.
+    const contestants = [
+      e2eContestant('Kafka', core, [core.pid, worker.pid], companies, P.warmKafka),
+      e2eContestant('embedded', embedded, [embedded.pid], embeddedCompanies),
+    ];
+    const webhookCompanies = [...companies, ...embeddedCompanies];
+    const [kafkaE2e, embeddedE2e] = await alternateEndToEnd(contestants, { receiver, webhookCompanies, ...ROUNDS, drainMs: P.drainMs, checkLoad });
+    await receiver.useCompanies(companies);
+    await embedded.stop();
+    embedded = undefined;
+    e2eRows('6 Kafka end to end', kafkaE2e);
+    e2eRows('6 embedded end to end, in turn with it', embeddedE2e);
+    const ratio = kafkaE2e.eventsPerSecond / embeddedE2e.eventsPerSecond;
+    row('6 Kafka end to end', '  ratio to embedded end to end (in turn)', kafkaE2e.eventsPerSecond, { baseline: embeddedE2e.eventsPerSecond, ratio, target: '≥ 0.75', ok: ratio >= 0.75 });
+    row('6 Kafka end to end', '  ratio round by round', kafkaE2e.rounds.map((events, i) => (events / embeddedE2e.rounds[i]).toFixed(2)).join(' '));
+    await fixedRun('6 Kafka fixed rate', core, companies, [core.pid, worker.pid], P.fixedKafka, 150, null, fixedRateOf({ delivered: kafkaE2e.callbacksPerSecond }));
   } finally {
+    await embedded?.stop();
     await worker?.stop();
     await core?.stop();
     kafka('release');

@@ -274,7 +274,7 @@ try {
     // The floor of end to end: bare Koa, then floor-koa.mjs deliver (the design floor, and its events
     // POSTed signed to the receiver once committed) under the same load, alternating twice.
     const seconds = Number(amount ?? 8);
-    const secretsFile = await floorSecrets(receiver, dir, COMPANIES);
+    const { file: secretsFile } = await floorSecrets(receiver, dir, COMPANIES);
     const targets = floorTargets(COMPANIES);
     for (let round = 1; round <= 2; round += 1) {
       const bare = await measureBare({ warmSeconds: 3, seconds, targets });

@@ -1,5 +1,5 @@
 // The floors of the benchmark (BENCHMARKS.md, "The floors"): plain handlers under the gateway's
-// load, measured beside bare Koa in the same run. Minimal (floor-koa.mjs design: dedup, conversation
+// load, measured in turn with the gateway in the same run (alternate.mjs). Minimal (floor-koa.mjs design: dedup, conversation
 // upsert, one event row; deliver: its events POSTed signed) and complete (floor-complete.mjs:
 // everything the contract and the design require of a callback, flat). bench.mjs prints the
 // gateway's figures as a ratio to each, so the cost of the required work and the cost of the
@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { floorSecretToken } from './floor-tokens.mjs';
-import { cpuMsOf, epochNow, maxRate, measureBare, startBareKoa, waitArrivals } from './lib.mjs';
+import { cpuMsOf, epochNow, maxRate, startBareKoa, waitArrivals } from './lib.mjs';
 
 /**
  * The load of the floors: `count` channels at /callbacks/chat_b/1..count (a floor's channel is its
@@ -54,82 +54,86 @@ export async function measureDeliverFloor({ receiver, handler, targets, warmSeco
   }
 }
 
-/** `count` Standard Webhooks secrets in a file for a deliver floor; the receiver verifies with them. */
+/** `count` Standard Webhooks secrets in a file for a deliver floor; the receiver verifies with them (`webhookCompanies`). */
 export async function floorSecrets(receiver, dir, count) {
   const secrets = Array.from({ length: count }, () => `whsec_${crypto.randomBytes(32).toString('base64')}`);
   const file = path.join(dir, 'floor-secrets.json');
   fs.writeFileSync(file, JSON.stringify(secrets));
-  await receiver.useCompanies(secrets.map((webhookSecret) => ({ webhookSecret })));
-  return file;
+  const webhookCompanies = secrets.map((webhookSecret) => ({ webhookSecret }));
+  await receiver.useCompanies(webhookCompanies);
+  return { file, webhookCompanies };
 }
 
 /**
- * The ingest floors (`P.floor` s at maximum rate after `P.warm`, each on a fresh store) or, with
- * `deliver`, the deliver floors (`P.floor` s of load, until every event arrived), minimal then
- * complete or, with `reverse`, complete then minimal; each a row under `label` against `bare` (the
- * bare-Koa run), its metric prefixed by `prefix`. Answers the results by kind: `minimal`,
- * `complete` (ingest), `minimalDeliver`, `completeDeliver`.
+ * The ingest floors started side by side, each on a fresh store, as contestants of
+ * alternate.mjs: the minimal one (`floor-koa.mjs design`) and the complete one
+ * (`floor-complete.mjs ingest`). `stop` stops both.
  */
-export async function measureFloors({ bare, receiver, row, dir, companies, P, checkLoad, deliver = false, reverse = false, label = '0 floors', prefix = '' }) {
-  const targets = floorTargets(companies);
+export async function startIngestFloors(dir, companies) {
+  const companiesOf = floorTargets(companies);
+  const floors = [
+    { kind: 'minimal', name: 'minimal ingest floor', handler: ['floor-koa.mjs', fresh(dir, 'ingest-'), 'design'] },
+    { kind: 'complete', name: 'complete ingest floor', handler: ['floor-complete.mjs', fresh(dir, 'ingest-'), String(companies), 'ingest'] },
+  ];
+  return started(floors, (floor, server) => ({ kind: floor.kind, name: floor.name, base: server.base, pids: [server.pid], companies: companiesOf }));
+}
+
+/**
+ * The deliver floors started side by side, each on a fresh store, as contestants of alternate.mjs:
+ * the minimal one (`floor-koa.mjs deliver`) and the complete one (`floor-complete.mjs deliver`),
+ * POSTing their events signed to `receiver` at `?c=` 0 to `companies` - 1, verified with
+ * `webhookCompanies`. Each warms up on senders of its own, so that the measured load opens its
+ * conversations (an event each) as the gateway's does.
+ */
+export async function startDeliverFloors({ receiver, dir, companies, warmSeconds, drainMs }) {
+  const companiesOf = floorTargets(companies);
   fs.mkdirSync(dir, { recursive: true });
-  const ingest = async (name, [script, ...args]) => {
-    const handler = [script, fs.mkdtempSync(path.join(dir, 'ingest-')), ...args];
-    const result = await measureBare({ warmSeconds: P.warm, seconds: P.floor, targets, handler });
-    checkLoad(result, name);
-    row(label, `${prefix}${name}: callbacks/s`, result.rps, { baseline: bare.rps, ratio: result.rps / bare.rps });
-    row(label, `${prefix}${name}: CPU per callback, floor / load generator (µs)`, `${result.bareUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
-    return result;
-  };
-  const secretsFile = deliver ? await floorSecrets(receiver, dir, companies) : null;
-  const delivering = async (name, [script, ...args]) => {
-    // Each on a store of its own: its measured load opens conversations as the gateway's does.
-    const handler = [script, fs.mkdtempSync(path.join(dir, 'deliver-')), ...args, receiver.url, secretsFile];
-    const result = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: P.warm, seconds: P.floor, drainMs: P.drainMs });
-    row(label, `${prefix}${name}: events delivered/s (all verified)`, result.eventsPerSecond, { baseline: bare.rps, ratio: result.eventsPerSecond / bare.rps });
-    row(label, `${prefix}${name}: CPU per callback, floor / receiver / load generator (µs)`, `${result.handlerUs.toFixed(0)} / ${result.receiverUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
-    return result;
-  };
-  const runs = deliver
-    ? [
-        ['minimalDeliver', () => delivering('minimal deliver floor', ['floor-koa.mjs', 'deliver'])],
-        ['completeDeliver', () => delivering('complete deliver floor', ['floor-complete.mjs', String(companies), 'deliver'])],
-      ]
-    : [
-        ['minimal', () => ingest('minimal ingest floor', ['floor-koa.mjs', 'design'])],
-        ['complete', () => ingest('complete ingest floor', ['floor-complete.mjs', String(companies), 'ingest'])],
-      ];
-  const floors = {};
-  for (const [kind, measure] of reverse ? runs.reverse() : runs) floors[kind] = await measure();
-  return floors;
+  const { file, webhookCompanies } = await floorSecrets(receiver, dir, companies);
+  const floors = [
+    { kind: 'minimal', name: 'minimal deliver floor', handler: ['floor-koa.mjs', fresh(dir, 'deliver-'), 'deliver', receiver.url, file] },
+    { kind: 'complete', name: 'complete deliver floor', handler: ['floor-complete.mjs', fresh(dir, 'deliver-'), String(companies), 'deliver', receiver.url, file] },
+  ];
+  const contestants = await started(floors, (floor, server) => ({
+    kind: floor.kind,
+    name: floor.name,
+    base: server.base,
+    pids: [server.pid],
+    companies: companiesOf,
+    warm: async () => {
+      const warm = await maxRate({ base: server.base, companies: companiesOf, seconds: warmSeconds, firstSender: 900_000 });
+      if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0) throw new Error(`${floor.name}: warm-up events never arrived`);
+    },
+  }));
+  return { ...contestants, webhookCompanies };
+}
+
+function fresh(dir, prefix) {
+  fs.mkdirSync(dir, { recursive: true });
+  return fs.mkdtempSync(path.join(dir, prefix));
+}
+
+/** Starts each floor's process; answers the contestants and `stop`, which stops them all. */
+async function started(floors, contestant) {
+  const servers = [];
+  try {
+    for (const floor of floors) servers.push(await startBareKoa(null, floor.handler));
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.stop()));
+    throw error;
+  }
+  return { contestants: floors.map((floor, i) => contestant(floor, servers[i])), stop: () => Promise.all(servers.map((server) => server.stop())) };
 }
 
 /**
- * Rows (`row` of the bench's table) of a gateway figure against the `floors` of the run: its ratio
- * to each, and the targets of issue 26 where it has one (`targets`: {minimal, complete} lower
- * bounds of the ratio). With `after` (the floors measured again right after the gateway's run) a
- * floor is the mean of its runs before and after: the gateway's run sits between them, so a host
- * that sped up or slowed down over the minutes of the run moves both sides alike.
+ * Rows (`row` of the bench's table) of a gateway figure against the floors measured beside it
+ * (`floors`: minimal and complete, each with `value` and its `rounds`): the ratio to each, and the
+ * targets of issue 26 where it has one (`targets`: {minimal, complete} lower bounds of the ratio).
  */
-export function floorRows(row, label, value, floorOf, targets, floors, after) {
-  for (const kind of ['minimal', 'complete']) {
-    const before = floorOf(floors, kind);
-    if (before === undefined) continue;
-    const again = floorOf(after, kind);
-    const floor = again === undefined ? before : (before + again) / 2;
-    if (again !== undefined) row(label, `  the ${kind} floor before / after it`, `${before.toFixed(0)} / ${again.toFixed(0)}`);
-    const ratio = value / floor;
-    const target = targets[kind];
-    row(label, `  ratio to the ${kind} floor${again === undefined ? '' : ' (mean of before and after)'}`, value, { baseline: floor, ratio, ...(target === undefined ? {} : { target: `≥ ${target.toFixed(2)}`, ok: ratio >= target }) });
+export function floorRows(row, label, gateway, floors, targets) {
+  for (const floor of floors) {
+    const ratio = gateway.value / floor.value;
+    const target = targets[floor.kind];
+    row(label, `  ratio to the ${floor.kind} floor`, gateway.value, { baseline: floor.value, ratio, ...(target === undefined ? {} : { target: `≥ ${target.toFixed(2)}`, ok: ratio >= target }) });
+    row(label, `  ratio to the ${floor.kind} floor, round by round`, gateway.rounds.map((g, i) => (g / floor.rounds[i]).toFixed(2)).join(' '));
   }
-}
-
-/** An ingest floor's callbacks per second. */
-export function ingestFloorOf(floors, kind) {
-  return floors?.[kind]?.rps;
-}
-
-/** A deliver floor's events delivered per second. */
-export function deliverFloorOf(floors, kind) {
-  return floors?.[`${kind}Deliver`]?.eventsPerSecond;
 }

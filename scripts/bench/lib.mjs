@@ -236,17 +236,18 @@ export async function call(base, method, urlPath, { body, admin = false, expect 
 
 /**
  * `count` companies, each with a bot-style (chat_b) channel and, when `receiverUrl` is given, one
- * webhook endpoint at the receiver (`?c=<index>` tells the receiver which secret verifies it).
+ * webhook endpoint at the receiver (`?c=<index>` tells the receiver which secret verifies it; the
+ * indexes start at `firstIndex`, so that daemons measured in turn can share the receiver).
  * Deliveries of one endpoint go out in order, one at a time; the load is spread over the companies.
  */
-export async function setupCompanies(base, receiverUrl, count, concurrency = 1) {
+export async function setupCompanies(base, receiverUrl, count, concurrency = 1, firstIndex = 0) {
   const companies = new Array(count);
   let next = 0;
   // `concurrency` setups in flight (thousands of companies), each keeping its index.
   const lane = async () => {
     while (next < count) {
       const i = next++;
-      companies[i] = await setupCompany(base, receiverUrl ? `${receiverUrl}?c=${i}` : null);
+      companies[i] = await setupCompany(base, receiverUrl ? `${receiverUrl}?c=${firstIndex + i}` : null);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));

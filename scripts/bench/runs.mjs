@@ -1,65 +1,17 @@
-// The measured runs the scenarios of bench.mjs share: max-rate ingest, end to end until every
-// event arrived verified, and a fixed-rate phase with its latencies and the RSS of its processes.
-import { epochNow, fixedRate, maxRate, percentile, percents, rssThirds, sampleMachine, sampleRss, waitArrivals, waitIdle } from './lib.mjs';
+// What the scenarios of bench.mjs share: the fixed-rate phase (its latencies callback → webhook and
+// the RSS of its processes), the check of a load's answers, a daemon as an end-to-end contestant
+// (alternate.mjs), and the rows of end-to-end figures and of the floors.
+import { fixedRate, maxRate, percentile, percents, rssThirds, sampleMachine, sampleRss, waitArrivals, waitIdle } from './lib.mjs';
 
 const mb = (bytes) => bytes / 1024 / 1024;
 
 /**
- * The runs, bound to the bench's receiver, its table (`row`), its log, its durations `P` and its
- * bare-Koa baseline (`bareBaseline`, measured on first use).
+ * The runs and rows the scenarios share, bound to the bench's receiver, its table (`row`), its log,
+ * its durations `P` and its bare-Koa baseline (`bare()`, once measured).
  */
-export function benchRuns({ receiver, row, log, P, bareBaseline }) {
+export function benchRuns({ receiver, row, log, P, bare }) {
   function checkLoad(result, what) {
     if (result.errors > 0 || result.non2xx > 0 || result.failed > 0) throw new Error(`${what}: ${result.errors ?? 0} errors, ${result.non2xx ?? result.failed ?? 0} non-2xx answers`);
-  }
-
-  /** Max-rate ingest against a daemon's channel: warm-up, then the measured run. */
-  async function ingestRun(d, companies) {
-    const warm = await maxRate({ base: d.base, companies, seconds: P.warm });
-    const machine = sampleMachine();
-    const result = await maxRate({ base: d.base, companies, seconds: P.ingest });
-    result.machine = machine.stop().whole;
-    checkLoad(warm, 'warm-up');
-    checkLoad(result, 'ingest');
-    return { warm, result };
-  }
-
-  /** End to end at maximum rate against a daemon (or a core + worker): delivered/s and latencies. */
-  async function endToEnd(label, d, companies, { loadSeconds = P.e2e, preWarmSeconds = 0 } = {}) {
-    const bare = await bareBaseline();
-    await receiver.useCompanies(companies);
-    if (preWarmSeconds > 0) {
-      // Senders of their own: the phases after it meet as many new senders (two events per callback
-      // instead of one) as scenario 2's do.
-      const preWarm = await maxRate({ base: d.base, companies, seconds: preWarmSeconds, firstSender: 900_000 });
-      checkLoad(preWarm, 'warm-up');
-      if ((await waitArrivals(receiver, preWarm.accepted, P.drainMs)).missing > 0) throw new Error('warm-up events never arrived');
-    }
-    const warm = await maxRate({ base: d.base, companies, seconds: P.warm });
-    checkLoad(warm, 'warm-up');
-    const warmStatus = await waitArrivals(receiver, warm.accepted, P.drainMs);
-    if (warmStatus.missing > 0) throw new Error(`${warmStatus.missing} warm-up events never arrived`);
-    await receiver.reset();
-    const t0 = epochNow();
-    const machine = sampleMachine();
-    const result = await maxRate({ base: d.base, companies, seconds: loadSeconds });
-    checkLoad(result, 'end to end');
-    const state = await waitArrivals(receiver, result.accepted, P.drainMs);
-    const cpu = machine.stop().whole;
-    if (state.bad > 0) throw new Error(`${state.bad} webhooks failed signature verification`);
-    if (state.missing > 0) throw new Error(`${state.missing} of ${result.accepted.length} events never arrived within ${P.drainMs / 1000}s`);
-    const seconds = (state.lastArrival - t0) / 1000;
-    const delivered = result.accepted.length / seconds;
-    const latencies = await receiver.latencies(result.accepted);
-    // The issue's figure is events delivered per second (every callback makes two here: a new or
-    // updated conversation and the message), against the baseline's callbacks per second.
-    const events = state.ids / seconds;
-    row(label, 'events delivered/s (all verified; baseline: bare Koa)', events, { baseline: bare.rps, ratio: events / bare.rps });
-    row(label, 'callbacks delivered/s (message.create arrived)', delivered);
-    row(label, 'callback→webhook p50 / p99 / p999 (ms)', `${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} / ${percentile(latencies, 99.9).toFixed(1)}`);
-    row(label, 'ingest callbacks/s during the run', result.rps);
-    row(label, 'machine CPU busy / idle / stolen (%), until the last arrival', percents(cpu));
-    return { events, delivered };
   }
 
   /** Fixed rate: latencies callback → webhook, and the RSS of the given processes. */
@@ -111,7 +63,46 @@ export function benchRuns({ receiver, row, log, P, bareBaseline }) {
     }
     return { p50, p99 };
   }
-  return { checkLoad, ingestRun, endToEnd, fixedRun };
+  /** Rows of the floors measured beside a gateway run: their figure against bare Koa, and their CPU per callback. */
+  function floorFigures(label, floors, results, unit, cpuOf) {
+    floors.forEach((floor, i) => {
+      row(label, `${floor.name}: ${unit}`, results[i].value, { baseline: bare().rps, ratio: results[i].value / bare().rps });
+      const [parts, values] = cpuOf(results[i]);
+      row(label, `${floor.name}: CPU per callback, ${parts} (µs)`, values);
+    });
+  }
+
+  /** A daemon (or a core with its worker) as a contestant end to end: its webhooks verified with its companies' secrets. */
+  function e2eContestant(name, d, pids, companies, preWarmSeconds = 0) {
+    return {
+      name,
+      base: d.base,
+      pids,
+      companies,
+      latencies: true,
+      warm: async () => {
+        // Kafka: senders of their own first, so that the measured rounds meet as many new senders (two
+        // events per callback instead of one) as the embedded daemon's do.
+        for (const [seconds, firstSender] of [[preWarmSeconds, 900_000], [P.warm, undefined]]) {
+          if (seconds === 0) continue;
+          const warm = await maxRate({ base: d.base, companies, seconds, firstSender });
+          checkLoad(warm, `${name}: warm-up`);
+          if ((await waitArrivals(receiver, warm.accepted, P.drainMs)).missing > 0) throw new Error(`${name}: warm-up events never arrived`);
+        }
+      },
+    };
+  }
+
+  /** Rows of a daemon's end-to-end figures (alternate.mjs alternateEndToEnd). */
+  function e2eRows(label, result) {
+    const p = (q) => percentile(result.latencies, q).toFixed(1);
+    row(label, 'events delivered/s (all verified; baseline: bare Koa)', result.eventsPerSecond, { baseline: bare().rps, ratio: result.eventsPerSecond / bare().rps });
+    row(label, 'callbacks delivered/s (message.create arrived)', result.callbacksPerSecond);
+    row(label, 'callback→webhook p50 / p99 / p999 (ms)', `${p(50)} / ${p(99)} / ${p(99.9)}`);
+    row(label, 'CPU per callback, daemon / receiver / load generator (µs)', `${result.ownUs.toFixed(0)} / ${result.receiverUs.toFixed(0)} / ${result.loadUs.toFixed(0)}`);
+  }
+
+  return { checkLoad, fixedRun, floorFigures, e2eContestant, e2eRows };
 }
 
 /** p99 of each second of a fixed-rate run, from message numbers taken in send order at `rate` a second. */
