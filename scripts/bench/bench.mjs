@@ -119,9 +119,10 @@ await scenario('0', 'bare Koa: a handler reading and JSON-parsing the callbacks,
 await scenario('1', 'ingest: signed bot-style callbacks at maximum rate, deliveries paused, in turn with the ingest floors', async () => {
   const bare = await bareBaseline();
   const d = await daemon('s1-ingest');
-  const floors = await startIngestFloors(dataDir('s1-floors'), COMPANIES);
+  let floors;
   let accepted = 0;
   try {
+    floors = await startIngestFloors(dataDir('s1-floors'), COMPANIES);
     const companies = await setupCompanies(d.base, null, COMPANIES);
     const gateway = { name: 'gateway', base: d.base, companies, pids: [d.pid] };
     const machine = sampleMachine();
@@ -135,7 +136,7 @@ await scenario('1', 'ingest: signed bot-style callbacks at maximum rate, deliver
     floorFigures('1 ingest', floors.contestants, figures, 'callbacks/s', (f) => ['floor / load generator', `${f.ownUs.toFixed(0)} / ${f.loadUs.toFixed(0)}`]);
     floorRows(row, '1 ingest', { value: result.rps, rounds: result.rounds }, floors.contestants.map((c, i) => ({ kind: c.kind, ...figures[i] })), { minimal: 0.55, complete: 0.85 });
   } finally {
-    await floors.stop();
+    await floors?.stop();
     await d.stop();
   }
   const stored = storedMessages(dataDir('s1-ingest'));
@@ -147,8 +148,9 @@ await scenario('1', 'ingest: signed bot-style callbacks at maximum rate, deliver
 await scenario('2', 'end to end: the same load, deliveries on, receiver verifying signatures, in turn with the deliver floors', async () => {
   await bareBaseline();
   const d = await daemon('s2-e2e');
-  const floors = await startDeliverFloors({ receiver, dir: dataDir('s2-floors'), companies: COMPANIES, warmSeconds: P.warm, drainMs: P.drainMs });
+  let floors;
   try {
+    floors = await startDeliverFloors({ receiver, dir: dataDir('s2-floors'), companies: COMPANIES, warmSeconds: P.warm, drainMs: P.drainMs });
     // The floors' endpoints are the receiver's first COMPANIES indexes, the gateway's the next ones.
     const companies = await setupCompanies(d.base, receiver.url, COMPANIES, 1, COMPANIES);
     const gateway = e2eContestant('gateway', d, [d.pid], companies);
@@ -162,7 +164,7 @@ await scenario('2', 'end to end: the same load, deliveries on, receiver verifyin
     floorFigures('2 end to end', floors.contestants, figures, 'events delivered/s (all verified)', (f) => ['floor / receiver / load generator', `${f.ownUs.toFixed(0)} / ${f.receiverUs.toFixed(0)} / ${f.loadUs.toFixed(0)}`]);
     floorRows(row, '2 end to end', { value: result.eventsPerSecond, rounds: result.rounds }, floors.contestants.map((c, i) => ({ kind: c.kind, ...figures[i] })), { minimal: 0.7, complete: 0.8 });
   } finally {
-    await floors.stop();
+    await floors?.stop();
     await d.stop();
   }
 });
