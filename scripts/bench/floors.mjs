@@ -1,9 +1,9 @@
 // The floors of the benchmark (BENCHMARKS.md, "The floors"): plain handlers under the gateway's
-// load, measured in turn with the gateway in the same run (alternate.mjs). Minimal (floor-koa.mjs design: dedup, conversation
-// upsert, one event row; deliver: its events POSTed signed) and complete (floor-complete.mjs:
-// everything the contract and the design require of a callback, flat). bench.mjs prints the
-// gateway's figures as a ratio to each, so the cost of the required work and the cost of the
-// gateway's structure both show; cpu.mjs floor and floor-e2e measure them alone.
+// load, measured in turn with the gateway in the same run (alternate.mjs). Minimal (floor-koa.mjs
+// design: dedup, conversation upsert, one event row; deliver: its events POSTed signed) and complete
+// (floor-complete.mjs: everything the contract and the design require of a callback, flat).
+// bench.mjs prints the gateway's figures as a ratio to each, so the cost of the required work and
+// the cost of the gateway's structure both show; cpu.mjs floor and floor-e2e measure them alone.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
