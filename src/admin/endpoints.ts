@@ -7,7 +7,7 @@ import { pathId } from '../http/params.js';
 import { validator } from '../http/validate.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { presentEndpointHealth } from '../presenters/admin.js';
-import type { EndpointHealthRow } from '../store/deliveries.js';
+import type { EndpointHealthRow } from '../store/delivery-search.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow, WebhookEndpointChanges } from '../store/webhooks.js';
 import { changeWebhookEndpoint } from '../domain/operational-events.js';
@@ -41,7 +41,7 @@ export function endpointRoutes(router: Router<AppState>, { store, auth, body, me
   router.get(base, auth, (ctx) => {
     const companyId = pathId(ctx.params.companyId, 'company');
     requireKnownCompany(store, companyId);
-    ctx.body = { endpoints: store.deliveries.endpointHealth(companyId).map(presentEndpointHealth) };
+    ctx.body = { endpoints: store.deliverySearch.endpointHealth(companyId).map(presentEndpointHealth) };
   });
 
   router.post(`${base}/:endpointId/disable`, auth, body, (ctx) => {
@@ -101,7 +101,7 @@ function findEndpoint(store: Store, ctx: RouteContext): WebhookEndpointRow {
 }
 
 function healthOf(store: Store, endpoint: WebhookEndpointRow): ReturnType<typeof presentEndpointHealth> {
-  const row: EndpointHealthRow = store.deliveries.endpointHealth(endpoint.company_id).find((e) => e.id === endpoint.id)!;
+  const row: EndpointHealthRow = store.deliverySearch.endpointHealth(endpoint.company_id).find((e) => e.id === endpoint.id)!;
   return presentEndpointHealth(row);
 }
 

@@ -46,7 +46,7 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
   router.get('/admin/deliveries', auth, (ctx) => {
     const query = validateListQuery(parseQuery(ctx.querystring), 'text');
     requireKnownCompany(store, query.company_id);
-    const page = store.deliveries.list(toDeliveryFilter(query), decodeDeliveryCursor(query.cursor), query.limit ?? 50);
+    const page = store.deliverySearch.list(toDeliveryFilter(query), decodeDeliveryCursor(query.cursor), query.limit ?? 50);
     ctx.body = {
       deliveries: page.rows.map(presentDelivery),
       next_cursor: page.hasMore ? encodeDeliveryCursor(page.rows.at(-1)!.seq) : null,
@@ -85,7 +85,7 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
       throw ValidationFailed.field('', 'Name at least one of status, company_id or endpoint_id.');
     }
     const filter = toDeliveryFilter(input);
-    const task = store.transaction(() => store.replayTasks.create(filter, store.deliveries.count(filter), now()));
+    const task = store.transaction(() => store.replayTasks.create(filter, store.deliverySearch.count(filter), now()));
     ctx.status = 202;
     ctx.set('location', `/admin/replays/${task.id}`);
     ctx.body = { task: presentReplayTask(task) };

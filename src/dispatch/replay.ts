@@ -1,6 +1,7 @@
 import type { EventRecord } from '../streams/catalog.js';
 import type { Logger } from '../log.js';
-import type { DeliveryFilter, DeliveryRow } from '../store/deliveries.js';
+import type { DeliveryRow } from '../store/delivery-rows.js';
+import type { DeliveryFilter } from '../store/delivery-search.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/webhooks.js';
 import { pause, type Clock, type OutgoingMessage, type StreamBus } from '../streams/stream.js';
@@ -170,7 +171,7 @@ export class ReplayTaskWorker implements Worker {
       }
       try {
         const filter = JSON.parse(task.filter) as DeliveryFilter;
-        const page = store.deliveries.scan(filter, task.cursor_seq, 100);
+        const page = store.deliverySearch.scan(filter, task.cursor_seq, 100);
         const enqueued = await replayer.replay(page);
         store.replayTasks.progress(task.id, enqueued, page.at(-1)?.seq ?? task.cursor_seq, clock.now());
         if (page.length < 100) store.replayTasks.finish(task.id, 'completed', null, clock.now());

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { DeliveryRow } from '../store/deliveries.js';
+import type { DeliveryRow } from '../store/delivery-rows.js';
 import type { Store } from '../store/store.js';
 import type { Clock, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';

@@ -7,7 +7,7 @@ import { decodeDeliveryCursor, encodeDeliveryCursor, toDeliveryFilter } from '..
 import { validator } from '../http/validate.js';
 import { presentAttempt, presentDelivery, presentReplayTask } from '../presenters/admin.js';
 import type { CompanyRow } from '../store/companies.js';
-import type { DeliveryRow } from '../store/deliveries.js';
+import type { DeliveryRow } from '../store/delivery-rows.js';
 import type { Store } from '../store/store.js';
 import { sessionCompany } from './session.js';
 import { companyEndpoint, readBody, type PortalApiDeps } from './webhooks.js';
@@ -31,7 +31,7 @@ export function portalEventLogRoutes(router: Router<AppState>, { store, session,
     const company = sessionCompany(store, ctx);
     const query = validateList({ ...ctx.query }, 'text');
     const filter = { ...toDeliveryFilter(query), company_id: company.id };
-    const page = store.deliveries.list(filter, decodeDeliveryCursor(query.cursor), query.limit ?? 25);
+    const page = store.deliverySearch.list(filter, decodeDeliveryCursor(query.cursor), query.limit ?? 25);
     ctx.body = { deliveries: page.rows.map(presentDelivery), next_cursor: page.hasMore ? encodeDeliveryCursor(page.rows.at(-1)!.seq) : null };
   });
 
@@ -64,7 +64,7 @@ export function portalEventLogRoutes(router: Router<AppState>, { store, session,
     if (input.endpoint_id !== undefined) companyEndpoint(store, company, String(input.endpoint_id));
     needReplayer();
     const filter = { ...toDeliveryFilter({ endpoint_id: input.endpoint_id, since: input.since }), company_id: company.id, status: 'failed' as const };
-    const task = store.transaction(() => store.replayTasks.create(filter, store.deliveries.count(filter), Date.now()));
+    const task = store.transaction(() => store.replayTasks.create(filter, store.deliverySearch.count(filter), Date.now()));
     ctx.status = 202;
     ctx.body = { task: presentReplayTask(task) };
   });

@@ -51,7 +51,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
 
   router.get(base, session, (ctx) => {
     const company = sessionCompany(store, ctx);
-    const health = new Map(store.deliveries.endpointHealth(company.id).map((row) => [row.id, presentEndpointHealth(row)]));
+    const health = new Map(store.deliverySearch.endpointHealth(company.id).map((row) => [row.id, presentEndpointHealth(row)]));
     ctx.body = { webhooks: store.webhooks.list(company.id).map((row) => ({ ...presentWebhook(row), health: health.get(row.id) ?? null })) };
   });
 

@@ -1,4 +1,5 @@
-import type { AttemptRow, DeliveryRow, EndpointHealthRow } from '../store/deliveries.js';
+import type { AttemptRow, DeliveryRow } from '../store/delivery-rows.js';
+import type { EndpointHealthRow } from '../store/delivery-search.js';
 import type { ReplayTaskRow } from '../store/replay-tasks.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

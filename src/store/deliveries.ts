@@ -1,114 +1,10 @@
-import type Database from 'better-sqlite3';
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';
-import { takePage, type PageOf } from './pagination.js';
 import { pruneStep, type PruneStep } from './prune.js';
-import type { HeldReason } from './held-deliveries.js';
 import { INSERT_DELIVERY, newDeliveryId, type DeliveryInsertValues } from './delivery-insert.js';
-import type { EndpointOrdering, WebhookEndpointRow } from './webhooks.js';
+import type { DeliveryStatus, DeliveryRow, AttemptToRecord, AttemptRow, DisableRule, AttemptEffects } from './delivery-rows.js';
+import type { WebhookEndpointRow } from './webhooks.js';
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface DeliveryRow {
-  id: string;
-  seq: number;
-  event_id: string;
-  event_name: string;
-  company_id: number;
-  endpoint_id: number;
-  event: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  /** Automatic attempts made: the step of the retry schedule reached. */
-  auto_attempts: number;
-  /** When the next automatic attempt is due; null when none is waiting (or it is on its way). */
-  next_attempt_at: number | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-  /** The trace context of the publish that created it (docs/tracing.md): its retries and replays link to it. */
-  traceparent: string | null;
-  /** Why this pending delivery is held (src/store/held-deliveries.ts), or null when it is not. */
-  held_reason: HeldReason | null;
-}
-
-export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
-
-/** One webhook attempt to record: its row, and what moves its delivery and its endpoint's health. */
-export interface AttemptToRecord {
-  /** Made by the dispatcher: recording the same attempt twice changes nothing. */
-  id: string;
-  delivery_id: string;
-  company_id: number;
-  endpoint_id: number;
-  /** Number of this attempt among all attempts of the delivery (automatic and manual). */
-  number: number;
-  /** Place of an automatic attempt in the retry schedule (1 = the first); null for a manual replay. */
-  step: number | null;
-  trigger: 'auto' | 'manual';
-  started_at: number;
-  duration_ms: number;
-  status_code: number | null;
-  response_body: string | null;
-  error: string | null;
-  outcome: AttemptOutcome;
-  /** When the next automatic attempt is due (outcome 'retry'). */
-  next_attempt_at: number | null;
-}
-
-/** An attempt as stored: the record without what the delivery row already holds. */
-export type AttemptRow = Omit<AttemptToRecord, 'company_id' | 'endpoint_id' | 'next_attempt_at' | 'step'>;
-
-/**
- * The decision whether an attempt that did not deliver disables its endpoint, given since when the
- * endpoint has been failing (null: no failure streak recorded): the reason to record, or null. The
- * store executes it; the rule is the dispatcher's (src/dispatch/endpoint-health.ts).
- */
-export type DisableRule = (attempt: AttemptToRecord, failingSince: number | null) => string | null;
-
-/** A stored status, or `held`: pending and held (then `pending` means pending and not held). */
-export type DeliveryFilterStatus = DeliveryStatus | 'held';
-
-/**
- * What recording attempts changed beyond the attempts themselves, for the caller to report in the
- * same transaction (the operational events): deliveries that moved to `failed`, and endpoints the
- * rule disabled.
- */
-export interface AttemptEffects {
-  failed: string[];
-  disabled: { endpointId: number; reason: string }[];
-}
-
-export interface DeliveryFilter {
-  company_id?: number;
-  endpoint_id?: number;
-  status?: DeliveryFilterStatus;
-  event_type?: string;
-  /** The event's id: the `webhook-id` header its deliveries carried. */
-  event_id?: string;
-  /** created_at bounds, unix ms, inclusive. */
-  since?: number;
-  until?: number;
-}
-
-export interface EndpointHealthRow {
-  id: number;
-  company_id: number;
-  url: string;
-  active: number;
-  disabled_reason: string | null;
-  last_success_at: number | null;
-  last_failure_at: number | null;
-  failing_since: number | null;
-  consecutive_failures: number | null;
-  disabled_at: number | null;
-  ordering: EndpointOrdering;
-  rate_limit: number | null;
-  /** Its held deliveries. */
-  held: number;
-}
-
-/** Webhook deliveries, their attempts and the health of endpoints. */
+/** Webhook deliveries, their attempts and the health of endpoints, as attempts are recorded. */
 export class DeliveryStore {
   private readonly insertDelivery;
   private readonly idByEventEndpoint;
@@ -119,7 +15,6 @@ export class DeliveryStore {
   private readonly healthOf;
   private readonly upsertHealth;
   private readonly disableEndpoint;
-  private readonly healthByCompany;
   private readonly markDisabledAt;
   private readonly dueRows;
   private readonly markScheduled;
@@ -130,9 +25,8 @@ export class DeliveryStore {
   private readonly statusOf;
 
   private readonly inTransaction: TransactionRunner;
-  private readonly filterStatements = new Map<string, Database.Statement<Record<string, unknown>, unknown>>();
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.inTransaction = transactionRunner(db);
     this.insertDelivery = db.prepare<DeliveryInsertValues>(INSERT_DELIVERY);
     this.idByEventEndpoint = db.prepare<[string, number], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
@@ -220,14 +114,6 @@ export class DeliveryStore {
          AND (status IN ('delivered', 'failed') OR held_reason IS NOT NULL)`,
     );
     this.markDisabledAt = db.prepare<[number, number]>('UPDATE webhook_endpoint_health SET disabled_at = ? WHERE endpoint_id = ?');
-    this.healthByCompany = db.prepare<[number], EndpointHealthRow>(
-      `SELECT e.id, e.company_id, e.url, e.active, e.disabled_reason, h.last_success_at, h.last_failure_at, h.failing_since,
-              h.consecutive_failures, h.disabled_at, e.ordering, e.rate_limit,
-              (SELECT count(*) FROM webhook_deliveries d INDEXED BY webhook_deliveries_held
-               WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.held_reason IS NOT NULL) AS held
-       FROM webhook_endpoints e LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = e.id
-       WHERE e.company_id = ? ORDER BY e.id`,
-    );
   }
 
   /**
@@ -375,65 +261,4 @@ export class DeliveryStore {
   pruneFinished(before: number, afterSeq: number, limit: number): PruneStep {
     return pruneStep(this.nextBySeq.all(afterSeq, limit), before, afterSeq, (from, upto) => this.deleteFinished.run(from, upto, before).changes);
   }
-
-  /** Deliveries matching the filter, newest first, strictly before `beforeSeq`. */
-  list(filter: DeliveryFilter, beforeSeq: number | undefined, limit: number): PageOf<DeliveryRow> {
-    const { where, params } = filterSql(filter);
-    if (beforeSeq !== undefined) {
-      where.push('seq < @before_seq');
-      params.before_seq = beforeSeq;
-    }
-    const sql = `SELECT * FROM webhook_deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
-    return takePage(this.filtered<DeliveryRow>(sql).all({ ...params, limit: limit + 1 }), limit);
-  }
-
-  /** Deliveries matching the filter in ascending order past `afterSeq` (bulk replay walks them). */
-  scan(filter: DeliveryFilter, afterSeq: number, limit: number): DeliveryRow[] {
-    const { where, params } = filterSql(filter);
-    where.push('seq > @after_seq');
-    const sql = `SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT @limit`;
-    return this.filtered<DeliveryRow>(sql).all({ ...params, after_seq: afterSeq, limit });
-  }
-
-  count(filter: DeliveryFilter): number {
-    const { where, params } = filterSql(filter);
-    const sql = `SELECT count(*) AS n FROM webhook_deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
-    return this.filtered<{ n: number }>(sql).get(params)!.n;
-  }
-
-  /**
-   * The statement of a filter query. Its SQL varies only with which filters are set (a few dozen
-   * shapes at most), so each shape is prepared once and kept.
-   */
-  private filtered<R>(sql: string): Database.Statement<Record<string, unknown>, R> {
-    let statement = this.filterStatements.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare<Record<string, unknown>, unknown>(sql);
-      this.filterStatements.set(sql, statement);
-    }
-    return statement as Database.Statement<Record<string, unknown>, R>;
-  }
-
-  endpointHealth(companyId: number): EndpointHealthRow[] {
-    return this.healthByCompany.all(companyId);
-  }
-}
-
-/** Filter columns are fixed names; values are always bound parameters. */
-function filterSql(filter: DeliveryFilter): { where: string[]; params: Record<string, unknown> } {
-  const where: string[] = [];
-  const params: Record<string, unknown> = {};
-  if (filter.company_id !== undefined) where.push('company_id = @company_id');
-  if (filter.endpoint_id !== undefined) where.push('endpoint_id = @endpoint_id');
-  if (filter.status === 'held') where.push("status = 'pending' AND held_reason IS NOT NULL");
-  else if (filter.status === 'pending') where.push("status = 'pending' AND held_reason IS NULL");
-  else if (filter.status !== undefined) where.push('status = @status');
-  if (filter.event_type !== undefined) where.push('event_name = @event_type');
-  if (filter.event_id !== undefined) where.push('event_id = @event_id');
-  if (filter.since !== undefined) where.push('created_at >= @since');
-  if (filter.until !== undefined) where.push('created_at <= @until');
-  for (const [key, value] of Object.entries(filter)) if (value !== undefined) params[key] = value;
-  // Named in the SQL only for delivered and failed.
-  if (filter.status === 'held' || filter.status === 'pending') delete params.status;
-  return { where, params };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
-import type { DeliveryFilter } from './deliveries.js';
+import type { DeliveryFilter } from './delivery-search.js';
 
 export interface ReplayTaskRow {
   id: string;

@@ -5,6 +5,7 @@ import { CallbackStore } from './callbacks.js';
 import { ChannelStore } from './channels.js';
 import { CompanyStore } from './companies.js';
 import { DeliveryStore } from './deliveries.js';
+import { DeliverySearch } from './delivery-search.js';
 import { HeldDeliveryStore } from './held-deliveries.js';
 import { EarlyStatusStore } from './early-statuses.js';
 import { ContactStore } from './contacts.js';
@@ -44,6 +45,7 @@ export class Store {
   readonly outbox: OutboxStore;
   readonly webhooks: WebhookEndpointStore;
   readonly deliveries: DeliveryStore;
+  readonly deliverySearch: DeliverySearch;
   readonly held: HeldDeliveryStore;
   readonly unsent: UnsentDeliveryStore;
   readonly replayTasks: ReplayTaskStore;
@@ -71,6 +73,7 @@ export class Store {
     this.outbox = new OutboxStore(db, this.group);
     this.webhooks = new WebhookEndpointStore(db);
     this.deliveries = new DeliveryStore(db);
+    this.deliverySearch = new DeliverySearch(db);
     this.held = new HeldDeliveryStore(db);
     this.unsent = new UnsentDeliveryStore(db);
     this.replayTasks = new ReplayTaskStore(db);

@@ -26,7 +26,7 @@ export interface QuietReport {
 export async function assertQuiet(cluster: FaultCluster, load: CallbackLoad, offsets: OffsetWatcher, timeoutMs: number): Promise<QuietReport> {
   const { store, receiver } = cluster;
   await eventually('every accepted callback announced by webhook', () => load.undelivered().length === 0, timeoutMs);
-  await eventually('outbox published and every delivery delivered', () => store.outbox.lag().pending === 0 && store.deliveries.count({ status: 'pending' }) === 0, timeoutMs);
+  await eventually('outbox published and every delivery delivered', () => store.outbox.lag().pending === 0 && store.deliverySearch.count({ status: 'pending' }) === 0, timeoutMs);
   await eventually('no consumer lag on any stream', async () => (await consumerLag(cluster)).every((line) => line.endsWith(' 0')), timeoutMs);
 
   const stored = store.db.prepare<[number, string], { n: number }>('SELECT count(*) AS n FROM messages WHERE channel_id = ? AND external_id = ?');
@@ -43,8 +43,8 @@ export async function assertQuiet(cluster: FaultCluster, load: CallbackLoad, off
     copies.set(hook.id, (copies.get(hook.id) ?? 0) + 1);
   }
   expect(events.filter((e) => !copies.has(e.id)).map((e) => e.id), 'stored events never delivered').toEqual([]);
-  expect(store.deliveries.count({ status: 'delivered' })).toBe(events.length);
-  expect(store.deliveries.count({})).toBe(events.length);
+  expect(store.deliverySearch.count({ status: 'delivered' })).toBe(events.length);
+  expect(store.deliverySearch.count({})).toBe(events.length);
   expect(offsets.regressions, 'committed offsets that went back').toEqual([]);
   return { accepted: load.accepted.length, events: events.length, webhooks: receiver.received.length, duplicates: [...copies.values()].filter((n) => n > 1).length };
 }

@@ -75,7 +75,7 @@ describe('Kafka mode: core plus a separate worker process', () => {
       const events = Array.from({ length: 5 }, (_, i) => emitEvent(core.store, company, 'message.create', { id: i }));
       await eventually(
         'every event recorded as delivered in the core',
-        () => events.every((e) => core.store.deliveries.list({ company_id: company, status: 'delivered' }, undefined, 50).rows.some((d) => d.event_id === e.id)),
+        () => events.every((e) => core.store.deliverySearch.list({ company_id: company, status: 'delivered' }, undefined, 50).rows.some((d) => d.event_id === e.id)),
         60_000,
       );
       // Every event arrived, verified, with its body; the one answered 500 came again with the same id.
@@ -89,7 +89,7 @@ describe('Kafka mode: core plus a separate worker process', () => {
       }
       const retried = receiver.received[0]!.id;
       expect(receiver.received.filter((h) => h.id === retried).length).toBeGreaterThanOrEqual(2);
-      const delivery = core.store.deliveries.list({ company_id: company }, undefined, 50).rows.find((d) => d.event_id === retried)!;
+      const delivery = core.store.deliverySearch.list({ company_id: company }, undefined, 50).rows.find((d) => d.event_id === retried)!;
       expect(core.store.deliveries.attempts(delivery.id).map((a) => [a.number, a.status_code, a.outcome])).toEqual([
         [1, 500, 'retry'],
         [2, 200, 'delivered'],

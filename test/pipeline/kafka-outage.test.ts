@@ -34,7 +34,7 @@ describe('Kafka broker outage', () => {
       await broker.start();
 
       await eventually('every accepted event received', () => accepted.every((id) => receiver.received.some((h) => h.id === id)), 90_000);
-      await eventually('every delivery recorded', () => core.store.deliveries.count({ company_id: company, status: 'delivered' }) === 10, 60_000);
+      await eventually('every delivery recorded', () => core.store.deliverySearch.count({ company_id: company, status: 'delivered' }) === 10, 60_000);
       expect(core.store.outbox.lag().pending).toBe(0);
     } finally {
       await receiver.close();

@@ -89,7 +89,7 @@ describe('outbox relay', () => {
     const [first, second] = bus.acknowledged.map((a) => a.message);
     expect(second!.id).toBe(first!.id);
     expect((second!.value as { delivery_id: string }).delivery_id).toBe((first!.value as { delivery_id: string }).delivery_id);
-    expect(store.deliveries.count({})).toBe(1);
+    expect(store.deliverySearch.count({})).toBe(1);
   });
 
   it("serializes an event's body once: the outbox row, a first attempt's job and its request body are built from that text", () => {
@@ -117,7 +117,7 @@ describe('outbox relay', () => {
       emitEvent(store, company);
       emitEvent(store, company);
       expect(await relay.relayBatch()).toBe(2);
-      const deliveries = store.deliveries.list({}, undefined, 10).rows.map((d) => d.id).sort();
+      const deliveries = store.deliverySearch.list({}, undefined, 10).rows.map((d) => d.id).sort();
       expect(deliveries).toHaveLength(4);
       expect(streamRows().map((id) => id.replace(/:1$/, '')).sort()).toEqual(deliveries);
       expect(store.outbox.lag().pending).toBe(0);
@@ -146,7 +146,7 @@ describe('outbox relay', () => {
         expect(store.outbox.lag().pending).toBe(0);
         expect(heard).toEqual([event.id]);
         expect(store.db.prepare('SELECT count(*) AS n FROM outbox').get()).toEqual({ n: 0 });
-        const [delivery] = store.deliveries.list({}, undefined, 10).rows;
+        const [delivery] = store.deliverySearch.list({}, undefined, 10).rows;
         expect(delivery?.event_id).toBe(event.id);
         await eventually('the job consumed', () => received.length === 1);
         expect(received).toEqual([`${delivery!.id}:1`]);
@@ -171,7 +171,7 @@ describe('outbox relay', () => {
           store.db.prepare("INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES ('gateway.events', '1', 'broken', 'not json', 0)").run();
         });
         expect(store.outbox.lag().pending).toBe(2);
-        expect(store.deliveries.count({})).toBe(0);
+        expect(store.deliverySearch.count({})).toBe(0);
         expect(streamRows()).toEqual([]);
         expect(log.text()).toContain('outbox relay in a group commit failed; its rows wait for the next pass');
       } finally {
@@ -189,7 +189,7 @@ describe('outbox relay', () => {
       // A row the fan-out cannot read, after a good one of the same batch.
       store.db.prepare("INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES ('gateway.events', '1', 'broken', 'not json', 0)").run();
       await expect(relay.relayBatch()).rejects.toThrow(SyntaxError);
-      expect(store.deliveries.count({})).toBe(0);
+      expect(store.deliverySearch.count({})).toBe(0);
       expect(streamRows()).toEqual([]);
       expect(store.outbox.lag().pending).toBe(2);
     });
