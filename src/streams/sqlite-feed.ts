@@ -197,9 +197,10 @@ export class Feed {
 
   /** A memory-only message: into its key's lane whatever the memory holds (it has no row to be read from later). */
   private acceptMemoryOnly(row: LogRow): void {
+    const message = heldOf(this.stream, row, this.nextOrder++);
     const lane = this.lanes.get(row.key);
-    if (lane === undefined) this.lanes.set(row.key, [heldOf(this.stream, row, this.nextOrder++)]);
-    else lane.push(heldOf(this.stream, row, this.nextOrder++));
+    if (lane === undefined) this.lanes.set(row.key, [message]);
+    else lane.push(message);
     this.memoryOnlyInLanes += 1;
     this.memoryOnly += 1;
   }

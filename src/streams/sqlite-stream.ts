@@ -71,9 +71,11 @@ export class SqliteStreamBus implements StreamBus {
    */
   appendHere(stream: string, messages: readonly OutgoingMessage[]): () => void {
     const now = this.clock.now();
+    // The publisher's trace context now, not when the transaction committed.
+    const active = traceparentOf() ?? null;
     const feed = this.feeds.get(stream);
     if (feed === undefined) {
-      this.messages.appendHere(stream, toRows(messages, now), now);
+      this.messages.appendHere(stream, toRows(messages, now, active), now);
       return () => {};
     }
     const roomInMemory = feed.appending(messages.length);
@@ -81,10 +83,9 @@ export class SqliteStreamBus implements StreamBus {
     const rows = toRows(
       messages.filter((_, index) => !memoryOnly[index]),
       now,
+      active,
     );
     const seqs = this.messages.appendHere(stream, rows, now);
-    // The publisher's trace context now, not when the transaction committed.
-    const active = traceparentOf() ?? null;
     return () => feed.published(logRows(stream, messages, memoryOnly, rows, seqs, now, active));
   }
 
@@ -136,8 +137,7 @@ function logRows(
   return out;
 }
 
-/** The log's rows of published messages; a message without a trace context of its own takes the publisher's. */
-function toRows(messages: readonly OutgoingMessage[], now: number): NewStreamMessage[] {
-  const active = traceparentOf() ?? null;
+/** The log's rows of published messages; a message without a trace context of its own takes the publisher's (`active`). */
+function toRows(messages: readonly OutgoingMessage[], now: number, active: string | null): NewStreamMessage[] {
   return messages.map((m) => ({ key: m.key, messageId: m.id, value: m.json ?? JSON.stringify(m.value), notBefore: m.notBefore ?? now, traceparent: m.traceparent ?? active }));
 }
