@@ -30,8 +30,7 @@ export function floorTargets(count) {
 export async function measureDeliverFloor({ receiver, handler, targets, warmSeconds, seconds, drainMs = 120_000 }) {
   const floor = await startBareKoa(null, handler);
   try {
-    const warm = await maxRate({ base: floor.base, companies: targets, seconds: warmSeconds, firstSender: 900_000 });
-    if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0) throw new Error(`${handler[0]}: warm-up events never arrived`);
+    await warmDeliverFloor({ receiver, name: handler[0], base: floor.base, companies: targets, seconds: warmSeconds, drainMs });
     await receiver.reset();
     const [f0, r0, g0] = [cpuMsOf(floor.pid), cpuMsOf(receiver.pid), cpuMsOf(process.pid)];
     const start = epochNow();
@@ -52,6 +51,15 @@ export async function measureDeliverFloor({ receiver, handler, targets, warmSeco
   } finally {
     await floor.stop();
   }
+}
+
+/**
+ * A deliver floor's warm-up: `seconds` of load from senders of its own (the measured load then
+ * opens its conversations as the gateway's does), until every event arrived.
+ */
+async function warmDeliverFloor({ receiver, name, base, companies, seconds, drainMs }) {
+  const warm = await maxRate({ base, companies, seconds, firstSender: 900_000 });
+  if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0) throw new Error(`${name}: warm-up events never arrived`);
 }
 
 /** `count` Standard Webhooks secrets in a file for a deliver floor; the receiver verifies with them (`webhookCompanies`). */
@@ -99,10 +107,7 @@ export async function startDeliverFloors({ receiver, dir, companies, warmSeconds
     base: server.base,
     pids: [server.pid],
     companies: companiesOf,
-    warm: async () => {
-      const warm = await maxRate({ base: server.base, companies: companiesOf, seconds: warmSeconds, firstSender: 900_000 });
-      if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0) throw new Error(`${floor.name}: warm-up events never arrived`);
-    },
+    warm: () => warmDeliverFloor({ receiver, name: floor.name, base: server.base, companies: companiesOf, seconds: warmSeconds, drainMs }),
   }));
   return { ...contestants, webhookCompanies };
 }
