@@ -202,43 +202,34 @@ describe('SQLite streams: hand-out of a fresh publish', () => {
 
 describe('SQLite streams: recoverable messages', () => {
   const recoverable = (key: string, id: string, n: number) => ({ key, id, value: { n }, recoverable: true as const });
-  /** A consumer of stream 's' that hangs on key 'stuck' until released, once its feed has read the (empty) log. */
-  async function stuckKeyConsumer(store: Store, maxInFlight?: number) {
+  /**
+   * A consumer of stream 's' whose handler waits, for the keys `hangs` names, until released; answered
+   * once its feed has read the (empty) log, so that nothing older waits there.
+   */
+  async function gatedConsumer(store: Store, hangs: (key: string) => boolean, maxInFlight?: number) {
     const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
     const handled: string[] = [];
     let release: () => void = () => {};
-    const stuck = new Promise<void>((resolve) => (release = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
     const subscription = bus.subscribe({
       stream: 's',
       group: 'g',
       maxInFlight,
       handler: async (m) => {
-        if (m.key === 'stuck') await stuck;
+        if (hangs(m.key)) await gate;
         handled.push(m.id);
       },
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
     return { bus, handled, release, subscription };
   }
+  const stuckKeyConsumer = (store: Store, maxInFlight?: number) => gatedConsumer(store, (key) => key === 'stuck', maxInFlight);
   const everAppended = (store: Store) => store.db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'stream_messages'").get()?.seq ?? 0;
 
   it('keeps them in memory only while the consumer keeps up: handed out in order, counted in the lag, no row ever written', async () => {
     const store = Store.open(storeFile());
-    const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
+    const { bus, handled, release, subscription } = await gatedConsumer(store, () => true);
     try {
-      const handled: string[] = [];
-      let release: () => void = () => {};
-      const held = new Promise<void>((resolve) => (release = resolve));
-      const subscription = bus.subscribe({
-        stream: 's',
-        group: 'g',
-        handler: async (m) => {
-          await held;
-          handled.push(m.id);
-        },
-      });
-      // The feed has read the (empty) log once: nothing older waits there.
-      await new Promise((resolve) => setTimeout(resolve, 50));
       await bus.publish('s', [recoverable('k', 'r1', 1), recoverable('k', 'r2', 2), recoverable('other', 'r3', 3)]);
       expect(storedIds(store)).toEqual([]);
       expect(await bus.lag([{ stream: 's', group: 'g' }])).toEqual([{ stream: 's', group: 'g', messages: 3 }]);
