@@ -1,3 +1,5 @@
+import { parseDuration, type ReadSetting } from './settings.js';
+
 /**
  * The REST API's rate limits and the limits of fetching an attachment by URL (docs/configuration.md,
  * "API limits"). The rate limits are the hosted service's documented ones (its v2 rate-limits page
@@ -54,9 +56,8 @@ export const RATE_LIMIT_GROUPS: readonly RateLimitGroup[] = [
 
 /** Reads the API limits; pushes one line per bad variable onto `problems`. */
 export function readApiLimits(
-  read: (key: string) => string | undefined,
+  read: ReadSetting,
   problems: string[],
-  parseDuration: (text: string) => number | null,
 ): ApiLimitsConfig {
   const switchText = (read('GATEWAY_API_RATE_LIMITS') ?? 'on').toLowerCase();
   if (switchText !== 'on' && switchText !== 'off') problems.push(`GATEWAY_API_RATE_LIMITS must be on or off (got "${switchText}")`);

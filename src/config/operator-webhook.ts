@@ -1,3 +1,5 @@
+import type { ReadSetting } from './settings.js';
+
 /**
  * The operator webhook (docs/operations.md, "Operational events"): where the gateway also sends its
  * operational events (an endpoint disabled or enabled, a delivery failed for good) of every company,
@@ -17,7 +19,7 @@ export interface OperatorWebhookConfig {
 const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
 
 /** Both variables or neither; pushes one line per bad variable onto `problems`. */
-export function readOperatorWebhookConfig(read: (key: string) => string | undefined, problems: string[]): OperatorWebhookConfig | null {
+export function readOperatorWebhookConfig(read: ReadSetting, problems: string[]): OperatorWebhookConfig | null {
   const url = read('GATEWAY_OPERATOR_WEBHOOK_URL');
   const secretText = read('GATEWAY_OPERATOR_WEBHOOK_SECRET');
   if (url === undefined) {

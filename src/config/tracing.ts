@@ -1,3 +1,5 @@
+import type { ReadSetting } from './settings.js';
+
 /**
  * Whether the daemon traces (docs/tracing.md), read from the standard OpenTelemetry variables. The
  * OpenTelemetry SDK reads the rest of them itself when it starts (headers, timeout, compression,
@@ -24,7 +26,7 @@ const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always
 const RATIO_SAMPLERS = ['traceidratio', 'parentbased_traceidratio'];
 
 /** Reads the tracing settings; pushes one line per bad variable onto `problems`. */
-export function readTracingConfig(read: (key: string) => string | undefined, problems: string[]): TracingConfig {
+export function readTracingConfig(read: ReadSetting, problems: string[]): TracingConfig {
   const tracesEndpoint = read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const baseEndpoint = read('OTEL_EXPORTER_OTLP_ENDPOINT');
   for (const [key, value] of [

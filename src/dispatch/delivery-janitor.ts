@@ -1,4 +1,4 @@
-import { WEBHOOK_RETENTION_DEFAULT_MS } from '../config/config.js';
+import { WEBHOOK_RETENTION_DEFAULT_MS } from '../config/webhooks.js';
 import { Janitor, scanPass, type JanitorOptions } from '../workers/janitor.js';
 
 /**

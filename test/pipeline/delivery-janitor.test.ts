@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WEBHOOK_RETENTION_DEFAULT_MS } from '../../src/config/config.js';
+import { WEBHOOK_RETENTION_DEFAULT_MS } from '../../src/config/webhooks.js';
 import { DeliveryJanitor } from '../../src/dispatch/delivery-janitor.js';
 import type { AttemptRecord } from '../../src/streams/catalog.js';
 import type { WebhookEndpointRow } from '../../src/store/webhooks.js';
