@@ -4,7 +4,9 @@
 // empty and a big store) runs side by side, idle until its turn, and the measured load alternates
 // between them in short rounds, each round opened by the next contestant; each figure is pooled
 // over its rounds.
-import { cpuMsOf, epochNow, maxRate, sleep, waitArrivals } from './lib.mjs';
+import { sleep } from './lib.mjs';
+import { cpuMsOf } from './proc-stats.mjs';
+import { epochNow, maxRate, waitArrivals } from './load.mjs';
 
 /**
  * A contestant: `name`, its HTTP `base`, the `companies` (callback paths and secret tokens) its load

@@ -19,21 +19,12 @@ import { floorRows, startDeliverFloors, startIngestFloors } from './floors.mjs';
 import { replayScenario } from './replay.mjs';
 import { benchRuns } from './runs.mjs';
 import { manyCompanies, noisyNeighbour } from './tenants.mjs';
-import {
-  BARE_TARGETS,
-  ROOT,
-  fixedRate,
-  freePort,
-  maxRate,
-  measureBare,
-  percents,
-  prefillStore,
-  sampleMachine,
-  setupCompanies,
-  startBareKoa,
-  startDaemon,
-  startReceiver,
-} from './lib.mjs';
+import { freePort, ROOT, setupCompanies, startDaemon } from './lib.mjs';
+import { percents, sampleMachine } from './proc-stats.mjs';
+import { fixedRate, maxRate } from './load.mjs';
+import { BARE_TARGETS, measureBare, startBareKoa } from './baseline.mjs';
+import { startReceiver } from './sinks.mjs';
+import { prefillStore } from './prefill.mjs';
 
 const { values: args } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'cpu-prof': { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } },

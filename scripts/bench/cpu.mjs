@@ -38,52 +38,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { floorSecrets, floorTargets, measureDeliverFloor } from './floors.mjs';
-import { call, fixedRate, freePort, maxRate, measureBare, percentile, percents, prefillFailedDeliveries, sampleMachine, setupCompanies, sleep, startDaemon, startOtlpSink, startReceiver, statCpu, waitArrivals, waitIdle } from './lib.mjs';
+import { call, freePort, percentile, setupCompanies, sleep, startDaemon } from './lib.mjs';
+import { byTid, cpuMsOf, mainThread, perThread, percents, sampleMachine, threads, us } from './proc-stats.mjs';
+import { fixedRate, maxRate, waitArrivals, waitIdle } from './load.mjs';
+import { measureBare } from './baseline.mjs';
+import { startOtlpSink, startReceiver } from './sinks.mjs';
+import { prefillFailedDeliveries } from './prefill.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const FIXED_RATE = Number(process.env.BENCH_RATE ?? 1_000);
 const COMPANIES = 32;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cpu-'));
 const cpuProf = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : null;
-
-/** CPU ms per thread of a process (name, ms), the busiest first. */
-function threads(pid) {
-  return fs
-    .readdirSync(`/proc/${pid}/task`)
-    .map((task) => statCpu(`/proc/${pid}/task/${task}/stat`))
-    .sort((a, b) => b.ms - a.ms);
-}
-const total = (pid) => threads(pid).reduce((sum, t) => sum + t.ms, 0);
-
-/** CPU ms per thread id of a process. */
-function byTid(pid) {
-  return new Map(
-    fs.readdirSync(`/proc/${pid}/task`).map((task) => [Number(task), statCpu(`/proc/${pid}/task/${task}/stat`).ms]),
-  );
-}
-
-function threadName(pid, tid) {
-  try {
-    return fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-  } catch {
-    return 'ended';
-  }
-}
-
-/**
- * CPU per unit of each thread that worked since `before`, in creation order (thread id): the event
- * loop first, then V8's platform threads (GC helpers), then threads started later, such as the
- * webhook poster thread (started on the first attempt).
- */
-function perThread(pid, before, n) {
-  const after = byTid(pid);
-  return [...after]
-    .sort((a, b) => a[0] - b[0])
-    .map(([tid, ms]) => [tid, ms - (before.get(tid) ?? 0)])
-    .filter(([, ms]) => ms > 0)
-    .map(([tid, ms]) => `${tid === pid ? 'main' : `${tid} (${threadName(pid, tid)})`} ${us(ms, n)}`)
-    .join(', ');
-}
 
 const receiver = await startReceiver();
 const tracing = process.env.BENCH_TRACING ? await startOtlpSink(`http/${process.env.BENCH_TRACING}`) : null;
@@ -97,16 +63,16 @@ try {
       await sleep(1_000);
       await receiver.reset();
       const spans0 = (await tracing?.status())?.spans ?? 0;
-      const [m0, t0, r0, b0, g0, s0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid), tracing ? total(tracing.pid) : 0];
+      const [m0, t0, r0, b0, g0, s0] = [mainThread(d.pid), cpuMsOf(d.pid), cpuMsOf(receiver.pid), byTid(d.pid), cpuMsOf(process.pid), tracing ? cpuMsOf(tracing.pid) : 0];
       const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(d.base, companies, Number(amount ?? 8));
       // Read right after the last arrival, like a run without tracing; at most the batch
       // processor's queue (2,048 spans) is still to be exported then.
       const cpu = {
         loop: us(mainThread(d.pid) - m0, n),
-        all: us(total(d.pid) - t0, n),
-        receiver: us(total(receiver.pid) - r0, n),
-        load: us(total(process.pid) - g0, n),
-        sink: tracing ? us(total(tracing.pid) - s0, n) : '',
+        all: us(cpuMsOf(d.pid) - t0, n),
+        receiver: us(cpuMsOf(receiver.pid) - r0, n),
+        load: us(cpuMsOf(process.pid) - g0, n),
+        sink: tracing ? us(cpuMsOf(tracing.pid) - s0, n) : '',
         threads: perThread(d.pid, b0, n),
       };
       console.log(`e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`);
@@ -134,11 +100,11 @@ try {
       await sleep(2_000);
       await receiver.reset();
       const pids = { core: core.pid, worker: worker.pid, broker: brokerPid, receiver: receiver.pid, 'load generator': process.pid };
-      const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, total(pid)]));
+      const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
       const [c0, cb0, wb0, bb0] = [mainThread(core.pid), byTid(core.pid), byTid(worker.pid), byTid(brokerPid)];
       const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(core.base, companies, Number(amount ?? 8));
       console.log(`kafka: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`);
-      console.log(`CPU per callback (with its events): ${Object.entries(pids).map(([name, pid]) => `${name} ${us(total(pid) - before[name], n)}`).join(', ')}; core event loop ${us(mainThread(core.pid) - c0, n)}`);
+      console.log(`CPU per callback (with its events): ${Object.entries(pids).map(([name, pid]) => `${name} ${us(cpuMsOf(pid) - before[name], n)}`).join(', ')}; core event loop ${us(mainThread(core.pid) - c0, n)}`);
       console.log(`by thread id: core ${perThread(core.pid, cb0, n)}; worker ${perThread(worker.pid, wb0, n)}`);
       // The broker's JVM threads by kind (name without its number): request handlers, GC, JIT compilers...
       const kinds = new Map();
@@ -178,7 +144,7 @@ try {
     try {
       const companies = await setupCompanies(d.base, null, COMPANIES);
       await sleep(1_000);
-      const [m0, t0, b0] = [mainThread(d.pid), total(d.pid), byTid(d.pid)];
+      const [m0, t0, b0] = [mainThread(d.pid), cpuMsOf(d.pid), byTid(d.pid)];
       const result =
         mode === 'ingest'
           ? await maxRate({ base: d.base, companies, seconds: Number(amount ?? 8) })
@@ -192,7 +158,7 @@ try {
       const n = result.accepted.length;
       const rate = mode === 'ingest' ? result.rps : result.rate;
       console.log(`${mode}: ${n} callbacks (${rate.toFixed(0)}/s answered, answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms)`);
-      console.log(`daemon CPU per callback: event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}`);
+      console.log(`daemon CPU per callback: event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(cpuMsOf(d.pid) - t0, n)}`);
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
     } finally {
       await d.stop();
@@ -211,7 +177,7 @@ try {
       if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
       await receiver.reset();
       const spans0 = (await tracing?.status())?.spans ?? 0;
-      const [m0, t0, r0, b0, g0, s0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid), total(process.pid), tracing ? total(tracing.pid) : 0];
+      const [m0, t0, r0, b0, g0, s0] = [mainThread(d.pid), cpuMsOf(d.pid), cpuMsOf(receiver.pid), byTid(d.pid), cpuMsOf(process.pid), tracing ? cpuMsOf(tracing.pid) : 0];
       const machine = sampleMachine();
       const result = await fixedRate({ base: d.base, companies, rate: FIXED_RATE, seconds: Number(amount ?? 30) });
       const cpu = machine.stop();
@@ -226,10 +192,10 @@ try {
       accepted.forEach((m, i) => (seconds[Math.floor((m - first) / FIXED_RATE)] ??= []).push(latencies[i]));
       const all = [...latencies].sort((a, b) => a - b);
       console.log(`fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
-      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(total(d.pid) - t0, n)}; receiver ${us(total(receiver.pid) - r0, n)}; load generator ${us(total(process.pid) - g0, n)}`);
+      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(cpuMsOf(d.pid) - t0, n)}; receiver ${us(cpuMsOf(receiver.pid) - r0, n)}; load generator ${us(cpuMsOf(process.pid) - g0, n)}`);
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
       console.log(`machine CPU busy / idle / stolen: ${percents(cpu.whole)} %`);
-      if (tracing) await reportSpans(spans0, n, us(total(tracing.pid) - s0, n));
+      if (tracing) await reportSpans(spans0, n, us(cpuMsOf(tracing.pid) - s0, n));
       console.log('per second of sending: p50 / p99 / max (ms), the machine CPU stolen in that second (%)');
       console.log(
         seconds
@@ -254,7 +220,7 @@ try {
     await receiver.useCompanies(companies);
     d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort(), cpuProf });
     try {
-      const [m0, t0, r0, b0] = [mainThread(d.pid), total(d.pid), total(receiver.pid), byTid(d.pid)];
+      const [m0, t0, r0, b0] = [mainThread(d.pid), cpuMsOf(d.pid), cpuMsOf(receiver.pid), byTid(d.pid)];
       const start = performance.now();
       await call(d.base, 'POST', '/admin/replays', { admin: true, body: { status: 'failed' } });
       let status = await receiver.status();
@@ -265,7 +231,7 @@ try {
       }
       const seconds = (performance.now() - start) / 1000;
       console.log(`replay: ${count} deliveries in ${seconds.toFixed(1)} s = ${(count / seconds).toFixed(0)}/s`);
-      console.log(`daemon CPU per delivery: event loop ${us(mainThread(d.pid) - m0, count)}, all threads ${us(total(d.pid) - t0, count)}; receiver ${us(total(receiver.pid) - r0, count)}`);
+      console.log(`daemon CPU per delivery: event loop ${us(mainThread(d.pid) - m0, count)}, all threads ${us(cpuMsOf(d.pid) - t0, count)}; receiver ${us(cpuMsOf(receiver.pid) - r0, count)}`);
       console.log(`daemon CPU per delivery by thread id: ${perThread(d.pid, b0, count)}`);
     } finally {
       await d.stop();
@@ -333,13 +299,4 @@ async function reportSpans(before, n, sinkCpu) {
 /** One line of `floor` and `floor-e2e`: a measureBare result, and its ratio to `bare` when given. */
 function floorLine(name, r, bare) {
   return `${name.padEnd(14)} ${r.rps.toFixed(0).padStart(6)}/s${bare ? ` = ${(r.rps / bare.rps).toFixed(2)} of bare Koa` : ''}; CPU per request: handler ${r.bareUs.toFixed(0)} µs, load generator ${r.loadUs.toFixed(0)} µs; machine busy / idle / stolen ${percents(r.machine)} %`;
-}
-
-function us(ms, n) {
-  return `${((ms / n) * 1000).toFixed(0)} µs`;
-}
-
-/** The event loop's CPU ms: the process's first task (its thread id is the pid). */
-function mainThread(pid) {
-  return statCpu(`/proc/${pid}/task/${pid}/stat`).ms;
 }

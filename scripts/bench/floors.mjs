@@ -8,7 +8,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { floorSecretToken } from './floor-tokens.mjs';
-import { cpuMsOf, epochNow, maxRate, startBareKoa, waitArrivals } from './lib.mjs';
+import { cpuMsOf } from './proc-stats.mjs';
+import { epochNow, maxRate, waitArrivals } from './load.mjs';
+import { startBareKoa } from './baseline.mjs';
 
 /**
  * The load of the floors: `count` channels at /callbacks/chat_b/1..count (a floor's channel is its

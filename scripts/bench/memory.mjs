@@ -20,7 +20,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { printSummary, summary } from './heap-diff.mjs';
-import { ROOT, fixedRate, freePort, sampleRss, setupCompanies, sleep, startDaemon, startReceiver, waitArrivals, waitIdle } from './lib.mjs';
+import { freePort, ROOT, setupCompanies, sleep, startDaemon } from './lib.mjs';
+import { sampleRss } from './proc-stats.mjs';
+import { fixedRate, waitArrivals, waitIdle } from './load.mjs';
+import { startReceiver } from './sinks.mjs';
 
 const [mode = 'embedded', amount] = process.argv.slice(2);
 if (mode !== 'embedded' && mode !== 'kafka') throw new Error(`unknown mode ${mode}: embedded or kafka`);

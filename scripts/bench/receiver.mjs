@@ -1,7 +1,7 @@
 // The webhook receiver of the benchmark, in its own process so that the load generator does not
 // slow its answers down: verifies the Standard Webhooks signature of every delivery (the secret of
 // company <c> for the path `?c=<c>`), answers 200, and records the message.create events of the load
-// (text `b:<n>:<send time, epoch ms>`) with their callback → webhook time. Driven over IPC by lib.mjs.
+// (text `b:<n>:<send time, epoch ms>`) with their callback → webhook time. Driven over IPC by sinks.mjs.
 // Some endpoints can be told to misbehave (the noisy-neighbour scenario): never answer, or answer 500.
 //
 // It shares the machine's two cores with the daemon, as no real receiver would, so it verifies with

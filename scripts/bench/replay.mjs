@@ -4,7 +4,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Webhook } from 'standardwebhooks';
-import { call, epochNow, prefillFailedDeliveries, rssThirds, sampleRss, setupCompanies, sleep } from './lib.mjs';
+import { call, setupCompanies, sleep } from './lib.mjs';
+import { rssThirds, sampleRss } from './proc-stats.mjs';
+import { epochNow } from './load.mjs';
+import { prefillFailedDeliveries } from './prefill.mjs';
 
 /** `P.replay` failed deliveries over `companies` endpoints replayed by one admin request, against the receiver's own rate. */
 export async function replayScenario({ daemon, dataDir, receiver, row, P, companies: companyCount }) {

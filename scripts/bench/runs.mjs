@@ -1,7 +1,9 @@
 // What the scenarios of bench.mjs share: the fixed-rate phase (its latencies callback → webhook and
 // the RSS of its processes), the check of a load's answers, a daemon as an end-to-end contestant
 // (alternate.mjs), and the rows of end-to-end figures and of the floors.
-import { fixedRate, maxRate, percentile, percents, rssThirds, sampleMachine, sampleRss, waitArrivals, waitIdle } from './lib.mjs';
+import { percentile } from './lib.mjs';
+import { percents, rssThirds, sampleMachine, sampleRss } from './proc-stats.mjs';
+import { fixedRate, maxRate, waitArrivals, waitIdle } from './load.mjs';
 
 const mb = (bytes) => bytes / 1024 / 1024;
 

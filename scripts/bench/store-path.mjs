@@ -18,7 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { ROOT, statCpu } from './lib.mjs';
+import { ROOT } from './lib.mjs';
+import { statCpu } from './proc-stats.mjs';
 
 const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, 'no-endpoints': { type: 'boolean', default: false }, pages: { type: 'boolean', default: false } } });
 const [callbacksText = '20000', groupText = '4'] = positionals;

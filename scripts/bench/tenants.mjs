@@ -1,7 +1,9 @@
 // The multi-tenant scenarios of the benchmark (bench.mjs 7 and 8): does one company's broken
 // endpoint slow the others' deliveries, and do 10,000 companies, each with its own endpoint, cost
 // more latency or memory than 32 (issue 26, point 3).
-import { fixedRate, percentile, rssThirds, sampleRss, setupCompanies, waitArrivals } from './lib.mjs';
+import { percentile, setupCompanies } from './lib.mjs';
+import { rssThirds, sampleRss } from './proc-stats.mjs';
+import { fixedRate, waitArrivals } from './load.mjs';
 
 /** The company whose endpoint never answers, and the one whose endpoint answers 500 to everything. */
 const HANGING = 0;
