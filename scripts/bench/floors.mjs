@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { floorSecretToken } from './floor-tokens.mjs';
 import { cpuMsOf } from './proc-stats.mjs';
-import { epochNow, maxRate, waitArrivals } from './load.mjs';
+import { epochNow, maxRate, waitArrivals, warmUp } from './load.mjs';
 import { startBareKoa } from './baseline.mjs';
 
 /**
@@ -32,7 +32,8 @@ export function floorTargets(count) {
 export async function measureDeliverFloor({ receiver, handler, targets, warmSeconds, seconds, drainMs = 120_000 }) {
   const floor = await startBareKoa(null, handler);
   try {
-    await warmDeliverFloor({ receiver, name: handler[0], base: floor.base, companies: targets, seconds: warmSeconds, drainMs });
+    // Senders of its own: the measured load then opens its conversations as the gateway's does.
+    await warmUp({ receiver, base: floor.base, companies: targets, seconds: warmSeconds, drainMs, what: handler[0], firstSender: 900_000 });
     await receiver.reset();
     const [f0, r0, g0] = [cpuMsOf(floor.pid), cpuMsOf(receiver.pid), cpuMsOf(process.pid)];
     const start = epochNow();
@@ -53,15 +54,6 @@ export async function measureDeliverFloor({ receiver, handler, targets, warmSeco
   } finally {
     await floor.stop();
   }
-}
-
-/**
- * A deliver floor's warm-up: `seconds` of load from senders of its own (the measured load then
- * opens its conversations as the gateway's does), until every event arrived.
- */
-async function warmDeliverFloor({ receiver, name, base, companies, seconds, drainMs }) {
-  const warm = await maxRate({ base, companies, seconds, firstSender: 900_000 });
-  if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0) throw new Error(`${name}: warm-up events never arrived`);
 }
 
 /** `count` Standard Webhooks secrets in a file for a deliver floor; the receiver verifies with them (`webhookCompanies`). */
@@ -109,7 +101,8 @@ export async function startDeliverFloors({ receiver, dir, companies, warmSeconds
     base: server.base,
     pids: [server.pid],
     companies: companiesOf,
-    warm: () => warmDeliverFloor({ receiver, name: floor.name, base: server.base, companies: companiesOf, seconds: warmSeconds, drainMs }),
+    // Senders of its own, as in measureDeliverFloor.
+    warm: () => warmUp({ receiver, base: server.base, companies: companiesOf, seconds: warmSeconds, drainMs, what: floor.name, firstSender: 900_000 }),
   }));
   return { ...contestants, webhookCompanies };
 }

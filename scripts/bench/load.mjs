@@ -142,6 +142,17 @@ export async function waitIdle(base, timeoutMs) {
   }
 }
 
+/**
+ * A warm-up: `seconds` of maximum-rate load (`connections`, senders from `firstSender` on: maxRate's
+ * defaults when not given), `check`ed, then the wait until every event it set off reached the
+ * receiver; throws, naming `what`, when some never did.
+ */
+export async function warmUp({ receiver, base, companies, seconds, drainMs, what, connections, firstSender, check = () => {} }) {
+  const warm = await maxRate({ base, companies, seconds, connections, firstSender });
+  check(warm, `${what}: warm-up`);
+  if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0) throw new Error(`${what}: warm-up events never arrived`);
+}
+
 /** Waits until every accepted message number reached the receiver, or the timeout passed; answers the receiver's status. */
 export async function waitArrivals(receiver, accepted, timeoutMs) {
   const deadline = performance.now() + timeoutMs;

@@ -3,7 +3,7 @@
 // (alternate.mjs), and the rows of end-to-end figures and of the floors.
 import { percentile } from './lib.mjs';
 import { percents, rssThirds, sampleMachine, sampleRss } from './proc-stats.mjs';
-import { fixedRate, maxRate, waitArrivals, waitIdle } from './load.mjs';
+import { fixedRate, waitArrivals, waitIdle, warmUp } from './load.mjs';
 
 const mb = (bytes) => bytes / 1024 / 1024;
 
@@ -19,9 +19,7 @@ export function benchRuns({ receiver, row, log, P, bare }) {
   /** Fixed rate: latencies callback → webhook, and the RSS of the given processes. */
   async function fixedRun(label, d, companies, pids, seconds, p99Target, p50Target, rate) {
     await receiver.useCompanies(companies);
-    const warm = await maxRate({ base: d.base, companies, seconds: P.warm, connections: 8 });
-    checkLoad(warm, 'warm-up');
-    if ((await waitArrivals(receiver, warm.accepted, P.drainMs)).missing > 0) throw new Error('warm-up events never arrived');
+    await warmUp({ receiver, base: d.base, companies, seconds: P.warm, drainMs: P.drainMs, what: label, connections: 8, check: checkLoad });
     // Then the load of the steady phase itself, shorter, so that neither side starts it cold: its
     // first seconds otherwise fall behind by hundreds of ms (scripts/bench/cpu.mjs fixed shows it).
     const warmFixed = await fixedRate({ base: d.base, companies, rate, seconds: P.warmFixed });
@@ -86,10 +84,7 @@ export function benchRuns({ receiver, row, log, P, bare }) {
         // Kafka: senders of their own first, so that the measured rounds meet as many new senders (two
         // events per callback instead of one) as the embedded daemon's do.
         for (const [seconds, firstSender] of [[preWarmSeconds, 900_000], [P.warm, undefined]]) {
-          if (seconds === 0) continue;
-          const warm = await maxRate({ base: d.base, companies, seconds, firstSender });
-          checkLoad(warm, `${name}: warm-up`);
-          if ((await waitArrivals(receiver, warm.accepted, P.drainMs)).missing > 0) throw new Error(`${name}: warm-up events never arrived`);
+          if (seconds > 0) await warmUp({ receiver, base: d.base, companies, seconds, drainMs: P.drainMs, what: name, firstSender, check: checkLoad });
         }
       },
     };
