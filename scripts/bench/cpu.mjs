@@ -249,7 +249,7 @@ try {
         // A fresh store each time, warmed up by other senders: the measured load opens its
         // conversations (an event each) as the daemon's e2e run does.
         const handler = [script, fs.mkdtempSync(path.join(dir, 'floor-e2e-')), ...args, receiver.url, secretsFile];
-        const r = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: 3, seconds });
+        const r = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: 3, seconds, cpuProf: cpuProf && path.join(cpuProf, `floor-e2e-${name}-${round}`) });
         console.log(
           `${`floor ${name}`.padEnd(14)} ${r.eventsPerSecond.toFixed(0).padStart(6)} events/s = ${(r.eventsPerSecond / bare.rps).toFixed(2)} of bare Koa (${r.n} callbacks, ${r.rps.toFixed(0)}/s answered, ${r.events} events); ` +
             `CPU per callback: handler ${r.handlerUs.toFixed(0)} µs, receiver ${r.receiverUs.toFixed(0)} µs, load generator ${r.loadUs.toFixed(0)} µs`,

@@ -25,9 +25,11 @@
 // `deliver` also sends each committed event to the company's endpoint `<receiver url>?c=<n - 1>`,
 // signed by the Standard Webhooks scheme (HMAC-SHA256 of id.timestamp.body with the decoded
 // `whsec_` secret of that index in the file, node:crypto as the daemon signs), over an undici
-// keep-alive pool, and records the attempt (a delivery row and an attempt row, the event marked
-// published) in a later group commit, counting it in the attempt metrics. No order per endpoint and
-// no retries: the least the contract asks of a delivery that succeeds.
+// keep-alive pool. An endpoint's events go out in commit order, one at a time, each once the one
+// before it was answered (docs/design.md, section 3: in order per key on the happy path). Each
+// attempt is recorded (a delivery row, an attempt row with the first 4 KiB of the answer, the event
+// marked published) in a later group commit and counted in the attempt metrics. No retries: the
+// least the design asks of a delivery that succeeds.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -78,8 +80,8 @@ db.exec(`
   CREATE TABLE IF NOT EXISTS deliveries (id INTEGER PRIMARY KEY, event_id TEXT NOT NULL, company_id INTEGER NOT NULL, endpoint INTEGER NOT NULL,
     status TEXT NOT NULL, attempt_count INTEGER NOT NULL, last_status_code INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
   CREATE INDEX IF NOT EXISTS deliveries_company ON deliveries(company_id, id);
-  CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY, delivery_id INTEGER NOT NULL, started_at INTEGER NOT NULL,
-    duration_ms INTEGER NOT NULL, status_code INTEGER, outcome TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY, delivery_id INTEGER NOT NULL, number INTEGER NOT NULL, trigger TEXT NOT NULL,
+    started_at INTEGER NOT NULL, duration_ms INTEGER NOT NULL, status_code INTEGER, response_body TEXT, outcome TEXT NOT NULL);
 `);
 const sql = {
   messageByExternalId: db.prepare('SELECT id FROM messages WHERE channel_id = ? AND external_id = ?').pluck(),
@@ -94,7 +96,7 @@ const sql = {
   ),
   insertEvent: db.prepare('INSERT INTO outbox (key, message_id, payload, created_at) VALUES (?, ?, ?, ?)'),
   insertDelivery: db.prepare("INSERT INTO deliveries (event_id, company_id, endpoint, status, attempt_count, last_status_code, created_at, updated_at) VALUES (?, ?, ?, 'delivered', 1, ?, ?, ?)"),
-  insertAttempt: db.prepare("INSERT INTO attempts (delivery_id, started_at, duration_ms, status_code, outcome) VALUES (?, ?, ?, ?, 'delivered')"),
+  insertAttempt: db.prepare("INSERT INTO attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, outcome) VALUES (?, 1, 'auto', ?, ?, ?, ?, 'delivered')"),
   markPublished: db.prepare('UPDATE outbox SET published_at = ? WHERE message_id = ?'),
   begin: db.prepare('BEGIN IMMEDIATE'),
   commit: db.prepare('COMMIT'),
@@ -214,7 +216,7 @@ function flush() {
   }
   for (const a of recorded) {
     const delivery = Number(sql.insertDelivery.run(a.event.id, a.event.channel.companyId, a.event.channel.endpoint, a.status, now, now).lastInsertRowid);
-    sql.insertAttempt.run(delivery, a.started, a.ms, a.status);
+    sql.insertAttempt.run(delivery, a.started, a.ms, a.status, a.answer);
     sql.markPublished.run(now, a.event.id);
   }
   sql.commit.run();
@@ -236,8 +238,28 @@ const grouped = (channel, message) =>
 const receiver = level === 'deliver' ? new URL(receiverUrl) : null;
 const pool = receiver ? new Pool(receiver.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 }) : null;
 
-/** POSTs one committed event, signed; its attempt is recorded in the next group commit once answered 2xx. */
+/** Per endpoint with an event in flight, the events waiting behind it, in commit order. */
+const lanes = new Map();
+
+/** Sends a committed event now, or after the events of its endpoint before it. */
 function deliver(e) {
+  const lane = lanes.get(e.channel.endpoint);
+  if (lane !== undefined) lane.push(e);
+  else {
+    lanes.set(e.channel.endpoint, []);
+    post(e);
+  }
+}
+
+/** The endpoint's event in flight was answered: its next one goes out. */
+function next(endpoint) {
+  const e = lanes.get(endpoint).shift();
+  if (e === undefined) lanes.delete(endpoint);
+  else post(e);
+}
+
+/** POSTs one committed event, signed; its attempt is recorded in the next group commit once answered 2xx. */
+function post(e) {
   const started = Date.now();
   const timestamp = String(Math.floor(started / 1000));
   const signature = crypto.createHmac('sha256', e.channel.key).update(`${e.id}.${timestamp}.${e.json}`).digest('base64');
@@ -249,15 +271,17 @@ function deliver(e) {
       body: e.json,
     })
     .then(async (response) => {
-      await response.body.dump();
+      // The attempt keeps the first 4 KiB of the answer (docs/design.md, section 7).
+      const answer = (await response.body.text()).slice(0, 4096);
       if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`answered ${response.statusCode}`);
       const end = Date.now();
       metrics.attempts.inc({ outcome: 'delivered', trigger: 'auto' });
       metrics.deliveryLatency.observe({ trigger: 'auto' }, (end - e.createdAt) / 1000);
-      attempts.push({ event: e, started, ms: end - started, status: response.statusCode });
+      attempts.push({ event: e, started, ms: end - started, status: response.statusCode, answer });
       schedule();
     })
-    .catch((error) => process.stderr.write(`floor delivery ${e.id} failed: ${error.message}\n`));
+    .catch((error) => process.stderr.write(`floor delivery ${e.id} failed: ${error.message}\n`))
+    .finally(() => next(e.channel.endpoint));
 }
 
 const CALLBACK = /^\/callbacks\/chat_b\/(\d+)$/;

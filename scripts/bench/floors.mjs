@@ -29,8 +29,8 @@ export function floorTargets(count) {
  * from the first send to the last arrival, and the CPU per callback of the floor, the receiver and
  * the load generator.
  */
-export async function measureDeliverFloor({ receiver, handler, targets, warmSeconds, seconds, drainMs = 120_000 }) {
-  const floor = await startBareKoa(null, handler);
+export async function measureDeliverFloor({ receiver, handler, targets, warmSeconds, seconds, drainMs = 120_000, cpuProf = null }) {
+  const floor = await startBareKoa(cpuProf, handler);
   try {
     // Senders of its own: the measured load then opens its conversations as the gateway's does.
     await warmUp({ receiver, base: floor.base, companies: targets, seconds: warmSeconds, drainMs, what: handler[0], firstSender: 900_000 });
