@@ -39,7 +39,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { floorSecrets, floorTargets, measureDeliverFloor } from './floors.mjs';
 import { call, freePort, percentile, setupCompanies, sleep, startDaemon } from './lib.mjs';
-import { byTid, cpuMsOf, mainThread, perThread, percents, sampleMachine, threads, us } from './proc-stats.mjs';
+import { byTid, cpuMsOf, mainThread, perThread, percents, sampleMachine, threadName, threads, us } from './proc-stats.mjs';
 import { fixedRate, maxRate, waitArrivals, waitIdle } from './load.mjs';
 import { measureBare } from './baseline.mjs';
 import { startOtlpSink, startReceiver } from './sinks.mjs';

@@ -95,7 +95,7 @@ export function byTid(pid) {
   );
 }
 
-function threadName(pid, tid) {
+export function threadName(pid, tid) {
   try {
     return fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
   } catch {
