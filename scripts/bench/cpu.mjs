@@ -28,7 +28,7 @@
 // BENCH_RATE=<callbacks/s> (fixed): the fixed rate (default 1000); a lower one that a busy machine
 // still keeps gives two builds the same group-commit sizes.
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>, and
-// in `floor` mode each floor handler's.
+// in `floor` and `floor-e2e` modes each floor handler's.
 // BENCH_TRACING=protobuf|json (e2e, fixed): the daemon traces at 100 % sampling to a local OTLP/HTTP
 // receiver (scripts/bench/otlp-sink.mjs) in that encoding. CPU is read at the last arrival, as
 // without tracing (at most the batch processor's queue, 2,048 spans, is exported after that); the
