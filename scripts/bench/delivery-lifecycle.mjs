@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// A successful delivery's life in SQL alone, the daemon's store against the complete floor's: per
+// event, its delivery written in one transaction (the daemon's `createForEvent`, the floor's outbox
+// row) and its attempt recorded in the next (the daemon's `applyAttempts`, the floor's delivery row,
+// attempt row and published mark), 32 events per transaction over 32 companies. One process and no
+// HTTP, so its CPU per event moves little with the machine: the figure to compare a change to how
+// deliveries are stored, before and after (BENCHMARKS.md, "Where the time goes"). Needs a build.
+//
+//   node scripts/bench/delivery-lifecycle.mjs gateway|floor [events=40000]
+//   node scripts/bench/delivery-lifecycle.mjs gateway --repo=<other checkout>   that checkout's dist/
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT } from './lib.mjs';
+import { openFloorStore } from './floor-store.mjs';
+
+const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' } } });
+const [which, eventsText = '40000'] = positionals;
+if (which !== 'gateway' && which !== 'floor') throw new Error('give gateway or floor');
+const EVENTS = Number(eventsText);
+const WARM_UP = 8_000;
+const COMPANIES = 32;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-lifecycle-'));
+// A message event's body of the bench's size (about 1 kB, as scenario 2's `message.create`).
+const body = JSON.stringify({ event: 'create', type: 'message', created_at: new Date().toISOString(), object: { message: 'x'.repeat(950) } });
+const eventId = (n) => `evt_${n.toString(16).padStart(24, '0')}`;
+
+/** Writes the deliveries of `count` new events and records the attempts of the batch before it. */
+const batch = which === 'gateway' ? await gatewayBatches(path.resolve(options.repo ?? ROOT)) : floorBatches();
+try {
+  for (let n = 0; n < WARM_UP; n += COMPANIES) batch(n);
+  const before = process.cpuUsage();
+  for (let n = WARM_UP; n < WARM_UP + EVENTS; n += COMPANIES) batch(n);
+  const used = process.cpuUsage(before);
+  const label = which === 'gateway' ? `gateway (${path.basename(path.resolve(options.repo ?? ROOT))})` : 'complete floor';
+  console.log(`${label}: ${((used.user + used.system) / EVENTS).toFixed(1)} µs of CPU per event: its delivery written, then its attempt recorded`);
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+async function gatewayBatches(repo) {
+  const { Store } = await import(path.join(repo, 'dist/src/store/store.js'));
+  const store = Store.open(path.join(dir, 'gateway.db'));
+  store.accounts.createWithToken('bench', 'digest');
+  const endpoints = [];
+  for (let c = 0; c < COMPANIES; c += 1) {
+    const company = store.companies.insert({ accountId: 1, name: `company ${c}`, phone: null, description: null, webhookUrl: null }).id;
+    const now = Date.now();
+    const endpoint = store.db
+      .prepare("INSERT INTO webhook_endpoints (company_id, source, url, secret, created_at, updated_at) VALUES (?, 'api', 'https://receiver.example/hook', ?, ?, ?)")
+      .run(company, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now, now);
+    endpoints.push({ company, id: Number(endpoint.lastInsertRowid) });
+  }
+  const inTransaction = store.db.transaction((fn) => fn());
+  let previous = [];
+  return (from) => {
+    const now = Date.now();
+    const made = [];
+    inTransaction(() => {
+      endpoints.forEach((endpoint, k) => {
+        const id = eventId(from + k);
+        const json = `{"id":"${id}","company_id":${endpoint.company},"name":"message.create","created_at":"${new Date(now).toISOString()}","body":${body}}`;
+        const [deliveryId] = store.deliveries.createForEvent({ id, name: 'message.create', company_id: endpoint.company }, [endpoint], now, json, null);
+        made.push({ deliveryId, endpoint });
+      });
+    });
+    const attempts = previous.map(({ deliveryId, endpoint }) => ({
+      id: `att_${deliveryId.slice(4)}`, delivery_id: deliveryId, company_id: endpoint.company, endpoint_id: endpoint.id, number: 1, step: 1, trigger: 'auto',
+      started_at: now, duration_ms: 3, status_code: 200, response_body: 'ok', error: null, outcome: 'delivered', next_attempt_at: null,
+    }));
+    inTransaction(() => store.deliveries.applyAttempts(attempts, now, () => null));
+    previous = made;
+  };
+}
+
+function floorBatches() {
+  const sql = openFloorStore(path.join(dir, 'floor.db'));
+  let previous = [];
+  return (from) => {
+    const now = Date.now();
+    const made = [];
+    sql.begin.run();
+    for (let k = 0; k < COMPANIES; k += 1) {
+      const id = eventId(from + k);
+      sql.insertEvent.run(String(k + 1), id, `{"id":"${id}",${body.slice(1)}`, now);
+      made.push({ id, company: k + 1 });
+    }
+    sql.commit.run();
+    sql.begin.run();
+    for (const e of previous) {
+      const delivery = Number(sql.insertDelivery.run(e.id, e.company, e.company - 1, 200, now, now).lastInsertRowid);
+      sql.insertAttempt.run(delivery, now, 3, 200, 'ok');
+      sql.markPublished.run(now, e.id);
+    }
+    sql.commit.run();
+    previous = made;
+  };
+}
