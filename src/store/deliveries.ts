@@ -37,7 +37,7 @@ export class DeliveryStore {
       `INSERT INTO webhook_attempts (id, delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, error, outcome)
        SELECT @id, @delivery_id, @number, @trigger, @started_at, @duration_ms, @status_code, @response_body, @error, @outcome
        WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = @delivery_id)
-       ON CONFLICT (id) DO NOTHING`,
+       ON CONFLICT (delivery_id, id) DO NOTHING`,
     );
     // A delivered delivery stays delivered (a late or duplicate result does not move it back); a
     // failed manual attempt leaves a delivery the schedule still retries pending, with its
