@@ -56,11 +56,12 @@ async function gatewayBatches(repo) {
   let previous = [];
   return (from) => {
     const now = Date.now();
+    const createdAt = new Date(now).toISOString();
     const made = [];
     inTransaction(() => {
       endpoints.forEach((endpoint, k) => {
         const id = eventId(from + k);
-        const json = `{"id":"${id}","company_id":${endpoint.company},"name":"message.create","created_at":"${new Date(now).toISOString()}","body":${body}}`;
+        const json = `{"id":"${id}","company_id":${endpoint.company},"name":"message.create","created_at":"${createdAt}","body":${body}}`;
         const [deliveryId] = store.deliveries.createForEvent({ id, name: 'message.create', company_id: endpoint.company }, [endpoint], now, json, null);
         made.push({ deliveryId, endpoint });
       });
@@ -88,11 +89,7 @@ function floorBatches() {
     }
     sql.commit.run();
     sql.begin.run();
-    for (const e of previous) {
-      const delivery = Number(sql.insertDelivery.run(e.id, e.company, e.company - 1, 200, now, now).lastInsertRowid);
-      sql.insertAttempt.run(delivery, now, 3, 200, 'ok');
-      sql.markPublished.run(now, e.id);
-    }
+    for (const e of previous) sql.recordDelivered(e.id, e.company, e.company - 1, 200, now, 3, 'ok', now);
     sql.commit.run();
     previous = made;
   };

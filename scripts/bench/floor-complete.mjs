@@ -172,9 +172,7 @@ function flush() {
     }
   }
   for (const a of recorded) {
-    const delivery = Number(sql.insertDelivery.run(a.event.id, a.event.channel.companyId, a.event.channel.endpoint, a.status, now, now).lastInsertRowid);
-    sql.insertAttempt.run(delivery, a.started, a.ms, a.status, a.answer);
-    sql.markPublished.run(now, a.event.id);
+    sql.recordDelivered(a.event.id, a.event.channel.companyId, a.event.channel.endpoint, a.status, a.started, a.ms, a.answer, now);
   }
   sql.commit.run();
   for (const job of batch) {

@@ -3,7 +3,7 @@
 // order, deliveries of a company), nothing more; WAL, synchronous=NORMAL, as the daemon's store.
 import Database from 'better-sqlite3';
 
-/** Opens (or creates) the floor's store at `file`: answers its prepared statements. */
+/** Opens (or creates) the floor's store at `file`: answers its prepared statements and `recordDelivered`. */
 export function openFloorStore(file) {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -29,7 +29,7 @@ export function openFloorStore(file) {
     CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY, delivery_id INTEGER NOT NULL, number INTEGER NOT NULL, trigger TEXT NOT NULL,
       started_at INTEGER NOT NULL, duration_ms INTEGER NOT NULL, status_code INTEGER, response_body TEXT, outcome TEXT NOT NULL);
   `);
-  return {
+  const sql = {
     messageByExternalId: db.prepare('SELECT id FROM messages WHERE channel_id = ? AND external_id = ?').pluck(),
     contact: db.prepare('SELECT id, name, external_public_id, phone, avatar_url, is_group FROM contacts WHERE channel_id = ? AND external_id = ?'),
     insertContact: db.prepare('INSERT INTO contacts (company_id, channel_id, external_id, external_public_id, name, phone, is_group, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
@@ -47,4 +47,11 @@ export function openFloorStore(file) {
     begin: db.prepare('BEGIN IMMEDIATE'),
     commit: db.prepare('COMMIT'),
   };
+  /** An attempt answered 2xx, in the open transaction: its delivery row, its attempt row, the event marked published. */
+  sql.recordDelivered = (eventId, companyId, endpoint, statusCode, startedAt, durationMs, answer, now) => {
+    const delivery = Number(sql.insertDelivery.run(eventId, companyId, endpoint, statusCode, now, now).lastInsertRowid);
+    sql.insertAttempt.run(delivery, startedAt, durationMs, statusCode, answer);
+    sql.markPublished.run(now, eventId);
+  };
+  return sql;
 }
