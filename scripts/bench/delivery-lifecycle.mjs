@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT } from './lib.mjs';
+import { insertBenchEndpoint, ROOT } from './lib.mjs';
 import { openFloorStore } from './floor-store.mjs';
 
 const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' } } });
@@ -46,11 +46,7 @@ async function gatewayBatches(repo) {
   const endpoints = [];
   for (let c = 0; c < COMPANIES; c += 1) {
     const company = store.companies.insert({ accountId: 1, name: `company ${c}`, phone: null, description: null, webhookUrl: null }).id;
-    const now = Date.now();
-    const endpoint = store.db
-      .prepare("INSERT INTO webhook_endpoints (company_id, source, url, secret, created_at, updated_at) VALUES (?, 'api', 'https://receiver.example/hook', ?, ?, ?)")
-      .run(company, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now, now);
-    endpoints.push({ company, id: Number(endpoint.lastInsertRowid) });
+    endpoints.push({ company, id: insertBenchEndpoint(store, company) });
   }
   const inTransaction = store.db.transaction((fn) => fn());
   let previous = [];

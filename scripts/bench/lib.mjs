@@ -135,3 +135,14 @@ export async function setupCompany(base, webhookUrl) {
   if (webhookUrl) webhook = (await call(base, 'POST', `/api/p2/companies/${companyId}/webhooks`, { body: { url: webhookUrl, active: true } })).webhook;
   return { companyId, channelId, secretToken: info.secrets.secret_token, callbackPath: `/callbacks/chat_b/${channelId}`, webhookSecret: webhook?.secret ?? null, endpointId: webhook?.id ?? null };
 }
+
+/**
+ * A webhook endpoint of `companyId` written straight into an open store (the in-process tools:
+ * store-path.mjs, delivery-lifecycle.mjs), with the columns every checkout's schema has, so that
+ * `--repo=<older checkout>` works too. Answers its id.
+ */
+export function insertBenchEndpoint(store, companyId) {
+  const now = Date.now();
+  const sql = "INSERT INTO webhook_endpoints (company_id, source, url, secret, created_at, updated_at) VALUES (?, 'api', 'https://receiver.example/hook', ?, ?, ?)";
+  return Number(store.db.prepare(sql).run(companyId, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now, now).lastInsertRowid);
+}

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { ROOT } from './lib.mjs';
+import { insertBenchEndpoint, ROOT } from './lib.mjs';
 import { statCpu } from './proc-stats.mjs';
 
 const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, 'no-endpoints': { type: 'boolean', default: false }, pages: { type: 'boolean', default: false } } });
@@ -51,12 +51,7 @@ for (let c = 0; c < COMPANIES; c += 1) {
   const company = store.companies.insert({ accountId: 1, name: `company ${c}`, phone: null, description: null, webhookUrl: null }).id;
   const channel = store.channels.insert({ companyId: company, provider: 'chat_b', state: 'enabled', settings: {}, credentials: {} });
   store.callbacks.create({ channelId: channel.id, api: 'v2', signingSecret: 'secret', verifyToken: 'token' });
-  if (!options['no-endpoints']) {
-    const now = Date.now();
-    store.db
-      .prepare("INSERT INTO webhook_endpoints (company_id, source, url, secret, created_at, updated_at) VALUES (?, 'api', 'https://receiver.example/hook', ?, ?, ?)")
-      .run(company, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now, now);
-  }
+  if (!options['no-endpoints']) insertBenchEndpoint(store, company);
   channels.push(channel.id);
 }
 // No consumer: the stream messages stay (the daemon's dispatcher would take and delete them).
