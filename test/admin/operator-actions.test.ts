@@ -15,6 +15,9 @@ let companyB: number;
 let endpointA: number;
 let endpointB: number;
 const clock = new ManualClock();
+// The minute the first failures were attempted in: the attempt counts are bucketed by wall-clock
+// minute, and the file may cross a minute's end before the pipeline page is read.
+let firstMinute: number;
 
 function expectError(res: { status: number; body: any }, status: number, code: string): string {
   expect(res.status).toBe(status);
@@ -26,6 +29,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 beforeAll(async () => {
   gw = await startPipelineGateway(clock, { GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
   receiver = await startReceiver(() => [], () => (failing ? { status: 503, body: '<b>down</b> for maintenance' } : { status: 204 }));
+  firstMinute = Math.floor(Date.now() / 60_000) * 60_000;
   companyA = insertCompany(gw.store, 'A');
   companyB = insertCompany(gw.store, 'B');
   endpointA = insertEndpoint(gw.store, companyA, receiver.url).id;
@@ -129,12 +133,13 @@ describe('disabling and enabling an endpoint', () => {
 });
 
 describe('the pipeline page', () => {
-  it('counts the attempts of the current minute and the error rate of the hour, and names each stream', async () => {
+  it('counts the attempts in the minutes they were made and the error rate of the hour, and names each stream', async () => {
     const before = (await gw.admin('GET', '/admin/pipeline')).body;
     expect(before.attempts.per_minute).toHaveLength(60);
-    const now = before.attempts.per_minute.at(-1);
+    const sinceStart = (before.attempts.per_minute as { start: string; failed: number }[]).filter((m) => Date.parse(m.start) >= firstMinute);
+    expect(sinceStart.length).toBeGreaterThanOrEqual(1);
     const attemptedBefore = before.attempts.per_minute.reduce((sum: number, m: { delivered: number; failed: number }) => sum + m.delivered + m.failed, 0);
-    expect(now.failed).toBeGreaterThanOrEqual(5);
+    expect(sinceStart.reduce((sum, m) => sum + m.failed, 0)).toBeGreaterThanOrEqual(5);
     failing = false;
     const [delivery] = (await gw.admin('GET', `/admin/deliveries?company_id=${companyA}&status=failed`)).body.deliveries;
     await gw.admin('POST', `/admin/deliveries/${delivery.id}/replay`);
