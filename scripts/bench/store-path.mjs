@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { insertBenchEndpoint, ROOT } from './lib.mjs';
 import { statCpu } from './proc-stats.mjs';
+import { walFramesByBtree } from './wal.mjs';
 
 const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, 'no-endpoints': { type: 'boolean', default: false }, pages: { type: 'boolean', default: false } } });
 const [callbacksText = '20000', groupText = '4'] = positionals;
@@ -117,35 +118,9 @@ function gcd(a, b) {
 
 /** The WAL's frames by the table or index their page belongs to now (dbstat), per callback. */
 function framesByBtree() {
-  // A 32-byte header, then frames: a 24-byte header (page number first) and the page. Only the
-  // page numbers are read, not the frames (hundreds of MB after a long run).
-  const fd = fs.openSync(`${file}-wal`, 'r');
-  const frames = new Map();
-  let total = 0;
-  try {
-    const word = Buffer.alloc(4);
-    const read = (offset) => (fs.readSync(fd, word, 0, 4, offset) === 4 ? word.readUInt32BE(0) : null);
-    const pageSize = read(8);
-    const size = fs.fstatSync(fd).size;
-    for (let offset = 32; offset + 24 + pageSize <= size; offset += 24 + pageSize) {
-      const page = read(offset);
-      frames.set(page, (frames.get(page) ?? 0) + 1);
-      total += 1;
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  const owner = new Map(store.db.prepare('SELECT name, pageno FROM dbstat').all().map((row) => [row.pageno, row.name]));
-  const byBtree = new Map();
-  for (const [page, count] of frames) {
-    const name = owner.get(page) ?? '(free)';
-    const entry = byBtree.get(name) ?? { frames: 0, pages: 0 };
-    entry.frames += count;
-    entry.pages += 1;
-    byBtree.set(name, entry);
-  }
+  const { total, byBtree } = walFramesByBtree(`${file}-wal`, store.db);
   console.log(`WAL frames per callback: ${(total / callbacks).toFixed(2)}, by table or index (frames per callback, distinct pages):`);
-  for (const [name, { frames: count, pages }] of [...byBtree].sort((a, b) => b[1].frames - a[1].frames)) {
+  for (const [name, { frames: count, pages }] of byBtree) {
     console.log(`  ${name} ${(count / callbacks).toFixed(3)} (${pages} pages)`);
   }
 }
