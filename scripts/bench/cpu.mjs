@@ -18,6 +18,8 @@
 //                                                     and design (the deduplicated message, its conversation and one
 //                                                     event row), floor-complete.mjs ingest (the whole job, flat),
 //                                                     each after a bare-Koa run of its own, twice
+//   node scripts/bench/cpu.mjs floor-thread [seconds=8] floor-complete.mjs ingest, then ingest-threaded (its store on a
+//                                                     thread of its own), in turn, three rounds
 //   node scripts/bench/cpu.mjs floor-e2e [seconds=8] bare Koa, then floor-koa.mjs deliver (the design floor with its events
 //                                                     POSTed signed to the verifying receiver) and floor-complete.mjs
 //                                                     deliver (the whole job with its attempts recorded), twice
@@ -137,6 +139,16 @@ try {
         const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler, cpuProf: cpuProf && path.join(cpuProf, `floor-${level}-${round}`) });
         console.log(floorLine(`floor ${level}`, floor, bare));
         if (cpuProf) console.log(`  its .cpuprofile covers ${floor.handled} callbacks (warm-up included)`);
+      }
+    }
+  } else if (mode === 'floor-thread') {
+    // The complete floor as it is (one thread) and with its store on a thread of its own, in turn.
+    const seconds = Number(amount ?? 8);
+    const targets = floorTargets(COMPANIES);
+    for (let round = 1; round <= 3; round += 1) {
+      for (const level of ['ingest', 'ingest-threaded']) {
+        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler: ['floor-complete.mjs', dir, String(COMPANIES), level] });
+        console.log(floorLine(`complete ${level}`, floor));
       }
     }
   } else if (mode === 'ingest' || mode === 'ingest-fixed') {

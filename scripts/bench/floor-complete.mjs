@@ -5,6 +5,7 @@
 // that a gateway's ratio to it is the cost of its structure alone. BENCHMARKS.md, "The floors".
 //
 //   node floor-complete.mjs <port> <dir> <channels> ingest
+//   node floor-complete.mjs <port> <dir> <channels> ingest-threaded
 //   node floor-complete.mjs <port> <dir> <channels> deliver <receiver url> <secrets file>
 //
 // Channels 1..<channels> answer at /callbacks/chat_b/<n>, with the secret token floorSecretToken(n)
@@ -22,6 +23,9 @@
 // one pino log line and the prom-client metrics the daemon keeps for a callback (accepted counter,
 // request duration histogram).
 //
+// `ingest-threaded` does the same with the group commit on a thread of its own (floor-store-thread.mjs):
+// what handing the store to the second core gives (BENCHMARKS.md, "Where the time goes").
+//
 // `deliver` also sends each committed event to the company's endpoint `<receiver url>?c=<n - 1>`,
 // signed by the Standard Webhooks scheme (HMAC-SHA256 of id.timestamp.body with the decoded
 // `whsec_` secret of that index in the file, node:crypto as the daemon signs), over an undici
@@ -34,6 +38,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { Ajv } from 'ajv';
 import Koa from 'koa';
 import pino from 'pino';
@@ -43,10 +48,11 @@ import { Pool } from 'undici';
 import { botUpdate } from '../../dist/schemas/callbacks/bot.js';
 import { schemaWithSafeIntegers } from '../../dist/src/http/input-values.js';
 import { openFloorStore } from './floor-store.mjs';
+import { callbackWriter } from './floor-writes.mjs';
 import { floorSecretToken } from './floor-tokens.mjs';
 
 const [portText, dir, channelsText, level, receiverUrl, secretsFile] = process.argv.slice(2);
-if (level !== 'ingest' && level !== 'deliver') throw new Error(`unknown level ${level}: ingest or deliver`);
+if (level !== 'ingest' && level !== 'deliver' && level !== 'ingest-threaded') throw new Error(`unknown level ${level}: ingest, ingest-threaded or deliver`);
 const MAX_DEPTH = 32;
 const PUBLIC_URL = 'http://127.0.0.1';
 
@@ -57,7 +63,8 @@ for (let n = 1; n <= Number(channelsText); n += 1) {
   channels.set(String(n), { id: n, companyId: n, digest: digest(floorSecretToken(n)), key: keys[n - 1] ?? null, endpoint: n - 1 });
 }
 
-const sql = openFloorStore(path.join(dir, `floor-complete-${level}.db`));
+// The threaded level opens its store on the thread.
+const sql = level === 'ingest-threaded' ? null : openFloorStore(path.join(dir, `floor-complete-${level}.db`));
 
 const logger = pino({ level: 'info', base: { service: 'floor' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: path.join(dir, `floor-complete-${level}.log`), sync: true }));
 const registry = new Registry();
@@ -91,68 +98,7 @@ class Refused extends Error {
   }
 }
 
-let eventCounter = 0;
-const eventPrefix = `evt_${process.pid.toString(16)}${Date.now().toString(16)}_`;
-const iso = (ms) => new Date(ms).toISOString();
-
-/** One callback's writes, in the open transaction: answers its events (empty for a repeat). */
-function store(channel, message, now) {
-  const chatId = String(message.chat.id);
-  const externalId = `${chatId}:${message.message_id}`;
-  if (sql.messageByExternalId.get(channel.id, externalId) !== undefined) return null;
-  const chat = message.chat;
-  const isGroup = chat.type !== 'private';
-  const publicId = chat.username === undefined ? chatId : `@${chat.username}`;
-  const name = isGroup ? (chat.title ?? chatId) : [chat.first_name, chat.last_name].filter(Boolean).join(' ') || (chat.username ?? chatId);
-  let contact = sql.contact.get(channel.id, chatId);
-  let senderChanged = false;
-  if (contact === undefined) {
-    const id = Number(sql.insertContact.run(channel.companyId, channel.id, chatId, publicId, name, null, isGroup ? 1 : 0, now, now).lastInsertRowid);
-    contact = { id, name, external_public_id: publicId, phone: null, avatar_url: '', is_group: isGroup ? 1 : 0 };
-  } else if (contact.name !== name || contact.external_public_id !== publicId) {
-    sql.refreshContact.run(name, publicId, now, contact.id);
-    contact = { ...contact, name, external_public_id: publicId };
-    senderChanged = true;
-  }
-  let conversation = sql.conversation.get(channel.id, contact.id);
-  const created = conversation === undefined;
-  if (created) {
-    const id = Number(sql.insertConversation.run(channel.companyId, channel.id, contact.id, now, now).lastInsertRowid);
-    conversation = { id, operational_state: 'open', replied_state: 'unreplied', assignee_id: null, created_at: now };
-  }
-  const text = message.text ?? message.caption ?? null;
-  const repliedTo = message.reply_to_message === undefined ? null : `${chatId}:${message.reply_to_message.message_id}`;
-  const sentAt = message.date * 1000;
-  const messageId = Number(sql.insertMessage.run(channel.companyId, channel.id, conversation.id, contact.id, externalId, repliedTo, text, now, sentAt).lastInsertRowid);
-  sql.moveConversation.run(messageId, now, conversation.id);
-  const events = [];
-  const changed = senderChanged || conversation.operational_state !== 'open' || conversation.replied_state !== 'unreplied';
-  // The conversation as the message left it: the object of its own event and, nested, of the message's.
-  const moved = {
-    id: conversation.id, company_id: channel.companyId, sender_name: contact.name, sender_phone: contact.phone, sender_external_id: chatId,
-    sender_external_public_id: contact.external_public_id, provider: 'chat_b', avatar_url: contact.avatar_url, created_at: iso(conversation.created_at),
-    last_updated_at: iso(now), last_message_id: messageId, operational_state: 'open', replied_state: 'unreplied', assignee_id: conversation.assignee_id,
-    group: contact.is_group === 1,
-  };
-  if (created || changed) events.push(event(channel, 'conversation', created ? 'create' : 'update', now, moved));
-  // Message events carry the message's contact and conversation (schemas/objects/message-event.ts).
-  events.push(event(channel, 'message', 'create', now, {
-    id: messageId, external_id: externalId, company_id: channel.companyId, conversation_id: conversation.id, contact_id: contact.id,
-    replied_to_id: repliedTo, created_at: iso(now), external_created_at: iso(sentAt), income: true, status: 'created', message: text,
-    reactions: [], details: null, delivery: false, deleted: false, attachments: [],
-    contact: { id: contact.id, name: contact.name, avatar_url: contact.avatar_url, phone: contact.phone, external_id: chatId, external_public_id: contact.external_public_id },
-    conversation: moved,
-  }));
-  return events;
-}
-
-/** The v2 envelope of one event, appended to the outbox; answers what a delivery needs of it. */
-function event(channel, type, name, now, object) {
-  const id = eventPrefix + (eventCounter++).toString(36);
-  const json = JSON.stringify({ id, event: name, type, created_at: iso(now), object });
-  sql.insertEvent.run(String(channel.companyId), id, json, now);
-  return { id, json, channel, createdAt: now };
-}
+const store = sql === null ? null : callbackWriter(sql);
 
 let queue = [];
 /** Attempts answered, recorded in the next group transaction. */
@@ -184,11 +130,46 @@ function flush() {
 const schedule = () => {
   if (queue.length + attempts.length === 1) setImmediate(flush);
 };
-const grouped = (channel, message) =>
+const groupedHere = (channel, message) =>
   new Promise((resolve, reject) => {
     queue.push({ channel, message, resolve, reject });
     schedule();
   });
+
+/**
+ * `ingest-threaded`: the writes on the store thread (floor-store-thread.mjs), each turn's callbacks
+ * handed over in one message; answers the callback's events as counts (null for a repeat).
+ */
+function storeOnThread() {
+  const thread = new Worker(new URL('./floor-store-thread.mjs', import.meta.url), { workerData: { file: path.join(dir, 'floor-complete-ingest-threaded.db') } });
+  const waiting = new Map();
+  let outgoing = [];
+  let seq = 0;
+  thread.on('message', (answers) => {
+    for (const [n, events, error] of answers) {
+      const { resolve, reject } = waiting.get(n);
+      waiting.delete(n);
+      if (error === undefined) resolve(events === null ? null : new Array(events));
+      else reject(new Error(error));
+    }
+  });
+  thread.on('error', (error) => {
+    process.stderr.write(`floor store thread failed: ${error.message}\n`);
+    process.exit(1);
+  });
+  const send = () => {
+    thread.postMessage(outgoing);
+    outgoing = [];
+  };
+  return (channel, message) =>
+    new Promise((resolve, reject) => {
+      const n = (seq += 1);
+      waiting.set(n, { resolve, reject });
+      if (outgoing.push([n, { id: channel.id, companyId: channel.companyId }, message]) === 1) setImmediate(send);
+    });
+}
+
+const grouped = level === 'ingest-threaded' ? storeOnThread() : groupedHere;
 
 const receiver = level === 'deliver' ? new URL(receiverUrl) : null;
 const pool = receiver ? new Pool(receiver.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 }) : null;
