@@ -22,7 +22,10 @@
 //                                                     thread of its own), in turn, three rounds
 //   node scripts/bench/cpu.mjs floor-e2e [seconds=8] bare Koa, then floor-koa.mjs deliver (the design floor with its events
 //                                                     POSTed signed to the verifying receiver) and floor-complete.mjs
-//                                                     deliver (the whole job with its attempts recorded), twice
+//                                                     deliver (the whole job with its attempts recorded, its webhooks
+//                                                     sent from a thread of its own), twice
+//   node scripts/bench/cpu.mjs floor-e2e-inline [seconds=8] the same, with floor-complete.mjs deliver-inline (its
+//                                                     webhooks sent from its event loop) after each complete one
 //   node scripts/bench/cpu.mjs kafka [seconds=8]      e2e in Kafka mode (core + one worker, the local broker of
 //                                                     scripts/kafka/kafka.sh): CPU per callback of each process
 //
@@ -248,7 +251,7 @@ try {
     } finally {
       await d.stop();
     }
-  } else if (mode === 'floor-e2e') {
+  } else if (mode === 'floor-e2e' || mode === 'floor-e2e-inline') {
     // The floor of end to end: bare Koa, then floor-koa.mjs deliver (the design floor, and its events
     // POSTed signed to the receiver once committed) under the same load, alternating twice.
     const seconds = Number(amount ?? 8);
@@ -257,19 +260,22 @@ try {
     for (let round = 1; round <= 2; round += 1) {
       const bare = await measureBare({ warmSeconds: 3, seconds, targets });
       console.log(floorLine('bare Koa', bare));
-      for (const [name, script, args] of [['minimal', 'floor-koa.mjs', ['deliver']], ['complete', 'floor-complete.mjs', [String(COMPANIES), 'deliver']]]) {
+      const contestants = [['minimal', 'floor-koa.mjs', ['deliver']], ['complete', 'floor-complete.mjs', [String(COMPANIES), 'deliver']]];
+      if (mode === 'floor-e2e-inline') contestants.push(['complete inline', 'floor-complete.mjs', [String(COMPANIES), 'deliver-inline']]);
+      for (const [name, script, args] of contestants) {
         // A fresh store each time, warmed up by other senders: the measured load opens its
         // conversations (an event each) as the daemon's e2e run does.
         const handler = [script, fs.mkdtempSync(path.join(dir, 'floor-e2e-')), ...args, receiver.url, secretsFile];
-        const r = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: 3, seconds, cpuProf: cpuProf && path.join(cpuProf, `floor-e2e-${name}-${round}`) });
+        const r = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: 3, seconds, cpuProf: cpuProf && path.join(cpuProf, `floor-e2e-${name.replace(' ', '-')}-${round}`) });
         console.log(
-          `${`floor ${name}`.padEnd(14)} ${r.eventsPerSecond.toFixed(0).padStart(6)} events/s = ${(r.eventsPerSecond / bare.rps).toFixed(2)} of bare Koa (${r.n} callbacks, ${r.rps.toFixed(0)}/s answered, ${r.events} events); ` +
+          `${`floor ${name}`.padEnd(23)} ${r.eventsPerSecond.toFixed(0).padStart(6)} events/s = ${(r.eventsPerSecond / bare.rps).toFixed(2)} of bare Koa (${r.n} callbacks, ${r.rps.toFixed(0)}/s answered, ${r.events} events); ` +
             `CPU per callback: handler ${r.handlerUs.toFixed(0)} µs, receiver ${r.receiverUs.toFixed(0)} µs, load generator ${r.loadUs.toFixed(0)} µs`,
         );
+        console.log(`  handler CPU per callback by thread id: ${r.threads}`);
       }
     }
   } else {
-    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay, kafka, bare, floor or floor-e2e`);
+    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay, kafka, bare, floor, floor-thread, floor-e2e or floor-e2e-inline`);
   }
 } finally {
   await receiver.close();

@@ -7,6 +7,7 @@
 //   node floor-complete.mjs <port> <dir> <channels> ingest
 //   node floor-complete.mjs <port> <dir> <channels> ingest-threaded
 //   node floor-complete.mjs <port> <dir> <channels> deliver <receiver url> <secrets file>
+//   node floor-complete.mjs <port> <dir> <channels> deliver-inline <receiver url> <secrets file>
 //
 // Channels 1..<channels> answer at /callbacks/chat_b/<n>, with the secret token floorSecretToken(n)
 // of floor-tokens.mjs, which the bench's floor load sends. For each callback, in order: the channel
@@ -26,16 +27,13 @@
 // `ingest-threaded` does the same with the group commit on a thread of its own (floor-store-thread.mjs):
 // what handing the store to the second core gives (BENCHMARKS.md, "Where the time goes").
 //
-// `deliver` also sends each committed event to the company's endpoint `<receiver url>?c=<n - 1>`,
-// signed by the Standard Webhooks scheme (HMAC-SHA256 of id.timestamp.body with the decoded
-// `whsec_` secret of that index in the file, node:crypto as the daemon signs), over an undici
-// keep-alive pool. An endpoint's events go out in commit order, one at a time, each once the one
-// before it was answered (docs/design.md, section 3: in order per key on the happy path). Each
-// attempt is recorded (a delivery row, an attempt row with the first 4 KiB of the answer, the event
-// marked published) in a later group commit and counted in the attempt metrics. No retries: the
-// least the design asks of a delivery that succeeds.
+// `deliver` also sends each committed event, signed, to the company's endpoint `<receiver url>?c=<n - 1>`
+// with the `whsec_` secret of that index in the file, in commit order per endpoint (floor-deliver.mjs),
+// from a thread of its own (floor-poster-thread.mjs), as the daemon posts from a poster thread.
+// Each attempt answered 2xx is recorded (a delivery row, an attempt row with the first 4 KiB of the
+// answer, the event marked published) in a later group commit and counted in the attempt metrics.
+// `deliver-inline` sends from the event loop instead: slower (BENCHMARKS.md, "The floors").
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -44,23 +42,23 @@ import Koa from 'koa';
 import pino from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
 import getRawBody from 'raw-body';
-import { Pool } from 'undici';
 import { botUpdate } from '../../dist/schemas/callbacks/bot.js';
 import { schemaWithSafeIntegers } from '../../dist/src/http/input-values.js';
 import { openFloorStore } from './floor-store.mjs';
 import { callbackWriter } from './floor-writes.mjs';
+import { endpointSender, loadKeys } from './floor-deliver.mjs';
 import { floorSecretToken } from './floor-tokens.mjs';
 
 const [portText, dir, channelsText, level, receiverUrl, secretsFile] = process.argv.slice(2);
-if (level !== 'ingest' && level !== 'deliver' && level !== 'ingest-threaded') throw new Error(`unknown level ${level}: ingest, ingest-threaded or deliver`);
+const LEVELS = ['ingest', 'ingest-threaded', 'deliver', 'deliver-inline'];
+if (!LEVELS.includes(level)) throw new Error(`unknown level ${level}: ${LEVELS.join(', ')}`);
 const MAX_DEPTH = 32;
 const PUBLIC_URL = 'http://127.0.0.1';
 
 /** Channel n belongs to company n; its secret token's digest and, with `deliver`, its endpoint's key. */
-const keys = level === 'deliver' ? JSON.parse(fs.readFileSync(secretsFile, 'utf8')).map((s) => crypto.createSecretKey(Buffer.from(s.slice('whsec_'.length), 'base64'))) : [];
 const channels = new Map();
 for (let n = 1; n <= Number(channelsText); n += 1) {
-  channels.set(String(n), { id: n, companyId: n, digest: digest(floorSecretToken(n)), key: keys[n - 1] ?? null, endpoint: n - 1 });
+  channels.set(String(n), { id: n, companyId: n, digest: digest(floorSecretToken(n)), endpoint: n - 1 });
 }
 
 // The threaded level opens its store on the thread.
@@ -117,12 +115,10 @@ function flush() {
       job.error = error;
     }
   }
-  for (const a of recorded) {
-    sql.recordDelivered(a.event.id, a.event.channel.companyId, a.event.channel.endpoint, a.status, a.started, a.ms, a.answer, now);
-  }
+  for (const a of recorded) sql.recordDelivered(a.e.id, a.e.companyId, a.e.endpoint, a.statusCode, a.startedAt, a.durationMs, a.answer, now);
   sql.commit.run();
   for (const job of batch) {
-    if (job.error === undefined && level === 'deliver' && job.events !== null) for (const e of job.events) deliver(e);
+    if (job.error === undefined && deliver !== null && job.events !== null) for (const e of job.events) deliver(e);
     if (job.error === undefined) job.resolve(job.events);
     else job.reject(job.error);
   }
@@ -171,53 +167,35 @@ function storeOnThread() {
 
 const grouped = level === 'ingest-threaded' ? storeOnThread() : groupedHere;
 
-const receiver = level === 'deliver' ? new URL(receiverUrl) : null;
-const pool = receiver ? new Pool(receiver.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 }) : null;
+/** `deliver`: hands a committed event to the poster thread; `deliver-inline`: sends it from this thread. */
+const deliver = level === 'deliver' ? posterThread() : level === 'deliver-inline' ? endpointSender({ receiverUrl, keys: loadKeys(secretsFile), answered }) : null;
 
-/** Per endpoint with an event in flight, the events waiting behind it, in commit order. */
-const lanes = new Map();
-
-/** Sends a committed event now, or after the events of its endpoint before it. */
-function deliver(e) {
-  const lane = lanes.get(e.channel.endpoint);
-  if (lane !== undefined) lane.push(e);
-  else {
-    lanes.set(e.channel.endpoint, []);
-    post(e);
-  }
+/** An attempt answered 2xx: counted, and recorded in the next group commit. */
+function answered(e, statusCode, startedAt, durationMs, answer) {
+  metrics.attempts.inc({ outcome: 'delivered', trigger: 'auto' });
+  metrics.deliveryLatency.observe({ trigger: 'auto' }, (startedAt + durationMs - e.createdAt) / 1000);
+  attempts.push({ e, statusCode, startedAt, durationMs, answer });
+  schedule();
 }
 
-/** The endpoint's event in flight was answered: its next one goes out. */
-function next(endpoint) {
-  const e = lanes.get(endpoint).shift();
-  if (e === undefined) lanes.delete(endpoint);
-  else post(e);
-}
-
-/** POSTs one committed event, signed; its attempt is recorded in the next group commit once answered 2xx. */
-function post(e) {
-  const started = Date.now();
-  const timestamp = String(Math.floor(started / 1000));
-  const signature = crypto.createHmac('sha256', e.channel.key).update(`${e.id}.${timestamp}.${e.json}`).digest('base64');
-  pool
-    .request({
-      method: 'POST',
-      path: `${receiver.pathname}?c=${e.channel.endpoint}`,
-      headers: { 'content-type': 'application/json', 'webhook-id': e.id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` },
-      body: e.json,
-    })
-    .then(async (response) => {
-      // The attempt keeps the first 4 KiB of the answer (docs/design.md, section 7).
-      const answer = (await response.body.text()).slice(0, 4096);
-      if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`answered ${response.statusCode}`);
-      const end = Date.now();
-      metrics.attempts.inc({ outcome: 'delivered', trigger: 'auto' });
-      metrics.deliveryLatency.observe({ trigger: 'auto' }, (end - e.createdAt) / 1000);
-      attempts.push({ event: e, started, ms: end - started, status: response.statusCode, answer });
-      schedule();
-    })
-    .catch((error) => process.stderr.write(`floor delivery ${e.id} failed: ${error.message}\n`))
-    .finally(() => next(e.channel.endpoint));
+/** `deliver`: each turn's committed events to the poster thread in one message; its answers recorded. */
+function posterThread() {
+  const thread = new Worker(new URL('./floor-poster-thread.mjs', import.meta.url), { workerData: { receiverUrl, secretsFile } });
+  thread.on('error', (error) => {
+    process.stderr.write(`floor poster thread failed: ${error.message}\n`);
+    process.exit(1);
+  });
+  thread.on('message', (answers) => {
+    for (const [id, companyId, endpoint, createdAt, statusCode, startedAt, durationMs, answer] of answers) answered({ id, companyId, endpoint, createdAt }, statusCode, startedAt, durationMs, answer);
+  });
+  let outgoing = [];
+  const send = () => {
+    thread.postMessage(outgoing);
+    outgoing = [];
+  };
+  return (e) => {
+    if (outgoing.push([e.id, e.json, e.companyId, e.endpoint, e.createdAt]) === 1) process.nextTick(send);
+  };
 }
 
 const CALLBACK = /^\/callbacks\/chat_b\/(\d+)$/;

@@ -67,7 +67,7 @@ export function callbackWriter(sql) {
     const id = eventPrefix + (eventCounter++).toString(36);
     const json = JSON.stringify({ id, event: name, type, created_at: iso(now), object });
     sql.insertEvent.run(String(channel.companyId), id, json, now);
-    return { id, json, channel, createdAt: now };
+    return { id, json, companyId: channel.companyId, endpoint: channel.endpoint, createdAt: now };
   }
 
   return store;

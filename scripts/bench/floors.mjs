@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { floorSecretToken } from './floor-tokens.mjs';
-import { cpuMsOf } from './proc-stats.mjs';
+import { byTid, cpuMsOf, perThread } from './proc-stats.mjs';
 import { epochNow, maxRate, waitArrivals, warmUp } from './load.mjs';
 import { startBareKoa } from './baseline.mjs';
 
@@ -35,7 +35,7 @@ export async function measureDeliverFloor({ receiver, handler, targets, warmSeco
     // Senders of its own: the measured load then opens its conversations as the gateway's does.
     await warmUp({ receiver, base: floor.base, companies: targets, seconds: warmSeconds, drainMs, what: handler[0], firstSender: 900_000 });
     await receiver.reset();
-    const [f0, r0, g0] = [cpuMsOf(floor.pid), cpuMsOf(receiver.pid), cpuMsOf(process.pid)];
+    const [f0, r0, g0, t0] = [cpuMsOf(floor.pid), cpuMsOf(receiver.pid), cpuMsOf(process.pid), byTid(floor.pid)];
     const start = epochNow();
     const result = await maxRate({ base: floor.base, companies: targets, seconds });
     const state = await waitArrivals(receiver, result.accepted, drainMs);
@@ -50,6 +50,7 @@ export async function measureDeliverFloor({ receiver, handler, targets, warmSeco
       handlerUs: perCallback(cpuMsOf(floor.pid) - f0),
       receiverUs: perCallback(cpuMsOf(receiver.pid) - r0),
       loadUs: perCallback(cpuMsOf(process.pid) - g0),
+      threads: perThread(floor.pid, t0, n),
     };
   } finally {
     await floor.stop();
