@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import type { LogLevel } from './config/config.js';
 import { traceLogFields } from './tracing/tracer.js';
@@ -41,6 +42,39 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
     },
     destination,
   );
+}
+
+/**
+ * The daemon's log destination on standard output: the lines of one turn of the event loop are
+ * joined and handed to pino's asynchronous destination (sonic-boom) in one write. Given one line
+ * at a time, sonic-boom appends each to the text it has not written yet and measures that text
+ * again, which copies it whole for every line: at full load, about 4 kB of garbage per request
+ * line (BENCHMARKS.md, "Where the time goes"). Lines still held when the process exits are
+ * written synchronously then.
+ */
+export function stdoutDestination(): pino.DestinationStream {
+  const sink = pino.destination({ dest: 1, sync: false });
+  let lines: string[] = [];
+  const flush = () => {
+    if (lines.length === 0) return;
+    const text = lines.join('');
+    lines = [];
+    sink.write(text);
+  };
+  process.on('exit', () => {
+    if (lines.length === 0) return;
+    try {
+      sink.flushSync();
+      writeSync(1, lines.join(''));
+    } catch {
+      // Standard output is gone (a closed pipe): nothing can be written any more.
+    }
+  });
+  return {
+    write(line: string) {
+      if (lines.push(line) === 1) setImmediate(flush);
+    },
+  };
 }
 
 /**

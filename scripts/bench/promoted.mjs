@@ -9,14 +9,15 @@
 //   node --experimental-websocket scripts/bench/promoted.mjs 9230 --after=9 --seconds=4 [--out=<file>.heapprofile]
 //
 // --after: seconds to wait once the inspector answers (past the daemon's start and warm-up);
-// --seconds: the sampling window. Prints the sites by bytes, each with its three callers. The
+// --seconds: the sampling window; --all: every allocation, those a scavenge freed too (what the
+// young generation's collections are paid for). Prints the sites by bytes, each with its three callers. The
 // inspector serves the daemon's event loop only (worker threads are not sampled).
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
-  options: { after: { type: 'string', default: '9' }, seconds: { type: 'string', default: '4' }, out: { type: 'string' } },
+  options: { after: { type: 'string', default: '9' }, seconds: { type: 'string', default: '4' }, out: { type: 'string' }, all: { type: 'boolean', default: false } },
 });
 const port = Number(positionals[0]);
 if (!Number.isInteger(port) || port <= 0) throw new Error('give the inspector port: promoted.mjs <port> [--after=s] [--seconds=s]');
@@ -27,13 +28,13 @@ const target = await inspectorTarget(port, 60_000);
 await sleep(Number(options.after) * 1000);
 const inspector = await connect(target);
 await inspector.call('HeapProfiler.enable');
-await inspector.call('HeapProfiler.startSampling', { samplingInterval: 2048, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
+await inspector.call('HeapProfiler.startSampling', { samplingInterval: 2048, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: options.all });
 await sleep(Number(options.seconds) * 1000);
 const { profile } = await inspector.call('HeapProfiler.getSamplingProfile');
 await inspector.call('HeapProfiler.stopSampling');
 inspector.close();
 if (options.out) fs.writeFileSync(options.out, JSON.stringify(profile));
-report(profile, 25);
+report(profile, Number(process.env.ROWS ?? 25));
 
 /** The inspector's first target (the daemon's event loop), once it answers. */
 async function inspectorTarget(inspectorPort, timeoutMs) {
@@ -92,7 +93,7 @@ function report(sampled, rows) {
     for (const child of node.children) walk(child, [frame, ...callers]);
   };
   walk(sampled.head, []);
-  console.log(`promoted or still alive: ${(total / 1e6).toFixed(1)} MB sampled`);
+  console.log(`${options.all ? 'allocated' : 'promoted or still alive'}: ${(total / 1e6).toFixed(1)} MB sampled`);
   for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
     console.log(`${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${(bytes / 1e6).toFixed(2).padStart(6)} MB  ${site}`);
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, storePath } from '../config/config.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, stdoutDestination, type Logger } from '../log.js';
 import { packageVersion } from '../openapi/version.js';
 import { startTracing } from '../tracing/sdk.js';
 import { REPLAY_USAGE, replayCommand } from './replay-command.js';
@@ -76,7 +76,7 @@ async function serve(args: string[]): Promise<number> {
   // the servers whether to trace requests. Without an OTLP endpoint nothing of the SDK is loaded.
   let logger: Logger | undefined;
   const tracing = await startTracing(config.tracing, { role: values.role, version: packageVersion() }, { warn: (message) => logger?.warn({ component: 'opentelemetry' }, message) });
-  logger = createLogger(config.logLevel, undefined, { traceFields: tracing !== null });
+  logger = createLogger(config.logLevel, stdoutDestination(), { traceFields: tracing !== null });
   if (tracing !== null) logger.info({ protocol: config.tracing.protocol, service: config.tracing.serviceName }, 'tracing on: spans go to the OTLP endpoint');
   const gateway = values.role === 'worker' ? await startWorker(config, logger) : await startGateway(config, logger, { role: values.role as 'all' | 'core' });
 
