@@ -55,7 +55,7 @@ if (!LEVELS.includes(level)) throw new Error(`unknown level ${level}: ${LEVELS.j
 const MAX_DEPTH = 32;
 const PUBLIC_URL = 'http://127.0.0.1';
 
-/** Channel n belongs to company n; its secret token's digest and, with `deliver`, its endpoint's key. */
+/** Channel n belongs to company n: its secret token's digest, and its endpoint's index in the secrets file. */
 const channels = new Map();
 for (let n = 1; n <= Number(channelsText); n += 1) {
   channels.set(String(n), { id: n, companyId: n, digest: digest(floorSecretToken(n)), endpoint: n - 1 });
