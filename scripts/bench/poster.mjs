@@ -2,14 +2,14 @@
 // The webhook poster thread alone: what signing and sending an attempt costs the thread that does
 // it, without the rest of the daemon. The daemon's poster (ThreadedPoster of the build, one thread)
 // and the complete deliver floor's sender thread (floor-poster-thread.mjs) each send the same
-// attempts in turn: 32 endpoints of a receiver in another process (answering 200 at once), each
-// endpoint's attempts in order, at most 256 in flight, handed over in batches as a dispatcher does.
+// attempts in turn: 32 endpoints of the bench's receiver (its own process, verifying every
+// signature), each endpoint's attempts in order, at most 256 in flight, handed over in batches as a
+// dispatcher does. A signature the receiver refuses fails the run.
 // Prints attempts/s and the CPU per attempt of the sending thread (from /proc), and of the caller.
 //
 //   node scripts/bench/poster.mjs [attempts=60000] [rounds=3]
 //
 // Needs a build (npm run build). BENCHMARKS.md, "Where the time goes".
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +17,8 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { ThreadedPoster } from '../../dist/src/dispatch/webhook-poster.js';
+import { byTid } from './proc-stats.mjs';
+import { startReceiver } from './sinks.mjs';
 
 const [attemptsText = '60000', roundsText = '3'] = process.argv.slice(2);
 const ATTEMPTS = Number(attemptsText);
@@ -29,6 +31,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-poster-'));
 const secrets = Array.from({ length: ENDPOINTS }, () => `whsec_${crypto.randomBytes(32).toString('base64')}`);
 const secretsFile = path.join(dir, 'secrets.json');
 fs.writeFileSync(secretsFile, JSON.stringify(secrets));
+await receiver.useCompanies(secrets.map((webhookSecret) => ({ webhookSecret })));
 // A message.create-sized event body (about 520 bytes), as the bench's load makes.
 const body = JSON.stringify({ id: 'evt_0', event: 'create', type: 'message', created_at: new Date().toISOString(), object: { id: 1, message: 'b:'.padEnd(300, 'x'), contact: { id: 2, name: 'Sender' }, conversation: { id: 3, replied_state: 'unreplied' } } });
 
@@ -38,7 +41,7 @@ try {
     report('floor sender ', await measure(floorSender()));
   }
 } finally {
-  receiver.kill();
+  await receiver.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
@@ -48,7 +51,7 @@ function daemonSender() {
   return {
     send: (i) => {
       const c = i % ENDPOINTS;
-      return poster.post({ url: `${receiver.url}/hooks?c=${c}`, id: `evt_${i}`, body, secrets: [secrets[c]], timeoutMs: 15_000, order: `gateway.events ${c}:${c}` });
+      return poster.post({ url: `${receiver.url}?c=${c}`, id: `evt_${i}`, body, secrets: [secrets[c]], timeoutMs: 15_000, order: `gateway.events ${c}:${c}` });
     },
     close: () => poster.close(),
   };
@@ -56,7 +59,7 @@ function daemonSender() {
 
 /** The floor's sender thread: each turn's attempts in one message, its answers by event id. */
 function floorSender() {
-  const thread = new Worker(new URL('./floor-poster-thread.mjs', import.meta.url), { workerData: { receiverUrl: `${receiver.url}/hooks`, secretsFile } });
+  const thread = new Worker(new URL('./floor-poster-thread.mjs', import.meta.url), { workerData: { receiverUrl: receiver.url, secretsFile } });
   const waiting = new Map();
   thread.on('message', (answers) => {
     for (const [id] of answers) {
@@ -83,8 +86,9 @@ function floorSender() {
 /** Sends ATTEMPTS attempts, at most IN_FLIGHT at once, BATCH handed over per turn; CPU by thread. */
 async function measure(sender) {
   // Warm-up: the thread started, its connections open, its code compiled.
+  await receiver.reset();
   await Promise.all(Array.from({ length: 2_000 }, (_, i) => sender.send(i)));
-  const before = tasks();
+  const before = byTid(process.pid);
   const started = performance.now();
   let next = 0;
   let done = 0;
@@ -101,8 +105,10 @@ async function measure(sender) {
     more();
   });
   const seconds = (performance.now() - started) / 1000;
-  const after = tasks();
+  const after = byTid(process.pid);
   await sender.close();
+  const { bad, hooks } = await receiver.status();
+  if (bad > 0 || hooks !== 2_000 + ATTEMPTS) throw new Error(`the receiver verified ${hooks - bad} of ${2_000 + ATTEMPTS} attempts (${bad} bad signatures)`);
   const spent = [...after].map(([tid, ms]) => [tid, ms - (before.get(tid) ?? 0)]).filter(([, ms]) => ms > 0);
   return { rate: ATTEMPTS / seconds, spent };
 }
@@ -114,29 +120,4 @@ function report(name, { rate, spent }) {
   const [, sending] = spent.filter(([tid]) => tid !== process.pid).sort((a, b) => b[1] - a[1])[0] ?? [0, 0];
   const rest = spent.reduce((sum, [, ms]) => sum + ms, 0) - main - sending;
   console.log(`${name} ${rate.toFixed(0).padStart(6)} attempts/s; CPU per attempt: sending thread ${us(sending)} µs, caller's event loop ${us(main)} µs, other threads ${us(rest)} µs`);
-}
-
-/** CPU ms of each thread of this process, by thread id. */
-function tasks() {
-  return new Map(
-    fs.readdirSync('/proc/self/task').map((tid) => {
-      const raw = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-      return [Number(tid), (Number(fields[11]) + Number(fields[12])) * 10];
-    }),
-  );
-}
-
-/** A receiver in a process of its own that answers every POST with 200 at once. */
-async function startReceiver() {
-  const script = `const http = require('node:http');
-    const server = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); }); });
-    server.keepAliveTimeout = 30000;
-    server.listen(0, '127.0.0.1', () => process.send(server.address().port));`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`the receiver exited (${code})`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, kill: () => child.kill() };
 }

@@ -10,8 +10,9 @@
 //
 // --after: seconds to wait once the inspector answers (past the daemon's start and warm-up);
 // --seconds: the sampling window; --all: every allocation, those a scavenge freed too (what the
-// young generation's collections are paid for). Prints the sites by bytes, each with its three callers. The
-// inspector serves the daemon's event loop only (worker threads are not sampled).
+// young generation's collections are paid for). Prints the sites by bytes (the first 25, ROWS=<n>
+// for more), each with its three callers. The inspector serves the daemon's event loop only (worker
+// threads are not sampled).
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 
