@@ -11,6 +11,9 @@
 //   node scripts/bench/delivery-lifecycle.mjs gateway --narrow   the delivery rows without the event's text (a
 //                                                                reference of 40 bytes): what keeping the text once,
 //                                                                beside the event, would spare a delivery
+//   node scripts/bench/delivery-lifecycle.mjs gateway --narrow --events-table   the same, with each event's text
+//                                                                written once in a table of events (rowid-keyed),
+//                                                                which the narrow rows would need
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +21,8 @@ import { parseArgs } from 'node:util';
 import { insertBenchEndpoint, ROOT } from './lib.mjs';
 import { openFloorStore } from './floor-store.mjs';
 
-const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, narrow: { type: 'boolean', default: false } } });
+const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, narrow: { type: 'boolean', default: false }, 'events-table': { type: 'boolean', default: false } } });
+if (options['events-table'] && !options.narrow) throw new Error('--events-table goes with --narrow');
 const [which, eventsText = '40000'] = positionals;
 if (which !== 'gateway' && which !== 'floor') throw new Error('give gateway or floor');
 const EVENTS = Number(eventsText);
@@ -36,7 +40,7 @@ try {
   const before = process.cpuUsage();
   for (let n = WARM_UP; n < WARM_UP + EVENTS; n += COMPANIES) batch(n);
   const used = process.cpuUsage(before);
-  const label = which === 'gateway' ? `gateway (${path.basename(path.resolve(options.repo ?? ROOT))}${options.narrow ? ', narrow rows' : ''})` : 'complete floor';
+  const label = which === 'gateway' ? `gateway (${path.basename(path.resolve(options.repo ?? ROOT))}${options.narrow ? ', narrow rows' : ''}${options['events-table'] ? ', events table' : ''})` : 'complete floor';
   console.log(`${label}: ${((used.user + used.system) / EVENTS).toFixed(1)} µs of CPU per event: its delivery written, then its attempt recorded`);
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
@@ -52,6 +56,11 @@ async function gatewayBatches(repo) {
     endpoints.push({ company, id: insertBenchEndpoint(store, company) });
   }
   const inTransaction = store.db.transaction((fn) => fn());
+  let insertEvent = null;
+  if (options['events-table']) {
+    store.db.exec('CREATE TABLE bench_events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, company_id INTEGER NOT NULL, name TEXT NOT NULL, created_at TEXT NOT NULL, body TEXT NOT NULL)');
+    insertEvent = store.db.prepare('INSERT INTO bench_events (id, company_id, name, created_at, body) VALUES (?, ?, ?, ?, ?)');
+  }
   let previous = [];
   return (from) => {
     const now = Date.now();
@@ -60,6 +69,7 @@ async function gatewayBatches(repo) {
     inTransaction(() => {
       endpoints.forEach((endpoint, k) => {
         const id = eventId(from + k);
+        insertEvent?.run(id, endpoint.company, 'message.create', createdAt, body);
         const json = options.narrow ? `{"id":"${id}"}` : `{"id":"${id}","company_id":${endpoint.company},"name":"message.create","created_at":"${createdAt}","body":${body}}`;
         const [deliveryId] = store.deliveries.createForEvent({ id, name: 'message.create', company_id: endpoint.company }, [endpoint], now, json, null);
         made.push({ deliveryId, endpoint });
