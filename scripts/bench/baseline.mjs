@@ -36,13 +36,16 @@ export async function measureBare({ warmSeconds, seconds, handler = [], targets 
  */
 export async function startBareKoa(cpuProf = null, handler = []) {
   const port = await freePort();
-  const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
+  // BENCH_FLOOR_NODE_ARGS: node flags for the baseline and the floors only (e.g. --trace-gc); what
+  // they print after the start goes to the bench's stderr.
+  const nodeArgs = [...(process.env.BENCH_FLOOR_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [])];
   const [script = 'bare-koa.mjs', ...args] = handler;
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'scripts/bench', script), String(port), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     child.stdout.once('data', resolve);
     child.once('exit', () => reject(new Error(`${script} exited during start`)));
   });
+  child.stdout.pipe(process.stderr);
   return {
     pid: child.pid,
     base: `http://127.0.0.1:${port}`,
