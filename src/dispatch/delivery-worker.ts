@@ -7,7 +7,7 @@ import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from '..
 import { decide, type RetryPolicy } from './policy.js';
 import type { PostOutcome, SignedPost, WebhookPoster } from './webhook-poster.js';
 import { endAttemptSpan, startAttemptSpan } from './attempt-spans.js';
-import { endSpan, runIn, traceparentOfSpan, withSpan } from '../tracing/tracer.js';
+import { endSpan, isTracing, runIn, traceparentOfSpan, withSpan, type Span } from '../tracing/tracer.js';
 
 export interface DeliveryWorkerOptions {
   bus: StreamBus;
@@ -72,6 +72,8 @@ export class DeliveryWorker implements Worker {
         // The key's next job is handed to the poster at once (behind this one, in order); the job is
         // committed once its attempt record is (CommitAfter), so a crash before that sends it again.
         handler: async (message) => ({ durable: (await this.deliver(message.value as DeliveryJob, signal, `${stream} ${message.key}`)).recorded }),
+        // First attempts kept in memory only go to the poster as soon as they are committed.
+        direct: stream === STREAM.events ? (message) => this.deliverNow(message.value as DeliveryJob, signal, `${stream} ${message.key}`) : undefined,
       }),
     );
     await aborted(signal);
@@ -89,72 +91,107 @@ export class DeliveryWorker implements Worker {
    * endpoint's attempt carries its pace: the poster sends it when its turn comes (EndpointPacer).
    */
   async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal, order?: string): Promise<Dispatched> {
-    const { clock, poster, policy, logger } = this.options;
     const endpoint = this.slotsOf(job.endpoint.id);
     await endpoint.acquire();
     await this.attemptSlots.acquire();
-    const release = () => {
-      this.attemptSlots.release();
-      endpoint.release();
-      // An endpoint with nothing in flight keeps no slots: the map holds the endpoints sending now,
-      // not every endpoint ever seen (10,000 companies each with its own endpoint).
-      if (endpoint.idle && this.endpointSlots.get(job.endpoint.id) === endpoint) this.endpointSlots.delete(job.endpoint.id);
-    };
     if (signal.aborted) {
-      release();
+      this.release(job.endpoint.id, endpoint);
       throw new Error('the dispatcher is stopping');
     }
+    return this.send(job, signal, order, endpoint);
+  }
+
+  /**
+   * `deliver` without waiting: the attempt goes to the poster now if its endpoint and the
+   * dispatcher have a free slot, and the answer is when its record is stored; null when it has to
+   * wait (or tracing is on: the attempt's span then continues the stream consumer's), so that it
+   * takes the runner's way. What the event loop holds meanwhile is the attempt alone.
+   */
+  deliverNow(job: DeliveryJob, signal: AbortSignal, order: string): Promise<void> | null {
+    if (signal.aborted || isTracing()) return null;
+    const endpoint = this.slotsOf(job.endpoint.id);
+    if (!endpoint.tryAcquire()) return null;
+    if (!this.attemptSlots.tryAcquire()) {
+      this.release(job.endpoint.id, endpoint, false);
+      return null;
+    }
+    return this.send(job, signal, order, endpoint).recorded;
+  }
+
+  /** Signs and sends the attempt, its slots taken, and records its outcome. */
+  private send(job: DeliveryJob, signal: AbortSignal, order: string | undefined, endpoint: Slots): Dispatched {
+    const { clock, poster, policy, logger } = this.options;
     const queuedAt = clock.now();
     const request: SignedPost = { url: job.endpoint.url, id: job.event.id, body: jsonOf(job.event.body), secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs, order };
     if (job.endpoint.rate_limit !== undefined) request.pace = { perSecond: job.endpoint.rate_limit, retryAfterMaxMs: policy.retryAfterMaxMs };
     // Tracing on: the attempt's span, whose context the receiver gets in `traceparent`.
     const span = startAttemptSpan(job);
     if (span !== undefined) request.traceparent = traceparentOfSpan(span);
-    const work = async (): Promise<AttemptRecord> => {
-      let response: PostOutcome;
-      try {
-        response = await untilDone('sending the attempt', () => poster.post(request), signal, logger);
-      } catch (error) {
+    // Kept while the attempt is in flight instead of the job, whose event may be large.
+    const of = attemptOf(job);
+    const attempt = untilDone('sending the attempt', () => poster.post(request), signal, logger).then(
+      (response) => {
+        this.release(of.endpoint_id, endpoint);
+        // In the attempt's span: its log lines carry its trace and span ids.
+        return span === undefined ? this.recordOf(of, response, queuedAt, undefined) : runIn(withSpan(span), () => this.recordOf(of, response, queuedAt, span));
+      },
+      (error: unknown) => {
+        this.release(of.endpoint_id, endpoint);
         if (span !== undefined) endSpan(span, error);
         throw error;
-      } finally {
-        release();
-      }
-      const now = clock.now();
-      const decision = decide(job, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, policy, now);
-      const record: AttemptRecord = {
-        id: timeOrderedId('att_', 6),
-        delivery_id: job.delivery_id,
-        company_id: job.event.company_id,
-        endpoint_id: job.endpoint.id,
-        number: job.attempt,
-        step: job.step,
-        trigger: job.trigger,
-        // It may have waited behind the key's earlier attempts: it started when its exchange did.
-        started_at: Math.max(queuedAt, now - response.durationMs),
-        duration_ms: response.durationMs,
-        status_code: response.statusCode,
-        response_body: response.body,
-        error: response.error ?? (decision.outcome === 'delivered' ? null : `the receiver answered ${response.statusCode}`),
-        outcome: decision.outcome,
-        next_attempt_at: decision.nextAttemptAt,
-        event_created_at: job.event.created_at,
-      };
-      if (job.endpoint.ordering === 'strict') record.ordered = true;
-      if (span !== undefined) endAttemptSpan(span, record);
-      logger.debug({ delivery_id: job.delivery_id, attempt: job.attempt, outcome: record.outcome, status_code: record.status_code }, 'webhook attempt');
-      return record;
-    };
-    // In the attempt's span: its log lines carry its trace and span ids.
-    const attempt = span === undefined ? work() : runIn(withSpan(span), work);
-    const record = this.options.record ?? ((a: AttemptRecord) => this.options.bus.publish(STREAM.attempts, [{ key: String(a.company_id), id: a.id, value: a }]));
+      },
+    );
     // The record goes out in the attempt's trace context (its message on gateway.attempts carries it).
-    const recordIt = (a: AttemptRecord) => untilDone('recording the attempt', () => record(a), signal, logger);
+    const recordIt = (a: AttemptRecord) => untilDone('recording the attempt', () => this.record(a), signal, logger);
     const recorded = attempt.then((a) => (span === undefined ? recordIt(a) : runIn(withSpan(span), () => recordIt(a))));
-    // Whoever awaits them sees the rejection; this only keeps a shutdown's from going unhandled.
-    attempt.catch(() => {});
-    recorded.catch(() => {});
+    // Whoever awaits it sees the rejection; this only keeps a shutdown's from going unhandled
+    // (`attempt`'s goes on into `recorded`).
+    recorded.catch(ignore);
     return { attempt, recorded };
+  }
+
+  /** The attempt's record: its outcome and, when the policy says to retry, when. */
+  private recordOf(of: AttemptOf, response: PostOutcome, queuedAt: number, span: Span | undefined): AttemptRecord {
+    const now = this.options.clock.now();
+    const decision = decide(of, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, this.options.policy, now);
+    const record: AttemptRecord = {
+      id: timeOrderedId('att_', 6),
+      delivery_id: of.delivery_id,
+      company_id: of.company_id,
+      endpoint_id: of.endpoint_id,
+      number: of.number,
+      step: of.step,
+      trigger: of.trigger,
+      // It may have waited behind the key's earlier attempts: it started when its exchange did.
+      started_at: Math.max(queuedAt, now - response.durationMs),
+      duration_ms: response.durationMs,
+      status_code: response.statusCode,
+      response_body: response.body,
+      error: response.error ?? (decision.outcome === 'delivered' ? null : `the receiver answered ${response.statusCode}`),
+      outcome: decision.outcome,
+      next_attempt_at: decision.nextAttemptAt,
+      event_created_at: of.event_created_at,
+    };
+    if (of.ordered) record.ordered = true;
+    if (span !== undefined) endAttemptSpan(span, record);
+    this.options.logger.debug({ delivery_id: of.delivery_id, attempt: of.number, outcome: record.outcome, status_code: record.status_code }, 'webhook attempt');
+    return record;
+  }
+
+  /** Stores the record (role all) or publishes it on gateway.attempts for the core. */
+  private record(attempt: AttemptRecord): Promise<void> {
+    if (this.options.record !== undefined) return this.options.record(attempt);
+    return this.options.bus.publish(STREAM.attempts, [{ key: String(attempt.company_id), id: attempt.id, value: attempt }]);
+  }
+
+  /**
+   * Frees the attempt's slots. An endpoint with nothing in flight keeps no slots: the map holds the
+   * endpoints sending now, not every endpoint ever seen (10,000 companies each with its own endpoint).
+   */
+  private release(endpointId: number, endpoint: Slots, attemptSlot = true): void {
+    if (attemptSlot) this.attemptSlots.release();
+    endpoint.release();
+    if (endpoint.idle && this.endpointSlots.get(endpointId) === endpoint) this.endpointSlots.delete(endpointId);
   }
 
   /** Endpoints with an attempt in flight or waiting for a slot. */
@@ -177,11 +214,15 @@ class Slots {
   constructor(private readonly limit: number) {}
 
   async acquire(): Promise<void> {
-    if (this.used < this.limit) {
-      this.used += 1;
-      return;
-    }
+    if (this.tryAcquire()) return;
     await new Promise<void>((resolve) => this.queue.push(resolve));
+  }
+
+  /** Takes a slot if one is free and nothing waits for one. */
+  tryAcquire(): boolean {
+    if (this.used >= this.limit || this.queue.length > 0) return false;
+    this.used += 1;
+    return true;
   }
 
   release(): void {
@@ -195,3 +236,30 @@ class Slots {
     return this.used === 0 && this.queue.length === 0;
   }
 }
+
+/** What an attempt's record takes from its job. */
+interface AttemptOf {
+  delivery_id: string;
+  company_id: number;
+  endpoint_id: number;
+  number: number;
+  step: number | null;
+  trigger: 'auto' | 'manual';
+  event_created_at: string;
+  ordered: boolean;
+}
+
+function attemptOf(job: DeliveryJob): AttemptOf {
+  return {
+    delivery_id: job.delivery_id,
+    company_id: job.event.company_id,
+    endpoint_id: job.endpoint.id,
+    number: job.attempt,
+    step: job.step,
+    trigger: job.trigger,
+    event_created_at: job.event.created_at,
+    ordered: job.endpoint.ordering === 'strict',
+  };
+}
+
+function ignore(): void {}

@@ -34,10 +34,14 @@ export function heldOf(stream: string, row: LogRow, order: number): Held {
   };
 }
 
+/** SubscribeOptions.direct: a memory-only message handled beside the runner, or null when declined. */
+export type DirectHandler = (message: IncomingMessage) => Promise<void> | null;
+
 export interface FeedConsumerOptions {
   stream: string;
   group: string;
   handler: MessageHandler;
+  direct?: DirectHandler;
   maxInFlight: number;
   messages: StreamMessageStore;
   logger: Logger;
@@ -60,10 +64,17 @@ export class FeedConsumer {
   private readonly taken = new Map<number, Held>();
   /** Commits on their way (a drain waits for them: the store may close next). */
   private readonly commits = new Set<Promise<void>>();
+  private readonly direct: DirectHandler | undefined;
+  /** Memory-only messages in its direct handling (a drain waits for them as for running handlers). */
+  private readonly directs = new Set<Promise<void>>();
+  private readonly directFailed: (messageId: string, error: unknown) => void;
 
   constructor(options: FeedConsumerOptions) {
     const { stream, group, logger, messages } = options;
     this.maxInFlight = options.maxInFlight;
+    this.direct = options.direct;
+    this.directFailed = (messageId, error) =>
+      logger.warn({ err: error, stream, group, message_id: messageId }, 'direct handling failed; the message is made again by its publisher at the next start');
     this.maxHeld = Math.max(8 * options.maxInFlight, 256);
     this.runner = new KeyedRunner<Held>({
       handler: options.handler,
@@ -109,6 +120,33 @@ export class FeedConsumer {
     this.runner.submit(message);
   }
 
+  /** Has a direct handling and takes messages. */
+  get takesDirect(): boolean {
+    return this.direct !== undefined && !this.closed;
+  }
+
+  /**
+   * Offers a memory-only message to the direct handling; answers whether it took it. `settled`
+   * runs once its handling ended, however it ended: a failed one leaves the message to its
+   * publisher's recovery, there is no row to hand it out again from.
+   */
+  takeDirect(message: Held, settled: () => void): boolean {
+    if (!this.takesDirect) return false;
+    const handling = this.direct!(message);
+    if (handling === null) return false;
+    const id = message.id;
+    const end = () => {
+      this.directs.delete(done);
+      settled();
+    };
+    const done = handling.then(end, (error: unknown) => {
+      this.directFailed(id, error);
+      end();
+    });
+    this.directs.add(done);
+    return true;
+  }
+
   /** Stops at once: what it took and did not commit, latest first, for the feed to put back. */
   stop(): Held[] {
     this.closed = true;
@@ -120,6 +158,7 @@ export class FeedConsumer {
   async drain(): Promise<Held[]> {
     this.closed = true;
     await this.runner.drain();
+    await Promise.all([...this.directs]);
     await Promise.all([...this.commits]);
     return this.giveBack();
   }

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import type { StreamMessageStore } from '../store/stream-messages.js';
-import { FeedConsumer, heldOf, type Held, type LogRow } from './sqlite-feed-consumer.js';
+import { FeedConsumer, heldOf, type DirectHandler, type Held, type LogRow } from './sqlite-feed-consumer.js';
 import type { Clock, MessageHandler, Subscription } from './stream.js';
 
 /** Messages of one stream kept in memory, not yet handed to a consumer. */
@@ -57,11 +57,12 @@ export class Feed {
     private readonly logger: Logger,
   ) {}
 
-  join(handler: MessageHandler, maxInFlight: number): Subscription {
+  join(handler: MessageHandler, maxInFlight: number, direct?: DirectHandler): Subscription {
     const consumer = new FeedConsumer({
       stream: this.stream,
       group: this.group,
       handler,
+      direct,
       maxInFlight,
       messages: this.messages,
       logger: this.logger,
@@ -89,7 +90,7 @@ export class Feed {
   published(rows: readonly LogRow[]): void {
     for (const row of rows) {
       if (row.memoryOnly === true) {
-        this.acceptMemoryOnly(row);
+        this.acceptMemoryOnly(heldOf(this.stream, row, this.nextOrder++));
         continue;
       }
       if (row.seq <= this.loadedThrough || this.backlog) continue;
@@ -195,14 +196,28 @@ export class Feed {
     this.inMemory += 1;
   }
 
-  /** A memory-only message: into its key's lane whatever the memory holds (it has no row to be read from later). */
-  private acceptMemoryOnly(row: LogRow): void {
-    const message = heldOf(this.stream, row, this.nextOrder++);
-    const lane = this.lanes.get(row.key);
-    if (lane === undefined) this.lanes.set(row.key, [message]);
+  /**
+   * A memory-only message: to a consumer's direct handling when nothing of its key waits here or
+   * runs in a consumer (so it cannot overtake one), else into its key's lane whatever the memory
+   * holds (it has no row to be read from later).
+   */
+  private acceptMemoryOnly(message: Held): void {
+    this.memoryOnly += 1;
+    const lane = this.lanes.get(message.key);
+    if (lane === undefined && !this.spilled.has(message.key) && message.notBefore <= this.clock.now() && this.tookDirect(message)) return;
+    if (lane === undefined) this.lanes.set(message.key, [message]);
     else lane.push(message);
     this.memoryOnlyInLanes += 1;
-    this.memoryOnly += 1;
+  }
+
+  /** Whether a consumer took the message directly: the key's owner if it has one, else the first consumer that can. */
+  private tookDirect(message: Held): boolean {
+    const owner = this.owners.get(message.key);
+    if (owner !== undefined && owner.holds(message.key)) return false;
+    const consumer = owner ?? this.consumers.find((c) => c.takesDirect);
+    return consumer?.takeDirect(message, () => {
+      this.memoryOnly -= 1;
+    }) === true;
   }
 
   /** Reads the log: past loadedThrough while memory has room, and the spilled keys whose lane ran short. */

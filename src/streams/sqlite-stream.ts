@@ -89,11 +89,11 @@ export class SqliteStreamBus implements StreamBus {
     return () => feed.published(logRows(stream, messages, memoryOnly, rows, seqs, now, active));
   }
 
-  subscribe({ stream, group, handler, maxInFlight = 32 }: SubscribeOptions): Subscription {
+  subscribe({ stream, group, handler, maxInFlight = 32, direct }: SubscribeOptions): Subscription {
     let feed = this.feeds.get(stream);
     if (feed === undefined) this.feeds.set(stream, (feed = new Feed(stream, group, this.messages, this.clock, this.pollMs, this.logger)));
     else if (feed.group !== group) throw new Error(`The embedded stream ${stream} is consumed by group ${feed.group}; it takes one group only.`);
-    return feed.join(tracedHandler({ system: this.kind, stream, group }, handler), maxInFlight);
+    return feed.join(tracedHandler({ system: this.kind, stream, group }, handler), maxInFlight, direct);
   }
 
   async lag(positions: readonly StreamPosition[]): Promise<StreamLag[]> {

@@ -60,6 +60,14 @@ export interface SubscribeOptions {
   handler: MessageHandler;
   /** Messages in the handler at once (distinct keys). Default 32. */
   maxInFlight?: number;
+  /**
+   * Embedded streams only: takes a message kept in memory only (OutgoingMessage.recoverable) as
+   * soon as it is committed, beside the per-key runner, when nothing of its key is queued or
+   * running there; answers the end of its handling (what the runner would wait for before
+   * committing it), or null to leave it to `handler`. A handling that rejects leaves the message
+   * to its publisher's recovery, as a stop does with any message kept in memory only.
+   */
+  direct?: (message: IncomingMessage) => Promise<void> | null;
 }
 
 export interface BatchSubscribeOptions {

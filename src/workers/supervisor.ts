@@ -49,15 +49,31 @@ export function supervise(workers: readonly Worker[], logger: Logger): Superviso
  */
 export const RETRY_PAUSE_MAX_MS = 1_000;
 
-/** Retries `fn` with a growing pause (200 ms to RETRY_PAUSE_MAX_MS) until it succeeds or the signal aborts (then it throws). */
-export async function untilDone<T>(what: string, fn: () => Promise<T>, signal: AbortSignal, logger: Logger): Promise<T> {
+/**
+ * Retries `fn` with a growing pause (200 ms to RETRY_PAUSE_MAX_MS) until it succeeds or the signal
+ * aborts (then it throws). The first call goes without the retry loop: nearly every call succeeds
+ * at once, and a webhook attempt makes two of them (its POST and its record) while in flight.
+ */
+export function untilDone<T>(what: string, fn: () => Promise<T>, signal: AbortSignal, logger: Logger): Promise<T> {
+  let first: Promise<T>;
+  try {
+    first = fn();
+  } catch (error) {
+    return retryUntilDone(what, fn, signal, logger, error);
+  }
+  return first.catch((error: unknown) => retryUntilDone(what, fn, signal, logger, error));
+}
+
+async function retryUntilDone<T>(what: string, fn: () => Promise<T>, signal: AbortSignal, logger: Logger, firstError: unknown): Promise<T> {
+  let error = firstError;
   for (let failures = 0; ; failures += 1) {
+    if (signal.aborted) throw error;
+    logger.warn({ err: error, failures: failures + 1 }, `${what} failed; trying again`);
+    await pause(Math.min(200 * 2 ** failures, RETRY_PAUSE_MAX_MS), signal);
     try {
       return await fn();
-    } catch (error) {
-      if (signal.aborted) throw error;
-      logger.warn({ err: error, failures: failures + 1 }, `${what} failed; trying again`);
-      await pause(Math.min(200 * 2 ** failures, RETRY_PAUSE_MAX_MS), signal);
+    } catch (next) {
+      error = next;
     }
   }
 }

@@ -169,4 +169,32 @@ describe('DeliveryWorker hands attempts over without waiting for their answers',
     await fourth.recorded;
     expect(worker.endpointsSending).toBe(0);
   });
+
+  it('sends a first attempt now when its endpoint and the dispatcher have a free slot, and declines it otherwise', async () => {
+    const poster = new HandPoster();
+    const recorded: AttemptRecord[] = [];
+    const worker = handWorker(poster, 1, async (attempt) => void recorded.push(attempt));
+    const signal = new AbortController().signal;
+    const first = worker.deliverNow(job(1), signal, 'e1');
+    expect(first).toBeInstanceOf(Promise);
+    expect(poster.posted.map((p) => [p.request.id, p.request.order])).toEqual([['evt_1', 'e1']]);
+    // Endpoint 1's one slot is taken: its next attempt takes the runner's way, and holds no slot.
+    expect(worker.deliverNow(job(2), signal, 'e1')).toBeNull();
+    expect(worker.endpointsSending).toBe(1);
+    const other = worker.deliverNow(job(3, 2), signal, 'e2');
+    expect(other).toBeInstanceOf(Promise);
+    poster.posted[0]!.answer({ statusCode: 200, retryAfter: null, body: 'ok', error: null, durationMs: 2 });
+    poster.posted[1]!.answer({ statusCode: 503, retryAfter: null, body: 'busy', error: null, durationMs: 2 });
+    await Promise.all([first, other]);
+    expect(recorded.map((r) => [r.delivery_id, r.endpoint_id, r.number, r.step, r.outcome, r.status_code, r.response_body])).toEqual([
+      ['del_1', 1, 1, 1, 'delivered', 200, 'ok'],
+      ['del_3', 2, 1, 1, 'retry', 503, 'busy'],
+    ]);
+    expect(worker.endpointsSending).toBe(0);
+    // A stopping dispatcher sends nothing more this way.
+    const stopping = new AbortController();
+    stopping.abort();
+    expect(worker.deliverNow(job(4), stopping.signal, 'e1')).toBeNull();
+    expect(poster.posted).toHaveLength(2);
+  });
 });

@@ -44,6 +44,8 @@ async function until(what: string, condition: () => boolean, ms = 10_000): Promi
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+/** Rows ever appended to the log (its AUTOINCREMENT counter): 0 when every message went without one. */
+const everAppended = (store: Store) => store.db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'stream_messages'").get()?.seq ?? 0;
 const storedIds = (store: Store) => store.db.prepare<[], { message_id: string }>('SELECT message_id FROM stream_messages ORDER BY seq').all().map((r) => r.message_id);
 
 describe('SQLite streams across a restart', () => {
@@ -224,7 +226,6 @@ describe('SQLite streams: recoverable messages', () => {
     return { bus, handled, release, subscription };
   }
   const stuckKeyConsumer = (store: Store, maxInFlight?: number) => gatedConsumer(store, (key) => key === 'stuck', maxInFlight);
-  const everAppended = (store: Store) => store.db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'stream_messages'").get()?.seq ?? 0;
 
   it('keeps them in memory only while the consumer keeps up: handed out in order, counted in the lag, no row ever written', async () => {
     const store = Store.open(storeFile());
@@ -296,5 +297,115 @@ describe('SQLite streams: recoverable messages', () => {
       releaseStuck();
       store.close();
     }
+  });
+});
+
+describe('SQLite streams: direct handling of recoverable messages', () => {
+  const recoverable = (key: string, id: string) => ({ key, id, value: { id }, recoverable: true as const });
+  const lagOf = async (bus: SqliteStreamBus) => (await bus.lag([{ stream: 's', group: 'g' }]))[0]!.messages;
+  async function untilLag(bus: SqliteStreamBus, messages: number): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while ((await lagOf(bus)) !== messages) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for a lag of ${messages}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /**
+   * A consumer of stream 's' whose direct handling takes what `takes` allows and finishes once
+   * `finish` is called for the message; its handler waits, for the keys `hangs` names, until released.
+   */
+  async function directConsumer(store: Store, options: { takes: (m: IncomingMessage) => boolean; hangs?: (key: string) => boolean; fails?: boolean }) {
+    const log = memoryLogger();
+    const bus = new SqliteStreamBus(store.streamMessages, log.logger, { pollMs: 20 });
+    const direct: string[] = [];
+    const handled: string[] = [];
+    const finishing = new Map<string, () => void>();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const subscription = bus.subscribe({
+      stream: 's',
+      group: 'g',
+      handler: async (m) => {
+        handled.push(m.id);
+        if (options.hangs?.(m.key)) await gate;
+      },
+      direct: (m) => {
+        if (!options.takes(m)) return null;
+        direct.push(m.id);
+        return new Promise<void>((resolve, reject) => finishing.set(m.id, () => (options.fails ? reject(new Error('poster gone')) : resolve())));
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const finish = (id: string) => finishing.get(id)!();
+    return { bus, log, direct, handled, finish, release, subscription };
+  }
+
+  it('takes them as they are committed, each key in order, counted in the lag until handled, and a drain waits for them', async () => {
+    const store = Store.open(storeFile());
+    const { bus, direct, handled, finish, subscription } = await directConsumer(store, { takes: () => true });
+    await bus.publish('s', [recoverable('a', 'a1'), recoverable('b', 'b1'), recoverable('a', 'a2')]);
+    expect(direct).toEqual(['a1', 'b1', 'a2']);
+    expect(handled).toEqual([]);
+    expect(storedIds(store)).toEqual([]);
+    expect(await lagOf(bus)).toBe(3);
+    finish('a1');
+    await untilLag(bus, 2);
+    let drained = false;
+    const draining = subscription.drain().then(() => (drained = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(drained).toBe(false);
+    finish('b1');
+    finish('a2');
+    await draining;
+    expect(await lagOf(bus)).toBe(0);
+    expect(handled).toEqual([]);
+    store.close();
+  });
+
+  it("leaves to the handler what it declines, and a key's later messages while the handler holds the key", async () => {
+    const store = Store.open(storeFile());
+    const { bus, direct, handled, finish, release, subscription } = await directConsumer(store, {
+      takes: (m) => m.id !== 'busy-1',
+      hangs: (key) => key === 'busy',
+    });
+    try {
+      await bus.publish('s', [recoverable('busy', 'busy-1')]);
+      await until('the declined one in the handler', () => handled.includes('busy-1'));
+      // The runner holds the key: the next message of it waits there, behind the first.
+      await bus.publish('s', [recoverable('busy', 'busy-2'), recoverable('free', 'free-1')]);
+      expect(direct).toEqual(['free-1']);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(handled).toEqual(['busy-1']);
+      release();
+      await until('busy-2 after busy-1', () => handled.length === 2);
+      expect(handled).toEqual(['busy-1', 'busy-2']);
+      // The key is free again once its handler returned: its next message is taken directly.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await bus.publish('s', [recoverable('busy', 'busy-3')]);
+      expect(direct).toEqual(['free-1', 'busy-3']);
+      finish('free-1');
+      finish('busy-3');
+      await subscription.drain();
+      expect(await lagOf(bus)).toBe(0);
+      expect(everAppended(store)).toBe(0);
+    } finally {
+      release();
+      store.close();
+    }
+  });
+
+  it('logs a handling that failed and forgets the message, which its publisher makes again at the next start', async () => {
+    const store = Store.open(storeFile());
+    const { bus, log, direct, finish, subscription } = await directConsumer(store, { takes: () => true, fails: true });
+    await bus.publish('s', [recoverable('a', 'a1')]);
+    finish('a1');
+    await subscription.drain();
+    expect(direct).toEqual(['a1']);
+    expect(await lagOf(bus)).toBe(0);
+    expect(storedIds(store)).toEqual([]);
+    const lines = log.text().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { msg: string; message_id?: string });
+    expect(lines.filter((line) => line.msg.startsWith('direct handling failed')).map((line) => line.message_id)).toEqual(['a1']);
+    store.close();
   });
 });
