@@ -89,16 +89,11 @@ export class Feed {
   /** Messages this process just committed to the log: straight into memory when nothing older waits in the log. */
   published(rows: readonly LogRow[]): void {
     for (const row of rows) {
-      if (row.memoryOnly === true) {
-        this.acceptMemoryOnly(heldOf(this.stream, row, this.nextOrder++));
-        continue;
+      if (row.memoryOnly === true) this.acceptMemoryOnly(heldOf(this.stream, row, this.nextOrder++));
+      else if (row.seq > this.loadedThrough && !this.backlog) {
+        if (this.inMemory >= MEMORY_MESSAGES) this.backlog = true;
+        else this.accept(row);
       }
-      if (row.seq <= this.loadedThrough || this.backlog) continue;
-      if (this.inMemory >= MEMORY_MESSAGES) {
-        this.backlog = true;
-        continue;
-      }
-      this.accept(row);
     }
     this.schedule(true);
   }
@@ -198,8 +193,7 @@ export class Feed {
 
   /**
    * A memory-only message: to a consumer's direct handling when nothing of its key waits here or
-   * runs in a consumer (so it cannot overtake one), else into its key's lane whatever the memory
-   * holds (it has no row to be read from later).
+   * runs in a consumer (so it overtakes none), else into its key's lane whatever the memory holds.
    */
   private acceptMemoryOnly(message: Held): void {
     this.memoryOnly += 1;
@@ -210,14 +204,12 @@ export class Feed {
     this.memoryOnlyInLanes += 1;
   }
 
-  /** Whether a consumer took the message directly: the key's owner if it has one, else the first consumer that can. */
+  /** Offers the message to its key's owner, or to the first consumer with a direct handling. */
   private tookDirect(message: Held): boolean {
     const owner = this.owners.get(message.key);
-    if (owner !== undefined && owner.holds(message.key)) return false;
+    if (owner?.holds(message.key)) return false;
     const consumer = owner ?? this.consumers.find((c) => c.takesDirect);
-    return consumer?.takeDirect(message, () => {
-      this.memoryOnly -= 1;
-    }) === true;
+    return consumer?.takeDirect(message, () => void (this.memoryOnly -= 1)) === true;
   }
 
   /** Reads the log: past loadedThrough while memory has room, and the spilled keys whose lane ran short. */
