@@ -238,16 +238,7 @@ class Slots {
 }
 
 /** What an attempt's record takes from its job. */
-interface AttemptOf {
-  delivery_id: string;
-  company_id: number;
-  endpoint_id: number;
-  number: number;
-  step: number | null;
-  trigger: 'auto' | 'manual';
-  event_created_at: string;
-  ordered: boolean;
-}
+type AttemptOf = Pick<AttemptRecord, 'delivery_id' | 'company_id' | 'endpoint_id' | 'number' | 'step' | 'trigger'> & { event_created_at: string; ordered: boolean };
 
 function attemptOf(job: DeliveryJob): AttemptOf {
   return {
