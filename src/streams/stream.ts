@@ -67,8 +67,11 @@ export interface SubscribeOptions {
    * committing it), or null to leave it to `handler`. A handling that rejects leaves the message
    * to its publisher's recovery, as a stop does with any message kept in memory only.
    */
-  direct?: (message: IncomingMessage) => Promise<void> | null;
+  direct?: DirectHandler;
 }
+
+/** SubscribeOptions.direct: the end of a message's handling beside the runner, or null when declined. */
+export type DirectHandler = (message: IncomingMessage) => Promise<void> | null;
 
 export interface BatchSubscribeOptions {
   stream: string;
