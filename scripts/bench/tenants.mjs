@@ -50,9 +50,10 @@ const fmt = (ms) => ms.toFixed(1);
 
 /**
  * Warm-up of each run of scenario 7 at its rate. A fresh daemon's first seconds at 3,150
- * callbacks/s (its heap still growing, its code still being optimized) run late: after a warm-up
- * of 5 s the first one or two measured seconds still had a p99 of 30-80 ms against 8-30 ms later,
- * in either kind of run, and those seconds made most of each kind's pooled p99.
+ * callbacks/s run late: after a warm-up of 5 s the first one or two measured seconds still had a
+ * p99 of 19-79 ms against mostly 5-30 ms later, in either kind of run, and those seconds made most
+ * of each kind's pooled p99 (BENCHMARKS.md, "The noisy neighbour's swings were its runs' first
+ * seconds").
  */
 const WARM_SECONDS = 10;
 
