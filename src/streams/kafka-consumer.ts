@@ -1,19 +1,13 @@
 import { setMaxListeners } from 'node:events';
-import type { Consumer, Kafka, KafkaMessage as FetchedMessage } from 'kafkajs';
+import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from '../log.js';
 import { KeyedRunner } from './keyed-runner.js';
 import { GroupMember, type GroupTimings } from './kafka-group-member.js';
 import type { KafkaClientHealth } from './kafka-health.js';
 import { coalescedCommits, OffsetTracker, type CommitCoalescer, type KafkaNames } from './kafka-offsets.js';
+import { decodeRecord, type KafkaMessage } from './kafka-records.js';
 import { tracedBatchHandler, tracedHandler } from './traced-handler.js';
-import { pause, unlessAborted, waitUntil, type BatchSubscribeOptions, type Clock, type IncomingMessage, type SubscribeOptions, type Subscription } from './stream.js';
-
-/** A fetched message with its place in the topic and the consumer generation that fetched it. */
-interface KafkaMessage extends IncomingMessage {
-  partition: number;
-  offset: number;
-  generation: number;
-}
+import { pause, unlessAborted, waitUntil, type BatchSubscribeOptions, type Clock, type SubscribeOptions, type Subscription } from './stream.js';
 
 /**
  * Group consumption of the stream topics: one message at a time through a KeyedRunner
@@ -85,9 +79,9 @@ export class KafkaConsumers {
           }
           // Not resolved, so not committed: another consumer (or this one, later) gets it.
           if (abort.signal.aborted || !fetching) throw new Error('consumer stopped');
-          const offset = Number(message.offset);
-          const generation = tracker.started(partition, offset);
-          runner.submit(incoming(stream, partition, message, generation));
+          const messages = decodeRecord(stream, partition, message, tracker.current);
+          tracker.started(partition, Number(message.offset), messages.length);
+          for (const each of messages) runner.submit(each);
         },
       });
     };
@@ -155,12 +149,14 @@ export class KafkaConsumers {
         eachBatch: async ({ batch, heartbeat, resolveOffset, isRunning, isStale }) => {
           const { partition } = batch;
           const mine = generation;
-          const messages = batch.messages.map((message) => incoming(stream, partition, message, mine));
-          for (let from = 0; from < messages.length; from += maxBatch) {
+          const records = batch.messages.map((message) => decodeRecord(stream, partition, message, mine));
+          for (let from = 0; from < records.length; ) {
             // Not resolved, so not committed: another consumer (or this one, later) gets them.
             if (!fetching || abort.signal.aborted) throw new Error('consumer stopped');
             if (!isRunning() || isStale() || generation !== mine) return;
-            const chunk = messages.slice(from, from + maxBatch);
+            // Whole records, at most maxBatch messages unless one record alone has more.
+            const chunk = records[from++]!.slice();
+            while (from < records.length && chunk.length + records[from]!.length <= maxBatch) chunk.push(...records[from++]!);
             const task = handle(chunk, heartbeat);
             const tracked = task.then(() => undefined);
             running.add(tracked);
@@ -242,20 +238,4 @@ export class KafkaConsumers {
     this.subscriptions.add(subscription);
     return subscription;
   }
-}
-
-/** A fetched Kafka message as the stream's consumers see it (id and not_before from its headers). */
-function incoming(stream: string, partition: number, message: FetchedMessage, generation: number): KafkaMessage {
-  const offset = Number(message.offset);
-  return {
-    stream,
-    key: message.key?.toString() ?? '',
-    id: message.headers?.['message-id']?.toString() ?? `${stream}/${partition}/${offset}`,
-    value: JSON.parse(message.value?.toString() ?? 'null') as unknown,
-    notBefore: Number(message.headers?.['not-before']?.toString() ?? 0),
-    traceparent: message.headers?.traceparent?.toString(),
-    partition,
-    offset,
-    generation,
-  };
 }

@@ -154,9 +154,10 @@ export function coalescedCommits(consumer: () => Consumer, names: KafkaNames, st
 }
 
 /**
- * Per partition: offsets handed out and not yet done. The committable offset is the lowest one
- * still running (or one past the highest done), so a commit never skips an unfinished message.
- * A rebalance starts a new generation; completions from an older one commit nothing.
+ * Per partition: records handed out and not yet done. A record carries one message or, packed,
+ * several (kafka-records.ts); it is done once all of them are. The committable offset is the lowest
+ * record still running (or one past the highest done), so a commit never skips an unfinished
+ * message. A rebalance starts a new generation; completions from an older one commit nothing.
  *
  * Offsets of a partition are handed out in increasing order, so they are kept in that order and
  * the lowest unfinished one is found by dropping finished ones from the front: constant time per
@@ -165,7 +166,7 @@ export function coalescedCommits(consumer: () => Consumer, names: KafkaNames, st
  */
 export class OffsetTracker {
   private generation = 0;
-  private readonly partitions = new Map<number, { order: number[]; head: number; finished: Set<number>; highestDone: number }>();
+  private readonly partitions = new Map<number, PartitionOffsets>();
 
   get current(): number {
     return this.generation;
@@ -176,23 +177,33 @@ export class OffsetTracker {
     this.partitions.clear();
   }
 
-  started(partition: number, offset: number): number {
+  /** A record handed out with its `messages` (each one is `done` on its own). */
+  started(partition: number, offset: number, messages = 1): void {
     let state = this.partitions.get(partition);
-    if (state === undefined) this.partitions.set(partition, (state = { order: [], head: 0, finished: new Set(), highestDone: -1 }));
+    if (state === undefined) this.partitions.set(partition, (state = { order: [], head: 0, finished: new Set(), unfinished: new Map(), held: 0, highestDone: -1 }));
     state.order.push(offset);
-    return this.generation;
+    state.held += messages;
+    if (messages > 1) state.unfinished.set(offset, messages);
   }
 
   /** Messages of the partition handed out in this generation and not done. */
   held(partition: number): number {
-    const state = this.partitions.get(partition);
-    return state === undefined ? 0 : state.order.length - state.head - state.finished.size;
+    return this.partitions.get(partition)?.held ?? 0;
   }
 
-  /** The offset to commit after this completion, or null when nothing may be committed. */
+  /** One message of the record at `offset` is done: the offset to commit now, or null when nothing new may be committed. */
   done(generation: number, partition: number, offset: number): number | null {
     const state = this.partitions.get(partition);
     if (generation !== this.generation || state === undefined) return null;
+    state.held -= 1;
+    const left = state.unfinished.get(offset);
+    if (left !== undefined) {
+      if (left > 1) {
+        state.unfinished.set(offset, left - 1);
+        return null;
+      }
+      state.unfinished.delete(offset);
+    }
     state.finished.add(offset);
     state.highestDone = Math.max(state.highestDone, offset);
     while (state.head < state.order.length && state.finished.delete(state.order[state.head]!)) state.head += 1;
@@ -202,4 +213,18 @@ export class OffsetTracker {
     }
     return state.head < state.order.length ? state.order[state.head]! : state.highestDone + 1;
   }
+}
+
+/** OffsetTracker's state of one partition. */
+interface PartitionOffsets {
+  /** Offsets of the records handed out, in order; those before `head` are done. */
+  order: number[];
+  head: number;
+  /** Done records not yet dropped from the front of `order`. */
+  finished: Set<number>;
+  /** Packed records with messages still running: how many. */
+  unfinished: Map<number, number>;
+  /** Messages handed out and not done. */
+  held: number;
+  highestDone: number;
 }

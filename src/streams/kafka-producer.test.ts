@@ -1,7 +1,7 @@
 // The publisher's answer to a producer the broker no longer accepts, driven with the errors kafkajs
 // raises for it: the producer is closed, a new one (a new producer id) sends the same batch again,
 // before anything published later. The real broker's side is in test/faults (npm run faults).
-import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, type Kafka, type Producer, type TopicMessages } from 'kafkajs';
+import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, type Kafka, type Producer, type ProducerConfig, type TopicMessages } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../log.js';
 import { KafkaClientHealth } from './kafka-health.js';
@@ -138,6 +138,35 @@ describe('KafkaPublisher with a producer the broker refuses', () => {
     await publisher.publish('s', [message('k1')]);
     expect(producers[1]!.sent).toEqual([[{ topic: 'ns.s', keys: ['k1'] }]]);
     expect(health.snapshot()).toEqual({ recovering: [], recreated: { producer: 1, consumer: 0 } });
+  });
+});
+
+describe('KafkaPublisher packing', () => {
+  it('packs the messages of publishes made while a send was on its way into one record per partition, in call order', async () => {
+    const sent: TopicMessages[][] = [];
+    let release: () => void = () => {};
+    const kafka = {
+      producer: ({ createPartitioner }: ProducerConfig) => ({
+        connect: async () => {},
+        disconnect: async () => {},
+        // As kafkajs does: every message placed by the partitioner, here in a topic of one partition.
+        sendBatch: async ({ topicMessages }: { topicMessages: TopicMessages[] }) => {
+          const place = createPartitioner!();
+          for (const { topic, messages } of topicMessages) for (const m of messages) place({ topic, partitionMetadata: [{ partitionErrorCode: 0, partitionId: 0, leader: 0, replicas: [0], isr: [0] }], message: m });
+          sent.push(topicMessages);
+          if (sent.length === 2) await new Promise<void>((resolve) => (release = resolve));
+        },
+      }),
+    } as unknown as Kafka;
+    const { publisher } = publisherOf(kafka);
+    await publisher.publish('gateway.attempts', [message('first')]);
+    const held = publisher.publish('gateway.attempts', [message('held')]);
+    await until(() => sent.length === 2);
+    const queued = [publisher.publish('gateway.attempts', [message('q1')]), publisher.publish('gateway.attempts', [message('q2'), message('q3')])];
+    release();
+    await Promise.all([held, ...queued]);
+    expect(sent.map((send) => send.map((t) => t.messages.map((m) => m.headers?.packed ?? m.key)))).toEqual([[['first']], [['held']], [['3']]]);
+    expect(JSON.parse(String(sent[2]![0]!.messages[0]!.value)).map((entry: { id: string }) => entry.id)).toEqual(['id-q1', 'id-q2', 'id-q3']);
   });
 });
 

@@ -1,14 +1,15 @@
-import { Partitioners, type Kafka, type Message, type Producer, type TopicMessages } from 'kafkajs';
+import { type Kafka, type Producer, type TopicMessages } from 'kafkajs';
 import type { Logger } from '../log.js';
 import { errorReason, fatalProducerError, type KafkaClientHealth } from './kafka-health.js';
 import type { KafkaNames } from './kafka-offsets.js';
+import { encodeMessage, encodeRecords, PartitionPlacer, type EncodedMessage } from './kafka-records.js';
 import type { Clock, OutgoingMessage } from './stream.js';
 import { traceparentOf } from '../tracing/tracer.js';
 
 /** Publishes of one `publish` call waiting for the next send, with the caller's promise. */
 interface QueuedPublish {
   topic: string;
-  messages: Message[];
+  messages: EncodedMessage[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -29,6 +30,7 @@ export class KafkaPublisher {
   private producer: Promise<Producer> | undefined;
   private readonly outgoing: QueuedPublish[] = [];
   private sending = false;
+  private readonly placer = new PartitionPlacer();
 
   constructor(
     private readonly kafka: Kafka,
@@ -42,18 +44,16 @@ export class KafkaPublisher {
    * Resolves once the broker acknowledged the messages (acks from all in-sync replicas). Publishes
    * made while a send is on its way go out together in the next one (one request for all of them,
    * in call order per topic): the idempotent producer has one request in flight at a time, so
-   * without this every publish would wait a round trip behind the previous one.
+   * without this every publish would wait a round trip behind the previous one. The messages of a
+   * partition in one send are packed into records (kafka-records.ts); the producer's partitioner
+   * is kafkajs's default one, through the placer that learns the partition counts packing needs.
    */
   publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return Promise.resolve();
-    // The trace context travels in a W3C `traceparent` header, only while tracing is on.
+    // The trace context (W3C `traceparent`) travels with each message only while tracing is on.
+    const now = this.clock.now();
     const active = traceparentOf();
-    const encoded = messages.map((m) => {
-      const traceparent = m.traceparent ?? active;
-      const headers: Record<string, string> = { 'message-id': m.id, 'not-before': String(m.notBefore ?? this.clock.now()) };
-      if (traceparent !== undefined) headers.traceparent = traceparent;
-      return { key: m.key, value: m.json ?? JSON.stringify(m.value), headers };
-    });
+    const encoded = messages.map((m) => encodeMessage(m, now, active));
     return new Promise<void>((resolve, reject) => {
       this.outgoing.push({ topic: this.names.topic(stream), messages: encoded, resolve, reject });
       if (!this.sending) void this.sendQueued();
@@ -73,14 +73,14 @@ export class KafkaPublisher {
     try {
       while (this.outgoing.length > 0) {
         const batch = this.outgoing.splice(0);
-        const byTopic = new Map<string, Message[]>();
+        const byTopic = new Map<string, EncodedMessage[]>();
         for (const item of batch) {
           const list = byTopic.get(item.topic) ?? [];
           list.push(...item.messages);
           byTopic.set(item.topic, list);
         }
         try {
-          await this.send([...byTopic].map(([topic, list]) => ({ topic, messages: list })));
+          await this.send([...byTopic].map(([topic, list]) => ({ topic, messages: encodeRecords(topic, list, this.placer) })));
           batch.forEach((item) => item.resolve());
         } catch (error) {
           batch.forEach((item) => item.reject(error));
@@ -131,7 +131,7 @@ export class KafkaPublisher {
       const producer = this.kafka.producer({
         idempotent: true,
         maxInFlightRequests: 1,
-        createPartitioner: Partitioners.DefaultPartitioner,
+        createPartitioner: this.placer.partitioner,
       });
       try {
         await producer.connect();

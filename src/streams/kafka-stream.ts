@@ -43,7 +43,8 @@ export interface KafkaStreamOptions extends GroupTimings {
  *
  * The bus owns the kafkajs client and hands the work to three parts sharing it: KafkaPublisher
  * (kafka-producer.ts) publishes, KafkaConsumers (kafka-consumer.ts) consumes in groups and
- * commits, KafkaTopicAdmin (kafka-offsets.ts) creates the topics and reads the lag.
+ * commits, KafkaTopicAdmin (kafka-offsets.ts) creates the topics and reads the lag. Messages of a
+ * partition published together travel packed in one record (kafka-records.ts).
  *
  * No client outlives a state it cannot leave: a producer whose send failed and a consumer that
  * crashed are closed and replaced (kafka-producer.ts, kafka-group-member.ts), and KafkaClientHealth

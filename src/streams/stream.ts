@@ -78,7 +78,7 @@ export interface BatchSubscribeOptions {
   group: string;
   /** Consecutive messages of one partition in stream order (so in order per key); committed once it resolves. */
   handler: (messages: readonly IncomingMessage[]) => Promise<void>;
-  /** Most messages per handler call. Default 128. */
+  /** Most messages per handler call, except that a Kafka record carrying more is handed whole. Default 128. */
   maxBatch?: number;
 }
 

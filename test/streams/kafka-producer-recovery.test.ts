@@ -11,6 +11,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { KafkaClientHealth } from '../../src/streams/kafka-health.js';
 import { KafkaNames, KafkaTopicAdmin } from '../../src/streams/kafka-offsets.js';
 import { KafkaPublisher } from '../../src/streams/kafka-producer.js';
+import { decodeRecord } from '../../src/streams/kafka-records.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { memoryLogger } from '../pipeline/wait.js';
 
@@ -149,8 +150,8 @@ async function topicIds(brokers: string, topic: string): Promise<string[]> {
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
     let last = Date.now();
     void consumer.run({
-      eachMessage: async ({ message }) => {
-        ids.push(message.headers?.['message-id']?.toString() ?? '?');
+      eachMessage: async ({ partition, message }) => {
+        ids.push(...decodeRecord(topic, partition, message, 0).map((m) => m.id));
         last = Date.now();
       },
     });

@@ -119,3 +119,64 @@ describe('Kafka batch subscription', () => {
     }
   }, 60_000);
 });
+
+describe('Kafka packed records', () => {
+  const brokers = () => inject('kafkaBrokers').split(',');
+  /** A bus whose producer knows the topic's partitions (one message placed), so its publishes pack. */
+  async function packingBus(name: string) {
+    const namespace = `${name}-${Date.now()}-`;
+    const bus = new KafkaStreamBus({ brokers: brokers(), namespace, clientId: name }, memoryLogger().logger);
+    await bus.ensureStreams([{ name: 'packs', partitions: 1 }]);
+    await bus.publish('packs', [{ key: 'warm', id: 'warm', value: { n: 0 } }]);
+    return bus;
+  }
+
+  it('hands out again every message of a packed record while one of them was unfinished when its consumer stopped', async () => {
+    const bus = await packingBus('packs-stop');
+    try {
+      await bus.publish('packs', [1, 2, 3].map((n) => ({ key: `k${n}`, id: `m${n}`, value: { n } })));
+      const seenByDead: string[] = [];
+      const dead = bus.subscribe({
+        stream: 'packs',
+        group: 'g',
+        handler: (m) => {
+          seenByDead.push(m.id);
+          return m.id === 'm2' ? new Promise<void>(() => {}) : Promise.resolve();
+        },
+      });
+      await eventually('the stopping consumer got every message', () => seenByDead.length === 4, 30_000);
+      await dead.stop();
+      const survivor: string[] = [];
+      const next = bus.subscribe({ stream: 'packs', group: 'g', handler: async (m) => void survivor.push(m.id) });
+      await eventually('the packed record handed out again', () => survivor.length === 3, 30_000);
+      // The plain record before it was done and committed; the packed one comes again whole.
+      expect(survivor).toEqual(['m1', 'm2', 'm3']);
+      await next.drain();
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
+
+  it('hands a batch subscriber whole records, in order, and commits each once handled', async () => {
+    const bus = await packingBus('packs-batches');
+    try {
+      await bus.publish('packs', Array.from({ length: 10 }, (_, n) => ({ key: `k${n % 2}`, id: `m${n + 1}`, value: { n: n + 1 } })));
+      await bus.publish('packs', [{ key: 'k0', id: 'm11', value: { n: 11 } }]);
+      const runs: number[][] = [];
+      const first = bus.subscribeBatches({ stream: 'packs', group: 'g', maxBatch: 4, handler: async (run) => void runs.push(run.map((m) => (m.value as { n: number }).n)) });
+      await eventually('every message handled', () => runs.flat().length === 12, 30_000);
+      await first.drain();
+      // The warm-up and the message after the pack fit beside it in no run of 4: each record is a run.
+      expect(runs).toEqual([[0], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [11]]);
+      const again: number[] = [];
+      const next = bus.subscribeBatches({ stream: 'packs', group: 'g', handler: async (run) => void again.push(...run.map((m) => (m.value as { n: number }).n)) });
+      await next.ready;
+      await bus.publish('packs', [{ key: 'k1', id: 'm12', value: { n: 12 } }]);
+      await eventually('the next message handled', () => again.includes(12), 30_000);
+      expect(again).toEqual([12]);
+      await next.drain();
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
+});
