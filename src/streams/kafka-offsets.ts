@@ -1,5 +1,6 @@
 import type { Admin, Consumer, Kafka } from 'kafkajs';
 import type { Logger } from '../log.js';
+import { TOPIC_MAX_MESSAGE_BYTES } from './kafka-records.js';
 import { pause, type StreamLag, type StreamPosition, type StreamSpec } from './stream.js';
 
 /**
@@ -32,7 +33,10 @@ export class KafkaTopicAdmin {
     private readonly settings: { readonly replicationFactor?: number },
   ) {}
 
-  /** Creates the topics of the streams that have none yet, and waits for their partition leaders. */
+  /**
+   * Creates the topics of the streams that have none yet (`max.message.bytes` TOPIC_MAX_MESSAGE_BYTES,
+   * so that one large event fits in a record), and waits for their partition leaders.
+   */
   async ensureStreams(streams: readonly StreamSpec[]): Promise<void> {
     const admin = this.kafka.admin();
     await admin.connect();
@@ -42,7 +46,12 @@ export class KafkaTopicAdmin {
       if (missing.length > 0) {
         await admin.createTopics({
           waitForLeaders: true,
-          topics: missing.map((s) => ({ topic: this.names.topic(s.name), numPartitions: s.partitions, replicationFactor: this.settings.replicationFactor ?? 1 })),
+          topics: missing.map((s) => ({
+            topic: this.names.topic(s.name),
+            numPartitions: s.partitions,
+            replicationFactor: this.settings.replicationFactor ?? 1,
+            configEntries: [{ name: 'max.message.bytes', value: String(TOPIC_MAX_MESSAGE_BYTES) }],
+          })),
         });
       }
     } finally {

@@ -2,7 +2,7 @@ import { type Kafka, type Producer, type TopicMessages } from 'kafkajs';
 import type { Logger } from '../log.js';
 import { errorReason, fatalProducerError, type KafkaClientHealth } from './kafka-health.js';
 import type { KafkaNames } from './kafka-offsets.js';
-import { encodeMessage, encodeRecords, PartitionPlacer, type EncodedMessage } from './kafka-records.js';
+import { encodeMessage, encodeRecords, PartitionPlacer, splitRequests, type EncodedMessage } from './kafka-records.js';
 import type { Clock, OutgoingMessage } from './stream.js';
 import { traceparentOf } from '../tracing/tracer.js';
 
@@ -80,7 +80,7 @@ export class KafkaPublisher {
           byTopic.set(item.topic, list);
         }
         try {
-          await this.send([...byTopic].map(([topic, list]) => ({ topic, messages: encodeRecords(topic, list, this.placer) })));
+          for (const request of this.requests(byTopic)) await this.send(request);
           batch.forEach((item) => item.resolve());
         } catch (error) {
           batch.forEach((item) => item.reject(error));
@@ -89,6 +89,16 @@ export class KafkaPublisher {
     } finally {
       this.sending = false;
     }
+  }
+
+  /**
+   * The produce requests of one send, in order: each topic's records (packed per partition) split
+   * so that no partition's part of a request passes the broker's limit (kafka-records.ts).
+   */
+  private requests(byTopic: Map<string, EncodedMessage[]>): TopicMessages[][] {
+    const perTopic = [...byTopic].map(([topic, list]) => ({ topic, parts: splitRequests(topic, encodeRecords(topic, list, this.placer), this.placer) }));
+    const count = Math.max(...perTopic.map((t) => t.parts.length));
+    return Array.from({ length: count }, (_, n) => perTopic.flatMap(({ topic, parts }) => (n < parts.length ? [{ topic, messages: parts[n]! }] : [])));
   }
 
   /**

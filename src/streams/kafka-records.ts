@@ -14,6 +14,20 @@ import type { IncomingMessage, OutgoingMessage } from './stream.js';
 export const PACK_MESSAGES = 64;
 export const PACK_CHARS = 256 * 1024;
 
+/**
+ * Most bytes of one partition's records in one produce request. kafkajs writes a request's records
+ * of a partition as one record batch, and the broker refuses a batch over the topic's
+ * `max.message.bytes` (1 MB by default) for good: the sender would try the same batch forever.
+ * A record larger than this goes alone in its request.
+ */
+export const REQUEST_PARTITION_BYTES = 512 * 1024;
+
+/**
+ * `max.message.bytes` of the topics the gateway creates: a single event as large as a callback
+ * body may be (GATEWAY_BODY_LIMIT_BYTES), with its delivery job around it, fits in one record.
+ */
+export const TOPIC_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
 /** A fetched message with its place in the topic and the consumer generation that fetched it. */
 export interface KafkaMessage extends IncomingMessage {
   partition: number;
@@ -95,6 +109,31 @@ export function encodeRecords(topic: string, messages: readonly EncodedMessage[]
     }
   }
   return records;
+}
+
+/**
+ * The records of one send split into produce requests, in order, so that no partition's records
+ * in one request pass REQUEST_PARTITION_BYTES (but for a single record larger than that, alone).
+ * Records whose partition is unknown yet are counted as one partition.
+ */
+export function splitRequests(topic: string, records: readonly Message[], placer: PartitionPlacer): Message[][] {
+  const requests: Message[][] = [];
+  let current: Message[] = [];
+  let bytes = new Map<number | undefined, number>();
+  for (const record of records) {
+    const partition = record.partition ?? placer.partitionOf(topic, String(record.key));
+    const size = Buffer.byteLength(record.value as string);
+    const before = bytes.get(partition) ?? 0;
+    if (before > 0 && before + size > REQUEST_PARTITION_BYTES) {
+      requests.push(current);
+      current = [];
+      bytes = new Map();
+    }
+    current.push(record);
+    bytes.set(partition, (bytes.get(partition) ?? 0) + size);
+  }
+  if (current.length > 0) requests.push(current);
+  return requests;
 }
 
 function plainRecord(m: EncodedMessage): Message {
