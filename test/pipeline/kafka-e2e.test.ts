@@ -100,6 +100,31 @@ describe('Kafka mode: core plus a separate worker process', () => {
     }
   }, 90_000);
 
+  it('delivers events of one endpoint too large together for one record batch, and one larger than the broker default of 1 MB', async () => {
+    const company = insertCompany(core.store);
+    const secret = newSecret();
+    const receiver = await startReceiver(() => [secret]);
+    try {
+      insertEndpoint(core.store, company, receiver.url, { secret });
+      // One endpoint, so one key and one partition: 1.6 MB of jobs in one relay batch, then 1.2 MB in one job.
+      const events = Array.from({ length: 20 }, (_, i) => emitEvent(core.store, company, 'message.create', { id: i, text: `${i}`.padEnd(80_000, 'x') }));
+      events.push(emitEvent(core.store, company, 'message.create', { id: 20, text: 'y'.repeat(1_200_000) }));
+      await eventually('every event received', () => events.every((e) => receiver.received.some((h) => h.id === e.id)), 60_000);
+      for (const event of events) {
+        const copy = receiver.received.find((h) => h.id === event.id)!;
+        expect(copy.verifiedBy).toEqual([0]);
+        expect(copy.body).toEqual(event.body);
+      }
+      await eventually(
+        'every delivery recorded as delivered in the core',
+        () => core.store.deliverySearch.list({ company_id: company, status: 'delivered' }, undefined, 50).rows.length === events.length,
+        30_000,
+      );
+    } finally {
+      await receiver.close();
+    }
+  }, 90_000);
+
   it('shows its Kafka clients at /healthz and /metrics: none being recreated, and the count of recreations', async () => {
     const health = await fetch(`${core.baseUrl}/healthz`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     expect(health.status).toBe(200);
