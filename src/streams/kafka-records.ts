@@ -23,8 +23,8 @@ export const PACK_CHARS = 256 * 1024;
 export const REQUEST_PARTITION_BYTES = 512 * 1024;
 
 /**
- * `max.message.bytes` of the topics the gateway creates: a single event as large as a callback
- * body may be (GATEWAY_BODY_LIMIT_BYTES), with its delivery job around it, fits in one record.
+ * `max.message.bytes` of the topics the gateway creates: a single event over the broker's default
+ * 1 MB, with its delivery job around it, fits in one record (room for a raised GATEWAY_BODY_LIMIT_BYTES).
  */
 export const TOPIC_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
