@@ -96,7 +96,7 @@ export class KafkaPublisher {
    * so that no partition's part of a request passes the broker's limit (kafka-records.ts).
    */
   private requests(byTopic: Map<string, EncodedMessage[]>): TopicMessages[][] {
-    const perTopic = [...byTopic].map(([topic, list]) => ({ topic, parts: splitRequests(topic, encodeRecords(topic, list, this.placer), this.placer) }));
+    const perTopic = [...byTopic].map(([topic, list]) => ({ topic, parts: splitRequests(encodeRecords(topic, list, this.placer)) }));
     const count = Math.max(...perTopic.map((t) => t.parts.length));
     return Array.from({ length: count }, (_, n) => perTopic.flatMap(({ topic, parts }) => (n < parts.length ? [{ topic, messages: parts[n]! }] : [])));
   }

@@ -3,7 +3,7 @@
 // published. The broker's side is in test/streams/kafka.test.ts and test/tracing/kafka-headers.test.ts.
 import { Partitioners, type KafkaMessage as FetchedMessage, type Message, type PartitionMetadata } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeMessage, encodeRecords, PACK_CHARS, PACK_MESSAGES, PartitionPlacer, REQUEST_PARTITION_BYTES, splitRequests } from './kafka-records.js';
+import { decodeRecord, encodeMessage, encodeRecords, PACK_CHARS, PACK_MESSAGES, PartitionPlacer, REQUEST_PARTITION_BYTES, splitRequests, type PlacedRecord } from './kafka-records.js';
 import type { OutgoingMessage } from './stream.js';
 
 const TOPIC = 'ns.gateway.events';
@@ -35,7 +35,7 @@ function fetched(record: Message, offset: number): FetchedMessage {
 
 /** The records of messages sent together, published at `now` with `active` as the trace context of the moment. */
 function recordsOf(messages: OutgoingMessage[], placer: PartitionPlacer, now: number, active: string | undefined): Message[] {
-  return encodeRecords(TOPIC, messages.map((m) => encodeMessage(m, now, active)), placer);
+  return encodeRecords(TOPIC, messages.map((m) => encodeMessage(m, now, active)), placer).map((placed) => placed.record);
 }
 
 const message = (key: string, n: number, extra: Partial<OutgoingMessage> = {}): OutgoingMessage => ({ key, id: `${key}-${n}`, value: { key, n }, ...extra });
@@ -109,21 +109,21 @@ describe('encodeRecords', () => {
 });
 
 describe('splitRequests', () => {
-  const record = (key: string, bytes: number, partition?: number): Message => ({ key, value: 'x'.repeat(bytes), ...(partition === undefined ? {} : { partition }) });
+  const record = (key: string, bytes: number, partition?: number): PlacedRecord => ({ partition, record: { key, value: 'x'.repeat(bytes) } });
   const shape = (requests: Message[][]) => requests.map((request) => request.map((r) => `${String(r.key)}:${String(r.value).length}`));
 
   it('keeps each partition of a request under the limit, in order, and a larger record alone', () => {
     const part = Math.floor(REQUEST_PARTITION_BYTES * 0.4);
     const big = REQUEST_PARTITION_BYTES * 2;
-    const requests = splitRequests(TOPIC, [record('a', part, 0), record('b', part, 1), record('c', part, 0), record('d', part, 0), record('e', big, 1), record('f', 10, 1)], placerOf(2));
+    const requests = splitRequests([record('a', part, 0), record('b', part, 1), record('c', part, 0), record('d', part, 0), record('e', big, 1), record('f', 10, 1)]);
     expect(shape(requests)).toEqual([[`a:${part}`, `b:${part}`, `c:${part}`], [`d:${part}`, `e:${big}`], ['f:10']]);
   });
 
   it('counts bytes, not characters, and takes plain records of an unknown partition as one partition', () => {
     const wide = Math.floor(REQUEST_PARTITION_BYTES / 4);
-    const euro = (key: string): Message => ({ key, value: '€'.repeat(wide) }); // 3 bytes each
-    expect(shape(splitRequests(TOPIC, [euro('x'), euro('y'), euro('z')], new PartitionPlacer()))).toEqual([[`x:${wide}`], [`y:${wide}`], [`z:${wide}`]]);
-    expect(splitRequests(TOPIC, [], new PartitionPlacer())).toEqual([]);
+    const euro = (key: string): PlacedRecord => ({ partition: undefined, record: { key, value: '€'.repeat(wide) } }); // 3 bytes each
+    expect(shape(splitRequests([euro('x'), euro('y'), euro('z')]))).toEqual([[`x:${wide}`], [`y:${wide}`], [`z:${wide}`]]);
+    expect(splitRequests([])).toEqual([]);
   });
 });
 

@@ -82,11 +82,17 @@ export function encodeMessage(m: OutgoingMessage, now: number, active: string | 
   return { key: m.key, id: m.id, notBefore: m.notBefore ?? now, traceparent: m.traceparent ?? active, json: m.json ?? JSON.stringify(m.value) };
 }
 
+/** A record and the partition it goes to (undefined while the topic's partition count is unknown). */
+export interface PlacedRecord {
+  partition: number | undefined;
+  record: Message;
+}
+
 /**
  * The records of messages sent together to `topic`: consecutive messages of a partition packed (at
  * most PACK_MESSAGES and PACK_CHARS a record, in the order given), a message alone as a plain record.
  */
-export function encodeRecords(topic: string, messages: readonly EncodedMessage[], placer: PartitionPlacer): Message[] {
+export function encodeRecords(topic: string, messages: readonly EncodedMessage[], placer: PartitionPlacer): PlacedRecord[] {
   const byPartition = new Map<number | undefined, EncodedMessage[]>();
   for (const m of messages) {
     const partition = placer.partitionOf(topic, m.key);
@@ -94,17 +100,17 @@ export function encodeRecords(topic: string, messages: readonly EncodedMessage[]
     if (list === undefined) byPartition.set(partition, [m]);
     else list.push(m);
   }
-  const records: Message[] = [];
+  const records: PlacedRecord[] = [];
   for (const [partition, list] of byPartition) {
     if (partition === undefined) {
-      for (const m of list) records.push(plainRecord(m));
+      for (const m of list) records.push({ partition, record: plainRecord(m) });
       continue;
     }
     for (let from = 0; from < list.length; ) {
       let to = from + 1;
       let chars = list[from]!.json.length;
       while (to < list.length && to - from < PACK_MESSAGES && chars + list[to]!.json.length <= PACK_CHARS) chars += list[to++]!.json.length;
-      records.push(to - from === 1 ? plainRecord(list[from]!) : packedRecord(list.slice(from, to), partition));
+      records.push({ partition, record: to - from === 1 ? plainRecord(list[from]!) : packedRecord(list.slice(from, to), partition) });
       from = to;
     }
   }
@@ -116,12 +122,11 @@ export function encodeRecords(topic: string, messages: readonly EncodedMessage[]
  * in one request pass REQUEST_PARTITION_BYTES (but for a single record larger than that, alone).
  * Records whose partition is unknown yet are counted as one partition.
  */
-export function splitRequests(topic: string, records: readonly Message[], placer: PartitionPlacer): Message[][] {
+export function splitRequests(records: readonly PlacedRecord[]): Message[][] {
   const requests: Message[][] = [];
   let current: Message[] = [];
   let bytes = new Map<number | undefined, number>();
-  for (const record of records) {
-    const partition = record.partition ?? placer.partitionOf(topic, String(record.key));
+  for (const { partition, record } of records) {
     const size = Buffer.byteLength(record.value as string);
     const before = bytes.get(partition) ?? 0;
     if (before > 0 && before + size > REQUEST_PARTITION_BYTES) {
