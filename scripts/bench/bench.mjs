@@ -36,8 +36,8 @@ if (cpuProf) fs.mkdirSync(cpuProf, { recursive: true });
 
 /** Durations (s) and sizes: the full suite, or the short CI version (< 2 minutes in all). */
 const P = quick
-  ? { warm: 1, warmFixed: 1, warmKafka: 0, ingest: 3, rounds: 2, roundSeconds: 2, fixed: 3, fixedBaseline: 2, steadyFrom: 1, fixedKafka: 2, prefill: { conversations: 1_000, messages: 100_000 }, replay: 2_000, drainMs: 30_000, noisy: 5, manyCompanies: 200, many: 5 }
-  : { warm: 3, warmFixed: 3, warmKafka: Number(process.env.BENCH_WARM_KAFKA ?? 17), ingest: 15, rounds: 3, roundSeconds: 5, fixed: 190, fixedBaseline: 20, steadyFrom: 10, fixedKafka: 190, prefill: { conversations: 50_000, messages: 5_000_000 }, replay: 1_000_000, drainMs: 300_000, noisy: 60, manyCompanies: 10_000, many: 60 };
+  ? { warm: 1, warmFixed: 1, warmKafka: 0, ingest: 3, rounds: 2, roundSeconds: 2, fixed: 3, fixedBaseline: 2, steadyFrom: 1, fixedKafka: 2, prefill: { conversations: 1_000, messages: 100_000 }, replay: 2_000, drainMs: 30_000, noisy: 3, noisyRounds: 2, manyCompanies: 200, many: 5 }
+  : { warm: 3, warmFixed: 3, warmKafka: Number(process.env.BENCH_WARM_KAFKA ?? 17), ingest: 15, rounds: 3, roundSeconds: 5, fixed: 190, fixedBaseline: 20, steadyFrom: 10, fixedKafka: 190, prefill: { conversations: 50_000, messages: 5_000_000 }, replay: 1_000_000, drainMs: 300_000, noisy: 20, noisyRounds: 4, manyCompanies: 10_000, many: 60 };
 /** Scenarios the quick form leaves out unless --only names them: minutes of setup or of timeouts. */
 const SLOW = new Set(['7', '8']);
 const RATE = 1_000;
@@ -262,7 +262,7 @@ await scenario('6', 'Kafka mode: core + one worker process, end to end and fixed
 });
 
 await scenario('7', 'noisy neighbour: 32 companies at a fixed rate, all healthy, then one endpoint hanging and one answering 500', async () => {
-  await noisyNeighbour({ daemon, receiver, row, log, rate: fixedRateOf(shared.e2e), seconds: P.noisy, drainMs: P.drainMs, companies: COMPANIES });
+  await noisyNeighbour({ daemon, receiver, row, log, rate: fixedRateOf(shared.e2e), seconds: P.noisy, rounds: P.noisyRounds, drainMs: P.drainMs, companies: COMPANIES });
 });
 
 await scenario('8', `${P.manyCompanies.toLocaleString('en')} companies, each with its own endpoint, at a fixed rate`, async () => {

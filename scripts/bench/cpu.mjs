@@ -32,6 +32,9 @@
 // BENCH_WARM_FIXED=<seconds> (fixed): the fixed-rate warm-up before the measured phase (default 3).
 // BENCH_RATE=<callbacks/s> (fixed): the fixed rate (default 1000); a lower one that a busy machine
 // still keeps gives two builds the same group-commit sizes.
+// BENCH_BROKEN=1 (fixed): from the warm-up on, company 0's endpoint never answers and company 1's
+// answers 500, as in bench scenario 7; the figures are the other companies' events. Alternated
+// with runs without it, it shows what the broken endpoints cost the daemon, thread by thread.
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>, and
 // in `floor` and `floor-e2e` modes each floor handler's.
 // BENCH_TRACING=protobuf|json (e2e, fixed): the daemon traces at 100 % sampling to a local OTLP/HTTP
@@ -183,12 +186,18 @@ try {
     try {
       const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
+      // BENCH_BROKEN=1: company 0's endpoint never answers and company 1's answers 500 (scenario 7's
+      // broken endpoints) from the warm-up on; only the other companies' events are waited for and
+      // timed, and the pipeline never idles (the hanging endpoint's backlog stays).
+      const broken = process.env.BENCH_BROKEN === '1';
+      if (broken) await receiver.misbehave({ hang: [0], fail: [1] });
+      const healthy = (accepted) => (broken ? accepted.filter((m) => m % COMPANIES > 1) : accepted);
       const warm = await maxRate({ base: d.base, companies, seconds: 3, connections: 8 });
-      await waitArrivals(receiver, warm.accepted, 60_000);
+      await waitArrivals(receiver, healthy(warm.accepted), 60_000);
       // The fixed-rate load itself, shorter: without it the first seconds fall behind by hundreds of ms.
       const warmFixed = await fixedRate({ base: d.base, companies, rate: FIXED_RATE, seconds: Number(process.env.BENCH_WARM_FIXED ?? 3) });
-      await waitArrivals(receiver, warmFixed.accepted, 60_000);
-      await waitIdle(d.base, 60_000);
+      await waitArrivals(receiver, healthy(warmFixed.accepted), 60_000);
+      if (!broken) await waitIdle(d.base, 60_000);
       if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
       await receiver.reset();
       const spans0 = (await tracing?.status())?.spans ?? 0;
@@ -196,11 +205,12 @@ try {
       const machine = sampleMachine();
       const result = await fixedRate({ base: d.base, companies, rate: FIXED_RATE, seconds: Number(amount ?? 30) });
       const cpu = machine.stop();
-      const state = await waitArrivals(receiver, result.accepted, 120_000);
+      const timed = healthy(result.accepted);
+      const state = await waitArrivals(receiver, timed, 120_000);
       if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
       const n = result.accepted.length;
       // Message numbers are taken in send order at FIXED_RATE/s: (n - first) / FIXED_RATE is the send time in s.
-      const accepted = [...result.accepted].sort((a, b) => a - b);
+      const accepted = [...timed].sort((a, b) => a - b);
       const latencies = await receiver.latenciesOf(accepted);
       const first = accepted[0];
       const seconds = [];
