@@ -72,11 +72,10 @@ const WARM_SECONDS = 10;
  * Scenario 7: 32 companies at a fixed rate, all healthy, then on a fresh daemon with one endpoint
  * that hangs until the timeout and one that answers 500 to everything; `rounds` times, alternating,
  * `seconds` each run, and each kind's latencies pooled. A run's p99 is made mostly in the seconds
- * of the old generation's collections (one every 1.5-2 s, each holding the event loop about 5-20
- * ms); their pace differs from one fresh daemon to the next, and the host's speed from one minute
- * to the next, by as much as the broken endpoints change the p99, so more runs per kind steady the
- * ratio (BENCHMARKS.md, "The noisy neighbour's p99 is the collector's rhythm and the host's
- * minute"). The healthy companies' p99 must stay within 1.2× of the all-healthy runs', and none of
+ * of the old generation's collections (one about every 2 s, each holding the event loop about 5-20
+ * ms) and moves with the host's speed in its minute, so the number of runs per kind, more than
+ * their length, steadies the ratio (BENCHMARKS.md, "What the noisy neighbour's p99 is made of").
+ * The healthy companies' p99 must stay within 1.2× of the all-healthy runs', and none of
  * their events may wait behind the broken ones: an event that did would arrive later than the
  * timeout of the attempt ahead of it.
  */
