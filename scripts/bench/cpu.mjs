@@ -52,6 +52,7 @@ import { fixedRate, maxRate, waitArrivals, waitIdle } from './load.mjs';
 import { measureBare } from './baseline.mjs';
 import { startOtlpSink, startReceiver } from './sinks.mjs';
 import { prefillFailedDeliveries } from './prefill.mjs';
+import { BROKEN_ENDPOINTS, isHealthy } from './tenants.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const FIXED_RATE = Number(process.env.BENCH_RATE ?? 1_000);
@@ -190,8 +191,8 @@ try {
       // broken endpoints) from the warm-up on; only the other companies' events are waited for and
       // timed, and the pipeline never idles (the hanging endpoint's backlog stays).
       const broken = process.env.BENCH_BROKEN === '1';
-      if (broken) await receiver.misbehave({ hang: [0], fail: [1] });
-      const healthy = (accepted) => (broken ? accepted.filter((m) => m % COMPANIES > 1) : accepted);
+      if (broken) await receiver.misbehave(BROKEN_ENDPOINTS);
+      const healthy = (accepted) => (broken ? accepted.filter((m) => isHealthy(m, COMPANIES)) : accepted);
       const warm = await maxRate({ base: d.base, companies, seconds: 3, connections: 8 });
       await waitArrivals(receiver, healthy(warm.accepted), 60_000);
       // The fixed-rate load itself, shorter: without it the first seconds fall behind by hundreds of ms.

@@ -8,6 +8,10 @@ import { fixedRate, waitArrivals } from './load.mjs';
 /** The company whose endpoint never answers, and the one whose endpoint answers 500 to everything. */
 const HANGING = 0;
 const FAILING = 1;
+/** Scenario 7's broken endpoints, as the receiver's `misbehave` takes them. */
+export const BROKEN_ENDPOINTS = { hang: [HANGING], fail: [FAILING] };
+/** Whether message number `n`, spread over `count` companies in turn, is a healthy company's. */
+export const isHealthy = (n, count) => n % count !== HANGING && n % count !== FAILING;
 /** GATEWAY_WEBHOOK_TIMEOUT of the daemons here: how long an attempt to the hanging endpoint lasts (the default). */
 const TIMEOUT_MS = 15_000;
 
@@ -23,8 +27,8 @@ async function tenantRun({ daemon, name, receiver, companies: count, broken, rat
   try {
     const companies = await setupCompanies(d.base, receiver.url, count, concurrency);
     await receiver.useCompanies(companies);
-    await receiver.misbehave({ hang: broken ? [HANGING] : [], fail: broken ? [FAILING] : [] });
-    const healthy = (n) => !broken || (n % count !== HANGING && n % count !== FAILING);
+    await receiver.misbehave(broken ? BROKEN_ENDPOINTS : {});
+    const healthy = (n) => !broken || isHealthy(n, count);
     const warm = await fixedRate({ base: d.base, companies, rate, seconds: Math.min(warmSeconds, seconds) });
     if ((await waitArrivals(receiver, warm.accepted.filter(healthy), drainMs)).missing > 0) throw new Error(`${name}: warm-up events never arrived`);
     await receiver.reset();
@@ -45,8 +49,8 @@ async function tenantRun({ daemon, name, receiver, companies: count, broken, rat
     const bySecond = [];
     for (let i = 0; i < inOrder.length; i += rate) {
       const numbers = inOrder.slice(i, i + rate);
-      const latencies = await receiver.latenciesOf(numbers);
-      numbers.forEach((n, j) => (bySecond[Math.floor((n - inOrder[0]) / rate)] ??= []).push(latencies[j]));
+      const arrivals = await receiver.latenciesOf(numbers);
+      numbers.forEach((n, j) => (bySecond[Math.floor((n - inOrder[0]) / rate)] ??= []).push(arrivals[j]));
     }
     for (const second of bySecond) second?.sort((a, b) => a - b);
     const latencies = bySecond.flat().sort((a, b) => a - b);
