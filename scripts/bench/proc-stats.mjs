@@ -54,17 +54,22 @@ export function sampleMachine(everyMs = 1_000) {
   return { stop: () => (clearInterval(timer), { intervals, whole: share(first, machineTicks()) }) };
 }
 
-/** Samples the RSS of the given pids every `everyMs`; stop() answers the samples [{t, rss}] per pid. */
+/**
+ * Samples the RSS of the given pids now, every `everyMs` and when stopped, so a phase shorter than
+ * `everyMs` still has its first and last; stop() answers the samples [{t, rss}] per pid.
+ */
 export function sampleRss(pids, everyMs = 200) {
   const samples = Object.fromEntries(pids.map((pid) => [pid, []]));
   const start = performance.now();
-  const timer = setInterval(() => {
+  const sample = () => {
     for (const pid of pids) {
       const rss = rssOf(pid);
       if (rss !== null) samples[pid].push({ t: performance.now() - start, rss });
     }
-  }, everyMs);
-  return { stop: () => (clearInterval(timer), samples) };
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return { stop: () => (clearInterval(timer), sample(), samples) };
 }
 
 /**
