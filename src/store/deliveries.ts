@@ -3,6 +3,7 @@ import { pruneStep, type PruneStep } from './prune.js';
 import { INSERT_DELIVERY, newDeliveryId, type DeliveryInsertValues } from './delivery-insert.js';
 import type { DeliveryStatus, DeliveryRow, AttemptToRecord, AttemptRow, DisableRule, AttemptEffects } from './delivery-rows.js';
 import type { WebhookEndpointRow } from './webhooks.js';
+import { EndpointHealthBatch, endpointHealthStatements, type EndpointHealthStatements } from './endpoint-health-batch.js';
 
 /** Webhook deliveries, their attempts and the health of endpoints, as attempts are recorded. */
 export class DeliveryStore {
@@ -12,8 +13,7 @@ export class DeliveryStore {
   private readonly insertAttempt;
   private readonly updateDelivery;
   private readonly attemptsOf;
-  private readonly healthOf;
-  private readonly upsertHealth;
+  private readonly health: EndpointHealthStatements;
   private readonly disableEndpoint;
   private readonly markDisabledAt;
   private readonly dueRows;
@@ -73,22 +73,7 @@ export class DeliveryStore {
     );
     this.eventCreated = db.prepare<[string], { created_at: string | null }>("SELECT json_extract(event, '$.created_at') AS created_at FROM webhook_deliveries WHERE id = ?");
     this.attemptsOf = db.prepare<[string], AttemptRow>('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY started_at, number');
-    this.healthOf = db.prepare<[number], { failing_since: number | null; disabled_at: number | null }>(
-      'SELECT failing_since, disabled_at FROM webhook_endpoint_health WHERE endpoint_id = ?',
-    );
-    // Nothing when the endpoint is gone (deleted since the attempt): its health row would violate
-    // the foreign key, and there is nothing left to disable.
-    this.upsertHealth = db.prepare<{ endpoint_id: number; success: number; at: number }>(
-      `INSERT INTO webhook_endpoint_health (endpoint_id, last_success_at, last_failure_at, failing_since, consecutive_failures)
-       SELECT @endpoint_id, CASE WHEN @success THEN @at END, CASE WHEN @success THEN NULL ELSE @at END,
-              CASE WHEN @success THEN NULL ELSE @at END, CASE WHEN @success THEN 0 ELSE 1 END
-       WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = @endpoint_id)
-       ON CONFLICT (endpoint_id) DO UPDATE SET
-         last_success_at = CASE WHEN @success THEN @at ELSE last_success_at END,
-         last_failure_at = CASE WHEN @success THEN last_failure_at ELSE @at END,
-         failing_since = CASE WHEN @success THEN NULL ELSE coalesce(failing_since, @at) END,
-         consecutive_failures = CASE WHEN @success THEN 0 ELSE consecutive_failures + 1 END`,
-    );
+    this.health = endpointHealthStatements(db);
     this.disableEndpoint = db.prepare<[string, number, number]>(
       'UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND active = 1',
     );
@@ -155,17 +140,26 @@ export class DeliveryStore {
    * health, and disables the endpoint when `disableRule` gives a reason. Answers what changed.
    */
   recordAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule): AttemptEffects {
-    const effects: AttemptEffects = { failed: [], disabled: [] };
-    this.inTransaction.immediate(() => this.applyAttempt(attempt, now, disableRule, effects));
+    let effects: AttemptEffects = { failed: [], disabled: [] };
+    this.inTransaction.immediate(() => (effects = this.applyAttempts([attempt], now, disableRule)));
     return effects;
   }
 
   /**
-   * `recordAttempt` in the caller's transaction, which makes it atomic: a group-commit unit is a
-   * savepoint already, and a second one around these few statements would cost as much as they do.
-   * With `successes`, a success's health write waits there instead (applyAttempts).
+   * recordAttempt for each attempt, in order, in the caller's transaction, which makes them atomic:
+   * a group-commit unit is a savepoint already, and a second one around these few statements would
+   * cost as much as they do. Each endpoint's health row is written once, after its last attempt
+   * (EndpointHealthBatch), and ends as writing it attempt by attempt would leave it.
    */
-  private applyAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule, effects: AttemptEffects, successes?: Map<number, number>): void {
+  applyAttempts(attempts: readonly AttemptToRecord[], now: number, disableRule: DisableRule): AttemptEffects {
+    const health = new EndpointHealthBatch(this.health);
+    const effects: AttemptEffects = { failed: [], disabled: [] };
+    for (const attempt of attempts) this.applyAttempt(attempt, now, disableRule, effects, health);
+    health.flushAll();
+    return effects;
+  }
+
+  private applyAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule, effects: AttemptEffects, health: EndpointHealthBatch): void {
     // Recorded already, or of a delivery this store never made (another install's topic).
     if (this.insertAttempt.run(attempt).changes === 0) return;
     const delivered = attempt.outcome === 'delivered';
@@ -184,41 +178,16 @@ export class DeliveryStore {
       id: attempt.delivery_id,
     });
     if (before !== undefined && before !== 'failed' && this.statusOf.get(attempt.delivery_id)?.status === 'failed') effects.failed.push(attempt.delivery_id);
-    const at = attempt.started_at;
-    if (successes !== undefined) {
-      // A success's health write waits (see applyAttempts); a failure comes after the one before it.
-      if (delivered) {
-        successes.set(attempt.endpoint_id, at);
-        return;
-      }
-      this.flushSuccess(successes, attempt.endpoint_id);
+    const endpointId = attempt.endpoint_id;
+    if (delivered) {
+      health.success(endpointId, attempt.started_at);
+      return;
     }
-    this.upsertHealth.run({ endpoint_id: attempt.endpoint_id, success: delivered ? 1 : 0, at });
-    if (delivered) return;
-    const reason = disableRule(attempt, this.healthOf.get(attempt.endpoint_id)?.failing_since ?? null);
-    if (reason !== null && this.disable(attempt.endpoint_id, reason, at)) effects.disabled.push({ endpointId: attempt.endpoint_id, reason });
-  }
-
-  /**
-   * applyAttempt for each attempt, in order, in the caller's transaction. The health write of a
-   * success waits until a failure of its endpoint comes next (then it goes first) or the list ends:
-   * a later success overwrites every field an earlier one sets, so a run of successes of one
-   * endpoint writes its health row once, not once per attempt. The row ends the same.
-   */
-  applyAttempts(attempts: readonly AttemptToRecord[], now: number, disableRule: DisableRule): AttemptEffects {
-    const successes = new Map<number, number>();
-    const effects: AttemptEffects = { failed: [], disabled: [] };
-    for (const attempt of attempts) this.applyAttempt(attempt, now, disableRule, effects, successes);
-    for (const endpointId of [...successes.keys()]) this.flushSuccess(successes, endpointId);
-    return effects;
-  }
-
-  /** Writes the waiting success health of the endpoint, if any. */
-  private flushSuccess(successes: Map<number, number>, endpointId: number): void {
-    const at = successes.get(endpointId);
-    if (at === undefined) return;
-    successes.delete(endpointId);
-    this.upsertHealth.run({ endpoint_id: endpointId, success: 1, at });
+    const reason = disableRule(attempt, health.failure(endpointId, attempt.started_at));
+    if (reason === null) return;
+    // Disabling writes the health row's disabled_at: the folded health goes first.
+    health.flush(endpointId);
+    if (this.disable(endpointId, reason, attempt.started_at)) effects.disabled.push({ endpointId, reason });
   }
 
   /** Deliveries whose next automatic attempt is due at `now`, the longest waiting first. */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AttemptRecorder } from '../../src/dispatch/attempt-recorder.js';
 import { ReplayTaskWorker, type Replayer } from '../../src/dispatch/replay.js';
 import type { AttemptRecord } from '../../src/streams/catalog.js';
+import type { AttemptEffects } from '../../src/store/delivery-rows.js';
 import { Store } from '../../src/store/store.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
 import { ManualClock } from '../../src/streams/stream.js';
@@ -136,10 +138,52 @@ describe('bulk replay tasks', () => {
     expect(batched.health).toEqual(oneByOne.health);
     expect(batched.rows).toEqual(oneByOne.rows);
     expect(oneByOne.health).toEqual({ last_success_at: 1_000_005, last_failure_at: 1_000_003, failing_since: null, consecutive_failures: 0 });
-    // One by one: each of the five new attempts. In a list: the success before the failure, the
-    // failure, the last success.
+    // One by one: each of the five new attempts. In a list: one for the endpoint.
     expect(oneByOne.upserts).toBe(5);
-    expect(batched.upserts).toBe(3);
+    expect(batched.upserts).toBe(1);
+  });
+
+  it('leaves health rows and disabled endpoints as writing them attempt by attempt does, however the attempts are batched', () => {
+    const disableAfterMs = 100_000;
+    const step = fc.record({
+      endpoint: fc.integer({ min: 0, max: 1 }),
+      outcome: fc.constantFrom<AttemptRecord['outcome']>('delivered', 'retry', 'retry', 'failed', 'gone'),
+      gap: fc.oneof(fc.integer({ min: 0, max: 10 }), fc.constant(60_000)),
+      batchEnds: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 30 }), (steps) => {
+        const store = openStore();
+        const first = deliveryFixture(store);
+        const second = { ...first, endpointId: insertEndpoint(store, first.company, 'https://example.org/hooks').id };
+        second.delivery = store.deliveries.find(store.deliveries.createForEvent(emitEvent(store, first.company), [{ id: second.endpointId }], Date.now())[0]!)!;
+        const fixtures = [first, second];
+        const rule = endpointDisableRule(disableAfterMs);
+        const expected = new HealthModel(disableAfterMs);
+        const disabled: AttemptEffects['disabled'] = [];
+        let at = 1_000_000;
+        let batch: AttemptRecord[] = [];
+        const flush = () => {
+          const list = batch;
+          batch = [];
+          disabled.push(...store.transaction(() => store.deliveries.applyAttempts(list, 2_000_000, rule)).disabled);
+        };
+        for (const [index, s] of steps.entries()) {
+          at += s.gap;
+          const over: Partial<AttemptRecord> = s.outcome === 'delivered' ? { outcome: 'delivered', status_code: 200, error: null } : { outcome: s.outcome };
+          batch.push(attempt(fixtures[s.endpoint]!, { ...over, number: index + 1, started_at: at }));
+          expected.apply(fixtures[s.endpoint]!.endpointId, s.outcome, at);
+          if (s.batchEnds) flush();
+        }
+        flush();
+        for (const { endpointId } of fixtures) {
+          const row = store.db.prepare('SELECT last_success_at, last_failure_at, failing_since, consecutive_failures, disabled_at FROM webhook_endpoint_health WHERE endpoint_id = ?').get(endpointId);
+          expect(row).toEqual(expected.rowOf(endpointId));
+        }
+        expect(disabled).toEqual(expected.disabled);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('records again after a store transaction that failed before the attempts of its unit ran', async () => {
@@ -203,6 +247,33 @@ describe('bulk replay tasks', () => {
 });
 
 /** Counts the runs of statements whose SQL starts with `prefix` (every connection's) from now until the test ends. */
+/** An endpoint's health as the contract's rules give it, attempt by attempt: the reference the store is checked against. */
+class HealthModel {
+  private readonly rows = new Map<number, { last_success_at: number | null; last_failure_at: number | null; failing_since: number | null; consecutive_failures: number; disabled_at: number | null }>();
+  readonly disabled: AttemptEffects['disabled'] = [];
+
+  constructor(private readonly disableAfterMs: number) {}
+
+  apply(endpointId: number, outcome: AttemptRecord['outcome'], at: number): void {
+    const row = this.rows.get(endpointId) ?? { last_success_at: null, last_failure_at: null, failing_since: null, consecutive_failures: 0, disabled_at: null };
+    this.rows.set(endpointId, row);
+    if (outcome === 'delivered') {
+      Object.assign(row, { last_success_at: at, failing_since: null, consecutive_failures: 0 });
+      return;
+    }
+    Object.assign(row, { last_failure_at: at, failing_since: row.failing_since ?? at, consecutive_failures: row.consecutive_failures + 1 });
+    const reason =
+      outcome === 'gone' ? 'the endpoint answered 410 Gone' : at - row.failing_since! >= this.disableAfterMs ? `no successful delivery for ${Math.round((this.disableAfterMs / 86_400_000) * 10) / 10} days` : null;
+    if (reason === null || row.disabled_at !== null) return;
+    row.disabled_at = at;
+    this.disabled.push({ endpointId, reason });
+  }
+
+  rowOf(endpointId: number) {
+    return this.rows.get(endpointId);
+  }
+}
+
 function countStatements(store: Store, prefix: string): () => number {
   let runs = 0;
   const proto = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as { run: (...args: unknown[]) => unknown };
