@@ -39,7 +39,9 @@ export interface RetrySchedulerOptions {
  * ended: its next delivery may go).
  *
  * Crash safety: the delivery is marked scheduled only after the stream acknowledged the job, so a
- * crash in between publishes it once more (the same attempt, at least once), never loses it.
+ * crash in between publishes it once more (the same attempt, at least once), never loses it. The
+ * embedded stream may keep the job in memory only: a start after a crash makes a scheduled delivery
+ * whose job is in no log due again (UnsentDeliveryStore).
  */
 export class RetryScheduler implements Worker {
   readonly name = 'retry-scheduler';
@@ -109,11 +111,16 @@ export class RetryScheduler implements Worker {
       }
     }
     if (jobs.length > 0) {
-      // Each retry starts a trace of its own, linked to its delivery's first publish.
+      // Each retry starts a trace of its own, linked to its delivery's first publish. Recoverable:
+      // once marked scheduled, the pending delivery stands for its job (src/store/unsent-deliveries.ts).
       await publishRouted(
         bus,
         STREAM.retries,
-        jobs.map((job, index) => ({ job, message: { key: jobKey(job), id: `${job.delivery_id}:${job.attempt}`, value: job }, origin: scheduled[index]!.traceparent })),
+        jobs.map((job, index) => ({
+          job,
+          message: { key: jobKey(job), id: `${job.delivery_id}:${job.attempt}`, value: job, recoverable: true },
+          origin: scheduled[index]!.traceparent,
+        })),
         ROOT_CONTEXT,
       );
       store.deliveries.scheduled(scheduled, clock.now());

@@ -60,10 +60,10 @@ export interface Pipeline {
 export async function startPipeline(role: Role, config: Config, store: Store | null, logger: Logger, clock: Clock = systemClock, metrics?: Metrics): Promise<Pipeline> {
   const bus = await openStreamBus(config, store, logger, clock);
   await bus.ensureStreams(STREAM_SPECS);
-  // First attempts the embedded stream kept in memory only, left unsent by the last run: due now.
+  // Automatic attempts the embedded stream kept in memory only, left unsent by the last run: due now.
   if (bus.kind === 'sqlite' && store !== null) {
     const unsent = store.unsent.scheduleUnsent(clock.now());
-    if (unsent > 0) logger.info({ deliveries: unsent }, 'first attempts left unsent by the last run are due now');
+    if (unsent > 0) logger.info({ deliveries: unsent }, 'automatic attempts left unsent by the last run are due now');
   }
   const workers: Worker[] = [];
   let replayer: Replayer | null = null;

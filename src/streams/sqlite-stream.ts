@@ -31,8 +31,8 @@ export interface SqliteStreamOptions {
  * a test) gives back what it had not committed; a process that dies hands everything uncommitted
  * out again at its next start, from the table.
  *
- * A recoverable message (OutgoingMessage.recoverable: a delivery's first attempt, which the
- * delivery row pending in the same transaction stands for) gets no row while the stream's consumer
+ * A recoverable message (OutgoingMessage.recoverable: a delivery's automatic attempt, which its
+ * pending delivery row stands for) gets no row while the stream's consumer
  * keeps up: it goes to memory only, and its publisher makes it again after a restart
  * (src/store/unsent-deliveries.ts). A row and its delete would be written only to be read by no one.
  */

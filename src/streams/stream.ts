@@ -25,9 +25,9 @@ export interface OutgoingMessage {
    */
   traceparent?: string;
   /**
-   * Its publisher makes it again after a restart from state of its own, committed with the
-   * publish (a delivery's first attempt: the pending delivery row). The embedded stream may then
-   * keep it in memory only; Kafka keeps every message.
+   * Its publisher makes it again after a restart from state of its own, committed no later than
+   * the publish (a delivery's automatic attempt: the pending delivery row). The embedded stream may
+   * then keep it in memory only; Kafka keeps every message.
    */
   recoverable?: true;
 }
