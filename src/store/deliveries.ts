@@ -140,9 +140,7 @@ export class DeliveryStore {
    * health, and disables the endpoint when `disableRule` gives a reason. Answers what changed.
    */
   recordAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule): AttemptEffects {
-    let effects: AttemptEffects = { failed: [], disabled: [] };
-    this.inTransaction.immediate(() => (effects = this.applyAttempts([attempt], now, disableRule)));
-    return effects;
+    return this.inTransaction.immediate(() => this.applyAttempts([attempt], now, disableRule)) as AttemptEffects;
   }
 
   /**
