@@ -104,11 +104,14 @@ describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (
     const created = Array.from({ length: 12 }, (_, i) => emitEvent(gw.store, company, 'message.create', { id: i }).id);
     await eventually('every event delivered', () => statusesOf(gw, endpoint.id).filter((s) => s === 'delivered').length === created.length, 60_000);
     expect(new Set(r.received.map((h) => h.id))).toEqual(new Set(created));
-    // 5 per second: at least 200 ms between two attempts (a little less for timer and network jitter).
+    // 5 per second: 200 ms between two attempts as sent. An arrival is stamped on this process's
+    // event loop, which the gateway shares and a loaded machine delays by tens of ms now and then:
+    // each gap may read a little short, the whole run may not. Unpaced, they would come ms apart.
     const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]!);
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(180);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(140);
     // After the 429 (the 6th request) nothing came for its Retry-After.
     expect(gaps[5]).toBeGreaterThanOrEqual(1_900);
+    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual((gaps.length - 1) * 200 + 2_000 - 100);
 
     // A bulk replay of every delivery of the endpoint is paced the same way.
     const before = arrivals.length;
@@ -116,7 +119,7 @@ describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (
     expect(task.status).toBe(202);
     await eventually('every replay received', () => arrivals.length === before + created.length, 60_000);
     const replayed = arrivals.slice(before);
-    for (let i = 1; i < replayed.length; i += 1) expect(replayed[i]! - replayed[i - 1]!).toBeGreaterThanOrEqual(180);
+    for (let i = 1; i < replayed.length; i += 1) expect(replayed[i]! - replayed[i - 1]!).toBeGreaterThanOrEqual(140);
     expect(replayed.at(-1)! - replayed[0]!).toBeGreaterThanOrEqual(((created.length - 1) * 1_000) / 5 - 100);
   }, 120_000);
 
