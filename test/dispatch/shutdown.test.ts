@@ -17,17 +17,23 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** A gateway's configuration on a store of its own, attempts timing out after 1 s. */
+function configOnFreshStore(more: Record<string, string> = {}) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-shutdown-'));
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  return loadConfig({
+    GATEWAY_PORT: '0',
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_BOOTSTRAP_TOKEN: `gwk_${randomBytes(16).toString('hex')}`,
+    GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+    GATEWAY_WEBHOOK_TIMEOUT: '1s',
+    ...more,
+  });
+}
+
 describe('dispatcher shutdown', () => {
   it('finishes the running attempt, leaves the queued ones unsent, and sends them after the next start', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-shutdown-'));
-    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const config = loadConfig({
-      GATEWAY_PORT: '0',
-      GATEWAY_DATA_DIR: dataDir,
-      GATEWAY_BOOTSTRAP_TOKEN: `gwk_${randomBytes(16).toString('hex')}`,
-      GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-      GATEWAY_WEBHOOK_TIMEOUT: '1s',
-    });
+    const config = configOnFreshStore();
     const secret = newSecret();
     // The first request hangs (until the attempt's timeout); every later one is answered 200.
     const receiver = await startReceiver(() => [secret], (n) => (n === 1 ? 'hang' : { status: 200 }));
@@ -73,17 +79,7 @@ describe('dispatcher shutdown', () => {
   });
 
   it('leaves a retry queued behind a hanging one unsent, and sends it as the next step after the next start', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-shutdown-'));
-    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const config = loadConfig({
-      GATEWAY_PORT: '0',
-      GATEWAY_DATA_DIR: dataDir,
-      GATEWAY_BOOTSTRAP_TOKEN: `gwk_${randomBytes(16).toString('hex')}`,
-      GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-      GATEWAY_WEBHOOK_TIMEOUT: '1s',
-      GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0, 100ms, 1m',
-      GATEWAY_WEBHOOK_RETRY_JITTER: '0',
-    });
+    const config = configOnFreshStore({ GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0, 100ms, 1m', GATEWAY_WEBHOOK_RETRY_JITTER: '0' });
     const secret = newSecret();
     // Both first attempts fail; the first retry hangs (until the attempt's timeout); later ones get 200.
     const receiver = await startReceiver(() => [secret], (n) => (n <= 2 ? { status: 500 } : n === 3 ? 'hang' : { status: 200 }));
