@@ -1,5 +1,5 @@
-// The daemon is killed (SIGKILL) while events flow; after a restart every accepted event reaches
-// the receiver at least once, duplicates carrying the same webhook-id.
+// The daemon is killed (SIGKILL) while events flow, first attempts or retries; after a restart every
+// accepted event reaches the receiver at least once, duplicates carrying the same webhook-id.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -22,8 +22,8 @@ const env = {
 };
 let daemon: ChildProcess | undefined;
 
-async function startDaemon(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startDaemon(daemonEnv: NodeJS.ProcessEnv = env): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -68,6 +68,62 @@ describe('crash safety (embedded mode)', () => {
     } finally {
       store.close();
       await receiver.close();
+    }
+  }, 120_000);
+
+  it('delivers every event whose first attempt failed across a SIGKILL among its retries', async () => {
+    // A store of its own: the retries come 200 ms after a failed first attempt.
+    const retryDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-crash-retries-'));
+    const retryEnv = { ...env, GATEWAY_DATA_DIR: retryDir, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0, 200ms, 1m', GATEWAY_WEBHOOK_RETRY_JITTER: '0' };
+    daemon = await startDaemon(retryEnv);
+    const store = Store.open(path.join(retryDir, 'gateway.db'));
+    const secret = newSecret();
+    // Each event's first request is answered 500; until the kill its retry hangs (so the retries
+    // are in flight, or queued behind those, when it comes); every other request is answered 200.
+    let killed = false;
+    const answered200 = new Set<string>();
+    const receiver = await startReceiver(
+      () => [secret],
+      (n) => {
+        const id = receiver.received[n - 1]!.id;
+        const nth = receiver.received.filter((hook) => hook.id === id).length;
+        if (nth === 1) return { status: 500 };
+        if (nth === 2 && !killed) return 'hang';
+        answered200.add(id);
+        return { status: 200 };
+      },
+    );
+    try {
+      const company = insertCompany(store);
+      insertEndpoint(store, company, receiver.url, { secret });
+      const accepted: string[] = [];
+      for (let i = 0; i < 40; i += 1) {
+        accepted.push(emitEvent(store, company, 'message.create', { id: i }).id);
+        if (i === 20) {
+          await eventually('a retry in flight before the kill', () => receiver.hanging.length > 0, 30_000);
+          const exited = new Promise((resolve) => daemon!.once('exit', resolve));
+          daemon.kill('SIGKILL');
+          await exited;
+          killed = true;
+        }
+      }
+      daemon = await startDaemon(retryEnv);
+      await eventually('every accepted event answered 200 once it was retried', () => accepted.every((id) => answered200.has(id)), 60_000);
+      const count = (where: string) => store.db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM webhook_deliveries ${where}`).get()!.n;
+      await eventually('every delivery recorded as delivered', () => count("WHERE status = 'delivered'") === accepted.length);
+      expect(count('')).toBe(accepted.length);
+      for (const hook of receiver.received) {
+        expect(accepted).toContain(hook.id);
+        expect(hook.verifiedBy).toEqual([0]);
+      }
+    } finally {
+      store.close();
+      await receiver.close();
+      const exited = new Promise((resolve) => daemon!.once('exit', resolve));
+      daemon!.kill('SIGTERM');
+      await exited;
+      daemon = undefined;
+      fs.rmSync(retryDir, { recursive: true, force: true });
     }
   }, 120_000);
 });
