@@ -31,12 +31,41 @@ async function startDaemon(daemonEnv: NodeJS.ProcessEnv = env): Promise<ChildPro
   return child;
 }
 
-afterAll(async () => {
+async function stopDaemon(signal: NodeJS.Signals): Promise<void> {
   if (daemon && daemon.exitCode === null) {
     const exited = new Promise((resolve) => daemon!.once('exit', resolve));
-    daemon.kill('SIGTERM');
+    daemon.kill(signal);
     await exited;
   }
+  daemon = undefined;
+}
+
+/**
+ * Emits 40 events to the company, and kills the daemon (SIGKILL) once `ready` holds after the
+ * 21st: the later ones are accepted while it is down. Answers the ids of all of them.
+ */
+async function emitAcrossKill(store: Store, company: number, what: string, ready: () => boolean): Promise<string[]> {
+  const accepted: string[] = [];
+  for (let i = 0; i < 40; i += 1) {
+    accepted.push(emitEvent(store, company, 'message.create', { id: i }).id);
+    if (i === 20) {
+      await eventually(what, ready, 30_000);
+      await stopDaemon('SIGKILL');
+    }
+  }
+  return accepted;
+}
+
+/** Every webhook received is of an accepted event and verifies with the endpoint's secret. */
+function expectOnlyAcceptedAndSigned(received: readonly { id: string; verifiedBy: number[] }[], accepted: readonly string[]): void {
+  for (const hook of received) {
+    expect(accepted).toContain(hook.id);
+    expect(hook.verifiedBy).toEqual([0]);
+  }
+}
+
+afterAll(async () => {
+  await stopDaemon('SIGTERM');
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -49,22 +78,10 @@ describe('crash safety (embedded mode)', () => {
     try {
       const company = insertCompany(store);
       insertEndpoint(store, company, receiver.url, { secret });
-      const accepted: string[] = [];
-      for (let i = 0; i < 40; i += 1) {
-        accepted.push(emitEvent(store, company, 'message.create', { id: i }).id);
-        if (i === 20) {
-          await eventually('some deliveries before the kill', () => receiver.received.length > 0, 30_000);
-          const exited = new Promise((resolve) => daemon!.once('exit', resolve));
-          daemon.kill('SIGKILL');
-          await exited;
-        }
-      }
+      const accepted = await emitAcrossKill(store, company, 'some deliveries before the kill', () => receiver.received.length > 0);
       daemon = await startDaemon();
       await eventually('every accepted event received', () => accepted.every((id) => receiver.received.some((h) => h.id === id)), 60_000);
-      for (const hook of receiver.received) {
-        expect(accepted).toContain(hook.id);
-        expect(hook.verifiedBy).toEqual([0]);
-      }
+      expectOnlyAcceptedAndSigned(receiver.received, accepted);
     } finally {
       store.close();
       await receiver.close();
@@ -96,33 +113,18 @@ describe('crash safety (embedded mode)', () => {
     try {
       const company = insertCompany(store);
       insertEndpoint(store, company, receiver.url, { secret });
-      const accepted: string[] = [];
-      for (let i = 0; i < 40; i += 1) {
-        accepted.push(emitEvent(store, company, 'message.create', { id: i }).id);
-        if (i === 20) {
-          await eventually('a retry in flight before the kill', () => receiver.hanging.length > 0, 30_000);
-          const exited = new Promise((resolve) => daemon!.once('exit', resolve));
-          daemon.kill('SIGKILL');
-          await exited;
-          killed = true;
-        }
-      }
+      const accepted = await emitAcrossKill(store, company, 'a retry in flight before the kill', () => receiver.hanging.length > 0);
+      killed = true;
       daemon = await startDaemon(retryEnv);
       await eventually('every accepted event answered 200 once it was retried', () => accepted.every((id) => answered200.has(id)), 60_000);
       const count = (where: string) => store.db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM webhook_deliveries ${where}`).get()!.n;
       await eventually('every delivery recorded as delivered', () => count("WHERE status = 'delivered'") === accepted.length);
       expect(count('')).toBe(accepted.length);
-      for (const hook of receiver.received) {
-        expect(accepted).toContain(hook.id);
-        expect(hook.verifiedBy).toEqual([0]);
-      }
+      expectOnlyAcceptedAndSigned(receiver.received, accepted);
     } finally {
       store.close();
       await receiver.close();
-      const exited = new Promise((resolve) => daemon!.once('exit', resolve));
-      daemon!.kill('SIGTERM');
-      await exited;
-      daemon = undefined;
+      await stopDaemon('SIGTERM');
       fs.rmSync(retryDir, { recursive: true, force: true });
     }
   }, 120_000);
