@@ -64,6 +64,7 @@ function expectOnlyAcceptedAndSigned(received: readonly { id: string; verifiedBy
   }
 }
 
+// Each test stops its daemon; this one stops what a failed start left.
 afterAll(async () => {
   await stopDaemon('SIGTERM');
   fs.rmSync(dataDir, { recursive: true, force: true });
@@ -85,6 +86,7 @@ describe('crash safety (embedded mode)', () => {
     } finally {
       store.close();
       await receiver.close();
+      await stopDaemon('SIGTERM');
     }
   }, 120_000);
 
