@@ -12,7 +12,7 @@ interface Fold {
   failingSince: number | null;
   /** Failures after the fold's last success (or since it began). */
   failures: number;
-  /** The row's failing_since when the fold began, read once and only when a failure needs it. */
+  /** The row's failing_since when the fold began (null: none), read once and only when a failure needs it; undefined until then. */
   storedFailingSince?: number | null;
 }
 
@@ -44,7 +44,7 @@ export class EndpointHealthBatch {
     fold.failures += 1;
     fold.failingSince ??= at;
     if (fold.reset) return fold.failingSince;
-    fold.storedFailingSince ??= this.statements.failingSince.get(endpointId)?.failing_since ?? null;
+    if (fold.storedFailingSince === undefined) fold.storedFailingSince = this.statements.failingSince.get(endpointId)?.failing_since ?? null;
     return fold.storedFailingSince ?? fold.failingSince;
   }
 

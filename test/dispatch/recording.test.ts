@@ -143,6 +143,21 @@ describe('bulk replay tasks', () => {
     expect(batched.upserts).toBe(1);
   });
 
+  it("reads an endpoint's failing streak once for a unit's failures, and writes its row once", () => {
+    const store = openStore();
+    const d = deliveryFixture(store);
+    const reads = countStatements(store, 'SELECT failing_since FROM webhook_endpoint_health', 'get');
+    const writes = countStatements(store, 'INSERT INTO webhook_endpoint_health');
+    seq = 0;
+    const failures = [1, 2, 3, 4, 5].map((number) => attempt(d, { number, outcome: 'retry', next_attempt_at: 5_000_000 }));
+    store.transaction(() => store.deliveries.applyAttempts(failures, 2_000_000, endpointDisableRule(86_400_000)));
+    expect({ reads: reads(), writes: writes() }).toEqual({ reads: 1, writes: 1 });
+    expect(store.db.prepare('SELECT failing_since, consecutive_failures FROM webhook_endpoint_health WHERE endpoint_id = ?').get(d.endpointId)).toEqual({
+      failing_since: 1_000_001,
+      consecutive_failures: 5,
+    });
+  });
+
   it('leaves health rows and disabled endpoints as writing them attempt by attempt does, however the attempts are batched', () => {
     const disableAfterMs = 100_000;
     const step = fc.record({
@@ -274,16 +289,16 @@ class HealthModel {
   }
 }
 
-function countStatements(store: Store, prefix: string): () => number {
+function countStatements(store: Store, prefix: string, method: 'run' | 'get' = 'run'): () => number {
   let runs = 0;
-  const proto = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as { run: (...args: unknown[]) => unknown };
-  const original = proto.run;
-  proto.run = function (this: { source: string }, ...args: unknown[]) {
+  const proto = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as Record<'run' | 'get', (...args: unknown[]) => unknown>;
+  const original = proto[method];
+  proto[method] = function (this: { source: string }, ...args: unknown[]) {
     if (this.source.trimStart().startsWith(prefix)) runs += 1;
     return original.apply(this, args);
   };
   cleanups.push(() => {
-    proto.run = original;
+    proto[method] = original;
   });
   return () => runs;
 }
