@@ -46,7 +46,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { floorSecrets, floorTargets, measureDeliverFloor } from './floors.mjs';
-import { call, freePort, percentile, setupCompanies, sleep, startDaemon } from './lib.mjs';
+import { bySendSecond, call, freePort, percentile, setupCompanies, sleep, startDaemon } from './lib.mjs';
 import { byTid, cpuMsOf, mainThread, perThread, percents, sampleMachine, threadName, threads, us } from './proc-stats.mjs';
 import { fixedRate, maxRate, waitArrivals, waitIdle } from './load.mjs';
 import { measureBare } from './baseline.mjs';
@@ -210,12 +210,9 @@ try {
       const state = await waitArrivals(receiver, timed, 120_000);
       if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
       const n = result.accepted.length;
-      // Message numbers are taken in send order at FIXED_RATE/s: (n - first) / FIXED_RATE is the send time in s.
       const accepted = [...timed].sort((a, b) => a - b);
       const latencies = await receiver.latenciesOf(accepted);
-      const first = accepted[0];
-      const seconds = [];
-      accepted.forEach((m, i) => (seconds[Math.floor((m - first) / FIXED_RATE)] ??= []).push(latencies[i]));
+      const seconds = bySendSecond(accepted, latencies, FIXED_RATE);
       const all = [...latencies].sort((a, b) => a - b);
       console.log(`fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
       console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(cpuMsOf(d.pid) - t0, n)}; receiver ${us(cpuMsOf(receiver.pid) - r0, n)}; load generator ${us(cpuMsOf(process.pid) - g0, n)}`);
@@ -225,8 +222,7 @@ try {
       console.log('per second of sending: p50 / p99 / max (ms), the machine CPU stolen in that second (%)');
       console.log(
         seconds
-          .map((list, s) => {
-            const sorted = list.sort((a, b) => a - b);
+          .map((sorted, s) => {
             const steal = cpu.intervals[s] === undefined ? '' : `, ${cpu.intervals[s].steal.toFixed(0)} %`;
             return `${s}: ${percentile(sorted, 50).toFixed(0)} / ${percentile(sorted, 99).toFixed(0)} / ${sorted.at(-1).toFixed(0)}${steal}`;
           })

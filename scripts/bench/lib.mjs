@@ -25,6 +25,18 @@ export async function freePort() {
   return port;
 }
 
+/**
+ * Latencies grouped by the second their message was sent in, each second's sorted: message numbers
+ * are taken in send order at `rate` a second, so (n - numbers[0]) / rate is the send time in s.
+ * `numbers` sorted, `latencies` in the same order.
+ */
+export function bySendSecond(numbers, latencies, rate) {
+  const seconds = [];
+  numbers.forEach((n, i) => (seconds[Math.floor((n - numbers[0]) / rate)] ??= []).push(latencies[i]));
+  for (const second of seconds) second?.sort((a, b) => a - b);
+  return seconds;
+}
+
 /** Percentile of a sorted array (nearest rank). */
 export function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;

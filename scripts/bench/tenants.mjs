@@ -1,7 +1,7 @@
 // The multi-tenant scenarios of the benchmark (bench.mjs 7 and 8): does one company's broken
 // endpoint slow the others' deliveries, and do 10,000 companies, each with its own endpoint, cost
 // more latency or memory than 32 (issue 26, point 3).
-import { percentile, setupCompanies } from './lib.mjs';
+import { bySendSecond, percentile, setupCompanies } from './lib.mjs';
 import { byTid, cpuMsOf, perThread, rssThirds, sampleRss } from './proc-stats.mjs';
 import { fixedRate, waitArrivals } from './load.mjs';
 
@@ -43,16 +43,12 @@ async function tenantRun({ daemon, name, receiver, companies: count, broken, rat
     const cpuUs = ((cpuMsOf(d.pid) - cpuBefore) * 1000) / result.total;
     const threadsUs = perThread(d.pid, threadsBefore, result.total);
     if (state.bad > 0 || state.missing > 0) throw new Error(`${name}: ${state.missing} healthy events missing, ${state.bad} bad signatures`);
-    // Each second's p99, by the second it was sent in (message numbers are taken in send order at
-    // `rate` a second): a run's start, or a stall, shows. Read a second's worth at a time.
+    // Each second's p99, by the second it was sent in: a run's start, or a stall, shows. The
+    // receiver is asked a second's worth at a time.
     const inOrder = [...accepted].sort((a, b) => a - b);
-    const bySecond = [];
-    for (let i = 0; i < inOrder.length; i += rate) {
-      const numbers = inOrder.slice(i, i + rate);
-      const arrivals = await receiver.latenciesOf(numbers);
-      numbers.forEach((n, j) => (bySecond[Math.floor((n - inOrder[0]) / rate)] ??= []).push(arrivals[j]));
-    }
-    for (const second of bySecond) second?.sort((a, b) => a - b);
+    const arrivals = [];
+    for (let i = 0; i < inOrder.length; i += rate) arrivals.push(...(await receiver.latenciesOf(inOrder.slice(i, i + rate))));
+    const bySecond = bySendSecond(inOrder, arrivals, rate);
     const latencies = bySecond.flat().sort((a, b) => a - b);
     return { latencies, rate: result.rate, samples, cpuUs, threadsUs, secondP99s: bySecond.map((second) => percentile(second, 99)) };
   } finally {
@@ -112,14 +108,14 @@ export async function noisyNeighbour({ daemon, receiver, row, log, rate, seconds
   row(label, 'rate asked / achieved, all healthy (callbacks/s)', `${rate} / ${calm.rate.toFixed(0)}`);
   row(label, 'healthy callback→webhook p50 / p99 / max, all healthy (ms)', `${fmt(p(calm, 50))} / ${fmt(p(calm, 99))} / ${fmt(slowest)}`);
   row(label, `healthy callback→webhook p50 / p99 / max, one endpoint hanging ${TIMEOUT_MS / 1000} s, one answering 500 (ms)`, `${fmt(p(noisy, 50))} / ${fmt(p(noisy, 99))} / ${fmt(noisy.latencies.at(-1) ?? 0)}`);
-  const runP99s = (list) => list.map((run) => fmt(percentile(run.latencies, 99))).join(' ');
-  row(label, 'healthy p99 of each run, all healthy / beside the broken (ms)', `${runP99s(runs.calm)} / ${runP99s(runs.noisy)}`);
+  const runP99s = { calm: runs.calm.map((run) => percentile(run.latencies, 99)), noisy: runs.noisy.map((run) => percentile(run.latencies, 99)) };
+  const listed = (p99s) => p99s.map(fmt).join(' ');
+  row(label, 'healthy p99 of each run, all healthy / beside the broken (ms)', `${listed(runP99s.calm)} / ${listed(runP99s.noisy)}`);
   row(label, "daemon CPU per callback, all healthy / beside the broken (µs, the broken endpoints' attempts and retries included)", `${calm.cpuUs.toFixed(0)} / ${noisy.cpuUs.toFixed(0)}`);
   const ratio = p(noisy, 99) / p(calm, 99);
   row(label, 'healthy p99 beside the broken / all healthy', p(noisy, 99), { baseline: p(calm, 99), ratio, target: '≤ 1.2', ok: ratio <= 1.2 });
   // Without a target: one run stalled by the host moves the pooled p99 of its kind, the median of the runs' p99s least.
-  const medianP99 = (list) => median(list.map((run) => percentile(run.latencies, 99)));
-  const medians = { calm: medianP99(runs.calm), noisy: medianP99(runs.noisy) };
+  const medians = { calm: median(runP99s.calm), noisy: median(runP99s.noisy) };
   row(label, "median of the runs' p99s, beside the broken / all healthy (ms)", medians.noisy, { baseline: medians.calm, ratio: medians.noisy / medians.calm });
   row(label, "healthy events slower than the all-healthy runs' slowest", String(overCalmMax));
   row(label, 'healthy events that waited behind a broken one (≥ the attempt timeout)', String(overTimeout), { target: '0', ok: overTimeout === 0 });
