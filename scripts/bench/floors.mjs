@@ -129,6 +129,8 @@ async function started(floors, contestant) {
  * Rows (`row` of the bench's table) of a gateway figure against the floors measured beside it
  * (`floors`: minimal and complete, each with `value` and its `rounds`): the ratio to each, and the
  * targets of issue 26 where it has one (`targets`: {minimal, complete} lower bounds of the ratio).
+ * Then the complete floor against the minimal one: what the work the contract requires costs, and
+ * so how much of the complete floor the minimal floor's target asks of the gateway.
  */
 export function floorRows(row, label, gateway, floors, targets) {
   for (const floor of floors) {
@@ -137,4 +139,10 @@ export function floorRows(row, label, gateway, floors, targets) {
     row(label, `  ratio to the ${floor.kind} floor`, gateway.value, { baseline: floor.value, ratio, ...(target === undefined ? {} : { target: `≥ ${target.toFixed(2)}`, ok: ratio >= target }) });
     row(label, `  ratio to the ${floor.kind} floor, round by round`, gateway.rounds.map((g, i) => (g / floor.rounds[i]).toFixed(2)).join(' '));
   }
+  const minimal = floors.find((floor) => floor.kind === 'minimal');
+  const complete = floors.find((floor) => floor.kind === 'complete');
+  if (minimal === undefined || complete === undefined) return;
+  const share = complete.value / minimal.value;
+  row(label, '  complete floor against the minimal one', complete.value, { baseline: minimal.value, ratio: share });
+  if (targets.minimal !== undefined) row(label, "  the minimal floor's target, as a ratio to the complete floor", (targets.minimal / share).toFixed(2));
 }
