@@ -41,12 +41,11 @@
 // receiver (scripts/bench/otlp-sink.mjs) in that encoding. CPU is read at the last arrival, as
 // without tracing (at most the batch processor's queue, 2,048 spans, is exported after that); the
 // run then waits until no more spans come and prints how many came per callback.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { floorSecrets, floorTargets, measureDeliverFloor } from './floors.mjs';
-import { bySendSecond, call, freePort, percentile, setupCompanies, sleep, startDaemon } from './lib.mjs';
+import { bySendSecond, call, freePort, percentile, setupCompanies, sleep, startDaemon, testBroker } from './lib.mjs';
 import { byTid, cpuMsOf, mainThread, perThread, percents, sampleMachine, threadName, threads, us } from './proc-stats.mjs';
 import { fixedRate, maxRate, waitArrivals, waitIdle } from './load.mjs';
 import { measureBare } from './baseline.mjs';
@@ -93,12 +92,10 @@ try {
       await d.stop();
     }
   } else if (mode === 'kafka') {
-    const lease = String(process.pid);
-    const kafka = (command) => spawnSync('bash', ['scripts/kafka/kafka.sh', command], { env: { ...process.env, KAFKA_LEASE: lease }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    if (kafka('start').status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
-    const port = process.env.KAFKA_PORT ?? '19092';
-    const brokerPid = Number(fs.readFileSync(path.join(process.env.GATEWAY_KAFKA_HOME ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'gateway-kafka'), `state-${port}`, 'kafka.pid'), 'utf8'));
-    const env = { GATEWAY_KAFKA_BROKERS: `127.0.0.1:${port}`, GATEWAY_KAFKA_NAMESPACE: `cpu-${process.pid}-${Date.now()}.` };
+    const broker = testBroker();
+    if (broker.run('start').status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
+    const brokerPid = broker.pid();
+    const env = { GATEWAY_KAFKA_BROKERS: broker.brokers, GATEWAY_KAFKA_NAMESPACE: `cpu-${process.pid}-${Date.now()}.` };
     let core;
     let worker;
     try {
@@ -125,7 +122,7 @@ try {
     } finally {
       await worker?.stop();
       await core?.stop();
-      kafka('release');
+      broker.run('release');
     }
   } else if (mode === 'bare') {
     // The baseline's side of the ratios: what a bare Koa request and the load generator's request

@@ -1,11 +1,12 @@
 // Pieces every benchmark script shares: the checkout's root, the daemon's flags and tokens, the
-// daemon process itself, and the API calls that set companies up in it. The rest is beside it:
+// daemon process itself, the test Kafka broker, and the API calls that set companies up in it. The rest is beside it:
 // proc-stats.mjs (CPU and RSS from /proc), load.mjs (the load generators), baseline.mjs (bare Koa
 // and the floors' handler processes), sinks.mjs (the webhook receiver and the OTLP sink), prefill.mjs
 // (stores filled in bulk).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +17,22 @@ export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export const API_TOKEN = 'gwk_bench-api-token-0123456789abcdef';
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The test Kafka broker (scripts/kafka/kafka.sh) under a lease of this process: `run('start')`
+ * starts it or joins the one running, `run('release')` drops the lease (stopping the broker if this
+ * run started it and nobody else holds one); `pid()` is the broker's process once it runs.
+ */
+export function testBroker() {
+  const port = process.env.KAFKA_PORT ?? '19092';
+  const home = process.env.GATEWAY_KAFKA_HOME ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'gateway-kafka');
+  const env = { ...process.env, KAFKA_LEASE: String(process.pid) };
+  return {
+    brokers: `127.0.0.1:${port}`,
+    run: (command) => spawnSync('bash', [path.join(ROOT, 'scripts/kafka/kafka.sh'), command], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+    pid: () => Number(fs.readFileSync(path.join(home, `state-${port}`, 'kafka.pid'), 'utf8')),
+  };
+}
 
 export async function freePort() {
   const server = net.createServer();
