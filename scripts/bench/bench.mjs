@@ -19,7 +19,7 @@ import { floorRows, startDeliverFloors, startIngestFloors } from './floors.mjs';
 import { replayScenario } from './replay.mjs';
 import { benchRuns } from './runs.mjs';
 import { manyCompanies, noisyNeighbour } from './tenants.mjs';
-import { freePort, ROOT, setupCompanies, startDaemon } from './lib.mjs';
+import { freePort, ROOT, setupCompanies, startDaemon, testBroker } from './lib.mjs';
 import { percents, sampleMachine } from './proc-stats.mjs';
 import { fixedRate, maxRate } from './load.mjs';
 import { BARE_TARGETS, measureBare, startBareKoa } from './baseline.mjs';
@@ -222,11 +222,9 @@ await scenario('5', `replay: ${P.replay.toLocaleString('en')} failed deliveries 
 });
 
 await scenario('6', 'Kafka mode: core + one worker process, end to end and fixed rate', async () => {
-  const lease = String(process.pid);
-  const kafka = (command) => spawnSync('bash', ['scripts/kafka/kafka.sh', command], { cwd: ROOT, env: { ...process.env, KAFKA_LEASE: lease }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  const startedKafka = kafka('start');
-  if (startedKafka.status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
-  const env = { GATEWAY_KAFKA_BROKERS: `127.0.0.1:${process.env.KAFKA_PORT ?? '19092'}`, GATEWAY_KAFKA_NAMESPACE: `bench-${process.pid}-${Date.now()}.` };
+  const broker = testBroker();
+  if (broker.run('start').status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
+  const env = { GATEWAY_KAFKA_BROKERS: broker.brokers, GATEWAY_KAFKA_NAMESPACE: `bench-${process.pid}-${Date.now()}.` };
   let core;
   let worker;
   let embedded;
@@ -257,7 +255,7 @@ await scenario('6', 'Kafka mode: core + one worker process, end to end and fixed
     await embedded?.stop();
     await worker?.stop();
     await core?.stop();
-    kafka('release');
+    broker.run('release');
   }
 });
 

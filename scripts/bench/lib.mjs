@@ -1,8 +1,8 @@
 // Pieces every benchmark script shares: the checkout's root, the daemon's flags and tokens, the
-// daemon process itself, the test Kafka broker, and the API calls that set companies up in it. The rest is beside it:
-// proc-stats.mjs (CPU and RSS from /proc), load.mjs (the load generators), baseline.mjs (bare Koa
-// and the floors' handler processes), sinks.mjs (the webhook receiver and the OTLP sink), prefill.mjs
-// (stores filled in bulk).
+// daemon process itself, the test Kafka broker, and the API calls that set companies up in it. The
+// rest is beside it: proc-stats.mjs (CPU and RSS from /proc), load.mjs (the load generators),
+// baseline.mjs (bare Koa and the floors' handler processes), sinks.mjs (the webhook receiver and the
+// OTLP sink), prefill.mjs (stores filled in bulk).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';

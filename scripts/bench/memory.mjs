@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { printSummary, summary } from './heap-diff.mjs';
-import { freePort, ROOT, setupCompanies, sleep, startDaemon } from './lib.mjs';
+import { freePort, ROOT, setupCompanies, sleep, startDaemon, testBroker } from './lib.mjs';
 import { sampleRss } from './proc-stats.mjs';
 import { fixedRate, waitArrivals, waitIdle } from './load.mjs';
 import { startReceiver } from './sinks.mjs';
@@ -96,7 +96,7 @@ async function snapshot(daemon, label) {
 }
 
 const receiver = await startReceiver();
-let lease = null;
+let broker = null;
 const daemons = [];
 let failed = false;
 try {
@@ -106,9 +106,9 @@ try {
     daemons.push(d);
     base = d.base;
   } else {
-    lease = String(process.pid);
-    if (kafka('start').status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
-    const env = { GATEWAY_KAFKA_BROKERS: `127.0.0.1:${process.env.KAFKA_PORT ?? '19092'}`, GATEWAY_KAFKA_NAMESPACE: `memory-${process.pid}-${Date.now()}.` };
+    broker = testBroker();
+    if (broker.run('start').status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
+    const env = { GATEWAY_KAFKA_BROKERS: broker.brokers, GATEWAY_KAFKA_NAMESPACE: `memory-${process.pid}-${Date.now()}.` };
     const core = await startDaemon({ name: 'core', dataDir: dir, port: await freePort(), role: 'core', env, nodeArgs: snapshotArgs('core') });
     daemons.push(core);
     daemons.push(await startDaemon({ name: 'worker', dataDir: dir, role: 'worker', env, nodeArgs: snapshotArgs('worker') }));
@@ -161,15 +161,11 @@ try {
 } finally {
   for (const d of daemons.reverse()) await d.stop();
   await receiver.close();
-  if (lease !== null) kafka('release');
+  broker?.run('release');
   if (process.env.BENCH_KEEP) log(`kept ${dir}`);
   else fs.rmSync(dir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
-
-function kafka(command) {
-  return spawnSync('bash', ['scripts/kafka/kafka.sh', command], { cwd: ROOT, env: { ...process.env, KAFKA_LEASE: lease }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-}
 
 /** heap-diff's summary in a process of its own, with the heap a large snapshot's JSON needs. */
 function diff(firstFile, secondFile, top) {
