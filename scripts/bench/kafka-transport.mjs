@@ -2,7 +2,7 @@
 // What Kafka mode's transport alone costs per event on these cores: the least kafkajs code for the
 // round trip Kafka mode adds to an event's delivery, with nothing else in it (no HTTP, no store).
 // A "core" process publishes delivery jobs of about the daemon's size (1.2 kB of JSON, 32 keys,
-// packed up to 64 to a record per partition, idempotent, acks -1, as src/streams/kafka-records.ts
+// packed up to 64 to a record per partition, idempotent, acks -1, as src/streams/kafka/kafka-records.ts
 // packs them); a "worker" process consumes them, parses each and publishes one attempt record
 // (about 300 B) per job, packed the same way; the core consumes the records. Prints the round trips
 // per second and the CPU per job of the core, the worker and the broker: the least Kafka mode can

@@ -31,7 +31,7 @@ const load = (module) => import(path.join(repo, 'dist/src', module));
 const { Store } = await load('store/store.js');
 const { WalCheckpointer } = await load('store/checkpointer.js');
 const { OutboxRelay } = await load('outbox/relay.js');
-const { SqliteStreamBus } = await load('streams/sqlite-stream.js');
+const { SqliteStreamBus } = await load('streams/sqlite/sqlite-stream.js');
 const { normalizeBotUpdate } = await load('ingest/bot.js');
 const { applyCallbackGrouped } = await load('domain/incoming.js');
 

@@ -15,7 +15,7 @@ import { OutboxJanitor } from '../outbox/janitor.js';
 import { IdempotencyJanitor } from '../workers/idempotency-janitor.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
-import { SqliteStreamBus } from '../streams/sqlite-stream.js';
+import { SqliteStreamBus } from '../streams/sqlite/sqlite-stream.js';
 import { systemClock, type Clock, type StreamBus } from '../streams/stream.js';
 import { supervise, type Supervisor, type Worker } from '../workers/supervisor.js';
 import { Connectors } from '../connectors/registry.js';
@@ -30,7 +30,7 @@ export type Role = 'all' | 'core' | 'worker';
 export async function openStreamBus(config: Config, store: Store | null, logger: Logger, clock: Clock): Promise<StreamBus> {
   if (config.kafkaBrokers !== null) {
     // Loaded only then: an embedded gateway does not hold the Kafka client in memory.
-    const { KafkaStreamBus } = await import('../streams/kafka-stream.js');
+    const { KafkaStreamBus } = await import('../streams/kafka/kafka-stream.js');
     return new KafkaStreamBus(
       {
         brokers: config.kafkaBrokers,

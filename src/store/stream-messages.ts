@@ -23,7 +23,7 @@ export interface NewStreamMessage {
 /**
  * The embedded streams' log: the messages of every stream not yet committed by their consumer
  * group. Each embedded stream has exactly one group, which the process owning the store runs: it
- * hands messages to its consumers from memory (src/streams/sqlite-stream.ts), reads this table only
+ * hands messages to its consumers from memory (src/streams/sqlite/sqlite-stream.ts), reads this table only
  * at start and for backlogs larger than it keeps in memory, and deletes a message once committed.
  * Seqs only go up (AUTOINCREMENT), so "every message up to seq N was read" stays true.
  */

@@ -8,7 +8,7 @@ import { ReplayTaskWorker, type Replayer } from '../../src/dispatch/replay.js';
 import type { AttemptRecord } from '../../src/streams/catalog.js';
 import type { AttemptEffects } from '../../src/store/delivery-rows.js';
 import { Store } from '../../src/store/store.js';
-import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
+import { SqliteStreamBus } from '../../src/streams/sqlite/sqlite-stream.js';
 import { ManualClock } from '../../src/streams/stream.js';
 import { emitEvent, insertEndpoint } from '../pipeline/harness.js';
 import { eventually, memoryLogger } from '../pipeline/wait.js';

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { OutboxRelay } from '../../src/outbox/relay.js';
 import type { Store } from '../../src/store/store.js';
 import { storePerTest } from '../helpers/temp-store.js';
-import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
+import { SqliteStreamBus } from '../../src/streams/sqlite/sqlite-stream.js';
 import { ManualClock, type OutgoingMessage, type StreamBus } from '../../src/streams/stream.js';
 import { appendEvent, newEventId } from '../../src/domain/events.js';
 import { firstAttempt } from '../../src/outbox/fan-out.js';

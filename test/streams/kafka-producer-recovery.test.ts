@@ -8,10 +8,10 @@ import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { KafkaClientHealth } from '../../src/streams/kafka-health.js';
-import { KafkaNames, KafkaTopicAdmin } from '../../src/streams/kafka-offsets.js';
-import { KafkaPublisher } from '../../src/streams/kafka-producer.js';
-import { decodeRecord } from '../../src/streams/kafka-records.js';
+import { KafkaClientHealth } from '../../src/streams/kafka/kafka-health.js';
+import { KafkaNames, KafkaTopicAdmin } from '../../src/streams/kafka/kafka-offsets.js';
+import { KafkaPublisher } from '../../src/streams/kafka/kafka-producer.js';
+import { decodeRecord } from '../../src/streams/kafka/kafka-records.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { memoryLogger } from '../pipeline/wait.js';
 

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
-import { KafkaStreamBus } from '../../src/streams/kafka-stream.js';
+import { KafkaStreamBus } from '../../src/streams/kafka/kafka-stream.js';
 import { eventually, memoryLogger } from '../pipeline/wait.js';
 import { streamConformance } from './conformance.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
 import { MIGRATIONS, migrate } from '../../src/store/migrate.js';
-import { SqliteStreamBus } from '../../src/streams/sqlite-stream.js';
+import { SqliteStreamBus } from '../../src/streams/sqlite/sqlite-stream.js';
 import type { IncomingMessage } from '../../src/streams/stream.js';
 import { Store } from '../../src/store/store.js';
 import { memoryLogger } from '../pipeline/wait.js';

@@ -1,9 +1,9 @@
 // What a stream message carries on Kafka with tracing off and with a trace context: the headers
 // of the records as the broker stores them, read by a plain kafkajs consumer, for messages alone in
-// a record and packed several to a record (src/streams/kafka-records.ts).
+// a record and packed several to a record (src/streams/kafka/kafka-records.ts).
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { describe, expect, inject, it } from 'vitest';
-import { KafkaStreamBus } from '../../src/streams/kafka-stream.js';
+import { KafkaStreamBus } from '../../src/streams/kafka/kafka-stream.js';
 import { isTracing } from '../../src/tracing/tracer.js';
 import { eventually, memoryLogger } from '../pipeline/wait.js';
 

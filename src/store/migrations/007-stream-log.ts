@@ -30,7 +30,7 @@ export const streamLog: Migration = {
     DROP TABLE stream_messages;
     ALTER TABLE stream_log RENAME TO stream_messages;
     CREATE INDEX stream_messages_stream ON stream_messages(stream, seq);
-    -- A key whose backlog did not fit in memory is read again by key (src/streams/sqlite-stream.ts).
+    -- A key whose backlog did not fit in memory is read again by key (src/streams/sqlite/sqlite-stream.ts).
     CREATE INDEX stream_messages_key ON stream_messages(stream, key, seq);
   `,
 };

@@ -1,7 +1,7 @@
-import type { Logger } from '../log.js';
-import type { StreamMessageStore } from '../store/stream-messages.js';
+import type { Logger } from '../../log.js';
+import type { StreamMessageStore } from '../../store/stream-messages.js';
 import { FeedConsumer, heldOf, type Held, type LogRow } from './sqlite-feed-consumer.js';
-import type { Clock, DirectHandler, MessageHandler, Subscription } from './stream.js';
+import type { Clock, DirectHandler, MessageHandler, Subscription } from '../stream.js';
 
 /** Messages of one stream kept in memory, not yet handed to a consumer. */
 const MEMORY_MESSAGES = 1_024;

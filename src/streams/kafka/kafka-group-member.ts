@@ -1,7 +1,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import { errorReason, type KafkaClientHealth } from './kafka-health.js';
-import { pause, unlessAborted } from './stream.js';
+import { pause, unlessAborted } from '../stream.js';
 
 /** How fast a group notices a member that died, and how often members speak to it. */
 export interface GroupTimings {

@@ -1,9 +1,9 @@
-import type { Logger } from '../log.js';
-import type { NewStreamMessage, StreamMessageStore } from '../store/stream-messages.js';
+import type { Logger } from '../../log.js';
+import type { NewStreamMessage, StreamMessageStore } from '../../store/stream-messages.js';
 import { Feed } from './sqlite-feed.js';
 import type { LogRow } from './sqlite-feed-consumer.js';
-import { traceparentOf } from '../tracing/tracer.js';
-import { tracedHandler } from './traced-handler.js';
+import { traceparentOf } from '../../tracing/tracer.js';
+import { tracedHandler } from '../traced-handler.js';
 import {
   systemClock,
   type Clock,
@@ -14,7 +14,7 @@ import {
   type StreamSpec,
   type SubscribeOptions,
   type Subscription,
-} from './stream.js';
+} from '../stream.js';
 
 export interface SqliteStreamOptions {
   clock?: Clock;

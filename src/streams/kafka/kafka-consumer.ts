@@ -1,13 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import type { Consumer, Kafka } from 'kafkajs';
-import type { Logger } from '../log.js';
-import { KeyedRunner } from './keyed-runner.js';
+import type { Logger } from '../../log.js';
+import { KeyedRunner } from '../keyed-runner.js';
 import { GroupMember, type GroupTimings } from './kafka-group-member.js';
 import type { KafkaClientHealth } from './kafka-health.js';
 import { coalescedCommits, OffsetTracker, type CommitCoalescer, type KafkaNames } from './kafka-offsets.js';
 import { decodeRecord, type KafkaMessage } from './kafka-records.js';
-import { tracedBatchHandler, tracedHandler } from './traced-handler.js';
-import { pause, unlessAborted, waitUntil, type BatchSubscribeOptions, type Clock, type SubscribeOptions, type Subscription } from './stream.js';
+import { tracedBatchHandler, tracedHandler } from '../traced-handler.js';
+import { pause, unlessAborted, waitUntil, type BatchSubscribeOptions, type Clock, type SubscribeOptions, type Subscription } from '../stream.js';
 
 /**
  * Group consumption of the stream topics: one message at a time through a KeyedRunner

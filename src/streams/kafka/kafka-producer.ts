@@ -1,10 +1,10 @@
 import { type Kafka, type Producer, type TopicMessages } from 'kafkajs';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import { errorReason, fatalProducerError, type KafkaClientHealth } from './kafka-health.js';
 import type { KafkaNames } from './kafka-offsets.js';
 import { encodeMessage, encodeRecords, PartitionPlacer, splitRequests, type EncodedMessage } from './kafka-records.js';
-import type { Clock, OutgoingMessage } from './stream.js';
-import { traceparentOf } from '../tracing/tracer.js';
+import type { Clock, OutgoingMessage } from '../stream.js';
+import { traceparentOf } from '../../tracing/tracer.js';
 
 /** Publishes of one `publish` call waiting for the next send, with the caller's promise. */
 interface QueuedPublish {

@@ -1,7 +1,7 @@
-import type { Logger } from '../log.js';
-import type { StreamMessageRow, StreamMessageStore } from '../store/stream-messages.js';
-import { KeyedRunner } from './keyed-runner.js';
-import type { DirectHandler, IncomingMessage, MessageHandler } from './stream.js';
+import type { Logger } from '../../log.js';
+import type { StreamMessageRow, StreamMessageStore } from '../../store/stream-messages.js';
+import { KeyedRunner } from '../keyed-runner.js';
+import type { DirectHandler, IncomingMessage, MessageHandler } from '../stream.js';
 
 /** Messages of one key a consumer holds at once (running or queued behind it): a stuck key holds few. */
 const KEY_HELD = 64;

@@ -1,5 +1,5 @@
 import { Partitioners, type ICustomPartitioner, type KafkaMessage as FetchedMessage, type Message, type PartitionerArgs, type PartitionMetadata } from 'kafkajs';
-import type { IncomingMessage, OutgoingMessage } from './stream.js';
+import type { IncomingMessage, OutgoingMessage } from '../stream.js';
 
 /**
  * How stream messages travel as Kafka records. A record carries either one message (its id,

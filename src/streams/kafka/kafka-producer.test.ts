@@ -3,11 +3,11 @@
 // before anything published later. The real broker's side is in test/faults (npm run faults).
 import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, type Kafka, type Producer, type ProducerConfig, type TopicMessages } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../log.js';
+import { createLogger } from '../../log.js';
 import { KafkaClientHealth } from './kafka-health.js';
 import { KafkaNames } from './kafka-offsets.js';
 import { KafkaPublisher } from './kafka-producer.js';
-import { systemClock } from './stream.js';
+import { systemClock } from '../stream.js';
 
 /** The broker's answer as kafkajs raises it (src/protocol/error.js builds it from the error code). */
 function brokerRefusal(type: string, code: number): KafkaJSProtocolError {

@@ -1,5 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import { KafkaConsumers } from './kafka-consumer.js';
 import type { GroupTimings } from './kafka-group-member.js';
 import { KafkaClientHealth } from './kafka-health.js';
@@ -17,7 +17,7 @@ import {
   type StreamSpec,
   type SubscribeOptions,
   type Subscription,
-} from './stream.js';
+} from '../stream.js';
 
 export interface KafkaStreamOptions extends GroupTimings {
   brokers: string[];

@@ -4,7 +4,7 @@
 import { Partitioners, type KafkaMessage as FetchedMessage, type Message, type PartitionMetadata } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { decodeRecord, encodeMessage, encodeRecords, PACK_CHARS, PACK_MESSAGES, PartitionPlacer, REQUEST_PARTITION_BYTES, splitRequests, type PlacedRecord } from './kafka-records.js';
-import type { OutgoingMessage } from './stream.js';
+import type { OutgoingMessage } from '../stream.js';
 
 const TOPIC = 'ns.gateway.events';
 

@@ -1,5 +1,5 @@
-import type { Logger } from '../log.js';
-import type { StreamClientHealth, StreamClientKind } from './stream.js';
+import type { Logger } from '../../log.js';
+import type { StreamClientHealth, StreamClientKind } from '../stream.js';
 
 /**
  * Broker answers after which a producer can never send again as it is: its producer id, epoch or

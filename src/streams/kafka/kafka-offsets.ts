@@ -1,7 +1,7 @@
 import type { Admin, Consumer, Kafka } from 'kafkajs';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import { TOPIC_MAX_MESSAGE_BYTES } from './kafka-records.js';
-import { pause, type StreamLag, type StreamPosition, type StreamSpec } from './stream.js';
+import { pause, type StreamLag, type StreamPosition, type StreamSpec } from '../stream.js';
 
 /**
  * Where streams and consumer groups live in the cluster. The namespace prefixes every topic and
