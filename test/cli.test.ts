@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../src/store/migrate.js';
+import { MIGRATIONS } from '../src/store/engine/migrate.js';
 
 /** Black-box: the built `gateway` command, as a user runs it (npm test builds first). */
 const BIN = path.resolve('bin/gateway.js');

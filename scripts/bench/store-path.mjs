@@ -29,7 +29,7 @@ const group = Number(groupText);
 const repo = path.resolve(options.repo ?? ROOT);
 const load = (module) => import(path.join(repo, 'dist/src', module));
 const { Store } = await load('store/store.js');
-const { WalCheckpointer } = await load('store/checkpointer.js');
+const { WalCheckpointer } = await load('store/engine/checkpointer.js');
 const { OutboxRelay } = await load('outbox/relay.js');
 const { SqliteStreamBus } = await load('streams/sqlite/sqlite-stream.js');
 const { normalizeBotUpdate } = await load('ingest/bot.js');

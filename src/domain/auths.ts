@@ -3,7 +3,7 @@ import { authObjectOf } from './auth-object.js';
 import type { ChannelApi } from '../store/callbacks.js';
 import type { ChannelRow, ChannelState, NewChannel } from '../store/channels.js';
 import { Conflict } from '../errors/errors.js';
-import { isUniqueViolation } from '../store/db.js';
+import { isUniqueViolation } from '../store/engine/db.js';
 import type { Store } from '../store/store.js';
 import { generateCallbackSecrets } from './callback-secrets.js';
 import { recordEvent } from './events.js';

@@ -9,7 +9,7 @@ import type { AppState } from '../http/context.js';
 import type { Logger } from '../log.js';
 import { Metrics } from '../metrics/metrics.js';
 import { coreSources } from './metric-sources.js';
-import { WalCheckpointer } from '../store/checkpointer.js';
+import { WalCheckpointer } from '../store/engine/checkpointer.js';
 import { Store } from '../store/store.js';
 import type { Clock } from '../streams/stream.js';
 import { startPipeline, type Pipeline } from './pipeline.js';

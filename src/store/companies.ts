@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { Db } from './engine/db.js';
 import { takePage, type IdPage, type PageOf } from './pagination.js';
 
 export interface CompanyRow {

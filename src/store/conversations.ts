@@ -1,6 +1,6 @@
 import type { ChannelRow } from './channels.js';
 import type { ContactRow } from './contacts.js';
-import type { Db } from './db.js';
+import type { Db } from './engine/db.js';
 import type { PageWindow } from './pagination.js';
 
 export type OperationalState = 'open' | 'archived';

@@ -1,5 +1,5 @@
-import { transactionRunner, type Db, type TransactionRunner } from './db.js';
-import { pruneStep, type PruneStep } from './prune.js';
+import { transactionRunner, type Db, type TransactionRunner } from './engine/db.js';
+import { pruneStep, type PruneStep } from './engine/prune.js';
 import { INSERT_DELIVERY, newDeliveryId, type DeliveryInsertValues } from './delivery-insert.js';
 import type { DeliveryStatus, DeliveryRow, AttemptToRecord, AttemptRow, DisableRule, AttemptEffects } from './delivery-rows.js';
 import type { WebhookEndpointRow } from './webhooks.js';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Db } from './db.js';
+import type { Db } from './engine/db.js';
 import type { DeliveryRow, DeliveryStatus } from './delivery-rows.js';
 import { takePage, type PageOf } from './pagination.js';
 import type { EndpointOrdering } from './webhooks.js';

@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { Db } from './engine/db.js';
 import type { PageWindow } from './pagination.js';
 
 export type MessageStatus = 'created' | 'sent' | 'delivered' | 'read' | 'error';

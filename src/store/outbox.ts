@@ -1,6 +1,6 @@
-import type { Db } from './db.js';
-import type { GroupCommit } from './group-commit.js';
-import { pruneStep, type PruneStep } from './prune.js';
+import type { Db } from './engine/db.js';
+import type { GroupCommit } from './engine/group-commit.js';
+import { pruneStep, type PruneStep } from './engine/prune.js';
 import { traceparentOf } from '../tracing/tracer.js';
 
 export type StreamName = 'gateway.events' | 'gateway.outbound';

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { PruneStep } from '../store/prune.js';
+import type { PruneStep } from '../store/engine/prune.js';
 import type { Store } from '../store/store.js';
 import { pause, type Clock } from '../streams/stream.js';
 import type { Worker } from './supervisor.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../src/store/migrate.js';
+import { MIGRATIONS } from '../../src/store/engine/migrate.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gw: TestGateway;

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/store/db.js';
-import { MIGRATIONS, migrate } from '../../src/store/migrate.js';
+import { openDatabase, type Db } from '../../src/store/engine/db.js';
+import { MIGRATIONS, migrate } from '../../src/store/engine/migrate.js';
 
 let dir: string | undefined;
 let db: Db | undefined;

@@ -1,5 +1,5 @@
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';
-import { activeContext, endSpan, isTracing, ROOT_CONTEXT, runIn, withSpan, type Context, type Span } from '../tracing/tracer.js';
+import { activeContext, endSpan, isTracing, ROOT_CONTEXT, runIn, withSpan, type Context, type Span } from '../../tracing/tracer.js';
 import { startCommitSpan } from './commit-span.js';
 
 interface Job {

@@ -1,5 +1,5 @@
-import { ATTR } from '../tracing/attributes.js';
-import { linkToSpan, ROOT_CONTEXT, SpanKind, spanOf, startSpan, type Context, type Link, type Span } from '../tracing/tracer.js';
+import { ATTR } from '../../tracing/attributes.js';
+import { linkToSpan, ROOT_CONTEXT, SpanKind, spanOf, startSpan, type Context, type Link, type Span } from '../../tracing/tracer.js';
 
 /**
  * The `store transaction` span of one group commit (docs/tracing.md). One SQLite transaction serves

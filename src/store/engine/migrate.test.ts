@@ -148,7 +148,7 @@ describe('migrate', () => {
  */
 describe('migrate from concurrent connections', () => {
   // The compiled modules (npm test builds before running): the very code the daemon runs.
-  const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src/store');
+  const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/src/store/engine');
 
   const workerSource = `
     const { workerData, parentPort } = require('node:worker_threads');

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
-import { startWorkerThread } from '../lib/threads.js';
-import type { Logger } from '../log.js';
+import { startWorkerThread } from '../../lib/threads.js';
+import type { Logger } from '../../log.js';
 import type { Db } from './db.js';
 
 /** What the checkpoint thread is started with (src/store/checkpoint-thread.ts). */
@@ -80,5 +80,5 @@ export class WalCheckpointer {
 
 // Run from the sources (vitest), the thread is the built one: `npm test` builds first.
 const THREAD_SCRIPT = import.meta.url.endsWith('.ts')
-  ? new URL('../../dist/src/store/checkpoint-thread.js', import.meta.url)
+  ? new URL('../../../dist/src/store/engine/checkpoint-thread.js', import.meta.url)
   : new URL('./checkpoint-thread.js', import.meta.url);
