@@ -1,4 +1,4 @@
-import { OutboxStore, type RelayRow } from '../src/store/outbox.js';
+import { OutboxStore, type RelayRow } from '../src/store/pipeline/outbox.js';
 
 /**
  * Every message each outbox published, in publish order, kept for test/helpers/events.ts: in

@@ -3,7 +3,7 @@ import { pathId } from '../http/params.js';
 import { callbackFamily, presentedSecret, type CallbackFamily } from '../domain/callback-secrets.js';
 import type { AppState } from '../http/context.js';
 import { NotFound } from '../errors/errors.js';
-import type { ChannelCallbackRow } from '../store/callbacks.js';
+import type { ChannelCallbackRow } from '../store/resources/callbacks.js';
 import type { Store } from '../store/store.js';
 import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER } from '../ingest/verify.js';
 import { authenticateAdmin } from './authenticate-admin.js';

@@ -9,7 +9,7 @@ import type { AppState } from '../http/context.js';
 import { NotFound } from '../errors/errors.js';
 import { parseBody, type BodyLimits } from '../http/body.js';
 import { validator } from '../http/validate.js';
-import type { ChannelRow } from '../store/channels.js';
+import type { ChannelRow } from '../store/resources/channels.js';
 import type { Store } from '../store/store.js';
 import { authenticateAdmin } from './authenticate-admin.js';
 

@@ -7,9 +7,9 @@ import { pathId } from '../http/params.js';
 import { validator } from '../http/validate.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { presentEndpointHealth } from '../presenters/admin.js';
-import type { EndpointHealthRow } from '../store/delivery-search.js';
+import type { EndpointHealthRow } from '../store/deliveries/delivery-search.js';
 import type { Store } from '../store/store.js';
-import type { WebhookEndpointRow, WebhookEndpointChanges } from '../store/webhooks.js';
+import type { WebhookEndpointRow, WebhookEndpointChanges } from '../store/resources/webhooks.js';
 import { changeWebhookEndpoint } from '../domain/operational-events.js';
 
 const validateDisable = validator(adminEndpointDisableBody);

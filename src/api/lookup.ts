@@ -1,8 +1,8 @@
 import { accountOf, type AppState, type RouteContext } from '../http/context.js';
 import { NotFound } from '../errors/errors.js';
-import type { CompanyRow } from '../store/companies.js';
-import type { ChannelRow } from '../store/channels.js';
-import type { ConversationRow } from '../store/conversations.js';
+import type { CompanyRow } from '../store/resources/companies.js';
+import type { ChannelRow } from '../store/resources/channels.js';
+import type { ConversationRow } from '../store/resources/conversations.js';
 import type { Store } from '../store/store.js';
 import { pathId } from '../http/params.js';
 

@@ -10,8 +10,8 @@ import { sameSecret, secretDigest } from '../domain/tokens.js';
 import type { AppState, RouteContext } from '../http/context.js';
 import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../errors/errors.js';
 import { mayNestDeeperThan, nestedDeeperThan, validator, type Validator } from '../http/validate.js';
-import type { ChannelCallbackRow } from '../store/callbacks.js';
-import type { ChannelRow } from '../store/channels.js';
+import type { ChannelCallbackRow } from '../store/resources/callbacks.js';
+import type { ChannelRow } from '../store/resources/channels.js';
 import type { Store } from '../store/store.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { normalizeBotUpdate, type BotUpdate } from '../ingest/bot.js';
@@ -47,7 +47,7 @@ const validateHandshake = validator(cloudHandshakeQuery);
  * verification, checked over the raw bytes before anything is parsed. Answers, in this order:
  * 404 unknown, deleted or other provider's channel; 413 body over the limit; 400 body not valid
  * UTF-8; 401 bad or missing signature; 400 malformed JSON; 422 schema violation; 200 once the
- * transaction committed (a group commit: src/store/group-commit.ts). Answers the middleware that
+ * transaction committed (a group commit: src/store/engine/group-commit.ts). Answers the middleware that
  * runs the POST route ahead of the router (callbackShortcut); the route stays on the router too.
  */
 export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): Middleware<AppState> {

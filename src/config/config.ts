@@ -57,7 +57,7 @@ export interface Config extends KafkaSettings, HttpLimits {
   cloudAppSecret: string | null;
   /**
    * GATEWAY_STORE_CHECKPOINT_INTERVAL: how often a thread of its own copies the store's WAL into
-   * the database file (src/store/checkpointer.ts); 0 leaves it to SQLite, on the commit that
+   * the database file (src/store/engine/checkpointer.ts); 0 leaves it to SQLite, on the commit that
    * crossed 1000 pages, on the event loop. Default 100ms.
    */
   storeCheckpointMs: number;

@@ -6,7 +6,7 @@ import { confirmationMethod } from '../presenters/auth.js';
 import { sameSecret } from '../domain/tokens.js';
 import type { IngestItem } from '../domain/provider-facts.js';
 import type { Logger } from '../log.js';
-import type { ChannelRow } from '../store/channels.js';
+import type { ChannelRow } from '../store/resources/channels.js';
 import type { Store } from '../store/store.js';
 import { ConnectorCallError, type ConfirmAnswer, type ConnectionStart, type Page, type SessionChannel, type SessionConnector } from './connector.js';
 import type { Connectors } from './registry.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { AttemptEffects, DisableRule } from '../store/delivery-rows.js';
+import type { AttemptEffects, DisableRule } from '../store/deliveries/delivery-rows.js';
 import { OPERATOR_ENDPOINT_ID, recordAttemptEffects } from '../domain/operational-events.js';
 import type { Store } from '../store/store.js';
 import type { Clock, IncomingMessage, StreamBus } from '../streams/stream.js';

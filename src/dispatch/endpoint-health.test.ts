@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptToRecord } from '../store/delivery-rows.js';
+import type { AttemptToRecord } from '../store/deliveries/delivery-rows.js';
 import { endpointDisableRule } from './endpoint-health.js';
 
 const DAY = 86_400_000;

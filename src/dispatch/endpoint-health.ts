@@ -1,4 +1,4 @@
-import type { DisableRule } from '../store/delivery-rows.js';
+import type { DisableRule } from '../store/deliveries/delivery-rows.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,5 +1,5 @@
 import { timeOrderedId } from '../lib/ids.js';
-import { signingSecrets, type WebhookEndpointRow } from '../store/webhooks.js';
+import { signingSecrets, type WebhookEndpointRow } from '../store/resources/webhooks.js';
 import type { WebhookHttpClient } from './http-client.js';
 import { signatureHeaders } from './signing.js';
 

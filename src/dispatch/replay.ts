@@ -1,9 +1,9 @@
 import type { EventRecord } from '../streams/catalog.js';
 import type { Logger } from '../log.js';
-import type { DeliveryRow } from '../store/delivery-rows.js';
-import type { DeliveryFilter } from '../store/delivery-search.js';
+import type { DeliveryRow } from '../store/deliveries/delivery-rows.js';
+import type { DeliveryFilter } from '../store/deliveries/delivery-search.js';
 import type { Store } from '../store/store.js';
-import type { WebhookEndpointRow } from '../store/webhooks.js';
+import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 import { pause, type Clock, type OutgoingMessage, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
 import { jobEndpoint, jobKey, redeliveryStream, STREAM, type DeliveryJob } from '../streams/catalog.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { DeliveryRow } from '../store/delivery-rows.js';
+import type { DeliveryRow } from '../store/deliveries/delivery-rows.js';
 import type { Store } from '../store/store.js';
 import type { Clock, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';
@@ -112,7 +112,7 @@ export class RetryScheduler implements Worker {
     }
     if (jobs.length > 0) {
       // Each retry starts a trace of its own, linked to its delivery's first publish. Recoverable:
-      // once marked scheduled, the pending delivery stands for its job (src/store/unsent-deliveries.ts).
+      // once marked scheduled, the pending delivery stands for its job (src/store/deliveries/unsent-deliveries.ts).
       await publishRouted(
         bus,
         STREAM.retries,

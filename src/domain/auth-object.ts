@@ -1,5 +1,5 @@
 import { presentAuth, type AuthObject } from '../presenters/auth.js';
-import type { ChannelRow } from '../store/channels.js';
+import type { ChannelRow } from '../store/resources/channels.js';
 import type { Store } from '../store/store.js';
 
 /** The auth object of a channel row with its stored pages (read in the caller's transaction, if any). */

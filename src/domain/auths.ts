@@ -1,7 +1,7 @@
 import { confirmationMethod } from '../presenters/auth.js';
 import { authObjectOf } from './auth-object.js';
-import type { ChannelApi } from '../store/callbacks.js';
-import type { ChannelRow, ChannelState, NewChannel } from '../store/channels.js';
+import type { ChannelApi } from '../store/resources/callbacks.js';
+import type { ChannelRow, ChannelState, NewChannel } from '../store/resources/channels.js';
 import { Conflict } from '../errors/errors.js';
 import { isUniqueViolation } from '../store/engine/db.js';
 import type { Store } from '../store/store.js';

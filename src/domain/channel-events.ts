@@ -3,7 +3,7 @@ import { SYSTEM_NOTICES, type ChannelV1EventType, type SystemNoticeMessage } fro
 import { qrPngBase64 } from '../lib/qr-image.js';
 import { unixSeconds, v1DateTime } from '../lib/time.js';
 import type { AuthSignalItem } from './provider-facts.js';
-import type { ChannelRow } from '../store/channels.js';
+import type { ChannelRow } from '../store/resources/channels.js';
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../streams/catalog.js';
 import { recordEvent, writeEvent } from './events.js';

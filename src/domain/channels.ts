@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { channelCreateBodies, channelUpdateBodies, type Provider } from '../../schemas/v1/channels.js';
 import type { SyncPeriod } from '../../schemas/v2/auths.js';
 import { ValidationFailed } from '../errors/errors.js';
-import type { ChannelState } from '../store/channels.js';
+import type { ChannelState } from '../store/resources/channels.js';
 import { oneMonthBefore, parseTimestamp } from '../lib/time.js';
 
 /** Parameters that are secrets: kept in the channel's credentials, never presented or logged. */

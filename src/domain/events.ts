@@ -1,7 +1,7 @@
 import { WEBHOOK_URL_TEST_EVENT } from '../../schemas/objects/webhook.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { jsonOf } from '../lib/json-text.js';
-import type { OutboxStore } from '../store/outbox.js';
+import type { OutboxStore } from '../store/pipeline/outbox.js';
 import type { EventRecord } from '../streams/catalog.js';
 
 /** Resource types of the v2 envelope, plus the v1 payload families. */
@@ -56,7 +56,7 @@ export function writeEvent(
 
 /**
  * Appends an event whose body is already built (the v1 payloads). The record and its body are
- * frozen: the relay may publish the very object (src/store/outbox.ts), so it must not change after.
+ * frozen: the relay may publish the very object (src/store/pipeline/outbox.ts), so it must not change after.
  * The body is serialized once (jsonOf): the record's text and every attempt's request body reuse it.
  */
 export function appendEvent(outbox: OutboxStore, record: EventRecord): EventRecord {

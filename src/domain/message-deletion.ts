@@ -1,8 +1,8 @@
 import { DELETE_PROVIDERS } from '../../schemas/v2/messages.js';
 import { ValidationFailed, WrongProvider, type FieldProblem } from '../errors/errors.js';
 import { presentMessage, type MessageObject } from '../presenters/message.js';
-import type { ConversationRow } from '../store/conversations.js';
-import type { MessageRow } from '../store/messages.js';
+import type { ConversationRow } from '../store/resources/conversations.js';
+import type { MessageRow } from '../store/resources/messages.js';
 import type { Store } from '../store/store.js';
 import { assertChannelCanSend, queueOutboundJob } from './messaging.js';
 import { recordMessageEvent } from './message-events.js';

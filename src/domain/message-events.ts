@@ -1,7 +1,7 @@
 import { presentMessageEvent } from '../presenters/message-event.js';
-import type { AttachmentRow } from '../store/attachments.js';
-import type { ConversationRow } from '../store/conversations.js';
-import type { MessageRow } from '../store/messages.js';
+import type { AttachmentRow } from '../store/resources/attachments.js';
+import type { ConversationRow } from '../store/resources/conversations.js';
+import type { MessageRow } from '../store/resources/messages.js';
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../streams/catalog.js';
 import { recordEvent } from './events.js';

@@ -1,9 +1,9 @@
 import type { OperatorWebhookConfig } from '../config/config.js';
 import { presentDelivery } from '../presenters/admin.js';
 import { presentWebhook } from '../presenters/webhook.js';
-import type { AttemptEffects } from '../store/delivery-rows.js';
+import type { AttemptEffects } from '../store/deliveries/delivery-rows.js';
 import type { Store } from '../store/store.js';
-import type { WebhookEndpointChanges, WebhookEndpointRow } from '../store/webhooks.js';
+import type { WebhookEndpointChanges, WebhookEndpointRow } from '../store/resources/webhooks.js';
 import type { EventRecord, JobEndpoint } from '../streams/catalog.js';
 import { recordEvent } from './events.js';
 

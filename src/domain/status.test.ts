@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageStatus } from '../store/messages.js';
+import type { MessageStatus } from '../store/resources/messages.js';
 import { nextStatus } from './status.js';
 
 describe('nextStatus', () => {

@@ -1,4 +1,4 @@
-import type { MessageStatus } from '../store/messages.js';
+import type { MessageStatus } from '../store/resources/messages.js';
 
 const RANK: Record<Exclude<MessageStatus, 'error'>, number> = { created: 0, sent: 1, delivered: 2, read: 3 };
 

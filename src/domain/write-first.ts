@@ -3,7 +3,7 @@ import { presentConversation } from '../presenters/conversation.js';
 import type { MessageObject } from '../presenters/message.js';
 import { ValidationFailed, type FieldProblem } from '../errors/errors.js';
 import type { Store } from '../store/store.js';
-import type { TemplateRow } from '../store/templates.js';
+import type { TemplateRow } from '../store/resources/templates.js';
 import { recordEvent } from './events.js';
 import { storeOutgoing, type OutgoingMessage } from './messaging.js';
 

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { digestApiToken } from '../domain/tokens.js';
-import type { AccountStore } from '../store/accounts.js';
+import type { AccountStore } from '../store/resources/accounts.js';
 import type { AppState } from './context.js';
 import { Unauthorized } from '../errors/errors.js';
 

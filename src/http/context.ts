@@ -1,8 +1,8 @@
 import type { ParameterizedContext } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { Logger } from '../log.js';
-import type { AccountRow } from '../store/accounts.js';
-import type { WebSessionRow } from '../store/web-sessions.js';
+import type { AccountRow } from '../store/resources/accounts.js';
+import type { WebSessionRow } from '../store/resources/web-sessions.js';
 
 export interface AppState {
   requestId: string;

@@ -1,5 +1,5 @@
 import { ValidationFailed } from '../errors/errors.js';
-import type { DeliveryFilter, DeliveryFilterStatus } from '../store/delivery-search.js';
+import type { DeliveryFilter, DeliveryFilterStatus } from '../store/deliveries/delivery-search.js';
 
 /** A delivery filter as the admin API and the portal read it (times as ISO 8601 date-times). */
 export interface DeliveryFilterInput {

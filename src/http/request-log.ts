@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { unredacted, type Logger } from '../log.js';
-import type { AccountRow } from '../store/accounts.js';
+import type { AccountRow } from '../store/resources/accounts.js';
 import type { AppState, LineFields } from './context.js';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,128}$/;

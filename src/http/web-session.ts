@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { digestApiToken, sameSecret } from '../domain/tokens.js';
 import { Forbidden, Unauthorized, UnsupportedMediaType } from '../errors/errors.js';
 import type { Store } from '../store/store.js';
-import type { WebFace, WebSessionRow } from '../store/web-sessions.js';
+import type { WebFace, WebSessionRow } from '../store/resources/web-sessions.js';
 import type { AppContext, AppState } from './context.js';
 
 /** How a face's sessions live: idle expiry, the longest lifetime, and its cookie. */

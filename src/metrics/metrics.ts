@@ -183,7 +183,7 @@ export class Metrics {
     return this.sources.streamLag === undefined ? [] : this.sources.streamLag();
   }
 
-  /** One checkpoint of the checkpoint thread (src/store/checkpointer.ts). */
+  /** One checkpoint of the checkpoint thread (src/store/engine/checkpointer.ts). */
   checkpointed(walFrames: number, durationMs: number): void {
     this.checkpointDuration.observe(durationMs / 1000);
     this.walFrames.set(walFrames);

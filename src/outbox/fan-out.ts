@@ -1,9 +1,9 @@
 import { jobEndpoint, jobKey, type DeliveryJob, type JobEndpoint } from '../streams/catalog.js';
 import type { EventRecord } from '../streams/catalog.js';
-import type { HeldReason } from '../store/held-deliveries.js';
+import type { HeldReason } from '../store/deliveries/held-deliveries.js';
 import type { Store } from '../store/store.js';
-import type { WebhookEndpointRow } from '../store/webhooks.js';
-import { wantsEvent } from '../store/webhooks.js';
+import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
+import { wantsEvent } from '../store/resources/webhooks.js';
 import type { OutgoingMessage } from '../streams/stream.js';
 import { isAboutItself } from '../domain/operational-events.js';
 import { V1_RENDERED_EVENTS, v1RenditionOf } from './v1-renditions.js';

@@ -1,7 +1,7 @@
 import { attachmentFileUrl } from '../presenters/attachment.js';
 import type { MediaKindOut, ProviderSendJob, SendJob, SendRequest } from '../domain/messaging.js';
 import type { DeleteJob, ProviderDeleteJob } from '../domain/message-deletion.js';
-import type { AttachmentRow } from '../store/attachments.js';
+import type { AttachmentRow } from '../store/resources/attachments.js';
 import type { Store } from '../store/store.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { SessionPolicy } from '../http/web-session.js';
 import { sessionOf } from '../http/web-session.js';
 import { Unauthorized } from '../errors/errors.js';
-import type { CompanyRow } from '../store/companies.js';
+import type { CompanyRow } from '../store/resources/companies.js';
 import type { Store } from '../store/store.js';
 
 /** Portal sessions: 30 minutes without use end one, none lives longer than 4 hours; the cookie goes to /portal only. */

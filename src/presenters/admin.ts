@@ -1,6 +1,6 @@
-import type { AttemptRow, DeliveryRow } from '../store/delivery-rows.js';
-import type { EndpointHealthRow } from '../store/delivery-search.js';
-import type { ReplayTaskRow } from '../store/replay-tasks.js';
+import type { AttemptRow, DeliveryRow } from '../store/deliveries/delivery-rows.js';
+import type { EndpointHealthRow } from '../store/deliveries/delivery-search.js';
+import type { ReplayTaskRow } from '../store/deliveries/replay-tasks.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { attachmentObject } from '../../schemas/objects/attachment.js';
-import type { AttachmentRow } from '../store/attachments.js';
+import type { AttachmentRow } from '../store/resources/attachments.js';
 
 /** The contract's Attachment, as schemas/objects/attachment.ts describes it. */
 export type AttachmentObject = FromSchema<typeof attachmentObject>;

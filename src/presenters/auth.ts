@@ -2,8 +2,8 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { authObject, ConfirmationMethod } from '../../schemas/objects/auth.js';
 import type { Provider } from '../../schemas/v1/channels.js';
 import { toIso } from '../lib/time.js';
-import type { AuthPageRow } from '../store/auth-pages.js';
-import type { ChannelRow } from '../store/channels.js';
+import type { AuthPageRow } from '../store/resources/auth-pages.js';
+import type { ChannelRow } from '../store/resources/channels.js';
 
 /** The auth object (v2), as schemas/objects/auth.ts describes it. */
 export type AuthObject = FromSchema<typeof authObject>;

@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { conversationObject } from '../../schemas/objects/conversation.js';
 import { toIso } from '../lib/time.js';
-import type { ConversationRow } from '../store/conversations.js';
+import type { ConversationRow } from '../store/resources/conversations.js';
 
 /** The contract's Conversation (v2), as schemas/objects/conversation.ts describes it. */
 export type ConversationObject = FromSchema<typeof conversationObject>;

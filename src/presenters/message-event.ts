@@ -1,8 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { messageEventObject } from '../../schemas/objects/message-event.js';
-import type { AttachmentRow } from '../store/attachments.js';
-import type { ConversationRow } from '../store/conversations.js';
-import type { MessageRow } from '../store/messages.js';
+import type { AttachmentRow } from '../store/resources/attachments.js';
+import type { ConversationRow } from '../store/resources/conversations.js';
+import type { MessageRow } from '../store/resources/messages.js';
 import { presentConversation } from './conversation.js';
 import { presentMessage } from './message.js';
 

@@ -1,8 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { messageObject } from '../../schemas/objects/message.js';
 import { toIso } from '../lib/time.js';
-import type { AttachmentRow } from '../store/attachments.js';
-import type { MessageRow } from '../store/messages.js';
+import type { AttachmentRow } from '../store/resources/attachments.js';
+import type { MessageRow } from '../store/resources/messages.js';
 import { presentAttachment } from './attachment.js';
 
 /** The contract's Message (v2), as schemas/objects/message.ts describes it (`details` is any JSON, or null). */

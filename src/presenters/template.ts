@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { templateObject } from '../../schemas/objects/template.js';
 import { toIso } from '../lib/time.js';
-import type { TemplateRow } from '../store/templates.js';
+import type { TemplateRow } from '../store/resources/templates.js';
 
 /** The contract's Business message template (v2), as schemas/objects/template.ts describes it. */
 export type TemplateObject = FromSchema<typeof templateObject>;

@@ -1,7 +1,7 @@
 import { unixSeconds } from '../lib/time.js';
-import type { ChannelRow } from '../store/channels.js';
-import type { CompanyRow } from '../store/companies.js';
-import type { V1JobRow } from '../store/v1-jobs.js';
+import type { ChannelRow } from '../store/resources/channels.js';
+import type { CompanyRow } from '../store/resources/companies.js';
+import type { V1JobRow } from '../store/resources/v1-jobs.js';
 
 /** The contract's Company (v1). */
 export function presentCompany(row: CompanyRow) {

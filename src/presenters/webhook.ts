@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { WebhookEventType, webhookObject } from '../../schemas/objects/webhook.js';
 import { toIso } from '../lib/time.js';
-import type { WebhookEndpointRow } from '../store/webhooks.js';
+import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 
 /** A company webhook endpoint, as schemas/objects/webhook.ts describes it. */
 export type WebhookObject = FromSchema<typeof webhookObject>;

@@ -1,28 +1,28 @@
-import { AccountStore } from './accounts.js';
-import { AttachmentStore } from './attachments.js';
-import { AuthPageStore } from './auth-pages.js';
-import { CallbackStore } from './callbacks.js';
-import { ChannelStore } from './channels.js';
-import { CompanyStore } from './companies.js';
-import { DeliveryStore } from './deliveries.js';
-import { DeliverySearch } from './delivery-search.js';
-import { HeldDeliveryStore } from './held-deliveries.js';
-import { EarlyStatusStore } from './early-statuses.js';
-import { ContactStore } from './contacts.js';
-import { ConversationStore } from './conversations.js';
+import { AccountStore } from './resources/accounts.js';
+import { AttachmentStore } from './resources/attachments.js';
+import { AuthPageStore } from './resources/auth-pages.js';
+import { CallbackStore } from './resources/callbacks.js';
+import { ChannelStore } from './resources/channels.js';
+import { CompanyStore } from './resources/companies.js';
+import { DeliveryStore } from './deliveries/deliveries.js';
+import { DeliverySearch } from './deliveries/delivery-search.js';
+import { HeldDeliveryStore } from './deliveries/held-deliveries.js';
+import { EarlyStatusStore } from './resources/early-statuses.js';
+import { ContactStore } from './resources/contacts.js';
+import { ConversationStore } from './resources/conversations.js';
 import { openDatabase, transactionRunner, type Db, type TransactionRunner } from './engine/db.js';
 import { GroupCommit } from './engine/group-commit.js';
-import { MessageStore } from './messages.js';
+import { MessageStore } from './resources/messages.js';
 import { migrate, schemaVersion } from './engine/migrate.js';
-import { OutboxStore } from './outbox.js';
-import { ReplayTaskStore } from './replay-tasks.js';
-import { StreamMessageStore } from './stream-messages.js';
-import { TemplateStore } from './templates.js';
-import { UnsentDeliveryStore } from './unsent-deliveries.js';
-import { V1JobStore } from './v1-jobs.js';
-import { WebhookEndpointStore } from './webhooks.js';
-import { IdempotencyStore } from './idempotency.js';
-import { WebSessionStore } from './web-sessions.js';
+import { OutboxStore } from './pipeline/outbox.js';
+import { ReplayTaskStore } from './deliveries/replay-tasks.js';
+import { StreamMessageStore } from './pipeline/stream-messages.js';
+import { TemplateStore } from './resources/templates.js';
+import { UnsentDeliveryStore } from './deliveries/unsent-deliveries.js';
+import { V1JobStore } from './resources/v1-jobs.js';
+import { WebhookEndpointStore } from './resources/webhooks.js';
+import { IdempotencyStore } from './resources/idempotency.js';
+import { WebSessionStore } from './resources/web-sessions.js';
 
 export interface StoreHealth {
   status: 'ok' | 'error';
@@ -106,7 +106,7 @@ export class Store {
 
   /**
    * Runs fn in a transaction shared with the other units queued in this turn of the event loop
-   * (src/store/group-commit.ts): atomic on its own, and committed before the promise resolves.
+   * (src/store/engine/group-commit.ts): atomic on its own, and committed before the promise resolves.
    */
   grouped<T>(fn: () => T, committed?: (value: T) => void): Promise<T> {
     return this.group.run(fn, committed);

@@ -1,8 +1,8 @@
-import type { AttemptToRecord } from '../store/delivery-rows.js';
-import { signingSecrets, type WebhookEndpointRow } from '../store/webhooks.js';
+import type { AttemptToRecord } from '../store/deliveries/delivery-rows.js';
+import { signingSecrets, type WebhookEndpointRow } from '../store/resources/webhooks.js';
 import type { StreamSpec } from './stream.js';
 
-export type { AttemptOutcome } from '../store/delivery-rows.js';
+export type { AttemptOutcome } from '../store/deliveries/delivery-rows.js';
 /**
  * The stream catalog: the streams of the pipeline, the partition counts the daemon creates them
  * with (Kafka), the consumer groups, and the webhook messages they carry. The provider messages

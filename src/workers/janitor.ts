@@ -49,7 +49,7 @@ export class Janitor implements Worker {
 }
 
 /**
- * A janitor's pass over a retention scan (src/store/prune.ts): `prune(before, after, limit)` deletes
+ * A janitor's pass over a retention scan (src/store/engine/prune.ts): `prune(before, after, limit)` deletes
  * what may go among the next `limit` rows past key `after`; each batch goes on from the last key
  * the one before looked at, until nothing past it is old enough.
  */

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AttemptRecorder } from '../../src/dispatch/attempt-recorder.js';
 import { ReplayTaskWorker, type Replayer } from '../../src/dispatch/replay.js';
 import type { AttemptRecord } from '../../src/streams/catalog.js';
-import type { AttemptEffects } from '../../src/store/delivery-rows.js';
+import type { AttemptEffects } from '../../src/store/deliveries/delivery-rows.js';
 import { Store } from '../../src/store/store.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite/sqlite-stream.js';
 import { ManualClock } from '../../src/streams/stream.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
-import type { WebhookEndpointRow } from '../../src/store/webhooks.js';
+import type { WebhookEndpointRow } from '../../src/store/resources/webhooks.js';
 import { storePerTest } from '../helpers/temp-store.js';
 
 let store: Store;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authEvent } from '../../schemas/events/auth.js';
 import { AUTHS_MAX_PER_PAGE, authListResponse, authResponse } from '../../schemas/v2/auths.js';
 import { planAuthAction } from '../../src/domain/auths.js';
-import type { OutboxRow } from '../../src/store/outbox.js';
+import type { OutboxRow } from '../../src/store/pipeline/outbox.js';
 import { emittedEvents } from '../helpers/events.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';

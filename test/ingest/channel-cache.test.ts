@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAuth } from '../../src/domain/auths.js';
-import { CACHED_CHANNELS } from '../../src/store/channels.js';
+import { CACHED_CHANNELS } from '../../src/store/resources/channels.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_TOKEN, callbackInfo, fixture, postBot, rowCounts } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WEBHOOK_RETENTION_DEFAULT_MS } from '../../src/config/webhooks.js';
 import { DeliveryJanitor } from '../../src/dispatch/delivery-janitor.js';
 import type { AttemptRecord } from '../../src/streams/catalog.js';
-import type { WebhookEndpointRow } from '../../src/store/webhooks.js';
+import type { WebhookEndpointRow } from '../../src/store/resources/webhooks.js';
 import type { Store } from '../../src/store/store.js';
 import { storePerTest } from '../helpers/temp-store.js';
 import { ManualClock } from '../../src/streams/stream.js';

@@ -10,7 +10,7 @@ import { pathId } from '../../http/params.js';
 import { presentV1Job } from '../../presenters/v1.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
-import type { ChannelRow } from '../../store/channels.js';
+import type { ChannelRow } from '../../store/resources/channels.js';
 import type { Store } from '../../store/store.js';
 import { findChannel } from '../lookup.js';
 

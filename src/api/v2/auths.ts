@@ -9,8 +9,8 @@ import { accountOf, type AppState, type RouteContext } from '../../http/context.
 import { Conflict, NotFound, ValidationFailed, type FieldProblem } from '../../errors/errors.js';
 import { readInput, requestInput } from '../../http/input.js';
 import { validator, type Validator } from '../../http/validate.js';
-import type { ChannelRow } from '../../store/channels.js';
-import type { CompanyRow } from '../../store/companies.js';
+import type { ChannelRow } from '../../store/resources/channels.js';
+import type { CompanyRow } from '../../store/resources/companies.js';
 import type { Store } from '../../store/store.js';
 import { createBodies, providerBody } from '../channel-input.js';
 import { findChannel, findCompany } from '../lookup.js';

@@ -9,7 +9,7 @@ import type { AppState } from '../../http/context.js';
 import { NotFound, ValidationFailed } from '../../errors/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
-import type { AttachmentRow } from '../../store/attachments.js';
+import type { AttachmentRow } from '../../store/resources/attachments.js';
 import type { Store } from '../../store/store.js';
 import { pathId } from '../../http/params.js';
 import { requireCompany, requireConversation } from '../lookup.js';

@@ -5,7 +5,7 @@ import { accountOf, type AppState } from '../../http/context.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
-import type { TemplateSort } from '../../store/templates.js';
+import type { TemplateSort } from '../../store/resources/templates.js';
 import { toMeta, toWindow } from './paging.js';
 import { presentTemplate } from '../../presenters/template.js';
 

@@ -6,7 +6,7 @@ import { discardRest } from '../../http/body.js';
 import type { AppContext, AppState } from '../../http/context.js';
 import { requireIdentityEncoding } from '../../http/raw-body.js';
 import { ServiceUnavailable, UnsupportedMediaType, ValidationFailed } from '../../errors/errors.js';
-import type { AttachmentRow } from '../../store/attachments.js';
+import type { AttachmentRow } from '../../store/resources/attachments.js';
 import type { Store } from '../../store/store.js';
 import { inspectFile } from './inspect-file.js';
 import { FILE_FIELD, receiveParts, type ReceivedFile, type ReceivedParts } from './receive-file.js';

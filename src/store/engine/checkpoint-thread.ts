@@ -1,4 +1,4 @@
-// The WAL checkpoint thread (src/store/checkpointer.ts): its own connection to the store, running a
+// The WAL checkpoint thread (src/store/engine/checkpointer.ts): its own connection to the store, running a
 // PASSIVE checkpoint every interval, which copies committed pages into the database file without
 // blocking the event loop's writes. It reports each checkpoint that had frames to copy.
 import { parentPort, workerData } from 'node:worker_threads';

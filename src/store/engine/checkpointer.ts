@@ -3,7 +3,7 @@ import { startWorkerThread } from '../../lib/threads.js';
 import type { Logger } from '../../log.js';
 import type { Db } from './db.js';
 
-/** What the checkpoint thread is started with (src/store/checkpoint-thread.ts). */
+/** What the checkpoint thread is started with (src/store/engine/checkpoint-thread.ts). */
 export interface CheckpointThreadData {
   file: string;
   intervalMs: number;

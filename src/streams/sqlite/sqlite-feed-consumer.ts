@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import type { StreamMessageRow, StreamMessageStore } from '../../store/stream-messages.js';
+import type { StreamMessageRow, StreamMessageStore } from '../../store/pipeline/stream-messages.js';
 import { KeyedRunner } from '../keyed-runner.js';
 import type { DirectHandler, IncomingMessage, MessageHandler } from '../stream.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import type { StreamMessageStore } from '../../store/stream-messages.js';
+import type { StreamMessageStore } from '../../store/pipeline/stream-messages.js';
 import { FeedConsumer, heldOf, type Held, type LogRow } from './sqlite-feed-consumer.js';
 import type { Clock, DirectHandler, MessageHandler, Subscription } from '../stream.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import type { NewStreamMessage, StreamMessageStore } from '../../store/stream-messages.js';
+import type { NewStreamMessage, StreamMessageStore } from '../../store/pipeline/stream-messages.js';
 import { Feed } from './sqlite-feed.js';
 import type { LogRow } from './sqlite-feed-consumer.js';
 import { traceparentOf } from '../../tracing/tracer.js';
@@ -34,7 +34,7 @@ export interface SqliteStreamOptions {
  * A recoverable message (OutgoingMessage.recoverable: a delivery's automatic attempt, which its
  * pending delivery row stands for) gets no row while the stream's consumer
  * keeps up: it goes to memory only, and its publisher makes it again after a restart
- * (src/store/unsent-deliveries.ts). A row and its delete would be written only to be read by no one.
+ * (src/store/deliveries/unsent-deliveries.ts). A row and its delete would be written only to be read by no one.
  */
 export class SqliteStreamBus implements StreamBus {
   readonly kind = 'sqlite' as const;

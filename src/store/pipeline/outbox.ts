@@ -1,7 +1,7 @@
-import type { Db } from './engine/db.js';
-import type { GroupCommit } from './engine/group-commit.js';
-import { pruneStep, type PruneStep } from './engine/prune.js';
-import { traceparentOf } from '../tracing/tracer.js';
+import type { Db } from '../engine/db.js';
+import type { GroupCommit } from '../engine/group-commit.js';
+import { pruneStep, type PruneStep } from '../engine/prune.js';
+import { traceparentOf } from '../../tracing/tracer.js';
 
 export type StreamName = 'gateway.events' | 'gateway.outbound';
 

@@ -1,4 +1,4 @@
-import { timeOrderedId } from '../lib/ids.js';
+import { timeOrderedId } from '../../lib/ids.js';
 
 /** A new delivery's id: time-ordered, so that a busy table's inserts stay on few pages of its key. */
 export function newDeliveryId(): string {

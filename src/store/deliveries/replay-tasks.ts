@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from './engine/db.js';
+import type { Db } from '../engine/db.js';
 import type { DeliveryFilter } from './delivery-search.js';
 
 export interface ReplayTaskRow {

@@ -22,7 +22,7 @@ export interface DeliveryRow {
   updated_at: number;
   /** The trace context of the publish that created it (docs/tracing.md): its retries and replays link to it. */
   traceparent: string | null;
-  /** Why this pending delivery is held (src/store/held-deliveries.ts), or null when it is not. */
+  /** Why this pending delivery is held (src/store/deliveries/held-deliveries.ts), or null when it is not. */
   held_reason: HeldReason | null;
 }
 

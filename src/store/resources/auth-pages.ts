@@ -1,4 +1,4 @@
-import type { Db } from './engine/db.js';
+import type { Db } from '../engine/db.js';
 
 /** A page an auth's provider offers (a community, a business account). */
 export interface AuthPageRow {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { V1_WEBHOOK_EVENT_TYPES, WEBHOOK_URL_TEST_EVENT } from '../../schemas/objects/webhook.js';
-import type { Db } from './engine/db.js';
+import { V1_WEBHOOK_EVENT_TYPES, WEBHOOK_URL_TEST_EVENT } from '../../../schemas/objects/webhook.js';
+import type { Db } from '../engine/db.js';
 
 export interface WebhookEndpointRow {
   id: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Store } from './store.js';
-import { storePerTest } from '../../test/helpers/temp-store.js';
+import type { Store } from '../store.js';
+import { storePerTest } from '../../../test/helpers/temp-store.js';
 
 let store: Store;
 storePerTest('gateway-outbox-', (opened) => (store = opened));

@@ -1,5 +1,5 @@
 import { INSERT_DELIVERY, newDeliveryId, type DeliveryInsertValues } from './delivery-insert.js';
-import type { Db } from './engine/db.js';
+import type { Db } from '../engine/db.js';
 
 /** Why a delivery is held: its endpoint is disabled, or an earlier delivery of its strictly ordered endpoint has not ended. */
 export type HeldReason = 'endpoint_disabled' | 'ordering';

@@ -1,8 +1,8 @@
-import { transactionRunner, type Db, type TransactionRunner } from './engine/db.js';
-import { pruneStep, type PruneStep } from './engine/prune.js';
+import { transactionRunner, type Db, type TransactionRunner } from '../engine/db.js';
+import { pruneStep, type PruneStep } from '../engine/prune.js';
 import { INSERT_DELIVERY, newDeliveryId, type DeliveryInsertValues } from './delivery-insert.js';
 import type { DeliveryStatus, DeliveryRow, AttemptToRecord, AttemptRow, DisableRule, AttemptEffects } from './delivery-rows.js';
-import type { WebhookEndpointRow } from './webhooks.js';
+import type { WebhookEndpointRow } from '../resources/webhooks.js';
 import { EndpointHealthBatch, endpointHealthStatements, type EndpointHealthStatements } from './endpoint-health-batch.js';
 
 /** Webhook deliveries, their attempts and the health of endpoints, as attempts are recorded. */

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { CACHED_CHANNELS } from './channels.js';
-import type { Db } from './engine/db.js';
+import type { Db } from '../engine/db.js';
 
 /** The API that created a channel: v1 channels also get the v1 `{entity: 'channel'}` payloads. */
 export type ChannelApi = 'v1' | 'v2';

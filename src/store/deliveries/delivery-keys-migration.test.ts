@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from './engine/db.js';
+import { openDatabase, type Db } from '../engine/db.js';
 import { DeliveryStore } from './deliveries.js';
-import { MIGRATIONS, migrate, schemaVersion } from './engine/migrate.js';
+import { MIGRATIONS, migrate, schemaVersion } from '../engine/migrate.js';
 
 // Migration 15 rebuilds webhook_deliveries (seq as the rowid) and webhook_attempts (keyed by
 // delivery and id): a store written at version 14 must come out with every row and link intact.

@@ -1,5 +1,5 @@
-import type { Db } from './engine/db.js';
-import type { PageWindow } from './pagination.js';
+import type { Db } from '../engine/db.js';
+import type { PageWindow } from '../pagination.js';
 
 export interface TemplateRow {
   id: number;

@@ -1,4 +1,4 @@
-import type { Db } from './engine/db.js';
+import type { Db } from '../engine/db.js';
 
 /** An uploaded file. Its bytes live in the data dir under `storage_key`; this row says what they are. */
 export interface AttachmentRow {

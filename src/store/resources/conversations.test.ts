@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConversationRow } from './conversations.js';
-import type { Store } from './store.js';
-import { storePerTest } from '../../test/helpers/temp-store.js';
+import type { Store } from '../store.js';
+import { storePerTest } from '../../../test/helpers/temp-store.js';
 
 let store: Store;
 let conversation: ConversationRow;

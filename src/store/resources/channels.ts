@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { Db } from './engine/db.js';
-import { takePage, type IdPage, type PageOf, type PageWindow } from './pagination.js';
+import type { Db } from '../engine/db.js';
+import { takePage, type IdPage, type PageOf, type PageWindow } from '../pagination.js';
 
 export type ChannelState = 'unconfirmed' | 'enabled' | 'disabled';
 

@@ -1,4 +1,4 @@
-import type { Db } from './engine/db.js';
+import type { Db } from '../engine/db.js';
 
 /** What a run of attempts of one endpoint did to its health, folded in order, not yet written. */
 interface Fold {

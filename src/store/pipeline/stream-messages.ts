@@ -1,5 +1,5 @@
-import type { Db } from './engine/db.js';
-import type { GroupCommit } from './engine/group-commit.js';
+import type { Db } from '../engine/db.js';
+import type { GroupCommit } from '../engine/group-commit.js';
 
 export interface StreamMessageRow {
   seq: number;

@@ -1,4 +1,4 @@
-import type { Db } from './engine/db.js';
+import type { Db } from '../engine/db.js';
 
 /**
  * Deliveries whose automatic attempt (the first, or a retry the scheduler handed out) went to the
