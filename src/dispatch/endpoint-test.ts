@@ -1,5 +1,6 @@
 import { timeOrderedId } from '../lib/ids.js';
-import { signingSecrets, type WebhookEndpointRow } from '../store/resources/webhooks.js';
+import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
+import { signingSecrets } from '../domain/webhook-endpoints.js';
 import type { WebhookHttpClient } from './http-client.js';
 import { signatureHeaders } from './signing.js';
 

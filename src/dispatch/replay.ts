@@ -6,11 +6,12 @@ import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 import { pause, type Clock, type OutgoingMessage, type StreamBus } from '../streams/stream.js';
 import type { Worker } from '../workers/supervisor.js';
-import { jobEndpoint, jobKey, redeliveryStream, STREAM, type DeliveryJob } from '../streams/catalog.js';
+import { jobKey, redeliveryStream, STREAM, type DeliveryJob } from '../streams/catalog.js';
 import { publishRedeliveries } from './attempt-spans.js';
 import { activeContext, type Context } from '../tracing/tracer.js';
 import type { OperatorWebhookConfig } from '../config/config.js';
 import { OPERATOR_ENDPOINT_ID, operatorJobEndpoint } from '../domain/operational-events.js';
+import { jobEndpoint } from '../domain/webhook-endpoints.js';
 
 /** Why a delivery cannot be attempted now: its endpoint is gone or disabled. */
 export class ReplayRefused extends Error {}

@@ -1,11 +1,11 @@
-import { jobEndpoint, jobKey, type DeliveryJob, type JobEndpoint } from '../streams/catalog.js';
+import { jobKey, type DeliveryJob, type JobEndpoint } from '../streams/catalog.js';
 import type { EventRecord } from '../streams/catalog.js';
 import type { HeldReason } from '../store/deliveries/held-deliveries.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
-import { wantsEvent } from '../store/resources/webhooks.js';
 import type { OutgoingMessage } from '../streams/stream.js';
 import { isAboutItself } from '../domain/operational-events.js';
+import { jobEndpoint, wantsEvent } from '../domain/webhook-endpoints.js';
 import { V1_RENDERED_EVENTS, v1RenditionOf } from './v1-renditions.js';
 
 /** Endpoints per company (active or not), read once per relay batch (its fan-out runs in one transaction). */

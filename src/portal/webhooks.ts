@@ -11,7 +11,8 @@ import { presentDelivery, presentEndpointHealth } from '../presenters/admin.js';
 import { presentWebhook } from '../presenters/webhook.js';
 import type { CompanyRow } from '../store/resources/companies.js';
 import type { Store } from '../store/store.js';
-import { MAX_ENDPOINTS_PER_COMPANY, type WebhookEndpointRow } from '../store/resources/webhooks.js';
+import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
+import { MAX_ENDPOINTS_PER_COMPANY, rotateSecret } from '../domain/webhook-endpoints.js';
 import { sessionCompany } from './session.js';
 import { changeWebhookEndpoint } from '../domain/operational-events.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -85,7 +86,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
     const company = sessionCompany(store, ctx);
     const endpoint = companyEndpoint(store, company, ctx.params.id);
     readBody(ctx, emptyBody);
-    const rotated = store.transaction(() => store.webhooks.rotate(endpoint.id));
+    const rotated = store.transaction(() => rotateSecret(store, endpoint.id));
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
     ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
   });

@@ -1,5 +1,4 @@
 import type { AttemptToRecord } from '../store/deliveries/delivery-rows.js';
-import { signingSecrets, type WebhookEndpointRow } from '../store/resources/webhooks.js';
 import type { StreamSpec } from './stream.js';
 
 export type { AttemptOutcome } from '../store/deliveries/delivery-rows.js';
@@ -74,14 +73,6 @@ export interface JobEndpoint {
   secrets: string[];
   rate_limit?: number;
   ordering?: 'strict';
-}
-
-/** The job's view of an endpoint as it is at `now`: its address, the secrets signing now, its options. */
-export function jobEndpoint(endpoint: WebhookEndpointRow, now: number): JobEndpoint {
-  const target: JobEndpoint = { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) };
-  if (endpoint.rate_limit !== null) target.rate_limit = endpoint.rate_limit;
-  if (endpoint.ordering === 'strict') target.ordering = 'strict';
-  return target;
 }
 
 /**

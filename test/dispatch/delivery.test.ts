@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
+import { rotateSecret } from '../../src/domain/webhook-endpoints.js';
 import { emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
 import { eventually } from '../pipeline/wait.js';
 
@@ -221,7 +222,7 @@ describe('retries are scheduled by the core with the endpoint as it is when they
     const endpoint = insertEndpoint(gw.store, company, r.url, { secret: original });
     const event = emitEvent(gw.store, company);
     await eventually('first attempt', () => deliveryOf(gw, event.id)?.attempt_count === 1);
-    const rotated = gw.store.webhooks.rotate(endpoint.id, clock.now())!;
+    const rotated = rotateSecret(gw.store, endpoint.id, clock.now())!;
     secrets = [rotated.secret, original];
     // Attempts 2 and 3 (5 s, 5 min) fall inside the 24 h overlap: both secrets sign.
     for (const [attempt, wait] of [[2, 6_001], [3, 360_001]] as const) {

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES, webhookListResponse, webhookResponse } from '../../schemas/v2/webhooks.js';
-import { PREVIOUS_SECRET_TTL_MS, signingSecrets, wantsEvent, type WebhookEndpointRow } from '../../src/store/resources/webhooks.js';
+import type { WebhookEndpointRow } from '../../src/store/resources/webhooks.js';
+import { PREVIOUS_SECRET_TTL_MS, signingSecrets, wantsEvent } from '../../src/domain/webhook-endpoints.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
 

@@ -10,7 +10,7 @@ import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
 import type { CompanyRow } from '../../store/resources/companies.js';
-import { MAX_ENDPOINTS_PER_COMPANY } from '../../store/resources/webhooks.js';
+import { MAX_ENDPOINTS_PER_COMPANY, syncCompanyUrl } from '../../domain/webhook-endpoints.js';
 import { findCompany } from '../lookup.js';
 import { textOrNull } from '../../http/params.js';
 import { presentCompany } from '../../presenters/v1.js';
@@ -27,7 +27,7 @@ const updateBody = validator(companyUpdateBody);
  */
 function mirrorWebhookUrl(store: Store, company: CompanyRow): void {
   const before = store.webhooks.companyEndpoint(company.id)?.url;
-  const sync = store.webhooks.syncCompanyUrl(company.id, company.webhook_url);
+  const sync = syncCompanyUrl(store, company.id, company.webhook_url);
   if (sync.status === 'limit_reached') {
     throw ValidationFailed.field(
       'webhook_url',

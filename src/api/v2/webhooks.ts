@@ -9,7 +9,8 @@ import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { CompanyRow } from '../../store/resources/companies.js';
 import type { Store } from '../../store/store.js';
-import { MAX_ENDPOINTS_PER_COMPANY, type WebhookEndpointRow } from '../../store/resources/webhooks.js';
+import type { WebhookEndpointRow } from '../../store/resources/webhooks.js';
+import { MAX_ENDPOINTS_PER_COMPANY, rotateSecret } from '../../domain/webhook-endpoints.js';
 import { pathId } from '../../http/params.js';
 import { findCompany } from '../lookup.js';
 import { matchPathCompany } from './auths.js';
@@ -121,7 +122,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
   router.post(`${base}/:id/rotate_secret`, auth, (ctx) => {
     const { company, endpoint } = findEndpoint(store, ctx);
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
-    const rotated = store.transaction(() => store.webhooks.rotate(endpoint.id));
+    const rotated = store.transaction(() => rotateSecret(store, endpoint.id));
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
     ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
   });

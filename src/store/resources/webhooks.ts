@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { V1_WEBHOOK_EVENT_TYPES, WEBHOOK_URL_TEST_EVENT } from '../../../schemas/objects/webhook.js';
 import type { Db } from '../engine/db.js';
 
 export interface WebhookEndpointRow {
@@ -26,12 +25,6 @@ export interface WebhookEndpointRow {
 }
 
 export type EndpointOrdering = 'default' | 'strict';
-
-/** Endpoints a company may have, its v1 webhook_url included (docs/design.md section 9). */
-export const MAX_ENDPOINTS_PER_COMPANY = 5;
-
-/** How long the secret replaced by a rotation keeps signing deliveries. */
-export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** A new signing secret in the Standard Webhooks format: `whsec_` + base64 of 24 random bytes. */
 export function generateWebhookSecret(): string {
@@ -174,55 +167,10 @@ export class WebhookEndpointStore {
   }
 
   /**
-   * Gives the endpoint a new secret; the current one becomes the previous secret and keeps signing
-   * for PREVIOUS_SECRET_TTL_MS (a secret replaced earlier stops at once).
+   * Gives the endpoint a new secret; the current one becomes the previous secret, signing until
+   * `previousExpiresAt` (a secret replaced earlier stops at once).
    */
-  rotate(id: number, now = Date.now()): WebhookEndpointRow | undefined {
-    return this.rotateOne.get(now + PREVIOUS_SECRET_TTL_MS, generateWebhookSecret(), now, id);
+  rotate(id: number, previousExpiresAt: number, now = Date.now()): WebhookEndpointRow | undefined {
+    return this.rotateOne.get(previousExpiresAt, generateWebhookSecret(), now, id);
   }
-
-  /**
-   * Mirrors a company's v1 webhook_url: creates the 'company' endpoint (new secret, every event,
-   * active), changes its url, or removes it when the url is cleared. Creating it when the company
-   * already has MAX_ENDPOINTS_PER_COMPANY endpoints changes nothing and answers `limit_reached`.
-   * Run it in the transaction of the company change.
-   */
-  syncCompanyUrl(companyId: number, url: string | null, now = Date.now()): CompanyUrlSync {
-    const current = this.companyEndpoint(companyId);
-    if (url === null) {
-      if (current !== undefined) this.delete(current.id);
-      return { status: 'synced', endpoint: null };
-    }
-    if (current === undefined) {
-      if (this.count(companyId) >= MAX_ENDPOINTS_PER_COMPANY) return { status: 'limit_reached' };
-      return { status: 'synced', endpoint: this.create({ companyId, source: 'company', url, eventTypes: null, active: true }, now) };
-    }
-    return { status: 'synced', endpoint: current.url === url ? current : this.update(current, { url }, now) };
-  }
-}
-
-export type CompanyUrlSync = { status: 'synced'; endpoint: WebhookEndpointRow | null } | { status: 'limit_reached' };
-
-/**
- * Whether an endpoint wants an event of this name: the company's v1 webhook_url only the v1 payloads
- * (and its own test POST, whatever its filter), the other endpoints every other event their filter
- * names (null: every one).
- */
-export function wantsEvent(endpoint: Pick<WebhookEndpointRow, 'event_types' | 'source'>, name: string): boolean {
-  if (name === WEBHOOK_URL_TEST_EVENT) return endpoint.source === 'company';
-  if (endpoint.source === 'company' && !V1_EVENTS.has(name)) return false;
-  if (endpoint.event_types === null) return true;
-  return (JSON.parse(endpoint.event_types) as string[]).includes(name);
-}
-
-const V1_EVENTS: ReadonlySet<string> = new Set(V1_WEBHOOK_EVENT_TYPES);
-
-/** The secrets that sign a delivery now: the current one, and the previous one until it expires. */
-export function signingSecrets(
-  endpoint: Pick<WebhookEndpointRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
-  now = Date.now(),
-): string[] {
-  const previousValid =
-    endpoint.previous_secret !== null && endpoint.previous_secret_expires_at !== null && endpoint.previous_secret_expires_at > now;
-  return previousValid ? [endpoint.secret, endpoint.previous_secret!] : [endpoint.secret];
 }
