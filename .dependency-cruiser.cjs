@@ -3,7 +3,7 @@
  * `npm test`. Each layer imports only the layers below it; type-only imports count too.
  */
 const LAYERS = [
-  ['foundation', '^(src/(config|errors|lib|tracing)/|src/log\\.ts$|schemas/)'],
+  ['foundation', '^(src/(config|errors|lib|net|tracing)/|src/log\\.ts$|schemas/)'],
   ['store', '^src/store/'],
   ['streams', '^src/streams/'],
   ['metrics', '^src/metrics/'],

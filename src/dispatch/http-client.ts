@@ -1,6 +1,6 @@
 import pRetry from 'p-retry';
 import { Agent, type Dispatcher } from 'undici';
-import { BlockedAddressError, SsrfGuard } from './ssrf.js';
+import { BlockedAddressError, SsrfGuard } from '../net/ssrf.js';
 
 export interface WebhookRequest {
   url: string;

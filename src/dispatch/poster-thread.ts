@@ -2,7 +2,7 @@
 // attempts the event loop hands it, with its own pooled client and SSRF guard.
 import { parentPort, workerData } from 'node:worker_threads';
 import { WebhookHttpClient } from './http-client.js';
-import { SsrfGuard } from './ssrf.js';
+import { SsrfGuard } from '../net/ssrf.js';
 import { InlinePoster, type PosterAnswer, type PosterMessage, type PosterThreadData } from './webhook-poster.js';
 
 const { allowHosts } = workerData as PosterThreadData;

@@ -23,7 +23,7 @@ import type { ChannelThrottle } from '../connectors/throttle.js';
 import type { Replayer } from '../dispatch/replay.js';
 import { EndpointTester } from '../dispatch/endpoint-test.js';
 import { WebhookHttpClient } from '../dispatch/http-client.js';
-import { SsrfGuard } from '../dispatch/ssrf.js';
+import { SsrfGuard } from '../net/ssrf.js';
 import { FileFetcher } from '../api/v2/fetch-file.js';
 import type { Logger } from '../log.js';
 import { buildOpenApi } from '../openapi/document.js';

@@ -7,7 +7,7 @@ import { InlinePoster, ThreadedPoster, type WebhookPoster } from '../dispatch/we
 import { STREAM_SPECS } from '../streams/catalog.js';
 import { Replayer, ReplayTaskWorker } from '../dispatch/replay.js';
 import { RetryScheduler } from '../dispatch/retry-scheduler.js';
-import { SsrfGuard } from '../dispatch/ssrf.js';
+import { SsrfGuard } from '../net/ssrf.js';
 import { ReceiptJanitor } from '../ingest/receipt-janitor.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookHttpClient } from '../../src/dispatch/http-client.js';
-import { SsrfGuard } from '../../src/dispatch/ssrf.js';
+import { SsrfGuard } from '../../src/net/ssrf.js';
 
 // The dispatcher's HTTP client on its own: what it keeps of an answer, and that its timeout bounds
 // the whole attempt, not only the wait for headers or between chunks.

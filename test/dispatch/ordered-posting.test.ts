@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/dispatch/delivery-worker.js';
 import { WebhookHttpClient } from '../../src/dispatch/http-client.js';
 import type { AttemptRecord, DeliveryJob } from '../../src/streams/catalog.js';
-import { SsrfGuard } from '../../src/dispatch/ssrf.js';
+import { SsrfGuard } from '../../src/net/ssrf.js';
 import { CANCELLED, InlinePoster, ThreadedPoster, type PostOutcome, type SignedPost, type WebhookPoster } from '../../src/dispatch/webhook-poster.js';
 import { ManualClock, type StreamBus } from '../../src/streams/stream.js';
 import { startReceiver } from '../pipeline/harness.js';

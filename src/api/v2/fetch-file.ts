@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
-import { BlockedAddressError, type SsrfGuard } from '../../dispatch/ssrf.js';
+import { BlockedAddressError, type SsrfGuard } from '../../net/ssrf.js';
 import { AppError, PayloadTooLarge, ValidationFailed } from '../../errors/errors.js';
 import { cleanFileName, type ReceivedFile } from './receive-file.js';
 
@@ -13,7 +13,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Downloads an attachment's `file_url` to a file, as the webhooks reach their receivers: every
- * connection through the SSRF guard (src/dispatch/ssrf.ts: private, loopback, link-local and
+ * connection through the SSRF guard (src/net/ssrf.ts: private, loopback, link-local and
  * reserved addresses refused unless allow-listed by GATEWAY_WEBHOOK_ALLOW_HOSTS, checked on the
  * address connected to), at most `maxBytes` (GATEWAY_ATTACHMENT_MAX_BYTES) and `timeoutMs` as a whole
  * (GATEWAY_ATTACHMENT_FETCH_TIMEOUT), redirects included. A URL that cannot give the file is a 422 on
