@@ -27,15 +27,3 @@ export function toDeliveryFilter(input: DeliveryFilterInput): DeliveryFilter {
     until,
   };
 }
-
-/** Keyset cursor of delivery lists: the seq of the last delivery of the page, opaque to clients. */
-export function encodeDeliveryCursor(seq: number): string {
-  return Buffer.from(`d1:${seq}`, 'utf8').toString('base64url');
-}
-
-export function decodeDeliveryCursor(cursor: string | undefined): number | undefined {
-  if (cursor === undefined || cursor === '') return undefined;
-  const match = /^d1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw ValidationFailed.field('cursor', 'cursor is not a next_cursor of this list');
-  return Number(match[1]);
-}

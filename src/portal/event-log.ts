@@ -3,7 +3,8 @@ import { portalDeliveryListQuery, portalEmptyBody, portalReplayBody } from '../.
 import { ReplayRefused, type Replayer } from '../dispatch/replay.js';
 import { Conflict, NotFound, ServiceUnavailable } from '../errors/errors.js';
 import type { AppState } from '../http/context.js';
-import { decodeDeliveryCursor, encodeDeliveryCursor, toDeliveryFilter } from '../http/delivery-query.js';
+import { toDeliveryFilter } from '../http/delivery-query.js';
+import { decodeDeliveryCursor, encodeDeliveryCursor } from '../lib/paging.js';
 import { validator } from '../http/validate.js';
 import { presentAttempt, presentDelivery, presentReplayTask } from '../presenters/admin.js';
 import type { CompanyRow } from '../store/resources/companies.js';

@@ -4,7 +4,7 @@ import type { Provider } from '../../../schemas/v1/channels.js';
 import { v1PageQuery } from '../../../schemas/v1/paging.js';
 import { createAuth, deleteAuth } from '../../domain/auths.js';
 import { connectionFor, updatedConnection } from '../../domain/channels.js';
-import { nextPageToken, toIdPage } from '../../domain/paging.js';
+import { nextPageToken, toIdPage } from '../../lib/paging.js';
 import type { AppState } from '../../http/context.js';
 import type { ConnectionFlows } from '../../connectors/flows.js';
 import { flowRoutes } from './channel-flows.js';

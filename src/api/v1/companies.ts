@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { companyCreateBody, companyUpdateBody } from '../../../schemas/v1/companies.js';
 import { v1PageQuery } from '../../../schemas/v1/paging.js';
 import { recordWebhookUrlTest } from '../../domain/events.js';
-import { nextPageToken, toIdPage } from '../../domain/paging.js';
+import { nextPageToken, toIdPage } from '../../lib/paging.js';
 import { accountOf, type AppState } from '../../http/context.js';
 import { NotFound, ValidationFailed } from '../../errors/errors.js';
 import { readInput } from '../../http/input.js';

@@ -14,7 +14,7 @@ import type { CompanyRow } from '../../store/resources/companies.js';
 import type { Store } from '../../store/store.js';
 import { createBodies, providerBody } from '../channel-input.js';
 import { findChannel, findCompany } from '../lookup.js';
-import { toMeta, toWindow } from './paging.js';
+import { toMeta, toWindow } from '../../lib/paging.js';
 import { confirmationMethod } from '../../presenters/auth.js';
 import { authObjectOf, authObjectsOf } from '../../domain/auth-object.js';
 import type { ConnectionFlows } from '../../connectors/flows.js';

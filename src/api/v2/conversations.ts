@@ -7,7 +7,7 @@ import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
 import { requireCompany, requireConversation } from '../lookup.js';
-import { toMeta, toWindow } from './paging.js';
+import { toMeta, toWindow } from '../../lib/paging.js';
 import { presentConversation } from '../../presenters/conversation.js';
 
 const listQuery = validator(conversationListQuery);

@@ -13,7 +13,7 @@ import type { AttachmentRow } from '../../store/resources/attachments.js';
 import type { Store } from '../../store/store.js';
 import { pathId } from '../../http/params.js';
 import { requireCompany, requireConversation } from '../lookup.js';
-import { toMeta, toWindow } from './paging.js';
+import { toMeta, toWindow } from '../../lib/paging.js';
 import { presentMessage } from '../../presenters/message.js';
 
 const listQuery = validator(messageListQuery);

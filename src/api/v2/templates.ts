@@ -6,7 +6,7 @@ import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { Store } from '../../store/store.js';
 import type { TemplateSort } from '../../store/resources/templates.js';
-import { toMeta, toWindow } from './paging.js';
+import { toMeta, toWindow } from '../../lib/paging.js';
 import { presentTemplate } from '../../presenters/template.js';
 
 const listQuery = validator(templateListQuery);

@@ -15,7 +15,7 @@ import { pathId } from '../../http/params.js';
 import { findCompany } from '../lookup.js';
 import { matchPathCompany } from './auths.js';
 import { presentWebhook } from '../../presenters/webhook.js';
-import { toMeta } from './paging.js';
+import { toMeta } from '../../lib/paging.js';
 import { changeWebhookEndpoint } from '../../domain/operational-events.js';
 import type { Metrics } from '../../metrics/metrics.js';
 

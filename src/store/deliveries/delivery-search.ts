@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '../engine/db.js';
 import type { DeliveryRow, DeliveryStatus } from './delivery-rows.js';
-import { takePage, type PageOf } from '../pagination.js';
+import { takePage, type PageOf } from '../../lib/paging.js';
 import type { EndpointOrdering } from '../resources/webhooks.js';
 
 /** A stored status, or `held`: pending and held (then `pending` means pending and not held). */

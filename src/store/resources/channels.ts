@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../engine/db.js';
-import { takePage, type IdPage, type PageOf, type PageWindow } from '../pagination.js';
+import { takePage, type IdPage, type PageOf, type PageWindow } from '../../lib/paging.js';
 
 export type ChannelState = 'unconfirmed' | 'enabled' | 'disabled';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../engine/db.js';
-import { takePage, type IdPage, type PageOf } from '../pagination.js';
+import { takePage, type IdPage, type PageOf } from '../../lib/paging.js';
 
 export interface CompanyRow {
   id: number;

@@ -1,7 +1,7 @@
 import type { ChannelRow } from './channels.js';
 import type { ContactRow } from './contacts.js';
 import type { Db } from '../engine/db.js';
-import type { PageWindow } from '../pagination.js';
+import type { PageWindow } from '../../lib/paging.js';
 
 export type OperationalState = 'open' | 'archived';
 export type RepliedState = 'replied' | 'unreplied';

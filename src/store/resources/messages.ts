@@ -1,5 +1,5 @@
 import type { Db } from '../engine/db.js';
-import type { PageWindow } from '../pagination.js';
+import type { PageWindow } from '../../lib/paging.js';
 
 export type MessageStatus = 'created' | 'sent' | 'delivered' | 'read' | 'error';
 
