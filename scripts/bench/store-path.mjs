@@ -34,6 +34,9 @@ const { OutboxRelay } = await load('outbox/relay.js');
 const { SqliteStreamBus } = await load('streams/sqlite/sqlite-stream.js');
 const { normalizeBotUpdate } = await load('ingest/bot.js');
 const { applyCallbackGrouped } = await load('domain/incoming.js');
+const { createPresenters } = await load('presenters/presenters.js');
+const { publicUrls } = await load('presenters/public-urls.js');
+const presenters = createPresenters(publicUrls(''));
 
 const COMPANIES = 32;
 const SENDERS = 5_000;
@@ -70,7 +73,7 @@ async function apply(from, count) {
   for (let n = from; n < from + count; n += group) {
     const batch = [];
     for (let k = n; k < Math.min(n + group, from + count); k += 1) {
-      batch.push(store.grouped(() => applyCallbackGrouped(store, { id: channels[k % COMPANIES], api: 'v2' }, normalizeBotUpdate(update(k)), '')));
+      batch.push(store.grouped(() => applyCallbackGrouped(store, { id: channels[k % COMPANIES], api: 'v2' }, normalizeBotUpdate(update(k)), presenters)));
     }
     await Promise.all(batch);
   }

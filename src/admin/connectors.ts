@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import { pathId } from '../http/params.js';
-import { presentMessage } from '../presenters/message.js';
+import type { Presenters } from '../presenters/presenters.js';
 import type { ConnectionFlows } from '../connectors/flows.js';
 import { applyCallback } from '../domain/incoming.js';
 import type { AppState } from '../http/context.js';
@@ -17,7 +17,7 @@ export interface AdminConnectorDeps {
   store: Store;
   adminToken: string;
   flows: ConnectionFlows;
-  publicUrl: string;
+  presenters: Presenters;
   bodyLimits: BodyLimits;
   /** GATEWAY_SANDBOX: the sandbox's routes exist only then. */
   sandbox: boolean;
@@ -71,10 +71,10 @@ export function adminConnectorRoutes(router: Router<AppState>, deps: AdminConnec
           },
         ],
       },
-      deps.publicUrl,
+      deps.presenters,
     );
     const message = store.messages.findByChannelExternalId(channel.id, externalId)!;
     ctx.status = 201;
-    ctx.body = { message: presentMessage(message, [], deps.publicUrl) };
+    ctx.body = { message: deps.presenters.message(message, []) };
   });
 }

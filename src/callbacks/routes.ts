@@ -12,6 +12,7 @@ import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from 
 import { mayNestDeeperThan, nestedDeeperThan, validator, type Validator } from '../http/validate.js';
 import type { ChannelCallbackRow } from '../store/resources/callbacks.js';
 import type { ChannelRow } from '../store/resources/channels.js';
+import type { Presenters } from '../presenters/presenters.js';
 import type { Store } from '../store/store.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { normalizeBotUpdate, type BotUpdate } from '../ingest/bot.js';
@@ -23,7 +24,7 @@ import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER, verifyBotSecretDigest, verif
 
 export interface CallbackDeps {
   store: Store;
-  publicUrl: string;
+  presenters: Presenters;
   /** GATEWAY_CHAT_A_BUSINESS_APP_SECRET, or null: each cloud-style channel uses its own secret. */
   cloudAppSecret: string | null;
   /** Largest accepted callback body (GATEWAY_BODY_LIMIT_BYTES, 1 MiB by default). */
@@ -73,7 +74,7 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): Mi
       if (refused !== null) throw new Unauthorized(refused);
       const batch = normalize(family, parseJson(text, deps.jsonMaxDepth), ctx, channel);
       // Committed (grouped with the callbacks of the same turn) before the 200 is sent.
-      const outcome = await store.groupedUrgent(() => applyCallbackGrouped(store, { id: channel.id, api: settings.api }, batch, deps.publicUrl));
+      const outcome = await store.groupedUrgent(() => applyCallbackGrouped(store, { id: channel.id, api: settings.api }, batch, deps.presenters));
       // Ids and counts only, on the request line: it needs no redaction pass.
       ctx.state.lineFields = { channel: channel.id, family, duplicate: outcome.duplicate, messages: outcome.messages, events: outcome.events };
       // What `ctx.body = { status: 'ok' }` sends (same headers), without the media-type lookup and the stringify.

@@ -7,6 +7,7 @@ import { sameSecret } from '../domain/tokens.js';
 import type { IngestItem } from '../domain/provider-facts.js';
 import type { Logger } from '../log.js';
 import type { ChannelRow } from '../store/resources/channels.js';
+import type { Presenters } from '../presenters/presenters.js';
 import type { Store } from '../store/store.js';
 import { ConnectorCallError, type ConfirmAnswer, type ConnectionStart, type Page, type SessionChannel, type SessionConnector } from './connector.js';
 import type { Connectors } from './registry.js';
@@ -17,6 +18,7 @@ export interface ConnectionFlowDeps {
   connectors: Connectors;
   throttle: ChannelThrottle;
   publicUrl: string;
+  presenters: Presenters;
   logger: Logger;
 }
 
@@ -203,9 +205,9 @@ export class ConnectionFlows {
   /** Records connection news through the callback normalization, in one transaction. */
   private record(channel: ChannelRow, items: IngestItem[]): void {
     if (items.length === 0) return;
-    const { store, publicUrl } = this.deps;
+    const { store, presenters } = this.deps;
     const api = store.callbacks.get(channel.id).api;
-    applyCallback(store, { id: channel.id, api }, { receipt: null, items }, publicUrl);
+    applyCallback(store, { id: channel.id, api }, { receipt: null, items }, presenters);
   }
 }
 

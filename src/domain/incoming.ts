@@ -11,6 +11,7 @@ import { applyChannelState, finishV1Job, recordAuthSignal, recordSystemNotice } 
 import { recordEvent } from './events.js';
 import { recordMessageEvent } from './message-events.js';
 import { nextStatus } from './status.js';
+import type { Presenters } from '../presenters/presenters.js';
 
 /** What a callback changed: counts for the log (never contents). */
 export interface IngestOutcome {
@@ -27,8 +28,8 @@ export interface IngestOutcome {
  * event. `target.api` is the channel's callback settings' API (the route has read them already):
  * v1 channels also get the v1 channel payloads.
  */
-export function applyCallback(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
-  return store.transaction(() => applyInTransaction(store, target, batch, publicUrl, now));
+export function applyCallback(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, presenters: Presenters, now = new Date()): IngestOutcome {
+  return store.transaction(() => applyInTransaction(store, target, batch, presenters, now));
 }
 
 /**
@@ -36,12 +37,12 @@ export function applyCallback(store: Store, target: { id: number; api: ChannelAp
  * own, rolled back alone when this throws, so the savepoint applyCallback would open inside it
  * (SAVEPOINT and RELEASE on every callback) is left out.
  */
-export function applyCallbackGrouped(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now = new Date()): IngestOutcome {
+export function applyCallbackGrouped(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, presenters: Presenters, now = new Date()): IngestOutcome {
   if (!store.db.inTransaction) throw new Error('applyCallbackGrouped runs in a group-commit unit only (Store.grouped)');
-  return applyInTransaction(store, target, batch, publicUrl, now);
+  return applyInTransaction(store, target, batch, presenters, now);
 }
 
-function applyInTransaction(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, publicUrl: string, now: Date): IngestOutcome {
+function applyInTransaction(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, presenters: Presenters, now: Date): IngestOutcome {
   // Re-read inside the transaction: a channel deleted meanwhile takes nothing more. The cache
   // answers what the table holds now: every write to a channel drops its entry.
   let channel = store.channels.findLiveCached(target.id);
@@ -58,22 +59,22 @@ function applyInTransaction(store: Store, target: { id: number; api: ChannelApi 
   for (const item of batch.items) {
     switch (item.kind) {
       case 'message': {
-        const written = storeIncoming(store, channel, item, publicUrl, now);
+        const written = storeIncoming(store, channel, item, presenters, now);
         if (written > 0) messages += 1;
         events += written;
         break;
       }
       case 'reaction':
-        events += applyReaction(store, channel, item, publicUrl, now);
+        events += applyReaction(store, channel, item, presenters, now);
         break;
       case 'edit':
-        events += applyEdit(store, channel, item, publicUrl, now);
+        events += applyEdit(store, channel, item, presenters, now);
         break;
       case 'status':
-        events += applyStatus(store, channel, item, publicUrl, now);
+        events += applyStatus(store, channel, item, presenters, now);
         break;
       case 'send_outcome':
-        events += applySendOutcome(store, channel, item, publicUrl, now);
+        events += applySendOutcome(store, channel, item, presenters, now);
         break;
       case 'state': {
         const moved = applyChannelState(store, channel, item.state, item.reason, v1, now, item.account);
@@ -103,7 +104,7 @@ function applyInTransaction(store: Store, target: { id: number; api: ChannelApi 
  * conversation or `conversation.update` when its state or sender changed, then `message.create`.
  * Answers the number of events written: 0 for a message the channel already has.
  */
-function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageItem, publicUrl: string, now: Date): number {
+function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageItem, presenters: Presenters, now: Date): number {
   if (store.messages.findByChannelExternalId(channel.id, item.externalId) !== undefined) return 0;
   const ms = now.getTime();
   const profile = { name: item.chat.name, externalPublicId: item.chat.externalPublicId, phone: item.chat.phone, avatarUrl: item.chat.avatarUrl, isGroup: item.chat.isGroup };
@@ -167,12 +168,12 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
     recordEvent(store.outbox, channel.company_id, 'conversation', 'update', presentConversation(updated), now);
     events += 1;
   }
-  recordMessageEvent(store, 'create', message, attachments, publicUrl, now, updated);
+  recordMessageEvent(store, 'create', message, attachments, presenters, now, updated);
   return events;
 }
 
 /** A status report moves an outgoing message forward only (src/domain/status.ts); `message.update` when it moved. Answers the events written. */
-function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, publicUrl: string, now: Date): number {
+function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, presenters: Presenters, now: Date): number {
   const message = store.messages.findByChannelExternalId(channel.id, item.externalId);
   // Not known yet: the provider's status may overtake the sender's outcome. It is kept until the
   // outcome records the id (a message sent by other means never gets one: pruned after a day).
@@ -185,7 +186,7 @@ function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, public
   if (to === null) return 0;
   const details = item.error === undefined ? parseDetails(message) : { ...(parseDetails(message) ?? {}), ...item.error };
   const moved = store.messages.moveStatus(message.id, message.status, to, details);
-  return moved === undefined ? 0 : emitMessageUpdate(store, moved, publicUrl, now);
+  return moved === undefined ? 0 : emitMessageUpdate(store, moved, presenters, now);
 }
 
 /**
@@ -194,7 +195,7 @@ function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, public
  * jobs. Only a message still waiting for its outcome (outgoing, no provider id, `sent` or `created`)
  * moves; a repeated outcome changes nothing.
  */
-function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeItem, publicUrl: string, now: Date): number {
+function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeItem, presenters: Presenters, now: Date): number {
   const message = store.messages.findById(item.messageId);
   if (message === undefined || message.channel_id !== channel.id || !awaitsOutcome(message)) return 0;
   let moved: MessageRow | undefined;
@@ -207,13 +208,13 @@ function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeIt
     moved = store.messages.moveStatus(message.id, message.status, 'error', { ...(parseDetails(message) ?? {}), errors });
   }
   if (moved === undefined) return item.v1Job && item.outcome === 'sent' ? finishJob(store, item, message.external_id, now) : 0;
-  let events = emitMessageUpdate(store, moved, publicUrl, now);
+  let events = emitMessageUpdate(store, moved, presenters, now);
   // Statuses that arrived before this outcome, in the order of the status moves.
   if (moved.external_id !== null) {
     store.earlyStatuses.prune(now.getTime() - EARLY_STATUS_TTL_MS);
     const early = store.earlyStatuses.take(channel.id, moved.external_id).sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status));
     for (const row of early) {
-      events += applyStatus(store, channel, { kind: 'status', externalId: moved.external_id, status: row.status, at: row.created_at, ...(row.error === null ? {} : { error: JSON.parse(row.error) as Record<string, unknown> }) }, publicUrl, now);
+      events += applyStatus(store, channel, { kind: 'status', externalId: moved.external_id, status: row.status, at: row.created_at, ...(row.error === null ? {} : { error: JSON.parse(row.error) as Record<string, unknown> }) }, presenters, now);
     }
   }
   if (item.v1Job) events += finishJob(store, item, moved.external_id, now);
@@ -236,28 +237,28 @@ const EARLY_STATUS_TTL_MS = 24 * 3_600_000;
 const STATUS_ORDER = ['sent', 'delivered', 'read', 'error'];
 
 /** A reaction lands on the message it reacts to: one per sender, the empty emoji removes it. Answers the events written. */
-function applyReaction(store: Store, channel: ChannelRow, item: ReactionItem, publicUrl: string, now: Date): number {
+function applyReaction(store: Store, channel: ChannelRow, item: ReactionItem, presenters: Presenters, now: Date): number {
   const target = store.messages.findByChannelExternalId(channel.id, item.targetExternalId);
   if (target === undefined) return 0;
   if (!store.callbacks.claimReceipt(channel.id, item.receipt, now.getTime())) return 0;
   const others = (JSON.parse(target.reactions) as { from?: string }[]).filter((r) => r.from !== item.from);
   const reactions = item.emoji === '' ? others : [...others, { emoji: item.emoji, from: item.from, created_at: new Date(item.sentAt).toISOString() }];
-  return emitMessageUpdate(store, store.messages.setReactions(target.id, reactions), publicUrl, now);
+  return emitMessageUpdate(store, store.messages.setReactions(target.id, reactions), presenters, now);
 }
 
 /** An edit at the provider replaces the text; `details.edited_at` says when. Answers the events written. */
-function applyEdit(store: Store, channel: ChannelRow, item: EditItem, publicUrl: string, now: Date): number {
+function applyEdit(store: Store, channel: ChannelRow, item: EditItem, presenters: Presenters, now: Date): number {
   const target = store.messages.findByChannelExternalId(channel.id, item.targetExternalId);
   if (target === undefined) return 0;
   const details = { ...(parseDetails(target) ?? {}), edited_at: new Date(item.editedAt).toISOString() };
-  return emitMessageUpdate(store, store.messages.setText(target.id, item.text, details), publicUrl, now);
+  return emitMessageUpdate(store, store.messages.setText(target.id, item.text, details), presenters, now);
 }
 
 /** Writes `message.update`: one event (none for a message sent with send_to_crm false). */
-function emitMessageUpdate(store: Store, message: MessageRow, publicUrl: string, now: Date): number {
+function emitMessageUpdate(store: Store, message: MessageRow, presenters: Presenters, now: Date): number {
   // A message sent with send_to_crm false was never announced: its progress is not either.
   if (message.send_to_crm === 0) return 0;
-  recordMessageEvent(store, 'update', message, store.attachments.forMessages([message.id]), publicUrl, now);
+  recordMessageEvent(store, 'update', message, store.attachments.forMessages([message.id]), presenters, now);
   return 1;
 }
 

@@ -1,11 +1,12 @@
 import { DELETE_PROVIDERS } from '../../schemas/v2/messages.js';
 import { ValidationFailed, WrongProvider, type FieldProblem } from '../errors/errors.js';
-import { presentMessage, type MessageObject } from '../presenters/message.js';
+import type { MessageObject } from '../presenters/message.js';
 import type { ConversationRow } from '../store/resources/conversations.js';
 import type { MessageRow } from '../store/resources/messages.js';
 import type { Store } from '../store/store.js';
 import { assertChannelCanSend, queueOutboundJob } from './messaging.js';
 import { recordMessageEvent } from './message-events.js';
+import type { Presenters } from '../presenters/presenters.js';
 
 /** How old a message may be to be deleted for everyone (the strictest of the providers that delete). */
 export const DELETE_MAX_AGE_MS = 48 * 3_600_000;
@@ -48,7 +49,7 @@ export interface ProviderDeleteJob extends DeleteJob {
  * Messages deleted already are answered as they are and not deleted again. The caller runs it
  * inside store.transaction.
  */
-export function deleteMessages(store: Store, conversation: ConversationRow, ids: readonly number[], publicUrl: string, now = new Date()): MessageObject[] {
+export function deleteMessages(store: Store, conversation: ConversationRow, ids: readonly number[], presenters: Presenters, now = new Date()): MessageObject[] {
   if (!(DELETE_PROVIDERS as readonly string[]).includes(conversation.provider)) {
     throw new WrongProvider(`Messages of ${conversation.provider} conversations cannot be deleted; only ${DELETE_PROVIDERS.join(', ')} messages can.`);
   }
@@ -72,7 +73,7 @@ export function deleteMessages(store: Store, conversation: ConversationRow, ids:
     if (marked === undefined || marked === message) return message;
     deleted.push(marked);
     // A message sent with send_to_crm false was never announced: its deletion is not either.
-    if (marked.send_to_crm === 1) recordMessageEvent(store, 'update', marked, store.attachments.forMessages([marked.id]), publicUrl, now, conversation);
+    if (marked.send_to_crm === 1) recordMessageEvent(store, 'update', marked, store.attachments.forMessages([marked.id]), presenters, now, conversation);
     return marked;
   });
   if (deleted.length > 0) {
@@ -86,5 +87,5 @@ export function deleteMessages(store: Store, conversation: ConversationRow, ids:
       created_at: now.toISOString(),
     } satisfies Omit<DeleteJob, 'job_id'>, now);
   }
-  return answered.map((m) => presentMessage(m, store.attachments.forMessages([m.id]), publicUrl));
+  return answered.map((m) => presenters.message(m, store.attachments.forMessages([m.id])));
 }

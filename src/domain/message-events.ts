@@ -1,4 +1,4 @@
-import { presentMessageEvent } from '../presenters/message-event.js';
+import type { Presenters } from '../presenters/presenters.js';
 import type { AttachmentRow } from '../store/resources/attachments.js';
 import type { ConversationRow } from '../store/resources/conversations.js';
 import type { MessageRow } from '../store/resources/messages.js';
@@ -16,10 +16,10 @@ export function recordMessageEvent(
   event: 'create' | 'update',
   message: MessageRow,
   attachments: readonly AttachmentRow[],
-  publicUrl: string,
+  presenters: Presenters,
   now: Date,
   conversation: ConversationRow | undefined = store.conversations.find(message.company_id, message.conversation_id),
 ): EventRecord {
   if (conversation === undefined) throw new Error(`Message ${message.id} has no conversation ${message.conversation_id}.`);
-  return recordEvent(store.outbox, message.company_id, 'message', event, presentMessageEvent(message, attachments, conversation, publicUrl), now);
+  return recordEvent(store.outbox, message.company_id, 'message', event, presenters.messageEvent(message, attachments, conversation), now);
 }

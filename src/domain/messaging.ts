@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { presentConversation } from '../presenters/conversation.js';
-import { presentMessage, type MessageObject } from '../presenters/message.js';
+import type { MessageObject } from '../presenters/message.js';
 import { Conflict, ValidationFailed } from '../errors/errors.js';
 import type { AttachmentRow } from '../store/resources/attachments.js';
 import type { ConversationChanges, ConversationRow } from '../store/resources/conversations.js';
 import type { Store } from '../store/store.js';
 import { recordEvent } from './events.js';
 import { recordMessageEvent } from './message-events.js';
+import type { Presenters } from '../presenters/presenters.js';
 
 /** What a company sends into a conversation. */
 export interface OutgoingMessage {
@@ -75,8 +76,8 @@ export function assertChannelCanSend(conversation: Pick<ConversationRow, 'channe
  * message `create` event (unless send_to_crm is false) and the conversation `update` event when
  * its replied state changes. The caller runs it inside store.transaction.
  */
-export function storeOutgoing(store: Store, conversation: ConversationRow, outgoing: OutgoingMessage, publicUrl: string, now = new Date()): MessageObject {
-  return storeOutgoingJob(store, conversation, outgoing, publicUrl, now).message;
+export function storeOutgoing(store: Store, conversation: ConversationRow, outgoing: OutgoingMessage, presenters: Presenters, now = new Date()): MessageObject {
+  return storeOutgoingJob(store, conversation, outgoing, presenters, now).message;
 }
 
 /** storeOutgoing, also answering the id of the send job (the v1 write-first answer names it). */
@@ -84,7 +85,7 @@ export function storeOutgoingJob(
   store: Store,
   conversation: ConversationRow,
   outgoing: OutgoingMessage,
-  publicUrl: string,
+  presenters: Presenters,
   now = new Date(),
 ): { message: MessageObject; jobId: string } {
   assertChannelCanSend(conversation);
@@ -124,9 +125,9 @@ export function storeOutgoingJob(
   } satisfies Omit<SendJob, 'job_id'>, now);
 
   const updated = store.conversations.change(conversation, { last_message_id: message.id, replied_state: 'replied' }, now.getTime());
-  if (outgoing.sendToCrm) recordMessageEvent(store, 'create', message, attachments, publicUrl, now, updated);
+  if (outgoing.sendToCrm) recordMessageEvent(store, 'create', message, attachments, presenters, now, updated);
   announceConversationChange(store, conversation, updated, now);
-  return { message: presentMessage(message, attachments, publicUrl), jobId: job.job_id };
+  return { message: presenters.message(message, attachments), jobId: job.job_id };
 }
 
 /**

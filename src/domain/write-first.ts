@@ -6,6 +6,7 @@ import type { Store } from '../store/store.js';
 import type { TemplateRow } from '../store/resources/templates.js';
 import { recordEvent } from './events.js';
 import { storeOutgoing, type OutgoingMessage } from './messaging.js';
+import type { Presenters } from '../presenters/presenters.js';
 
 export interface WriteFirstRequest {
   provider: WriteFirstProvider;
@@ -31,7 +32,7 @@ interface Recipient {
  * channel of the provider (a new conversation writes its `create` event) and stores the outgoing
  * message as a send into it. The caller runs it inside store.transaction.
  */
-export function writeFirst(store: Store, companyId: number, request: WriteFirstRequest, publicUrl: string, now = new Date()): MessageObject {
+export function writeFirst(store: Store, companyId: number, request: WriteFirstRequest, presenters: Presenters, now = new Date()): MessageObject {
   const recipient = recipientOf(request);
   checkContent(request);
   const channel = store.channels.findByProvider(companyId, request.provider);
@@ -51,7 +52,7 @@ export function writeFirst(store: Store, companyId: number, request: WriteFirstR
     sendToCrm: request.send_to_crm,
     template: template === undefined ? undefined : { bizTemplateId: template.biz_template_id, substitutions: request.substitutions ?? [] },
   };
-  return storeOutgoing(store, conversation, outgoing, publicUrl, now);
+  return storeOutgoing(store, conversation, outgoing, presenters, now);
 }
 
 /** Who the message goes to, by the provider's rules (contract section 4). */

@@ -3,6 +3,7 @@ import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
 import { applyCallback } from '../domain/incoming.js';
 import { NotFound } from '../errors/errors.js';
 import type { Logger } from '../log.js';
+import type { Presenters } from '../presenters/presenters.js';
 import type { Store } from '../store/store.js';
 import type { StreamBus } from '../streams/stream.js';
 import { aborted, type Worker } from '../workers/supervisor.js';
@@ -10,7 +11,7 @@ import { aborted, type Worker } from '../workers/supervisor.js';
 export interface InboundApplierOptions {
   store: Store;
   bus: StreamBus;
-  publicUrl: string;
+  presenters: Presenters;
   logger: Logger;
 }
 
@@ -35,11 +36,11 @@ export class InboundApplier implements Worker {
   }
 
   apply(fact: InboundFact): void {
-    const { store, publicUrl, logger } = this.options;
+    const { store, presenters, logger } = this.options;
     const settings = store.callbacks.find(fact.channel_id);
     try {
       if (settings === undefined) throw new NotFound(`Channel ${fact.channel_id} was not found.`);
-      const outcome = applyCallback(store, { id: fact.channel_id, api: settings.api }, fact.batch, publicUrl);
+      const outcome = applyCallback(store, { id: fact.channel_id, api: settings.api }, fact.batch, presenters);
       logger.info({ channel: fact.channel_id, kinds: fact.batch.items.map((i) => i.kind), ...outcome }, 'provider fact applied');
     } catch (error) {
       // A deleted channel takes nothing more: the fact is dropped, not retried.

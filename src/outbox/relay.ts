@@ -11,7 +11,11 @@ import { fanOutEvent, type EndpointCache } from './fan-out.js';
 import { fanOutToOperator } from './operator-fan-out.js';
 import type { OperatorWebhookConfig } from '../config/config.js';
 import { resolveOutboundJob } from './send-jobs.js';
+import { publicUrls, type PublicUrls } from '../presenters/public-urls.js';
 import { PublishSpans } from './publish-spans.js';
+
+/** Without a public URL (tests), attachment URLs are paths. */
+const NO_PUBLIC_URL = publicUrls('');
 
 export interface OutboxRelayOptions {
   store: Store;
@@ -21,8 +25,8 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Real-time pause when the outbox is empty. */
   idleMs?: number;
-  /** GATEWAY_PUBLIC_URL: send jobs carry the URLs of their attachments. */
-  publicUrl?: string;
+  /** The addresses under GATEWAY_PUBLIC_URL: send jobs carry the URLs of their attachments. */
+  urls?: PublicUrls;
   /** GATEWAY_OPERATOR_WEBHOOK_*: operational events go there too. */
   operatorWebhook?: OperatorWebhookConfig | null;
 }
@@ -155,7 +159,7 @@ export class OutboxRelay implements Worker {
       return operator.length === 0 ? messages : [...messages, ...operator];
     }
     // Send jobs go out resolved: senders in worker processes have no store.
-    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveOutboundJob(this.options.store, payload as SendJob | DeleteJob, this.options.publicUrl ?? ''), traceparent }];
+    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveOutboundJob(this.options.store, payload as SendJob | DeleteJob, this.options.urls ?? NO_PUBLIC_URL), traceparent }];
     return [{ key: row.key, id: row.message_id, value: payload, traceparent }];
   }
 }

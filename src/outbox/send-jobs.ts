@@ -1,4 +1,4 @@
-import { attachmentFileUrl } from '../presenters/attachment.js';
+import type { PublicUrls } from '../presenters/public-urls.js';
 import type { MediaKindOut, ProviderSendJob, SendJob, SendRequest } from '../domain/messaging.js';
 import type { DeleteJob, ProviderDeleteJob } from '../domain/message-deletion.js';
 import type { AttachmentRow } from '../store/resources/attachments.js';
@@ -11,7 +11,7 @@ import type { Store } from '../store/store.js';
  * a credential changed before then is the one used. A message or channel gone by then publishes
  * the job without a request, and the sender records why.
  */
-export function resolveSendJob(store: Store, job: SendJob, publicUrl: string): ProviderSendJob {
+export function resolveSendJob(store: Store, job: SendJob, urls: PublicUrls): ProviderSendJob {
   const channel = store.channels.findLive(job.channel_id);
   if (channel === undefined) return { ...job, send: null, gone_reason: `channel ${job.channel_id} was deleted before the message was sent` };
   const message = store.messages.findById(job.message_id);
@@ -25,7 +25,7 @@ export function resolveSendJob(store: Store, job: SendJob, publicUrl: string): P
     settings: channel.settings,
     recipient: { external_id: conversation.contact_external_id, phone: conversation.contact_phone },
     text: message.text,
-    attachment: attachment === undefined ? null : { url: attachmentFileUrl(publicUrl, attachment), mime_type: attachment.mime_type, file_name: attachment.file_name, kind: kindOf(attachment) },
+    attachment: attachment === undefined ? null : { url: urls.attachmentFile(attachment), mime_type: attachment.mime_type, file_name: attachment.file_name, kind: kindOf(attachment) },
     reply_to: message.replied_to_id,
     template: null,
   };
@@ -41,8 +41,8 @@ export function resolveSendJob(store: Store, job: SendJob, publicUrl: string): P
  * Resolves a job of `gateway.outbound` when the relay publishes it: a send job (resolveSendJob) or a
  * delete job, which takes the channel's credentials and the chat the messages are in.
  */
-export function resolveOutboundJob(store: Store, job: SendJob | DeleteJob, publicUrl: string): ProviderSendJob | ProviderDeleteJob {
-  if (job.kind === 'send_message') return resolveSendJob(store, job, publicUrl);
+export function resolveOutboundJob(store: Store, job: SendJob | DeleteJob, urls: PublicUrls): ProviderSendJob | ProviderDeleteJob {
+  if (job.kind === 'send_message') return resolveSendJob(store, job, urls);
   const channel = store.channels.findLive(job.channel_id);
   const conversation = store.conversations.find(job.company_id, job.conversation_id);
   if (channel === undefined || conversation === undefined) return { ...job, request: null };

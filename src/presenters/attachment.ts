@@ -1,22 +1,18 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { attachmentObject } from '../../schemas/objects/attachment.js';
 import type { AttachmentRow } from '../store/resources/attachments.js';
+import type { PublicUrls } from './public-urls.js';
 
 /** The contract's Attachment, as schemas/objects/attachment.ts describes it. */
 export type AttachmentObject = FromSchema<typeof attachmentObject>;
-
-/** Where the daemon serves an attachment's bytes: the storage key is the capability, the name is for humans. */
-export function attachmentFileUrl(publicUrl: string, row: Pick<AttachmentRow, 'storage_key' | 'file_name'>): string {
-  return `${publicUrl}/files/${row.storage_key}/${encodeURIComponent(row.file_name)}`;
-}
 
 /**
  * The contract's Attachment. `preview_url` is the same file for viewing in a browser (inline where
  * that is safe, see docs/decisions.md); audio has none, as the contract says. `push_to_talk` is on
  * every attachment, true for voice notes only.
  */
-export function presentAttachment(row: AttachmentRow, publicUrl: string): AttachmentObject {
-  const url = attachmentFileUrl(publicUrl, row);
+export function presentAttachment(row: AttachmentRow, urls: PublicUrls): AttachmentObject {
+  const url = urls.attachmentFile(row);
   const dimensions = row.width !== null && row.height !== null && row.width > 0 && row.height > 0 ? { width: row.width, height: row.height } : null;
   return {
     id: row.id,

@@ -5,6 +5,7 @@ import type { ConversationRow } from '../store/resources/conversations.js';
 import type { MessageRow } from '../store/resources/messages.js';
 import { presentConversation } from './conversation.js';
 import { presentMessage } from './message.js';
+import type { PublicUrls } from './public-urls.js';
 
 /** The `object` of message events, as schemas/objects/message-event.ts describes it. */
 export type MessageEventObject = FromSchema<typeof messageEventObject>;
@@ -15,7 +16,7 @@ export type MessageEventObject = FromSchema<typeof messageEventObject>;
  * conversation's: with the provider's ids for an incoming message, with the gateway's own id
  * (`internal_id`) and no provider id for an outgoing one.
  */
-export function presentMessageEvent(row: MessageRow, attachments: readonly AttachmentRow[], conversation: ConversationRow, publicUrl: string): MessageEventObject {
+export function presentMessageEvent(row: MessageRow, attachments: readonly AttachmentRow[], conversation: ConversationRow, urls: PublicUrls): MessageEventObject {
   // Literals written out, no `{ ...spread, added }`: V8 (Node 20) gives every object made that way a
   // hidden class of its own, and this runs for every message event (docs/decisions.md, "Object shapes").
   const { contact_id: id, contact_name: name, contact_avatar_url: avatar_url, contact_phone: phone } = conversation;
@@ -23,5 +24,5 @@ export function presentMessageEvent(row: MessageRow, attachments: readonly Attac
     row.income === 1
       ? { id, name, avatar_url, phone, external_id: conversation.contact_external_id, external_public_id: conversation.contact_external_public_id }
       : { id, name, avatar_url, phone, internal_id: id };
-  return Object.assign(presentMessage(row, attachments, publicUrl), { contact, conversation: presentConversation(conversation) });
+  return Object.assign(presentMessage(row, attachments, urls), { contact, conversation: presentConversation(conversation) });
 }

@@ -4,6 +4,7 @@ import { toIso } from '../lib/time.js';
 import type { AttachmentRow } from '../store/resources/attachments.js';
 import type { MessageRow } from '../store/resources/messages.js';
 import { presentAttachment } from './attachment.js';
+import type { PublicUrls } from './public-urls.js';
 
 /** The contract's Message (v2), as schemas/objects/message.ts describes it (`details` is any JSON, or null). */
 export type MessageObject = FromSchema<typeof messageObject>;
@@ -13,7 +14,7 @@ export type MessageObject = FromSchema<typeof messageObject>;
  * in the send answer; a stable shape is easier for clients). `created_at` keeps milliseconds.
  * `attachments` are the message's own.
  */
-export function presentMessage(row: MessageRow, attachments: readonly AttachmentRow[], publicUrl: string): MessageObject {
+export function presentMessage(row: MessageRow, attachments: readonly AttachmentRow[], urls: PublicUrls): MessageObject {
   return {
     id: row.id,
     external_id: row.external_id,
@@ -30,6 +31,6 @@ export function presentMessage(row: MessageRow, attachments: readonly Attachment
     details: row.details === null ? null : (JSON.parse(row.details) as unknown),
     delivery: row.delivery === 1,
     deleted: row.deleted === 1,
-    attachments: attachments.map((a) => presentAttachment(a, publicUrl)),
+    attachments: attachments.map((a) => presentAttachment(a, urls)),
   };
 }

@@ -33,10 +33,12 @@ import { presentAuth, presentAuthPage, type AuthObject } from './auth.js';
 import { presentConversation, type ConversationObject } from './conversation.js';
 import { presentMessage, type MessageObject } from './message.js';
 import { presentMessageEvent } from './message-event.js';
+import { publicUrls } from './public-urls.js';
 import { presentTemplate, type TemplateObject } from './template.js';
 import { presentWebhook, type WebhookObject } from './webhook.js';
 
 const PUBLIC_URL = 'https://gateway.example.com';
+const URLS = publicUrls(PUBLIC_URL);
 const T0 = Date.parse('2026-11-02T10:15:30.123Z');
 const NOW = new Date(T0 + 60_000);
 
@@ -261,12 +263,12 @@ describe('the presenters are typed by the schemas', () => {
 
 describe('attachments', () => {
   it.each(attachmentRows.map((row) => [row.file_name, row] as const))('%s matches objects/attachment', (_name, row) => {
-    const object = presentAttachment(row, PUBLIC_URL);
+    const object = presentAttachment(row, URLS);
     expectValid(isAttachment, object);
   });
 
   it('covers the optional and null variants', () => {
-    const objects = attachmentRows.map((row) => presentAttachment(row, PUBLIC_URL));
+    const objects = attachmentRows.map((row) => presentAttachment(row, URLS));
     expect(objects.some((o) => o.preview_url === undefined)).toBe(true);
     expect(objects.some((o) => o.aspect_ratio === null)).toBe(true);
     expect(objects.some((o) => o.message_id === null)).toBe(true);
@@ -277,11 +279,11 @@ describe('attachments', () => {
 
 describe('messages', () => {
   it.each(messageRows)('%s matches objects/message and its events match events/message', (_name, row, attachments) => {
-    const object = presentMessage(row, attachments, PUBLIC_URL);
+    const object = presentMessage(row, attachments, URLS);
     expectValid(isMessage, object);
     const { outbox, events } = capturedEvents();
     for (const [, conversationRow] of conversationRows) {
-      const eventObject = presentMessageEvent(row, attachments, conversationRow, PUBLIC_URL);
+      const eventObject = presentMessageEvent(row, attachments, conversationRow, URLS);
       expectValid(isMessageEvent, eventObject);
       recordEvent(outbox, row.company_id, 'message', 'create', eventObject, NOW);
       recordEvent(outbox, row.company_id, 'message', 'update', eventObject, NOW);
@@ -290,14 +292,14 @@ describe('messages', () => {
   });
 
   it('events name the contact by the provider ids when incoming, by the internal id when outgoing', () => {
-    const [incoming, outgoing] = [messageRows[0]![1], messageRows[1]![1]].map((row) => presentMessageEvent(row, [], conversationRows[0]![1], PUBLIC_URL));
+    const [incoming, outgoing] = [messageRows[0]![1], messageRows[1]![1]].map((row) => presentMessageEvent(row, [], conversationRows[0]![1], URLS));
     expect(incoming!.contact).toEqual({ id: 17, external_id: '491701234567', external_public_id: '+49 170 1234567', name: 'Anna Schmidt', avatar_url: '', phone: '491701234567' });
     expect(outgoing!.contact).toEqual({ id: 17, internal_id: 17, name: 'Anna Schmidt', avatar_url: '', phone: '491701234567' });
     expect(incoming!.conversation).toEqual(presentConversation(conversationRows[0]![1]));
   });
 
   it('covers the null variants', () => {
-    const objects = messageRows.map(([, row, attachments]) => presentMessage(row, attachments, PUBLIC_URL));
+    const objects = messageRows.map(([, row, attachments]) => presentMessage(row, attachments, URLS));
     for (const key of ['external_id', 'replied_to_id', 'message', 'details'] as const) {
       expect(objects.some((o) => o[key] === null), key).toBe(true);
       expect(objects.some((o) => o[key] !== null), key).toBe(true);
@@ -391,10 +393,10 @@ describe('webhooks', () => {
 });
 
 describe('the schemas refuse what the presenters must never answer', () => {
-  const attachment = presentAttachment(attachmentRows[0]!, PUBLIC_URL);
-  const messageObj = presentMessage(messageRows[2]![1], messageRows[2]![2], PUBLIC_URL);
+  const attachment = presentAttachment(attachmentRows[0]!, URLS);
+  const messageObj = presentMessage(messageRows[2]![1], messageRows[2]![2], URLS);
   const conversationObj = presentConversation(conversationRows[0]![1]);
-  const messageEventObj = presentMessageEvent(messageRows[2]![1], messageRows[2]![2], conversationRows[0]![1], PUBLIC_URL);
+  const messageEventObj = presentMessageEvent(messageRows[2]![1], messageRows[2]![2], conversationRows[0]![1], URLS);
   const templateObj = presentTemplate(templateRows[0]![1]);
   const auth = presentAuth(channelRows[3]![1], []);
   const webhookObj = presentWebhook(webhookRows[0]![1], { withSecret: true });

@@ -24,6 +24,8 @@ import type { Replayer } from '../dispatch/replay.js';
 import { EndpointTester } from '../dispatch/endpoint-test.js';
 import { WebhookHttpClient } from '../dispatch/http-client.js';
 import { SsrfGuard } from '../net/ssrf.js';
+import { createPresenters } from '../presenters/presenters.js';
+import { publicUrls } from '../presenters/public-urls.js';
 import { FileFetcher } from '../api/v2/fetch-file.js';
 import type { Logger } from '../log.js';
 import { buildOpenApi } from '../openapi/document.js';
@@ -145,26 +147,28 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
     ctx.body = text;
   });
 
+  // The presenters whose objects carry the gateway's addresses, made once for every face.
+  const presenters = createPresenters(publicUrls(config.publicUrl));
   companyRoutes(router, store, auth);
-  const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, logger });
-  channelRoutes(router, store, auth, flows, config.publicUrl);
+  const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, presenters, logger });
+  channelRoutes(router, store, auth, flows, presenters);
   authRoutes(router, store, auth, flows);
   webhookRoutes(router, store, auth, tester, metrics);
   eventTypeRoutes(router, auth);
-  attachmentRoutes(router, store, auth, config, fetcher);
+  attachmentRoutes(router, store, auth, config, fetcher, presenters);
   conversationRoutes(router, store, auth);
-  messageRoutes(router, store, auth, config.publicUrl);
+  messageRoutes(router, store, auth, presenters);
   templateRoutes(router, store, auth);
   portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
   oauthRoutes(router, store, flows);
-  const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });
+  const callbacks = callbackRoutes(router, { store, presenters, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
     const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, bodyLimits: config });
     adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimits: config, consoleSession, metrics });
     adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret });
-    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimits: config, sandbox: config.providers.sandbox });
+    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, presenters, bodyLimits: config, sandbox: config.providers.sandbox });
   }
 
   // Tracing on: a span around everything, the request line included (it carries the span's ids).

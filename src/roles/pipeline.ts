@@ -8,6 +8,8 @@ import { STREAM_SPECS } from '../streams/catalog.js';
 import { Replayer, ReplayTaskWorker } from '../dispatch/replay.js';
 import { RetryScheduler } from '../dispatch/retry-scheduler.js';
 import { SsrfGuard } from '../net/ssrf.js';
+import { createPresenters } from '../presenters/presenters.js';
+import { publicUrls } from '../presenters/public-urls.js';
 import { ReceiptJanitor } from '../ingest/receipt-janitor.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -81,9 +83,10 @@ export async function startPipeline(role: Role, config: Config, store: Store | n
     replayer = new Replayer({ store, bus, clock, operatorWebhook: config.operatorWebhook });
     const scheduler = new RetryScheduler({ store, bus, clock, logger, operatorWebhook: config.operatorWebhook, metrics });
     recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics, onOrderedAttempt: () => scheduler.wake() });
+    const urls = publicUrls(config.publicUrl);
     workers.push(
-      new OutboxRelay({ store, bus, clock, logger, publicUrl: config.publicUrl, operatorWebhook: config.operatorWebhook }),
-      new InboundApplier({ store, bus, publicUrl: config.publicUrl, logger }),
+      new OutboxRelay({ store, bus, clock, logger, urls, operatorWebhook: config.operatorWebhook }),
+      new InboundApplier({ store, bus, presenters: createPresenters(urls), logger }),
       recorder,
       scheduler,
       new ReceiptJanitor({ store, clock, logger }),

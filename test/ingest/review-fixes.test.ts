@@ -3,6 +3,8 @@ import http from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyCallback } from '../../src/domain/incoming.js';
+import { createPresenters } from '../../src/presenters/presenters.js';
+import { publicUrls } from '../../src/presenters/public-urls.js';
 import { sameSecret } from '../../src/domain/tokens.js';
 import { Forbidden } from '../../src/errors/errors.js';
 import { httpStatusOf } from '../../src/http/render-errors.js';
@@ -172,7 +174,7 @@ describe('applyCallback', () => {
   it('counts the events it records without reading the outbox lag', () => {
     const lag = vi.spyOn(store().outbox, 'lag');
     const start = emittedEvents(store()).length;
-    const outcome = applyCallback(store(), { id: botChannel, api: 'v2' }, textBatch(nextId()), gw.baseUrl);
+    const outcome = applyCallback(store(), { id: botChannel, api: 'v2' }, textBatch(nextId()), createPresenters(publicUrls(gw.baseUrl)));
     expect(outcome).toEqual({ duplicate: false, messages: 1, events: 2 });
     expect(checkedEvents(store(), start)).toHaveLength(2);
     expect(lag).not.toHaveBeenCalled();
@@ -182,7 +184,7 @@ describe('applyCallback', () => {
     const find = vi.spyOn(store().callbacks, 'find');
     const start = emittedEvents(store()).length;
     // The connector channel was created through v2; told v1, the v1 payload follows the auth event.
-    const outcome = applyCallback(store(), { id: connectorChannel, api: 'v1' }, { receipt: null, items: [{ kind: 'code', code: '123-456' }] }, gw.baseUrl);
+    const outcome = applyCallback(store(), { id: connectorChannel, api: 'v1' }, { receipt: null, items: [{ kind: 'code', code: '123-456' }] }, createPresenters(publicUrls(gw.baseUrl)));
     expect(outcome).toEqual({ duplicate: false, messages: 0, events: 2 });
     expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['auth.update', 'channel.code']);
     expect(find).not.toHaveBeenCalled();

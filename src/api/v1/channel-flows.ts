@@ -11,6 +11,7 @@ import { presentV1Job } from '../../presenters/v1.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
 import type { ChannelRow } from '../../store/resources/channels.js';
+import type { Presenters } from '../../presenters/presenters.js';
 import type { Store } from '../../store/store.js';
 import { findChannel } from '../lookup.js';
 
@@ -28,7 +29,7 @@ type Handler = (ctx: RouteContext) => Promise<void> | void;
  * enable_page_instagram and POST .../conversations, each for the providers the contract names;
  * any other provider is a 422 `wrong_provider`.
  */
-export function flowRoutes(store: Store, flows: ConnectionFlows, publicUrl: string): Record<'requestCode' | 'confirm' | 'enablePage' | 'conversations' | 'job' | 'userExists', Handler> {
+export function flowRoutes(store: Store, flows: ConnectionFlows, presenters: Presenters): Record<'requestCode' | 'confirm' | 'enablePage' | 'conversations' | 'job' | 'userExists', Handler> {
   return {
     async requestCode(ctx: RouteContext) {
       const { channel } = findChannel(store, ctx, 'Channel');
@@ -122,7 +123,7 @@ export function flowRoutes(store: Store, flows: ConnectionFlows, publicUrl: stri
             v1Job: true,
             ...(input.template === undefined ? {} : { template: { bizTemplateId: input.template.id, substitutions: input.template.parameters, language: input.template.language_code } }),
           },
-          publicUrl,
+          presenters,
           now,
         );
         return store.v1Jobs.insert(

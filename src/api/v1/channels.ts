@@ -11,6 +11,7 @@ import { flowRoutes } from './channel-flows.js';
 import { NotFound } from '../../errors/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
+import type { Presenters } from '../../presenters/presenters.js';
 import type { Store } from '../../store/store.js';
 import { createBodies, providerBody, updateBodies } from '../channel-input.js';
 import { findChannel, findCompany } from '../lookup.js';
@@ -19,7 +20,7 @@ import { presentChannelItem } from '../../presenters/v1.js';
 const pageQuery = validator(v1PageQuery);
 
 /** v1 channels of a company (contract section 4, "v1 Channels"). */
-export function channelRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, flows: ConnectionFlows, publicUrl: string): void {
+export function channelRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, flows: ConnectionFlows, presenters: Presenters): void {
   const base = '/p1/companies/:companyId/channels';
 
   router.get(base, auth, (ctx) => {
@@ -61,7 +62,7 @@ export function channelRoutes(router: Router<AppState>, store: Store, auth: Midd
     ctx.body = { status: 'deleted' };
   });
 
-  const chain = flowRoutes(store, flows, publicUrl);
+  const chain = flowRoutes(store, flows, presenters);
   router.post(`${base}/:id/request_code`, auth, chain.requestCode);
   router.post(`${base}/:id/confirm`, auth, chain.confirm);
   router.post(`${base}/:id/conversations`, auth, chain.conversations);

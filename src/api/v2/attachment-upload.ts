@@ -8,7 +8,7 @@ import { readInput } from '../../http/input.js';
 import { parseFormFields } from '../../http/query.js';
 import { validator } from '../../http/validate.js';
 import { ValidationFailed } from '../../errors/errors.js';
-import { presentAttachment } from '../../presenters/attachment.js';
+import type { Presenters } from '../../presenters/presenters.js';
 import type { Store } from '../../store/store.js';
 import { requireCompany } from '../lookup.js';
 import { FILE_URL_FIELD, type FileFetcher } from './fetch-file.js';
@@ -21,6 +21,7 @@ export interface DocumentedUploadDeps {
   store: Store;
   auth: Middleware<AppState>;
   config: Config;
+  presenters: Presenters;
   slots: UploadSlots;
   fetcher: FileFetcher;
 }
@@ -36,7 +37,7 @@ interface Received {
  * `company_id` in the body, the file as the multipart `file` part or downloaded from `file_url`
  * (src/api/v2/fetch-file.ts), `metadata` optional. Answers 201 `{attachment}`.
  */
-export function documentedUploadRoute(router: Router<AppState>, { store, auth, config, slots, fetcher }: DocumentedUploadDeps): void {
+export function documentedUploadRoute(router: Router<AppState>, { store, auth, config, slots, fetcher, presenters }: DocumentedUploadDeps): void {
   const early = new WeakMap<object, Received>();
 
   /**
@@ -83,7 +84,7 @@ export function documentedUploadRoute(router: Router<AppState>, { store, auth, c
       }
       const row = await keepUpload(store, place, company.id, file, input.metadata);
       ctx.status = 201;
-      ctx.body = { attachment: presentAttachment(row, config.publicUrl) };
+      ctx.body = { attachment: presenters.attachment(row) };
     } finally {
       await removeQuietly(place.part);
     }

@@ -7,7 +7,7 @@ import type { AppState } from '../../http/context.js';
 import { NotFound, ValidationFailed } from '../../errors/errors.js';
 import type { Store } from '../../store/store.js';
 import { findCompany } from '../lookup.js';
-import { presentAttachment } from '../../presenters/attachment.js';
+import type { Presenters } from '../../presenters/presenters.js';
 import { documentedUploadRoute } from './attachment-upload.js';
 import type { FileFetcher } from './fetch-file.js';
 import { FILE_FIELD } from './receive-file.js';
@@ -29,7 +29,7 @@ export function attachmentsFolder(config: Pick<Config, 'dataDir'>): string {
  * (`POST /api/p2/attachments`, src/api/v2/attachment-upload.ts), and the public file route behind
  * `attachment_url` and `preview_url`.
  */
-export function attachmentRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, config: Config, fetcher: FileFetcher): void {
+export function attachmentRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, config: Config, fetcher: FileFetcher, presenters: Presenters): void {
   const folder = attachmentsFolder(config);
   const slots = new UploadSlots(config.uploadConcurrency, folder);
 
@@ -40,10 +40,10 @@ export function attachmentRoutes(router: Router<AppState>, store: Store, auth: M
     if (file === undefined) throw ValidationFailed.field(FILE_FIELD, `${FILE_FIELD} is required: send it as a file part of a multipart/form-data body`);
     const row = await keepUpload(store, place, company.id, file);
     ctx.status = 201;
-    ctx.body = { attachment: presentAttachment(row, config.publicUrl) };
+    ctx.body = { attachment: presenters.attachment(row) };
   });
 
-  documentedUploadRoute(router, { store, auth, config, slots, fetcher });
+  documentedUploadRoute(router, { store, auth, config, slots, fetcher, presenters });
 
   // No token: the 32 random bytes of the URL are the capability (providers fetch it too).
   router.get('/files/:storageKey/:fileName', async (ctx) => {

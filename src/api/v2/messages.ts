@@ -14,7 +14,7 @@ import type { Store } from '../../store/store.js';
 import { pathId } from '../../http/params.js';
 import { requireCompany, requireConversation } from '../lookup.js';
 import { toMeta, toWindow } from '../../lib/paging.js';
-import { presentMessage } from '../../presenters/message.js';
+import type { Presenters } from '../../presenters/presenters.js';
 
 const listQuery = validator(messageListQuery);
 const showQuery = validator(companyQuery);
@@ -23,7 +23,7 @@ const writeFirstInput = validator(writeFirstBody);
 const deleteBody = validator(messageDeleteBody);
 
 /** v2 messages: read a conversation's history, send into it, delete from it, write first (contract section 4). */
-export function messageRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, publicUrl: string): void {
+export function messageRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, presenters: Presenters): void {
   router.get('/api/p2/conversations/:id/messages', auth, (ctx) => {
     const input = readInput(ctx, listQuery);
     const conversation = requireConversation(store, requireCompany(store, ctx, input.company_id), ctx.params.id);
@@ -33,7 +33,7 @@ export function messageRoutes(router: Router<AppState>, store: Store, auth: Midd
       attachments.set(attachment.message_id, [...(attachments.get(attachment.message_id) ?? []), attachment]);
     }
     ctx.body = {
-      messages: rows.map((row) => presentMessage(row, attachments.get(row.id) ?? [], publicUrl)),
+      messages: rows.map((row) => presenters.message(row, attachments.get(row.id) ?? [])),
       meta: toMeta(input.page, input.per_page, total),
     };
   });
@@ -44,7 +44,7 @@ export function messageRoutes(router: Router<AppState>, store: Store, auth: Midd
     const id = pathId(ctx.params.messageId, 'Message');
     const message = store.messages.find(conversation.id, id);
     if (message === undefined) throw new NotFound(`Message ${id} was not found.`);
-    ctx.body = { message: presentMessage(message, store.attachments.forMessages([message.id]), publicUrl) };
+    ctx.body = { message: presenters.message(message, store.attachments.forMessages([message.id])) };
   });
 
   router.post('/api/p2/conversations/:id/messages', auth, (ctx) => {
@@ -58,7 +58,7 @@ export function messageRoutes(router: Router<AppState>, store: Store, auth: Midd
         store,
         requireConversation(store, company, ctx.params.id),
         { text: input.text, attachmentId: input.attachment_ids?.[0], repliedToId: input.replied_to_id, sendToCrm: input.send_to_crm },
-        publicUrl,
+        presenters,
       ),
     );
     ctx.status = 201;
@@ -68,14 +68,14 @@ export function messageRoutes(router: Router<AppState>, store: Store, auth: Midd
   router.delete('/api/p2/conversations/:id/messages', auth, (ctx) => {
     const input = readInput(ctx, deleteBody);
     const company = requireCompany(store, ctx, input.company_id);
-    const messages = store.transaction(() => deleteMessages(store, requireConversation(store, company, ctx.params.id), input.message_ids, publicUrl));
+    const messages = store.transaction(() => deleteMessages(store, requireConversation(store, company, ctx.params.id), input.message_ids, presenters));
     ctx.body = { messages };
   });
 
   router.post('/api/p2/messages', auth, (ctx) => {
     const input = readInput(ctx, writeFirstInput);
     const company = requireCompany(store, ctx, input.company_id);
-    const message = store.transaction(() => writeFirst(store, company.id, input, publicUrl));
+    const message = store.transaction(() => writeFirst(store, company.id, input, presenters));
     ctx.status = 201;
     ctx.body = { message };
   });
