@@ -17,28 +17,54 @@ const LAYERS = [
   ['cli', '^src/cli/'],
 ];
 
-/** Parts of one layer that stand side by side and never import each other. */
+/** Parts of one layer that stand side by side and never import each other: [name, folder, parts]. */
 const SIDE_BY_SIDE = [
-  ['stages', '^src/(ingest|outbox|dispatch|connectors)/'],
-  ['faces', '^src/(api|admin|callbacks|openapi|console|portal)/'],
+  ['stages', 'src/', 'ingest|outbox|dispatch|connectors'],
+  ['faces', 'src/', 'api|admin|callbacks|openapi|console|portal'],
+  ['store-deliveries-and-pipeline', 'src/store/', 'deliveries|pipeline'],
+  ['stream-implementations', 'src/streams/', 'kafka|sqlite'],
 ];
 
-const upward = LAYERS.flatMap(([name, from], index) =>
-  LAYERS.slice(index + 1).map(([upper, to]) => ({
-    name: `${name}-not-to-${upper}`,
-    comment: `${name} is below ${upper}: it may not import it (docs/architecture.md).`,
-    severity: 'error',
-    from: { path: from },
-    to: { path: to },
-  })),
-);
+/**
+ * The rooms of the store, bottom to top: the engine (the database, migrations, group commit,
+ * checkpoints, pruning) below the tables of the resources, those below the deliveries and the
+ * pipeline's tables (outbox, stream log), and `store.ts`, which holds them all, on top.
+ */
+const STORE_LAYERS = [
+  ['store-engine', '^src/store/engine/'],
+  ['store-resources', '^src/store/resources/'],
+  ['store-deliveries-and-pipeline', '^src/store/(deliveries|pipeline)/'],
+  ['store-top', '^src/store/[^/]+\\.ts$'],
+];
 
-const sideways = SIDE_BY_SIDE.map(([name, parts]) => ({
+/**
+ * The streams: the interface, the catalog and the pieces both implementations share at the top of
+ * src/streams/, below the two implementations, which never import each other.
+ */
+const STREAMS_LAYERS = [
+  ['streams-contract', '^src/streams/[^/]+\\.ts$'],
+  ['streams-implementations', '^src/streams/(kafka|sqlite)/'],
+];
+
+const upwardIn = (layers, what) =>
+  layers.flatMap(([name, from], index) =>
+    layers.slice(index + 1).map(([upper, to]) => ({
+      name: `${name}-not-to-${upper}`,
+      comment: `${name} is below ${upper} ${what}: it may not import it (docs/architecture.md).`,
+      severity: 'error',
+      from: { path: from },
+      to: { path: to },
+    })),
+  );
+
+const upward = [...upwardIn(LAYERS, 'in src/'), ...upwardIn(STORE_LAYERS, 'in the store'), ...upwardIn(STREAMS_LAYERS, 'in the streams')];
+
+const sideways = SIDE_BY_SIDE.map(([name, folder, parts]) => ({
   name: `${name}-apart`,
   comment: `The ${name} share what they need through the layers below, never by importing each other.`,
   severity: 'error',
-  from: { path: parts },
-  to: { path: parts, pathNot: '^src/$1/' },
+  from: { path: `^${folder}(${parts})/` },
+  to: { path: `^${folder}(${parts})/`, pathNot: `^${folder}$1/` },
 }));
 
 module.exports = {

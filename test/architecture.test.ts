@@ -53,4 +53,28 @@ describe('the layer order of src/ (docs/architecture.md)', () => {
       'store-not-to-stages: src/store/rows.ts -> src/dispatch/policy.ts',
     ]);
   });
+
+  it('reports an import against the rooms of the store and of the streams', async () => {
+    const rooms = path.join(scratch, 'rooms');
+    const put = (file: string, text: string) => {
+      mkdirSync(path.dirname(path.join(rooms, file)), { recursive: true });
+      writeFileSync(path.join(rooms, file), text);
+    };
+    put('src/store/store.ts', 'export const store = 1;\n');
+    put('src/store/resources/webhooks.ts', 'export const webhooks = 1;\n');
+    put('src/store/deliveries/deliveries.ts', "import { webhooks } from '../resources/webhooks.js';\nexport const deliveries = webhooks;\n");
+    put('src/store/pipeline/outbox.ts', "import { deliveries } from '../deliveries/deliveries.js';\nexport const outbox = deliveries;\n");
+    put('src/store/engine/db.ts', "import { webhooks } from '../resources/webhooks.js';\nimport { store } from '../store.js';\nexport const db = [webhooks, store];\n");
+    put('src/streams/sqlite/sqlite-stream.ts', 'export const sqlite = 1;\n');
+    put('src/streams/kafka/kafka-stream.ts', "import { sqlite } from '../sqlite/sqlite-stream.js';\nexport const kafka = sqlite;\n");
+    put('src/streams/stream.ts', "import { kafka } from './kafka/kafka-stream.js';\nexport const stream = kafka;\n");
+    const found = await violations(rooms, ['src']);
+    expect(found.sort()).toEqual([
+      'store-deliveries-and-pipeline-apart: src/store/pipeline/outbox.ts -> src/store/deliveries/deliveries.ts',
+      'store-engine-not-to-store-resources: src/store/engine/db.ts -> src/store/resources/webhooks.ts',
+      'store-engine-not-to-store-top: src/store/engine/db.ts -> src/store/store.ts',
+      'stream-implementations-apart: src/streams/kafka/kafka-stream.ts -> src/streams/sqlite/sqlite-stream.ts',
+      'streams-contract-not-to-streams-implementations: src/streams/stream.ts -> src/streams/kafka/kafka-stream.ts',
+    ]);
+  });
 });
