@@ -11,6 +11,11 @@ export interface ClusterSettings {
    */
   shardSlots: number;
   /**
+   * GATEWAY_CLUSTER_SHARDS: how many shards the cluster runs (0 to n − 1); a worker consumes the
+   * streams of each, `gateway cluster` starts as many cores. Default 1.
+   */
+  clusterShards: number;
+  /**
    * GATEWAY_SHARD_URLS: a front's comma-separated base URLs of the shards' cores, in shard order
    * (the first serves shard 0). Empty for every other process.
    */
@@ -29,11 +34,15 @@ export function readClusterSettings(read: ReadSetting, problems: string[]): Clus
   if (shard === null || shard >= slots) {
     problems.push(`GATEWAY_SHARD must be an integer from 0 to GATEWAY_SHARD_SLOTS − 1 = ${slots - 1} (got "${read('GATEWAY_SHARD')}")`);
   }
+  const clusterShards = parseInteger(read('GATEWAY_CLUSTER_SHARDS'), 1);
+  if (clusterShards === null || clusterShards < 1 || clusterShards > slots) {
+    problems.push(`GATEWAY_CLUSTER_SHARDS must be an integer from 1 to GATEWAY_SHARD_SLOTS = ${slots} (got "${read('GATEWAY_CLUSTER_SHARDS')}")`);
+  }
   const shardUrls = splitList(read('GATEWAY_SHARD_URLS') ?? '').map((url) => url.replace(/\/+$/, ''));
   const badUrls = shardUrls.filter((url) => !BASE_URL_PATTERN.test(url));
   if (badUrls.length > 0) problems.push(`GATEWAY_SHARD_URLS must be a comma-separated list of http(s) base URLs (bad: ${badUrls.join(', ')})`);
   if (shardUrls.length > slots) problems.push(`GATEWAY_SHARD_URLS names ${shardUrls.length} shards, more than GATEWAY_SHARD_SLOTS (${slots})`);
-  return { shard: shard ?? 0, shardSlots: slots, shardUrls };
+  return { shard: shard ?? 0, shardSlots: slots, clusterShards: clusterShards ?? 1, shardUrls };
 }
 
 /**

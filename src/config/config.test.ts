@@ -19,6 +19,7 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
       kafkaHeartbeatIntervalMs: 1_000,
       shard: 0,
       shardSlots: 1,
+      clusterShards: 1,
       shardUrls: [],
       adminToken: null,
       metricsToken: null,
@@ -110,6 +111,7 @@ describe('loadConfig values', () => {
       GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '3s',
       GATEWAY_SHARD: '2',
       GATEWAY_SHARD_SLOTS: '64',
+      GATEWAY_CLUSTER_SHARDS: '3',
       GATEWAY_SHARD_URLS: 'http://core-0:3000,http://core-1:3000/,https://core-2.internal',
       GATEWAY_WORKER_PORT: '9464',
       GATEWAY_API_RATE_LIMITS: 'off',
@@ -127,6 +129,7 @@ describe('loadConfig values', () => {
       kafkaHeartbeatIntervalMs: 3_000,
       shard: 2,
       shardSlots: 64,
+      clusterShards: 3,
       shardUrls: ['http://core-0:3000', 'http://core-1:3000', 'https://core-2.internal'],
       adminToken: 'admin-token-0123456789',
       metricsToken: 'metrics-token-0123456789',
@@ -357,6 +360,9 @@ describe('webhook dispatcher settings', () => {
     expect(problemsOf({ GATEWAY_SHARD_SLOTS: '0' })[0]).toBe('GATEWAY_SHARD_SLOTS must be an integer from 1 to 1024 (got "0")');
     expect(problemsOf({ GATEWAY_SHARD_SLOTS: '4', GATEWAY_SHARD_URLS: 'http://a:1,ftp://b' })).toEqual([
       'GATEWAY_SHARD_URLS must be a comma-separated list of http(s) base URLs (bad: ftp://b)',
+    ]);
+    expect(problemsOf({ GATEWAY_CLUSTER_SHARDS: '65', GATEWAY_SHARD_SLOTS: '64' })).toEqual([
+      'GATEWAY_CLUSTER_SHARDS must be an integer from 1 to GATEWAY_SHARD_SLOTS = 64 (got "65")',
     ]);
     expect(problemsOf({ GATEWAY_SHARD_URLS: 'http://a:1,http://b:2' })).toEqual([
       'GATEWAY_SHARD_URLS names 2 shards, more than GATEWAY_SHARD_SLOTS (1)',
