@@ -6,6 +6,7 @@ import { createLogger, stdoutDestination, type Logger } from '../log.js';
 import { packageVersion } from '../openapi/version.js';
 import { startTracing } from '../tracing/sdk.js';
 import { REPLAY_USAGE, replayCommand } from './replay-command.js';
+import { BACKUP_USAGE, backupCommand, restoreCommand } from './backup-commands.js';
 import { startGateway } from '../roles/server.js';
 import { PROVIDER_USAGE, sandboxCommand, templatesCommand } from './provider-commands.js';
 import { LISTEN_USAGE, listenCommand } from './webhook-listener.js';
@@ -15,6 +16,7 @@ import { Store } from '../store/store.js';
 const USAGE = `Usage:
   gateway serve [--role all|core|worker]   run the daemon (configured by GATEWAY_* environment variables)
   gateway token create --name <name>        create an account and print its new API token
+${BACKUP_USAGE}
 ${REPLAY_USAGE}
 ${PROVIDER_USAGE}
 ${LISTEN_USAGE}
@@ -29,6 +31,10 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'token':
         return tokenCommand(rest);
+      case 'backup':
+        return await backupCommand(rest);
+      case 'restore':
+        return await restoreCommand(rest);
       case 'replay':
         return await replayCommand(rest, loadConfig());
       case 'templates':

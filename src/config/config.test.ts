@@ -17,6 +17,10 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
       kafkaNamespace: '',
       kafkaSessionTimeoutMs: 10_000,
       kafkaHeartbeatIntervalMs: 1_000,
+      shard: 0,
+      shardSlots: 1,
+      clusterShards: 1,
+      shardUrls: [],
       adminToken: null,
       metricsToken: null,
       operatorWebhook: null,
@@ -105,6 +109,10 @@ describe('loadConfig values', () => {
       GATEWAY_QUERY_MAX_BYTES: '4096',
       GATEWAY_KAFKA_SESSION_TIMEOUT: '45s',
       GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '3s',
+      GATEWAY_SHARD: '2',
+      GATEWAY_SHARD_SLOTS: '64',
+      GATEWAY_CLUSTER_SHARDS: '3',
+      GATEWAY_SHARD_URLS: 'http://core-0:3000,http://core-1:3000/,https://core-2.internal',
       GATEWAY_WORKER_PORT: '9464',
       GATEWAY_API_RATE_LIMITS: 'off',
       GATEWAY_API_RATE_LIMIT_FACTOR: '2',
@@ -119,6 +127,10 @@ describe('loadConfig values', () => {
       kafkaNamespace: '',
       kafkaSessionTimeoutMs: 45_000,
       kafkaHeartbeatIntervalMs: 3_000,
+      shard: 2,
+      shardSlots: 64,
+      clusterShards: 3,
+      shardUrls: ['http://core-0:3000', 'http://core-1:3000', 'https://core-2.internal'],
       adminToken: 'admin-token-0123456789',
       metricsToken: 'metrics-token-0123456789',
       operatorWebhook: null,
@@ -339,6 +351,22 @@ describe('webhook dispatcher settings', () => {
   it('reads the Kafka namespace and refuses characters a topic name cannot hold', () => {
     expect(loadConfig({ GATEWAY_KAFKA_NAMESPACE: 'staging.' }).kafkaNamespace).toBe('staging.');
     expect(problemsOf({ GATEWAY_KAFKA_NAMESPACE: 'a b' })[0]).toMatch(/GATEWAY_KAFKA_NAMESPACE/);
+  });
+
+  it('refuses a shard outside its slots and shard URLs that are not base URLs', () => {
+    expect(problemsOf({ GATEWAY_SHARD: '1' })).toEqual([
+      'GATEWAY_SHARD must be an integer from 0 to GATEWAY_SHARD_SLOTS − 1 = 0 (got "1")',
+    ]);
+    expect(problemsOf({ GATEWAY_SHARD_SLOTS: '0' })[0]).toBe('GATEWAY_SHARD_SLOTS must be an integer from 1 to 1024 (got "0")');
+    expect(problemsOf({ GATEWAY_SHARD_SLOTS: '4', GATEWAY_SHARD_URLS: 'http://a:1,ftp://b' })).toEqual([
+      'GATEWAY_SHARD_URLS must be a comma-separated list of http(s) base URLs (bad: ftp://b)',
+    ]);
+    expect(problemsOf({ GATEWAY_CLUSTER_SHARDS: '65', GATEWAY_SHARD_SLOTS: '64' })).toEqual([
+      'GATEWAY_CLUSTER_SHARDS must be an integer from 1 to GATEWAY_SHARD_SLOTS = 64 (got "65")',
+    ]);
+    expect(problemsOf({ GATEWAY_SHARD_URLS: 'http://a:1,http://b:2' })).toEqual([
+      'GATEWAY_SHARD_URLS names 2 shards, more than GATEWAY_SHARD_SLOTS (1)',
+    ]);
   });
 
   it('reads the consumers\' session timeout and heartbeat interval, and refuses what a broker or kafkajs would', () => {

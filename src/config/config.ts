@@ -3,15 +3,16 @@ import { readApiLimits, type ApiLimitsConfig } from './api-limits.js';
 import { readTracingConfig, type TracingConfig } from './tracing.js';
 import { readOperatorWebhookConfig, type OperatorWebhookConfig } from './operator-webhook.js';
 import { readKafkaSettings, type KafkaSettings } from './kafka.js';
+import { readClusterSettings, type ClusterSettings } from './cluster.js';
 import { readHttpLimits, type HttpLimits } from './http-limits.js';
 import { readWebhookConfig, type WebhookConfig } from './webhooks.js';
 import { readProviderConfig, type ProviderConfig } from './providers.js';
 import { BASE_URL_PATTERN, MIN_TOKEN_LENGTH, isTokenShaped, parseDuration, parseInteger, splitList, type ReadSetting } from './settings.js';
 
-export type { ApiLimitsConfig, HttpLimits, KafkaSettings, OperatorWebhookConfig, ProviderConfig, TracingConfig, WebhookConfig };
+export type { ApiLimitsConfig, ClusterSettings, HttpLimits, KafkaSettings, OperatorWebhookConfig, ProviderConfig, TracingConfig, WebhookConfig };
 
 /** Every setting of the daemon, read from the environment. Defaults per docs/design.md section 9. */
-export interface Config extends KafkaSettings, HttpLimits {
+export interface Config extends KafkaSettings, HttpLimits, ClusterSettings {
   /** GATEWAY_PORT: TCP port of the HTTP server (0 picks a free one). Default 3000. */
   port: number;
   /**
@@ -108,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const dataDir = path.resolve(read('GATEWAY_DATA_DIR') ?? './data');
   const kafka = readKafkaSettings(read, problems);
+  const cluster = readClusterSettings(read, problems);
 
   const token = (key: string): string | null => {
     const value = read(key) ?? null;
@@ -164,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     dataDir,
     ...kafka,
+    ...cluster,
     adminToken,
     metricsToken,
     bootstrapToken,

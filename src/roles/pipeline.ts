@@ -29,7 +29,7 @@ import { InboundApplier } from '../ingest/inbound-worker.js';
 export type Role = 'all' | 'core' | 'worker';
 
 /** Kafka streams when GATEWAY_KAFKA_BROKERS is set, else the SQLite streams of the store. */
-export async function openStreamBus(config: Config, store: Store | null, logger: Logger, clock: Clock): Promise<StreamBus> {
+export async function openStreamBus(config: Pick<Config, 'kafkaBrokers' | 'kafkaNamespace' | 'kafkaSessionTimeoutMs' | 'kafkaHeartbeatIntervalMs'>, store: Store | null, logger: Logger, clock: Clock): Promise<StreamBus> {
   if (config.kafkaBrokers !== null) {
     // Loaded only then: an embedded gateway does not hold the Kafka client in memory.
     const { KafkaStreamBus } = await import('../streams/kafka/kafka-stream.js');
@@ -50,7 +50,7 @@ export async function openStreamBus(config: Config, store: Store | null, logger:
 
 export interface Pipeline {
   bus: StreamBus;
-  replayer: Replayer | null;
+  replayer: Replayer;
   /** The provider connectors (senders here; connection flows and template sync in the API). */
   connectors: Connectors;
   /** Per-channel limits of every provider call of this process. */
@@ -58,76 +58,90 @@ export interface Pipeline {
   stop(): Promise<void>;
 }
 
-/** Starts the pipeline workers of a role under one supervisor. */
-export async function startPipeline(role: Role, config: Config, store: Store | null, logger: Logger, clock: Clock = systemClock, metrics?: Metrics): Promise<Pipeline> {
+/** The provider connectors of one process and the per-channel limits of its provider calls. */
+export interface Senders {
+  connectors: Connectors;
+  /** Channel ids are unique across shards, so one throttle serves every shard a worker serves. */
+  throttle: ChannelThrottle;
+}
+
+/** `busOf` names the streams of a channel's shard, where its connector's later news goes. */
+export function openSenders(config: Config, busOf: (channelId: number) => StreamBus, logger: Logger): Senders {
+  // The sandbox's later news (QR scanned, delivered, read) goes out as facts on gateway.inbound.
+  const connectors = new Connectors(config.providers, (channelId, items, afterMs) =>
+    publishFactLater(busOf(channelId), channelId, items, afterMs, `${channelId}:${items[0]?.kind ?? 'fact'}:${Date.now()}:${Math.random().toString(36).slice(2)}`, logger),
+  );
+  return { connectors, throttle: new ChannelThrottle(config.providers.channelConcurrency, config.providers.channelRatePerSecond) };
+}
+
+/** The webhook poster of a process that dispatches: on threads of its own, or on the event loop. */
+export function openPoster(config: Config, logger: Logger): WebhookPoster {
+  const { threads } = config.webhooks;
+  return threads > 0
+    ? new ThreadedPoster({ threads, data: { allowHosts: config.webhookAllowHosts }, logger })
+    : new InlinePoster(new WebhookHttpClient(new SsrfGuard(config.webhookAllowHosts)));
+}
+
+/**
+ * The dispatcher and the provider sender of one shard's streams. Attempts are recorded by `record`
+ * in the core's own process (role all), else published on that shard's gateway.attempts.
+ */
+export function dispatchWorkers(config: Config, bus: StreamBus, poster: WebhookPoster, senders: Senders, clock: Clock, logger: Logger, record?: AttemptRecorder): Worker[] {
+  const { retryScheduleMs, retryJitter, retryAfterMaxMs, timeoutMs, endpointConcurrency } = config.webhooks;
+  return [
+    new DeliveryWorker({
+      bus,
+      poster,
+      clock,
+      logger,
+      timeoutMs,
+      endpointConcurrency,
+      policy: { scheduleMs: retryScheduleMs, jitter: retryJitter, retryAfterMaxMs },
+      record: record === undefined ? undefined : record.record.bind(record),
+    }),
+    new ProviderSender({ bus, connectors: senders.connectors, throttle: senders.throttle, retryScheduleMs: config.providers.retryScheduleMs, clock, logger }),
+  ];
+}
+
+/** Starts the pipeline workers of a core (role all or core) under one supervisor. */
+export async function startPipeline(role: Exclude<Role, 'worker'>, config: Config, store: Store, logger: Logger, clock: Clock = systemClock, metrics?: Metrics): Promise<Pipeline> {
   const bus = await openStreamBus(config, store, logger, clock);
   await bus.ensureStreams(STREAM_SPECS);
   // Automatic attempts the embedded stream kept in memory only, left unsent by the last run: due now.
-  if (bus.kind === 'sqlite' && store !== null) {
+  if (bus.kind === 'sqlite') {
     const unsent = store.unsent.scheduleUnsent(clock.now());
     if (unsent > 0) logger.info({ deliveries: unsent }, 'automatic attempts left unsent by the last run are due now');
   }
-  const workers: Worker[] = [];
-  let replayer: Replayer | null = null;
-  let poster: WebhookPoster | null = null;
-  let recorder: AttemptRecorder | null = null;
-  // The sandbox's later news (QR scanned, delivered, read) goes out as facts on gateway.inbound.
-  const connectors = new Connectors(config.providers, (channelId, items, afterMs) =>
-    publishFactLater(bus, channelId, items, afterMs, `${channelId}:${items[0]?.kind ?? 'fact'}:${Date.now()}:${Math.random().toString(36).slice(2)}`, logger),
-  );
-  const throttle = new ChannelThrottle(config.providers.channelConcurrency, config.providers.channelRatePerSecond);
-  let stopCounting = () => {};
-  if (role !== 'worker') {
-    if (store === null) throw new Error('the core role needs the store');
-    if (metrics !== undefined) stopCounting = store.outbox.onPublished((rows) => metrics.published(rows));
-    replayer = new Replayer({ store, bus, clock, operatorWebhook: config.operatorWebhook });
-    const scheduler = new RetryScheduler({ store, bus, clock, logger, operatorWebhook: config.operatorWebhook, metrics });
-    recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics, onOrderedAttempt: () => scheduler.wake() });
-    const urls = publicUrls(config.publicUrl);
-    workers.push(
-      new OutboxRelay({ store, bus, clock, logger, urls, operatorWebhook: config.operatorWebhook }),
-      new InboundApplier({ store, bus, presenters: createPresenters(urls), logger }),
-      recorder,
-      scheduler,
-      new ReceiptJanitor({ store, clock, logger }),
-      new OutboxJanitor({ store, clock, logger }),
-      new DeliveryJanitor({ store, clock, logger, retainMs: config.webhooks.retentionMs }),
-      new IdempotencyJanitor({ store, clock, logger }),
-      new ReplayTaskWorker({ store, replayer, clock, logger }),
-    );
-  }
-  if (role !== 'core') {
-    const { retryScheduleMs, retryJitter, retryAfterMaxMs, timeoutMs, endpointConcurrency, threads } = config.webhooks;
-    poster =
-      threads > 0
-        ? new ThreadedPoster({ threads, data: { allowHosts: config.webhookAllowHosts }, logger })
-        : new InlinePoster(new WebhookHttpClient(new SsrfGuard(config.webhookAllowHosts)));
-    workers.push(
-      new DeliveryWorker({
-        bus,
-        poster,
-        clock,
-        logger,
-        timeoutMs,
-        endpointConcurrency,
-        policy: { scheduleMs: retryScheduleMs, jitter: retryJitter, retryAfterMaxMs },
-        // In the core's own process (role all) attempts are recorded directly, not via gateway.attempts.
-        record: recorder === null ? undefined : recorder.record.bind(recorder),
-      }),
-      new ProviderSender({ bus, connectors, throttle, retryScheduleMs: config.providers.retryScheduleMs, clock, logger }),
-    );
-  }
+  const stopCounting = metrics === undefined ? () => {} : store.outbox.onPublished((rows) => metrics.published(rows));
+  const replayer = new Replayer({ store, bus, clock, operatorWebhook: config.operatorWebhook });
+  const scheduler = new RetryScheduler({ store, bus, clock, logger, operatorWebhook: config.operatorWebhook, metrics });
+  const recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics, onOrderedAttempt: () => scheduler.wake() });
+  const urls = publicUrls(config.publicUrl);
+  const workers: Worker[] = [
+    new OutboxRelay({ store, bus, clock, logger, urls, operatorWebhook: config.operatorWebhook }),
+    new InboundApplier({ store, bus, presenters: createPresenters(urls), logger }),
+    recorder,
+    scheduler,
+    new ReceiptJanitor({ store, clock, logger }),
+    new OutboxJanitor({ store, clock, logger }),
+    new DeliveryJanitor({ store, clock, logger, retainMs: config.webhooks.retentionMs }),
+    new IdempotencyJanitor({ store, clock, logger }),
+    new ReplayTaskWorker({ store, replayer, clock, logger }),
+  ];
+  // The connectors serve the API's connection flows in both roles; a core of role all dispatches too.
+  const senders = openSenders(config, () => bus, logger);
+  const poster = role === 'all' ? openPoster(config, logger) : null;
+  if (poster !== null) workers.push(...dispatchWorkers(config, bus, poster, senders, clock, logger, recorder));
   const supervisor: Supervisor = supervise(workers, logger);
   return {
     bus,
     replayer,
-    connectors,
-    throttle,
+    ...senders,
     async stop() {
       await supervisor.stop();
       stopCounting();
       await poster?.close();
-      await connectors.close();
+      await senders.connectors.close();
       await bus.close();
     },
   };

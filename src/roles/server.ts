@@ -2,6 +2,7 @@ import http, { type Server } from 'node:http';
 import type Router from '@koa/router';
 import type { AddressInfo } from 'node:net';
 import { storePath, type Config } from '../config/config.js';
+import { shardNamespace } from '../config/cluster.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
 import { createApp } from './http-app.js';
 import { answerClientErrors } from '../http/client-errors.js';
@@ -37,9 +38,11 @@ export interface GatewayOptions {
   clock?: Clock;
 }
 
-export async function startGateway(config: Config, logger: Logger, options: GatewayOptions = {}): Promise<RunningGateway> {
+export async function startGateway(settings: Config, logger: Logger, options: GatewayOptions = {}): Promise<RunningGateway> {
+  // A core of a cluster keeps its shard's streams under a namespace of their own.
+  const config = { ...settings, kafkaNamespace: shardNamespace(settings.kafkaNamespace, settings.shard, settings.shardSlots) };
   const file = storePath(config);
-  const store = Store.open(file);
+  const store = Store.open(file, { shard: config.shard, slots: config.shardSlots });
   logger.info({ store: file, schema_version: store.health().schema_version }, 'store ready');
   bootstrapAccount(store, config, logger);
   const metrics = new Metrics();

@@ -8,7 +8,7 @@ import { renderErrors } from '../http/render-errors.js';
 import { requestLog } from '../http/request-log.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { StreamBus } from '../streams/stream.js';
+import type { StreamClientHealth } from '../streams/stream.js';
 import { kafkaClients, metricsAuth } from './http-app.js';
 
 /**
@@ -17,12 +17,12 @@ import { kafkaClients, metricsAuth } from './http-app.js';
  * its own metrics (the `gateway_kafka_*` ones and the process's), behind the same token as the
  * core's. Nothing else: a worker has no store and serves no API. Resolves once it listens.
  */
-export async function listenWorkerHttp(config: Config, port: number, bus: StreamBus, metrics: Metrics, logger: Logger): Promise<{ port: number; close(): Promise<void> }> {
+export async function listenWorkerHttp(config: Config, port: number, clientHealth: () => StreamClientHealth, metrics: Metrics, logger: Logger): Promise<{ port: number; close(): Promise<void> }> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
   const router = new Router<AppState>();
   router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok', role: 'worker', ...(bus.clientHealth === undefined ? {} : { kafka_clients: kafkaClients(bus.clientHealth()) }) };
+    ctx.body = { status: 'ok', role: 'worker', kafka_clients: kafkaClients(clientHealth()) };
   });
   router.get('/metrics', ...metricsAuth(config), async (ctx) => {
     const { contentType, text } = await metrics.scrape();

@@ -1,4 +1,5 @@
 import { AccountStore } from './resources/accounts.js';
+import { SINGLE_SHARD, type IdSpace } from './engine/id-space.js';
 import { AttachmentStore } from './resources/attachments.js';
 import { AuthPageStore } from './resources/auth-pages.js';
 import { CallbackStore } from './resources/callbacks.js';
@@ -58,12 +59,16 @@ export class Store {
   private readonly group: GroupCommit;
   private readonly inTransaction: TransactionRunner;
 
-  private constructor(readonly db: Db) {
+  private constructor(
+    readonly db: Db,
+    /** The shard whose ids this store hands out (src/store/engine/id-space.ts). */
+    readonly ids: IdSpace,
+  ) {
     this.group = new GroupCommit(db);
     this.inTransaction = transactionRunner(db);
     this.accounts = new AccountStore(db);
-    this.companies = new CompanyStore(db);
-    this.channels = new ChannelStore(db);
+    this.companies = new CompanyStore(db, ids);
+    this.channels = new ChannelStore(db, ids);
     this.authPages = new AuthPageStore(db);
     this.attachments = new AttachmentStore(db);
     this.contacts = new ContactStore(db);
@@ -86,7 +91,7 @@ export class Store {
   }
 
   /** Opens the file, applies pending migrations and prepares every statement once. */
-  static open(file: string): Store {
+  static open(file: string, ids: IdSpace = SINGLE_SHARD): Store {
     const db = openDatabase(file);
     try {
       migrate(db);
@@ -94,7 +99,7 @@ export class Store {
       db.close();
       throw error;
     }
-    return new Store(db);
+    return new Store(db, ids);
   }
 
   /** Runs fn in one transaction (BEGIN IMMEDIATE: the write lock is taken up front). */

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../engine/db.js';
+import { nextIdSql, type IdSpace } from '../engine/id-space.js';
 import { takePage, type IdPage, type PageOf, type PageWindow } from '../../lib/paging.js';
 
 export type ChannelState = 'unconfirmed' | 'enabled' | 'disabled';
@@ -88,10 +89,10 @@ export class ChannelStore {
   private readonly accountOffsetPage;
   private readonly countAccountLive;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: Db, ids: IdSpace) {
     this.insertOne = db.prepare<[number, string, ChannelState, string, string, number, number], ChannelRecord>(
-      `INSERT INTO channels (company_id, provider, state, settings, credentials, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO channels (id, company_id, provider, state, settings, credentials, created_at, updated_at)
+       VALUES (${nextIdSql('channels', ids)}, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.byId = db.prepare<[number, number], ChannelRecord>(
       'SELECT * FROM channels WHERE company_id = ? AND id = ? AND deleted_at IS NULL',

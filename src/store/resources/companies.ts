@@ -1,4 +1,5 @@
 import type { Db } from '../engine/db.js';
+import { nextIdSql, type IdSpace } from '../engine/id-space.js';
 import { takePage, type IdPage, type PageOf } from '../../lib/paging.js';
 
 export interface CompanyRow {
@@ -40,10 +41,10 @@ export class CompanyStore {
   private readonly pageDesc;
   private readonly updateInTransaction;
 
-  constructor(db: Db) {
+  constructor(db: Db, ids: IdSpace) {
     this.insertOne = db.prepare<[number, string, string | null, string | null, string | null, number, number], CompanyRow>(
-      `INSERT INTO companies (account_id, name, phone, description, webhook_url, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO companies (id, account_id, name, phone, description, webhook_url, created_at, updated_at)
+       VALUES (${nextIdSql('companies', ids)}, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.byId = db.prepare<[number, number], CompanyRow>('SELECT * FROM companies WHERE account_id = ? AND id = ?');
     this.anyById = db.prepare<[number], { id: number }>('SELECT id FROM companies WHERE id = ?');

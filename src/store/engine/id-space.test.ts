@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { shardOfId } from '../../lib/shards.js';
+import { Store } from '../store.js';
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function openStore(shard: number, slots: number): Store {
+  const folder = mkdtempSync(path.join(tmpdir(), 'gateway-id-space-'));
+  folders.push(folder);
+  return Store.open(path.join(folder, 'gateway.db'), { shard, slots });
+}
+
+function addCompanyWithChannel(store: Store): { company: number; channel: number } {
+  const company = store.companies.insert({ accountId: 1, name: 'c', phone: null, description: null, webhookUrl: null }).id;
+  const channel = store.channels.insert({ companyId: company, provider: 'chat_b', state: 'enabled', settings: {}, credentials: {} }).id;
+  return { company, channel };
+}
+
+describe('the ids a shard hands out', () => {
+  it('are 1, 2, 3 … in a single daemon', () => {
+    const store = openStore(0, 1);
+    store.accounts.createWithToken('a', 'digest');
+    expect([1, 2, 3].map(() => addCompanyWithChannel(store))).toEqual([
+      { company: 1, channel: 1 },
+      { company: 2, channel: 2 },
+      { company: 3, channel: 3 },
+    ]);
+    store.close();
+  });
+
+  it('are the shard’s own residue, so the shard is read back from the id', () => {
+    const store = openStore(2, 64);
+    store.accounts.createWithToken('a', 'digest');
+    const made = [1, 2, 3].map(() => addCompanyWithChannel(store));
+    expect(made).toEqual([
+      { company: 3, channel: 3 },
+      { company: 67, channel: 67 },
+      { company: 131, channel: 131 },
+    ]);
+    expect(made.flatMap(({ company, channel }) => [shardOfId(company, 64), shardOfId(channel, 64)])).toEqual([2, 2, 2, 2, 2, 2]);
+    store.close();
+  });
+});
