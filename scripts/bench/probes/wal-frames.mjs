@@ -5,8 +5,8 @@
 // --pages gives the same per callback for the store alone; this is the daemon's, at the commit
 // sizes its load makes (BENCHMARKS.md, "Where the time goes").
 //
-//   BENCH_KEEP=1 node scripts/bench/cpu.mjs e2e 10 &
-//   sleep 9; node scripts/bench/wal-frames.mjs /tmp/gateway-cpu-<...>      the run's data dir
+//   BENCH_KEEP=1 node scripts/bench/probes/cpu.mjs e2e 10 &
+//   sleep 9; node scripts/bench/probes/wal-frames.mjs /tmp/gateway-cpu-<...>      the run's data dir
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { walFramesByBtree } from './wal.mjs';
