@@ -63,8 +63,7 @@ const fmt = (ms) => ms.toFixed(1);
  * Warm-up of each run of scenario 7 at its rate. A fresh daemon's first seconds at 3,150
  * callbacks/s run late: after a warm-up of 5 s the first one or two measured seconds still had a
  * p99 of 19-79 ms against mostly 5-30 ms later, in either kind of run, and those seconds made most
- * of each kind's pooled p99 (BENCHMARKS.md, "The noisy neighbour's swings were its runs' first
- * seconds").
+ * of each kind's pooled p99.
  */
 const WARM_SECONDS = 10;
 
@@ -74,7 +73,7 @@ const WARM_SECONDS = 10;
  * `seconds` each run, and each kind's latencies pooled. A run's p99 is made mostly in the seconds
  * of the old generation's collections (one about every 2 s, each holding the event loop about 5-20
  * ms) and moves with the host's speed in its minute, so the number of runs per kind, more than
- * their length, steadies the ratio (BENCHMARKS.md, "What the noisy neighbour's p99 is made of").
+ * their length, steadies the ratio.
  * The healthy companies' p99 must stay within 1.2× of the all-healthy runs', and none of
  * their events may wait behind the broken ones: an event that did would arrive later than the
  * timeout of the attempt ahead of it.

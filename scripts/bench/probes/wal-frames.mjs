@@ -3,10 +3,10 @@
 // commit. A commit writes one frame per page it changed, in two writes each (header, page), and
 // that is most of what a group commit costs the event loop beyond its statements. store-path.mjs
 // --pages gives the same per callback for the store alone; this is the daemon's, at the commit
-// sizes its load makes (BENCHMARKS.md, "Where the time goes").
+// sizes its load makes.
 //
-//   BENCH_KEEP=1 node scripts/bench/cpu.mjs e2e 10 &
-//   sleep 9; node scripts/bench/wal-frames.mjs /tmp/gateway-cpu-<...>      the run's data dir
+//   BENCH_KEEP=1 node scripts/bench/probes/cpu.mjs e2e 10 &
+//   sleep 9; node scripts/bench/probes/wal-frames.mjs /tmp/gateway-cpu-<...>      the run's data dir
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { walFramesByBtree } from './wal.mjs';

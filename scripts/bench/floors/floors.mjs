@@ -8,9 +8,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { floorSecretToken } from './floor-tokens.mjs';
-import { byTid, cpuMsOf, perThread } from './proc-stats.mjs';
-import { epochNow, maxRate, waitArrivals, warmUp } from './load.mjs';
-import { startBareKoa } from './baseline.mjs';
+import { byTid, cpuMsOf, perThread } from '../suite/proc-stats.mjs';
+import { epochNow, maxRate, waitArrivals, warmUp } from '../suite/load.mjs';
+import { startBareKoa } from '../suite/baseline.mjs';
 
 /**
  * The load of the floors: `count` channels at /callbacks/chat_b/1..count (a floor's channel is its
@@ -75,8 +75,8 @@ export async function floorSecrets(receiver, dir, count) {
 export async function startIngestFloors(dir, companies) {
   const companiesOf = floorTargets(companies);
   const floors = [
-    { kind: 'minimal', name: 'minimal ingest floor', handler: ['floor-koa.mjs', fresh(dir, 'ingest-'), 'design'] },
-    { kind: 'complete', name: 'complete ingest floor', handler: ['floor-complete.mjs', fresh(dir, 'ingest-'), String(companies), 'ingest'] },
+    { kind: 'minimal', name: 'minimal ingest floor', handler: ['floors/floor-koa.mjs', fresh(dir, 'ingest-'), 'design'] },
+    { kind: 'complete', name: 'complete ingest floor', handler: ['floors/floor-complete.mjs', fresh(dir, 'ingest-'), String(companies), 'ingest'] },
   ];
   return started(floors, (floor, server) => ({ kind: floor.kind, name: floor.name, base: server.base, pids: [server.pid], companies: companiesOf }));
 }
@@ -93,8 +93,8 @@ export async function startDeliverFloors({ receiver, dir, companies, warmSeconds
   fs.mkdirSync(dir, { recursive: true });
   const { file, webhookCompanies } = await floorSecrets(receiver, dir, companies);
   const floors = [
-    { kind: 'minimal', name: 'minimal deliver floor', handler: ['floor-koa.mjs', fresh(dir, 'deliver-'), 'deliver', receiver.url, file] },
-    { kind: 'complete', name: 'complete deliver floor', handler: ['floor-complete.mjs', fresh(dir, 'deliver-'), String(companies), 'deliver', receiver.url, file] },
+    { kind: 'minimal', name: 'minimal deliver floor', handler: ['floors/floor-koa.mjs', fresh(dir, 'deliver-'), 'deliver', receiver.url, file] },
+    { kind: 'complete', name: 'complete deliver floor', handler: ['floors/floor-complete.mjs', fresh(dir, 'deliver-'), String(companies), 'deliver', receiver.url, file] },
   ];
   const contestants = await started(floors, (floor, server) => ({
     kind: floor.kind,

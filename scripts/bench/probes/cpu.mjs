@@ -3,30 +3,30 @@
 // end, deliveries on) or per delivery (bulk replay). Steadier than throughput on a shared machine,
 // so it is the figure to compare before and after a change (BENCHMARKS.md). Linux only; needs a build.
 //
-//   node scripts/bench/cpu.mjs e2e [seconds=8]       max-rate signed callbacks, 32 companies, deliveries on
-//   node scripts/bench/cpu.mjs ingest [seconds=8]    the same callbacks without webhook endpoints (bench scenario 1):
+//   node scripts/bench/probes/cpu.mjs e2e [seconds=8]       max-rate signed callbacks, 32 companies, deliveries on
+//   node scripts/bench/probes/cpu.mjs ingest [seconds=8]    the same callbacks without webhook endpoints (bench scenario 1):
 //                                                     the ingest path alone, until the outbox relay has caught up
-//   node scripts/bench/cpu.mjs ingest-fixed [seconds=20]  those callbacks at 1,000/s: the same arrivals whatever the
+//   node scripts/bench/probes/cpu.mjs ingest-fixed [seconds=20]  those callbacks at 1,000/s: the same arrivals whatever the
 //                                                     code's speed, so group commits of the same sizes (at max rate
 //                                                     a slower run commits fewer callbacks at a time)
-//   node scripts/bench/cpu.mjs replay [count=20000]   failed deliveries over 32 endpoints, replayed in bulk
-//   node scripts/bench/cpu.mjs fixed [seconds=30]     1,000 callbacks/s: CPU per callback, and callback → webhook
+//   node scripts/bench/probes/cpu.mjs replay [count=20000]   failed deliveries over 32 endpoints, replayed in bulk
+//   node scripts/bench/probes/cpu.mjs fixed [seconds=30]     1,000 callbacks/s: CPU per callback, and callback → webhook
 //                                                     p50/p99/max per second of the run (where a tail comes from)
-//   node scripts/bench/cpu.mjs bare [seconds=8]       the bare-Koa baseline at max rate: its CPU per request and
+//   node scripts/bench/probes/cpu.mjs bare [seconds=8]       the bare-Koa baseline at max rate: its CPU per request and
 //                                                     the load generator's (the budget the ratios leave the daemon)
-//   node scripts/bench/cpu.mjs floor [seconds=8]     bare Koa, then each floor handler: floor-koa.mjs insert (one insert)
+//   node scripts/bench/probes/cpu.mjs floor [seconds=8]     bare Koa, then each floor handler: floor-koa.mjs insert (one insert)
 //                                                     and design (the deduplicated message, its conversation and one
 //                                                     event row), floor-complete.mjs ingest (the whole job, flat),
 //                                                     each after a bare-Koa run of its own, twice
-//   node scripts/bench/cpu.mjs floor-thread [seconds=8] floor-complete.mjs ingest, then ingest-threaded (its store on a
+//   node scripts/bench/probes/cpu.mjs floor-thread [seconds=8] floor-complete.mjs ingest, then ingest-threaded (its store on a
 //                                                     thread of its own), in turn, three rounds
-//   node scripts/bench/cpu.mjs floor-e2e [seconds=8] bare Koa, then floor-koa.mjs deliver (the design floor with its events
+//   node scripts/bench/probes/cpu.mjs floor-e2e [seconds=8] bare Koa, then floor-koa.mjs deliver (the design floor with its events
 //                                                     POSTed signed to the verifying receiver) and floor-complete.mjs
 //                                                     deliver (the whole job with its attempts recorded, its webhooks
 //                                                     sent from a thread of its own), twice
-//   node scripts/bench/cpu.mjs floor-e2e-inline [seconds=8] the same, with floor-complete.mjs deliver-inline (its
+//   node scripts/bench/probes/cpu.mjs floor-e2e-inline [seconds=8] the same, with floor-complete.mjs deliver-inline (its
 //                                                     webhooks sent from its event loop) after each complete one
-//   node scripts/bench/cpu.mjs kafka [seconds=8]      e2e in Kafka mode (core + one worker, the local broker of
+//   node scripts/bench/probes/cpu.mjs kafka [seconds=8]      e2e in Kafka mode (core + one worker, the local broker of
 //                                                     scripts/kafka/kafka.sh): CPU per callback of each process
 //
 // BENCH_WARM_FIXED=<seconds> (fixed): the fixed-rate warm-up before the measured phase (default 3).
@@ -38,20 +38,20 @@
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>, and
 // in `floor` and `floor-e2e` modes each floor handler's.
 // BENCH_TRACING=protobuf|json (e2e, fixed): the daemon traces at 100 % sampling to a local OTLP/HTTP
-// receiver (scripts/bench/otlp-sink.mjs) in that encoding. CPU is read at the last arrival, as
+// receiver (scripts/bench/suite/otlp-sink.mjs) in that encoding. CPU is read at the last arrival, as
 // without tracing (at most the batch processor's queue, 2,048 spans, is exported after that); the
 // run then waits until no more spans come and prints how many came per callback.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { floorSecrets, floorTargets, measureDeliverFloor } from './floors.mjs';
-import { bySendSecond, call, freePort, percentile, setupCompanies, sleep, startDaemon, testBroker } from './lib.mjs';
-import { byTid, cpuMsOf, mainThread, perThread, percents, sampleMachine, threadName, threads, us } from './proc-stats.mjs';
-import { fixedRate, maxRate, waitArrivals, waitIdle } from './load.mjs';
-import { measureBare } from './baseline.mjs';
-import { startOtlpSink, startReceiver } from './sinks.mjs';
-import { prefillFailedDeliveries } from './prefill.mjs';
-import { BROKEN_ENDPOINTS, isHealthy } from './tenants.mjs';
+import { floorSecrets, floorTargets, measureDeliverFloor } from '../floors/floors.mjs';
+import { bySendSecond, call, freePort, percentile, setupCompanies, sleep, startDaemon, testBroker } from '../suite/lib.mjs';
+import { byTid, cpuMsOf, mainThread, perThread, percents, sampleMachine, threadName, threads, us } from '../suite/proc-stats.mjs';
+import { fixedRate, maxRate, waitArrivals, waitIdle } from '../suite/load.mjs';
+import { measureBare } from '../suite/baseline.mjs';
+import { startOtlpSink, startReceiver } from '../suite/sinks.mjs';
+import { prefillFailedDeliveries } from '../suite/prefill.mjs';
+import { BROKEN_ENDPOINTS, isHealthy } from '../suite/tenants.mjs';
 
 const [mode = 'e2e', amount] = process.argv.slice(2);
 const FIXED_RATE = Number(process.env.BENCH_RATE ?? 1_000);
@@ -139,7 +139,7 @@ try {
       for (const level of ['insert', 'design', 'complete']) {
         const bare = await measureBare({ warmSeconds: 3, seconds, targets });
         console.log(floorLine('bare Koa', bare));
-        const handler = level === 'complete' ? ['floor-complete.mjs', dir, String(COMPANIES), 'ingest'] : ['floor-koa.mjs', dir, level];
+        const handler = level === 'complete' ? ['floors/floor-complete.mjs', dir, String(COMPANIES), 'ingest'] : ['floors/floor-koa.mjs', dir, level];
         const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler, cpuProf: cpuProf && path.join(cpuProf, `floor-${level}-${round}`) });
         console.log(floorLine(`floor ${level}`, floor, bare));
         if (cpuProf) console.log(`  its .cpuprofile covers ${floor.handled} callbacks (warm-up included)`);
@@ -151,7 +151,7 @@ try {
     const targets = floorTargets(COMPANIES);
     for (let round = 1; round <= 3; round += 1) {
       for (const level of ['ingest', 'ingest-threaded']) {
-        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler: ['floor-complete.mjs', dir, String(COMPANIES), level] });
+        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler: ['floors/floor-complete.mjs', dir, String(COMPANIES), level] });
         console.log(floorLine(`complete ${level}`, floor));
       }
     }
@@ -264,8 +264,8 @@ try {
     for (let round = 1; round <= 2; round += 1) {
       const bare = await measureBare({ warmSeconds: 3, seconds, targets });
       console.log(floorLine('bare Koa', bare));
-      const contestants = [['minimal', 'floor-koa.mjs', ['deliver']], ['complete', 'floor-complete.mjs', [String(COMPANIES), 'deliver']]];
-      if (mode === 'floor-e2e-inline') contestants.push(['complete inline', 'floor-complete.mjs', [String(COMPANIES), 'deliver-inline']]);
+      const contestants = [['minimal', 'floors/floor-koa.mjs', ['deliver']], ['complete', 'floors/floor-complete.mjs', [String(COMPANIES), 'deliver']]];
+      if (mode === 'floor-e2e-inline') contestants.push(['complete inline', 'floors/floor-complete.mjs', [String(COMPANIES), 'deliver-inline']]);
       for (const [name, script, args] of contestants) {
         // A fresh store each time, warmed up by other senders: the measured load opens its
         // conversations (an event each) as the daemon's e2e run does.

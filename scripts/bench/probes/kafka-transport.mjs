@@ -6,9 +6,9 @@
 // packs them); a "worker" process consumes them, parses each and publishes one attempt record
 // (about 300 B) per job, packed the same way; the core consumes the records. Prints the round trips
 // per second and the CPU per job of the core, the worker and the broker: the least Kafka mode can
-// spend per event beside the embedded daemon's work. BENCHMARKS.md, "Kafka's transport alone".
+// spend per event beside the embedded daemon's work.
 //
-//   node scripts/bench/kafka-transport.mjs [seconds=10]
+//   node scripts/bench/probes/kafka-transport.mjs [seconds=10]
 //
 // Uses the test broker (scripts/kafka/kafka.sh, leased for the run). After a warm-up of 5 s the load
 // keeps TRANSPORT_WINDOW jobs (default 256) whose record has not come back in flight, published
@@ -16,8 +16,8 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import kafkajs from 'kafkajs';
-import { sleep, testBroker } from './lib.mjs';
-import { cpuMsOf } from './proc-stats.mjs';
+import { sleep, testBroker } from '../suite/lib.mjs';
+import { cpuMsOf } from '../suite/proc-stats.mjs';
 
 const { Kafka, logLevel } = kafkajs;
 const PARTITIONS = 6;

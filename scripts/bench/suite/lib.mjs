@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** The daemon's node flags, as `npm start`, bin/gateway.js and the Dockerfile start it (docs/operations.md, "Memory"). */
 export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';

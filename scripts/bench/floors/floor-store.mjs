@@ -1,4 +1,4 @@
-// The complete floor's store (scripts/bench/floor-complete.mjs): the daemon's columns and the
+// The complete floor's store (scripts/bench/floors/floor-complete.mjs): the daemon's columns and the
 // indexes the contract's reads need (conversations of a company, messages of a conversation in time
 // order, deliveries of a company), nothing more; WAL, synchronous=NORMAL, as the daemon's store.
 import Database from 'better-sqlite3';

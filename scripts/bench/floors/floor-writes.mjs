@@ -1,4 +1,4 @@
-// The complete floor's writes for one callback (scripts/bench/floor-complete.mjs), in the open
+// The complete floor's writes for one callback (scripts/bench/floors/floor-complete.mjs), in the open
 // transaction of a group commit: the message deduplicated by its provider id, the sender's contact
 // found or created and refreshed, the conversation found or created and moved, the message row and
 // its events with the contract's presented objects in the v2 envelope, as outbox rows. Shared by the

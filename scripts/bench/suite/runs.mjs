@@ -21,7 +21,7 @@ export function benchRuns({ receiver, row, log, P, bare }) {
     await receiver.useCompanies(companies);
     await warmUp({ receiver, base: d.base, companies, seconds: P.warm, drainMs: P.drainMs, what: label, connections: 8, check: checkLoad });
     // Then the load of the steady phase itself, shorter, so that neither side starts it cold: its
-    // first seconds otherwise fall behind by hundreds of ms (scripts/bench/cpu.mjs fixed shows it).
+    // first seconds otherwise fall behind by hundreds of ms (scripts/bench/probes/cpu.mjs fixed shows it).
     const warmFixed = await fixedRate({ base: d.base, companies, rate, seconds: P.warmFixed });
     if ((await waitArrivals(receiver, warmFixed.accepted, P.drainMs)).missing > 0) throw new Error('warm-up events never arrived');
     // The steady phase starts on an idle pipeline, not on the warm-up's attempt records and commits.

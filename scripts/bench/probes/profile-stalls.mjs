@@ -1,7 +1,7 @@
 // Where the event loop was busy without a break: finds the runs of a .cpuprofile (node --cpu-prof)
 // during which the thread was never idle for `min` ms or more (what makes a latency tail), and shows
 // what filled them: the first frame of our own code (dist/) under each sample, and the self time.
-// Usage: node scripts/bench/profile-stalls.mjs <file.cpuprofile> [min ms=20] [top=12]
+// Usage: node scripts/bench/probes/profile-stalls.mjs <file.cpuprofile> [min ms=20] [top=12]
 import fs from 'node:fs';
 
 const [file, minText = '20', topText = '12'] = process.argv.slice(2);

@@ -4,7 +4,7 @@
 // complete floor's) show which parts cost more than the job needs. Startup (module loading,
 // compiling schemas) is charged to its own line: divide by the units of the whole profile.
 //
-//   node scripts/bench/profile-categories.mjs <file.cpuprofile>:<units> [<file.cpuprofile>:<units> ...]
+//   node scripts/bench/probes/profile-categories.mjs <file.cpuprofile>:<units> [<file.cpuprofile>:<units> ...]
 //
 // <units>: the callbacks (or requests) the process handled while profiled, warm-up included.
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 // The floor of a durable ingest: the bare-Koa baseline (bare-koa.mjs) plus the least a gateway that
 // follows docs/design.md section 5 must do before it answers a callback, and nothing else of the daemon
 // (no routing, verification, validation, normalizing, contacts, deliveries, logging or metrics).
-// `node scripts/bench/cpu.mjs floor` runs it against bare Koa under the same load (BENCHMARKS.md).
+// `node scripts/bench/probes/cpu.mjs floor` runs it against bare Koa under the same load (BENCHMARKS.md).
 //
 //   node floor-koa.mjs <port> <dir> insert   the raw body, one INSERT
 //   node floor-koa.mjs <port> <dir> design   the message deduplicated by its provider id (a UNIQUE

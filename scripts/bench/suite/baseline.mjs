@@ -32,14 +32,14 @@ export async function measureBare({ warmSeconds, seconds, handler = [], targets 
 
 /**
  * Starts the bare-Koa baseline process, or with `handler` another handler of the same shape:
- * `[script, ...args]` of scripts/bench, started as `node <script> <port> ...args` (floor-koa.mjs).
+ * `[script, ...args]`, its path relative to scripts/bench, started as `node <script> <port> ...args` (floors/floor-koa.mjs).
  */
 export async function startBareKoa(cpuProf = null, handler = []) {
   const port = await freePort();
   // BENCH_FLOOR_NODE_ARGS: node flags for the baseline and the floors only (e.g. --trace-gc); what
   // they print after the start goes to the bench's stderr.
   const nodeArgs = [...(process.env.BENCH_FLOOR_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [])];
-  const [script = 'bare-koa.mjs', ...args] = handler;
+  const [script = 'suite/bare-koa.mjs', ...args] = handler;
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'scripts/bench', script), String(port), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     child.stdout.once('data', resolve);

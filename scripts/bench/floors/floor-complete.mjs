@@ -25,7 +25,7 @@
 // request duration histogram).
 //
 // `ingest-threaded` does the same with the group commit on a thread of its own (floor-store-thread.mjs):
-// what handing the store to the second core gives (BENCHMARKS.md, "Where the time goes").
+// what handing the store to the second core gives (docs/scaling.md).
 //
 // `deliver` also sends each committed event, signed, to the company's endpoint `<receiver url>?c=<n - 1>`
 // with the `whsec_` secret of that index in the file, in commit order per endpoint (floor-deliver.mjs),
@@ -42,8 +42,8 @@ import Koa from 'koa';
 import pino from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
 import getRawBody from 'raw-body';
-import { botUpdate } from '../../dist/schemas/callbacks/bot.js';
-import { schemaWithSafeIntegers } from '../../dist/src/http/input-values.js';
+import { botUpdate } from '../../../dist/schemas/callbacks/bot.js';
+import { schemaWithSafeIntegers } from '../../../dist/src/http/input-values.js';
 import { openFloorStore } from './floor-store.mjs';
 import { callbackWriter } from './floor-writes.mjs';
 import { endpointSender, loadKeys } from './floor-deliver.mjs';

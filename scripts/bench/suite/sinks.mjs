@@ -5,12 +5,12 @@ import path from 'node:path';
 import { ROOT } from './lib.mjs';
 
 /**
- * The OTLP/HTTP receiver of a traced run (scripts/bench/otlp-sink.mjs, a process of its own):
+ * The OTLP/HTTP receiver of a traced run (scripts/bench/suite/otlp-sink.mjs, a process of its own):
  * `env` turns tracing on in a daemon started with it, at 100 % sampling, in `protocol`
  * (http/protobuf or http/json); `status()` answers the export requests, bytes and spans received.
  */
 export async function startOtlpSink(protocol = 'http/protobuf') {
-  const child = fork(path.join(ROOT, 'scripts/bench/otlp-sink.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(ROOT, 'scripts/bench/suite/otlp-sink.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const next = () => new Promise((resolve) => child.once('message', resolve));
   const { port } = await next();
   return {
@@ -30,12 +30,12 @@ export async function startOtlpSink(protocol = 'http/protobuf') {
 }
 
 /**
- * The webhook receiver (scripts/bench/receiver.mjs) in its own process: it verifies every webhook
+ * The webhook receiver (scripts/bench/suite/receiver.mjs) in its own process: it verifies every webhook
  * with its company's secret and measures callback → webhook. Send times are epoch ms
  * (performance.timeOrigin + performance.now()), comparable across the two processes.
  */
 export async function startReceiver() {
-  const child = fork(path.join(ROOT, 'scripts/bench/receiver.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(ROOT, 'scripts/bench/suite/receiver.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const replies = [];
   let waiting = null;
   child.on('message', (message) => {

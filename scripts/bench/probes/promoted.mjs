@@ -3,10 +3,10 @@
 // inspector's sampling heap profiler with the objects a scavenge freed left out and those a full
 // collection freed kept in (`includeObjectsCollectedByMajorGC`). What it lists was promoted, or is
 // still alive when the window ends; promotion is what the full collections (and V8's helper
-// threads marking concurrently) pay for. BENCHMARKS.md, "Where the time goes".
+// threads marking concurrently) pay for.
 //
-//   BENCH_NODE_ARGS=--inspect=127.0.0.1:9230 node scripts/bench/cpu.mjs e2e 12 &
-//   node --experimental-websocket scripts/bench/promoted.mjs 9230 --after=9 --seconds=4 [--out=<file>.heapprofile]
+//   BENCH_NODE_ARGS=--inspect=127.0.0.1:9230 node scripts/bench/probes/cpu.mjs e2e 12 &
+//   node --experimental-websocket scripts/bench/probes/promoted.mjs 9230 --after=9 --seconds=4 [--out=<file>.heapprofile]
 //
 // --after: seconds to wait once the inspector answers (past the daemon's start and warm-up);
 // --seconds: the sampling window; --all: every allocation, those a scavenge freed too (what the

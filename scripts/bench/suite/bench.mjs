@@ -15,7 +15,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { alternateEndToEnd, alternateIngest } from './alternate.mjs';
-import { floorRows, startDeliverFloors, startIngestFloors } from './floors.mjs';
+import { floorRows, startDeliverFloors, startIngestFloors } from '../floors/floors.mjs';
 import { replayScenario } from './replay.mjs';
 import { benchRuns } from './runs.mjs';
 import { manyCompanies, noisyNeighbour } from './tenants.mjs';

@@ -6,7 +6,7 @@
 // them up to a GC root, so a growth points at the code that holds it. A snapshot is taken after a
 // full collection: everything in it was alive.
 //
-//   node --max-old-space-size=4096 scripts/bench/heap-diff.mjs <first.heapsnapshot> <second.heapsnapshot> [top=15]
+//   node --max-old-space-size=4096 scripts/bench/probes/heap-diff.mjs <first.heapsnapshot> <second.heapsnapshot> [top=15]
 //
 // memory.mjs runs it on the snapshots it takes; its summary() is exported for that.
 import fs from 'node:fs';

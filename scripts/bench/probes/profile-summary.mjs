@@ -1,5 +1,5 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof): self time per function and per file, top first.
-// Usage: node scripts/bench/profile-summary.mjs <file.cpuprofile> [top=30]
+// Usage: node scripts/bench/probes/profile-summary.mjs <file.cpuprofile> [top=30]
 import fs from 'node:fs';
 
 const [file, topText = '30'] = process.argv.slice(2);

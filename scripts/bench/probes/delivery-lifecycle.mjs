@@ -4,22 +4,22 @@
 // row) and its attempt recorded in the next (the daemon's `applyAttempts`, the floor's delivery row,
 // attempt row and published mark), 32 events per transaction over 32 companies. One process and no
 // HTTP, so its CPU per event moves little with the machine: the figure to compare a change to how
-// deliveries are stored, before and after (BENCHMARKS.md, "Where the time goes"). Needs a build.
+// deliveries are stored, before and after. Needs a build.
 //
-//   node scripts/bench/delivery-lifecycle.mjs gateway|floor [events=40000]
-//   node scripts/bench/delivery-lifecycle.mjs gateway --repo=<other checkout>   that checkout's dist/
-//   node scripts/bench/delivery-lifecycle.mjs gateway --narrow   the delivery rows without the event's text (a
+//   node scripts/bench/probes/delivery-lifecycle.mjs gateway|floor [events=40000]
+//   node scripts/bench/probes/delivery-lifecycle.mjs gateway --repo=<other checkout>   that checkout's dist/
+//   node scripts/bench/probes/delivery-lifecycle.mjs gateway --narrow   the delivery rows without the event's text (a
 //                                                                reference of 40 bytes): what keeping the text once,
 //                                                                beside the event, would spare a delivery
-//   node scripts/bench/delivery-lifecycle.mjs gateway --narrow --events-table   the same, with each event's text
+//   node scripts/bench/probes/delivery-lifecycle.mjs gateway --narrow --events-table   the same, with each event's text
 //                                                                written once in a table of events (rowid-keyed),
 //                                                                which the narrow rows would need
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { insertBenchEndpoint, ROOT } from './lib.mjs';
-import { openFloorStore } from './floor-store.mjs';
+import { insertBenchEndpoint, ROOT } from '../suite/lib.mjs';
+import { openFloorStore } from '../floors/floor-store.mjs';
 
 const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, narrow: { type: 'boolean', default: false }, 'events-table': { type: 'boolean', default: false } } });
 if (options['events-table'] && !options.narrow) throw new Error('--events-table goes with --narrow');

@@ -8,8 +8,8 @@
 // (heap-diff.mjs: new objects by constructor, with a retainer chain). Exits 1 when a process's live
 // heap grew by more than 5 % over the second half: a process whose work is steady holds steady.
 //
-//   node scripts/bench/memory.mjs embedded [seconds=120]    the all-in-one daemon
-//   node scripts/bench/memory.mjs kafka [seconds=120]       core + worker against the local broker
+//   node scripts/bench/probes/memory.mjs embedded [seconds=120]    the all-in-one daemon
+//   node scripts/bench/probes/memory.mjs kafka [seconds=120]       core + worker against the local broker
 //
 // BENCH_RATE=<callbacks/s> (default 1000; a busy machine keeps 300). BENCH_COMPANIES (default 32).
 // BENCH_SNAPSHOTS=0: no snapshots (whose writing costs RSS), the RSS and where it is only.
@@ -20,10 +20,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { printSummary, summary } from './heap-diff.mjs';
-import { freePort, ROOT, setupCompanies, sleep, startDaemon, testBroker } from './lib.mjs';
-import { sampleRss } from './proc-stats.mjs';
-import { fixedRate, waitArrivals, waitIdle } from './load.mjs';
-import { startReceiver } from './sinks.mjs';
+import { freePort, ROOT, setupCompanies, sleep, startDaemon, testBroker } from '../suite/lib.mjs';
+import { sampleRss } from '../suite/proc-stats.mjs';
+import { fixedRate, waitArrivals, waitIdle } from '../suite/load.mjs';
+import { startReceiver } from '../suite/sinks.mjs';
 
 const [mode = 'embedded', amount] = process.argv.slice(2);
 if (mode !== 'embedded' && mode !== 'kafka') throw new Error(`unknown mode ${mode}: embedded or kafka`);
@@ -169,7 +169,7 @@ process.exit(failed ? 1 : 0);
 
 /** heap-diff's summary in a process of its own, with the heap a large snapshot's JSON needs. */
 function diff(firstFile, secondFile, top) {
-  const script = `import(${JSON.stringify(path.join(ROOT, 'scripts/bench/heap-diff.mjs'))}).then((m) => process.stdout.write(JSON.stringify(m.summary(${JSON.stringify(firstFile)}, ${JSON.stringify(secondFile)}, ${top}))))`;
+  const script = `import(${JSON.stringify(path.join(ROOT, 'scripts/bench/probes/heap-diff.mjs'))}).then((m) => process.stdout.write(JSON.stringify(m.summary(${JSON.stringify(firstFile)}, ${JSON.stringify(secondFile)}, ${top}))))`;
   const out = spawnSync(process.execPath, ['--max-old-space-size=4096', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (out.status !== 0) throw new Error(`heap-diff failed: ${out.stderr}`);
   return JSON.parse(out.stdout);

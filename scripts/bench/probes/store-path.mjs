@@ -6,9 +6,9 @@
 // than the daemon's under autocannon: the figure to compare a store change before and after, in
 // alternating runs of two checkouts (BENCHMARKS.md). Needs a build (npm run build).
 //
-//   node scripts/bench/store-path.mjs [callbacks=20000] [group=4] [--no-endpoints]
-//   node scripts/bench/store-path.mjs --repo=<other checkout> ...   that checkout's dist/
-//   node scripts/bench/store-path.mjs --pages ...   no checkpoints during the run; then the WAL frames
+//   node scripts/bench/probes/store-path.mjs [callbacks=20000] [group=4] [--no-endpoints]
+//   node scripts/bench/probes/store-path.mjs --repo=<other checkout> ...   that checkout's dist/
+//   node scripts/bench/probes/store-path.mjs --pages ...   no checkpoints during the run; then the WAL frames
 //                                                     per callback by table and index (which B-trees a callback writes)
 //
 // Prints CPU per callback (the whole process: the event loop, GC, the checkpointer thread) and the
@@ -18,8 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { insertBenchEndpoint, ROOT } from './lib.mjs';
-import { statCpu } from './proc-stats.mjs';
+import { insertBenchEndpoint, ROOT } from '../suite/lib.mjs';
+import { statCpu } from '../suite/proc-stats.mjs';
 import { walFramesByBtree } from './wal.mjs';
 
 const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, 'no-endpoints': { type: 'boolean', default: false }, pages: { type: 'boolean', default: false } } });
