@@ -34,9 +34,8 @@ interface Member {
   name: string;
   role: 'core' | 'worker' | 'front';
   child: ChildProcess;
-  port: number | null;
-  /** Resolves with the port of its start line; rejects when it exits first or is too slow. */
-  ready: Promise<number | null>;
+  /** Resolves with its port once its /healthz answers 200; rejects when it exits first or is too slow. */
+  ready: Promise<number>;
   exited: Promise<void>;
 }
 
@@ -44,7 +43,7 @@ interface Member {
 export interface ClusterLayout {
   front: { url: string; pid: number };
   cores: { shard: number; url: string; pid: number; data_dir: string }[];
-  workers: { url: string | null; pid: number }[];
+  workers: { url: string; pid: number }[];
   kafka_brokers: string;
 }
 
@@ -95,37 +94,43 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
 
     // The front's address is the public one of every process (attachment URLs, callback addresses).
     const frontPort = config.port === 0 ? await freePort(config.host) : config.port;
-    const localHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    const localHost = localHostOf(config.host);
     const publicUrl = env.GATEWAY_PUBLIC_URL?.trim() || `http://${localHost}:${frontPort}`;
     const common = { ...settings, GATEWAY_KAFKA_BROKERS: brokers, GATEWAY_PUBLIC_URL: publicUrl };
 
+    // Free ports picked now: each process must know the others' addresses before it starts.
+    const corePorts: number[] = [];
+    for (let shard = 0; shard < shards; shard++) corePorts.push(await freePort(localHost));
     const cores = Array.from({ length: shards }, (_, shard) => {
       const dataDir = path.join(config.dataDir, `shard-${shard}`);
       fs.mkdirSync(dataDir, { recursive: true });
-      const member = start(`core-${shard}`, 'core', { ...common, GATEWAY_SHARD: String(shard), GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0', GATEWAY_HOST: localHost, GATEWAY_SHARD_URLS: undefined, GATEWAY_WORKER_PORT: undefined });
+      const port = corePorts[shard]!;
+      const member = start(`core-${shard}`, 'core', port, { ...common, GATEWAY_SHARD: String(shard), GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: String(port), GATEWAY_HOST: localHost, GATEWAY_SHARD_URLS: undefined, GATEWAY_WORKER_PORT: undefined });
       members.push(member);
       return { member, dataDir };
     });
-    const corePorts = await Promise.all(cores.map(({ member }) => member.ready));
+    await Promise.all(cores.map(({ member }) => member.ready));
     const shardUrls = corePorts.map((port) => `http://${localHost}:${port}`);
 
+    const workerPorts: number[] = [];
+    for (let i = 0; i < WORKERS; i++) workerPorts.push(await freePort(localHost));
     const workers = Array.from({ length: WORKERS }, (_, i) => {
       const dataDir = path.join(config.dataDir, `worker-${i}`);
       fs.mkdirSync(dataDir, { recursive: true });
-      const member = start(`worker-${i}`, 'worker', { ...common, GATEWAY_SHARD_URLS: shardUrls.join(','), GATEWAY_DATA_DIR: dataDir, GATEWAY_WORKER_PORT: '0', GATEWAY_HOST: localHost, GATEWAY_SHARD: undefined });
+      const member = start(`worker-${i}`, 'worker', workerPorts[i]!, { ...common, GATEWAY_SHARD_URLS: shardUrls.join(','), GATEWAY_DATA_DIR: dataDir, GATEWAY_WORKER_PORT: String(workerPorts[i]), GATEWAY_HOST: localHost, GATEWAY_SHARD: undefined });
       members.push(member);
       return member;
     });
-    const workerPorts = await Promise.all(workers.map((member) => member.ready));
+    await Promise.all(workers.map((member) => member.ready));
 
-    const front = start('front', 'front', { ...common, GATEWAY_SHARD_URLS: shardUrls.join(','), GATEWAY_PORT: String(frontPort), GATEWAY_SHARD: undefined });
+    const front = start('front', 'front', frontPort, { ...common, GATEWAY_SHARD_URLS: shardUrls.join(','), GATEWAY_PORT: String(frontPort), GATEWAY_SHARD: undefined });
     members.push(front);
     await front.ready;
 
     const layout: ClusterLayout = {
       front: { url: `http://${localHost}:${frontPort}`, pid: front.child.pid! },
       cores: cores.map(({ member, dataDir }, shard) => ({ shard, url: shardUrls[shard]!, pid: member.child.pid!, data_dir: dataDir })),
-      workers: workers.map((member, i) => ({ url: workerPorts[i] === null ? null : `http://${localHost}:${workerPorts[i]}`, pid: member.child.pid! })),
+      workers: workers.map((member, i) => ({ url: `http://${localHost}:${workerPorts[i]}`, pid: member.child.pid! })),
       kafka_brokers: brokers,
     };
     out({ msg: 'cluster ready', ...layout });
@@ -143,33 +148,41 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
     process.off('exit', killAll);
   }
 
-  function start(name: string, role: Member['role'], childEnv: NodeJS.ProcessEnv): Member {
+  function start(name: string, role: Member['role'], port: number, childEnv: NodeJS.ProcessEnv): Member {
     const defined = Object.fromEntries(Object.entries(childEnv).filter(([, value]) => value !== undefined)) as NodeJS.ProcessEnv;
     const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'serve', '--role', role], { env: defined, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const startLine = role === 'worker' ? 'worker started' : 'gateway listening';
-    const ready = new Promise<number | null>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`${name} exited (${code ?? signal}) before it was ready`));
-      });
-      forwardLines(child, name, (line) => {
-        if (!line.includes(`"msg":"${startLine}"`)) return;
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port?: number | null }).port ?? null);
-      });
-    });
+    forwardLines(child, name);
+    // Ready when its /healthz answers 200 (whatever GATEWAY_LOG_LEVEL lets it print).
+    const ready = (async () => {
+      const deadline = Date.now() + START_TIMEOUT_MS;
+      for (;;) {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+        if (Date.now() > deadline) throw new Error(`${name} did not start within ${START_TIMEOUT_MS / 1000} s`);
+        try {
+          const response = await fetch(`http://${localHostOf(config.host)}:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
+          await response.arrayBuffer();
+          if (response.status === 200) return port;
+        } catch {
+          // Not listening yet.
+        }
+        await sleep(200);
+      }
+    })();
     ready.catch(() => {});
     child.once('exit', (code, signal) => {
       if (!stopping) out({ level: 40, msg: `${name} exited`, code, signal });
     });
-    return { name, role, child, port: null, ready, exited };
+    return { name, role, child, ready, exited };
   }
 }
 
+function localHostOf(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+}
+
 /** Writes each line of the child's output to stdout, a JSON line with `"process":"<name>"` added. */
-function forwardLines(child: ChildProcess, name: string, onLine: (line: string) => void): void {
+function forwardLines(child: ChildProcess, name: string): void {
   for (const stream of [child.stdout!, child.stderr!]) {
     let rest = '';
     stream.setEncoding('utf8');
@@ -177,7 +190,6 @@ function forwardLines(child: ChildProcess, name: string, onLine: (line: string) 
       const lines = (rest + chunk).split('\n');
       rest = lines.pop()!;
       for (const line of lines) {
-        onLine(line);
         const tagged = line.startsWith('{') ? `{"process":${JSON.stringify(name)},${line.slice(1)}` : `[${name}] ${line}`;
         process.stdout.write(`${tagged}\n`);
       }
