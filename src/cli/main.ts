@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, storePath } from '../config/config.js';
+import { createAccount } from '../domain/directory.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
 import { createLogger, stdoutDestination, type Logger } from '../log.js';
 import { packageVersion } from '../openapi/version.js';
@@ -131,12 +132,14 @@ function tokenCommand(args: string[]): number {
   // Works beside a running daemon: the store is in WAL mode and writers wait for each other.
   // Same configuration as `serve` (loadConfig, storePath), and the store is named on stderr: a
   // token written to another data dir than the daemon's is unknown to it.
-  const file = storePath(loadConfig());
+  const config = loadConfig();
+  const file = storePath(config);
   const existed = fs.existsSync(file);
-  const store = Store.open(file);
+  // A core of a cluster hands out the account ids of its shard; the directory takes the account to the others.
+  const store = Store.open(file, { shard: config.shard, slots: config.shardSlots });
   try {
     const token = generateApiToken();
-    const account = store.transaction(() => store.accounts.createWithToken(name, digestApiToken(token)));
+    const account = store.transaction(() => createAccount(store, name, digestApiToken(token)));
     process.stderr.write(`Store: ${file}${existed ? '' : ' (did not exist, created now)'}\n`);
     process.stderr.write(`Created account ${account.id} "${name}". Its API token (shown once):\n`);
     process.stdout.write(`${token}\n`);
