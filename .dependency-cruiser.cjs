@@ -12,7 +12,7 @@ const LAYERS = [
   ['workers', '^src/workers/'],
   ['stages', '^src/(ingest|outbox|dispatch|connectors)/'],
   ['http', '^src/http/'],
-  ['faces', '^src/(api|admin|callbacks|openapi|console|portal)/'],
+  ['faces', '^src/(api|admin|callbacks|openapi|console|portal|front)/'],
   ['roles', '^src/roles/'],
   ['cli', '^src/cli/'],
 ];
@@ -20,7 +20,7 @@ const LAYERS = [
 /** Parts of one layer that stand side by side and never import each other: [name, folder, parts]. */
 const SIDE_BY_SIDE = [
   ['stages', 'src/', 'ingest|outbox|dispatch|connectors'],
-  ['faces', 'src/', 'api|admin|callbacks|openapi|console|portal'],
+  ['faces', 'src/', 'api|admin|callbacks|openapi|console|portal|front'],
   ['store-deliveries-and-pipeline', 'src/store/', 'deliveries|pipeline'],
   ['stream-implementations', 'src/streams/', 'kafka|sqlite'],
 ];

@@ -51,7 +51,7 @@ const FLUSH_MS = 10;
  * written in one synchronous write (sonic-boom, pino's destination). Given one line at a time,
  * sonic-boom appends each to the text it has not written yet and measures that text again, which
  * copies it whole for every line: at full load, about 4 kB of garbage per request line
- * (BENCHMARKS.md, "Where the time goes"). The write is synchronous so that nothing is ever on its
+ * (measured in the commit that made this). The write is synchronous so that nothing is ever on its
  * way when the process exits: the lines still held then are written after everything before them.
  * Gathering for FLUSH_MS keeps those writes to about a hundred a second at full load.
  */

@@ -14,7 +14,7 @@ describe("the daemon's node flags", () => {
     const fromShebang = /^#!\/usr\/bin\/env -S node ((?:--\S+ ?)*)\n/.exec(read('bin/gateway.js'))?.[1]?.trim().split(' ');
     const cmd = /^CMD (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
     const fromDocker = (JSON.parse(cmd ?? '[]') as string[]).filter((arg) => arg.startsWith('--'));
-    const fromBench = /DAEMON_NODE_FLAGS = (\[.*\]);/.exec(read('scripts/bench/lib.mjs'))?.[1];
+    const fromBench = /DAEMON_NODE_FLAGS = (\[.*\]);/.exec(read('scripts/bench/suite/lib.mjs'))?.[1];
     const bench = JSON.parse((fromBench ?? '[]').replaceAll("'", '"')) as string[];
     expect(fromStart).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=50']);
     expect(fromShebang).toEqual(fromStart);

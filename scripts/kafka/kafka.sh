@@ -43,7 +43,7 @@ START_TIMEOUT="${KAFKA_START_TIMEOUT:-60}"
 HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 # The broker shares two cores with the gateway's processes and is started fresh for each run: the
 # C1 compiler alone gives it compiled code within seconds, where C2's compilations took half its CPU
-# for the first minutes (BENCHMARKS.md, session 8).
+# for the first minutes (measured in the commit that made this).
 JVM_OPTS="${KAFKA_JVM_OPTS--XX:TieredStopAtLevel=1}"
 
 VERSION_DIR="$CACHE_ROOT/$KAFKA_VERSION"

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, storePath } from '../config/config.js';
+import { createAccount } from '../domain/directory.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
 import { createLogger, stdoutDestination, type Logger } from '../log.js';
 import { packageVersion } from '../openapi/version.js';
@@ -11,10 +12,13 @@ import { startGateway } from '../roles/server.js';
 import { PROVIDER_USAGE, sandboxCommand, templatesCommand } from './provider-commands.js';
 import { LISTEN_USAGE, listenCommand } from './webhook-listener.js';
 import { startWorker } from '../roles/worker-role.js';
+import { startFront } from '../roles/front-role.js';
+import { CLUSTER_USAGE, clusterCommand } from './cluster-command.js';
 import { Store } from '../store/store.js';
 
 const USAGE = `Usage:
-  gateway serve [--role all|core|worker]   run the daemon (configured by GATEWAY_* environment variables)
+  gateway serve [--role all|core|worker|front]  run the daemon (configured by GATEWAY_* environment variables)
+${CLUSTER_USAGE}
   gateway token create --name <name>        create an account and print its new API token
 ${BACKUP_USAGE}
 ${REPLAY_USAGE}
@@ -31,6 +35,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'token':
         return tokenCommand(rest);
+      case 'cluster':
+        return await clusterCommand(rest);
       case 'backup':
         return await backupCommand(rest);
       case 'restore':
@@ -68,13 +74,18 @@ export async function main(argv: string[]): Promise<number> {
 
 async function serve(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { role: { type: 'string', default: 'all' } } });
-  if (!['all', 'core', 'worker'].includes(values.role)) {
-    process.stderr.write(`gateway: --role must be all, core or worker (got "${values.role}")\n`);
+  if (!['all', 'core', 'worker', 'front'].includes(values.role)) {
+    process.stderr.write(`gateway: --role must be all, core, worker or front (got "${values.role}")\n`);
     return 2;
   }
   const config = loadConfig();
+  // A front routes to the cores of GATEWAY_SHARD_URLS; it has no store and no streams of its own.
+  if (values.role === 'front' && config.shardUrls.length === 0) {
+    process.stderr.write('gateway: --role front needs GATEWAY_SHARD_URLS (the cores, in shard order) and GATEWAY_SHARD_SLOTS\n');
+    return 2;
+  }
   // Embedded streams live inside the one process that owns the store: splitting roles needs Kafka.
-  if (values.role !== 'all' && config.kafkaBrokers === null) {
+  if (values.role !== 'all' && values.role !== 'front' && config.kafkaBrokers === null) {
     process.stderr.write(`gateway: --role ${values.role} needs GATEWAY_KAFKA_BROKERS (without Kafka, run every role in one process)\n`);
     return 2;
   }
@@ -84,7 +95,12 @@ async function serve(args: string[]): Promise<number> {
   const tracing = await startTracing(config.tracing, { role: values.role, version: packageVersion() }, { warn: (message) => logger?.warn({ component: 'opentelemetry' }, message) });
   logger = createLogger(config.logLevel, stdoutDestination(), { traceFields: tracing !== null });
   if (tracing !== null) logger.info({ protocol: config.tracing.protocol, service: config.tracing.serviceName }, 'tracing on: spans go to the OTLP endpoint');
-  const gateway = values.role === 'worker' ? await startWorker(config, logger) : await startGateway(config, logger, { role: values.role as 'all' | 'core' });
+  const gateway =
+    values.role === 'worker'
+      ? await startWorker(config, logger)
+      : values.role === 'front'
+        ? await startFront(config, logger)
+        : await startGateway(config, logger, { role: values.role as 'all' | 'core' });
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
@@ -116,12 +132,14 @@ function tokenCommand(args: string[]): number {
   // Works beside a running daemon: the store is in WAL mode and writers wait for each other.
   // Same configuration as `serve` (loadConfig, storePath), and the store is named on stderr: a
   // token written to another data dir than the daemon's is unknown to it.
-  const file = storePath(loadConfig());
+  const config = loadConfig();
+  const file = storePath(config);
   const existed = fs.existsSync(file);
-  const store = Store.open(file);
+  // A core of a cluster hands out the account ids of its shard; the directory takes the account to the others.
+  const store = Store.open(file, { shard: config.shard, slots: config.shardSlots });
   try {
     const token = generateApiToken();
-    const account = store.transaction(() => store.accounts.createWithToken(name, digestApiToken(token)));
+    const account = store.transaction(() => createAccount(store, name, digestApiToken(token)));
     process.stderr.write(`Store: ${file}${existed ? '' : ' (did not exist, created now)'}\n`);
     process.stderr.write(`Created account ${account.id} "${name}". Its API token (shown once):\n`);
     process.stdout.write(`${token}\n`);

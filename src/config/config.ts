@@ -4,6 +4,7 @@ import { readTracingConfig, type TracingConfig } from './tracing.js';
 import { readOperatorWebhookConfig, type OperatorWebhookConfig } from './operator-webhook.js';
 import { readKafkaSettings, type KafkaSettings } from './kafka.js';
 import { readClusterSettings, type ClusterSettings } from './cluster.js';
+import { readFrontSettings, type FrontSettings } from './front.js';
 import { readHttpLimits, type HttpLimits } from './http-limits.js';
 import { readWebhookConfig, type WebhookConfig } from './webhooks.js';
 import { readProviderConfig, type ProviderConfig } from './providers.js';
@@ -12,7 +13,7 @@ import { BASE_URL_PATTERN, MIN_TOKEN_LENGTH, isTokenShaped, parseDuration, parse
 export type { ApiLimitsConfig, ClusterSettings, HttpLimits, KafkaSettings, OperatorWebhookConfig, ProviderConfig, TracingConfig, WebhookConfig };
 
 /** Every setting of the daemon, read from the environment. Defaults per docs/design.md section 9. */
-export interface Config extends KafkaSettings, HttpLimits, ClusterSettings {
+export interface Config extends KafkaSettings, HttpLimits, ClusterSettings, FrontSettings {
   /** GATEWAY_PORT: TCP port of the HTTP server (0 picks a free one). Default 3000. */
   port: number;
   /**
@@ -110,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(read('GATEWAY_DATA_DIR') ?? './data');
   const kafka = readKafkaSettings(read, problems);
   const cluster = readClusterSettings(read, problems);
+  const front = readFrontSettings(read, problems);
 
   const token = (key: string): string | null => {
     const value = read(key) ?? null;
@@ -167,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     ...kafka,
     ...cluster,
+    ...front,
     adminToken,
     metricsToken,
     bootstrapToken,

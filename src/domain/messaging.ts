@@ -103,7 +103,7 @@ export function storeOutgoingJob(
       externalId: null,
       repliedToId: outgoing.repliedToId ?? null,
       income: false,
-      // The documented status of an accepted outgoing message (docs/decisions.md, "Hosted-service compatibility (v2)").
+      // The documented status of an accepted outgoing message (docs/decisions.md, "Hosted-service compatibility").
       status: 'sent',
       text: outgoing.text ?? null,
       details: outgoing.template === undefined ? null : { template: outgoing.template },

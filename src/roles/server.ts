@@ -3,7 +3,9 @@ import type Router from '@koa/router';
 import type { AddressInfo } from 'node:net';
 import { storePath, type Config } from '../config/config.js';
 import { shardNamespace } from '../config/cluster.js';
+import { createAccount } from '../domain/directory.js';
 import { digestApiToken, generateApiToken } from '../domain/tokens.js';
+import { startDirectory } from './directory.js';
 import { createApp } from './http-app.js';
 import { answerClientErrors } from '../http/client-errors.js';
 import type { AppState } from '../http/context.js';
@@ -45,6 +47,7 @@ export async function startGateway(settings: Config, logger: Logger, options: Ga
   const store = Store.open(file, { shard: config.shard, slots: config.shardSlots });
   logger.info({ store: file, schema_version: store.health().schema_version }, 'store ready');
   bootstrapAccount(store, config, logger);
+  const directory = config.kafkaBrokers === null ? null : await startDirectory(settings, store, logger);
   const metrics = new Metrics();
   const checkpointer =
     config.storeCheckpointMs > 0
@@ -78,6 +81,7 @@ export async function startGateway(settings: Config, logger: Logger, options: Ga
   } catch (error) {
     for (const [, res] of early.splice(0)) res.writeHead(503, { connection: 'close' }).end();
     server.close();
+    await directory?.close();
     await checkpointer?.close();
     store.close();
     throw error;
@@ -112,6 +116,7 @@ export async function startGateway(settings: Config, logger: Logger, options: Ga
       });
       await closeApp();
       await pipeline.stop();
+      await directory?.close();
       await checkpointer?.close();
       store.close();
     },
@@ -121,13 +126,23 @@ export async function startGateway(settings: Config, logger: Logger, options: Ga
 /**
  * First start on an empty store: create the first account, with GATEWAY_BOOTSTRAP_TOKEN as its
  * token when set, else with a generated token printed once (it is stored hashed and cannot be
- * shown again).
+ * shown again). In a cluster the first account is shard 0's: with GATEWAY_BOOTSTRAP_TOKEN every
+ * shard writes the same account and token (shard 0's ids) and shard 0 publishes them, so the token
+ * works on every shard from its first request; a generated token is made by shard 0 alone and
+ * reaches the others through the directory.
  */
 function bootstrapAccount(store: Store, config: Config, logger: Logger): void {
+  if (config.shard !== 0 && config.bootstrapToken === null) return;
   const created = store.transaction(() => {
     if (store.accounts.count() > 0) return null;
     const token = config.bootstrapToken ?? generateApiToken();
-    store.accounts.createWithToken('default', digestApiToken(token));
+    if (config.shard === 0) {
+      createAccount(store, 'default', digestApiToken(token));
+    } else {
+      const now = Date.now();
+      store.directory.applyAccount({ id: 1, name: 'default', created_at: now });
+      store.directory.applyToken({ id: 1, account_id: 1, token_sha256: digestApiToken(token), created_at: now });
+    }
     return token;
   });
   if (created === null) return;

@@ -1,4 +1,5 @@
 import { AccountStore } from './resources/accounts.js';
+import { DirectoryStore } from './resources/directory.js';
 import { SINGLE_SHARD, type IdSpace } from './engine/id-space.js';
 import { AttachmentStore } from './resources/attachments.js';
 import { AuthPageStore } from './resources/auth-pages.js';
@@ -56,6 +57,7 @@ export class Store {
   readonly webSessions: WebSessionStore;
   readonly idempotency: IdempotencyStore;
   readonly v1Jobs: V1JobStore;
+  readonly directory: DirectoryStore;
   private readonly group: GroupCommit;
   private readonly inTransaction: TransactionRunner;
 
@@ -66,7 +68,8 @@ export class Store {
   ) {
     this.group = new GroupCommit(db);
     this.inTransaction = transactionRunner(db);
-    this.accounts = new AccountStore(db);
+    this.accounts = new AccountStore(db, ids);
+    this.directory = new DirectoryStore(db);
     this.companies = new CompanyStore(db, ids);
     this.channels = new ChannelStore(db, ids);
     this.authPages = new AuthPageStore(db);

@@ -16,17 +16,18 @@ function openStore(shard: number, slots: number): Store {
   return Store.open(path.join(folder, 'gateway.db'), { shard, slots });
 }
 
-function addCompanyWithChannel(store: Store): { company: number; channel: number } {
-  const company = store.companies.insert({ accountId: 1, name: 'c', phone: null, description: null, webhookUrl: null }).id;
+function addCompanyWithChannel(store: Store, accountId: number): { company: number; channel: number } {
+  const company = store.companies.insert({ accountId, name: 'c', phone: null, description: null, webhookUrl: null }).id;
   const channel = store.channels.insert({ companyId: company, provider: 'chat_b', state: 'enabled', settings: {}, credentials: {} }).id;
   return { company, channel };
 }
 
-describe('the ids a shard hands out', () => {
+describe('the ids a shard hands out (accounts, tokens, companies, channels)', () => {
   it('are 1, 2, 3 … in a single daemon', () => {
     const store = openStore(0, 1);
-    store.accounts.createWithToken('a', 'digest');
-    expect([1, 2, 3].map(() => addCompanyWithChannel(store))).toEqual([
+    const account = store.accounts.createWithToken('a', 'digest');
+    expect(account.id).toBe(1);
+    expect([1, 2, 3].map(() => addCompanyWithChannel(store, account.id))).toEqual([
       { company: 1, channel: 1 },
       { company: 2, channel: 2 },
       { company: 3, channel: 3 },
@@ -36,8 +37,9 @@ describe('the ids a shard hands out', () => {
 
   it('are the shard’s own residue, so the shard is read back from the id', () => {
     const store = openStore(2, 64);
-    store.accounts.createWithToken('a', 'digest');
-    const made = [1, 2, 3].map(() => addCompanyWithChannel(store));
+    const { account, token } = store.accounts.createWithTokenRow('a', 'digest');
+    expect([account.id, token.id]).toEqual([3, 3]);
+    const made = [1, 2, 3].map(() => addCompanyWithChannel(store, account.id));
     expect(made).toEqual([
       { company: 3, channel: 3 },
       { company: 67, channel: 67 },

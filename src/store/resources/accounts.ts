@@ -1,4 +1,6 @@
 import type { Db } from '../engine/db.js';
+import type { DirectoryToken } from './directory.js';
+import { nextIdSql, type IdSpace } from '../engine/id-space.js';
 
 export interface AccountRow {
   id: number;
@@ -13,12 +15,12 @@ export class AccountStore {
   private readonly byTokenDigest;
   private readonly countAll;
 
-  constructor(db: Db) {
+  constructor(db: Db, ids: IdSpace) {
     this.insertAccount = db.prepare<[string, number], AccountRow>(
-      'INSERT INTO accounts (name, created_at) VALUES (?, ?) RETURNING *',
+      `INSERT INTO accounts (id, name, created_at) VALUES (${nextIdSql('accounts', ids)}, ?, ?) RETURNING *`,
     );
-    this.insertToken = db.prepare<[number, string, number]>(
-      'INSERT INTO api_tokens (account_id, token_sha256, created_at) VALUES (?, ?, ?)',
+    this.insertToken = db.prepare<[number, string, number], DirectoryToken>(
+      `INSERT INTO api_tokens (id, account_id, token_sha256, created_at) VALUES (${nextIdSql('api_tokens', ids)}, ?, ?, ?) RETURNING *`,
     );
     this.byTokenDigest = db.prepare<[string], AccountRow>(
       `SELECT accounts.* FROM api_tokens JOIN accounts ON accounts.id = api_tokens.account_id
@@ -29,9 +31,13 @@ export class AccountStore {
 
   /** Creates an account holding one token; the caller runs it inside a transaction. */
   createWithToken(name: string, tokenDigest: string, now = Date.now()): AccountRow {
+    return this.createWithTokenRow(name, tokenDigest, now).account;
+  }
+
+  /** createWithToken, answering the token's row too (its id and digest, what the directory carries). */
+  createWithTokenRow(name: string, tokenDigest: string, now = Date.now()): { account: AccountRow; token: DirectoryToken } {
     const account = this.insertAccount.get(name, now)!;
-    this.insertToken.run(account.id, tokenDigest, now);
-    return account;
+    return { account, token: this.insertToken.get(account.id, tokenDigest, now)! };
   }
 
   findByTokenDigest(digest: string): AccountRow | undefined {

@@ -1,6 +1,7 @@
 import type { Admin, Consumer, Kafka } from 'kafkajs';
 import type { Logger } from '../../log.js';
 import { TOPIC_MAX_MESSAGE_BYTES } from './kafka-records.js';
+import { ensureTopics } from './kafka-topics.js';
 import { pause, type StreamLag, type StreamPosition, type StreamSpec } from '../stream.js';
 
 /**
@@ -38,25 +39,15 @@ export class KafkaTopicAdmin {
    * so that one large event fits in a record), and waits for their partition leaders.
    */
   async ensureStreams(streams: readonly StreamSpec[]): Promise<void> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
-      const existing = new Set(await admin.listTopics());
-      const missing = streams.filter((s) => !existing.has(this.names.topic(s.name)));
-      if (missing.length > 0) {
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: missing.map((s) => ({
-            topic: this.names.topic(s.name),
-            numPartitions: s.partitions,
-            replicationFactor: this.settings.replicationFactor ?? 1,
-            configEntries: [{ name: 'max.message.bytes', value: String(TOPIC_MAX_MESSAGE_BYTES) }],
-          })),
-        });
-      }
-    } finally {
-      await admin.disconnect();
-    }
+    await ensureTopics(
+      this.kafka,
+      streams.map((s) => ({
+        topic: this.names.topic(s.name),
+        numPartitions: s.partitions,
+        replicationFactor: this.settings.replicationFactor ?? 1,
+        configEntries: [{ name: 'max.message.bytes', value: String(TOPIC_MAX_MESSAGE_BYTES) }],
+      })),
+    );
   }
 
   /** Per group: the topic's end offsets minus the group's committed offsets, summed over partitions. */

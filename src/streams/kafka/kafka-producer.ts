@@ -30,6 +30,8 @@ export class KafkaPublisher {
   private producer: Promise<Producer> | undefined;
   private readonly outgoing: QueuedPublish[] = [];
   private sending = false;
+  /** Set by close: a publish after it (a timer of a stopping process) must not connect a new producer. */
+  private closed = false;
   private readonly placer = new PartitionPlacer();
 
   constructor(
@@ -50,6 +52,7 @@ export class KafkaPublisher {
    */
   publish(stream: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return Promise.resolve();
+    if (this.closed) return Promise.reject(new Error('the Kafka publisher is closed'));
     // The trace context (W3C `traceparent`) travels with each message only while tracing is on.
     const now = this.clock.now();
     const active = traceparentOf();
@@ -62,6 +65,7 @@ export class KafkaPublisher {
 
   /** Disconnects the producer if one was started (a producer that failed to connect is skipped). */
   async close(): Promise<void> {
+    this.closed = true;
     const producer = await this.producer?.catch(() => undefined);
     await producer?.disconnect().catch(() => {});
     this.producer = undefined;

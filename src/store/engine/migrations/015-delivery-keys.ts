@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Fewer B-trees per delivery and per attempt (BENCHMARKS.md, "A delivery's life in SQL"): a
+ * Fewer B-trees per delivery and per attempt (docs/decisions.md, "Store"): a
  * delivery's `seq` becomes its rowid, so it needs no index of its own, and attempts are kept in
  * one B-tree keyed by their delivery and id instead of a table, its id index and its delivery
  * index. Rows, columns, the other indexes and their names stay as they were.
