@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
-import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 // The admin routes the console builds on beyond the list and replays of admin.test.ts: search by
 // event id, the event body of a delivery, cancelling a bulk replay, an operator's disable and

@@ -5,7 +5,7 @@ import { conversationEvent } from '../../schemas/events/conversation.js';
 import { messageEvent } from '../../schemas/events/message.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
-import { startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
+import { startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
 
 export interface CompatGateway {
   gw: PipelineGateway;

@@ -7,9 +7,9 @@ import { FakeProvider } from '../helpers/fake-provider.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { readQr } from '../helpers/qr.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
-import { ADMIN_TOKEN } from '../ingest/helpers.js';
-import { startReceiver } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { ADMIN_TOKEN } from '../helpers/callbacks.js';
+import { startReceiver } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
-import { startPipelineGateway, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
 const kafkaEnv = { GATEWAY_KAFKA_BROKERS: inject('kafkaBrokers'), GATEWAY_KAFKA_NAMESPACE: `send-${randomUUID().slice(0, 8)}.` };

@@ -6,8 +6,8 @@ import { emittedEvents } from '../helpers/events.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedConversation } from '../helpers/seed.js';
-import { ADMIN_TOKEN, callbackInfo, checkedEvents, postConnector } from '../ingest/helpers.js';
-import { eventually } from '../pipeline/wait.js';
+import { ADMIN_TOKEN, callbackInfo, checkedEvents, postConnector } from '../helpers/callbacks.js';
+import { eventually } from '../helpers/wait.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
-import { emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { ADMIN_TOKEN as INGEST_ADMIN_TOKEN, fixture } from '../ingest/helpers.js';
+import { ADMIN_TOKEN as INGEST_ADMIN_TOKEN, fixture } from '../helpers/callbacks.js';
 import { emittedEvents } from '../helpers/events.js';
 import { startTestGateway } from '../helpers/gateway.js';
-import { insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 const METRICS_TOKEN = 'metrics-token-of-the-tests-0123';
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookListResponse, webhookTestResponse } from '../../schemas/v2/webhooks.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
-import { startReceiver, type Answer } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startReceiver, type Answer } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

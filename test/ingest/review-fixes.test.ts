@@ -9,7 +9,7 @@ import { httpStatusOf } from '../../src/http/render-errors.js';
 import type { IngestBatch } from '../../src/domain/provider-facts.js';
 import { emittedEvents } from '../helpers/events.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, callbackInfo, checkedEvents, postBot, postBytes, postCloud, rowCounts, seedOutgoing } from './helpers.js';
+import { ADMIN_TOKEN, callbackInfo, checkedEvents, postBot, postBytes, postCloud, rowCounts, seedOutgoing } from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from './harness.js';
-import { eventually } from './wait.js';
+import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
 const namespace = `e2e-${randomUUID().slice(0, 8)}.`;

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { startPipelineGateway, type PipelineGateway } from './harness.js';
+import { startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
 import { exhaustedScenario, goneEndpointScenario, operatorEnv, startOperatorReceiver, type OperatorReceiver } from './operational-scenarios.js';
-import { eventually } from './wait.js';
+import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
 const kafkaEnv = {

@@ -6,7 +6,7 @@ import { EVENT_CATALOG } from '../../schemas/events/catalog.js';
 import { changeWebhookEndpoint } from '../../src/domain/operational-events.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { systemClock } from '../../src/streams/stream.js';
-import { startPipelineGateway, type PipelineGateway } from './harness.js';
+import { startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
 import {
   ApiClient,
   companyEvents,
@@ -17,7 +17,7 @@ import {
   startOperatorReceiver,
   type OperatorReceiver,
 } from './operational-scenarios.js';
-import { eventually } from './wait.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: PipelineGateway;
 let operator: OperatorReceiver;

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
-import { emitEvent, insertCompany, insertEndpoint } from './harness.js';
-import { eventually } from './wait.js';
+import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

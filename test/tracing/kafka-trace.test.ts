@@ -11,9 +11,9 @@ import { startTracing, type RunningTracing } from '../../src/tracing/sdk.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { fixture } from '../ingest/helpers.js';
-import { startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { fixture } from '../helpers/callbacks.js';
+import { startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';

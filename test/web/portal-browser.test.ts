@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
 import { launchChromium } from '../helpers/browser.js';
 import { screenshot, watchedPage } from '../helpers/pages.js';
-import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { eventually } from '../helpers/wait.js';
 
 // The company portal in a real headless Chromium: a link made with the API token opens it; the
 // company adds an endpoint, sends it a test event, changes its filter, rotates its secret,

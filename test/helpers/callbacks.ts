@@ -5,8 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import type { Store } from '../../src/store/store.js';
-import { emittedEvents, newEvents } from '../helpers/events.js';
-import type { TestGateway, TestResponse } from '../helpers/gateway.js';
+import { emittedEvents, newEvents } from './events.js';
+import type { TestGateway, TestResponse } from './gateway.js';
 
 export const ADMIN_TOKEN = 'admin-token-of-the-ingest-tests-0123';
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'callbacks');
