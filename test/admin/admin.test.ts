@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
-import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 let gw: PipelineGateway;

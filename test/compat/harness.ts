@@ -5,7 +5,8 @@ import { conversationEvent } from '../../schemas/events/conversation.js';
 import { messageEvent } from '../../schemas/events/message.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
-import { startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 export interface CompatGateway {
   gw: PipelineGateway;

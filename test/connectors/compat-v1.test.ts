@@ -8,7 +8,7 @@ import { expectErrorShape, failingFields, startTestGateway, type TestGateway } f
 import { readQr } from '../helpers/qr.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { ADMIN_TOKEN } from '../helpers/callbacks.js';
-import { startReceiver } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;

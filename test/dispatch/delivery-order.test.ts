@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { emitEvent, insertCompany, startPipelineGateway, startReceiver, type Answer, type PipelineGateway } from '../helpers/pipeline.js';
+import { emitEvent, insertCompany, startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver, type Answer } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ThreadedPoster } from '../../src/dispatch/webhook-poster.js';
-import { startReceiver } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually, memoryLogger } from '../helpers/wait.js';
 
 // The attempts' HTTP work in a worker thread (GATEWAY_WEBHOOK_THREADS, default 1). The thread runs

@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../src/config/config.js';
 import { appendEvent, newEventId } from '../../src/domain/events.js';
 import type { EventRecord } from '../../src/streams/catalog.js';
@@ -99,54 +96,4 @@ export function emitEvent(store: Store, companyId: number, name = 'message.creat
   return store.transaction(() =>
     appendEvent(store.outbox, { id, company_id: companyId, name, created_at: createdAt, body: { id, event, type, created_at: createdAt, object } }),
   );
-}
-
-export interface ReceivedWebhook {
-  id: string;
-  body: unknown;
-  headers: http.IncomingHttpHeaders;
-  /** Indexes of the secrets that verified the delivery with the standardwebhooks package. */
-  verifiedBy: number[];
-}
-
-export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
-
-/** A webhook receiver that verifies every delivery with the standardwebhooks package. */
-export async function startReceiver(secrets: () => string[], answer: (n: number) => Answer = () => ({ status: 200 })) {
-  const received: ReceivedWebhook[] = [];
-  const hanging: http.ServerResponse[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const headers = req.headers as Record<string, string>;
-      const verifiedBy = secrets().flatMap((secret, index) => {
-        try {
-          new Webhook(secret).verify(raw, headers);
-          return [index];
-        } catch {
-          return [];
-        }
-      });
-      received.push({ id: headers['webhook-id']!, body: JSON.parse(raw), headers: req.headers, verifiedBy });
-      const reply = answer(received.length);
-      if (reply === 'hang') return void hanging.push(res);
-      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
-      res.end(reply.body ?? `answer ${reply.status}`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    port,
-    received,
-    hanging,
-    async close() {
-      hanging.forEach((res) => res.destroy());
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }

@@ -3,7 +3,8 @@ import { systemClock } from '../../src/streams/stream.js';
 import { ADMIN_TOKEN as INGEST_ADMIN_TOKEN, fixture } from '../helpers/callbacks.js';
 import { emittedEvents } from '../helpers/events.js';
 import { startTestGateway } from '../helpers/gateway.js';
-import { insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { insertEndpoint, newSecret, startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 const METRICS_TOKEN = 'metrics-token-of-the-tests-0123';

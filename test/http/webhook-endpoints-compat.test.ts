@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookListResponse, webhookTestResponse } from '../../schemas/v2/webhooks.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
-import { startReceiver, type Answer } from '../helpers/pipeline.js';
+import { startReceiver, type Answer } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;

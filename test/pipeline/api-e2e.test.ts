@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authEvent } from '../../schemas/events/auth.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
-import { startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 let gw: PipelineGateway;

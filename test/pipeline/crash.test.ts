@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
-import { emitEvent, insertCompany, insertEndpoint, newSecret, startReceiver } from '../helpers/pipeline.js';
+import { emitEvent, insertCompany, insertEndpoint, newSecret } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');

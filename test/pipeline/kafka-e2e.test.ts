@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
 import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broker.js';
-import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 let broker: PrivateBroker;

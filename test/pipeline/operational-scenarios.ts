@@ -3,7 +3,8 @@
 import { expect } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
 import type { EventRecord } from '../../src/streams/catalog.js';
-import { ADMIN_TOKEN, newSecret, startReceiver, type Answer, type PipelineGateway, type ReceivedWebhook } from '../helpers/pipeline.js';
+import { ADMIN_TOKEN, newSecret, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver, type Answer, type ReceivedWebhook } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;

@@ -6,7 +6,7 @@ import { startTracing, type RunningTracing } from '../../src/tracing/sdk.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { ADMIN_TOKEN, callbackInfo, fixture } from '../helpers/callbacks.js';
-import { startReceiver } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

@@ -12,7 +12,8 @@ import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-pro
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { fixture } from '../helpers/callbacks.js';
-import { startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
 import { launchChromium } from '../helpers/browser.js';
 import { screenshot, watchedPage } from '../helpers/pages.js';
-import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 // The operator console in a real headless Chromium against a real gateway: log in, find a failed

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
 import { launchChromium } from '../helpers/browser.js';
 import { screenshot, watchedPage } from '../helpers/pages.js';
-import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 // The company portal in a real headless Chromium: a link made with the API token opens it; the

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
 import { expectErrorShape, type TestResponse } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../helpers/pipeline.js';
+import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, startPipelineGateway, type PipelineGateway } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 // The company portal's links and sessions, and its isolation: a session of company A reaches
