@@ -4,10 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationV1Event, messageV1Event } from '../../schemas/events/messaging-v1.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { readQr } from '../helpers/qr.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
-import { ADMIN_TOKEN } from '../helpers/callbacks.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 

@@ -6,9 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import type { Store } from '../../src/store/store.js';
 import { emittedEvents, newEvents } from './events.js';
-import type { TestGateway, TestResponse } from './gateway.js';
+import { ADMIN_TOKEN, type TestGateway, type TestResponse } from './gateway.js';
 
-export const ADMIN_TOKEN = 'admin-token-of-the-ingest-tests-0123';
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'callbacks');
 
 /** A recorded payload, as the exact bytes the provider sent. */

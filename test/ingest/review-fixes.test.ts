@@ -8,8 +8,8 @@ import { Forbidden } from '../../src/errors/errors.js';
 import { httpStatusOf } from '../../src/http/render-errors.js';
 import type { IngestBatch } from '../../src/domain/provider-facts.js';
 import { emittedEvents } from '../helpers/events.js';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, callbackInfo, checkedEvents, postBot, postBytes, postCloud, rowCounts, seedOutgoing } from '../helpers/callbacks.js';
+import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { callbackInfo, checkedEvents, postBot, postBytes, postCloud, rowCounts, seedOutgoing } from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startTracing, type RunningTracing } from '../../src/tracing/sdk.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { ADMIN_TOKEN, callbackInfo, fixture } from '../helpers/callbacks.js';
+import { callbackInfo, fixture } from '../helpers/callbacks.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
