@@ -167,7 +167,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
   });
 });
 
-describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test (issue #23 point 6), the same test POST on demand', () => {
+describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test, the same test POST on demand', () => {
   it('sends the signed test POST and answers its outcome, whether or not the endpoint is active', async () => {
     const company = await newCompany();
     const hook = await createAtReceiver(company);
