@@ -1,6 +1,6 @@
 /**
  * One example body per event type, as an endpoint receives it: shown by GET /api/p2/event_types and
- * in the `webhooks` section of /openapi.json. test/http/event-types.test.ts validates each against
+ * in the `webhooks` section of /openapi.json. test/api/event-types.test.ts validates each against
  * its schema.
  */
 

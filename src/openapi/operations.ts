@@ -143,5 +143,5 @@ const adminOps: Operation[] = [
   { method: 'get', path: '/admin/channels/:id/callback', tag: 'admin', summary: "A channel's callback URL and verification secrets (operators only)", auth: 'admin', success: { status: 200 } },
 ];
 
-/** Every route of the API; test/http/openapi.test.ts fails when a registered route is missing here. */
+/** Every route of the API; test/api/openapi.test.ts fails when a registered route is missing here. */
 export const OPERATIONS: readonly Operation[] = [...service, ...v1, ...v2, ...authOps, ...webhookOps, ...callbackOps, ...adminOps];

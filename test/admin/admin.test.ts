@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
-import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
-let gw: PipelineGateway;
+let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let failing = true;
 let companyA: number;
@@ -20,7 +22,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 }
 
 beforeAll(async () => {
-  gw = await startPipelineGateway(clock, { GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
+  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock });
   receiver = await startReceiver(() => [], () => (failing ? { status: 500 } : { status: 204 }));
   companyA = insertCompany(gw.store, 'A');
   companyB = insertCompany(gw.store, 'B');

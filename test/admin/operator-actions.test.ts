@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
-import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 // The admin routes the console builds on beyond the list and replays of admin.test.ts: search by
 // event id, the event body of a delivery, cancelling a bulk replay, an operator's disable and
 // enable of an endpoint, and the pipeline's attempt rates.
 
-let gw: PipelineGateway;
+let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let failing = true;
 let companyA: number;
@@ -27,7 +29,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 }
 
 beforeAll(async () => {
-  gw = await startPipelineGateway(clock, { GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
+  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock });
   receiver = await startReceiver(() => [], () => (failing ? { status: 503, body: '<b>down</b> for maintenance' } : { status: 204 }));
   firstMinute = Math.floor(Date.now() / 60_000) * 60_000;
   companyA = insertCompany(gw.store, 'A');

@@ -5,10 +5,11 @@ import { conversationEvent } from '../../schemas/events/conversation.js';
 import { messageEvent } from '../../schemas/events/message.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
-import { startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 export interface CompatGateway {
-  gw: PipelineGateway;
+  gw: TestGateway;
   receiver: Awaited<ReturnType<typeof startReceiver>>;
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** A new company whose events go to the receiver. */
@@ -27,13 +28,13 @@ function checked(body: { type: string }): void {
 }
 
 export async function startCompatGateway(): Promise<CompatGateway> {
-  const gw = await startPipelineGateway(systemClock, { GATEWAY_SANDBOX: 'true', GATEWAY_SANDBOX_STEP: '100ms' });
+  const gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_SANDBOX: 'true', GATEWAY_SANDBOX_STEP: '100ms' }, { clock: systemClock });
   const secrets: string[] = [];
   const receiver = await startReceiver(() => secrets);
   const api = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${gw.baseUrl}${path}`, {
       method,
-      headers: { 'x-private-api-token': gw.apiToken, 'content-type': 'application/json' },
+      headers: { 'x-private-api-token': gw.token, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

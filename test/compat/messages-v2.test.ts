@@ -1,7 +1,7 @@
 // Messages and their events as the hosted service's pages describe them, through the real HTTP API
 // with the sandbox as the provider and a real webhook receiver (signatures verified).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../pipeline/wait.js';
+import { eventually } from '../helpers/wait.js';
 import { startCompatGateway, type CompatGateway } from './harness.js';
 
 let c: CompatGateway;

@@ -4,12 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationV1Event, messageV1Event } from '../../schemas/events/messaging-v1.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { readQr } from '../helpers/qr.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
-import { ADMIN_TOKEN } from '../ingest/helpers.js';
-import { startReceiver } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;

@@ -8,13 +8,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
-import { startPipelineGateway, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
 const kafkaEnv = { GATEWAY_KAFKA_BROKERS: inject('kafkaBrokers'), GATEWAY_KAFKA_NAMESPACE: `send-${randomUUID().slice(0, 8)}.` };
 
-let core: PipelineGateway;
+let core: TestGateway;
 let fake: FakeProvider;
 let worker: ChildProcess;
 let workerLog = '';
@@ -22,7 +22,7 @@ const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-send-worker-'))
 
 beforeAll(async () => {
   fake = await new FakeProvider().start();
-  core = await startPipelineGateway(systemClock, kafkaEnv, 'core');
+  core = await startTestGateway({ ...TO_RECEIVERS, ...kafkaEnv }, { clock: systemClock, role: 'core', streams: 'kafka' });
   worker = spawn(process.execPath, [BIN, 'serve', '--role', 'worker'], {
     env: { ...process.env, ...kafkaEnv, ...fake.env(), GATEWAY_DATA_DIR: workerDir, GATEWAY_LOG_LEVEL: 'debug', GATEWAY_PROVIDER_RETRY_SCHEDULE: '200ms' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,7 +46,7 @@ afterAll(async () => {
 describe('Kafka mode: the sender runs in a worker process without a store', () => {
   it('sends through the worker; the outcome comes back on gateway.inbound and the core records it', async () => {
     const api = (method: string, p: string, json: unknown) =>
-      fetch(`${core.baseUrl}${p}`, { method, headers: { 'content-type': 'application/json', 'x-private-api-token': core.apiToken }, body: JSON.stringify(json) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      fetch(`${core.baseUrl}${p}`, { method, headers: { 'content-type': 'application/json', 'x-private-api-token': core.token }, body: JSON.stringify(json) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const company = (await api('POST', '/p1/companies', { name: 'Kafka Send Co' })).body.data.external_id;
     const channel = (await api('POST', `/p1/companies/${company}/channels`, { provider: 'chat_b', token: '4242:kafka-bot-token' })).body.data.external_id;
     const store = core.store;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, checkedEvents } from '../ingest/helpers.js';
+import { ADMIN_TOKEN, expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { checkedEvents } from '../helpers/callbacks.js';
 import { readQr } from '../helpers/qr.js';
-import { eventually } from '../pipeline/wait.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
 let company: number;

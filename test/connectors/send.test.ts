@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedConversation } from '../helpers/seed.js';
-import { ADMIN_TOKEN, callbackInfo, checkedEvents, postConnector } from '../ingest/helpers.js';
-import { eventually } from '../pipeline/wait.js';
+import { callbackInfo, checkedEvents, postConnector } from '../helpers/callbacks.js';
+import { eventually } from '../helpers/wait.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 

@@ -2,27 +2,26 @@
 // order, rate limits, held deliveries"), end to end through a real gateway in embedded mode and in
 // Kafka mode (every role in one process, on the test broker), with endpoints set up through the v2
 // API and receivers that verify every webhook with the standardwebhooks package.
-import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { emitEvent, insertCompany, startPipelineGateway, startReceiver, type Answer, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { emitEvent, insertCompany } from '../helpers/pipeline.js';
+import { startReceiver, type Answer } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const MODES = {
-  embedded: () => ({}),
-  kafka: (): Record<string, string> => ({ GATEWAY_KAFKA_BROKERS: inject('kafkaBrokers'), GATEWAY_KAFKA_NAMESPACE: `order-${randomUUID().slice(0, 8)}.` }),
-};
+/** The streams of each mode: Kafka is the shared test broker under a namespace of this gateway's own. */
+const MODES = { embedded: 'sqlite', kafka: 'kafka' } as const;
 
 /** Short retries without jitter, a short attempt timeout. */
 const FAST = { GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,300ms,300ms,300ms,300ms', GATEWAY_WEBHOOK_RETRY_JITTER: '0', GATEWAY_WEBHOOK_TIMEOUT: '500ms' };
 
 async function setup(mode: keyof typeof MODES) {
-  const gw = await startPipelineGateway(systemClock, { ...FAST, ...MODES[mode]() });
+  const gw = await startTestGateway({ ...TO_RECEIVERS, ...FAST }, { clock: systemClock, streams: MODES[mode] });
   cleanups.push(() => gw.close());
   return gw;
 }
@@ -33,17 +32,17 @@ async function receiver(secret: () => string, answer?: (n: number) => Answer) {
   return r;
 }
 
-async function api(gw: PipelineGateway, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function api(gw: TestGateway, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${gw.baseUrl}${path}`, {
     method,
-    headers: { 'x-private-api-token': gw.apiToken, 'content-type': 'application/json' },
+    headers: { 'x-private-api-token': gw.token, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
 }
 
 /** An endpoint created through the v2 API, active unless the body says otherwise; answers it with its secret. */
-async function createEndpoint(gw: PipelineGateway, company: number, body: Record<string, unknown>) {
+async function createEndpoint(gw: TestGateway, company: number, body: Record<string, unknown>) {
   const created = await api(gw, 'POST', `/api/p2/companies/${company}/webhooks`, { active: true, ...body });
   expect(created.status).toBe(201);
   return created.body.webhook as { id: number; secret: string; ordering: string; rate_limit: number | null; active: boolean };
@@ -58,7 +57,7 @@ const eventIds = (received: readonly { id: string; body: unknown }[]) => receive
 /** The ids as they arrived, each run of copies of one id (an attempt sent again) counted once. */
 const arrivalOrder = (ids: readonly string[]) => ids.filter((id, i) => i === 0 || ids[i - 1] !== id);
 
-const statusesOf = (gw: PipelineGateway, endpointId: number) =>
+const statusesOf = (gw: TestGateway, endpointId: number) =>
   (gw.store.db.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY seq').all(endpointId) as { status: string }[]).map((r) => r.status);
 
 describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (mode) => {

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
 import { rotateSecret } from '../../src/domain/webhook-endpoints.js';
-import { emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { emitEvent, insertCompany, insertEndpoint, newSecret } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -11,7 +13,7 @@ afterEach(async () => {
 
 async function setup(env: Record<string, string> = {}) {
   const clock = new ManualClock();
-  const gw = await startPipelineGateway(clock, env);
+  const gw = await startTestGateway({ ...TO_RECEIVERS, ...env }, { clock });
   cleanups.push(() => gw.close());
   return { clock, gw };
 }
@@ -20,9 +22,9 @@ async function receiver(...args: Parameters<typeof startReceiver>) {
   cleanups.push(() => r.close());
   return r;
 }
-const deliveryOf = (gw: PipelineGateway, eventId: string) =>
+const deliveryOf = (gw: TestGateway, eventId: string) =>
   gw.store.db.prepare('SELECT * FROM webhook_deliveries WHERE event_id = ?').get(eventId) as { id: string; status: string; attempt_count: number; next_attempt_at: number | null } | undefined;
-const attemptsOf = (gw: PipelineGateway, deliveryId: string) => gw.store.deliveries.attempts(deliveryId);
+const attemptsOf = (gw: TestGateway, deliveryId: string) => gw.store.deliveries.attempts(deliveryId);
 
 describe('webhook dispatcher (SQLite streams)', () => {
   it('delivers each event signed per Standard Webhooks, with the event body, only to endpoints that want it', async () => {

@@ -1,8 +1,8 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookHttpClient } from '../../src/dispatch/http-client.js';
 import { SsrfGuard } from '../../src/net/ssrf.js';
+import { startHttpServer } from '../helpers/receiver.js';
 
 // The dispatcher's HTTP client on its own: what it keeps of an answer, and that its timeout bounds
 // the whole attempt, not only the wait for headers or between chunks.
@@ -12,17 +12,13 @@ afterEach(async () => {
 });
 
 async function serve(handler: http.RequestListener) {
-  const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await startHttpServer(handler);
   const client = new WebhookHttpClient(new SsrfGuard(['127.0.0.1']));
   closing.push(
-    async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    () => server.close(),
     () => client.close(),
   );
-  return { client, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks?x=1` };
+  return { client, url: `${server.origin}/hooks?x=1` };
 }
 
 const post = (client: WebhookHttpClient, url: string, timeoutMs = 5_000) => client.post({ url, headers: { 'webhook-id': 'evt_1' }, body: '{"a":1}', timeoutMs });

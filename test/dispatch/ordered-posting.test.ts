@@ -5,8 +5,8 @@ import type { AttemptRecord, DeliveryJob } from '../../src/streams/catalog.js';
 import { SsrfGuard } from '../../src/net/ssrf.js';
 import { CANCELLED, InlinePoster, ThreadedPoster, type PostOutcome, type SignedPost, type WebhookPoster } from '../../src/dispatch/webhook-poster.js';
 import { ManualClock, type StreamBus } from '../../src/streams/stream.js';
-import { startReceiver } from '../pipeline/harness.js';
-import { eventually, memoryLogger } from '../pipeline/wait.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually, memoryLogger } from '../helpers/wait.js';
 
 // Attempts of one key are pipelined: the dispatcher hands them to the poster at once, and the poster
 // (on the event loop or in its thread) sends them one after the other, in order, each as soon as

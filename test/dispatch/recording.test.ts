@@ -10,8 +10,8 @@ import type { AttemptEffects } from '../../src/store/deliveries/delivery-rows.js
 import { Store } from '../../src/store/store.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite/sqlite-stream.js';
 import { ManualClock } from '../../src/streams/stream.js';
-import { emitEvent, insertEndpoint } from '../pipeline/harness.js';
-import { eventually, memoryLogger } from '../pipeline/wait.js';
+import { emitEvent, insertEndpoint } from '../helpers/pipeline.js';
+import { eventually, memoryLogger } from '../helpers/wait.js';
 import { endpointDisableRule } from '../../src/dispatch/endpoint-health.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];

@@ -9,8 +9,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startGateway, type RunningGateway } from '../../src/roles/server.js';
-import { emitEvent, insertCompany, insertEndpoint, newSecret, startReceiver } from '../pipeline/harness.js';
-import { eventually, memoryLogger } from '../pipeline/wait.js';
+import { emitEvent, insertCompany, insertEndpoint, newSecret } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually, memoryLogger } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

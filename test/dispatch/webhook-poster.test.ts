@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ThreadedPoster } from '../../src/dispatch/webhook-poster.js';
-import { startReceiver } from '../pipeline/harness.js';
-import { eventually, memoryLogger } from '../pipeline/wait.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually, memoryLogger } from '../helpers/wait.js';
 
 // The attempts' HTTP work in a worker thread (GATEWAY_WEBHOOK_THREADS, default 1). The thread runs
 // the built code (dist/): `npm test` builds before it runs the tests.

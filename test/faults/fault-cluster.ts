@@ -11,7 +11,8 @@ import { Store } from '../../src/store/store.js';
 import { emittedEvents } from '../helpers/events.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broker.js';
-import { ADMIN_TOKEN, startReceiver } from '../pipeline/harness.js';
+import { ADMIN_TOKEN } from '../helpers/gateway.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 export interface Company {
   companyId: number;

@@ -4,8 +4,8 @@ import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { expect } from 'vitest';
 import { CONSUMER_POSITIONS } from '../../src/roles/metric-sources.js';
 import { emittedEvents } from '../helpers/events.js';
-import { ADMIN_TOKEN } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { ADMIN_TOKEN } from '../helpers/gateway.js';
+import { eventually } from '../helpers/wait.js';
 import type { CallbackLoad } from './callback-load.js';
 import type { FaultCluster } from './fault-cluster.js';
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -7,11 +8,41 @@ import { loadConfig } from '../../src/config/config.js';
 import { digestApiToken, generateApiToken } from '../../src/domain/tokens.js';
 import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/roles/server.js';
-import { emittedEvents } from './events.js';
+import type { Store } from '../../src/store/store.js';
+import type { Clock } from '../../src/streams/stream.js';
+import { inject } from 'vitest';
+import { checkEmittedEvents } from './events.js';
+
+/** The admin token of the tests' gateways (GATEWAY_ADMIN_TOKEN: the admin API is off without one). */
+export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+
+/** Settings of a gateway that delivers webhooks to the test's own receivers (test/helpers/receiver.ts), admin API on. */
+export const TO_RECEIVERS: Record<string, string> = {
+  GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+  GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1,localhost',
+  GATEWAY_WEBHOOK_TIMEOUT: '10s',
+};
+
+/** The shared test broker (test/global-setup.ts) under a namespace of its own: give the same settings to a gateway's `--role worker` processes. */
+export function kafkaStreams(prefix = 'test'): Record<string, string> {
+  return { GATEWAY_KAFKA_BROKERS: inject('kafkaBrokers'), GATEWAY_KAFKA_NAMESPACE: `${prefix}-${randomUUID().slice(0, 8)}.` };
+}
+
+export interface TestGatewayOptions {
+  /** Time source of the retry schedule: a ManualClock the test moves by hand; the system's by default. */
+  clock?: Clock;
+  /** 'all' (default) runs the webhook dispatcher too; 'core' leaves it to `--role worker` processes. */
+  role?: 'all' | 'core';
+  /** 'sqlite' (default) or 'kafka': the shared test broker under a fresh namespace, unless env names a broker and a namespace. */
+  streams?: 'sqlite' | 'kafka';
+  /** Log lines carry the trace and span ids (test/tracing). */
+  traceFields?: boolean;
+}
 
 export interface TestGateway {
   baseUrl: string;
   gateway: RunningGateway;
+  store: Store;
   /** API token of the bootstrap account (account 1). */
   token: string;
   dataDir: string;
@@ -21,6 +52,9 @@ export interface TestGateway {
   createAccount(name?: string): string;
   /** fetch against the gateway with the given API token in the X-Private-Api-Token header (null: none). */
   request(method: string, pathAndQuery: string, options?: RequestOptions): Promise<TestResponse>;
+  /** fetch against the admin API with a bearer token, ADMIN_TOKEN unless given (null: none). */
+  admin(method: string, path: string, body?: unknown, token?: string | null): Promise<{ status: number; body: any }>;
+  /** Closes the gateway, then fails if an event it emitted does not match its schema (test/helpers/events.ts). */
   close(): Promise<void>;
 }
 
@@ -41,8 +75,11 @@ export interface TestResponse {
   body: any;
 }
 
-/** A real gateway (real Koa app, real SQLite file in a fresh temp dir) on a free loopback port. */
-export async function startTestGateway(env: Record<string, string> = {}, options: { traceFields?: boolean } = {}): Promise<TestGateway> {
+/**
+ * A real gateway in the test process (real Koa app, real SQLite file in a fresh temp dir, the
+ * pipeline running) on a free loopback port.
+ */
+export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   const token = generateApiToken();
   const config = loadConfig({
@@ -53,6 +90,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     GATEWAY_LOG_LEVEL: 'info',
     // Tests call the API far faster than a client may; test/http/rate-limits.test.ts proves the documented values.
     GATEWAY_API_RATE_LIMIT_FACTOR: '1000',
+    ...(options.streams === 'kafka' ? kafkaStreams() : {}),
     ...env,
   });
   const lines: string[] = [];
@@ -62,12 +100,13 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       done();
     },
   });
-  const gateway = await startGateway(config, createLogger(config.logLevel, sink, { traceFields: options.traceFields }));
+  const gateway = await startGateway(config, createLogger(config.logLevel, sink, { traceFields: options.traceFields }), { clock: options.clock, role: options.role });
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
 
   return {
     baseUrl,
     gateway,
+    store: gateway.store,
     token,
     dataDir,
     logText: () => lines.join(''),
@@ -90,11 +129,19 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       }
       return send(`${baseUrl}${pathAndQuery}`, method, headers, body);
     },
+    async admin(method, urlPath, body, adminToken = ADMIN_TOKEN) {
+      const headers: Record<string, string> = {};
+      if (adminToken !== null) headers.authorization = `Bearer ${adminToken}`;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`${baseUrl}${urlPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const textBody = await response.text();
+      return { status: response.status, body: textBody === '' ? undefined : JSON.parse(textBody) };
+    },
     async close() {
       // Every event this gateway emitted must match its schema, whether or not a test read it.
       let invalidEvent: unknown;
       try {
-        if (gateway.store.db.open) emittedEvents(gateway.store);
+        if (gateway.store.db.open) checkEmittedEvents(gateway.store);
       } catch (error) {
         invalidEvent = error;
       }

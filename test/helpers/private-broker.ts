@@ -6,7 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { eventually } from '../pipeline/wait.js';
+import { eventually } from './wait.js';
 
 export interface PrivateBroker {
   /** `127.0.0.1:<port>`, for GATEWAY_KAFKA_BROKERS. */

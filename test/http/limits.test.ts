@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorShape, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import { eventually } from '../helpers/wait.js';
 
 /** The resource limits of docs/configuration.md ("Limits"), each at a small configured value. */
 let gw: TestGateway;
@@ -88,7 +89,7 @@ describe('slow clients (GATEWAY_HEADERS_TIMEOUT, GATEWAY_REQUEST_TIMEOUT)', () =
     const part = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\n\r\n${'x'.repeat(1000)}`;
     const exchange = await rawExchange([head, part]);
     expectErrorShape(parsed(exchange), 408, 'request_timeout');
-    await eventually(() => partFiles().length === 0);
+    await eventually('the partial files removed', () => partFiles().length === 0, 5_000);
   });
 
   it('answers a head over 16 KiB with 431 in the error shape', async () => {
@@ -107,7 +108,7 @@ describe('uploads at once (GATEWAY_UPLOAD_CONCURRENCY)', () => {
       socket.write(`${head}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.bin"\r\n\r\nabc`);
       return socket;
     });
-    await eventually(() => partFiles().length === 2);
+    await eventually('the partial files of both held uploads', () => partFiles().length === 2, 5_000);
     const form = new FormData();
     form.append('file', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
     const refused = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, { method: 'POST', body: form, headers: { 'x-private-api-token': gw.token } });
@@ -117,7 +118,7 @@ describe('uploads at once (GATEWAY_UPLOAD_CONCURRENCY)', () => {
       errors: [{ status: 503, code: 'service_unavailable', title: 'Service unavailable', detail: 'As many uploads as this gateway takes at once are under way; try again shortly.' }],
     });
     for (const socket of held) socket.destroy();
-    await eventually(() => partFiles().length === 0);
+    await eventually('the partial files removed', () => partFiles().length === 0, 5_000);
     const taken = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, { method: 'POST', body: form, headers: { 'x-private-api-token': gw.token } });
     expect(taken.status).toBe(201);
   });
@@ -150,11 +151,3 @@ describe('JSON depth and query size (GATEWAY_JSON_MAX_DEPTH, GATEWAY_QUERY_MAX_B
     expect((await gw.request('POST', '/p1/companies', { form: 'name=narrow&template[id]=1' })).status).toBe(201);
   });
 });
-
-async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

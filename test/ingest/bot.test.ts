@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, callbackInfo, checkedEvents, fixture, messageOfEvent, postBot, rowCounts } from './helpers.js';
+import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { callbackInfo, checkedEvents, fixture, messageOfEvent, postBot, rowCounts } from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteAuth } from '../../src/domain/auths.js';
 import { CACHED_CHANNELS } from '../../src/store/resources/channels.js';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, callbackInfo, fixture, postBot, rowCounts } from './helpers.js';
+import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { callbackInfo, fixture, postBot, rowCounts } from '../helpers/callbacks.js';
 
 // Provider callbacks read the channel and its callback settings from a cache (findLiveCached,
 // getCached): every write to a channel must be seen by the very next callback.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, callbackInfo, checkedEvents, fixture, messageOfEvent, postCloud, rowCounts, seedOutgoing } from './helpers.js';
+import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { callbackInfo, checkedEvents, fixture, messageOfEvent, postCloud, rowCounts, seedOutgoing } from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;
@@ -75,7 +75,7 @@ describe('cloud-style callbacks: refusals leave nothing', () => {
     expectErrorShape(await postCloud(gw, channelId, body, appSecret, { 'x-hub-signature-256': 'sha256=abc' }), 401, 'unauthorized');
     // The signature covers the raw bytes: the same JSON re-serialised is another body.
     const reformatted = JSON.stringify(JSON.parse(body));
-    expectErrorShape(await postCloud(gw, channelId, reformatted, appSecret, { 'x-hub-signature-256': (await import('./helpers.js')).cloudSignature(body, appSecret) }), 401, 'unauthorized');
+    expectErrorShape(await postCloud(gw, channelId, reformatted, appSecret, { 'x-hub-signature-256': (await import('../helpers/callbacks.js')).cloudSignature(body, appSecret) }), 401, 'unauthorized');
     expectErrorShape(await postCloud(gw, channelId, '{"object": ', appSecret), 400, 'bad_request');
     const schema = await postCloud(gw, channelId, JSON.stringify({ object: 'x', entry: [{ id: '1', changes: [{ field: 'messages', value: { messages: [{ id: 'm', from: '1', timestamp: 'yesterday', type: 'text' }] } }] }] }), appSecret);
     expect(expectErrorShape(schema, 422, 'validation_failed').map((e) => e.source?.pointer).sort()).toEqual([

@@ -2,8 +2,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
 import { readQr } from '../helpers/qr.js';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, callbackInfo, checkedEvents, connectorHeaders, fixture, messageOfEvent, postConnector, rowCounts, seedOutgoing } from './helpers.js';
+import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { callbackInfo, checkedEvents, connectorHeaders, fixture, messageOfEvent, postConnector, rowCounts, seedOutgoing } from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RECEIPT_RETENTION_MS, ReceiptJanitor } from '../../src/ingest/receipt-janitor.js';
 import { Store } from '../../src/store/store.js';
 import { ManualClock } from '../../src/streams/stream.js';
-import { eventually, memoryLogger } from '../pipeline/wait.js';
+import { eventually, memoryLogger } from '../helpers/wait.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -4,15 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authEvent } from '../../schemas/events/auth.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
-import { startPipelineGateway, startReceiver, type PipelineGateway } from './harness.js';
-import { eventually } from './wait.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
-let gw: PipelineGateway;
+let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let secret = '';
 
 beforeAll(async () => {
-  gw = await startPipelineGateway(systemClock);
+  gw = await startTestGateway(TO_RECEIVERS, { clock: systemClock });
   receiver = await startReceiver(() => [secret]);
 });
 afterAll(async () => {
@@ -23,7 +24,7 @@ afterAll(async () => {
 async function api(method: string, path: string, body?: unknown) {
   const response = await fetch(`${gw.baseUrl}${path}`, {
     method,
-    headers: { 'x-private-api-token': gw.apiToken, 'content-type': 'application/json' },
+    headers: { 'x-private-api-token': gw.token, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };

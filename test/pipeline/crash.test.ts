@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
-import { emitEvent, insertCompany, insertEndpoint, newSecret, startReceiver } from './harness.js';
-import { eventually } from './wait.js';
+import { emitEvent, insertCompany, insertEndpoint, newSecret } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-crash-'));

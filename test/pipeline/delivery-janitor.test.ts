@@ -6,7 +6,7 @@ import type { WebhookEndpointRow } from '../../src/store/resources/webhooks.js';
 import type { Store } from '../../src/store/store.js';
 import { storePerTest } from '../helpers/temp-store.js';
 import { ManualClock } from '../../src/streams/stream.js';
-import { firstJanitorPass } from './wait.js';
+import { firstJanitorPass } from '../helpers/wait.js';
 import { endpointDisableRule } from '../../src/dispatch/endpoint-health.js';
 
 let store: Store;

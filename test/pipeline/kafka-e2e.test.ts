@@ -7,8 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from './harness.js';
-import { eventually } from './wait.js';
+import { ADMIN_TOKEN, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { emitEvent, insertCompany, insertEndpoint, newSecret } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
 const namespace = `e2e-${randomUUID().slice(0, 8)}.`;
@@ -19,7 +21,7 @@ const kafkaEnv = {
   GATEWAY_WEBHOOK_RETRY_JITTER: '0',
 };
 
-let core: PipelineGateway;
+let core: TestGateway;
 const workers: { child: ChildProcess; log: string }[] = [];
 const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-worker-'));
 const workerLog = () => workers.map((w) => w.log).join('');
@@ -46,7 +48,7 @@ function holdsEventPartitions(log: string): boolean {
 }
 
 beforeAll(async () => {
-  core = await startPipelineGateway(systemClock, kafkaEnv, 'core');
+  core = await startTestGateway({ ...TO_RECEIVERS, ...kafkaEnv }, { clock: systemClock, role: 'core', streams: 'kafka' });
   const first = startWorker();
   await eventually('the first worker holding partitions', () => holdsEventPartitions(first.log), 60_000);
   const second = startWorker();

@@ -4,14 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
 import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broker.js';
-import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from './harness.js';
-import { eventually } from './wait.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 let broker: PrivateBroker;
-let core: PipelineGateway;
+let core: TestGateway;
 beforeAll(async () => {
   broker = await startPrivateBroker('gateway-kafka-outage');
-  core = await startPipelineGateway(systemClock, { GATEWAY_KAFKA_BROKERS: broker.brokers, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,1s,1s' });
+  core = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_KAFKA_BROKERS: broker.brokers, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,1s,1s' }, { clock: systemClock, streams: 'kafka' });
 }, 180_000);
 afterAll(async () => {
   await core?.close();

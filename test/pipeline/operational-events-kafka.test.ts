@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { startPipelineGateway, type PipelineGateway } from './harness.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { exhaustedScenario, goneEndpointScenario, operatorEnv, startOperatorReceiver, type OperatorReceiver } from './operational-scenarios.js';
-import { eventually } from './wait.js';
+import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
 const kafkaEnv = {
@@ -19,7 +19,7 @@ const kafkaEnv = {
   GATEWAY_KAFKA_NAMESPACE: `opevents-${randomUUID().slice(0, 8)}.`,
 };
 
-let core: PipelineGateway;
+let core: TestGateway;
 let operator: OperatorReceiver;
 let worker: { child: ChildProcess; log: string } | undefined;
 const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-worker-'));
@@ -28,7 +28,7 @@ beforeAll(async () => {
   operator = await startOperatorReceiver();
   // The retry schedule is applied by the dispatcher: the worker gets it too.
   const env = { ...kafkaEnv, ...operatorEnv(operator) };
-  core = await startPipelineGateway(systemClock, env, 'core');
+  core = await startTestGateway({ ...TO_RECEIVERS, ...env }, { clock: systemClock, role: 'core', streams: 'kafka' });
   const child = spawn(process.execPath, [BIN, 'serve', '--role', 'worker'], {
     env: { ...process.env, ...env, GATEWAY_DATA_DIR: workerDir, GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', GATEWAY_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

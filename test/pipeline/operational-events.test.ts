@@ -6,7 +6,7 @@ import { EVENT_CATALOG } from '../../schemas/events/catalog.js';
 import { changeWebhookEndpoint } from '../../src/domain/operational-events.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { systemClock } from '../../src/streams/stream.js';
-import { startPipelineGateway, type PipelineGateway } from './harness.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import {
   ApiClient,
   companyEvents,
@@ -17,14 +17,14 @@ import {
   startOperatorReceiver,
   type OperatorReceiver,
 } from './operational-scenarios.js';
-import { eventually } from './wait.js';
+import { eventually } from '../helpers/wait.js';
 
-let gw: PipelineGateway;
+let gw: TestGateway;
 let operator: OperatorReceiver;
 
 beforeAll(async () => {
   operator = await startOperatorReceiver();
-  gw = await startPipelineGateway(systemClock, operatorEnv(operator));
+  gw = await startTestGateway({ ...TO_RECEIVERS, ...operatorEnv(operator) }, { clock: systemClock });
 });
 afterAll(async () => {
   await gw?.close();

@@ -3,8 +3,10 @@
 import { expect } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
 import type { EventRecord } from '../../src/streams/catalog.js';
-import { ADMIN_TOKEN, newSecret, startReceiver, type Answer, type PipelineGateway, type ReceivedWebhook } from './harness.js';
-import { eventually } from './wait.js';
+import { ADMIN_TOKEN, type TestGateway } from '../helpers/gateway.js';
+import { newSecret } from '../helpers/pipeline.js';
+import { startReceiver, type Answer, type ReceivedWebhook } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
@@ -43,12 +45,12 @@ const bodyOf = (hook: ReceivedWebhook) => hook.body as Body;
 const nameOf = (hook: ReceivedWebhook) => `${bodyOf(hook).type}.${bodyOf(hook).event}`;
 
 export class ApiClient {
-  constructor(private readonly gw: PipelineGateway) {}
+  constructor(private readonly gw: TestGateway) {}
 
   async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
     const response = await fetch(`${this.gw.baseUrl}${path}`, {
       method,
-      headers: { 'x-private-api-token': this.gw.apiToken, 'content-type': 'application/json' },
+      headers: { 'x-private-api-token': this.gw.token, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -78,15 +80,15 @@ export class ApiClient {
 }
 
 /** The company's events in the outbox, validated against the catalog and their schemas. */
-export function companyEvents(gw: PipelineGateway, company: number, name?: string): EventRecord[] {
+export function companyEvents(gw: TestGateway, company: number, name?: string): EventRecord[] {
   return emittedEvents(gw.store).filter((e) => e.company_id === company && (name === undefined || e.name === name));
 }
 
-async function metricsText(gw: PipelineGateway): Promise<string> {
+async function metricsText(gw: TestGateway): Promise<string> {
   return (await fetch(`${gw.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
 }
 
-export async function metricValue(gw: PipelineGateway, series: string): Promise<number> {
+export async function metricValue(gw: TestGateway, series: string): Promise<number> {
   const line = (await metricsText(gw)).split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? Number.NaN : Number(line.slice(series.length + 1));
 }
@@ -97,7 +99,7 @@ export async function metricValue(gw: PipelineGateway, series: string): Promise<
  * own secrets, with the same webhook-id; the disabled endpoint never hears of its own disabling, and
  * an endpoint filtering on other events receives none.
  */
-export async function goneEndpointScenario(gw: PipelineGateway, operator: OperatorReceiver): Promise<void> {
+export async function goneEndpointScenario(gw: TestGateway, operator: OperatorReceiver): Promise<void> {
   const api = new ApiClient(gw);
   const company = await api.company('Gone');
   const gone = await api.endpoint(company, () => ({ status: 410 }));
@@ -150,7 +152,7 @@ export async function goneEndpointScenario(gw: PipelineGateway, operator: Operat
  * further `delivery.failed` follows (the loop guard: without it the two would tell each other of
  * their failures endlessly), and neither does the operator webhook failing its copies.
  */
-export async function exhaustedScenario(gw: PipelineGateway, operator: OperatorReceiver): Promise<void> {
+export async function exhaustedScenario(gw: TestGateway, operator: OperatorReceiver): Promise<void> {
   const api = new ApiClient(gw);
   const company = await api.company('Exhausted');
   const first = await api.endpoint(company, () => ({ status: 500 }));

@@ -3,37 +3,25 @@
 // order (an attempt cut short by the kill may come again, right after itself).
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
-import { emitEvent, insertCompany, insertEndpoint } from './harness.js';
-import { eventually } from './wait.js';
+import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A receiver that answers 200 after `delayMs`, so the kill lands while events are on their way. */
+/** A receiver that answers 200 after `delayMs`, so the kill lands while events are on their way; answers the webhook-ids received, in arrival order. */
 async function slowReceiver(delayMs: number) {
-  const received: string[] = [];
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received.push(String(req.headers['webhook-id']));
-      setTimeout(() => res.writeHead(200).end('ok'), delayMs);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received };
+  const receiver = await startReceiver(() => [], () => ({ status: 200, delayMs }));
+  cleanups.push(() => receiver.close());
+  return { url: receiver.url, ids: () => receiver.received.map((r) => r.id) };
 }
 
 /**
@@ -75,9 +63,9 @@ describe.each(['embedded', 'kafka'] as const)('strict ordering across a SIGKILL 
     store.db.prepare("UPDATE webhook_endpoints SET ordering = 'strict' WHERE id = ?").run(endpoint.id);
     const created = Array.from({ length: 40 }, (_, i) => emitEvent(store, company, 'message.create', { id: i }).id);
 
-    await eventually('some deliveries before the kill', () => receiver.received.length >= 8, 60_000);
+    await eventually('some deliveries before the kill', () => receiver.ids().length >= 8, 60_000);
     await daemon.kill();
-    const atKill = receiver.received.length;
+    const atKill = receiver.ids().length;
     expect(atKill).toBeLessThan(created.length);
     created.push(...Array.from({ length: 5 }, (_, i) => emitEvent(store, company, 'message.create', { id: 100 + i }).id));
 
@@ -85,9 +73,10 @@ describe.each(['embedded', 'kafka'] as const)('strict ordering across a SIGKILL 
     const delivered = () =>
       (store.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'").get(endpoint.id) as { n: number }).n;
     await eventually('every event delivered', () => delivered() === created.length, 90_000);
-    expect(firstArrivals(receiver.received)).toEqual(created);
+    expect(firstArrivals(receiver.ids())).toEqual(created);
     // Nothing is sent again but what was in flight at the kill: the repeats are events sent before it.
-    const repeats = receiver.received.filter((id, i) => receiver.received.indexOf(id) !== i);
-    expect(repeats.every((id) => receiver.received.indexOf(id) < atKill), repeats.join()).toBe(true);
+    const ids = receiver.ids();
+    const repeats = ids.filter((id, i) => ids.indexOf(id) !== i);
+    expect(repeats.every((id) => ids.indexOf(id) < atKill), repeats.join()).toBe(true);
   }, 180_000);
 });

@@ -3,7 +3,7 @@ import { OutboxJanitor, PUBLISHED_OUTBOX_RETENTION_MS } from '../../src/outbox/j
 import type { Store } from '../../src/store/store.js';
 import { storePerTest } from '../helpers/temp-store.js';
 import { ManualClock } from '../../src/streams/stream.js';
-import { firstJanitorPass } from './wait.js';
+import { firstJanitorPass } from '../helpers/wait.js';
 
 let store: Store;
 storePerTest('gateway-outbox-janitor-', (opened) => (store = opened));

@@ -7,8 +7,8 @@ import { ManualClock, type OutgoingMessage, type StreamBus } from '../../src/str
 import { appendEvent, newEventId } from '../../src/domain/events.js';
 import { firstAttempt } from '../../src/outbox/fan-out.js';
 import { jsonOf } from '../../src/lib/json-text.js';
-import { emitEvent, insertCompany, insertEndpoint } from './harness.js';
-import { eventually, memoryLogger } from './wait.js';
+import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
+import { eventually, memoryLogger } from '../helpers/wait.js';
 
 /** A bus whose publish can be made to fail before or after the broker "acknowledged". */
 class FlakyBus implements StreamBus {

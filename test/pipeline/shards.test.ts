@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { shardOfId } from '../../src/lib/shards.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
-import { startReceiver } from './harness.js';
-import { eventually } from './wait.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
 const TOKEN = `gwk_${randomBytes(16).toString('hex')}`;

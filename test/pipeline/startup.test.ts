@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startGateway } from '../../src/roles/server.js';
-import { memoryLogger } from './wait.js';
+import { memoryLogger } from '../helpers/wait.js';
 
 async function freePort(): Promise<number> {
   const probe = net.createServer();

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, type IncomingMessage, type StreamBus, type Subscription } from '../../src/streams/stream.js';
-import { eventually } from '../pipeline/wait.js';
+import { eventually } from '../helpers/wait.js';
 
 export interface BusUnderTest {
   bus: StreamBus;

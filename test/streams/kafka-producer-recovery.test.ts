@@ -13,7 +13,7 @@ import { KafkaNames, KafkaTopicAdmin } from '../../src/streams/kafka/kafka-offse
 import { KafkaPublisher } from '../../src/streams/kafka/kafka-producer.js';
 import { decodeRecord } from '../../src/streams/kafka/kafka-records.js';
 import { systemClock } from '../../src/streams/stream.js';
-import { memoryLogger } from '../pipeline/wait.js';
+import { memoryLogger } from '../helpers/wait.js';
 
 const PRODUCE = 0;
 

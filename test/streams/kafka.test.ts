@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
 import { KafkaStreamBus } from '../../src/streams/kafka/kafka-stream.js';
-import { eventually, memoryLogger } from '../pipeline/wait.js';
+import { eventually, memoryLogger } from '../helpers/wait.js';
 import { streamConformance } from './conformance.js';
 
 // Against the real broker of test/global-setup.ts; every test uses its own topics and groups.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeyedRunner, type KeyedRunnerOptions } from '../../src/streams/keyed-runner.js';
 import type { IncomingMessage } from '../../src/streams/stream.js';
-import { eventually } from '../pipeline/wait.js';
+import { eventually } from '../helpers/wait.js';
 
 const msg = (key: string, id: string, notBefore = 0): IncomingMessage => ({ stream: 's', key, id, value: { id }, notBefore });
 

@@ -7,7 +7,7 @@ import { MIGRATIONS, migrate } from '../../src/store/engine/migrate.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite/sqlite-stream.js';
 import type { IncomingMessage } from '../../src/streams/stream.js';
 import { Store } from '../../src/store/store.js';
-import { memoryLogger } from '../pipeline/wait.js';
+import { memoryLogger } from '../helpers/wait.js';
 import { streamConformance } from './conformance.js';
 
 streamConformance(

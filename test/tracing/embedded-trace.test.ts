@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startTracing, type RunningTracing } from '../../src/tracing/sdk.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { ADMIN_TOKEN, callbackInfo, fixture } from '../ingest/helpers.js';
-import { startReceiver } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { callbackInfo, fixture } from '../helpers/callbacks.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';

@@ -5,7 +5,7 @@ import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { describe, expect, inject, it } from 'vitest';
 import { KafkaStreamBus } from '../../src/streams/kafka/kafka-stream.js';
 import { isTracing } from '../../src/tracing/tracer.js';
-import { eventually, memoryLogger } from '../pipeline/wait.js';
+import { eventually, memoryLogger } from '../helpers/wait.js';
 
 describe('Kafka message headers', () => {
   it('carries message-id and not-before only while tracing is off, and a given traceparent, in headers or packed entries', async () => {

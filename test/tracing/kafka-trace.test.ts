@@ -11,9 +11,10 @@ import { startTracing, type RunningTracing } from '../../src/tracing/sdk.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { fixture } from '../ingest/helpers.js';
-import { startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { fixture } from '../helpers/callbacks.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';
@@ -21,7 +22,7 @@ const kafkaEnv = { GATEWAY_KAFKA_BROKERS: inject('kafkaBrokers'), GATEWAY_KAFKA_
 
 let otlp: OtlpReceiver;
 let tracing: RunningTracing;
-let core: PipelineGateway;
+let core: TestGateway;
 let fake: FakeProvider;
 let worker: GatewayProcess;
 const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-otel-worker-'));
@@ -32,7 +33,7 @@ beforeAll(async () => {
   const otelEnv = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
   Object.assign(process.env, otelEnv);
   tracing = (await startTracing(loadConfig(otelEnv).tracing, { role: 'core', version: 'test' }))!;
-  core = await startPipelineGateway(systemClock, { ...kafkaEnv, ...fake.env() }, 'core');
+  core = await startTestGateway({ ...TO_RECEIVERS, ...kafkaEnv, ...fake.env() }, { clock: systemClock, role: 'core', streams: 'kafka' });
   worker = await startGatewayProcess('worker', {
     ...kafkaEnv,
     ...fake.env(),
@@ -62,7 +63,7 @@ function one(spans: ReceivedSpan[], what: string, match: (span: ReceivedSpan) =>
 }
 
 async function api(method: string, urlPath: string, json: unknown): Promise<any> {
-  const response = await fetch(`${core.baseUrl}${urlPath}`, { method, headers: { 'content-type': 'application/json', 'x-private-api-token': core.apiToken }, body: JSON.stringify(json) });
+  const response = await fetch(`${core.baseUrl}${urlPath}`, { method, headers: { 'content-type': 'application/json', 'x-private-api-token': core.token }, body: JSON.stringify(json) });
   return response.json();
 }
 

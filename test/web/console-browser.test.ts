@@ -3,14 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
 import { launchChromium } from '../helpers/browser.js';
 import { screenshot, watchedPage } from '../helpers/pages.js';
-import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { ADMIN_TOKEN, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 // The operator console in a real headless Chromium against a real gateway: log in, find a failed
 // delivery, replay it and see the webhook arrive, bulk-replay to completion, manage an endpoint,
 // watch the pipeline. Every page must run without a script error or a CSP violation.
 
-let gw: PipelineGateway;
+let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let browser: Browser;
 let context: BrowserContext;
@@ -23,7 +25,7 @@ let acmeEndpoint: number;
 const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
 
 beforeAll(async () => {
-  gw = await startPipelineGateway(new ManualClock(), { GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
+  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock: new ManualClock() });
   receiver = await startReceiver(() => [], () => (failing ? { status: 500, body: `<h1>oops</h1>${HOSTILE}` } : { status: 204 }));
   acme = insertCompany(gw.store, 'Acme');
   globex = insertCompany(gw.store, 'Globex');

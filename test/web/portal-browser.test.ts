@@ -3,14 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
 import { launchChromium } from '../helpers/browser.js';
 import { screenshot, watchedPage } from '../helpers/pages.js';
-import { emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 // The company portal in a real headless Chromium: a link made with the API token opens it; the
 // company adds an endpoint, sends it a test event, changes its filter, rotates its secret,
 // disables it, reads its event log and replays; another company's ids lead nowhere.
 
-let gw: PipelineGateway;
+let gw: TestGateway;
 let failingReceiver: Awaited<ReturnType<typeof startReceiver>>;
 let newReceiver: Awaited<ReturnType<typeof startReceiver>>;
 let browser: Browser;
@@ -24,7 +26,7 @@ let globexDelivery: { id: string; event_id: string };
 let linkUrl: string;
 
 beforeAll(async () => {
-  gw = await startPipelineGateway(new ManualClock(), { GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
+  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock: new ManualClock() });
   failingReceiver = await startReceiver(() => [], () => (failing ? { status: 502, body: 'bad gateway' } : { status: 200 }));
   newReceiver = await startReceiver(() => secrets, () => ({ status: 204 }));
   acme = gw.store.companies.insert({ accountId: 1, name: 'Acme <Shipping>', phone: null, description: null, webhookUrl: null }).id;
@@ -35,7 +37,7 @@ beforeAll(async () => {
   emitEvent(gw.store, globex, 'message.create', { id: 99, text: 'globex secret plans' });
   await eventually('four failed deliveries', async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 4);
   globexDelivery = (await gw.admin('GET', `/admin/deliveries?company_id=${globex}`)).body.deliveries[0];
-  const res = await fetch(`${gw.baseUrl}/api/p2/companies/${acme}/portal_sessions`, { method: 'POST', headers: { 'x-private-api-token': gw.apiToken } });
+  const res = await fetch(`${gw.baseUrl}/api/p2/companies/${acme}/portal_sessions`, { method: 'POST', headers: { 'x-private-api-token': gw.token } });
   linkUrl = ((await res.json()) as { portal_session: { url: string } }).portal_session.url;
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

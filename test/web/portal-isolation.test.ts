@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
-import { expectErrorShape, type TestResponse } from '../helpers/gateway.js';
-import { ADMIN_TOKEN, emitEvent, insertCompany, insertEndpoint, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { expectErrorShape, type TestResponse, ADMIN_TOKEN, TO_RECEIVERS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 // The company portal's links and sessions, and its isolation: a session of company A reaches
 // nothing of company B, whatever ids or fields it sends (like the REST API's isolation tests).
 
-let gw: PipelineGateway;
+let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let companyA: number;
 let companyB: number;
@@ -36,7 +37,7 @@ async function call(method: string, path: string, options: { json?: unknown; hea
   return { status: response.status, headers: { ...raw, 'set-cookie': response.headers.getSetCookie() }, text, body };
 }
 
-async function link(companyId: number, token = gw.apiToken): Promise<string> {
+async function link(companyId: number, token = gw.token): Promise<string> {
   const res = await call('POST', `/api/p2/companies/${companyId}/portal_sessions`, { token });
   expect(res.status).toBe(201);
   return new URL(res.body.portal_session.url).hash.slice(1);
@@ -53,7 +54,7 @@ async function enter(linkToken: string): Promise<{ cookie: string; csrf: string;
 const asA = (method: string, path: string, json?: unknown) => call(method, path, { json, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
 
 beforeAll(async () => {
-  gw = await startPipelineGateway(new ManualClock(), { GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
+  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock: new ManualClock() });
   receiver = await startReceiver(() => [], () => ({ status: 500 }));
   companyA = insertCompany(gw.store, 'A');
   companyB = insertCompany(gw.store, 'B');
@@ -73,7 +74,7 @@ afterAll(async () => {
 
 describe('portal links', () => {
   it("answers a link into the company's portal, valid for ten minutes, its token stored as a digest only", async () => {
-    const res = await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: gw.apiToken });
+    const res = await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: gw.token });
     expect(res.status).toBe(201);
     expect(res.body.portal_session).toEqual({ company_id: companyA, url: expect.stringMatching(new RegExp(`^${gw.baseUrl}/portal/enter#gwp_[A-Za-z0-9_-]{43}$`)), expires_at: expect.any(String) });
     const ttl = Date.parse(res.body.portal_session.expires_at) - Date.now();
@@ -88,8 +89,8 @@ describe('portal links', () => {
   it("refuses a link to another account's company, an unknown one, and a caller without a valid API token", async () => {
     gw.store.transaction(() => gw.store.accounts.createWithToken('other', sha256('gwk_other_account_token_0123')));
     expectErrorShape(await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: 'gwk_other_account_token_0123' }), 404, 'not_found');
-    expectErrorShape(await call('POST', '/api/p2/companies/999999/portal_sessions', { token: gw.apiToken }), 404, 'not_found');
-    expectErrorShape(await call('POST', '/api/p2/companies/abc/portal_sessions', { token: gw.apiToken }), 404, 'not_found');
+    expectErrorShape(await call('POST', '/api/p2/companies/999999/portal_sessions', { token: gw.token }), 404, 'not_found');
+    expectErrorShape(await call('POST', '/api/p2/companies/abc/portal_sessions', { token: gw.token }), 404, 'not_found');
     expectErrorShape(await call('POST', `/api/p2/companies/${companyA}/portal_sessions`), 401, 'unauthorized');
     expectErrorShape(await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: 'gwk_wrong' }), 401, 'unauthorized');
   });

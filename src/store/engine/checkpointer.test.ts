@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, memoryLogger } from '../../../test/pipeline/wait.js';
+import { eventually, memoryLogger } from '../../../test/helpers/wait.js';
 import { WalCheckpointer, type CheckpointReport } from './checkpointer.js';
 import { openDatabase, type Db } from './db.js';
 

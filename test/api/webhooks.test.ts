@@ -355,7 +355,7 @@ describe('PUT and PATCH /api/p2/companies/:companyId/webhooks/:id', () => {
     // A private address, not allow-listed here: the test POST is refused before it connects.
     const res = await refused(() => gw.request('PATCH', hookPath(company, hook.id), { json: { active: true } }), 422, 'validation_failed');
     expect(failingFields(res)).toEqual(['active']);
-    // test/http/webhook-endpoints-compat.test.ts re-activates one through a receiver that answers.
+    // test/api/webhook-endpoints-compat.test.ts re-activates one through a receiver that answers.
   });
 
   it.each<[string, Body, string[]]>([

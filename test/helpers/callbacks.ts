@@ -5,10 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import type { Store } from '../../src/store/store.js';
-import { emittedEvents, newEvents } from '../helpers/events.js';
-import type { TestGateway, TestResponse } from '../helpers/gateway.js';
+import { emittedEvents, newEvents } from './events.js';
+import { ADMIN_TOKEN, type TestGateway, type TestResponse } from './gateway.js';
 
-export const ADMIN_TOKEN = 'admin-token-of-the-ingest-tests-0123';
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'callbacks');
 
 /** A recorded payload, as the exact bytes the provider sent. */
@@ -131,4 +130,38 @@ export function postBytes(gw: TestGateway, pathAndQuery: string, body: Buffer, h
 export function messageOfEvent(object: unknown): Record<string, unknown> {
   const { contact: _contact, conversation: _conversation, ...message } = object as Record<string, unknown>;
   return message;
+}
+
+export interface CallbackChannels {
+  companyId: number;
+  /** A bot-style channel and its secret token. */
+  botChannel: number;
+  botSecret: string;
+  /** A cloud-style channel, its app secret and its verify token. */
+  cloudChannel: number;
+  appSecret: string;
+  verifyToken: string;
+  /** A connector channel (created through v2) and its signing secret. */
+  connectorChannel: number;
+  connectorSecret: string;
+}
+
+/** A company with a channel of each callback family, created through the API; the gateway needs GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN. */
+export async function createCallbackChannels(gw: TestGateway, companyName: string): Promise<CallbackChannels> {
+  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: companyName } })).body.data.external_id as number;
+  const create = async (json: Record<string, unknown>) => (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json })).body.data.external_id as number;
+  const botChannel = await create({ provider: 'chat_b', token: '123456:bot-token' });
+  const cloudChannel = await create({ provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' });
+  const connectorChannel = (await gw.request('POST', `/api/p2/companies/${companyId}/auths`, { json: { provider: 'chat_d' } })).body.auth.id as number;
+  const cloud = await callbackInfo(gw, cloudChannel);
+  return {
+    companyId,
+    botChannel,
+    botSecret: (await callbackInfo(gw, botChannel)).secrets.secret_token!,
+    cloudChannel,
+    appSecret: cloud.secrets.app_secret!,
+    verifyToken: cloud.secrets.verify_token!,
+    connectorChannel,
+    connectorSecret: (await callbackInfo(gw, connectorChannel)).secrets.signing_secret!,
+  };
 }

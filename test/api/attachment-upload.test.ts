@@ -2,25 +2,24 @@
 // content/ru/v2/attachments/upload-attachment.md, the object of content/en/v2/attachments/index.md):
 // the company in the body, a multipart file or a file_url, through the real HTTP API.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import { startHttpServer, type HttpServer } from '../helpers/receiver.js';
 
 const MAX_BYTES = 4096;
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', name));
 
 let gw: TestGateway;
 let companyId: number;
-let files: http.Server;
+let files: HttpServer;
 let filesUrl: string;
 
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_ATTACHMENT_MAX_BYTES: String(MAX_BYTES), GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', GATEWAY_ATTACHMENT_FETCH_TIMEOUT: '700ms' });
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Uploads Co' } })).body.data.external_id as number;
   // What file_url points at: files, a redirect, a 404, an endless body and a server that never answers.
-  files = http.createServer((req, res) => {
+  files = await startHttpServer((req, res) => {
     const url = req.url ?? '';
     if (url === '/media/photo%201.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(fixture('image.png'));
     if (url === '/voice.ogg') return void res.writeHead(200, { 'content-type': 'audio/ogg' }).end(fixture('voice.ogg'));
@@ -36,13 +35,11 @@ beforeAll(async () => {
     if (url === '/hang') return; // never answers
     res.writeHead(404).end('no such file');
   });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  filesUrl = files.origin;
 });
 
 afterAll(async () => {
-  files?.closeAllConnections();
-  await new Promise<void>((resolve) => (files ? files.close(() => resolve()) : resolve()));
+  await files?.close();
   await gw?.close();
 });
 

@@ -9,7 +9,7 @@ import { eventTypeListResponse } from '../../schemas/v2/event-types.js';
 import { assertValidEvent, emittedEvents } from '../helpers/events.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
-import { startReceiver } from '../pipeline/harness.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 let gw: TestGateway;
 /** Answers 200 to everything: enabling an endpoint sends it the activation's test POST first. */

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
-import { ADMIN_TOKEN as INGEST_ADMIN_TOKEN, fixture } from '../ingest/helpers.js';
+import { fixture } from '../helpers/callbacks.js';
 import { emittedEvents } from '../helpers/events.js';
-import { startTestGateway } from '../helpers/gateway.js';
-import { insertEndpoint, newSecret, startPipelineGateway, startReceiver, type PipelineGateway } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { ADMIN_TOKEN, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { insertEndpoint, newSecret } from '../helpers/pipeline.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const METRICS_TOKEN = 'metrics-token-of-the-tests-0123';
 
@@ -13,25 +14,25 @@ function samples(text: string, name: string): string[] {
   return text.split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
 }
 
-async function scrape(gw: PipelineGateway, token: string | null = METRICS_TOKEN): Promise<{ status: number; type: string | null; text: string }> {
+async function scrape(gw: TestGateway, token: string | null = METRICS_TOKEN): Promise<{ status: number; type: string | null; text: string }> {
   const response = await fetch(`${gw.baseUrl}/metrics`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
 }
 
 describe('GET /metrics', () => {
-  let gw: PipelineGateway;
+  let gw: TestGateway;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let gone: Awaited<ReturnType<typeof startReceiver>>;
   let channelId: number;
   let secretToken: string;
 
   beforeAll(async () => {
-    gw = await startPipelineGateway(systemClock, { GATEWAY_METRICS_TOKEN: METRICS_TOKEN, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1h' });
+    gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_METRICS_TOKEN: METRICS_TOKEN, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1h' }, { clock: systemClock });
     const secret = newSecret();
     receiver = await startReceiver(() => [secret]);
     // Answers 500 to its first call (a retry is scheduled) and 410 to its second (it gets disabled).
     gone = await startReceiver(() => [secret], (n) => (n === 1 ? { status: 500 } : { status: 410 }));
-    const headers = { 'content-type': 'application/json', 'x-private-api-token': gw.apiToken };
+    const headers = { 'content-type': 'application/json', 'x-private-api-token': gw.token };
     const company = (await (await fetch(`${gw.baseUrl}/p1/companies`, { method: 'POST', headers, body: JSON.stringify({ name: 'Metrics Co' }) })).json()) as {
       data: { external_id: number };
     };
@@ -58,7 +59,7 @@ describe('GET /metrics', () => {
     expect(missing.status).toBe(401);
     expect(JSON.parse(missing.text).errors[0]).toMatchObject({ code: 'unauthorized', detail: expect.stringContaining('GATEWAY_METRICS_TOKEN') });
     expect((await scrape(gw, `${METRICS_TOKEN}x`)).status).toBe(401);
-    expect((await scrape(gw, gw.apiToken)).status).toBe(401);
+    expect((await scrape(gw, gw.token)).status).toBe(401);
     const ok = await scrape(gw);
     expect(ok.status).toBe(200);
     expect(ok.type).toBe('text/plain; version=0.0.4; charset=utf-8');
@@ -143,10 +144,10 @@ describe('GET /metrics', () => {
 
 describe('GET /metrics without its own token', () => {
   it('takes the admin token when only GATEWAY_ADMIN_TOKEN is set', async () => {
-    const gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: INGEST_ADMIN_TOKEN });
+    const gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
     try {
       expect((await gw.request('GET', '/metrics', { token: null })).status).toBe(401);
-      const ok = await gw.request('GET', '/metrics', { token: null, headers: { authorization: `Bearer ${INGEST_ADMIN_TOKEN}` } });
+      const ok = await gw.request('GET', '/metrics', { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(ok.status).toBe(200);
       expect(ok.text).toContain('# TYPE gateway_callbacks_accepted_total counter');
     } finally {

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookListResponse, webhookTestResponse } from '../../schemas/v2/webhooks.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
-import { startReceiver, type Answer } from '../pipeline/harness.js';
-import { eventually } from '../pipeline/wait.js';
+import { startReceiver, type Answer } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -167,7 +167,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
   });
 });
 
-describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test (issue #23 point 6), the same test POST on demand', () => {
+describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test, the same test POST on demand', () => {
   it('sends the signed test POST and answers its outcome, whether or not the endpoint is active', async () => {
     const company = await newCompany();
     const hook = await createAtReceiver(company);
