@@ -13,6 +13,7 @@ import { portalLinkRoutes } from './links.js';
 import { portalPolicy, sessionCompany } from './session.js';
 import { portalWebhookRoutes } from './webhooks.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { SsrfGuard } from '../dispatch/ssrf.js';
 
 export interface PortalDeps {
   store: Store;
@@ -24,6 +25,8 @@ export interface PortalDeps {
   replayer: Replayer | null;
   /** The daemon's metrics: endpoint state changes made in the portal are counted. */
   metrics?: Metrics;
+  /** The private-address guard: an endpoint's URL is checked against it when set. */
+  guard: SsrfGuard;
 }
 
 /**
@@ -87,7 +90,7 @@ export function portalRoutes(router: Router<AppState>, webRouter: Router<AppStat
     ctx.body = { session: null };
   });
 
-  const api = { store, session, body, replayer: deps.replayer, metrics: deps.metrics };
+  const api = { store, session, body, replayer: deps.replayer, metrics: deps.metrics, guard: deps.guard };
   portalWebhookRoutes(webRouter, api);
   portalEventLogRoutes(webRouter, api);
 }

@@ -15,6 +15,8 @@ import { MAX_ENDPOINTS_PER_COMPANY, type WebhookEndpointRow } from '../store/web
 import { sessionCompany } from './session.js';
 import { changeWebhookEndpoint } from '../domain/operational-events.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { SsrfGuard } from '../dispatch/ssrf.js';
+import { requireReachableUrl } from '../http/outbound-url.js';
 
 export interface PortalApiDeps {
   store: Store;
@@ -22,6 +24,7 @@ export interface PortalApiDeps {
   body: Middleware<AppState>;
   replayer: Replayer | null;
   metrics?: Metrics;
+  guard: SsrfGuard;
 }
 
 const createBody = validator(portalWebhookCreateBody);
@@ -46,7 +49,7 @@ export function companyEndpoint(store: Store, company: CompanyRow, param: string
  * filter, disable and enable, rotate the secret (the previous one keeps signing for 24 hours: the
  * overlap), and send a test event to one endpoint.
  */
-export function portalWebhookRoutes(router: Router<AppState>, { store, session, body, replayer, metrics }: PortalApiDeps): void {
+export function portalWebhookRoutes(router: Router<AppState>, { store, session, body, replayer, metrics, guard }: PortalApiDeps): void {
   const base = '/portal/api/webhooks';
 
   router.get(base, session, (ctx) => {
@@ -58,6 +61,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
   router.post(base, session, body, (ctx) => {
     const company = sessionCompany(store, ctx);
     const input = readBody(ctx, createBody);
+    requireReachableUrl(guard, input.url, 'url');
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
         throw ValidationFailed.field('', `A company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints. Remove one through the API first.`);
@@ -72,6 +76,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
     const company = sessionCompany(store, ctx);
     const endpoint = companyEndpoint(store, company, ctx.params.id);
     const input = readBody(ctx, updateBody);
+    if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
     if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
       throw new Conflict(`Webhook endpoint ${endpoint.id} is the company's webhook_url: change it through the API (PUT /p1/companies/${company.id}).`);
     }

@@ -149,13 +149,13 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, logger });
   channelRoutes(router, store, auth, flows, config.publicUrl);
   authRoutes(router, store, auth, flows);
-  webhookRoutes(router, store, auth, tester, metrics);
+  webhookRoutes(router, store, auth, tester, guard, metrics);
   eventTypeRoutes(router, auth);
   attachmentRoutes(router, store, auth, config, fetcher);
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
-  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics });
+  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics, guard });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
   oauthRoutes(router, store, flows);
   const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });

@@ -17,6 +17,8 @@ import { presentWebhook } from '../../presenters/webhook.js';
 import { toMeta } from './paging.js';
 import { changeWebhookEndpoint } from '../../domain/operational-events.js';
 import type { Metrics } from '../../metrics/metrics.js';
+import type { SsrfGuard } from '../../dispatch/ssrf.js';
+import { requireReachableUrl } from '../../http/outbound-url.js';
 
 const createBody = validator(webhookCreateBody);
 const updateBody = validator(webhookUpdateBody);
@@ -32,7 +34,7 @@ const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook e
  * active through an update only once it answered the signed test POST (src/dispatch/endpoint-test.ts)
  * with a 2xx; `POST .../test` sends that same POST on demand.
  */
-export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, tester: EndpointTester, metrics?: Metrics): void {
+export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, tester: EndpointTester, guard: SsrfGuard, metrics?: Metrics): void {
   const base = '/api/p2/companies/:companyId/webhooks';
 
   router.get(base, auth, (ctx) => {
@@ -51,6 +53,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
     const company = findCompany(store, ctx, 'companyId');
     const input = readInput(ctx, createBody);
     matchPathCompany(company, input.company_id);
+    requireReachableUrl(guard, input.url, 'url');
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
         throw ValidationFailed.field('', `Company ${company.id} cannot have another webhook endpoint: ${LIMIT_TEXT}. Delete one first.`);
@@ -80,6 +83,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
       const { company, endpoint } = findEndpoint(store, ctx);
       const input = readInput(ctx, updateBody);
       matchPathCompany(company, input.company_id);
+      if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
       if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
         throw new Conflict(
           `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
@@ -115,6 +119,8 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
   router.post(`${base}/:id/test`, auth, async (ctx) => {
     const { company, endpoint } = findEndpoint(store, ctx);
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
+    // An address refused by the guard is named here, not reported as a failed test POST.
+    requireReachableUrl(guard, endpoint.url, 'url');
     ctx.body = { test: await tester.send(endpoint) };
   });
 
