@@ -11,6 +11,7 @@ import { validator } from '../http/validate.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { authenticateAdmin } from './authenticate-admin.js';
+import type { AuthThrottle } from '../http/auth-throttle.js';
 import { endpointRoutes, requireKnownCompany } from './endpoints.js';
 import { presentAttempt, presentDelivery, presentReplayTask } from '../presenters/admin.js';
 
@@ -23,6 +24,8 @@ export interface AdminDeps {
   consoleSession?: Middleware<AppState>;
   /** The daemon's metrics: the pipeline page reads its attempt rates and stream lag. */
   metrics?: Metrics;
+  /** Counts and slows wrong admin tokens, shared with /metrics and the console login. */
+  throttle?: AuthThrottle;
   now?: () => number;
 }
 
@@ -36,7 +39,7 @@ const validateBulkReplay = validator(adminBulkReplayBody);
 export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
   const { store } = deps;
   const now = deps.now ?? Date.now;
-  const auth = authenticateAdmin(deps.adminToken, { consoleSession: deps.consoleSession });
+  const auth = authenticateAdmin(deps.adminToken, { consoleSession: deps.consoleSession, throttle: deps.throttle });
   const body = parseBody(deps.bodyLimits);
   const replayer = (): Replayer => {
     if (deps.replayer === null) throw new ServiceUnavailable('Replays need the pipeline, which is not running in this process.');

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { digestApiToken } from '../domain/tokens.js';
 import type { AccountStore } from '../store/accounts.js';
+import type { AuthThrottle } from './auth-throttle.js';
 import type { AppState } from './context.js';
 import { Unauthorized } from '../errors/errors.js';
 
@@ -15,7 +16,7 @@ const noop = async (): Promise<void> => {};
  * the check when the token can only be there; otherwise an unauthenticated caller costs no parsing.
  * The token is removed from the request input so that no handler or log ever sees it.
  */
-export function authenticate(accounts: AccountStore, parseBody: Middleware<AppState>): Middleware<AppState> {
+export function authenticate(accounts: AccountStore, parseBody: Middleware<AppState>, throttle?: AuthThrottle): Middleware<AppState> {
   return async (ctx, next) => {
     let token = ctx.get(TOKEN_HEADER) || firstString(ctx.query[TOKEN_FIELD]);
     if (token === undefined) {
@@ -32,7 +33,10 @@ export function authenticate(accounts: AccountStore, parseBody: Middleware<AppSt
       );
     }
     const account = accounts.findByTokenDigest(digestApiToken(token));
-    if (account === undefined) throw new Unauthorized('The API token is invalid or has been revoked.');
+    if (account === undefined) {
+      await throttle?.apiFailed(ctx);
+      throw new Unauthorized('The API token is invalid or has been revoked.');
+    }
     ctx.state.account = account;
 
     await parseBody(ctx, noop);

@@ -143,5 +143,16 @@ const adminOps: Operation[] = [
   { method: 'get', path: '/admin/channels/:id/callback', tag: 'admin', summary: "A channel's callback URL and verification secrets (operators only)", auth: 'admin', success: { status: 200 } },
 ];
 
+/** Routes taking the admin token answer 429 while the client's address waits after wrong ones (src/http/auth-throttle.ts). */
+const throttled = (op: Operation): Operation => ({ ...op, errors: [...new Set([...(op.errors ?? []), 429])] });
+
 /** Every route of the API; test/http/openapi.test.ts fails when a registered route is missing here. */
-export const OPERATIONS: readonly Operation[] = [...service, ...v1, ...v2, ...authOps, ...webhookOps, ...callbackOps, ...adminOps];
+export const OPERATIONS: readonly Operation[] = [
+  ...service.map((op) => (op.path === '/metrics' ? throttled(op) : op)),
+  ...v1,
+  ...v2,
+  ...authOps,
+  ...webhookOps,
+  ...callbackOps,
+  ...adminOps.map(throttled),
+];

@@ -35,6 +35,7 @@ import type { StreamClientHealth } from '../streams/stream.js';
 import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { Metrics } from '../metrics/metrics.js';
 import { authenticate } from '../http/authenticate.js';
+import { AuthThrottle } from '../http/auth-throttle.js';
 import { idempotency } from '../http/idempotency.js';
 import { rateLimit } from '../http/rate-limit.js';
 import { parseBody } from '../http/body.js';
@@ -80,10 +81,13 @@ function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: numb
   return { pending, oldest_pending_age_ms: oldestCreatedAt === null ? null : Math.max(0, Date.now() - oldestCreatedAt) };
 }
 
-/** Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz. */
-export function metricsAuth(config: Pick<Config, 'metricsToken' | 'adminToken'>): Middleware<AppState>[] {
-  if (config.metricsToken !== null) return [authenticateAdmin(config.metricsToken, { setting: 'GATEWAY_METRICS_TOKEN', what: 'metrics token' })];
-  return config.adminToken !== null ? [authenticateAdmin(config.adminToken)] : [];
+/**
+ * Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.
+ * Wrong tokens are counted and slowed by the process's throttle, with the admin API's and the console's.
+ */
+export function metricsAuth(config: Pick<Config, 'metricsToken' | 'adminToken'>, throttle: AuthThrottle): Middleware<AppState>[] {
+  if (config.metricsToken !== null) return [authenticateAdmin(config.metricsToken, { setting: 'GATEWAY_METRICS_TOKEN', what: 'metrics token', throttle, face: 'metrics' })];
+  return config.adminToken !== null ? [authenticateAdmin(config.adminToken, { throttle, face: 'metrics' })] : [];
 }
 
 /** The paths of the browser faces: their answers carry the strict Content-Security-Policy. */
@@ -109,8 +113,10 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const sharedAssets = new AssetFolder(webDir('shared'));
   webRouter.get('/assets/:file', sharedAssets.serve());
   const body = parseBody(config);
+  // Wrong admin tokens on every path taking one (admin API, /metrics, console login), and wrong API tokens.
+  const guessing = new AuthThrottle(config, metrics);
   // Every API route: the token, then the rate limit of its group, then the Idempotency-Key of a POST.
-  const authenticated = authenticate(store.accounts, body);
+  const authenticated = authenticate(store.accounts, body, guessing);
   const limited = rateLimit(config.apiLimits.rateLimits);
   const idempotent = idempotency(store);
   const auth: Middleware<AppState> = (ctx, next) => authenticated(ctx, () => limited(ctx, () => idempotent(ctx, next)));
@@ -139,7 +145,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
     };
   });
 
-  router.get('/metrics', ...metricsAuth(config), async (ctx) => {
+  router.get('/metrics', ...metricsAuth(config, guessing), async (ctx) => {
     const { contentType, text } = await metrics.scrape();
     ctx.type = contentType;
     ctx.body = text;
@@ -161,10 +167,10 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
-    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, bodyLimits: config });
-    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimits: config, consoleSession, metrics });
-    adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret });
-    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimits: config, sandbox: config.providers.sandbox });
+    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, bodyLimits: config, throttle: guessing });
+    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimits: config, consoleSession, metrics, throttle: guessing });
+    adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, throttle: guessing });
+    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimits: config, sandbox: config.providers.sandbox, throttle: guessing });
   }
 
   // Tracing on: a span around everything, the request line included (it carries the span's ids).
