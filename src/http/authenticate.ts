@@ -3,7 +3,7 @@ import { digestApiToken } from '../domain/tokens.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import type { AppState } from './context.js';
-import { Unauthorized } from '../errors/errors.js';
+import { RequestTimeout, Unauthorized } from '../errors/errors.js';
 
 export const TOKEN_HEADER = 'x-private-api-token';
 export const TOKEN_FIELD = 'private_api_token';
@@ -22,7 +22,8 @@ export function authenticate(accounts: AccountStore, parseBody: Middleware<AppSt
     if (token === undefined) {
       try {
         await parseBody(ctx, noop);
-      } catch {
+      } catch (error) {
+        if (error instanceof RequestTimeout) throw error;
         throw new Unauthorized('No API token was provided (and the request body could not be read to look for one).');
       }
       token = firstString(bodyOf(ctx)?.[TOKEN_FIELD]);

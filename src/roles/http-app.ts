@@ -164,7 +164,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics, guard });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
   oauthRoutes(router, store, flows);
-  const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });
+  const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, bodyTimeoutMs: config.bodyTimeoutMs, jsonMaxDepth: config.jsonMaxDepth, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
     const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, bodyLimits: config, throttle: guessing });
