@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { digestApiToken, sameSecret } from '../domain/tokens.js';
+import { randomBytes } from 'node:crypto';
+import { keyedDigest, sameSecret } from '../domain/tokens.js';
 import { Unauthorized, ValidationFailed } from '../errors/errors.js';
 import { parseBody, type BodyLimits } from '../http/body.js';
 import type { AuthThrottle } from '../http/auth-throttle.js';
@@ -33,7 +34,10 @@ export const CONSOLE_SESSION = { face: 'console', cookieName: 'gw_console', cook
 export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Middleware<AppState> {
   const { store } = deps;
   const policy: SessionPolicy = { ...CONSOLE_SESSION, secure: deps.secureCookies };
-  const credential = digestApiToken(deps.adminToken);
+  // What a console session records of the admin token it was opened with: an HMAC under a key of
+  // this process, never stored, so the sessions table holds nothing to guess the token from offline.
+  // A changed token, or a restart, ends every console session.
+  const credential = keyedDigest(deps.adminToken, randomBytes(32));
   const session = sessionAuth(store, policy, credential);
   const body = parseBody(deps.bodyLimits);
   const pages = new AssetFolder(webDir('console'));

@@ -40,7 +40,7 @@ export function csrfTokenOf(sessionToken: string): string {
 /**
  * Opens a session: a random token (32 bytes) goes into an HttpOnly, SameSite=Strict cookie; the
  * store keeps its SHA-256 digest only. `scope` is the company of a portal session, or the digest
- * of the admin token a console session was opened with.
+ * of the admin token a console session was opened with (an HMAC under a key of the process).
  */
 export function openSession(
   ctx: AppContext,

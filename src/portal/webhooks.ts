@@ -4,7 +4,7 @@ import { portalEmptyBody, portalWebhookCreateBody, portalWebhookUpdateBody } fro
 import { newEventId } from '../domain/events.js';
 import { ReplayRefused, type Replayer } from '../dispatch/replay.js';
 import { Conflict, NotFound, ServiceUnavailable, ValidationFailed } from '../errors/errors.js';
-import type { AppState, RouteContext } from '../http/context.js';
+import { answersSecret, type AppState, type RouteContext } from '../http/context.js';
 import { pathId } from '../http/params.js';
 import { validator, type Validator } from '../http/validate.js';
 import { presentDelivery, presentEndpointHealth } from '../presenters/admin.js';
@@ -69,6 +69,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
       return store.webhooks.create({ companyId: company.id, source: 'api', url: input.url, eventTypes: input.event_types ?? null, active: true });
     });
     ctx.status = 201;
+    answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(created, { withSecret: true }) };
   });
 
@@ -92,6 +93,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
     readBody(ctx, emptyBody);
     const rotated = store.transaction(() => store.webhooks.rotate(endpoint.id));
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
+    answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
   });
 

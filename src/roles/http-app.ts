@@ -90,6 +90,20 @@ export function metricsAuth(config: Pick<Config, 'metricsToken' | 'adminToken'>,
   return config.adminToken !== null ? [authenticateAdmin(config.adminToken, { throttle, face: 'metrics' })] : [];
 }
 
+/**
+ * Every answer but a callback's: `X-Content-Type-Options: nosniff`, and `Cache-Control: no-store`
+ * unless the route chose its caching (files, web assets). Answers carry an account's data, secrets
+ * (webhook secrets, portal links) and event bodies: no shared or browser cache may keep them.
+ */
+const privateAnswers: Middleware<AppState> = async (ctx, next) => {
+  try {
+    await next();
+  } finally {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
+  }
+};
+
 /** The paths of the browser faces: their answers carry the strict Content-Security-Policy. */
 const WEB_PATHS = /^\/(console|portal|assets)(\/|$)/;
 
@@ -181,6 +195,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   app.use(checkQuery(config.queryMaxBytes));
   // POST /callbacks/:provider/:channelId without the router's per-request matching and composing.
   app.use(callbacks);
+  app.use(privateAnswers);
   const webHeaders = webSecurityHeaders();
   app.use((ctx, next) => (WEB_PATHS.test(ctx.path) ? webHeaders(ctx, next) : next()));
   app.use(router.routes());

@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { V1_WEBHOOK_EVENT_TYPES } from '../../../schemas/objects/webhook.js';
 import { webhookActionBody, webhookCreateBody, webhookListQuery, webhookUpdateBody } from '../../../schemas/v2/webhooks.js';
 import { describeFailure, type EndpointTester } from '../../dispatch/endpoint-test.js';
-import type { AppState, RouteContext } from '../../http/context.js';
+import { answersSecret, type AppState, type RouteContext } from '../../http/context.js';
 import { Conflict, NotFound, ValidationFailed } from '../../errors/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
@@ -69,6 +69,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
       });
     });
     ctx.status = 201;
+    answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(created, { withSecret: true }) };
   });
 
@@ -129,6 +130,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
     const rotated = store.transaction(() => store.webhooks.rotate(endpoint.id));
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
+    answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
   });
 }
