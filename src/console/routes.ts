@@ -15,6 +15,8 @@ export interface ConsoleDeps {
   adminToken: string;
   /** Cookies get the Secure flag when the daemon is reached over https. */
   secureCookies: boolean;
+  /** The origin of GATEWAY_PUBLIC_URL when set: the one the login must come from. */
+  publicOrigin?: string | null;
   bodyLimits: BodyLimits;
   /**
    * Counts and slows wrong admin tokens, shared with the admin API and /metrics: the admin token may
@@ -60,7 +62,7 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
   router.get('/console/assets/:file', pages.serve());
 
   router.post('/console/session', body, async (ctx) => {
-    requireSameOriginJson(ctx);
+    requireSameOriginJson(ctx, deps.publicOrigin ?? null);
     const token = (ctx.request.body as { token?: unknown } | undefined)?.token;
     if (typeof token !== 'string' || token === '') throw ValidationFailed.field('token', 'token must be the admin token (GATEWAY_ADMIN_TOKEN)');
     await deps.throttle.admit(ctx, 'console');

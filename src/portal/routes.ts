@@ -21,6 +21,8 @@ export interface PortalDeps {
   apiAuth: Middleware<AppState>;
   publicUrl: string;
   secureCookies: boolean;
+  /** The origin of GATEWAY_PUBLIC_URL when set: the one a link's exchange must come from. */
+  publicOrigin?: string | null;
   bodyLimits: BodyLimits;
   replayer: Replayer | null;
   /** The daemon's metrics: endpoint state changes made in the portal are counted. */
@@ -64,7 +66,7 @@ export function portalRoutes(router: Router<AppState>, webRouter: Router<AppStat
 
   // Exchanges a link's token, once, for a session of its company.
   webRouter.post('/portal/session', body, (ctx) => {
-    requireSameOriginJson(ctx);
+    requireSameOriginJson(ctx, deps.publicOrigin ?? null);
     const token = (ctx.request.body as { token?: unknown } | undefined)?.token;
     if (typeof token !== 'string' || token === '' || token.length > 200) throw ValidationFailed.field('token', 'token must be the token of a portal link');
     const now = Date.now();

@@ -119,10 +119,13 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   /** Closes the app's own outbound clients (test POSTs to webhook endpoints, attachment downloads). */
   close(): Promise<void>;
 } {
-  const app = new Koa<AppState>({ proxy: false });
+  // Behind GATEWAY_TRUST_PROXY proxies, ctx.ip (the throttles' source address) is the client's as
+  // the nearest trusted proxy saw it; otherwise X-Forwarded-* headers are ignored.
+  const app = new Koa<AppState>({ proxy: config.trustProxy > 0, maxIpsCount: config.trustProxy });
   app.silent = true; // errors are rendered and logged by our own middleware
   const router = new Router<AppState>();
   const webRouter = new Router<AppState>();
+  // Cookies are Secure whenever the public URL is https (a TLS proxy in front: docs/operations.md).
   const secureCookies = config.publicUrl.startsWith('https:');
   const sharedAssets = new AssetFolder(webDir('shared'));
   webRouter.get('/assets/:file', sharedAssets.serve());
@@ -175,13 +178,13 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, config.publicUrl);
   templateRoutes(router, store, auth);
-  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics, guard });
+  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics, guard, publicOrigin: config.publicOrigin });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
   oauthRoutes(router, store, flows);
   const callbacks = callbackRoutes(router, { store, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, bodyTimeoutMs: config.bodyTimeoutMs, jsonMaxDepth: config.jsonMaxDepth, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
-    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, bodyLimits: config, throttle: guessing });
+    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, publicOrigin: config.publicOrigin, bodyLimits: config, throttle: guessing });
     adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimits: config, consoleSession, metrics, throttle: guessing });
     adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, throttle: guessing });
     adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, publicUrl: config.publicUrl, bodyLimits: config, sandbox: config.providers.sandbox, throttle: guessing });
