@@ -13,6 +13,7 @@ import type { Store } from '../store/store.js';
 import { authenticateAdmin } from './authenticate-admin.js';
 import type { AuthThrottle } from '../http/auth-throttle.js';
 import { endpointRoutes, requireKnownCompany } from './endpoints.js';
+import { adminTokenRoutes } from './tokens.js';
 import { presentAttempt, presentDelivery, presentReplayTask } from '../presenters/admin.js';
 
 export interface AdminDeps {
@@ -112,4 +113,5 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
   });
 
   endpointRoutes(router, { store, auth, body, metrics: deps.metrics, now });
+  adminTokenRoutes(router, { store, auth, now });
 }

@@ -16,6 +16,14 @@ export function generateApiToken(): string {
 }
 
 /**
+ * What a list shows of an API token: `gwk_` and its next 8 characters (48 of its 256 random bits).
+ * A token of another shape (a GATEWAY_BOOTSTRAP_TOKEN an operator chose) shows nothing: null.
+ */
+export function tokenPrefix(token: string): string | null {
+  return token.startsWith('gwk_') && token.length >= 40 ? token.slice(0, 12) : null;
+}
+
+/**
  * Tokens are high-entropy secrets, so a plain SHA-256 digest is the right storage form: it is
  * looked up by index (no per-row comparison to time) and a leaked table reveals no usable token.
  */

@@ -36,6 +36,7 @@ import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { Metrics } from '../metrics/metrics.js';
 import { authenticate } from '../http/authenticate.js';
 import { AuthThrottle } from '../http/auth-throttle.js';
+import { TokenUse } from '../http/token-use.js';
 import { idempotency } from '../http/idempotency.js';
 import { rateLimit } from '../http/rate-limit.js';
 import { parseBody } from '../http/body.js';
@@ -133,7 +134,8 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   // Wrong admin tokens on every path taking one (admin API, /metrics, console login), and wrong API tokens.
   const guessing = new AuthThrottle(config, metrics);
   // Every API route: the token, then the rate limit of its group, then the Idempotency-Key of a POST.
-  const authenticated = authenticate(store.accounts, body, guessing);
+  const tokenUse = new TokenUse(store);
+  const authenticated = authenticate(store.accounts, body, guessing, (token) => tokenUse.used(token));
   const limited = rateLimit(config.apiLimits.rateLimits);
   const idempotent = idempotency(store);
   const auth: Middleware<AppState> = (ctx, next) => authenticated(ctx, () => limited(ctx, () => idempotent(ctx, next)));

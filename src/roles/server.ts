@@ -2,7 +2,7 @@ import http, { type Server } from 'node:http';
 import type Router from '@koa/router';
 import type { AddressInfo } from 'node:net';
 import { storePath, type Config } from '../config/config.js';
-import { digestApiToken, generateApiToken } from '../domain/tokens.js';
+import { digestApiToken, generateApiToken, tokenPrefix } from '../domain/tokens.js';
 import { createApp } from './http-app.js';
 import { answerClientErrors } from '../http/client-errors.js';
 import type { AppState } from '../http/context.js';
@@ -124,7 +124,7 @@ function bootstrapAccount(store: Store, config: Config, logger: Logger): void {
   const created = store.transaction(() => {
     if (store.accounts.count() > 0) return null;
     const token = config.bootstrapToken ?? generateApiToken();
-    store.accounts.createWithToken('default', digestApiToken(token));
+    store.accounts.createWithToken('default', digestApiToken(token), Date.now(), tokenPrefix(token));
     return token;
   });
   if (created === null) return;
