@@ -76,3 +76,20 @@ it('lets a public NAT64 or 6to4 address through the guard (it is only refused fo
   expect(created.status, created.text).toBe(201);
   expect((await gw.request('DELETE', `/api/p2/companies/${companyId}/webhooks/${created.body.webhook.id}`)).status).toBe(204);
 });
+
+it("refuses the forms in the portal's webhook create and update too", async () => {
+  const link = await gw.request('POST', `/api/p2/companies/${companyId}/portal_sessions`);
+  const opened = await gw.request('POST', '/portal/session', { token: null, json: { token: new URL(link.body.portal_session.url).hash.slice(1) } });
+  expect(opened.status, opened.text).toBe(201);
+  const session = { token: null, headers: { cookie: String(opened.headers['set-cookie']![0]).split(';')[0]!, 'x-csrf-token': opened.body.session.csrf_token as string } };
+  const before = webhookCount();
+  for (const [host, reason] of FORMS) {
+    const created = await gw.request('POST', '/portal/api/webhooks', { ...session, json: { url: `https://${host}/hook` } });
+    expect(created.body).toEqual({ errors: [{ status: 422, code: 'validation_failed', title: 'Validation failed', detail: refusal('url', host, reason), source: { pointer: '/url' } }] });
+  }
+  expect(webhookCount()).toBe(before);
+  const endpoint = await gw.request('POST', '/portal/api/webhooks', { ...session, json: { url: 'https://hooks.example.com/portal' } });
+  expect(endpoint.status, endpoint.text).toBe(201);
+  const moved = await gw.request('PATCH', `/portal/api/webhooks/${endpoint.body.webhook.id}`, { ...session, json: { url: 'https://[::7f00:1]/hook' } });
+  expect(moved.body.errors[0].detail).toBe(refusal('url', '[::7f00:1]', '::7f00:1 is an IPv4-compatible IPv6 address embedding 127.0.0.1, a loopback address'));
+});
