@@ -7,12 +7,14 @@ import type { ChannelCallbackRow } from '../store/resources/callbacks.js';
 import type { Store } from '../store/store.js';
 import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER } from '../ingest/verify.js';
 import { authenticateAdmin } from './authenticate-admin.js';
+import type { AuthThrottle } from '../http/auth-throttle.js';
 
 export interface AdminCallbackDeps {
   store: Store;
   adminToken: string;
   publicUrl: string;
   cloudAppSecret: string | null;
+  throttle?: AuthThrottle;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface AdminCallbackDeps {
  */
 export function adminCallbackRoutes(router: Router<AppState>, deps: AdminCallbackDeps): void {
   const { store } = deps;
-  router.get('/admin/channels/:id/callback', authenticateAdmin(deps.adminToken), (ctx) => {
+  router.get('/admin/channels/:id/callback', authenticateAdmin(deps.adminToken, { throttle: deps.throttle }), (ctx) => {
     const channel = store.channels.findLive(pathId(ctx.params.id, 'Channel'));
     if (channel === undefined) throw new NotFound(`Channel ${ctx.params.id ?? ''} was not found.`);
     // Read only: every channel got its secrets in createAuth (older ones from migration 004).

@@ -12,6 +12,7 @@ import { validator } from '../http/validate.js';
 import type { ChannelRow } from '../store/resources/channels.js';
 import type { Store } from '../store/store.js';
 import { authenticateAdmin } from './authenticate-admin.js';
+import type { AuthThrottle } from '../http/auth-throttle.js';
 
 export interface AdminConnectorDeps {
   store: Store;
@@ -21,6 +22,7 @@ export interface AdminConnectorDeps {
   bodyLimits: BodyLimits;
   /** GATEWAY_SANDBOX: the sandbox's routes exist only then. */
   sandbox: boolean;
+  throttle?: AuthThrottle;
 }
 
 const validateSandboxMessage = validator(sandboxMessageBody);
@@ -31,7 +33,7 @@ const validateSandboxMessage = validator(sandboxMessageBody);
  */
 export function adminConnectorRoutes(router: Router<AppState>, deps: AdminConnectorDeps): void {
   const { store } = deps;
-  const auth = authenticateAdmin(deps.adminToken);
+  const auth = authenticateAdmin(deps.adminToken, { throttle: deps.throttle });
   const body = parseBody(deps.bodyLimits);
   const liveChannel = (id: string | undefined): ChannelRow => {
     const channel = store.channels.findLive(pathId(id, 'Channel'));

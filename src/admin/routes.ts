@@ -12,7 +12,9 @@ import { validator } from '../http/validate.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { authenticateAdmin } from './authenticate-admin.js';
+import type { AuthThrottle } from '../http/auth-throttle.js';
 import { endpointRoutes, requireKnownCompany } from './endpoints.js';
+import { adminTokenRoutes } from './tokens.js';
 import { presentAttempt, presentDelivery, presentReplayTask } from '../presenters/admin.js';
 
 export interface AdminDeps {
@@ -24,6 +26,8 @@ export interface AdminDeps {
   consoleSession?: Middleware<AppState>;
   /** The daemon's metrics: the pipeline page reads its attempt rates and stream lag. */
   metrics?: Metrics;
+  /** Counts and slows wrong admin tokens, shared with /metrics and the console login. */
+  throttle?: AuthThrottle;
   now?: () => number;
 }
 
@@ -37,7 +41,7 @@ const validateBulkReplay = validator(adminBulkReplayBody);
 export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
   const { store } = deps;
   const now = deps.now ?? Date.now;
-  const auth = authenticateAdmin(deps.adminToken, { consoleSession: deps.consoleSession });
+  const auth = authenticateAdmin(deps.adminToken, { consoleSession: deps.consoleSession, throttle: deps.throttle });
   const body = parseBody(deps.bodyLimits);
   const replayer = (): Replayer => {
     if (deps.replayer === null) throw new ServiceUnavailable('Replays need the pipeline, which is not running in this process.');
@@ -110,4 +114,5 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
   });
 
   endpointRoutes(router, { store, auth, body, metrics: deps.metrics, now });
+  adminTokenRoutes(router, { store, auth, now });
 }

@@ -29,6 +29,8 @@ export interface CallbackDeps {
   cloudAppSecret: string | null;
   /** Largest accepted callback body (GATEWAY_BODY_LIMIT_BYTES, 1 MiB by default). */
   bodyLimitBytes: number;
+  /** GATEWAY_BODY_TIMEOUT: a body slower than this is a 408. */
+  bodyTimeoutMs?: number;
   /** Deepest nesting of a callback's JSON (GATEWAY_JSON_MAX_DEPTH). */
   jsonMaxDepth: number;
   metrics?: Metrics;
@@ -68,7 +70,7 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): Mi
     try {
       const { channel, settings } = findCallbackChannel(store, provider, ctx.params.channelId);
       const family = callbackFamily(channel.provider);
-      const raw = await readRawBody(ctx.req, deps.bodyLimitBytes);
+      const raw = await readRawBody(ctx.req, deps.bodyLimitBytes, deps.bodyTimeoutMs);
       const text = utf8Body(raw);
       const refused = verify(family, ctx, raw, text, settings, deps.cloudAppSecret);
       if (refused !== null) throw new Unauthorized(refused);

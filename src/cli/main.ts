@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, storePath } from '../config/config.js';
-import { createAccount } from '../domain/directory.js';
-import { digestApiToken, generateApiToken } from '../domain/tokens.js';
+import { createAccount, revokeToken as revokeInDirectory } from '../domain/directory.js';
+import { digestApiToken, generateApiToken, tokenPrefix } from '../domain/tokens.js';
 import { createLogger, stdoutDestination, type Logger } from '../log.js';
 import { packageVersion } from '../openapi/version.js';
 import { startTracing } from '../tracing/sdk.js';
@@ -20,6 +20,8 @@ const USAGE = `Usage:
   gateway serve [--role all|core|worker|front]  run the daemon (configured by GATEWAY_* environment variables)
 ${CLUSTER_USAGE}
   gateway token create --name <name>        create an account and print its new API token
+  gateway token list [--account <id>]       list API tokens: id, account, prefix, created, last used, revoked
+  gateway token revoke <id>                 revoke an API token: its next request answers 401
 ${BACKUP_USAGE}
 ${REPLAY_USAGE}
 ${PROVIDER_USAGE}
@@ -119,6 +121,8 @@ async function serve(args: string[]): Promise<number> {
 
 function tokenCommand(args: string[]): number {
   const [sub, ...rest] = args;
+  if (sub === 'list') return listTokens(rest);
+  if (sub === 'revoke') return revokeToken(rest);
   if (sub !== 'create') {
     process.stderr.write(`gateway: unknown token command "${sub ?? ''}"\n${USAGE}\n`);
     return 2;
@@ -139,12 +143,61 @@ function tokenCommand(args: string[]): number {
   const store = Store.open(file, { shard: config.shard, slots: config.shardSlots });
   try {
     const token = generateApiToken();
-    const account = store.transaction(() => createAccount(store, name, digestApiToken(token)));
+    const account = store.transaction(() => createAccount(store, name, digestApiToken(token), tokenPrefix(token)));
     process.stderr.write(`Store: ${file}${existed ? '' : ' (did not exist, created now)'}\n`);
     process.stderr.write(`Created account ${account.id} "${name}". Its API token (shown once):\n`);
     process.stdout.write(`${token}\n`);
   } finally {
     store.close();
   }
+  return 0;
+}
+
+/** The store of the daemon's configuration, for the token commands (they work beside a running daemon). */
+function withStore<T>(work: (store: Store) => T): T {
+  const file = storePath(loadConfig());
+  if (!fs.existsSync(file)) throw new ConfigError([`no store at ${file}: GATEWAY_DATA_DIR must be the daemon's`]);
+  const store = Store.open(file);
+  try {
+    return work(store);
+  } finally {
+    store.close();
+  }
+}
+
+const isoOrDash = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
+
+/** `gateway token list [--account <id>]`: one line per token, never the token itself (its prefix). */
+function listTokens(args: string[]): number {
+  const { values } = parseArgs({ args, options: { account: { type: 'string' } } });
+  const account = values.account === undefined ? undefined : Number(values.account);
+  if (account !== undefined && (!Number.isSafeInteger(account) || account < 1)) {
+    process.stderr.write(`gateway: --account must be an account id (got "${values.account}")\n`);
+    return 2;
+  }
+  const rows = withStore((store) => store.accounts.listTokens(account));
+  const lines = [['ID', 'ACCOUNT', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED']];
+  for (const row of rows) {
+    lines.push([String(row.id), `${row.account_id} ${row.account_name}`, row.prefix === null ? '-' : `${row.prefix}…`, isoOrDash(row.created_at), isoOrDash(row.last_used_at), isoOrDash(row.revoked_at)]);
+  }
+  const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
+  for (const line of lines) process.stdout.write(`${line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+  return 0;
+}
+
+/** `gateway token revoke <id>`: the token authenticates nothing from its next request on. */
+function revokeToken(args: string[]): number {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const id = Number(positionals[0]);
+  if (positionals.length !== 1 || !Number.isSafeInteger(id) || id < 1) {
+    process.stderr.write('gateway: token revoke needs the id of a token (see gateway token list)\n');
+    return 2;
+  }
+  const revoked = withStore((store) => store.transaction(() => revokeInDirectory(store, id)));
+  if (revoked === undefined) {
+    process.stderr.write(`gateway: there is no API token ${id}\n`);
+    return 1;
+  }
+  process.stderr.write(`Revoked API token ${id} (${revoked.prefix ?? 'no prefix kept'}) of account ${revoked.account_id} "${revoked.account_name}" at ${isoOrDash(revoked.revoked_at)}.\n`);
   return 0;
 }

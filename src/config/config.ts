@@ -46,6 +46,17 @@ export interface Config extends KafkaSettings, HttpLimits, ClusterSettings, Fron
    */
   publicUrl: string;
   /**
+   * The origin (scheme, host, port) of GATEWAY_PUBLIC_URL when it is set: the only origin the
+   * console's and the portal's session openings accept. Null when unset (then the request's Host).
+   */
+  publicOrigin: string | null;
+  /**
+   * GATEWAY_TRUST_PROXY: how many reverse proxies in front of the daemon to trust for the client's
+   * address (X-Forwarded-For, that many hops from the right) and scheme and host (X-Forwarded-Proto,
+   * X-Forwarded-Host). 0 (default): the connection's own address; a proxy's headers are ignored.
+   */
+  trustProxy: number;
+  /**
    * GATEWAY_ATTACHMENT_MAX_BYTES: largest accepted uploaded file (one per request); larger ones
    * answer 413 and nothing is kept. Default 16 MiB.
    */
@@ -140,6 +151,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`GATEWAY_PUBLIC_URL must be an absolute http(s) URL without query (got "${publicUrlText}")`);
   }
 
+  const trustProxy = parseInteger(read('GATEWAY_TRUST_PROXY'), 0);
+  if (trustProxy === null || trustProxy > 10) {
+    problems.push(`GATEWAY_TRUST_PROXY must be the number of proxies in front of the gateway, 0 to 10 (got "${env.GATEWAY_TRUST_PROXY}")`);
+  }
+
   const attachmentMaxBytes = parseInteger(read('GATEWAY_ATTACHMENT_MAX_BYTES'), 16 * 1024 * 1024);
   if (attachmentMaxBytes === null || attachmentMaxBytes < 1024) {
     problems.push(`GATEWAY_ATTACHMENT_MAX_BYTES must be an integer of at least 1024 (got "${env.GATEWAY_ATTACHMENT_MAX_BYTES}")`);
@@ -177,6 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: logLevel as LogLevel,
     bodyLimitBytes: bodyLimitBytes!,
     publicUrl: publicUrl.replace(/\/+$/, ''),
+    publicOrigin: publicUrlText === undefined ? null : new URL(publicUrlText).origin,
+    trustProxy: trustProxy ?? 0,
     attachmentMaxBytes: attachmentMaxBytes!,
     ...limits,
     cloudAppSecret,

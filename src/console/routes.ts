@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { digestApiToken, sameSecret } from '../domain/tokens.js';
+import { randomBytes } from 'node:crypto';
+import { keyedDigest, sameSecret } from '../domain/tokens.js';
 import { Unauthorized, ValidationFailed } from '../errors/errors.js';
 import { parseBody, type BodyLimits } from '../http/body.js';
-import { refuseFor } from '../http/rate-limit.js';
+import type { AuthThrottle } from '../http/auth-throttle.js';
 import type { AppState } from '../http/context.js';
 import { AssetFolder, webDir } from '../http/web-assets.js';
 import { endSession, hasSessionCookie, openSession, presentSession, requireSameOriginJson, sessionAuth, type SessionPolicy } from '../http/web-session.js';
@@ -15,14 +15,15 @@ export interface ConsoleDeps {
   adminToken: string;
   /** Cookies get the Secure flag when the daemon is reached over https. */
   secureCookies: boolean;
+  /** The origin of GATEWAY_PUBLIC_URL when set: the one the login must come from. */
+  publicOrigin?: string | null;
   bodyLimits: BodyLimits;
+  /**
+   * Counts and slows wrong admin tokens, shared with the admin API and /metrics: the admin token may
+   * be a phrase an operator chose, so guessing it must stay slow wherever it is taken.
+   */
+  throttle: AuthThrottle;
 }
-
-/**
- * Wrong admin tokens allowed per client address before logging in is refused for the rest of the
- * window: the admin token may be a phrase an operator chose, so guessing it must stay slow.
- */
-export const CONSOLE_LOGIN_FAILURES = { points: 10, seconds: 15 * 60 } as const;
 
 /** Console sessions: 30 minutes without use end one, and none lives longer than 12 hours. */
 export const CONSOLE_SESSION = { face: 'console', cookieName: 'gw_console', cookiePath: '/', idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 } as const;
@@ -35,11 +36,13 @@ export const CONSOLE_SESSION = { face: 'console', cookieName: 'gw_console', cook
 export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Middleware<AppState> {
   const { store } = deps;
   const policy: SessionPolicy = { ...CONSOLE_SESSION, secure: deps.secureCookies };
-  const credential = digestApiToken(deps.adminToken);
+  // What a console session records of the admin token it was opened with: an HMAC under a key of
+  // this process, never stored, so the sessions table holds nothing to guess the token from offline.
+  // A changed token, or a restart, ends every console session.
+  const credential = keyedDigest(deps.adminToken, randomBytes(32));
   const session = sessionAuth(store, policy, credential);
   const body = parseBody(deps.bodyLimits);
   const pages = new AssetFolder(webDir('console'));
-  const failures = new RateLimiterMemory({ keyPrefix: 'console-login', ...CONSOLE_LOGIN_FAILURES, duration: CONSOLE_LOGIN_FAILURES.seconds });
 
   // The shell: a browser without a live session is sent to the login page instead.
   router.get('/console', async (ctx, next) => {
@@ -59,17 +62,16 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
   router.get('/console/assets/:file', pages.serve());
 
   router.post('/console/session', body, async (ctx) => {
-    requireSameOriginJson(ctx);
+    requireSameOriginJson(ctx, deps.publicOrigin ?? null);
     const token = (ctx.request.body as { token?: unknown } | undefined)?.token;
     if (typeof token !== 'string' || token === '') throw ValidationFailed.field('token', 'token must be the admin token (GATEWAY_ADMIN_TOKEN)');
-    const blocked = await failures.get(ctx.ip);
-    if (blocked !== null && blocked.remainingPoints <= 0) refuseFor(ctx, blocked.msBeforeNext);
+    await deps.throttle.admit(ctx, 'console');
     if (!sameSecret(token, deps.adminToken)) {
-      await failures.penalty(ctx.ip);
+      await deps.throttle.failed(ctx, 'console');
       ctx.state.log.warn({ ip: ctx.ip }, 'console login with a wrong admin token');
       throw new Unauthorized('The admin token is invalid.');
     }
-    await failures.delete(ctx.ip);
+    await deps.throttle.succeeded(ctx);
     ctx.status = 201;
     ctx.body = { session: openSession(ctx, store, policy, { accountId: null, companyId: null, credentialSha256: credential }) };
     ctx.state.log.info('console session opened');

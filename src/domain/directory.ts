@@ -1,4 +1,4 @@
-import type { AccountRow } from '../store/resources/accounts.js';
+import type { AccountRow, ApiTokenRow } from '../store/resources/accounts.js';
 import type { DirectoryAccount, DirectoryToken } from '../store/resources/directory.js';
 import type { Store } from '../store/store.js';
 
@@ -13,11 +13,22 @@ export type DirectoryEntry =
   | { key: `token:${number}`; value: DirectoryToken | null };
 
 /** Creates an account with one token, and records both for the directory; run inside a transaction. */
-export function createAccount(store: Store, name: string, tokenDigest: string, now = Date.now()): AccountRow {
-  const { account, token } = store.accounts.createWithTokenRow(name, tokenDigest, now);
+export function createAccount(store: Store, name: string, tokenDigest: string, prefix: string | null, now = Date.now()): AccountRow {
+  const { account, token } = store.accounts.createWithTokenRow(name, tokenDigest, now, prefix);
   store.directory.record(`account:${account.id}`, account, now);
   store.directory.record(`token:${token.id}`, token, now);
   return account;
+}
+
+/**
+ * Revokes a token and records the revocation for the directory (every shard refuses it then);
+ * run inside a transaction. Undefined when there is no such token.
+ */
+export function revokeToken(store: Store, id: number, now = Date.now()): ApiTokenRow | undefined {
+  const revoked = store.accounts.revokeToken(id, now);
+  const entry = store.accounts.directoryEntryOf(id);
+  if (entry !== undefined) store.directory.record(`token:${id}`, entry, now);
+  return revoked;
 }
 
 /** Writes an entry another core published into this store. */

@@ -1,4 +1,4 @@
-import crypto, { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import crypto, { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * SHA-256 of a text (UTF-8). crypto.hash (Node 20.12 on) is one call: about 1.5 µs against 7 µs
@@ -16,11 +16,28 @@ export function generateApiToken(): string {
 }
 
 /**
+ * What a list shows of an API token: `gwk_` and its next 8 characters (48 of its 256 random bits).
+ * A token of another shape (a GATEWAY_BOOTSTRAP_TOKEN an operator chose) shows nothing: null.
+ */
+export function tokenPrefix(token: string): string | null {
+  return token.startsWith('gwk_') && token.length >= 40 ? token.slice(0, 12) : null;
+}
+
+/**
  * Tokens are high-entropy secrets, so a plain SHA-256 digest is the right storage form: it is
  * looked up by index (no per-row comparison to time) and a leaked table reveals no usable token.
  */
 export function digestApiToken(token: string): string {
   return sha256(token).toString('hex');
+}
+
+/**
+ * HMAC-SHA256 of a secret under a key, as hex: the stored form of a secret that may be a phrase an
+ * operator chose (the admin token a console session was opened with). Unlike a plain SHA-256, a
+ * leaked table then allows no offline guessing without the key, and no precomputed table applies.
+ */
+export function keyedDigest(secret: string, key: Buffer): string {
+  return createHmac('sha256', key).update(secret, 'utf8').digest('hex');
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { Middleware } from 'koa';
 import { digestApiToken } from '../domain/tokens.js';
-import type { AccountStore } from '../store/resources/accounts.js';
+import type { AccountStore, AuthenticatedToken } from '../store/resources/accounts.js';
+import type { AuthThrottle } from './auth-throttle.js';
 import type { AppState } from './context.js';
-import { Unauthorized } from '../errors/errors.js';
+import { RequestTimeout, Unauthorized } from '../errors/errors.js';
 
 export const TOKEN_HEADER = 'x-private-api-token';
 export const TOKEN_FIELD = 'private_api_token';
@@ -15,13 +16,20 @@ const noop = async (): Promise<void> => {};
  * the check when the token can only be there; otherwise an unauthenticated caller costs no parsing.
  * The token is removed from the request input so that no handler or log ever sees it.
  */
-export function authenticate(accounts: AccountStore, parseBody: Middleware<AppState>): Middleware<AppState> {
+export function authenticate(
+  accounts: AccountStore,
+  parseBody: Middleware<AppState>,
+  throttle?: AuthThrottle,
+  /** Told of every authenticated request's token (src/http/token-use.ts records its last use). */
+  onUse?: (token: AuthenticatedToken) => void,
+): Middleware<AppState> {
   return async (ctx, next) => {
     let token = ctx.get(TOKEN_HEADER) || firstString(ctx.query[TOKEN_FIELD]);
     if (token === undefined) {
       try {
         await parseBody(ctx, noop);
-      } catch {
+      } catch (error) {
+        if (error instanceof RequestTimeout) throw error;
         throw new Unauthorized('No API token was provided (and the request body could not be read to look for one).');
       }
       token = firstString(bodyOf(ctx)?.[TOKEN_FIELD]);
@@ -31,9 +39,14 @@ export function authenticate(accounts: AccountStore, parseBody: Middleware<AppSt
         `No API token was provided: send it in the X-Private-Api-Token header, the ${TOKEN_FIELD} body field or the ${TOKEN_FIELD} query parameter.`,
       );
     }
-    const account = accounts.findByTokenDigest(digestApiToken(token));
-    if (account === undefined) throw new Unauthorized('The API token is invalid or has been revoked.');
-    ctx.state.account = account;
+    // Read from the store on every request (no cache): a token revoked a moment ago is refused now.
+    const found = accounts.authenticate(digestApiToken(token));
+    if (found === undefined) {
+      await throttle?.apiFailed(ctx);
+      throw new Unauthorized('The API token is invalid or has been revoked.');
+    }
+    ctx.state.account = found.account;
+    onUse?.(found);
 
     await parseBody(ctx, noop);
     const body = bodyOf(ctx);

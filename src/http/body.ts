@@ -1,10 +1,12 @@
-import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { readBody } from './body-reader.js';
 import type { AppState } from './context.js';
 import { isPercentEncodedUtf8 } from './query.js';
 import { mayNestDeeperThan, nestedDeeperThan } from './validate.js';
-import { BadRequest, UnsupportedMediaType } from '../errors/errors.js';
+import { BadRequest, RequestTimeout, UnsupportedMediaType } from '../errors/errors.js';
+import { withinBodyDeadline } from './body-deadline.js';
+
+export { discardRest } from './body-deadline.js';
 
 declare module 'koa' {
   interface Request {
@@ -13,10 +15,14 @@ declare module 'koa' {
   }
 }
 
-/** What a body may be: its size (GATEWAY_BODY_LIMIT_BYTES) and its nesting (GATEWAY_JSON_MAX_DEPTH). */
+/**
+ * What a body may be: its size (GATEWAY_BODY_LIMIT_BYTES), its nesting (GATEWAY_JSON_MAX_DEPTH) and
+ * the time it may take to arrive (GATEWAY_BODY_TIMEOUT; none when not given).
+ */
 export interface BodyLimits {
   bodyLimitBytes: number;
   jsonMaxDepth: number;
+  bodyTimeoutMs?: number;
 }
 
 /**
@@ -36,7 +42,14 @@ export function parseBody(limits: BodyLimits): Middleware<AppState> {
     }
     const kind = ctx.request.is('json') ? 'json' : ctx.request.is('urlencoded') ? 'form' : null;
     if (kind === null) throw new UnsupportedMediaType(`Unsupported content type "${ctx.get('content-type')}".`);
-    const { parsed, text } = await readBody(ctx.req, kind, limits.bodyLimitBytes);
+    let read: { parsed: unknown; text: string };
+    try {
+      read = await withinBodyDeadline(ctx.req, limits.bodyTimeoutMs, readBody(ctx.req, kind, limits.bodyLimitBytes));
+    } catch (error) {
+      if (error instanceof RequestTimeout) ctx.set('Connection', 'close');
+      throw error;
+    }
+    const { parsed, text } = read;
     // The form parser, like every query parser, keeps a malformed escape (%ZZ) as literal text.
     if (kind === 'form' && !isPercentEncodedUtf8(text)) throw new BadRequest('The form body is not validly percent-encoded UTF-8.');
     // Form fields nest by dots too: only a JSON text's brackets bound its depth.
@@ -52,20 +65,4 @@ export function parseBody(limits: BodyLimits): Middleware<AppState> {
 function hasBody(ctx: { get(name: string): string }): boolean {
   const length = ctx.get('content-length');
   return (length !== '' && length !== '0') || ctx.get('transfer-encoding') !== '';
-}
-
-/** How long a refused upload may go on being read and dropped before the connection is cut. */
-const DISCARD_MS = 10_000;
-
-/**
- * Reads and drops what the client still sends after a refusal (too large, not wanted), so that it
- * gets to read the answer; closing at once would reset the connection under it. A client still
- * sending after a while is cut off.
- */
-export function discardRest(req: IncomingMessage): void {
-  if (req.complete) return;
-  const cutOff = setTimeout(() => req.destroy(), DISCARD_MS).unref();
-  req.once('end', () => clearTimeout(cutOff));
-  req.once('close', () => clearTimeout(cutOff));
-  req.resume();
 }

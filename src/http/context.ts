@@ -18,6 +18,11 @@ export interface AppState {
   webSession?: WebSessionRow;
   /** The session's own token from its cookie (never logged), to derive its CSRF token. */
   sessionToken?: string;
+  /**
+   * The answer carries a secret (set by answersSecret): it is not kept for an idempotent repeat,
+   * and says Cache-Control: no-store.
+   */
+  secretAnswer?: boolean;
 }
 
 /** Fixed fields of the request line: never contents, never secrets. */
@@ -25,6 +30,15 @@ export type LineFields = Readonly<Record<string, string | number | boolean>>;
 
 export type AppContext = ParameterizedContext<AppState>;
 export type RouteContext = RouterContext<AppState>;
+
+/**
+ * Marks the answer as carrying a secret (a webhook's signing secret, a portal link): the
+ * idempotency middleware does not keep it (src/http/idempotency.ts), and it is never cached.
+ */
+export function answersSecret(ctx: { state: AppState; set(field: string, value: string): void }): void {
+  ctx.state.secretAnswer = true;
+  ctx.set('Cache-Control', 'no-store');
+}
 
 /** The account of an authenticated request; a route that forgot `authenticate` fails loudly here. */
 export function accountOf(ctx: { state: AppState }): AccountRow {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { AppError, BadRequest, ValidationFailed } from '../errors/errors.js';
+import { AppError, BadRequest, Conflict, ValidationFailed } from '../errors/errors.js';
 import type { Store } from '../store/store.js';
 import { IDEMPOTENCY_RETENTION_MS } from '../workers/idempotency-janitor.js';
 import { TOKEN_FIELD } from './authenticate.js';
@@ -55,6 +55,7 @@ export function idempotency(store: Store): Middleware<AppState> {
       const stored = store.idempotency.find(accountId, key, Date.now() - IDEMPOTENCY_RETENTION_MS);
       if (stored === undefined) break;
       if (stored.fingerprint !== fingerprint) throw reused(key);
+      if (stored.withheld === 1) throw withheld(key, stored.status);
       answerAgain(ctx, stored.status, stored.body);
       return;
     }
@@ -63,6 +64,11 @@ export function idempotency(store: Store): Middleware<AppState> {
     running.set(scope, { fingerprint, done: new Promise<void>((resolve) => (finish = resolve)) });
     const keep = (status: number, body: unknown) => {
       if (status >= 500 || TRANSIENT_STATUSES.has(status)) return;
+      // An answer carrying a secret is never stored: only that it was given (docs/decisions.md).
+      if (ctx.state.secretAnswer === true && status < 400) {
+        store.transaction(() => store.idempotency.save({ accountId, key, fingerprint, status, body: null, withheld: true }));
+        return;
+      }
       const text = body === undefined || body === null ? null : JSON.stringify(body);
       store.transaction(() => store.idempotency.save({ accountId, key, fingerprint, status, body: text }));
     };
@@ -81,6 +87,17 @@ export function idempotency(store: Store): Middleware<AppState> {
 
 function reused(key: string): ValidationFailed {
   return ValidationFailed.field('', `The Idempotency-Key "${key}" was used with another request within the last 24 hours: use a new key for a new request.`);
+}
+
+/**
+ * The repeat of a request whose answer carried a secret: the secret was not kept, so the answer
+ * cannot be given again. 409, saying what the first request did and where to go from there.
+ */
+function withheld(key: string, status: number): Conflict {
+  return new Conflict(
+    `The request with the Idempotency-Key "${key}" was answered already (HTTP ${status}), and that answer carried a secret, which the gateway does not keep: it cannot be answered again. ` +
+      'Read the resource it made (a webhook endpoint is listed without its secret; rotate_secret gives it a new one), or ask again with a new key (a new portal link).',
+  );
 }
 
 function answerAgain(ctx: AppContext, status: number, body: string | null): void {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
-import { discardRest } from './body.js';
-import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../errors/errors.js';
+import { discardRest, withinBodyDeadline } from './body-deadline.js';
+import { AppError, BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../errors/errors.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -23,12 +23,13 @@ export function utf8Body(raw: Buffer): string {
  * verified over exactly what the provider sent. Too large: 413, after reading and dropping the rest
  * for a while so that the sender gets to read the answer.
  */
-export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export async function readRawBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Buffer> {
   requireIdentityEncoding(req, 'A callback');
   const length = req.headers['content-length'];
   try {
-    return await getRawBody(req, { limit, length: length === undefined ? undefined : Number(length) });
+    return await withinBodyDeadline(req, timeoutMs, getRawBody(req, { limit, length: length === undefined ? undefined : Number(length) }));
   } catch (error) {
+    if (error instanceof AppError) throw error; // the body's deadline
     const { type } = error as { type?: string };
     if (type === 'entity.too.large') {
       discardRest(req);

@@ -34,7 +34,7 @@ export function webSecurityHeaders(): Middleware<AppState> {
     ctx.set('cross-origin-resource-policy', 'same-origin');
     await next();
     // Assets set their own caching; pages and JSON never stay in a cache (they show live data).
-    if (ctx.response.get('cache-control') === '') ctx.set('cache-control', 'no-store');
+    if (!ctx.response.get('cache-control')) ctx.set('cache-control', 'no-store');
   };
 }
 

@@ -40,7 +40,7 @@ export function csrfTokenOf(sessionToken: string): string {
 /**
  * Opens a session: a random token (32 bytes) goes into an HttpOnly, SameSite=Strict cookie; the
  * store keeps its SHA-256 digest only. `scope` is the company of a portal session, or the digest
- * of the admin token a console session was opened with.
+ * of the admin token a console session was opened with (an HMAC under a key of the process).
  */
 export function openSession(
   ctx: AppContext,
@@ -115,19 +115,23 @@ export function hasSessionCookie(ctx: AppContext, policy: SessionPolicy): boolea
 /**
  * The requests that open a session have no session to carry a CSRF token yet. They must be JSON
  * (a cross-site form cannot send it without a CORS preflight, which the daemon never answers) and,
- * when the browser names their origin, come from this very origin.
+ * when the browser names their origin, come from this very origin: the origin of
+ * GATEWAY_PUBLIC_URL when it is set (scheme, host and port, as configured: a Host header can be
+ * anything a client sends), else the request's own host.
  */
-export function requireSameOriginJson(ctx: AppContext): void {
+export function requireSameOriginJson(ctx: AppContext, publicOrigin: string | null = null): void {
   if (!ctx.request.is('json')) throw new UnsupportedMediaType('Send the body as application/json.');
   const site = ctx.get('sec-fetch-site');
   if (site !== '' && site !== 'same-origin' && site !== 'none') throw new Forbidden('A session can only be opened from the page of this gateway.');
   const origin = ctx.get('origin');
-  if (origin !== '' && originHost(origin) !== ctx.host) throw new Forbidden('A session can only be opened from the page of this gateway.');
+  if (origin === '') return;
+  const same = publicOrigin !== null ? parsedOrigin(origin)?.origin === publicOrigin : parsedOrigin(origin)?.host === ctx.host;
+  if (!same) throw new Forbidden('A session can only be opened from the page of this gateway.');
 }
 
-function originHost(origin: string): string | null {
+function parsedOrigin(origin: string): URL | null {
   try {
-    return new URL(origin).host;
+    return new URL(origin);
   } catch {
     return null;
   }

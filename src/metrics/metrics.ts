@@ -44,6 +44,9 @@ export class Metrics {
   private readonly outboxPublished: Counter<'stream'>;
   private readonly checkpointDuration: Histogram;
   private readonly walFrames: Gauge;
+  private readonly authFailures: Counter<'credential' | 'face'>;
+  private readonly authThrottles: Counter<'face'>;
+  private readonly authPacing: Counter;
   private sources: MetricSources = {};
   private readonly history = new AttemptHistory();
 
@@ -118,6 +121,28 @@ export class Metrics {
       help: 'Frames (pages) in the store\'s WAL at the last checkpoint of the checkpoint thread.',
       registers,
     });
+    this.authFailures = new Counter({
+      name: 'gateway_auth_failures_total',
+      help: 'Wrong credentials presented: the admin (or metrics) token on the admin API, /metrics or the console login, and API tokens on the REST API (credential, face).',
+      labelNames: ['credential', 'face'],
+      registers,
+    });
+    this.authThrottles = new Counter({
+      name: 'gateway_auth_throttled_total',
+      help: 'Admin-token attempts answered 429 without being compared: the source was waiting after too many wrong tokens, or the global pacing queue was full (face).',
+      labelNames: ['face'],
+      registers,
+    });
+    this.authPacing = new Counter({
+      name: 'gateway_auth_paced_total',
+      help: 'Admin-token checks that waited their turn because wrong admin tokens from all sources passed GATEWAY_ADMIN_AUTH_GLOBAL_FAILURES a minute.',
+      registers,
+    });
+    for (const face of ['admin', 'metrics', 'console']) {
+      this.authFailures.inc({ credential: 'admin', face }, 0);
+      this.authThrottles.inc({ face }, 0);
+    }
+    this.authFailures.inc({ credential: 'api', face: 'api' }, 0);
     this.stateGauges(registers);
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
   }
@@ -187,6 +212,21 @@ export class Metrics {
   checkpointed(walFrames: number, durationMs: number): void {
     this.checkpointDuration.observe(durationMs / 1000);
     this.walFrames.set(walFrames);
+  }
+
+  /** A wrong credential (src/http/auth-throttle.ts). */
+  authFailed(credential: 'admin' | 'api', face: 'admin' | 'metrics' | 'console' | 'api'): void {
+    this.authFailures.inc({ credential, face });
+  }
+
+  /** An admin-token attempt answered 429 by the throttle. */
+  authThrottled(face: 'admin' | 'metrics' | 'console' | 'api'): void {
+    this.authThrottles.inc({ face });
+  }
+
+  /** An admin-token check paced by the global ceiling. */
+  authPaced(): void {
+    this.authPacing.inc();
   }
 
   /** Koa middleware timing every request by its route template (`/callbacks/:provider/:channelId`), never the raw path. */

@@ -1,4 +1,5 @@
 import { adminBulkReplayBody, adminDeliveryListQuery, adminEndpointDisableBody } from '../../schemas/admin/deliveries.js';
+import { adminTokenListQuery } from '../../schemas/admin/tokens.js';
 import { attachmentObject } from '../../schemas/objects/attachment.js';
 import { conversationObject } from '../../schemas/objects/conversation.js';
 import { messageObject } from '../../schemas/objects/message.js';
@@ -140,8 +141,21 @@ const adminOps: Operation[] = [
   { method: 'get', path: '/admin/pipeline', tag: 'admin', summary: 'Outbox lag, stream lag, and webhook attempts per minute over the last hour', auth: 'admin', success: { status: 200 } },
   { method: 'post', path: '/admin/channels/:id/templates/sync', tag: 'admin', summary: "Sync a chat_a_business channel's templates from the provider now", auth: 'admin', errors: [422, 502, 503], success: { status: 200 } },
   { method: 'post', path: '/admin/sandbox/channels/:id/messages', tag: 'admin', summary: 'Sandbox only (GATEWAY_SANDBOX=true): inject an incoming message into a channel', auth: 'admin', readsBody: true, input: sandboxMessageBody, success: { status: 201 } },
+  { method: 'get', path: '/admin/tokens', tag: 'admin', summary: "The accounts' API tokens (id, prefix, creation, last use within a minute, revocation), never the tokens themselves", auth: 'admin', input: adminTokenListQuery, success: { status: 200 } },
+  { method: 'post', path: '/admin/tokens/:tokenId/revoke', tag: 'admin', summary: 'Revoke an API token: its next request answers 401', auth: 'admin', success: { status: 200 } },
   { method: 'get', path: '/admin/channels/:id/callback', tag: 'admin', summary: "A channel's callback URL and verification secrets (operators only)", auth: 'admin', success: { status: 200 } },
 ];
 
+/** Routes taking the admin token answer 429 while the client's address waits after wrong ones (src/http/auth-throttle.ts). */
+const throttled = (op: Operation): Operation => ({ ...op, errors: [...new Set([...(op.errors ?? []), 429])] });
+
 /** Every route of the API; test/api/openapi.test.ts fails when a registered route is missing here. */
-export const OPERATIONS: readonly Operation[] = [...service, ...v1, ...v2, ...authOps, ...webhookOps, ...callbackOps, ...adminOps];
+export const OPERATIONS: readonly Operation[] = [
+  ...service.map((op) => (op.path === '/metrics' ? throttled(op) : op)),
+  ...v1,
+  ...v2,
+  ...authOps,
+  ...webhookOps,
+  ...callbackOps,
+  ...adminOps.map(throttled),
+];

@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { digestApiToken } from '../domain/tokens.js';
 import { NotFound } from '../errors/errors.js';
-import { accountOf, type AppState } from '../http/context.js';
+import { accountOf, answersSecret, type AppState } from '../http/context.js';
 import { pathId } from '../http/params.js';
 import type { Store } from '../store/store.js';
 import { PORTAL_LINK_TTL_MS } from './session.js';
@@ -26,6 +26,7 @@ export function portalLinkRoutes(router: Router<AppState>, deps: { store: Store;
     const expiresAt = now + PORTAL_LINK_TTL_MS;
     store.transaction(() => store.webSessions.createPortalLink({ tokenSha256: digestApiToken(token), accountId: account.id, companyId: company.id, expiresAt }, now));
     ctx.status = 201;
+    answersSecret(ctx);
     ctx.body = {
       portal_session: {
         company_id: company.id,

@@ -13,6 +13,7 @@ import { portalLinkRoutes } from './links.js';
 import { portalPolicy, sessionCompany } from './session.js';
 import { portalWebhookRoutes } from './webhooks.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { SsrfGuard } from '../net/ssrf.js';
 
 export interface PortalDeps {
   store: Store;
@@ -20,10 +21,14 @@ export interface PortalDeps {
   apiAuth: Middleware<AppState>;
   publicUrl: string;
   secureCookies: boolean;
+  /** The origin of GATEWAY_PUBLIC_URL when set: the one a link's exchange must come from. */
+  publicOrigin?: string | null;
   bodyLimits: BodyLimits;
   replayer: Replayer | null;
   /** The daemon's metrics: endpoint state changes made in the portal are counted. */
   metrics?: Metrics;
+  /** The private-address guard: an endpoint's URL is checked against it when set. */
+  guard: SsrfGuard;
 }
 
 /**
@@ -61,7 +66,7 @@ export function portalRoutes(router: Router<AppState>, webRouter: Router<AppStat
 
   // Exchanges a link's token, once, for a session of its company.
   webRouter.post('/portal/session', body, (ctx) => {
-    requireSameOriginJson(ctx);
+    requireSameOriginJson(ctx, deps.publicOrigin ?? null);
     const token = (ctx.request.body as { token?: unknown } | undefined)?.token;
     if (typeof token !== 'string' || token === '' || token.length > 200) throw ValidationFailed.field('token', 'token must be the token of a portal link');
     const now = Date.now();
@@ -87,7 +92,7 @@ export function portalRoutes(router: Router<AppState>, webRouter: Router<AppStat
     ctx.body = { session: null };
   });
 
-  const api = { store, session, body, replayer: deps.replayer, metrics: deps.metrics };
+  const api = { store, session, body, replayer: deps.replayer, metrics: deps.metrics, guard: deps.guard };
   portalWebhookRoutes(webRouter, api);
   portalEventLogRoutes(webRouter, api);
 }

@@ -4,7 +4,7 @@ import { portalEmptyBody, portalWebhookCreateBody, portalWebhookUpdateBody } fro
 import { newEventId } from '../domain/events.js';
 import { ReplayRefused, type Replayer } from '../dispatch/replay.js';
 import { Conflict, NotFound, ServiceUnavailable, ValidationFailed } from '../errors/errors.js';
-import type { AppState, RouteContext } from '../http/context.js';
+import { answersSecret, type AppState, type RouteContext } from '../http/context.js';
 import { pathId } from '../http/params.js';
 import { validator, type Validator } from '../http/validate.js';
 import { presentDelivery, presentEndpointHealth } from '../presenters/admin.js';
@@ -16,6 +16,8 @@ import { MAX_ENDPOINTS_PER_COMPANY, rotateSecret } from '../domain/webhook-endpo
 import { sessionCompany } from './session.js';
 import { changeWebhookEndpoint } from '../domain/operational-events.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { SsrfGuard } from '../net/ssrf.js';
+import { requireReachableUrl } from '../http/outbound-url.js';
 
 export interface PortalApiDeps {
   store: Store;
@@ -23,6 +25,7 @@ export interface PortalApiDeps {
   body: Middleware<AppState>;
   replayer: Replayer | null;
   metrics?: Metrics;
+  guard: SsrfGuard;
 }
 
 const createBody = validator(portalWebhookCreateBody);
@@ -47,7 +50,7 @@ export function companyEndpoint(store: Store, company: CompanyRow, param: string
  * filter, disable and enable, rotate the secret (the previous one keeps signing for 24 hours: the
  * overlap), and send a test event to one endpoint.
  */
-export function portalWebhookRoutes(router: Router<AppState>, { store, session, body, replayer, metrics }: PortalApiDeps): void {
+export function portalWebhookRoutes(router: Router<AppState>, { store, session, body, replayer, metrics, guard }: PortalApiDeps): void {
   const base = '/portal/api/webhooks';
 
   router.get(base, session, (ctx) => {
@@ -59,6 +62,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
   router.post(base, session, body, (ctx) => {
     const company = sessionCompany(store, ctx);
     const input = readBody(ctx, createBody);
+    requireReachableUrl(guard, input.url, 'url');
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
         throw ValidationFailed.field('', `A company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints. Remove one through the API first.`);
@@ -66,6 +70,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
       return store.webhooks.create({ companyId: company.id, source: 'api', url: input.url, eventTypes: input.event_types ?? null, active: true });
     });
     ctx.status = 201;
+    answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(created, { withSecret: true }) };
   });
 
@@ -73,6 +78,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
     const company = sessionCompany(store, ctx);
     const endpoint = companyEndpoint(store, company, ctx.params.id);
     const input = readBody(ctx, updateBody);
+    if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
     if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
       throw new Conflict(`Webhook endpoint ${endpoint.id} is the company's webhook_url: change it through the API (PUT /p1/companies/${company.id}).`);
     }
@@ -88,6 +94,7 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
     readBody(ctx, emptyBody);
     const rotated = store.transaction(() => rotateSecret(store, endpoint.id));
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
+    answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
   });
 

@@ -1,8 +1,23 @@
+import type { ApiTokenRow } from '../store/resources/accounts.js';
 import type { AttemptRow, DeliveryRow } from '../store/deliveries/delivery-rows.js';
 import type { EndpointHealthRow } from '../store/deliveries/delivery-search.js';
 import type { ReplayTaskRow } from '../store/deliveries/replay-tasks.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** An API token as operators see it: its id and prefix, never the token. */
+export function presentApiToken(row: ApiTokenRow) {
+  return {
+    id: row.id,
+    account_id: row.account_id,
+    account_name: row.account_name,
+    prefix: row.prefix,
+    state: row.revoked_at === null ? 'active' : 'revoked',
+    created_at: iso(row.created_at),
+    last_used_at: iso(row.last_used_at),
+    revoked_at: iso(row.revoked_at),
+  };
+}
 
 export function presentDelivery(row: DeliveryRow) {
   return {

@@ -37,6 +37,8 @@ import type { StreamClientHealth } from '../streams/stream.js';
 import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { Metrics } from '../metrics/metrics.js';
 import { authenticate } from '../http/authenticate.js';
+import { AuthThrottle } from '../http/auth-throttle.js';
+import { TokenUse } from '../http/token-use.js';
 import { idempotency } from '../http/idempotency.js';
 import { rateLimit } from '../http/rate-limit.js';
 import { parseBody } from '../http/body.js';
@@ -82,11 +84,28 @@ function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: numb
   return { pending, oldest_pending_age_ms: oldestCreatedAt === null ? null : Math.max(0, Date.now() - oldestCreatedAt) };
 }
 
-/** Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz. */
-export function metricsAuth(config: Pick<Config, 'metricsToken' | 'adminToken'>): Middleware<AppState>[] {
-  if (config.metricsToken !== null) return [authenticateAdmin(config.metricsToken, { setting: 'GATEWAY_METRICS_TOKEN', what: 'metrics token' })];
-  return config.adminToken !== null ? [authenticateAdmin(config.adminToken)] : [];
+/**
+ * Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.
+ * Wrong tokens are counted and slowed by the process's throttle, with the admin API's and the console's.
+ */
+export function metricsAuth(config: Pick<Config, 'metricsToken' | 'adminToken'>, throttle: AuthThrottle): Middleware<AppState>[] {
+  if (config.metricsToken !== null) return [authenticateAdmin(config.metricsToken, { setting: 'GATEWAY_METRICS_TOKEN', what: 'metrics token', throttle, face: 'metrics' })];
+  return config.adminToken !== null ? [authenticateAdmin(config.adminToken, { throttle, face: 'metrics' })] : [];
 }
+
+/**
+ * Every answer but a callback's: `X-Content-Type-Options: nosniff`, and `Cache-Control: no-store`
+ * unless the route chose its caching (files, web assets). Answers carry an account's data, secrets
+ * (webhook secrets, portal links) and event bodies: no shared or browser cache may keep them.
+ */
+const privateAnswers: Middleware<AppState> = async (ctx, next) => {
+  try {
+    await next();
+  } finally {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
+  }
+};
 
 /** The paths of the browser faces: their answers carry the strict Content-Security-Policy. */
 const WEB_PATHS = /^\/(console|portal|assets)(\/|$)/;
@@ -103,16 +122,22 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   /** Closes the app's own outbound clients (test POSTs to webhook endpoints, attachment downloads). */
   close(): Promise<void>;
 } {
-  const app = new Koa<AppState>({ proxy: false });
+  // Behind GATEWAY_TRUST_PROXY proxies, ctx.ip (the throttles' source address) is the client's as
+  // the nearest trusted proxy saw it; otherwise X-Forwarded-* headers are ignored.
+  const app = new Koa<AppState>({ proxy: config.trustProxy > 0, maxIpsCount: config.trustProxy });
   app.silent = true; // errors are rendered and logged by our own middleware
   const router = new Router<AppState>();
   const webRouter = new Router<AppState>();
+  // Cookies are Secure whenever the public URL is https (a TLS proxy in front: docs/operations.md).
   const secureCookies = config.publicUrl.startsWith('https:');
   const sharedAssets = new AssetFolder(webDir('shared'));
   webRouter.get('/assets/:file', sharedAssets.serve());
   const body = parseBody(config);
+  // Wrong admin tokens on every path taking one (admin API, /metrics, console login), and wrong API tokens.
+  const guessing = new AuthThrottle(config, metrics);
   // Every API route: the token, then the rate limit of its group, then the Idempotency-Key of a POST.
-  const authenticated = authenticate(store.accounts, body);
+  const tokenUse = new TokenUse(store);
+  const authenticated = authenticate(store.accounts, body, guessing, (token) => tokenUse.used(token));
   const limited = rateLimit(config.apiLimits.rateLimits);
   const idempotent = idempotency(store);
   const auth: Middleware<AppState> = (ctx, next) => authenticated(ctx, () => limited(ctx, () => idempotent(ctx, next)));
@@ -141,7 +166,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
     };
   });
 
-  router.get('/metrics', ...metricsAuth(config), async (ctx) => {
+  router.get('/metrics', ...metricsAuth(config, guessing), async (ctx) => {
     const { contentType, text } = await metrics.scrape();
     ctx.type = contentType;
     ctx.body = text;
@@ -153,22 +178,22 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, presenters, logger });
   channelRoutes(router, store, auth, flows, presenters);
   authRoutes(router, store, auth, flows);
-  webhookRoutes(router, store, auth, tester, metrics);
+  webhookRoutes(router, store, auth, tester, guard, metrics);
   eventTypeRoutes(router, auth);
   attachmentRoutes(router, store, auth, config, fetcher, presenters);
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, presenters);
   templateRoutes(router, store, auth);
-  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics });
+  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics, guard, publicOrigin: config.publicOrigin });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
   oauthRoutes(router, store, flows);
-  const callbacks = callbackRoutes(router, { store, presenters, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, jsonMaxDepth: config.jsonMaxDepth, metrics });
+  const callbacks = callbackRoutes(router, { store, presenters, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, bodyTimeoutMs: config.bodyTimeoutMs, jsonMaxDepth: config.jsonMaxDepth, metrics });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
-    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, bodyLimits: config });
-    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimits: config, consoleSession, metrics });
-    adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret });
-    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, presenters, bodyLimits: config, sandbox: config.providers.sandbox });
+    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, publicOrigin: config.publicOrigin, bodyLimits: config, throttle: guessing });
+    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimits: config, consoleSession, metrics, throttle: guessing });
+    adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, throttle: guessing });
+    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, presenters, bodyLimits: config, sandbox: config.providers.sandbox, throttle: guessing });
   }
 
   // Tracing on: a span around everything, the request line included (it carries the span's ids).
@@ -179,6 +204,7 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   app.use(checkQuery(config.queryMaxBytes));
   // POST /callbacks/:provider/:channelId without the router's per-request matching and composing.
   app.use(callbacks);
+  app.use(privateAnswers);
   const webHeaders = webSecurityHeaders();
   app.use((ctx, next) => (WEB_PATHS.test(ctx.path) ? webHeaders(ctx, next) : next()));
   app.use(router.routes());

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { storePath, type Config } from '../config/config.js';
 import { shardNamespace } from '../config/cluster.js';
 import { createAccount } from '../domain/directory.js';
-import { digestApiToken, generateApiToken } from '../domain/tokens.js';
+import { digestApiToken, generateApiToken, tokenPrefix } from '../domain/tokens.js';
 import { startDirectory } from './directory.js';
 import { createApp } from './http-app.js';
 import { answerClientErrors } from '../http/client-errors.js';
@@ -137,11 +137,11 @@ function bootstrapAccount(store: Store, config: Config, logger: Logger): void {
     if (store.accounts.count() > 0) return null;
     const token = config.bootstrapToken ?? generateApiToken();
     if (config.shard === 0) {
-      createAccount(store, 'default', digestApiToken(token));
+      createAccount(store, 'default', digestApiToken(token), tokenPrefix(token));
     } else {
       const now = Date.now();
       store.directory.applyAccount({ id: 1, name: 'default', created_at: now });
-      store.directory.applyToken({ id: 1, account_id: 1, token_sha256: digestApiToken(token), created_at: now });
+      store.directory.applyToken({ id: 1, account_id: 1, token_sha256: digestApiToken(token), created_at: now, prefix: tokenPrefix(token), revoked_at: null });
     }
     return token;
   });

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { StreamClientHealth } from '../streams/stream.js';
 import { kafkaClients, metricsAuth } from './http-app.js';
+import { AuthThrottle } from '../http/auth-throttle.js';
 
 /**
  * The HTTP server of a `--role worker` process (GATEWAY_WORKER_PORT): /healthz shows its Kafka
@@ -24,7 +25,7 @@ export async function listenWorkerHttp(config: Config, port: number, clientHealt
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok', role: 'worker', kafka_clients: kafkaClients(clientHealth()) };
   });
-  router.get('/metrics', ...metricsAuth(config), async (ctx) => {
+  router.get('/metrics', ...metricsAuth(config, new AuthThrottle(config, metrics)), async (ctx) => {
     const { contentType, text } = await metrics.scrape();
     ctx.type = contentType;
     ctx.body = text;

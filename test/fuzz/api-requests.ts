@@ -57,6 +57,8 @@ function pathIds(world: FuzzWorld, op: DocumentedOperation, param: string): { ow
   if (param === 'channelId') return { own: String(own.cloud), foreign: String(own.chatB) }; // another provider's channel: 404 too
   if (param === 'deliveryId') return { own: 'dlv_missing' };
   if (param === 'taskId') return { own: 'rpl_missing' };
+  // Never a token that exists: a request of the suite must not revoke the token it runs with.
+  if (param === 'tokenId') return { own: '987654' };
   if (param === 'storageKey') return { own: storageKey! };
   if (param === 'fileName') return { own: fileName! };
   if (op.path.includes('/webhooks/')) return pick(own.webhook, foreign.webhook);

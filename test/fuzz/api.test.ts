@@ -28,7 +28,7 @@ afterAll(() => world.gw.close());
 describe(`fuzzing every operation (FUZZ_SEED=${FUZZ.seed} FUZZ_RUNS=${FUZZ.runs})`, () => {
   it('covers every documented operation of the API, the admin API and the service routes', () => {
     expect(operations.length).toBeGreaterThan(50);
-    for (const prefix of ['/p1/', '/api/p2/', '/admin/deliveries', '/admin/replays', '/admin/companies/', '/admin/pipeline', '/admin/channels/', '/admin/sandbox/', '/callbacks/', '/files/', '/healthz', '/metrics']) {
+    for (const prefix of ['/p1/', '/api/p2/', '/admin/deliveries', '/admin/replays', '/admin/companies/', '/admin/pipeline', '/admin/channels/', '/admin/sandbox/', '/admin/tokens', '/callbacks/', '/files/', '/healthz', '/metrics']) {
       expect(operations.some((op) => op.path.startsWith(prefix)), prefix).toBe(true);
     }
   });

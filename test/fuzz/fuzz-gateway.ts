@@ -52,6 +52,10 @@ export async function startFuzzGateway(): Promise<FuzzWorld> {
     // QR is refreshed or "scanned" while the suite runs.
     GATEWAY_SANDBOX: 'true',
     GATEWAY_SANDBOX_STEP: '1h',
+    // The suite sends wrong admin tokens by the hundred from one address, between requests with the
+    // right one: the throttle (test/security/auth-throttle.test.ts) would make them wait.
+    GATEWAY_ADMIN_AUTH_FREE_FAILURES: '1000000',
+    GATEWAY_ADMIN_AUTH_GLOBAL_FAILURES: '1000000',
   });
   const a = await seedCompany(gw, gw.token, 'Fuzz A');
   const created = async (res: Promise<{ status: number; body: { data?: { external_id?: number }; webhook?: { id?: number }; attachment?: { attachment_url?: string } }; text: string }>) => {

@@ -10,7 +10,8 @@ let channelId: number;
 const ADMIN_TOKEN = 'admin-token-of-the-auth-walk-0123';
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+  // One wrong admin token per admin route: more than the throttle lets through (test/security/auth-throttle.test.ts).
+  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_ADMIN_AUTH_FREE_FAILURES: '1000' });
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Owned' } })).body.data.external_id;
   channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: 'bot-secret' } }))
     .body.data.external_id;

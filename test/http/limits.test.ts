@@ -99,7 +99,7 @@ describe('slow clients (GATEWAY_HEADERS_TIMEOUT, GATEWAY_REQUEST_TIMEOUT)', () =
 });
 
 describe('uploads at once (GATEWAY_UPLOAD_CONCURRENCY)', () => {
-  it('answers 503 with Retry-After while every slot is taken, and takes uploads again once they are free', async () => {
+  it("answers 503 with Retry-After while every slot of the account is taken, and takes uploads again once they are free; another account's are unaffected", async () => {
     const boundary = 'held-boundary';
     const head = `POST /api/p2/companies/${companyId}/attachments HTTP/1.1\r\nHost: x\r\nX-Private-Api-Token: ${gw.token}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n`;
     const held = [0, 1].map(() => {
@@ -115,10 +115,15 @@ describe('uploads at once (GATEWAY_UPLOAD_CONCURRENCY)', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(await refused.json()).toEqual({
-      errors: [{ status: 503, code: 'service_unavailable', title: 'Service unavailable', detail: 'As many uploads as this gateway takes at once are under way; try again shortly.' }],
+      errors: [{ status: 503, code: 'service_unavailable', title: 'Service unavailable', detail: 'As many uploads as this gateway takes at once for one account are under way; try again shortly.' }],
     });
+    // Slots are held per account: another account's upload does not wait for these.
+    const other = gw.createAccount('other uploads');
+    const otherCompany = (await gw.request('POST', '/p1/companies', { token: other, json: { name: 'Other uploads' } })).body.data.external_id as number;
+    const elsewhere = await fetch(`${gw.baseUrl}/api/p2/companies/${otherCompany}/attachments`, { method: 'POST', body: form, headers: { 'x-private-api-token': other } });
+    expect(elsewhere.status).toBe(201);
     for (const socket of held) socket.destroy();
-    await eventually('the partial files removed', () => partFiles().length === 0, 5_000);
+    await eventually('the partial files removed', () => partFiles().filter((name) => name.endsWith('.part')).length === 0, 5_000);
     const taken = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, { method: 'POST', body: form, headers: { 'x-private-api-token': gw.token } });
     expect(taken.status).toBe(201);
   });

@@ -42,15 +42,16 @@ export function documentedUploadRoute(router: Router<AppState>, { store, auth, c
 
   /**
    * The page's multipart example carries `private_api_token` as a field of the body, after the file.
-   * Without a token in the header or the query the body is received first (in an upload slot, within
-   * the size limit) so that authentication can read that field; whatever happens next, the received
-   * file is removed unless it was kept.
+   * Without a token in the header or the query the body is received first so that authentication
+   * can read that field: in a slot of the client's address (never one an account's uploads use),
+   * within the size limit and within GATEWAY_BODY_TIMEOUT (408 past it, so a trickled body holds
+   * its slot briefly). Whatever happens next, the received file is removed unless it was kept.
    */
   const receiveBeforeAuth: Middleware<AppState> = async (ctx, next) => {
     const tokenElsewhere = ctx.get(TOKEN_HEADER) !== '' || ctx.query[TOKEN_FIELD] !== undefined;
     if (!ctx.request.is('multipart/form-data') || tokenElsewhere) return next();
     const place = slots.place();
-    const parts = await receiveMultipart(ctx, slots, place.part, config.attachmentMaxBytes);
+    const parts = await receiveMultipart(ctx, slots, place.part, config.attachmentMaxBytes, config.bodyTimeoutMs);
     early.set(ctx.req, { place, parts });
     ctx.request.body = fieldsOf(parts);
     try {

@@ -108,8 +108,9 @@ function tooLarge(maxBytes: number): PayloadTooLarge {
 
 function unreachable(url: string, error: unknown, timeoutMs: number): ValidationFailed {
   const cause = (error as { cause?: unknown }).cause;
-  if (error instanceof BlockedAddressError || cause instanceof BlockedAddressError) {
-    return refused('its address is private, loopback, link-local or reserved, which attachments may not be fetched from');
+  const blocked = error instanceof BlockedAddressError ? error : cause instanceof BlockedAddressError ? cause : null;
+  if (blocked !== null) {
+    return refused(`${blocked.reason}, which attachments may not be fetched from: private, loopback, link-local or reserved addresses are refused`);
   }
   const name = (error as Error)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') return refused(`it did not send the whole file within ${timeoutMs} ms`);

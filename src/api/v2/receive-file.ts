@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { discardRest } from '../../http/body.js';
+import { bodyTimedOut } from '../../http/body-deadline.js';
 import { AppError, BadRequest, PayloadTooLarge, ValidationFailed } from '../../errors/errors.js';
 
 export const FILE_FIELD = 'file';
@@ -36,7 +37,7 @@ export async function receiveFile(req: IncomingMessage, partPath: string, maxByt
  * malformed, cut short) the partial file is closed and removed before the error is thrown, and the
  * rest of the body is read and dropped, so that the client gets to read the answer.
  */
-export async function receiveParts(req: IncomingMessage, partPath: string, maxBytes: number): Promise<ReceivedParts> {
+export async function receiveParts(req: IncomingMessage, partPath: string, maxBytes: number, timeoutMs?: number): Promise<ReceivedParts> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -72,6 +73,12 @@ export async function receiveParts(req: IncomingMessage, partPath: string, maxBy
     parser.once('error', () => reject(new BadRequest('The multipart body could not be read.')));
     parser.once('close', resolve);
     req.once('aborted', () => reject(new BadRequest('The upload was interrupted.')));
+    // The body's own deadline (GATEWAY_BODY_TIMEOUT) where one is given: a 408, cleaned up below.
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => reject(bodyTimedOut(timeoutMs)), timeoutMs);
+      parser.once('close', () => clearTimeout(timer));
+      req.once('close', () => clearTimeout(timer));
+    }
     req.once('error', () => reject(new BadRequest('The upload was interrupted.')));
   });
   req.pipe(parser);

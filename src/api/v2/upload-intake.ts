@@ -25,11 +25,14 @@ export interface StoragePlace {
 }
 
 /**
- * The uploads of the whole process that may be received or downloaded at once
- * (GATEWAY_UPLOAD_CONCURRENCY); one more is refused with a 503 and Retry-After, before its body is read.
+ * The uploads that may be received or downloaded at once (GATEWAY_UPLOAD_CONCURRENCY) per account,
+ * and per client address for a body received before its token is known (the token among its
+ * fields); one more is refused with a 503 and Retry-After, before its body is read. No slot is
+ * shared between accounts, nor between an account and requests without a valid token: a caller
+ * holding its slots with slow bodies holds only its own.
  */
 export class UploadSlots {
-  private taken = 0;
+  private readonly taken = new Map<string, number>();
 
   constructor(
     private readonly limit: number,
@@ -45,17 +48,29 @@ export class UploadSlots {
     return { storageKey, stored, part: `${stored}.part` };
   }
 
-  /** Runs `work` in a slot, or refuses at once when every slot is taken. */
+  /**
+   * Runs `work` in a slot of the request's account (of its client address before authentication),
+   * or refuses at once when every slot of it is taken.
+   */
   async hold<T>(ctx: AppContext, work: () => Promise<T>): Promise<T> {
-    if (this.taken >= this.limit) {
+    const account = ctx.state.account;
+    const owner = account === undefined ? `address ${ctx.ip}` : `account ${account.id}`;
+    const taken = this.taken.get(owner) ?? 0;
+    if (taken >= this.limit) {
       ctx.set('Retry-After', '1');
-      throw new ServiceUnavailable('As many uploads as this gateway takes at once are under way; try again shortly.');
+      throw new ServiceUnavailable(
+        account === undefined
+          ? 'As many uploads as this gateway receives at once from one address before their token is read are under way; try again shortly, or send the token in the X-Private-Api-Token header.'
+          : 'As many uploads as this gateway takes at once for one account are under way; try again shortly.',
+      );
     }
-    this.taken += 1;
+    this.taken.set(owner, taken + 1);
     try {
       return await work();
     } finally {
-      this.taken -= 1;
+      const left = (this.taken.get(owner) ?? 1) - 1;
+      if (left === 0) this.taken.delete(owner);
+      else this.taken.set(owner, left);
     }
   }
 }
@@ -63,14 +78,15 @@ export class UploadSlots {
 /**
  * Receives a multipart body (its `file` part to `part`, its text fields kept) in an upload slot.
  * Refused before the first byte is read when it is not multipart (415), has a Content-Encoding (415:
- * files are taken as sent) or finds no free slot (503). A refused upload's connection is not reused:
- * what the client still sends is dropped (discardRest).
+ * files are taken as sent) or finds no free slot (503); with `timeoutMs`, a body not received
+ * within it is a 408. A refused upload's connection is not reused: what the client still sends is
+ * dropped (discardRest).
  */
-export async function receiveMultipart(ctx: AppContext, slots: UploadSlots, part: string, maxBytes: number): Promise<ReceivedParts> {
+export async function receiveMultipart(ctx: AppContext, slots: UploadSlots, part: string, maxBytes: number, timeoutMs?: number): Promise<ReceivedParts> {
   try {
     if (!ctx.request.is('multipart/form-data')) throw new UnsupportedMediaType(`Send the file as multipart/form-data in the "${FILE_FIELD}" field.`);
     requireIdentityEncoding(ctx.req, 'An upload');
-    return await slots.hold(ctx, () => receiveParts(ctx.req, part, maxBytes));
+    return await slots.hold(ctx, () => receiveParts(ctx.req, part, maxBytes, timeoutMs));
   } catch (error) {
     discardRest(ctx.req);
     ctx.set('Connection', 'close');

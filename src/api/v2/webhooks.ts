@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { V1_WEBHOOK_EVENT_TYPES } from '../../../schemas/objects/webhook.js';
 import { webhookActionBody, webhookCreateBody, webhookListQuery, webhookUpdateBody } from '../../../schemas/v2/webhooks.js';
 import { describeFailure, type EndpointTester } from '../../dispatch/endpoint-test.js';
-import type { AppState, RouteContext } from '../../http/context.js';
+import { answersSecret, type AppState, type RouteContext } from '../../http/context.js';
 import { Conflict, NotFound, ValidationFailed } from '../../errors/errors.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
@@ -18,6 +18,8 @@ import { presentWebhook } from '../../presenters/webhook.js';
 import { toMeta } from '../../lib/paging.js';
 import { changeWebhookEndpoint } from '../../domain/operational-events.js';
 import type { Metrics } from '../../metrics/metrics.js';
+import type { SsrfGuard } from '../../net/ssrf.js';
+import { requireReachableUrl } from '../../http/outbound-url.js';
 
 const createBody = validator(webhookCreateBody);
 const updateBody = validator(webhookUpdateBody);
@@ -33,7 +35,7 @@ const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook e
  * active through an update only once it answered the signed test POST (src/dispatch/endpoint-test.ts)
  * with a 2xx; `POST .../test` sends that same POST on demand.
  */
-export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, tester: EndpointTester, metrics?: Metrics): void {
+export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, tester: EndpointTester, guard: SsrfGuard, metrics?: Metrics): void {
   const base = '/api/p2/companies/:companyId/webhooks';
 
   router.get(base, auth, (ctx) => {
@@ -52,6 +54,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
     const company = findCompany(store, ctx, 'companyId');
     const input = readInput(ctx, createBody);
     matchPathCompany(company, input.company_id);
+    requireReachableUrl(guard, input.url, 'url');
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
         throw ValidationFailed.field('', `Company ${company.id} cannot have another webhook endpoint: ${LIMIT_TEXT}. Delete one first.`);
@@ -67,6 +70,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
       });
     });
     ctx.status = 201;
+    answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(created, { withSecret: true }) };
   });
 
@@ -81,6 +85,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
       const { company, endpoint } = findEndpoint(store, ctx);
       const input = readInput(ctx, updateBody);
       matchPathCompany(company, input.company_id);
+      if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
       if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
         throw new Conflict(
           `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
@@ -116,6 +121,8 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
   router.post(`${base}/:id/test`, auth, async (ctx) => {
     const { company, endpoint } = findEndpoint(store, ctx);
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
+    // An address refused by the guard is named here, not reported as a failed test POST.
+    requireReachableUrl(guard, endpoint.url, 'url');
     ctx.body = { test: await tester.send(endpoint) };
   });
 
@@ -124,6 +131,7 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
     const rotated = store.transaction(() => rotateSecret(store, endpoint.id));
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
+    answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
   });
 }

@@ -21,6 +21,10 @@ export interface DirectoryToken {
   account_id: number;
   token_sha256: string;
   created_at: number;
+  /** The token's first characters, to tell it apart in a list; null for tokens made before they were kept. */
+  prefix: string | null;
+  /** When it was revoked; a revoked token authenticates nothing on any shard. */
+  revoked_at: number | null;
 }
 
 /**
@@ -43,9 +47,13 @@ export class DirectoryStore {
     this.upsertAccount = db.prepare<DirectoryAccount>(
       'INSERT INTO accounts (id, name, created_at) VALUES (@id, @name, @created_at) ON CONFLICT (id) DO UPDATE SET name = excluded.name',
     );
-    // A token already here under its id or its digest (the bootstrap token every shard made alike) stays as it is.
+    // A token already here under its id takes the revocation (the first one stays); one here under its
+    // digest alone (the bootstrap token every shard wrote alike) stays as it is.
     this.insertToken = db.prepare<DirectoryToken>(
-      'INSERT INTO api_tokens (id, account_id, token_sha256, created_at) VALUES (@id, @account_id, @token_sha256, @created_at) ON CONFLICT DO NOTHING',
+      `INSERT INTO api_tokens (id, account_id, token_sha256, created_at, prefix, revoked_at)
+       VALUES (@id, @account_id, @token_sha256, @created_at, @prefix, @revoked_at)
+       ON CONFLICT (id) DO UPDATE SET revoked_at = coalesce(api_tokens.revoked_at, excluded.revoked_at)
+       ON CONFLICT DO NOTHING`,
     );
     this.deleteToken = db.prepare<[number]>('DELETE FROM api_tokens WHERE id = ?');
   }

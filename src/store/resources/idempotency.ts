@@ -5,9 +5,11 @@ export interface IdempotentAnswerRow {
   idempotency_key: string;
   fingerprint: string;
   status: number;
-  /** The answer's JSON body, or null for an answer without one. */
+  /** The answer's JSON body, or null for an answer without one or a withheld one. */
   body: string | null;
   created_at: number;
+  /** 1 when the answer carried a secret: its body was not stored, and a repeat is refused. */
+  withheld: number;
 }
 
 export interface NewIdempotentAnswer {
@@ -16,6 +18,8 @@ export interface NewIdempotentAnswer {
   fingerprint: string;
   status: number;
   body: string | null;
+  /** The answer carried a secret: `body` must be null, and a repeat is refused. */
+  withheld?: boolean;
 }
 
 /** The first answers to API writes sent with an `Idempotency-Key`, per account. */
@@ -29,9 +33,9 @@ export class IdempotencyStore {
       'SELECT * FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND created_at >= ?',
     );
     // A key older than the window is used afresh: its old answer is replaced.
-    this.saveOne = db.prepare<[number, string, string, number, string | null, number]>(
-      `INSERT OR REPLACE INTO idempotency_keys (account_id, idempotency_key, fingerprint, status, body, created_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
+    this.saveOne = db.prepare<[number, string, string, number, string | null, number, number]>(
+      `INSERT OR REPLACE INTO idempotency_keys (account_id, idempotency_key, fingerprint, status, body, created_at, withheld)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.pruneSome = db.prepare<[number, number]>(
       `DELETE FROM idempotency_keys WHERE (account_id, idempotency_key) IN
@@ -45,7 +49,8 @@ export class IdempotencyStore {
   }
 
   save(answer: NewIdempotentAnswer, now = Date.now()): void {
-    this.saveOne.run(answer.accountId, answer.key, answer.fingerprint, answer.status, answer.body, now);
+    if (answer.withheld === true && answer.body !== null) throw new Error('a withheld answer keeps no body');
+    this.saveOne.run(answer.accountId, answer.key, answer.fingerprint, answer.status, answer.body, now, answer.withheld === true ? 1 : 0);
   }
 
   /** Deletes up to `limit` answers stored before `before`; answers how many went. */

@@ -14,10 +14,11 @@ import { authPages } from './012-auth-pages.js';
 import { idempotencyKeys } from './013-idempotency-keys.js';
 import { deliveryOrder } from './014-delivery-order.js';
 import { deliveryKeys } from './015-delivery-keys.js';
-import { directory } from './016-directory.js';
+import { secretsAndTokens } from './016-secrets-and-tokens.js';
+import { directory } from './017-directory.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
  * released migration is never edited, a change is a new entry. Times are unix milliseconds.
  */
-export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog, conversationIndexes, webFaces, traceContext, v1Jobs, authPages, idempotencyKeys, deliveryOrder, deliveryKeys, directory];
+export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog, conversationIndexes, webFaces, traceContext, v1Jobs, authPages, idempotencyKeys, deliveryOrder, deliveryKeys, secretsAndTokens, directory];

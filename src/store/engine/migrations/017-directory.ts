@@ -6,7 +6,7 @@ import type { Migration } from './migration.js';
  * value removes the key. Rows leave once published.
  */
 export const directory: Migration = {
-  version: 16,
+  version: 17,
   name: 'directory changes',
   sql: `
     CREATE TABLE directory_changes (
