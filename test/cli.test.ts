@@ -36,8 +36,8 @@ function baseEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.Pr
 async function startDaemon(env: NodeJS.ProcessEnv): Promise<Daemon> {
   const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += String(chunk)));
-  child.stderr!.on('data', (chunk) => (output += String(chunk)));
+  child.stdout.on('data', (chunk) => (output += String(chunk)));
+  child.stderr.on('data', (chunk) => (output += String(chunk)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`daemon did not start:\n${output}`)), 15_000);
@@ -48,7 +48,7 @@ async function startDaemon(env: NodeJS.ProcessEnv): Promise<Daemon> {
         resolve(JSON.parse(line).port as number);
       }
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     child.once('exit', () => reject(new Error(`daemon exited:\n${output}`)));
   });
   const daemon: Daemon = {

@@ -32,7 +32,7 @@ export function authenticateAdmin(adminToken: string, options: AdminAuthOptions 
   const cookiePattern = new RegExp(`(^|;)\\s*${consoleCookie}=`);
   return async (ctx, next) => {
     const header = ctx.get('authorization');
-    if (header === '' && consoleSession !== undefined && cookiePattern.test(ctx.get('cookie'))) return consoleSession(ctx, next);
+    if (header === '' && consoleSession !== undefined && cookiePattern.test(ctx.get('cookie'))) return void (await consoleSession(ctx, next));
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new Unauthorized(`No ${what} was provided: send it as Authorization: Bearer <${setting}>.`);
     await throttle?.admit(ctx, face);
@@ -41,6 +41,6 @@ export function authenticateAdmin(adminToken: string, options: AdminAuthOptions 
       throw new Unauthorized(`The ${what} is invalid.`);
     }
     await throttle?.succeeded(ctx);
-    return next();
+    return void (await next());
   };
 }

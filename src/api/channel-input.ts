@@ -7,7 +7,7 @@ type Input = Record<string, unknown>;
 export const providerBody = validator(channelProviderBody);
 
 const compileEach = (schemas: Record<Provider, object>) =>
-  Object.fromEntries(Object.entries(schemas).map(([provider, schema]) => [provider, validator(schema) as Validator<Input>])) as Record<
+  Object.fromEntries(Object.entries(schemas).map(([provider, schema]) => [provider, validator<object, Input>(schema)])) as Record<
     Provider,
     Validator<Input>
   >;

@@ -36,8 +36,8 @@ export interface CallbackDeps {
   metrics?: Metrics;
 }
 
-const validateCloud = validator(cloudCallback) as Validator<CloudCallback>;
-const validateBot = validator(botUpdate) as Validator<BotUpdate>;
+const validateCloud = validator<typeof cloudCallback, CloudCallback>(cloudCallback);
+const validateBot = validator<typeof botUpdate, BotUpdate>(botUpdate);
 const validateConnectorType = validator(connectorEventType);
 const validateConnector = Object.fromEntries(Object.entries(connectorEvents).map(([type, schema]) => [type, validator(schema)])) as Record<
   string,

@@ -149,7 +149,7 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
   }
 
   function start(name: string, role: Member['role'], port: number, childEnv: NodeJS.ProcessEnv): Member {
-    const defined = Object.fromEntries(Object.entries(childEnv).filter(([, value]) => value !== undefined)) as NodeJS.ProcessEnv;
+    const defined: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(childEnv).filter(([, value]) => value !== undefined));
     const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'serve', '--role', role], { env: defined, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     forwardLines(child, name);

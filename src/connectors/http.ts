@@ -67,6 +67,11 @@ function retryAfter(header: string | string[] | undefined): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
+/** A provider's error code as it can stand in ours: a string or a number. */
+export function isScalar(value: unknown): value is string | number {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
 /** A short, safe text from a provider body (error descriptions), at most 500 characters. */
 export function clip(text: unknown): string | undefined {
   return typeof text === 'string' && text !== '' ? text.slice(0, 500) : undefined;

@@ -55,7 +55,7 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
       ctx.status = 303;
       return;
     }
-    return pages.serve('index.html')(ctx, next);
+    await pages.serve('index.html')(ctx, next);
   });
   // Public: the login form, and the code and styles of the pages (no data in them).
   router.get('/console/login', pages.serve('login.html'));

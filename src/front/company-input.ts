@@ -54,7 +54,7 @@ export function companyOfBody(body: Buffer, contentType: string | undefined): nu
     return undefined;
   }
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields) || !('company_id' in fields)) return undefined;
-  return companyIdOf((fields as { company_id: unknown }).company_id);
+  return companyIdOf((fields).company_id);
 }
 
 /**

@@ -69,7 +69,7 @@ async function askAll(shards: number, down: readonly number[], ask: AskShard, in
   const answers = await Promise.all(
     Array.from({ length: shards }, (_, shard) => {
       const own = typeof input === 'function' ? input(shard) : input;
-      return own === null ? null : ask(shard, own);
+      return own === null ? Promise.resolve(null) : ask(shard, own);
     }),
   );
   const refused = answers.find((answer) => answer !== null && answer.status !== 200);

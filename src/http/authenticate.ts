@@ -51,7 +51,7 @@ export function authenticate(
     await parseBody(ctx, noop);
     const body = bodyOf(ctx);
     if (body !== undefined) delete body[TOKEN_FIELD];
-    return next();
+    return void (await next());
   };
 }
 

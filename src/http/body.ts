@@ -35,10 +35,10 @@ export interface BodyLimits {
  */
 export function parseBody(limits: BodyLimits): Middleware<AppState> {
   return async (ctx, next) => {
-    if (ctx.request.body !== undefined) return next();
+    if (ctx.request.body !== undefined) return void (await next());
     if (!hasBody(ctx)) {
       ctx.request.body = {};
-      return next();
+      return void (await next());
     }
     const kind = ctx.request.is('json') ? 'json' : ctx.request.is('urlencoded') ? 'form' : null;
     if (kind === null) throw new UnsupportedMediaType(`Unsupported content type "${ctx.get('content-type')}".`);
@@ -58,7 +58,7 @@ export function parseBody(limits: BodyLimits): Middleware<AppState> {
       throw new BadRequest(`The request body is nested more than ${limits.jsonMaxDepth} levels deep.`);
     }
     ctx.request.body = parsed;
-    return next();
+    return void (await next());
   };
 }
 

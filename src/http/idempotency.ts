@@ -37,9 +37,9 @@ export function idempotency(store: Store): Middleware<AppState> {
   const running = new Map<string, Running>();
 
   return async (ctx, next) => {
-    if (ctx.method !== 'POST') return next();
+    if (ctx.method !== 'POST') return void (await next());
     const key = ctx.get(IDEMPOTENCY_HEADER);
-    if (key === '') return next();
+    if (key === '') return void (await next());
     if (!KEY_SHAPE.test(key)) throw new BadRequest('The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
     const accountId = accountOf(ctx).id;
     const scope = `${accountId}\n${key}`;

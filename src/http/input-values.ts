@@ -54,7 +54,7 @@ function pathOf(visit: Visit): (string | number)[] {
   return path;
 }
 
-// eslint-disable-next-line no-control-regex
+ 
 const NOT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Whether a string is not Unicode text (it holds NUL or an unpaired surrogate). */

@@ -49,7 +49,7 @@ export function parseFormFields(body: string): Record<string, unknown> {
 
 function parseNested(text: string, what: string, options: { allowDots?: boolean }): Record<string, unknown> {
   try {
-    return qs.parse(text, { ...QUERY_SHAPE, ...options }) as Record<string, unknown>;
+    return qs.parse(text, { ...QUERY_SHAPE, ...options });
   } catch (error) {
     if (error instanceof RangeError) {
       throw new BadRequest(

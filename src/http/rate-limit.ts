@@ -36,13 +36,13 @@ export function rateLimit(groups: readonly RateLimitGroup[]): Middleware<AppStat
   }
 
   return async (ctx, next) => {
-    if (byRoute.size === 0) return next();
+    if (byRoute.size === 0) return void (await next());
     const group = byRoute.get(`${ctx.method} ${String(ctx._matchedRoute)}`);
-    if (group === undefined) return next();
+    if (group === undefined) return void (await next());
     const account = String(accountOf(ctx).id);
     const spent = await Promise.allSettled(group.limiters.map((limiter) => limiter.consume(account)));
     const refusals = spent.filter((result) => result.status === 'rejected').map((result) => result.reason as unknown);
-    if (refusals.length === 0) return next();
+    if (refusals.length === 0) return void (await next());
     let waitMs = 0;
     for (const refusal of refusals) {
       if (!(refusal instanceof RateLimiterRes)) throw refusal;

@@ -94,7 +94,7 @@ export class AssetFolder {
     return async (ctx, next) => {
       const name = fixedName ?? (ctx as unknown as { params: Record<string, string> }).params.file ?? '';
       const asset = this.assets.get(name);
-      if (asset === undefined) return next();
+      if (asset === undefined) return void (await next());
       const page = name.endsWith('.html');
       ctx.set('cache-control', page ? 'no-store' : 'no-cache');
       ctx.set('etag', asset.etag);

@@ -90,7 +90,7 @@ export function sessionAuth(store: Store, policy: SessionPolicy, expectedCredent
     }
     ctx.state.webSession = session;
     ctx.state.sessionToken = token;
-    return next();
+    return void (await next());
   };
 }
 

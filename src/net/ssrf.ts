@@ -171,10 +171,10 @@ export class SsrfGuard {
   readonly lookup: net.LookupFunction = (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 4);
-      const list = addresses as dns.LookupAddress[];
+      const list = addresses;
       if (!this.isAllowed(hostname)) {
         const bad = list.find((a) => isBlockedAddress(a.address) && !this.isAllowed(a.address));
-        if (bad) return callback(new BlockedAddressError(hostname, bad.address) as NodeJS.ErrnoException, '', 4);
+        if (bad) return callback(new BlockedAddressError(hostname, bad.address), '', 4);
       }
       if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       const first = list[0];

@@ -58,7 +58,7 @@ export function portalRoutes(router: Router<AppState>, webRouter: Router<AppStat
       ctx.status = 303;
       return;
     }
-    return pages.serve('index.html')(ctx, next);
+    await pages.serve('index.html')(ctx, next);
   });
   // Public: the entry page (it holds no data; the link's token is in its fragment) and the assets.
   webRouter.get('/portal/enter', pages.serve('enter.html'));

@@ -66,7 +66,7 @@ export function presentAuth(row: ChannelRow, pages: readonly AuthPageRow[]): Aut
     phone_number: text(row.settings.phone) ?? text(row.settings.account_phone),
     username: text(row.settings.account_username),
     confirmation: confirmationMethod(row),
-    settings: settings as AuthObject['settings'],
+    settings: settings,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
     sync_messages_at: text(row.settings.sync_messages_from),

@@ -140,7 +140,13 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   const authenticated = authenticate(store.accounts, body, guessing, (token) => tokenUse.used(token));
   const limited = rateLimit(config.apiLimits.rateLimits);
   const idempotent = idempotency(store);
-  const auth: Middleware<AppState> = (ctx, next) => authenticated(ctx, () => limited(ctx, () => idempotent(ctx, next)));
+  const auth: Middleware<AppState> = async (ctx, next) => {
+    await authenticated(ctx, async () => {
+      await limited(ctx, async () => {
+        await idempotent(ctx, next);
+      });
+    });
+  };
   // Outbound requests the API makes itself, through the same SSRF guard as the webhooks.
   const guard = new SsrfGuard(config.webhookAllowHosts);
   const tester = new EndpointTester(new WebhookHttpClient(guard, { connections: 8, quickRetries: 0 }), config.webhooks.timeoutMs);
@@ -206,7 +212,9 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   app.use(callbacks);
   app.use(privateAnswers);
   const webHeaders = webSecurityHeaders();
-  app.use((ctx, next) => (WEB_PATHS.test(ctx.path) ? webHeaders(ctx, next) : next()));
+  app.use(async (ctx, next) => {
+    await (WEB_PATHS.test(ctx.path) ? webHeaders(ctx, next) : next());
+  });
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   app.use(webRouter.routes());

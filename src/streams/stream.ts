@@ -194,7 +194,7 @@ export function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Prom
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error);
+        reject(error); // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors -- the wrapped promise's own rejection, passed on as it is
       },
     );
   });

@@ -69,7 +69,7 @@ describe('search and one delivery', () => {
 
 describe('cancelling a bulk replay', () => {
   it('stops a running task: the page on its way still goes out, but the task stays cancelled and is never picked again', async () => {
-    const replayer = gw.gateway.pipeline.replayer!;
+    const replayer = gw.gateway.pipeline.replayer;
     const original = replayer.replay.bind(replayer);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));

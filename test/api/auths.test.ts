@@ -533,7 +533,7 @@ describe('the state machine, action by state', () => {
     ['enable unconfirmed code without code', auth('chat_b_personal', 'unconfirmed', { phone: '7' }), 'enable', undefined, 'needs_code'],
     ['enable unconfirmed code with code', auth('social_c', 'unconfirmed'), 'enable', '1', 'needs_connector'],
   ])('%s', (_name, current, name, code, expected) => {
-    const plan = planAuthAction(current as Parameters<typeof planAuthAction>[0], name, code);
+    const plan = planAuthAction(current, name, code);
     expect(plan.kind === 'move' ? `move:${plan.to}` : plan.kind).toBe(expected);
   });
 });

@@ -158,14 +158,14 @@ describe('POST /p1/companies/:companyId/channels — every variant is accepted (
 
 describe('POST /p1/companies/:companyId/channels — form bodies', () => {
   it.each([
-    ['chat_a digital code', (s: string) => `provider=chat_a&phone=79161234567`, 'chat_a'],
-    ['chat_d with unix sync_messages_from', (s: string) => `provider=chat_d&sync_messages_from=${unixAgo(DAY)}`, 'chat_d'],
+    ['chat_a digital code', (_s: string) => `provider=chat_a&phone=79161234567`, 'chat_a'],
+    ['chat_d with unix sync_messages_from', (_s: string) => `provider=chat_d&sync_messages_from=${unixAgo(DAY)}`, 'chat_d'],
     ['chat_a_business by token', (s: string) => `provider=chat_a_business&hosting_type=cloud&token=${s}&subtype=unlim`, 'chat_a_business'],
-    ['chat_a_business by vendor_channel_id', (s: string) => `provider=chat_a_business&hosting_type=onpremise&vendor_channel_id=vc-9&account_name=Main`, 'chat_a_business'],
+    ['chat_a_business by vendor_channel_id', (_s: string) => `provider=chat_a_business&hosting_type=onpremise&vendor_channel_id=vc-9&account_name=Main`, 'chat_a_business'],
     ['market_a', (s: string) => `provider=market_a&login=client-${s}&password=${s}`, 'market_a'],
     ['social_b', (s: string) => `provider=social_b&token=${s}`, 'social_b'],
-    ['chat_b_personal by QR (via_qr_code=true is coerced)', (s: string) => 'provider=chat_b_personal&via_qr_code=true', 'chat_b_personal'],
-    ['chat_b_personal by phone', (s: string) => 'provider=chat_b_personal&phone=79161234567', 'chat_b_personal'],
+    ['chat_b_personal by QR (via_qr_code=true is coerced)', (_s: string) => 'provider=chat_b_personal&via_qr_code=true', 'chat_b_personal'],
+    ['chat_b_personal by phone', (_s: string) => 'provider=chat_b_personal&phone=79161234567', 'chat_b_personal'],
   ])('%s', async (_name, make, provider) => {
     const company = await newCompany();
     const res = await gw.request('POST', channelsPath(company), { form: make(secret()) });

@@ -457,7 +457,7 @@ describe('GET /p1/companies', () => {
       for (let i = 0; i < 100; i++) {
         const query = new URLSearchParams({ per: String(per), ...(direction === '' ? {} : { sort_direction: direction }) });
         if (from !== undefined) query.set('from', from);
-        const res = await list(`?${query}`, token);
+        const res = await list(`?${query.toString()}`, token);
         expect(res.status, res.text).toBe(200);
         expect(res.body.status).toBe('ok');
         pages.push((res.body.data.companies as Company[]).map((c) => c.external_id));

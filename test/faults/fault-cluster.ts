@@ -138,7 +138,7 @@ export class FaultCluster {
     return { companyId, channelId, secretToken: info.secrets.secret_token as string, webhookSecret: webhook.webhook.secret as string };
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   private async call(method: string, urlPath: string, body?: unknown, admin = false): Promise<any> {
     const headers: Record<string, string> = admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'x-private-api-token': this.apiToken };
     if (body !== undefined) headers['content-type'] = 'application/json';

@@ -47,7 +47,7 @@ async function underLoad(name: string, fault: () => Promise<string>): Promise<vo
   try {
     timings = await fault();
   } catch (error) {
-    throw new Error(`${name}: ${(error as Error).message}\n${cluster.outputs()}`);
+    throw new Error(`${name}: ${(error as Error).message}\n${cluster.outputs()}`, { cause: error });
   }
   await load.stop();
   const quiet = await assertQuiet(cluster, load, offsets, SETTLE_TIMEOUT_MS);

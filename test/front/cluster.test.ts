@@ -26,14 +26,14 @@ interface Answer {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   body: any;
 }
 
 async function call(base: string, method: string, urlPath: string, options: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string>; admin?: boolean } = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...(options.admin ? { authorization: `Bearer ${ADMIN}` } : { 'x-private-api-token': TOKEN }), ...options.headers };
   if (options.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${urlPath}`, { method, headers, body: options.json !== undefined ? JSON.stringify(options.json) : options.body, duplex: 'half' } as RequestInit);
+  const response = await fetch(`${base}${urlPath}`, { method, headers, body: options.json !== undefined ? JSON.stringify(options.json) : options.body, duplex: 'half' });
   const text = await response.text();
   let body: unknown;
   try {

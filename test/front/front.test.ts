@@ -22,7 +22,7 @@ interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   body: any;
 }
 

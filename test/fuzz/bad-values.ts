@@ -90,7 +90,7 @@ export function badJson(schema: Schema): fc.Arbitrary<unknown> {
   if (types.includes('array')) {
     const items = (schema.items as Schema | undefined) ?? {};
     options.push(fc.array(badJson(items), { minLength: 1, maxLength: 2 }));
-    if (typeof schema.maxItems === 'number') options.push(fc.constant(Array.from({ length: (schema.maxItems as number) + 1 }, () => 1)));
+    if (typeof schema.maxItems === 'number') options.push(fc.constant(Array.from({ length: (schema.maxItems) + 1 }, () => 1)));
   }
   if (types.includes('object') && schema.properties !== undefined) {
     const names = Object.keys(schema.properties as Schema);

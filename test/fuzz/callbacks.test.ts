@@ -54,7 +54,7 @@ beforeAll(async () => {
       provider: 'chat_a_business',
       channel: () => world.own.cloud,
       fixtures: fixturesOf('cloud'),
-      schemaOf: () => cloudCallback as Schema,
+      schemaOf: () => cloudCallback,
       sign: (body) => ({ 'x-hub-signature-256': `sha256=${createHmac('sha256', cloud.app_secret!).update(body).digest('hex')}` }),
     },
     {
@@ -62,7 +62,7 @@ beforeAll(async () => {
       provider: 'chat_b',
       channel: () => world.own.chatB,
       fixtures: fixturesOf('bot'),
-      schemaOf: () => botUpdate as Schema,
+      schemaOf: () => botUpdate,
       sign: () => ({ 'x-bot-api-secret-token': bot.secret_token! }),
     },
     {
@@ -73,7 +73,7 @@ beforeAll(async () => {
       schemaOf: (body) => {
         const type = (body as { type?: unknown }).type;
         const schema = typeof type === 'string' ? (connectorEvents as Record<string, Schema>)[type] : undefined;
-        return schema === undefined ? (connectorEventType as Schema) : { allOf: [connectorEventType, schema] };
+        return schema === undefined ? (connectorEventType) : { allOf: [connectorEventType, schema] };
       },
       sign: (body) => {
         const id = `msg_${randomUUID()}`;

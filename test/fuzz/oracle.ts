@@ -94,8 +94,8 @@ export function textBreaks(schema: Schema, text: string, form: boolean): boolean
   let value: Record<string, unknown>;
   try {
     value = form
-      ? (qs.parse(text, { allowDots: true }) as Record<string, unknown>)
-      : (qs.parse(text, { depth: 5, arrayLimit: 100, parameterLimit: 1000, strictDepth: true, throwOnLimitExceeded: true }) as Record<string, unknown>);
+      ? (qs.parse(text, { allowDots: true }))
+      : (qs.parse(text, { depth: 5, arrayLimit: 100, parameterLimit: 1000, strictDepth: true, throwOnLimitExceeded: true }));
   } catch {
     return true;
   }

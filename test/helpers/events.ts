@@ -75,7 +75,7 @@ export function newEvents(store: Store, before: number): EventRecord[] {
 function familyOf(event: EventRecord): string {
   if (event.body.entity === 'channel') return 'channel';
   if (event.body.operation === 'test') return 'webhook_url';
-  return String(event.body.type ?? event.name.split('.')[0]);
+  return String((event.body.type as string | undefined) ?? event.name.split('.')[0]);
 }
 
 /** Throws unless the event's body matches its family's schema, the record agrees with the body, and the catalog's entry of its name matches it too. */

@@ -38,8 +38,8 @@ export async function startGatewayProcess(role: 'all' | 'core' | 'worker', env: 
     text += chunk.toString();
     listeners.forEach((listener) => listener());
   };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.once('exit', () => listeners.forEach((listener) => listener()));
 

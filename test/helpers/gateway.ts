@@ -71,7 +71,7 @@ export interface TestResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   body: any;
 }
 
@@ -147,7 +147,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       }
       await gateway.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
-      if (invalidEvent !== undefined) throw invalidEvent;
+      if (invalidEvent !== undefined) throw invalidEvent as Error;
     },
   };
 }

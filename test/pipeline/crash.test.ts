@@ -26,8 +26,8 @@ let daemon: ChildProcess | undefined;
 async function startDaemon(daemonEnv: NodeJS.ProcessEnv = env): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'serve'], { env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
-  child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
   await eventually('the daemon listening', () => log.includes('gateway listening'), 30_000);
   return child;
 }

@@ -32,8 +32,8 @@ function startWorker(): { child: ChildProcess; log: string } {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const worker = { child, log: '' };
-  child.stdout!.on('data', (chunk: Buffer) => (worker.log += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (worker.log += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (worker.log += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (worker.log += chunk.toString()));
   workers.push(worker);
   return worker;
 }

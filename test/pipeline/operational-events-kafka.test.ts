@@ -35,8 +35,8 @@ beforeAll(async () => {
   });
   const started = { child, log: '' };
   worker = started;
-  child.stdout!.on('data', (chunk: Buffer) => (started.log += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (started.log += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (started.log += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (started.log += chunk.toString()));
   await eventually(
     'the worker holding the partitions of gateway.events',
     () => started.log.split('\n').some((line) => line.includes('consumer joined its group') && line.includes('"stream":"gateway.events"')),

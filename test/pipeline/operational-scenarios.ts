@@ -54,7 +54,7 @@ export class ApiClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as any };
+    return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) };
   }
 
   async company(name: string): Promise<number> {

@@ -53,7 +53,6 @@ const [portText, dir, channelsText, level, receiverUrl, secretsFile] = process.a
 const LEVELS = ['ingest', 'ingest-threaded', 'deliver', 'deliver-inline'];
 if (!LEVELS.includes(level)) throw new Error(`unknown level ${level}: ${LEVELS.join(', ')}`);
 const MAX_DEPTH = 32;
-const PUBLIC_URL = 'http://127.0.0.1';
 
 /** Channel n belongs to company n: its secret token's digest, and its endpoint's index in the secrets file. */
 const channels = new Map();

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { printSummary, summary } from './heap-diff.mjs';
+import { printSummary } from './heap-diff.mjs';
 import { freePort, ROOT, setupCompanies, sleep, startDaemon, testBroker } from '../suite/lib.mjs';
 import { sampleRss } from '../suite/proc-stats.mjs';
 import { fixedRate, waitArrivals, waitIdle } from '../suite/load.mjs';

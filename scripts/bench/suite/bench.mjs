@@ -111,7 +111,7 @@ await scenario('1', 'ingest: signed bot-style callbacks at maximum rate, deliver
   const bare = await bareBaseline();
   const d = await daemon('s1-ingest');
   let floors;
-  let accepted = 0;
+  let accepted;
   try {
     floors = await startIngestFloors(dataDir('s1-floors'), COMPANIES);
     const companies = await setupCompanies(d.base, null, COMPANIES);

@@ -127,7 +127,7 @@ export async function fixedRate({ base, companies, rate, seconds, senders = 10_0
 export async function waitIdle(base, timeoutMs) {
   const started = performance.now();
   let idleTimes = 0;
-  let left = null;
+  let left;
   for (;;) {
     const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     const text = await response.text();

@@ -54,7 +54,7 @@ export function flowRoutes(store: Store, flows: ConnectionFlows, presenters: Pre
       if (channel.provider === 'chat_a') {
         const { sessionId, code, ttl } = answer;
         if (typeof sessionId !== 'string' || typeof code !== 'string') throw new ProviderUnavailable('The connector answered request_code without sessionId and code.');
-        ctx.body = { sessionId, code, ttl: String(ttl ?? '') };
+        ctx.body = { sessionId, code, ttl: typeof ttl === 'number' || typeof ttl === 'string' ? String(ttl) : '' };
         return;
       }
       const { code_length, code_type, expires_in, next_type, session_id } = answer;

@@ -49,7 +49,7 @@ export function documentedUploadRoute(router: Router<AppState>, { store, auth, c
    */
   const receiveBeforeAuth: Middleware<AppState> = async (ctx, next) => {
     const tokenElsewhere = ctx.get(TOKEN_HEADER) !== '' || ctx.query[TOKEN_FIELD] !== undefined;
-    if (!ctx.request.is('multipart/form-data') || tokenElsewhere) return next();
+    if (!ctx.request.is('multipart/form-data') || tokenElsewhere) return void (await next());
     const place = slots.place();
     const parts = await receiveMultipart(ctx, slots, place.part, config.attachmentMaxBytes, config.bodyTimeoutMs);
     early.set(ctx.req, { place, parts });

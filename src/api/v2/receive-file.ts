@@ -145,7 +145,7 @@ function oneFileOnly(): ValidationFailed {
 export function cleanFileName(name: string | undefined): string {
   // Browsers (and fetch's FormData) send a quote in a file name as %22 (WHATWG multipart encoding).
   const base = (name ?? '').replaceAll('%22', '"').split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
+   
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   const short = [...clean].slice(0, MAX_FILE_NAME).join('');
   return short === '' || short === '.' || short === '..' ? 'file' : short;

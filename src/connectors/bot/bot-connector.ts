@@ -1,5 +1,5 @@
 import type { ProviderSendJob, SendConnector, SendRequest, SendResult } from '../connector.js';
-import { clip, type ProviderHttp } from '../http.js';
+import { clip, isScalar, type ProviderHttp } from '../http.js';
 
 /**
  * The bot-style API (`chat_b`): `POST <base>/bot<token>/<method>` with `sendMessage`, `sendPhoto`,
@@ -26,15 +26,16 @@ export class BotConnector implements SendConnector {
       if (typeof result?.message_id !== 'number' && typeof result?.message_id !== 'string') {
         return { kind: 'failed', permanent: true, error: { code: 'bad_provider_answer', title: 'The provider answered without a message_id.' } };
       }
-      const chatId = result.chat?.id ?? send.recipient.external_id;
-      return { kind: 'sent', externalId: `${String(chatId)}:${String(result.message_id)}` };
+      const chatId = result.chat?.id;
+      const chat = typeof chatId === 'number' || typeof chatId === 'string' ? String(chatId) : send.recipient.external_id;
+      return { kind: 'sent', externalId: `${chat}:${String(result.message_id)}` };
     }
     const answer = outcome.body as { error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } } | undefined;
     const retryAfter = typeof answer?.parameters?.retry_after === 'number' ? answer.parameters.retry_after * 1000 : outcome.retryAfterMs;
     return {
       kind: 'failed',
       permanent: outcome.permanent,
-      error: { code: answer?.error_code === undefined ? outcome.error.code : `provider_${String(answer.error_code)}`, title: clip(answer?.description) ?? outcome.error.title },
+      error: { code: isScalar(answer?.error_code) ? `provider_${answer.error_code}` : outcome.error.code, title: clip(answer?.description) ?? outcome.error.title },
       retryAfterMs: retryAfter,
     };
   }

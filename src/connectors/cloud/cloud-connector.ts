@@ -7,7 +7,7 @@ import {
   type SendResult,
   type TemplateSource,
 } from '../connector.js';
-import { clip, type CallOutcome, type ProviderHttp } from '../http.js';
+import { clip, isScalar, type CallOutcome, type ProviderHttp } from '../http.js';
 
 /** The `messaging_product` of the cloud-style API, under the contract's neutral name. */
 export const MESSAGING_PRODUCT = 'chat_a';
@@ -126,7 +126,7 @@ export function cloudMessage(send: SendRequest): Record<string, unknown> {
 function cloudError(outcome: Extract<CallOutcome, { ok: false }>): { code: string; title: string } {
   const error = (outcome.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
   if (error === undefined) return outcome.error;
-  return { code: error.code === undefined ? outcome.error.code : `provider_${String(error.code)}`, title: clip(error.message) ?? outcome.error.title };
+  return { code: isScalar(error.code) ? `provider_${error.code}` : outcome.error.code, title: clip(error.message) ?? outcome.error.title };
 }
 
 function notConfigured(why: string): SendResult {

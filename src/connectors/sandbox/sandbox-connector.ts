@@ -185,7 +185,7 @@ export function sandboxHistory(channel: Pick<SessionChannel, 'id' | 'settings'>,
 
 /** The gateway's OAuth redirect of a channel, as the provider sends the user's browser to it (`page`: one page's). */
 function oauthRedirect(channel: SessionChannel, page?: string): string {
-  const query = new URLSearchParams({ state: String(channel.credentials.oauth_state ?? ''), code: `sbx-${randomBytes(6).toString('hex')}` });
+  const query = new URLSearchParams({ state: typeof channel.credentials.oauth_state === 'string' ? channel.credentials.oauth_state : '', code: `sbx-${randomBytes(6).toString('hex')}` });
   if (page !== undefined) query.set('page', page);
   return `${channel.callback.url}/oauth?${query.toString()}`;
 }

@@ -31,7 +31,7 @@ class FakeProducer {
   }
   async sendBatch({ topicMessages }: { topicMessages: TopicMessages[] }): Promise<void> {
     const failure = this.failures.shift();
-    if (failure !== undefined) throw failure;
+    if (failure !== undefined) throw failure as Error;
     this.sent.push(topicMessages.map((t) => ({ topic: t.topic, keys: t.messages.map((m) => String(m.key)) })));
   }
 }
@@ -88,7 +88,7 @@ describe('KafkaPublisher with a producer the broker refuses', () => {
   });
 
   it('finds the refusal inside the errors kafkajs wraps it in', async () => {
-    const wrapped = new KafkaJSNonRetriableError(brokerRefusal('OUT_OF_ORDER_SEQUENCE_NUMBER', 45) as unknown as Error);
+    const wrapped = new KafkaJSNonRetriableError(brokerRefusal('OUT_OF_ORDER_SEQUENCE_NUMBER', 45));
     Object.assign(wrapped, { cause: brokerRefusal('OUT_OF_ORDER_SEQUENCE_NUMBER', 45) });
     const { kafka, producers } = fakeKafka((n) => (n === 1 ? [wrapped] : []));
     const { publisher } = publisherOf(kafka);

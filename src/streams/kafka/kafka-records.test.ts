@@ -30,7 +30,7 @@ function fetched(record: Message, offset: number): FetchedMessage {
     offset: String(offset),
     timestamp: '0',
     attributes: 0,
-  } as FetchedMessage;
+  };
 }
 
 /** The records of messages sent together, published at `now` with `active` as the trace context of the moment. */
