@@ -57,7 +57,11 @@ const upwardIn = (layers, what) =>
     })),
   );
 
-const upward = [...upwardIn(LAYERS, 'in src/'), ...upwardIn(STORE_LAYERS, 'in the store'), ...upwardIn(STREAMS_LAYERS, 'in the streams')];
+const upward = [
+  ...upwardIn(LAYERS, 'in src/'),
+  ...upwardIn(STORE_LAYERS, 'in the store'),
+  ...upwardIn(STREAMS_LAYERS, 'in the streams'),
+];
 
 const sideways = SIDE_BY_SIDE.map(([name, folder, parts]) => ({
   name: `${name}-apart`,

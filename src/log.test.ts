@@ -8,7 +8,13 @@ function runLogging(body: string): { status: number | null; lines: { msg: string
   const script = `const { createLogger, stdoutDestination } = await import(${JSON.stringify(log)}); const logger = createLogger('info', stdoutDestination()); ${body}`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   expect(child.stderr).toBe('');
-  return { status: child.status, lines: child.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { msg: string; n?: number }) };
+  return {
+    status: child.status,
+    lines: child.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { msg: string; n?: number }),
+  };
 }
 
 describe('stdoutDestination', () => {
@@ -41,7 +47,9 @@ describe('stdoutDestination', () => {
   });
 
   it('redacts secrets as the logger always did', () => {
-    const { lines } = runLogging(`logger.info({ channel: { id: 7, credentials: { token: 'bot-secret' } } }, 'channel');`);
+    const { lines } = runLogging(
+      `logger.info({ channel: { id: 7, credentials: { token: 'bot-secret' } } }, 'channel');`,
+    );
     expect(lines).toHaveLength(1);
     expect(JSON.stringify(lines[0])).not.toContain('bot-secret');
     expect((lines[0] as unknown as { channel: { credentials: string } }).channel.credentials).toBe('[redacted]');

@@ -30,7 +30,11 @@ const REDACT = [
  * The daemon's logger. With `traceFields` (tracing is on, docs/tracing.md) every line written while
  * a span is active carries its `trace_id` and `span_id`; without, no mixin runs at all.
  */
-export function createLogger(level: LogLevel, destination?: pino.DestinationStream, options: { traceFields?: boolean } = {}): Logger {
+export function createLogger(
+  level: LogLevel,
+  destination?: pino.DestinationStream,
+  options: { traceFields?: boolean } = {},
+): Logger {
   return pino(
     {
       level,

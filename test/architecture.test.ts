@@ -15,7 +15,11 @@ async function violations(cwd: string, dirs: string[]): Promise<string[]> {
   process.chdir(cwd);
   try {
     const tsConfig = cwd === repoRoot ? options.tsConfig : undefined;
-    const result = await cruise(dirs, { ...options, tsConfig, ruleSet, validate: true }, { extensions: ['.ts', '.js'] });
+    const result = await cruise(
+      dirs,
+      { ...options, tsConfig, ruleSet, validate: true },
+      { extensions: ['.ts', '.js'] },
+    );
     const output = result.output as ICruiseResult;
     return output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
   } finally {
@@ -40,12 +44,18 @@ describe('the layer order of src/ (docs/architecture.md)', () => {
     write('src/dispatch/policy.ts', 'export const retryAfter = 1;\n');
     write('src/ingest/verify.ts', 'export const verified = true;\n');
     write('src/api/lookup.ts', 'export const lookup = 1;\n');
-    write('src/store/rows.ts', "import { retryAfter } from '../dispatch/policy.js';\nexport const rows = retryAfter;\n");
+    write(
+      'src/store/rows.ts',
+      "import { retryAfter } from '../dispatch/policy.js';\nexport const rows = retryAfter;\n",
+    );
     write('src/outbox/relay.ts', "import { verified } from '../ingest/verify.js';\nexport const relayed = verified;\n");
     write('src/admin/routes.ts', "import { lookup } from '../api/lookup.js';\nexport const routes = lookup;\n");
     write('src/domain/rules.ts', "import type { Context } from '../http/context.js';\nexport type Rule = Context;\n");
     write('src/http/context.ts', 'export interface Context { id: number }\n');
-    write('src/cli/main.ts', "import { routes } from '../admin/routes.js';\nimport { rows } from '../store/rows.js';\nexport const main = [routes, rows];\n");
+    write(
+      'src/cli/main.ts',
+      "import { routes } from '../admin/routes.js';\nimport { rows } from '../store/rows.js';\nexport const main = [routes, rows];\n",
+    );
     expect((await violations(scratch, ['src'])).sort()).toEqual([
       'domain-not-to-http: src/domain/rules.ts -> src/http/context.ts',
       'faces-apart: src/admin/routes.ts -> src/api/lookup.ts',
@@ -62,11 +72,23 @@ describe('the layer order of src/ (docs/architecture.md)', () => {
     };
     put('src/store/store.ts', 'export const store = 1;\n');
     put('src/store/resources/webhooks.ts', 'export const webhooks = 1;\n');
-    put('src/store/deliveries/deliveries.ts', "import { webhooks } from '../resources/webhooks.js';\nexport const deliveries = webhooks;\n");
-    put('src/store/pipeline/outbox.ts', "import { deliveries } from '../deliveries/deliveries.js';\nexport const outbox = deliveries;\n");
-    put('src/store/engine/db.ts', "import { webhooks } from '../resources/webhooks.js';\nimport { store } from '../store.js';\nexport const db = [webhooks, store];\n");
+    put(
+      'src/store/deliveries/deliveries.ts',
+      "import { webhooks } from '../resources/webhooks.js';\nexport const deliveries = webhooks;\n",
+    );
+    put(
+      'src/store/pipeline/outbox.ts',
+      "import { deliveries } from '../deliveries/deliveries.js';\nexport const outbox = deliveries;\n",
+    );
+    put(
+      'src/store/engine/db.ts',
+      "import { webhooks } from '../resources/webhooks.js';\nimport { store } from '../store.js';\nexport const db = [webhooks, store];\n",
+    );
     put('src/streams/sqlite/sqlite-stream.ts', 'export const sqlite = 1;\n');
-    put('src/streams/kafka/kafka-stream.ts', "import { sqlite } from '../sqlite/sqlite-stream.js';\nexport const kafka = sqlite;\n");
+    put(
+      'src/streams/kafka/kafka-stream.ts',
+      "import { sqlite } from '../sqlite/sqlite-stream.js';\nexport const kafka = sqlite;\n",
+    );
     put('src/streams/stream.ts', "import { kafka } from './kafka/kafka-stream.js';\nexport const stream = kafka;\n");
     const found = await violations(rooms, ['src']);
     expect(found.sort()).toEqual([

@@ -24,7 +24,10 @@ function tempDir(): string {
 /** Runs the gateway command without blocking this event loop (the daemon keeps being written to meanwhile). */
 function gateway(args: string[], dataDir: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_DATA_DIR: dataDir }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_DATA_DIR: dataDir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += String(chunk)));
     child.once('exit', (code) => resolve({ code, stderr }));
@@ -32,13 +35,21 @@ function gateway(args: string[], dataDir: string): Promise<{ code: number | null
 }
 
 async function serve(dataDir: string): Promise<GatewayProcess> {
-  const started = await startGatewayProcess('all', { GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0', GATEWAY_BOOTSTRAP_TOKEN: TOKEN });
+  const started = await startGatewayProcess('all', {
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_PORT: '0',
+    GATEWAY_BOOTSTRAP_TOKEN: TOKEN,
+  });
   running.push(started);
   return started;
 }
 
 async function createCompany(port: number, name: string): Promise<number> {
-  const answer = await fetch(`http://127.0.0.1:${port}/p1/companies`, { method: 'POST', headers: { 'x-private-api-token': TOKEN, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+  const answer = await fetch(`http://127.0.0.1:${port}/p1/companies`, {
+    method: 'POST',
+    headers: { 'x-private-api-token': TOKEN, 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
   expect(answer.status).toBe(201);
   return ((await answer.json()) as { data: { external_id: number } }).data.external_id;
 }
@@ -49,7 +60,10 @@ async function companyNames(port: number): Promise<string[]> {
   // next_page is empty on the last page.
   let from = '';
   do {
-    const answer = await fetch(`http://127.0.0.1:${port}/p1/companies?per=100${from === '' ? '' : `&from=${encodeURIComponent(from)}`}`, { headers: { 'x-private-api-token': TOKEN } });
+    const answer = await fetch(
+      `http://127.0.0.1:${port}/p1/companies?per=100${from === '' ? '' : `&from=${encodeURIComponent(from)}`}`,
+      { headers: { 'x-private-api-token': TOKEN } },
+    );
     expect(answer.status).toBe(200);
     const { data } = (await answer.json()) as { data: { companies: { name: string }[]; next_page: string } };
     names.push(...data.companies.map((c) => c.name));
@@ -89,7 +103,9 @@ describe('backup and restore of a running store', () => {
     const during = names.filter((name) => name.startsWith('during '));
     expect(names.slice(0, before.length).sort()).toEqual([...before].sort());
     expect(names).toHaveLength(before.length + during.length);
-    expect(during.sort((a, b) => Number(a.slice(7)) - Number(b.slice(7)))).toEqual(during.map((_, i) => `during ${i + 1}`));
+    expect(during.sort((a, b) => Number(a.slice(7)) - Number(b.slice(7)))).toEqual(
+      during.map((_, i) => `during ${i + 1}`),
+    );
     expect(written).toBeGreaterThanOrEqual(during.length);
   });
 
@@ -100,15 +116,30 @@ describe('backup and restore of a running store', () => {
     const folder = tempDir();
     const existing = path.join(folder, 'taken.db');
     fs.writeFileSync(existing, 'mine');
-    expect(await gateway(['backup', existing], source)).toEqual({ code: 1, stderr: `gateway: ${existing} exists already: a backup never overwrites a file\n` });
+    expect(await gateway(['backup', existing], source)).toEqual({
+      code: 1,
+      stderr: `gateway: ${existing} exists already: a backup never overwrites a file\n`,
+    });
     expect(fs.readFileSync(existing, 'utf8')).toBe('mine');
 
-    expect(await gateway(["restore", existing], tempDir())).toEqual({ code: 1, stderr: `gateway: ${existing} is not a store: file is not a database\n` });
-    expect(await gateway(['restore', path.join(folder, 'missing.db')], tempDir())).toEqual({ code: 1, stderr: `gateway: no backup at ${path.join(folder, 'missing.db')}\n` });
+    expect(await gateway(['restore', existing], tempDir())).toEqual({
+      code: 1,
+      stderr: `gateway: ${existing} is not a store: file is not a database\n`,
+    });
+    expect(await gateway(['restore', path.join(folder, 'missing.db')], tempDir())).toEqual({
+      code: 1,
+      stderr: `gateway: no backup at ${path.join(folder, 'missing.db')}\n`,
+    });
     const file = path.join(folder, 'good.db');
     expect(await gateway(['backup', file], source)).toMatchObject({ code: 0 });
-    expect(await gateway(['restore', file], source)).toEqual({ code: 1, stderr: `gateway: ${path.join(source, 'gateway.db')} exists already: restore into a data dir without a store\n` });
-    expect(await gateway(['backup'], source)).toMatchObject({ code: 2, stderr: expect.stringContaining('gateway: backup needs one file name') });
+    expect(await gateway(['restore', file], source)).toEqual({
+      code: 1,
+      stderr: `gateway: ${path.join(source, 'gateway.db')} exists already: restore into a data dir without a store\n`,
+    });
+    expect(await gateway(['backup'], source)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('gateway: backup needs one file name'),
+    });
     expect(fs.readdirSync(folder).sort()).toEqual(['good.db', 'taken.db']);
   });
 });

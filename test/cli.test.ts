@@ -29,7 +29,12 @@ function tempDataDir(): string {
 }
 
 function baseEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_PORT: '0',
+  };
   return { ...env, ...extra };
 }
 
@@ -65,7 +70,9 @@ async function startDaemon(env: NodeJS.ProcessEnv): Promise<Daemon> {
 }
 
 async function get(port: number, pathname: string, token?: string) {
-  const response = await fetch(`http://127.0.0.1:${port}${pathname}`, { headers: token ? { 'x-private-api-token': token } : {} });
+  const response = await fetch(`http://127.0.0.1:${port}${pathname}`, {
+    headers: token ? { 'x-private-api-token': token } : {},
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -107,7 +114,12 @@ describe('gateway serve', () => {
 
   it('refuses to start on bad configuration, naming every bad key', () => {
     const result = spawnSync(process.execPath, [BIN, 'serve'], {
-      env: baseEnv(tempDataDir(), { GATEWAY_PORT: 'eighty', GATEWAY_LOG_LEVEL: 'loud', GATEWAY_ADMIN_TOKEN: 'short', GATEWAY_KAFKA_BROKERS: 'nohost' }),
+      env: baseEnv(tempDataDir(), {
+        GATEWAY_PORT: 'eighty',
+        GATEWAY_LOG_LEVEL: 'loud',
+        GATEWAY_ADMIN_TOKEN: 'short',
+        GATEWAY_KAFKA_BROKERS: 'nohost',
+      }),
       encoding: 'utf8',
       timeout: 15_000,
     });
@@ -152,16 +164,25 @@ describe('gateway token create', () => {
 
   it('names a store it has just created, so a token made on the wrong data dir shows', () => {
     const dataDir = path.join(tempDataDir(), 'not-the-daemons');
-    const result = spawnSync(process.execPath, [BIN, 'token', 'create', '--name', 'lost'], { env: baseEnv(dataDir), encoding: 'utf8', timeout: 15_000 });
+    const result = spawnSync(process.execPath, [BIN, 'token', 'create', '--name', 'lost'], {
+      env: baseEnv(dataDir),
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^gwk_[A-Za-z0-9_-]{43}\n$/);
     const store = path.join(dataDir, 'gateway.db');
-    expect(result.stderr).toBe(`Store: ${store} (did not exist, created now)\nCreated account 1 "lost". Its API token (shown once):\n`);
+    expect(result.stderr).toBe(
+      `Store: ${store} (did not exist, created now)\nCreated account 1 "lost". Its API token (shown once):\n`,
+    );
     expect(fs.existsSync(store)).toBe(true);
   });
 
   it('needs --name', () => {
-    const result = spawnSync(process.execPath, [BIN, 'token', 'create'], { env: baseEnv(tempDataDir()), encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [BIN, 'token', 'create'], {
+      env: baseEnv(tempDataDir()),
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('--name');
   });

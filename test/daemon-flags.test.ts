@@ -11,7 +11,10 @@ describe("the daemon's node flags", () => {
   it('are the same in npm start, bin/gateway.js, the Dockerfile and the benchmark', () => {
     const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
     const fromStart = /node ((?:--\S+ )*)bin\/gateway\.js serve/.exec(start)?.[1]?.trim().split(' ');
-    const fromShebang = /^#!\/usr\/bin\/env -S node ((?:--\S+ ?)*)\n/.exec(read('bin/gateway.js'))?.[1]?.trim().split(' ');
+    const fromShebang = /^#!\/usr\/bin\/env -S node ((?:--\S+ ?)*)\n/
+      .exec(read('bin/gateway.js'))?.[1]
+      ?.trim()
+      .split(' ');
     const cmd = /^CMD (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
     const fromDocker = (JSON.parse(cmd ?? '[]') as string[]).filter((arg) => arg.startsWith('--'));
     const fromBench = /DAEMON_NODE_FLAGS = (\[.*\]);/.exec(read('scripts/bench/suite/lib.mjs'))?.[1];
@@ -36,7 +39,10 @@ describe('worker threads under the daemon flags', () => {
       await worker.terminate();
       eval(churn);
       console.log(JSON.stringify({ worker: workerYoung, main: eval(youngMb) }));`;
-    const out = execFileSync(process.execPath, ['--max-semi-space-size=8', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--max-semi-space-size=8', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(JSON.parse(out)).toEqual({ worker: 4, main: 16 });
   });
 });

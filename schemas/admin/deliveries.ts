@@ -7,9 +7,19 @@ import type { JSONSchema } from 'json-schema-to-ts';
 const filterProperties = {
   company_id: { type: 'integer', minimum: 1 },
   endpoint_id: { type: 'integer', minimum: 1 },
-  status: { type: 'string', enum: ['pending', 'held', 'delivered', 'failed'], description: 'held: pending, and waiting for its endpoint to be enabled or for earlier deliveries of a strictly ordered endpoint' },
+  status: {
+    type: 'string',
+    enum: ['pending', 'held', 'delivered', 'failed'],
+    description:
+      'held: pending, and waiting for its endpoint to be enabled or for earlier deliveries of a strictly ordered endpoint',
+  },
   event_type: { type: 'string', minLength: 1, maxLength: 100, description: 'event name, e.g. message.create' },
-  event_id: { type: 'string', minLength: 1, maxLength: 100, description: 'the event id, which is the webhook-id header of its deliveries' },
+  event_id: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 100,
+    description: 'the event id, which is the webhook-id header of its deliveries',
+  },
   since: { type: 'string', format: 'date-time' },
   until: { type: 'string', format: 'date-time' },
 } as const;
@@ -37,6 +47,12 @@ export const adminEndpointDisableBody = {
   $id: 'admin/endpoint-disable-body',
   type: 'object',
   properties: {
-    reason: { type: 'string', minLength: 1, maxLength: 200, default: 'disabled by an operator', description: 'shown as disabled_reason' },
+    reason: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      default: 'disabled by an operator',
+      description: 'shown as disabled_reason',
+    },
   },
 } as const satisfies JSONSchema;

@@ -46,7 +46,11 @@ const botMessage = {
     photo: {
       type: 'array',
       minItems: 1,
-      items: { type: 'object', required: ['file_id', 'width', 'height'], properties: { ...fileRef, width: { type: 'integer' }, height: { type: 'integer' } } },
+      items: {
+        type: 'object',
+        required: ['file_id', 'width', 'height'],
+        properties: { ...fileRef, width: { type: 'integer' }, height: { type: 'integer' } },
+      },
     },
     voice: {
       type: 'object',
@@ -56,12 +60,23 @@ const botMessage = {
     audio: {
       type: 'object',
       required: ['file_id'],
-      properties: { ...fileRef, duration: { type: 'integer' }, mime_type: { type: 'string' }, file_name: { type: 'string' } },
+      properties: {
+        ...fileRef,
+        duration: { type: 'integer' },
+        mime_type: { type: 'string' },
+        file_name: { type: 'string' },
+      },
     },
     video: {
       type: 'object',
       required: ['file_id'],
-      properties: { ...fileRef, width: { type: 'integer' }, height: { type: 'integer' }, mime_type: { type: 'string' }, file_name: { type: 'string' } },
+      properties: {
+        ...fileRef,
+        width: { type: 'integer' },
+        height: { type: 'integer' },
+        mime_type: { type: 'string' },
+        file_name: { type: 'string' },
+      },
     },
     document: {
       type: 'object',
@@ -71,9 +86,19 @@ const botMessage = {
     sticker: {
       type: 'object',
       required: ['file_id'],
-      properties: { ...fileRef, width: { type: 'integer' }, height: { type: 'integer' }, emoji: { type: 'string' }, is_animated: { type: 'boolean' } },
+      properties: {
+        ...fileRef,
+        width: { type: 'integer' },
+        height: { type: 'integer' },
+        emoji: { type: 'string' },
+        is_animated: { type: 'boolean' },
+      },
     },
-    location: { type: 'object', required: ['latitude', 'longitude'], properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } },
+    location: {
+      type: 'object',
+      required: ['latitude', 'longitude'],
+      properties: { latitude: { type: 'number' }, longitude: { type: 'number' } },
+    },
     reply_to_message: { type: 'object', required: ['message_id'], properties: { message_id: { type: 'integer' } } },
   },
 } as const;

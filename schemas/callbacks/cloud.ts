@@ -38,15 +38,29 @@ const cloudMessage = {
     location: {
       type: 'object',
       required: ['latitude', 'longitude'],
-      properties: { latitude: { type: 'number' }, longitude: { type: 'number' }, name: { type: 'string' }, address: { type: 'string' }, url: { type: 'string' } },
+      properties: {
+        latitude: { type: 'number' },
+        longitude: { type: 'number' },
+        name: { type: 'string' },
+        address: { type: 'string' },
+        url: { type: 'string' },
+      },
     },
-    reaction: { type: 'object', required: ['message_id'], properties: { message_id: { type: 'string', minLength: 1 }, emoji: { type: 'string' } } },
+    reaction: {
+      type: 'object',
+      required: ['message_id'],
+      properties: { message_id: { type: 'string', minLength: 1 }, emoji: { type: 'string' } },
+    },
     interactive: {
       type: 'object',
       required: ['type'],
       properties: {
         type: { type: 'string' },
-        button_reply: { type: 'object', required: ['id', 'title'], properties: { id: { type: 'string' }, title: { type: 'string' } } },
+        button_reply: {
+          type: 'object',
+          required: ['id', 'title'],
+          properties: { id: { type: 'string' }, title: { type: 'string' } },
+        },
         list_reply: {
           type: 'object',
           required: ['id', 'title'],
@@ -54,7 +68,11 @@ const cloudMessage = {
         },
       },
     },
-    button: { type: 'object', required: ['text'], properties: { text: { type: 'string' }, payload: { type: 'string' } } },
+    button: {
+      type: 'object',
+      required: ['text'],
+      properties: { text: { type: 'string' }, payload: { type: 'string' } },
+    },
   },
   allOf: [
     ...['text', 'location', 'reaction', 'interactive', 'button', ...MEDIA_TYPES].map((type) => ({

@@ -12,7 +12,12 @@ const connectorAttachment = {
     /** The provider's media id, or a URL the connector can fetch it from (at least one of them). */
     id: { type: 'string', minLength: 1, maxLength: 1024 },
     url: { type: 'string', format: 'uri', maxLength: 4096 },
-    mime_type: { type: 'string', maxLength: 255, pattern: '^[a-z]+/[A-Za-z0-9.+-]+( *;.*)?$', 'x-message': 'must be a media type such as image/jpeg' },
+    mime_type: {
+      type: 'string',
+      maxLength: 255,
+      pattern: '^[a-z]+/[A-Za-z0-9.+-]+( *;.*)?$',
+      'x-message': 'must be a media type such as image/jpeg',
+    },
     file_name: { type: 'string', minLength: 1, maxLength: 255 },
     size: { type: 'integer', minimum: 0 },
     width: { type: 'integer', minimum: 1 },
@@ -46,7 +51,12 @@ const message = {
     id: { type: 'string', minLength: 1, maxLength: 255 },
     chat,
     /** Who wrote it inside a group chat. */
-    sender: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string' }, name: { type: 'string' } } },
+    sender: {
+      type: 'object',
+      required: ['id'],
+      additionalProperties: false,
+      properties: { id: { type: 'string' }, name: { type: 'string' } },
+    },
     /** Sent from the account itself (on the phone): stored as outgoing, status `sent`. */
     from_me: { type: 'boolean', default: false },
     timestamp: unixSeconds,
@@ -57,7 +67,12 @@ const message = {
       type: 'object',
       required: ['latitude', 'longitude'],
       additionalProperties: false,
-      properties: { latitude: { type: 'number' }, longitude: { type: 'number' }, name: { type: 'string' }, address: { type: 'string' } },
+      properties: {
+        latitude: { type: 'number' },
+        longitude: { type: 'number' },
+        name: { type: 'string' },
+        address: { type: 'string' },
+      },
     },
   },
 } as const;
@@ -72,7 +87,12 @@ const status = {
     status: { type: 'string', enum: ['sent', 'delivered', 'read', 'failed'] },
     timestamp: unixSeconds,
     /** With `failed`: why. */
-    error: { type: 'object', additionalProperties: false, required: ['code'], properties: { code: { type: 'string' }, title: { type: 'string' } } },
+    error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['code'],
+      properties: { code: { type: 'string' }, title: { type: 'string' } },
+    },
   },
 } as const;
 
@@ -88,7 +108,10 @@ const state = {
     account: {
       type: 'object',
       additionalProperties: false,
-      properties: { phone: { type: 'string', minLength: 1, maxLength: 32 }, username: { type: 'string', minLength: 1, maxLength: 256 } },
+      properties: {
+        phone: { type: 'string', minLength: 1, maxLength: 32 },
+        username: { type: 'string', minLength: 1, maxLength: 256 },
+      },
     },
   },
 } as const;
@@ -104,7 +127,11 @@ const code = {
   type: 'object',
   required: ['type', 'code'],
   additionalProperties: false,
-  properties: { type: { const: 'code' }, code: { type: 'string', minLength: 1, maxLength: 64 }, expires_at: unixSeconds },
+  properties: {
+    type: { const: 'code' },
+    code: { type: 'string', minLength: 1, maxLength: 64 },
+    expires_at: unixSeconds,
+  },
 } as const;
 
 const pages = {
@@ -134,7 +161,13 @@ const oauth = {
 } as const;
 
 /** News about a live session that does not change the channel's state (the phone went offline, ...). */
-export const SESSION_NOTICES = ['phone_offline', 'phone_online', 'unavailable', 'trying_resume_work', 'synchronized'] as const;
+export const SESSION_NOTICES = [
+  'phone_offline',
+  'phone_online',
+  'unavailable',
+  'trying_resume_work',
+  'synchronized',
+] as const;
 
 const notice = {
   type: 'object',

@@ -25,23 +25,33 @@ export interface EventTypeEntry {
 const TEST_EVENTS = ['webhook.test', WEBHOOK_URL_TEST_EVENT] as const;
 
 const DESCRIPTIONS: Record<WebhookEventType | (typeof TEST_EVENTS)[number], string> = {
-  'message.create': 'A message was received, or an outgoing one was accepted (not for sends with send_to_crm false). The company\'s v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).',
-  'message.update': 'An outgoing message moved on at the provider: external_id set, status sent, delivered or read, or error with the reason in details. The company\'s v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).',
-  'conversation.create': 'A new conversation was opened by a new sender. The company\'s v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).',
-  'conversation.update': 'A conversation changed its operational state, replied state, assignee or sender. The company\'s v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).',
+  'message.create':
+    "A message was received, or an outgoing one was accepted (not for sends with send_to_crm false). The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+  'message.update':
+    "An outgoing message moved on at the provider: external_id set, status sent, delivered or read, or error with the reason in details. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+  'conversation.create':
+    "A new conversation was opened by a new sender. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+  'conversation.update':
+    "A conversation changed its operational state, replied state, assignee or sender. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
   'auth.create': 'An auth (a channel) was created.',
-  'auth.update': 'An auth changed state (enabled, disabled), or carries a QR code, pairing code, pages or an OAuth URL to show.',
+  'auth.update':
+    'An auth changed state (enabled, disabled), or carries a QR code, pairing code, pages or an OAuth URL to show.',
   'auth.delete': 'An auth was deleted; the object is the auth as it was removed (disabled).',
   'channel.qr_code': 'v1 channels: a QR code to scan, as a base64 PNG (`type: qr_code`, `event: new`).',
   'channel.code': 'v1 channels: a pairing code to enter (`type: code`, `event: new`).',
-  'channel.state': 'v1 channels: a `type: system` notice about the session, with its severity: authorized, disabled, phone offline, phone online, unavailable, trying_resume_work, synchronized.',
+  'channel.state':
+    'v1 channels: a `type: system` notice about the session, with its severity: authorized, disabled, phone offline, phone online, unavailable, trying_resume_work, synchronized.',
   'channel.pages': 'v1 channels: the business pages to choose from (`type: pages`, `event: new`).',
-  'job.executed': 'v1 write first: the job finished, DELIVERED or NOT DELIVERED with the reason; integer ids, `date` in unix seconds.',
-  'webhook.disabled': 'A webhook endpoint of the company was disabled: by the gateway (410 Gone, no success for GATEWAY_WEBHOOK_DISABLE_AFTER), through the API, the admin API or the portal. The endpoint itself never receives it. Also sent to the operator webhook.',
+  'job.executed':
+    'v1 write first: the job finished, DELIVERED or NOT DELIVERED with the reason; integer ids, `date` in unix seconds.',
+  'webhook.disabled':
+    'A webhook endpoint of the company was disabled: by the gateway (410 Gone, no success for GATEWAY_WEBHOOK_DISABLE_AFTER), through the API, the admin API or the portal. The endpoint itself never receives it. Also sent to the operator webhook.',
   'webhook.enabled': 'A disabled webhook endpoint of the company was enabled again. Also sent to the operator webhook.',
-  'delivery.failed': 'A delivery of an event to one of the company\'s endpoints failed for good; it stays replayable. The endpoint that failed does not receive it; never written for deliveries of operational events. Also sent to the operator webhook.',
-  'webhook.test': 'A test event the company sent to one endpoint from the portal, whatever the endpoint\'s filter.',
-  'webhook_url.test': 'v1: the test POST a company\'s webhook_url gets when it is set or changed, `{source, operation: test}`.',
+  'delivery.failed':
+    "A delivery of an event to one of the company's endpoints failed for good; it stays replayable. The endpoint that failed does not receive it; never written for deliveries of operational events. Also sent to the operator webhook.",
+  'webhook.test': "A test event the company sent to one endpoint from the portal, whatever the endpoint's filter.",
+  'webhook_url.test':
+    "v1: the test POST a company's webhook_url gets when it is set or changed, `{source, operation: test}`.",
 };
 
 /**

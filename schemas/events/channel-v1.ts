@@ -12,7 +12,15 @@ export const SYSTEM_NOTICES = {
   synchronized: 'critical',
 } as const;
 export type SystemNoticeMessage = keyof typeof SYSTEM_NOTICES;
-const SYSTEM_MESSAGES = ['authorized', 'disabled', 'phone offline', 'phone online', 'unavailable', 'trying_resume_work', 'synchronized'] as const satisfies readonly SystemNoticeMessage[];
+const SYSTEM_MESSAGES = [
+  'authorized',
+  'disabled',
+  'phone offline',
+  'phone online',
+  'unavailable',
+  'trying_resume_work',
+  'synchronized',
+] as const satisfies readonly SystemNoticeMessage[];
 
 /**
  * The v1 channel payloads (docs/design.md section 6, the v1 webhooks page of the hosted service),
@@ -46,9 +54,22 @@ export const channelV1Event = {
   allOf: [
     {
       if: { properties: { type: { const: 'qr_code' } } },
-      then: { required: ['event'], properties: { data: { type: 'string', contentEncoding: 'base64', contentMediaType: 'image/png', pattern: '^[A-Za-z0-9+/]+=*$' } } },
+      then: {
+        required: ['event'],
+        properties: {
+          data: {
+            type: 'string',
+            contentEncoding: 'base64',
+            contentMediaType: 'image/png',
+            pattern: '^[A-Za-z0-9+/]+=*$',
+          },
+        },
+      },
     },
-    { if: { properties: { type: { const: 'code' } } }, then: { required: ['event'], properties: { data: { type: 'string', minLength: 1 } } } },
+    {
+      if: { properties: { type: { const: 'code' } } },
+      then: { required: ['event'], properties: { data: { type: 'string', minLength: 1 } } },
+    },
     {
       if: { properties: { type: { const: 'pages' } } },
       then: {

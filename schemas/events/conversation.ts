@@ -2,4 +2,9 @@ import { conversationObject } from '../objects/conversation.js';
 import { eventEnvelope } from './envelope.js';
 
 /** `conversation.create` for a new conversation, `conversation.update` on state, assignee or sender changes. */
-export const conversationEvent = eventEnvelope('events/conversation', 'conversation', ['create', 'update'], conversationObject);
+export const conversationEvent = eventEnvelope(
+  'events/conversation',
+  'conversation',
+  ['create', 'update'],
+  conversationObject,
+);

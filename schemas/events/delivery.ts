@@ -13,5 +13,10 @@ const { $id: _id, ...deliveryShape } = deliveryObject;
  */
 export const deliveryEvent = eventEnvelope('events/delivery', 'delivery', ['failed'], {
   ...deliveryShape,
-  properties: { ...deliveryShape.properties, status: { const: 'failed' }, company_id: { type: 'integer', minimum: 1 }, endpoint_id: { type: 'integer', minimum: 1 } },
+  properties: {
+    ...deliveryShape.properties,
+    status: { const: 'failed' },
+    company_id: { type: 'integer', minimum: 1 },
+    endpoint_id: { type: 'integer', minimum: 1 },
+  },
 } as const) satisfies JSONSchema;

@@ -5,7 +5,13 @@
  */
 
 const at = '2025-03-14T09:26:53.589Z';
-const envelope = (type: string, event: string, id: string, object: object) => ({ id, event, type, created_at: at, object });
+const envelope = (type: string, event: string, id: string, object: object) => ({
+  id,
+  event,
+  type,
+  created_at: at,
+  object,
+});
 
 const message = {
   id: 4821,
@@ -92,7 +98,14 @@ const channel = (type: string, id: string, fields: object) => ({
 export const EVENT_EXAMPLES: Record<string, object> = {
   'message.create': envelope('message', 'create', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c11', {
     ...message,
-    contact: { id: 905, external_id: '5511987654321', external_public_id: '5511987654321', name: 'Ana Souza', avatar_url: '', phone: '5511987654321' },
+    contact: {
+      id: 905,
+      external_id: '5511987654321',
+      external_public_id: '5511987654321',
+      name: 'Ana Souza',
+      avatar_url: '',
+      phone: '5511987654321',
+    },
     conversation,
   }),
   'message.update': envelope('message', 'update', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c12', {
@@ -103,17 +116,32 @@ export const EVENT_EXAMPLES: Record<string, object> = {
     conversation,
   }),
   'conversation.create': envelope('conversation', 'create', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c13', conversation),
-  'conversation.update': envelope('conversation', 'update', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c14', { ...conversation, replied_state: 'replied' }),
+  'conversation.update': envelope('conversation', 'update', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c14', {
+    ...conversation,
+    replied_state: 'replied',
+  }),
   'auth.create': envelope('auth', 'create', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c15', auth),
-  'auth.update': envelope('auth', 'update', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c16', { ...auth, qr: `data:image/png;base64,${QR_PNG}` }),
+  'auth.update': envelope('auth', 'update', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c16', {
+    ...auth,
+    qr: `data:image/png;base64,${QR_PNG}`,
+  }),
   'auth.delete': envelope('auth', 'delete', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c17', { ...auth, state: 'disabled' }),
   'channel.qr_code': channel('qr_code', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c18', { event: 'new', data: QR_PNG }),
   'channel.code': channel('code', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c19', { event: 'new', data: 'K7QD-P2XM' }),
   'channel.state': channel('system', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c1a', {
     severity: 'information',
-    data: { message: 'authorized', date: '2025-03-14 09:26:53 UTC', date_timestamp: 1741944413, timestamp: 1741944413, details: { entity: 'channel', entity_id: 31 } },
+    data: {
+      message: 'authorized',
+      date: '2025-03-14 09:26:53 UTC',
+      date_timestamp: 1741944413,
+      timestamp: 1741944413,
+      details: { entity: 'channel', entity_id: 31 },
+    },
   }),
-  'channel.pages': channel('pages', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c1b', { event: 'new', data: [{ id: '1784', name: 'Acme Store', username: 'acmestore' }] }),
+  'channel.pages': channel('pages', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c1b', {
+    event: 'new',
+    data: [{ id: '1784', name: 'Acme Store', username: 'acmestore' }],
+  }),
   'job.executed': {
     id: 'evt_0195939b2f55a3c1e0b7d4f2a9e86c1c',
     type: 'job',
@@ -122,9 +150,19 @@ export const EVENT_EXAMPLES: Record<string, object> = {
     created_at: at,
     data: { id: 57, result: 'DELIVERED', message_id: 4822, external_id: 'wamid.HBgLMzQ2', date: 1741944413 },
   },
-  'webhook_url.test': { id: 'evt_0195939b2f55a3c1e0b7d4f2a9e86c22', source: 'gateway', operation: 'test', company_id: 12, created_at: at },
+  'webhook_url.test': {
+    id: 'evt_0195939b2f55a3c1e0b7d4f2a9e86c22',
+    source: 'gateway',
+    operation: 'test',
+    company_id: 12,
+    created_at: at,
+  },
   'webhook.disabled': envelope('webhook', 'disabled', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c1e', webhook),
-  'webhook.enabled': envelope('webhook', 'enabled', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c1f', { ...webhook, active: true, disabled_reason: null }),
+  'webhook.enabled': envelope('webhook', 'enabled', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c1f', {
+    ...webhook,
+    active: true,
+    disabled_reason: null,
+  }),
   'delivery.failed': envelope('delivery', 'failed', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c20', {
     id: 'dlv_0195939b2f55a3c1e0b7',
     event_id: 'evt_0195939b2f55a3c1e0b7d4f2a9e86c11',
@@ -140,5 +178,8 @@ export const EVENT_EXAMPLES: Record<string, object> = {
     created_at: '2025-03-12T21:04:11.120Z',
     updated_at: at,
   }),
-  'webhook.test': envelope('webhook', 'test', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c21', { webhook_id: 7, text: 'A test event sent from the company portal.' }),
+  'webhook.test': envelope('webhook', 'test', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c21', {
+    webhook_id: 7,
+    text: 'A test event sent from the company portal.',
+  }),
 };

@@ -41,7 +41,21 @@ export const messageV1Event = {
           data: {
             type: 'object',
             additionalProperties: false,
-            required: ['external_id', 'external_public_id', 'channel_id', 'channel_type', 'channel', 'conversation_id', 'message', 'location', 'income', 'created_at', 'created_at_timestamp', 'ack', 'attachments'],
+            required: [
+              'external_id',
+              'external_public_id',
+              'channel_id',
+              'channel_type',
+              'channel',
+              'conversation_id',
+              'message',
+              'location',
+              'income',
+              'created_at',
+              'created_at_timestamp',
+              'ack',
+              'attachments',
+            ],
             properties: {
               external_id: { type: 'integer' },
               external_public_id: { type: ['string', 'null'] },
@@ -101,7 +115,18 @@ export const conversationV1Event = {
     data: {
       type: 'object',
       additionalProperties: false,
-      required: ['external_id', 'name', 'avatar_url', 'channel_id', 'channel_type', 'created_at', 'created_at_timestamp', 'last_message_at', 'last_income_message_at', 'sender_external_id'],
+      required: [
+        'external_id',
+        'name',
+        'avatar_url',
+        'channel_id',
+        'channel_type',
+        'created_at',
+        'created_at_timestamp',
+        'last_message_at',
+        'last_income_message_at',
+        'sender_external_id',
+      ],
       properties: {
         external_id: { type: 'integer' },
         name: { type: 'string' },

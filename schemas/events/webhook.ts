@@ -14,7 +14,12 @@ const webhookInEvent = { ...webhookShape, properties: webhookProperties };
  * `webhook.enabled` when it is enabled again. The object is the endpoint as the REST API shows it,
  * after the change. The endpoint an event is about never receives its own `webhook.disabled`.
  */
-export const webhookEvent = eventEnvelope('events/webhook', 'webhook', ['disabled', 'enabled'], webhookInEvent) satisfies JSONSchema;
+export const webhookEvent = eventEnvelope(
+  'events/webhook',
+  'webhook',
+  ['disabled', 'enabled'],
+  webhookInEvent,
+) satisfies JSONSchema;
 
 /**
  * The test event (`webhook.test`) a company sends to one of its endpoints from the portal: it goes to

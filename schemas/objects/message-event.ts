@@ -13,7 +13,14 @@ export const externalContact = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'external_id', 'external_public_id', 'name', 'avatar_url', 'phone'],
-  properties: { id: { type: 'integer' }, external_id: text, external_public_id: text, name: text, avatar_url: optionalText, phone: optionalText },
+  properties: {
+    id: { type: 'integer' },
+    external_id: text,
+    external_public_id: text,
+    name: text,
+    avatar_url: optionalText,
+    phone: optionalText,
+  },
 } as const satisfies JSONSchema;
 
 /**
@@ -25,7 +32,13 @@ export const internalContact = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'internal_id', 'name', 'avatar_url', 'phone'],
-  properties: { id: { type: 'integer' }, internal_id: { type: 'integer' }, name: text, avatar_url: optionalText, phone: optionalText },
+  properties: {
+    id: { type: 'integer' },
+    internal_id: { type: 'integer' },
+    name: text,
+    avatar_url: optionalText,
+    phone: optionalText,
+  },
 } as const satisfies JSONSchema;
 
 const { $id: _messageId, ...messageShape } = messageObject;

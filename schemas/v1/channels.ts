@@ -39,7 +39,10 @@ const plusOrDigitsPhone = {
   'x-message': 'must be digits with the country code first (7 to 15 digits)',
 } as const;
 const viaQrCode = { type: 'boolean', const: true, 'x-message': 'must be true' } as const;
-const profileData = { type: 'object', 'x-message': 'must be a hash (the profile returned by the social network)' } as const;
+const profileData = {
+  type: 'object',
+  'x-message': 'must be a hash (the profile returned by the social network)',
+} as const;
 const hostingType = { type: 'string', enum: ['cloud', 'onpremise'] } as const;
 const subtype = { type: 'string', enum: ['regular', 'unlim', 'no_write_first'] } as const;
 

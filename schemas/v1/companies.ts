@@ -1,6 +1,12 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 
-const name = { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S', 'x-message': 'must not be blank' } as const;
+const name = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: '\\S',
+  'x-message': 'must not be blank',
+} as const;
 const optionalText = (maxLength: number) => ({ type: ['string', 'null'], maxLength }) as const;
 const webhookUrl = {
   type: ['string', 'null'],

@@ -6,12 +6,42 @@ import type { JSONSchema } from 'json-schema-to-ts';
  * text, so numbers are also accepted as digit strings.
  */
 
-const challengeVariant = { type: ['string', 'integer'], pattern: '^[A-Za-z0-9_.-]{1,64}$', minimum: 0, 'x-message': 'must be the challenge variant (a number or a word)' } as const;
-const numericCode = { type: ['integer', 'string'], pattern: '^[0-9]{1,12}$', minimum: 0, maximum: 999_999_999_999, 'x-message': 'must be a number (the code the provider sent)' } as const;
-const confirmationVariant = { type: ['integer', 'string'], pattern: '^[0-9]{1,3}$', minimum: 1, maximum: 999, 'x-message': 'must be an integer (the value from data.details)' } as const;
-const pageId = { type: ['string', 'integer'], pattern: '^[A-Za-z0-9_.-]{1,64}$', minimum: 0, 'x-message': 'must be the id of one of the loaded pages' } as const;
-const digitsPhone = { type: 'string', pattern: '^[1-9][0-9]{6,14}$', 'x-message': 'must be digits only with the country code first (7 to 15 digits, no plus sign)' } as const;
-const languageCode = { type: 'string', pattern: '^[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?$', 'x-message': 'must be a language code such as en or pt_BR' } as const;
+const challengeVariant = {
+  type: ['string', 'integer'],
+  pattern: '^[A-Za-z0-9_.-]{1,64}$',
+  minimum: 0,
+  'x-message': 'must be the challenge variant (a number or a word)',
+} as const;
+const numericCode = {
+  type: ['integer', 'string'],
+  pattern: '^[0-9]{1,12}$',
+  minimum: 0,
+  maximum: 999_999_999_999,
+  'x-message': 'must be a number (the code the provider sent)',
+} as const;
+const confirmationVariant = {
+  type: ['integer', 'string'],
+  pattern: '^[0-9]{1,3}$',
+  minimum: 1,
+  maximum: 999,
+  'x-message': 'must be an integer (the value from data.details)',
+} as const;
+const pageId = {
+  type: ['string', 'integer'],
+  pattern: '^[A-Za-z0-9_.-]{1,64}$',
+  minimum: 0,
+  'x-message': 'must be the id of one of the loaded pages',
+} as const;
+const digitsPhone = {
+  type: 'string',
+  pattern: '^[1-9][0-9]{6,14}$',
+  'x-message': 'must be digits only with the country code first (7 to 15 digits, no plus sign)',
+} as const;
+const languageCode = {
+  type: 'string',
+  pattern: '^[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?$',
+  'x-message': 'must be a language code such as en or pt_BR',
+} as const;
 
 /** POST .../request_code: social_c names the challenge; the other providers send nothing. */
 export const requestCodeBody = {
@@ -34,8 +64,14 @@ export const confirmChatBPersonalBody = {
     password: { type: 'string', minLength: 1, maxLength: 256 },
   },
   allOf: [
-    { if: { properties: { confirmation_type: { const: 'code' } }, required: ['confirmation_type'] }, then: { required: ['code'] } },
-    { if: { properties: { confirmation_type: { const: 'password' } }, required: ['confirmation_type'] }, then: { required: ['password'] } },
+    {
+      if: { properties: { confirmation_type: { const: 'code' } }, required: ['confirmation_type'] },
+      then: { required: ['code'] },
+    },
+    {
+      if: { properties: { confirmation_type: { const: 'password' } }, required: ['confirmation_type'] },
+      then: { required: ['password'] },
+    },
   ],
 } as const satisfies JSONSchema;
 

@@ -49,7 +49,11 @@ export function v1Written<const S extends string>(status: S) {
   } as const;
 }
 
-export const v1Deleted = { type: 'object', required: ['status'], properties: { status: { const: 'deleted' } } } as const;
+export const v1Deleted = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { const: 'deleted' } },
+} as const;
 
 /**
  * A v1 write-first delivery job (the jobs page of the hosted service): integer ids, the channel as

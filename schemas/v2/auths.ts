@@ -37,7 +37,11 @@ export type SyncPeriod = (typeof SYNC_PERIODS)[number];
 export const authCreateCommon = {
   $id: 'v2/auth-create-common',
   type: 'object',
-  properties: { company_id: companyId, phone_number: { type: 'string' }, sync_period: { type: 'string', enum: SYNC_PERIODS } },
+  properties: {
+    company_id: companyId,
+    phone_number: { type: 'string' },
+    sync_period: { type: 'string', enum: SYNC_PERIODS },
+  },
 } as const satisfies JSONSchema;
 
 /** GET, DELETE and POST .../confirm, PUT|PATCH .../disable of one auth: nothing beyond the company. */
@@ -78,8 +82,14 @@ export const authResponse = {
       qr: text,
       code: text,
       oauth_provider_url: { type: 'string', format: 'uri' },
-      two_factor_requires: { type: 'array', items: { type: 'object', properties: { value: { type: 'integer' }, key: text } } },
-      confirmation_requires: { type: 'array', items: { type: 'object', properties: { value: { type: 'integer' }, label: text } } },
+      two_factor_requires: {
+        type: 'array',
+        items: { type: 'object', properties: { value: { type: 'integer' }, key: text } },
+      },
+      confirmation_requires: {
+        type: 'array',
+        items: { type: 'object', properties: { value: { type: 'integer' }, label: text } },
+      },
     }),
   },
 } as const satisfies JSONSchema;

@@ -6,7 +6,13 @@ export const MESSAGES_MAX_PER_PAGE = 500;
 export const MESSAGE_TEXT_MAX = 4096;
 
 /** Providers one may write first through (contract section 4, POST /api/p2/messages). */
-export const WRITE_FIRST_PROVIDERS = ['chat_d', 'chat_a', 'chat_b_personal', 'chat_a_business', 'social_a_direct'] as const;
+export const WRITE_FIRST_PROVIDERS = [
+  'chat_d',
+  'chat_a',
+  'chat_b_personal',
+  'chat_a_business',
+  'social_a_direct',
+] as const;
 export type WriteFirstProvider = (typeof WRITE_FIRST_PROVIDERS)[number];
 
 const text = { type: 'string', maxLength: MESSAGE_TEXT_MAX } as const;
@@ -42,10 +48,19 @@ export const writeFirstBody = {
   properties: {
     company_id: companyId,
     provider: { type: 'string', enum: WRITE_FIRST_PROVIDERS },
-    phone: withMessage({ type: 'string', pattern: '^\\+?[1-9][0-9]{6,14}$' }, 'must be digits with the country code first (7 to 15 digits)'),
-    nickname: withMessage({ type: 'string', pattern: '^@?[A-Za-z0-9_]{3,64}$' }, 'must be a user name (letters, digits, _)'),
+    phone: withMessage(
+      { type: 'string', pattern: '^\\+?[1-9][0-9]{6,14}$' },
+      'must be digits with the country code first (7 to 15 digits)',
+    ),
+    nickname: withMessage(
+      { type: 'string', pattern: '^@?[A-Za-z0-9_]{3,64}$' },
+      'must be a user name (letters, digits, _)',
+    ),
     social_a_id: withMessage({ type: 'string', pattern: '^[0-9]{1,20}$' }, 'must be a numeric user id'),
-    social_a_domain: withMessage({ type: 'string', pattern: '^[A-Za-z0-9_.]{1,64}$' }, 'must be a short name (letters, digits, _ and .)'),
+    social_a_domain: withMessage(
+      { type: 'string', pattern: '^[A-Za-z0-9_.]{1,64}$' },
+      'must be a short name (letters, digits, _ and .)',
+    ),
     text,
     attachment_ids: attachmentIds,
     biz_template_id: { type: 'string', minLength: 1, maxLength: 255 },
@@ -66,6 +81,12 @@ export const messageDeleteBody = {
   required: ['company_id', 'message_ids'],
   properties: {
     company_id: companyId,
-    message_ids: { type: 'array', minItems: 1, maxItems: DELETE_MESSAGES_MAX, uniqueItems: true, items: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+    message_ids: {
+      type: 'array',
+      minItems: 1,
+      maxItems: DELETE_MESSAGES_MAX,
+      uniqueItems: true,
+      items: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    },
   },
 } as const satisfies JSONSchema;

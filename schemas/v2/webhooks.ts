@@ -60,7 +60,14 @@ export const webhookListQuery = {
 export const webhookUpdateBody = {
   $id: 'v2/webhook-update',
   type: 'object',
-  properties: { company_id: companyId, url: httpUrl, event_types: eventTypes, active: { type: 'boolean' }, ordering, rate_limit: rateLimit },
+  properties: {
+    company_id: companyId,
+    url: httpUrl,
+    event_types: eventTypes,
+    active: { type: 'boolean' },
+    ordering,
+    rate_limit: rateLimit,
+  },
 } as const satisfies JSONSchema;
 
 /** GET one, DELETE, POST .../rotate_secret, POST .../test: nothing beyond the company. */
@@ -85,7 +92,11 @@ export const webhookListResponse = {
       type: 'object',
       additionalProperties: false,
       required: ['page', 'entries_count', 'per_page'],
-      properties: { page: { type: 'integer', minimum: 1 }, entries_count: { type: 'integer', minimum: 0 }, per_page: { type: 'integer', minimum: 1 } },
+      properties: {
+        page: { type: 'integer', minimum: 1 },
+        entries_count: { type: 'integer', minimum: 0 },
+        per_page: { type: 'integer', minimum: 1 },
+      },
     },
   },
 } as const satisfies JSONSchema;

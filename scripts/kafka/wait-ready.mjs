@@ -14,7 +14,10 @@ if (!brokersArg) {
   console.error('usage: wait-ready.mjs <host:port[,...]> [timeoutMs]');
   process.exit(64);
 }
-const brokers = brokersArg.split(',').map((b) => b.trim()).filter(Boolean);
+const brokers = brokersArg
+  .split(',')
+  .map((b) => b.trim())
+  .filter(Boolean);
 const timeoutMs = Number(timeoutArg ?? 60_000);
 const deadline = Date.now() + (Number.isFinite(timeoutMs) ? timeoutMs : 60_000);
 
@@ -90,5 +93,7 @@ for (;;) {
   if (Date.now() + 250 >= deadline) break;
   await sleep(250);
 }
-console.error(`wait-ready: broker ${brokers.join(',')} did not answer a metadata request: ${lastError?.message ?? lastError}`);
+console.error(
+  `wait-ready: broker ${brokers.join(',')} did not answer a metadata request: ${lastError?.message ?? lastError}`,
+);
 process.exit(1);

@@ -28,11 +28,19 @@ export interface AdminAuthOptions {
  * session instead.
  */
 export function authenticateAdmin(adminToken: string, options: AdminAuthOptions = {}): Middleware<AppState> {
-  const { setting = 'GATEWAY_ADMIN_TOKEN', what = 'admin token', consoleSession, consoleCookie = 'gw_console', throttle, face = 'admin' } = options;
+  const {
+    setting = 'GATEWAY_ADMIN_TOKEN',
+    what = 'admin token',
+    consoleSession,
+    consoleCookie = 'gw_console',
+    throttle,
+    face = 'admin',
+  } = options;
   const cookiePattern = new RegExp(`(^|;)\\s*${consoleCookie}=`);
   return async (ctx, next) => {
     const header = ctx.get('authorization');
-    if (header === '' && consoleSession !== undefined && cookiePattern.test(ctx.get('cookie'))) return void (await consoleSession(ctx, next));
+    if (header === '' && consoleSession !== undefined && cookiePattern.test(ctx.get('cookie')))
+      return void (await consoleSession(ctx, next));
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new Unauthorized(`No ${what} was provided: send it as Authorization: Bearer <${setting}>.`);
     await throttle?.admit(ctx, face);

@@ -39,7 +39,11 @@ export function adminCallbackRoutes(router: Router<AppState>, deps: AdminCallbac
   });
 }
 
-function presentSecrets(family: CallbackFamily, settings: ChannelCallbackRow, cloudAppSecret: string | null): Record<string, unknown> {
+function presentSecrets(
+  family: CallbackFamily,
+  settings: ChannelCallbackRow,
+  cloudAppSecret: string | null,
+): Record<string, unknown> {
   switch (family) {
     case 'cloud':
       return {

@@ -63,7 +63,13 @@ export function adminConnectorRoutes(router: Router<AppState>, deps: AdminConnec
           {
             kind: 'message',
             externalId,
-            chat: { externalId: input.from, externalPublicId: input.from, name: input.name ?? input.from, phone, isGroup: false },
+            chat: {
+              externalId: input.from,
+              externalPublicId: input.from,
+              name: input.name ?? input.from,
+              phone,
+              isGroup: false,
+            },
             income: true,
             sentAt: Date.now(),
             text: input.text,

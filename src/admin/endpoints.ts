@@ -86,7 +86,11 @@ export function endpointRoutes(router: Router<AppState>, { store, auth, body, me
         // The last whole minute: the current one is still counting.
         delivered_per_second: lastMinute === undefined ? 0 : Math.round((lastMinute.delivered / 60) * 100) / 100,
         error_rate: attempted === 0 ? null : Math.round((failed / attempted) * 10_000) / 10_000,
-        per_minute: minutes.map((m) => ({ start: new Date(m.start).toISOString(), delivered: m.delivered, failed: m.failed })),
+        per_minute: minutes.map((m) => ({
+          start: new Date(m.start).toISOString(),
+          delivered: m.delivered,
+          failed: m.failed,
+        })),
       },
     };
   });
@@ -96,16 +100,20 @@ function findEndpoint(store: Store, ctx: RouteContext): WebhookEndpointRow {
   const companyId = pathId(ctx.params.companyId, 'Company');
   const endpointId = pathId(ctx.params.endpointId, 'Webhook endpoint');
   const endpoint = store.webhooks.find(companyId, endpointId);
-  if (endpoint === undefined) throw new NotFound(`Webhook endpoint ${endpointId} of company ${companyId} was not found.`);
+  if (endpoint === undefined)
+    throw new NotFound(`Webhook endpoint ${endpointId} of company ${companyId} was not found.`);
   return endpoint;
 }
 
 function healthOf(store: Store, endpoint: WebhookEndpointRow): ReturnType<typeof presentEndpointHealth> {
-  const row: EndpointHealthRow = store.deliverySearch.endpointHealth(endpoint.company_id).find((e) => e.id === endpoint.id)!;
+  const row: EndpointHealthRow = store.deliverySearch
+    .endpointHealth(endpoint.company_id)
+    .find((e) => e.id === endpoint.id)!;
   return presentEndpointHealth(row);
 }
 
 /** A company named by an admin path or filter must exist (in any account): 404 otherwise. */
 export function requireKnownCompany(store: Store, companyId: number | undefined): void {
-  if (companyId !== undefined && !store.companies.exists(companyId)) throw new NotFound(`company ${companyId} was not found.`);
+  if (companyId !== undefined && !store.companies.exists(companyId))
+    throw new NotFound(`company ${companyId} was not found.`);
 }

@@ -44,14 +44,19 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
   const auth = authenticateAdmin(deps.adminToken, { consoleSession: deps.consoleSession, throttle: deps.throttle });
   const body = parseBody(deps.bodyLimits);
   const replayer = (): Replayer => {
-    if (deps.replayer === null) throw new ServiceUnavailable('Replays need the pipeline, which is not running in this process.');
+    if (deps.replayer === null)
+      throw new ServiceUnavailable('Replays need the pipeline, which is not running in this process.');
     return deps.replayer;
   };
 
   router.get('/admin/deliveries', auth, (ctx) => {
     const query = validateListQuery(parseQuery(ctx.querystring), 'text');
     requireKnownCompany(store, query.company_id);
-    const page = store.deliverySearch.list(toDeliveryFilter(query), decodeDeliveryCursor(query.cursor), query.limit ?? 50);
+    const page = store.deliverySearch.list(
+      toDeliveryFilter(query),
+      decodeDeliveryCursor(query.cursor),
+      query.limit ?? 50,
+    );
     ctx.body = {
       deliveries: page.rows.map(presentDelivery),
       next_cursor: page.hasMore ? encodeDeliveryCursor(page.rows.at(-1)!.seq) : null,
@@ -110,7 +115,9 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
     }
     const task = store.replayTasks.find(ctx.params.taskId!);
     if (task === undefined) throw new NotFound(`There is no replay task ${ctx.params.taskId}.`);
-    throw new Conflict(`The replay task ${task.id} is ${task.status} already: only a queued or running task can be cancelled.`);
+    throw new Conflict(
+      `The replay task ${task.id} is ${task.status} already: only a queued or running task can be cancelled.`,
+    );
   });
 
   endpointRoutes(router, { store, auth, body, metrics: deps.metrics, now });

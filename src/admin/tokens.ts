@@ -18,7 +18,10 @@ const validateListQuery = validator(adminTokenListQuery);
  * request (the API reads tokens from the store on each one). `gateway token list` and
  * `gateway token revoke` do the same on the store directly.
  */
-export function adminTokenRoutes(router: Router<AppState>, { store, auth, now }: { store: Store; auth: Middleware<AppState>; now: () => number }): void {
+export function adminTokenRoutes(
+  router: Router<AppState>,
+  { store, auth, now }: { store: Store; auth: Middleware<AppState>; now: () => number },
+): void {
   router.get('/admin/tokens', auth, (ctx) => {
     const query = validateListQuery(parseQuery(ctx.querystring), 'text');
     ctx.body = { tokens: store.accounts.listTokens(query.account_id).map(presentApiToken) };

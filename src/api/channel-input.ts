@@ -1,4 +1,9 @@
-import { channelCreateBodies, channelProviderBody, channelUpdateBodies, type Provider } from '../../schemas/v1/channels.js';
+import {
+  channelCreateBodies,
+  channelProviderBody,
+  channelUpdateBodies,
+  type Provider,
+} from '../../schemas/v1/channels.js';
 import { validator, type Validator } from '../http/validate.js';
 
 type Input = Record<string, unknown>;
@@ -7,10 +12,9 @@ type Input = Record<string, unknown>;
 export const providerBody = validator(channelProviderBody);
 
 const compileEach = (schemas: Record<Provider, object>) =>
-  Object.fromEntries(Object.entries(schemas).map(([provider, schema]) => [provider, validator<object, Input>(schema)])) as Record<
-    Provider,
-    Validator<Input>
-  >;
+  Object.fromEntries(
+    Object.entries(schemas).map(([provider, schema]) => [provider, validator<object, Input>(schema)]),
+  ) as Record<Provider, Validator<Input>>;
 
 /** The create variant of each provider (contract: "Create channel variants"). */
 export const createBodies = compileEach(channelCreateBodies);

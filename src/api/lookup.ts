@@ -27,7 +27,11 @@ export function requireConversation(store: Store, company: CompanyRow, idParam: 
 }
 
 /** The live channel (v1) or auth (v2) named by `:id` in the company named by `:companyId`, else 404. */
-export function findChannel(store: Store, ctx: RouteContext, noun: 'Channel' | 'Auth'): { company: CompanyRow; channel: ChannelRow } {
+export function findChannel(
+  store: Store,
+  ctx: RouteContext,
+  noun: 'Channel' | 'Auth',
+): { company: CompanyRow; channel: ChannelRow } {
   const company = findCompany(store, ctx, 'companyId');
   const id = pathId(ctx.params.id, noun);
   const channel = store.channels.find(company.id, id);

@@ -21,7 +21,8 @@ export function oauthRoutes(router: Router<AppState>, store: Store, flows: Conne
   router.get('/callbacks/:provider/:channelId/oauth', async (ctx) => {
     const provider = ctx.params.provider!;
     const channel = store.channels.findLive(pathId(ctx.params.channelId, `${provider} auth`));
-    if (channel === undefined || channel.provider !== provider) throw new NotFound(`${provider} auth ${ctx.params.channelId ?? ''} was not found.`);
+    if (channel === undefined || channel.provider !== provider)
+      throw new NotFound(`${provider} auth ${ctx.params.channelId ?? ''} was not found.`);
     const query = validateRedirect({ ...ctx.query }, 'text');
     const state = await flows.completeOAuth(channel, query);
     ctx.body = { status: 'ok', state };

@@ -20,7 +20,14 @@ import { normalizeCloudCallback, type CloudCallback } from '../ingest/cloud.js';
 import { normalizeConnectorEvent, type ConnectorEvent } from '../ingest/connector.js';
 import type { IngestBatch } from '../domain/provider-facts.js';
 import { readRawBody, utf8Body } from '../http/raw-body.js';
-import { BOT_SECRET_HEADER, CLOUD_SIGNATURE_HEADER, verifyBotSecretDigest, verifyCloudSignature, verifyStandardWebhook, type VerifyResult } from '../ingest/verify.js';
+import {
+  BOT_SECRET_HEADER,
+  CLOUD_SIGNATURE_HEADER,
+  verifyBotSecretDigest,
+  verifyCloudSignature,
+  verifyStandardWebhook,
+  type VerifyResult,
+} from '../ingest/verify.js';
 
 export interface CallbackDeps {
   store: Store;
@@ -39,10 +46,9 @@ export interface CallbackDeps {
 const validateCloud = validator<typeof cloudCallback, CloudCallback>(cloudCallback);
 const validateBot = validator<typeof botUpdate, BotUpdate>(botUpdate);
 const validateConnectorType = validator(connectorEventType);
-const validateConnector = Object.fromEntries(Object.entries(connectorEvents).map(([type, schema]) => [type, validator(schema)])) as Record<
-  string,
-  Validator<ConnectorEvent>
->;
+const validateConnector = Object.fromEntries(
+  Object.entries(connectorEvents).map(([type, schema]) => [type, validator(schema)]),
+) as Record<string, Validator<ConnectorEvent>>;
 const validateHandshake = validator(cloudHandshakeQuery);
 
 /**
@@ -60,7 +66,8 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): Mi
     const { settings } = findCallbackChannel(store, 'chat_a_business', ctx.params.channelId);
     // The schema checks the shape (hub.mode is subscribe, one text each); then only the token is compared.
     const query = validateHandshake({ ...ctx.query }, 'text');
-    if (!sameSecret(query['hub.verify_token'], settings.verify_token)) throw new Forbidden("hub.verify_token is not the channel's verify token.");
+    if (!sameSecret(query['hub.verify_token'], settings.verify_token))
+      throw new Forbidden("hub.verify_token is not the channel's verify token.");
     ctx.type = 'text/plain';
     ctx.body = query['hub.challenge'];
   });
@@ -76,9 +83,17 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): Mi
       if (refused !== null) throw new Unauthorized(refused);
       const batch = normalize(family, parseJson(text, deps.jsonMaxDepth), ctx, channel);
       // Committed (grouped with the callbacks of the same turn) before the 200 is sent.
-      const outcome = await store.groupedUrgent(() => applyCallbackGrouped(store, { id: channel.id, api: settings.api }, batch, deps.presenters));
+      const outcome = await store.groupedUrgent(() =>
+        applyCallbackGrouped(store, { id: channel.id, api: settings.api }, batch, deps.presenters),
+      );
       // Ids and counts only, on the request line: it needs no redaction pass.
-      ctx.state.lineFields = { channel: channel.id, family, duplicate: outcome.duplicate, messages: outcome.messages, events: outcome.events };
+      ctx.state.lineFields = {
+        channel: channel.id,
+        family,
+        duplicate: outcome.duplicate,
+        messages: outcome.messages,
+        events: outcome.events,
+      };
       // What `ctx.body = { status: 'ok' }` sends (same headers), without the media-type lookup and the stringify.
       ctx.set('Content-Type', JSON_TYPE);
       ctx.body = OK_BODY;
@@ -124,18 +139,34 @@ function callbackShortcut(layer: Layer<AppState>, accept: (ctx: RouteContext) =>
 }
 
 /** A live channel of the provider named in the path, with its callback settings; 404 for anything else. */
-function findCallbackChannel(store: Store, provider: string, idText: string | undefined): { channel: ChannelRow; settings: ChannelCallbackRow } {
+function findCallbackChannel(
+  store: Store,
+  provider: string,
+  idText: string | undefined,
+): { channel: ChannelRow; settings: ChannelCallbackRow } {
   // Cached reads (invalidated by every write to the channel): a deleted or disabled channel is seen at once.
   const channel = store.channels.findLiveCached(pathId(idText, `${provider} channel`));
-  if (channel === undefined || channel.provider !== provider) throw new NotFound(`${provider} channel ${idText ?? ''} was not found.`);
+  if (channel === undefined || channel.provider !== provider)
+    throw new NotFound(`${provider} channel ${idText ?? ''} was not found.`);
   // Every channel got its settings in createAuth (older ones from migration 004).
   return { channel, settings: store.callbacks.getCached(channel.id) };
 }
 
-function verify(family: CallbackFamily, ctx: RouteContext, raw: Buffer, text: string, settings: ChannelCallbackRow, cloudAppSecret: string | null): VerifyResult {
+function verify(
+  family: CallbackFamily,
+  ctx: RouteContext,
+  raw: Buffer,
+  text: string,
+  settings: ChannelCallbackRow,
+  cloudAppSecret: string | null,
+): VerifyResult {
   switch (family) {
     case 'cloud':
-      return verifyCloudSignature(raw, ctx.get(CLOUD_SIGNATURE_HEADER), cloudAppSecret ?? presentedSecret('cloud', settings.signing_secret));
+      return verifyCloudSignature(
+        raw,
+        ctx.get(CLOUD_SIGNATURE_HEADER),
+        cloudAppSecret ?? presentedSecret('cloud', settings.signing_secret),
+      );
     case 'bot':
       return verifyBotSecretDigest(ctx.get(BOT_SECRET_HEADER), botSecretDigest(settings));
     case 'connector':
@@ -158,7 +189,11 @@ function botSecretDigest(settings: ChannelCallbackRow): Buffer {
 }
 
 function webhookHeaders(ctx: RouteContext): Record<string, string> {
-  return { 'webhook-id': ctx.get('webhook-id'), 'webhook-timestamp': ctx.get('webhook-timestamp'), 'webhook-signature': ctx.get('webhook-signature') };
+  return {
+    'webhook-id': ctx.get('webhook-id'),
+    'webhook-timestamp': ctx.get('webhook-timestamp'),
+    'webhook-signature': ctx.get('webhook-signature'),
+  };
 }
 
 /** The callback's JSON, refused (400) when it is not JSON or nests deeper than anything walks safely. */
@@ -169,17 +204,22 @@ function parseJson(text: string, maxDepth: number): unknown {
   } catch {
     throw new BadRequest('The callback body is not valid JSON.');
   }
-  if (mayNestDeeperThan(text, maxDepth) && nestedDeeperThan(body, maxDepth)) throw new BadRequest(`The callback body is nested more than ${maxDepth} levels deep.`);
+  if (mayNestDeeperThan(text, maxDepth) && nestedDeeperThan(body, maxDepth))
+    throw new BadRequest(`The callback body is nested more than ${maxDepth} levels deep.`);
   return body;
 }
 
 /** Validates against the family's schema (422 with one entry per field) and normalizes. */
 function normalize(family: CallbackFamily, body: unknown, ctx: RouteContext, channel: ChannelRow): IngestBatch {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationFailed.field('', 'The body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw ValidationFailed.field('', 'The body must be a JSON object');
   switch (family) {
     case 'cloud': {
       const phoneNumberId = channel.settings.vendor_channel_id;
-      return normalizeCloudCallback(validateCloud(body, 'json'), typeof phoneNumberId === 'string' ? phoneNumberId : undefined);
+      return normalizeCloudCallback(
+        validateCloud(body, 'json'),
+        typeof phoneNumberId === 'string' ? phoneNumberId : undefined,
+      );
     }
     case 'bot':
       return normalizeBotUpdate(validateBot(body, 'json'));

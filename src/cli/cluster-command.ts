@@ -49,7 +49,8 @@ export interface ClusterLayout {
 
 export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   parseArgs({ args, options: {} });
-  const out = (record: Record<string, unknown>) => process.stdout.write(`${JSON.stringify({ time: Date.now(), process: 'cluster', ...record })}\n`);
+  const out = (record: Record<string, unknown>) =>
+    process.stdout.write(`${JSON.stringify({ time: Date.now(), process: 'cluster', ...record })}\n`);
   const settings: NodeJS.ProcessEnv = {
     ...env,
     GATEWAY_SHARD_SLOTS: env.GATEWAY_SHARD_SLOTS?.trim() || String(DEFAULT_SLOTS),
@@ -72,7 +73,11 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
       for (const member of group) signalGroup(member.child, 'SIGKILL');
       await Promise.all(group.map((member) => member.exited));
     }
-    if (kafkaLease !== null) spawnSync('bash', [KAFKA_SCRIPT, 'release'], { env: { ...env, KAFKA_LEASE: kafkaLease }, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (kafkaLease !== null)
+      spawnSync('bash', [KAFKA_SCRIPT, 'release'], {
+        env: { ...env, KAFKA_LEASE: kafkaLease },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
   };
   // Whatever ends this process, its children do not outlive it.
   const killAll = () => members.forEach((member) => signalGroup(member.child, 'SIGKILL'));
@@ -86,8 +91,15 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
     let brokers = config.kafkaBrokers?.join(',') ?? null;
     if (brokers === null) {
       kafkaLease = String(process.pid);
-      const started = spawnSync('bash', [KAFKA_SCRIPT, 'start'], { env: { ...env, KAFKA_LEASE: kafkaLease }, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-      if (started.status !== 0) throw new Error(`the Kafka broker did not start (bash ${KAFKA_SCRIPT} start exited ${started.status ?? started.signal})`);
+      const started = spawnSync('bash', [KAFKA_SCRIPT, 'start'], {
+        env: { ...env, KAFKA_LEASE: kafkaLease },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        encoding: 'utf8',
+      });
+      if (started.status !== 0)
+        throw new Error(
+          `the Kafka broker did not start (bash ${KAFKA_SCRIPT} start exited ${started.status ?? started.signal})`,
+        );
       brokers = `127.0.0.1:${env.KAFKA_PORT?.trim() || '19092'}`;
       out({ msg: 'kafka broker ready', brokers, state: started.stdout.trim() });
     }
@@ -105,7 +117,15 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
       const dataDir = path.join(config.dataDir, `shard-${shard}`);
       fs.mkdirSync(dataDir, { recursive: true });
       const port = corePorts[shard]!;
-      const member = start(`core-${shard}`, 'core', port, { ...common, GATEWAY_SHARD: String(shard), GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: String(port), GATEWAY_HOST: localHost, GATEWAY_SHARD_URLS: undefined, GATEWAY_WORKER_PORT: undefined });
+      const member = start(`core-${shard}`, 'core', port, {
+        ...common,
+        GATEWAY_SHARD: String(shard),
+        GATEWAY_DATA_DIR: dataDir,
+        GATEWAY_PORT: String(port),
+        GATEWAY_HOST: localHost,
+        GATEWAY_SHARD_URLS: undefined,
+        GATEWAY_WORKER_PORT: undefined,
+      });
       members.push(member);
       return { member, dataDir };
     });
@@ -117,19 +137,36 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
     const workers = Array.from({ length: WORKERS }, (_, i) => {
       const dataDir = path.join(config.dataDir, `worker-${i}`);
       fs.mkdirSync(dataDir, { recursive: true });
-      const member = start(`worker-${i}`, 'worker', workerPorts[i]!, { ...common, GATEWAY_SHARD_URLS: shardUrls.join(','), GATEWAY_DATA_DIR: dataDir, GATEWAY_WORKER_PORT: String(workerPorts[i]), GATEWAY_HOST: localHost, GATEWAY_SHARD: undefined });
+      const member = start(`worker-${i}`, 'worker', workerPorts[i]!, {
+        ...common,
+        GATEWAY_SHARD_URLS: shardUrls.join(','),
+        GATEWAY_DATA_DIR: dataDir,
+        GATEWAY_WORKER_PORT: String(workerPorts[i]),
+        GATEWAY_HOST: localHost,
+        GATEWAY_SHARD: undefined,
+      });
       members.push(member);
       return member;
     });
     await Promise.all(workers.map((member) => member.ready));
 
-    const front = start('front', 'front', frontPort, { ...common, GATEWAY_SHARD_URLS: shardUrls.join(','), GATEWAY_PORT: String(frontPort), GATEWAY_SHARD: undefined });
+    const front = start('front', 'front', frontPort, {
+      ...common,
+      GATEWAY_SHARD_URLS: shardUrls.join(','),
+      GATEWAY_PORT: String(frontPort),
+      GATEWAY_SHARD: undefined,
+    });
     members.push(front);
     await front.ready;
 
     const layout: ClusterLayout = {
       front: { url: `http://${localHost}:${frontPort}`, pid: front.child.pid! },
-      cores: cores.map(({ member, dataDir }, shard) => ({ shard, url: shardUrls[shard]!, pid: member.child.pid!, data_dir: dataDir })),
+      cores: cores.map(({ member, dataDir }, shard) => ({
+        shard,
+        url: shardUrls[shard]!,
+        pid: member.child.pid!,
+        data_dir: dataDir,
+      })),
       workers: workers.map((member, i) => ({ url: `http://${localHost}:${workerPorts[i]}`, pid: member.child.pid! })),
       kafka_brokers: brokers,
     };
@@ -149,18 +186,27 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
   }
 
   function start(name: string, role: Member['role'], port: number, childEnv: NodeJS.ProcessEnv): Member {
-    const defined: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(childEnv).filter(([, value]) => value !== undefined));
-    const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'serve', '--role', role], { env: defined, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const defined: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries(childEnv).filter(([, value]) => value !== undefined),
+    );
+    const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'serve', '--role', role], {
+      env: defined,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     forwardLines(child, name);
     // Ready when its /healthz answers 200 (whatever GATEWAY_LOG_LEVEL lets it print).
     const ready = (async () => {
       const deadline = Date.now() + START_TIMEOUT_MS;
       for (;;) {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
         if (Date.now() > deadline) throw new Error(`${name} did not start within ${START_TIMEOUT_MS / 1000} s`);
         try {
-          const response = await fetch(`http://${localHostOf(config.host)}:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
+          const response = await fetch(`http://${localHostOf(config.host)}:${port}/healthz`, {
+            signal: AbortSignal.timeout(2_000),
+          });
           await response.arrayBuffer();
           if (response.status === 200) return port;
         } catch {
@@ -190,7 +236,9 @@ function forwardLines(child: ChildProcess, name: string): void {
       const lines = (rest + chunk).split('\n');
       rest = lines.pop()!;
       for (const line of lines) {
-        const tagged = line.startsWith('{') ? `{"process":${JSON.stringify(name)},${line.slice(1)}` : `[${name}] ${line}`;
+        const tagged = line.startsWith('{')
+          ? `{"process":${JSON.stringify(name)},${line.slice(1)}`
+          : `[${name}] ${line}`;
         process.stdout.write(`${tagged}\n`);
       }
     });

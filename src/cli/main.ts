@@ -83,20 +83,32 @@ async function serve(args: string[]): Promise<number> {
   const config = loadConfig();
   // A front routes to the cores of GATEWAY_SHARD_URLS; it has no store and no streams of its own.
   if (values.role === 'front' && config.shardUrls.length === 0) {
-    process.stderr.write('gateway: --role front needs GATEWAY_SHARD_URLS (the cores, in shard order) and GATEWAY_SHARD_SLOTS\n');
+    process.stderr.write(
+      'gateway: --role front needs GATEWAY_SHARD_URLS (the cores, in shard order) and GATEWAY_SHARD_SLOTS\n',
+    );
     return 2;
   }
   // Embedded streams live inside the one process that owns the store: splitting roles needs Kafka.
   if (values.role !== 'all' && values.role !== 'front' && config.kafkaBrokers === null) {
-    process.stderr.write(`gateway: --role ${values.role} needs GATEWAY_KAFKA_BROKERS (without Kafka, run every role in one process)\n`);
+    process.stderr.write(
+      `gateway: --role ${values.role} needs GATEWAY_KAFKA_BROKERS (without Kafka, run every role in one process)\n`,
+    );
     return 2;
   }
   // Tracing first (docs/tracing.md): the logger then knows whether its lines carry trace ids, and
   // the servers whether to trace requests. Without an OTLP endpoint nothing of the SDK is loaded.
   let logger: Logger | undefined;
-  const tracing = await startTracing(config.tracing, { role: values.role, version: packageVersion() }, { warn: (message) => logger?.warn({ component: 'opentelemetry' }, message) });
+  const tracing = await startTracing(
+    config.tracing,
+    { role: values.role, version: packageVersion() },
+    { warn: (message) => logger?.warn({ component: 'opentelemetry' }, message) },
+  );
   logger = createLogger(config.logLevel, stdoutDestination(), { traceFields: tracing !== null });
-  if (tracing !== null) logger.info({ protocol: config.tracing.protocol, service: config.tracing.serviceName }, 'tracing on: spans go to the OTLP endpoint');
+  if (tracing !== null)
+    logger.info(
+      { protocol: config.tracing.protocol, service: config.tracing.serviceName },
+      'tracing on: spans go to the OTLP endpoint',
+    );
   const gateway =
     values.role === 'worker'
       ? await startWorker(config, logger)
@@ -178,10 +190,23 @@ function listTokens(args: string[]): number {
   const rows = withStore((store) => store.accounts.listTokens(account));
   const lines = [['ID', 'ACCOUNT', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED']];
   for (const row of rows) {
-    lines.push([String(row.id), `${row.account_id} ${row.account_name}`, row.prefix === null ? '-' : `${row.prefix}…`, isoOrDash(row.created_at), isoOrDash(row.last_used_at), isoOrDash(row.revoked_at)]);
+    lines.push([
+      String(row.id),
+      `${row.account_id} ${row.account_name}`,
+      row.prefix === null ? '-' : `${row.prefix}…`,
+      isoOrDash(row.created_at),
+      isoOrDash(row.last_used_at),
+      isoOrDash(row.revoked_at),
+    ]);
   }
   const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
-  for (const line of lines) process.stdout.write(`${line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+  for (const line of lines)
+    process.stdout.write(
+      `${line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
   return 0;
 }
 
@@ -198,6 +223,8 @@ function revokeToken(args: string[]): number {
     process.stderr.write(`gateway: there is no API token ${id}\n`);
     return 1;
   }
-  process.stderr.write(`Revoked API token ${id} (${revoked.prefix ?? 'no prefix kept'}) of account ${revoked.account_id} "${revoked.account_name}" at ${isoOrDash(revoked.revoked_at)}.\n`);
+  process.stderr.write(
+    `Revoked API token ${id} (${revoked.prefix ?? 'no prefix kept'}) of account ${revoked.account_id} "${revoked.account_name}" at ${isoOrDash(revoked.revoked_at)}.\n`,
+  );
   return 0;
 }

@@ -7,7 +7,11 @@ export const PROVIDER_USAGE = `  gateway templates sync <channel-id>          sy
                                                (GATEWAY_SANDBOX=true) inject an incoming message into a channel`;
 
 /** `gateway templates sync <channel-id>`: the admin API's template sync, on the running daemon. */
-export async function templatesCommand(args: string[], config: Config, out: NodeJS.WritableStream = process.stdout): Promise<number> {
+export async function templatesCommand(
+  args: string[],
+  config: Config,
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
   const [sub, id] = args;
   if (sub !== 'sync' || id === undefined || !/^\d+$/.test(id)) {
     process.stderr.write(`gateway: usage:\n${PROVIDER_USAGE}\n`);
@@ -24,10 +28,28 @@ export async function templatesCommand(args: string[], config: Config, out: Node
 }
 
 /** `gateway sandbox message ...`: an incoming message through the sandbox (admin API). */
-export async function sandboxCommand(args: string[], config: Config, out: NodeJS.WritableStream = process.stdout): Promise<number> {
+export async function sandboxCommand(
+  args: string[],
+  config: Config,
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
   const [sub, ...rest] = args;
-  const { values } = parseArgs({ args: rest, options: { channel: { type: 'string' }, from: { type: 'string' }, text: { type: 'string' }, name: { type: 'string' } } });
-  if (sub !== 'message' || values.channel === undefined || !/^\d+$/.test(values.channel) || values.from === undefined || values.text === undefined) {
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      channel: { type: 'string' },
+      from: { type: 'string' },
+      text: { type: 'string' },
+      name: { type: 'string' },
+    },
+  });
+  if (
+    sub !== 'message' ||
+    values.channel === undefined ||
+    !/^\d+$/.test(values.channel) ||
+    values.from === undefined ||
+    values.text === undefined
+  ) {
     process.stderr.write(`gateway: usage:\n${PROVIDER_USAGE}\n`);
     return 2;
   }
@@ -37,7 +59,9 @@ export async function sandboxCommand(args: string[], config: Config, out: NodeJS
       text: values.text,
       ...(values.name === undefined ? {} : { name: values.name }),
     });
-    out.write(`message ${message.id} received in conversation ${message.conversation_id} (company ${message.company_id})\n`);
+    out.write(
+      `message ${message.id} received in conversation ${message.conversation_id} (company ${message.company_id})\n`,
+    );
     return 0;
   } catch (error) {
     process.stderr.write(`gateway: sandbox message failed: ${(error as Error).message}\n`);

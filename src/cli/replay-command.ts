@@ -10,7 +10,11 @@ export const REPLAY_USAGE = `  gateway replay <delivery-id>                 repl
  * `gateway replay`: the admin API's replays from the command line. It talks to the running daemon
  * at GATEWAY_PUBLIC_URL with GATEWAY_ADMIN_TOKEN, so the replay is done (and recorded) by the daemon.
  */
-export async function replayCommand(args: string[], config: Config, out: NodeJS.WriteStream = process.stderr): Promise<number> {
+export async function replayCommand(
+  args: string[],
+  config: Config,
+  out: NodeJS.WriteStream = process.stderr,
+): Promise<number> {
   if (config.adminToken === null) {
     out.write('gateway: replay needs GATEWAY_ADMIN_TOKEN (the admin API is off without it)\n');
     return 2;
@@ -48,7 +52,9 @@ export async function replayCommand(args: string[], config: Config, out: NodeJS.
       await new Promise((resolve) => setTimeout(resolve, 250));
       ({ task } = await call('GET', `/admin/replays/${task.id}`));
     }
-    out.write(`\r${progressBar(task.enqueued, task.total)}\n${task.status}: ${task.enqueued} of ${task.total} deliveries replayed (task ${task.id})\n`);
+    out.write(
+      `\r${progressBar(task.enqueued, task.total)}\n${task.status}: ${task.enqueued} of ${task.total} deliveries replayed (task ${task.id})\n`,
+    );
     return task.status === 'completed' ? 0 : 1;
   } catch (error) {
     out.write(`gateway: replay failed: ${(error as Error).message}\n`);

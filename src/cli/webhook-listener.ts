@@ -12,7 +12,14 @@ export const LISTEN_USAGE = `  gateway webhooks listen [--port 4000] [--secret w
  */
 export async function listenCommand(args: string[], out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const [sub, ...rest] = args;
-  const { values } = parseArgs({ args: rest, options: { port: { type: 'string', default: '4000' }, host: { type: 'string', default: '127.0.0.1' }, secret: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      port: { type: 'string', default: '4000' },
+      host: { type: 'string', default: '127.0.0.1' },
+      secret: { type: 'string' },
+    },
+  });
   if (sub !== 'listen' || !/^\d+$/.test(values.port)) {
     process.stderr.write(`gateway: usage:\n${LISTEN_USAGE}\n`);
     return 2;
@@ -31,7 +38,11 @@ export async function listenCommand(args: string[], out: NodeJS.WritableStream =
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const headers = { 'webhook-id': String(req.headers['webhook-id'] ?? ''), 'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''), 'webhook-signature': String(req.headers['webhook-signature'] ?? '') };
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id'] ?? ''),
+        'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''),
+        'webhook-signature': String(req.headers['webhook-signature'] ?? ''),
+      };
       let verdict = 'unverified (no --secret)';
       if (verifier !== null) {
         try {

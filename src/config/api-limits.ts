@@ -40,10 +40,20 @@ const perSecond = (points: number): RateWindow => ({ points, seconds: 1 });
 /** The documented limits: pact-im/api-doc content/en/v2/rate-limits.md and content/ru/v2/attachments/upload-attachment.md. */
 export const RATE_LIMIT_GROUPS: readonly RateLimitGroup[] = [
   { name: 'messages.list', method: 'GET', paths: ['/api/p2/conversations/:id/messages'], windows: [perMinute(20)] },
-  { name: 'messages.show', method: 'GET', paths: ['/api/p2/conversations/:id/messages/:messageId'], windows: [perMinute(20)] },
+  {
+    name: 'messages.show',
+    method: 'GET',
+    paths: ['/api/p2/conversations/:id/messages/:messageId'],
+    windows: [perMinute(20)],
+  },
   { name: 'conversations.list', method: 'GET', paths: ['/api/p2/conversations'], windows: [perMinute(10)] },
   { name: 'conversations.show', method: 'GET', paths: ['/api/p2/conversations/:id'], windows: [perMinute(10)] },
-  { name: 'messages.send', method: 'POST', paths: ['/api/p2/conversations/:id/messages'], windows: [perSecond(5), perMinute(30)] },
+  {
+    name: 'messages.send',
+    method: 'POST',
+    paths: ['/api/p2/conversations/:id/messages'],
+    windows: [perSecond(5), perMinute(30)],
+  },
   { name: 'messages.write_first', method: 'POST', paths: ['/api/p2/messages'], windows: [perSecond(5), perMinute(30)] },
   { name: 'biz_templates.list', method: 'GET', paths: ['/api/p2/biz_templates'], windows: [perMinute(20)] },
   {
@@ -55,12 +65,10 @@ export const RATE_LIMIT_GROUPS: readonly RateLimitGroup[] = [
 ];
 
 /** Reads the API limits; pushes one line per bad variable onto `problems`. */
-export function readApiLimits(
-  read: ReadSetting,
-  problems: string[],
-): ApiLimitsConfig {
+export function readApiLimits(read: ReadSetting, problems: string[]): ApiLimitsConfig {
   const switchText = (read('GATEWAY_API_RATE_LIMITS') ?? 'on').toLowerCase();
-  if (switchText !== 'on' && switchText !== 'off') problems.push(`GATEWAY_API_RATE_LIMITS must be on or off (got "${switchText}")`);
+  if (switchText !== 'on' && switchText !== 'off')
+    problems.push(`GATEWAY_API_RATE_LIMITS must be on or off (got "${switchText}")`);
 
   const factorText = read('GATEWAY_API_RATE_LIMIT_FACTOR') ?? '1';
   let factor = Number(factorText);
@@ -72,7 +80,9 @@ export function readApiLimits(
   const timeoutText = read('GATEWAY_ATTACHMENT_FETCH_TIMEOUT');
   let attachmentFetchTimeoutMs = timeoutText === undefined ? 30_000 : parseDuration(timeoutText);
   if (attachmentFetchTimeoutMs === null || attachmentFetchTimeoutMs < 100 || attachmentFetchTimeoutMs > 600_000) {
-    problems.push(`GATEWAY_ATTACHMENT_FETCH_TIMEOUT must be a duration from 100ms to 10m, such as 30s (got "${timeoutText}")`);
+    problems.push(
+      `GATEWAY_ATTACHMENT_FETCH_TIMEOUT must be a duration from 100ms to 10m, such as 30s (got "${timeoutText}")`,
+    );
     attachmentFetchTimeoutMs = 30_000;
   }
 

@@ -27,21 +27,31 @@ export const MAX_SHARD_SLOTS = 1024;
 export function readClusterSettings(read: ReadSetting, problems: string[]): ClusterSettings {
   const shardSlots = parseInteger(read('GATEWAY_SHARD_SLOTS'), 1);
   if (shardSlots === null || shardSlots < 1 || shardSlots > MAX_SHARD_SLOTS) {
-    problems.push(`GATEWAY_SHARD_SLOTS must be an integer from 1 to ${MAX_SHARD_SLOTS} (got "${read('GATEWAY_SHARD_SLOTS')}")`);
+    problems.push(
+      `GATEWAY_SHARD_SLOTS must be an integer from 1 to ${MAX_SHARD_SLOTS} (got "${read('GATEWAY_SHARD_SLOTS')}")`,
+    );
   }
   const slots = shardSlots ?? 1;
   const shard = parseInteger(read('GATEWAY_SHARD'), 0);
   if (shard === null || shard >= slots) {
-    problems.push(`GATEWAY_SHARD must be an integer from 0 to GATEWAY_SHARD_SLOTS − 1 = ${slots - 1} (got "${read('GATEWAY_SHARD')}")`);
+    problems.push(
+      `GATEWAY_SHARD must be an integer from 0 to GATEWAY_SHARD_SLOTS − 1 = ${slots - 1} (got "${read('GATEWAY_SHARD')}")`,
+    );
   }
   const clusterShards = parseInteger(read('GATEWAY_CLUSTER_SHARDS'), 1);
   if (clusterShards === null || clusterShards < 1 || clusterShards > slots) {
-    problems.push(`GATEWAY_CLUSTER_SHARDS must be an integer from 1 to GATEWAY_SHARD_SLOTS = ${slots} (got "${read('GATEWAY_CLUSTER_SHARDS')}")`);
+    problems.push(
+      `GATEWAY_CLUSTER_SHARDS must be an integer from 1 to GATEWAY_SHARD_SLOTS = ${slots} (got "${read('GATEWAY_CLUSTER_SHARDS')}")`,
+    );
   }
   const shardUrls = splitList(read('GATEWAY_SHARD_URLS') ?? '').map((url) => url.replace(/\/+$/, ''));
   const badUrls = shardUrls.filter((url) => !BASE_URL_PATTERN.test(url));
-  if (badUrls.length > 0) problems.push(`GATEWAY_SHARD_URLS must be a comma-separated list of http(s) base URLs (bad: ${badUrls.join(', ')})`);
-  if (shardUrls.length > slots) problems.push(`GATEWAY_SHARD_URLS names ${shardUrls.length} shards, more than GATEWAY_SHARD_SLOTS (${slots})`);
+  if (badUrls.length > 0)
+    problems.push(
+      `GATEWAY_SHARD_URLS must be a comma-separated list of http(s) base URLs (bad: ${badUrls.join(', ')})`,
+    );
+  if (shardUrls.length > slots)
+    problems.push(`GATEWAY_SHARD_URLS names ${shardUrls.length} shards, more than GATEWAY_SHARD_SLOTS (${slots})`);
   return { shard: shard ?? 0, shardSlots: slots, clusterShards: clusterShards ?? 1, shardUrls };
 }
 

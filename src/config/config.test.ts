@@ -192,10 +192,12 @@ describe('loadConfig values', () => {
     expect(problemsOf({ GATEWAY_CHAT_A_BUSINESS_APP_SECRET: 'has a space in the middle' })).toHaveLength(1);
   });
 
-  it('reads the worker\'s health port, and refuses what is not a port', () => {
+  it("reads the worker's health port, and refuses what is not a port", () => {
     expect(loadConfig({ GATEWAY_WORKER_PORT: '0' }).workerPort).toBe(0);
     for (const value of ['65536', '-1', 'http']) {
-      expect(problemsOf({ GATEWAY_WORKER_PORT: value }), value).toEqual([`GATEWAY_WORKER_PORT must be an integer from 0 to 65535 (got "${value}")`]);
+      expect(problemsOf({ GATEWAY_WORKER_PORT: value }), value).toEqual([
+        `GATEWAY_WORKER_PORT must be an integer from 0 to 65535 (got "${value}")`,
+      ]);
     }
   });
 
@@ -225,8 +227,16 @@ describe('loadConfig HTTP limits', () => {
     ['GATEWAY_JSON_MAX_DEPTH', '1001', 'GATEWAY_JSON_MAX_DEPTH must be an integer from 2 to 1000 (got "1001")'],
     ['GATEWAY_QUERY_MAX_BYTES', '100', 'GATEWAY_QUERY_MAX_BYTES must be an integer from 256 to 16384 (got "100")'],
     ['GATEWAY_QUERY_MAX_BYTES', '16385', 'GATEWAY_QUERY_MAX_BYTES must be an integer from 256 to 16384 (got "16385")'],
-    ['GATEWAY_HEADERS_TIMEOUT', '500ms', 'GATEWAY_HEADERS_TIMEOUT must be a duration of at least 1000 ms, such as 20s or 2m (got "500ms")'],
-    ['GATEWAY_REQUEST_TIMEOUT', 'soon', 'GATEWAY_REQUEST_TIMEOUT must be a duration of at least 1000 ms, such as 20s or 2m (got "soon")'],
+    [
+      'GATEWAY_HEADERS_TIMEOUT',
+      '500ms',
+      'GATEWAY_HEADERS_TIMEOUT must be a duration of at least 1000 ms, such as 20s or 2m (got "500ms")',
+    ],
+    [
+      'GATEWAY_REQUEST_TIMEOUT',
+      'soon',
+      'GATEWAY_REQUEST_TIMEOUT must be a duration of at least 1000 ms, such as 20s or 2m (got "soon")',
+    ],
   ])('rejects %s=%s', (key, value, problem) => {
     expect(problemsOf({ [key]: value })).toEqual([problem]);
   });
@@ -238,8 +248,20 @@ describe('loadConfig HTTP limits', () => {
   });
 
   it('accepts the bounds', () => {
-    const config = loadConfig({ GATEWAY_UPLOAD_CONCURRENCY: '1', GATEWAY_JSON_MAX_DEPTH: '1000', GATEWAY_QUERY_MAX_BYTES: '16384', GATEWAY_HEADERS_TIMEOUT: '1s', GATEWAY_REQUEST_TIMEOUT: '1s' });
-    expect([config.uploadConcurrency, config.jsonMaxDepth, config.queryMaxBytes, config.headersTimeoutMs, config.requestTimeoutMs]).toEqual([1, 1000, 16384, 1000, 1000]);
+    const config = loadConfig({
+      GATEWAY_UPLOAD_CONCURRENCY: '1',
+      GATEWAY_JSON_MAX_DEPTH: '1000',
+      GATEWAY_QUERY_MAX_BYTES: '16384',
+      GATEWAY_HEADERS_TIMEOUT: '1s',
+      GATEWAY_REQUEST_TIMEOUT: '1s',
+    });
+    expect([
+      config.uploadConcurrency,
+      config.jsonMaxDepth,
+      config.queryMaxBytes,
+      config.headersTimeoutMs,
+      config.requestTimeoutMs,
+    ]).toEqual([1, 1000, 16384, 1000, 1000]);
   });
 });
 
@@ -253,7 +275,10 @@ describe('loadConfig problems', () => {
     });
     expect(problems).toHaveLength(4);
     for (const key of ['GATEWAY_PORT', 'GATEWAY_LOG_LEVEL', 'GATEWAY_ADMIN_TOKEN', 'GATEWAY_KAFKA_BROKERS']) {
-      expect(problems.filter((p) => p.includes(key)), key).toHaveLength(1);
+      expect(
+        problems.filter((p) => p.includes(key)),
+        key,
+      ).toHaveLength(1);
     }
   });
 
@@ -286,14 +311,20 @@ describe('loadConfig problems', () => {
     expect(problems[0]).toContain('GATEWAY_LOG_LEVEL');
   });
 
-  it.each(['kafka', 'kafka:', ':9092', 'kafka:port', 'kafka:9092,broken', ',', 'kafka:9092;kafka2:9092', 'http://kafka:9092'])(
-    'rejects GATEWAY_KAFKA_BROKERS=%s',
-    (brokers) => {
-      const problems = problemsOf({ GATEWAY_KAFKA_BROKERS: brokers });
-      expect(problems).toHaveLength(1);
-      expect(problems[0]).toContain('GATEWAY_KAFKA_BROKERS');
-    },
-  );
+  it.each([
+    'kafka',
+    'kafka:',
+    ':9092',
+    'kafka:port',
+    'kafka:9092,broken',
+    ',',
+    'kafka:9092;kafka2:9092',
+    'http://kafka:9092',
+  ])('rejects GATEWAY_KAFKA_BROKERS=%s', (brokers) => {
+    const problems = problemsOf({ GATEWAY_KAFKA_BROKERS: brokers });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('GATEWAY_KAFKA_BROKERS');
+  });
 
   it.each([
     ['GATEWAY_ADMIN_TOKEN', 'short'],
@@ -377,7 +408,9 @@ describe('webhook dispatcher settings', () => {
     expect(problemsOf({ GATEWAY_SHARD: '1' })).toEqual([
       'GATEWAY_SHARD must be an integer from 0 to GATEWAY_SHARD_SLOTS − 1 = 0 (got "1")',
     ]);
-    expect(problemsOf({ GATEWAY_SHARD_SLOTS: '0' })[0]).toBe('GATEWAY_SHARD_SLOTS must be an integer from 1 to 1024 (got "0")');
+    expect(problemsOf({ GATEWAY_SHARD_SLOTS: '0' })[0]).toBe(
+      'GATEWAY_SHARD_SLOTS must be an integer from 1 to 1024 (got "0")',
+    );
     expect(problemsOf({ GATEWAY_SHARD_SLOTS: '4', GATEWAY_SHARD_URLS: 'http://a:1,ftp://b' })).toEqual([
       'GATEWAY_SHARD_URLS must be a comma-separated list of http(s) base URLs (bad: ftp://b)',
     ]);
@@ -389,15 +422,22 @@ describe('webhook dispatcher settings', () => {
     ]);
   });
 
-  it('reads the consumers\' session timeout and heartbeat interval, and refuses what a broker or kafkajs would', () => {
-    expect(loadConfig({ GATEWAY_KAFKA_SESSION_TIMEOUT: '6s', GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '2s' })).toMatchObject({ kafkaSessionTimeoutMs: 6_000, kafkaHeartbeatIntervalMs: 2_000 });
+  it("reads the consumers' session timeout and heartbeat interval, and refuses what a broker or kafkajs would", () => {
+    expect(loadConfig({ GATEWAY_KAFKA_SESSION_TIMEOUT: '6s', GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '2s' })).toMatchObject({
+      kafkaSessionTimeoutMs: 6_000,
+      kafkaHeartbeatIntervalMs: 2_000,
+    });
     expect(loadConfig({ GATEWAY_KAFKA_SESSION_TIMEOUT: '30m' }).kafkaSessionTimeoutMs).toBe(1_800_000);
     expect(loadConfig({ GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '100ms' }).kafkaHeartbeatIntervalMs).toBe(100);
     for (const value of ['5s', '31m', 'soon', '-1s']) {
-      expect(problemsOf({ GATEWAY_KAFKA_SESSION_TIMEOUT: value }), value).toEqual([`GATEWAY_KAFKA_SESSION_TIMEOUT must be a duration from 6s to 30m (got "${value}")`]);
+      expect(problemsOf({ GATEWAY_KAFKA_SESSION_TIMEOUT: value }), value).toEqual([
+        `GATEWAY_KAFKA_SESSION_TIMEOUT must be a duration from 6s to 30m (got "${value}")`,
+      ]);
     }
     for (const value of ['99ms', 'often']) {
-      expect(problemsOf({ GATEWAY_KAFKA_HEARTBEAT_INTERVAL: value }), value).toEqual([`GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be a duration of at least 100ms (got "${value}")`]);
+      expect(problemsOf({ GATEWAY_KAFKA_HEARTBEAT_INTERVAL: value }), value).toEqual([
+        `GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be a duration of at least 100ms (got "${value}")`,
+      ]);
     }
     // A heartbeat more than a third of the session timeout: one late heartbeat could drop a live member.
     expect(problemsOf({ GATEWAY_KAFKA_SESSION_TIMEOUT: '6s', GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '2001ms' })).toEqual([
@@ -418,8 +458,18 @@ describe('webhook dispatcher settings', () => {
       // Under an hour: a slip of the unit (30 meaning ms) must not empty the deliveries.
       GATEWAY_WEBHOOK_RETENTION: '30',
     });
-    for (const key of ['GATEWAY_WEBHOOK_TIMEOUT', 'GATEWAY_WEBHOOK_RETRY_SCHEDULE', 'GATEWAY_WEBHOOK_RETRY_JITTER', 'GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY', 'GATEWAY_WEBHOOK_THREADS', 'GATEWAY_WEBHOOK_RETENTION']) {
-      expect(problems.filter((p) => p.includes(key)), key).toHaveLength(1);
+    for (const key of [
+      'GATEWAY_WEBHOOK_TIMEOUT',
+      'GATEWAY_WEBHOOK_RETRY_SCHEDULE',
+      'GATEWAY_WEBHOOK_RETRY_JITTER',
+      'GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY',
+      'GATEWAY_WEBHOOK_THREADS',
+      'GATEWAY_WEBHOOK_RETENTION',
+    ]) {
+      expect(
+        problems.filter((p) => p.includes(key)),
+        key,
+      ).toHaveLength(1);
     }
   });
 });

@@ -8,9 +8,26 @@ import { readFrontSettings, type FrontSettings } from './front.js';
 import { readHttpLimits, type HttpLimits } from './http-limits.js';
 import { readWebhookConfig, type WebhookConfig } from './webhooks.js';
 import { readProviderConfig, type ProviderConfig } from './providers.js';
-import { BASE_URL_PATTERN, MIN_TOKEN_LENGTH, isTokenShaped, parseDuration, parseInteger, splitList, type ReadSetting } from './settings.js';
+import {
+  BASE_URL_PATTERN,
+  MIN_TOKEN_LENGTH,
+  isTokenShaped,
+  parseDuration,
+  parseInteger,
+  splitList,
+  type ReadSetting,
+} from './settings.js';
 
-export type { ApiLimitsConfig, ClusterSettings, HttpLimits, KafkaSettings, OperatorWebhookConfig, ProviderConfig, TracingConfig, WebhookConfig };
+export type {
+  ApiLimitsConfig,
+  ClusterSettings,
+  HttpLimits,
+  KafkaSettings,
+  OperatorWebhookConfig,
+  ProviderConfig,
+  TracingConfig,
+  WebhookConfig,
+};
 
 /** Every setting of the daemon, read from the environment. Defaults per docs/design.md section 9. */
 export interface Config extends KafkaSettings, HttpLimits, ClusterSettings, FrontSettings {
@@ -126,7 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const token = (key: string): string | null => {
     const value = read(key) ?? null;
-    if (value !== null && !isTokenShaped(value)) problems.push(`${key} must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
+    if (value !== null && !isTokenShaped(value))
+      problems.push(`${key} must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
     return value;
   };
   const adminToken = token('GATEWAY_ADMIN_TOKEN');
@@ -142,23 +160,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const bodyLimitBytes = parseInteger(read('GATEWAY_BODY_LIMIT_BYTES'), 1024 * 1024);
   if (bodyLimitBytes === null || bodyLimitBytes < 1024) {
-    problems.push(`GATEWAY_BODY_LIMIT_BYTES must be an integer of at least 1024 (got "${env.GATEWAY_BODY_LIMIT_BYTES}")`);
+    problems.push(
+      `GATEWAY_BODY_LIMIT_BYTES must be an integer of at least 1024 (got "${env.GATEWAY_BODY_LIMIT_BYTES}")`,
+    );
   }
 
   const publicUrlText = read('GATEWAY_PUBLIC_URL');
-  const publicUrl = publicUrlText ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port ?? 3000}`;
+  const publicUrl =
+    publicUrlText ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port ?? 3000}`;
   if (publicUrlText !== undefined && !BASE_URL_PATTERN.test(publicUrlText)) {
     problems.push(`GATEWAY_PUBLIC_URL must be an absolute http(s) URL without query (got "${publicUrlText}")`);
   }
 
   const trustProxy = parseInteger(read('GATEWAY_TRUST_PROXY'), 0);
   if (trustProxy === null || trustProxy > 10) {
-    problems.push(`GATEWAY_TRUST_PROXY must be the number of proxies in front of the gateway, 0 to 10 (got "${env.GATEWAY_TRUST_PROXY}")`);
+    problems.push(
+      `GATEWAY_TRUST_PROXY must be the number of proxies in front of the gateway, 0 to 10 (got "${env.GATEWAY_TRUST_PROXY}")`,
+    );
   }
 
   const attachmentMaxBytes = parseInteger(read('GATEWAY_ATTACHMENT_MAX_BYTES'), 16 * 1024 * 1024);
   if (attachmentMaxBytes === null || attachmentMaxBytes < 1024) {
-    problems.push(`GATEWAY_ATTACHMENT_MAX_BYTES must be an integer of at least 1024 (got "${env.GATEWAY_ATTACHMENT_MAX_BYTES}")`);
+    problems.push(
+      `GATEWAY_ATTACHMENT_MAX_BYTES must be an integer of at least 1024 (got "${env.GATEWAY_ATTACHMENT_MAX_BYTES}")`,
+    );
   }
 
   const limits = readHttpLimits(read, problems);
@@ -168,7 +193,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const checkpointText = read('GATEWAY_STORE_CHECKPOINT_INTERVAL');
   const storeCheckpointMs = checkpointText === undefined ? 100 : parseDuration(checkpointText);
   if (storeCheckpointMs === null || storeCheckpointMs > 60_000) {
-    problems.push(`GATEWAY_STORE_CHECKPOINT_INTERVAL must be a duration up to 60s, such as 100ms or 1s, or 0 (got "${checkpointText}")`);
+    problems.push(
+      `GATEWAY_STORE_CHECKPOINT_INTERVAL must be a duration up to 60s, such as 100ms or 1s, or 0 (got "${checkpointText}")`,
+    );
   }
 
   const webhooks = readWebhookConfig(read, problems);

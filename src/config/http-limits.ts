@@ -43,7 +43,9 @@ export function readHttpLimits(read: ReadSetting, problems: string[]): HttpLimit
   const headersTimeoutMs = setting.duration('GATEWAY_HEADERS_TIMEOUT', 20_000, 1_000, '20s or 2m');
   const requestTimeoutMs = setting.duration('GATEWAY_REQUEST_TIMEOUT', 120_000, 1_000, '20s or 2m');
   if (requestTimeoutMs < headersTimeoutMs) {
-    problems.push(`GATEWAY_REQUEST_TIMEOUT must be at least GATEWAY_HEADERS_TIMEOUT (got ${requestTimeoutMs} ms and ${headersTimeoutMs} ms)`);
+    problems.push(
+      `GATEWAY_REQUEST_TIMEOUT must be at least GATEWAY_HEADERS_TIMEOUT (got ${requestTimeoutMs} ms and ${headersTimeoutMs} ms)`,
+    );
   }
   return {
     uploadConcurrency: setting.integer('GATEWAY_UPLOAD_CONCURRENCY', 8, 1, 1_000),

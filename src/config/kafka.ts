@@ -29,7 +29,9 @@ export function readKafkaSettings(read: ReadSetting, problems: string[]): KafkaS
   if (kafkaBrokers !== null) {
     const bad = kafkaBrokers.filter((b) => !/^[A-Za-z0-9.\-_[\]:]+:\d{1,5}$/.test(b));
     if (kafkaBrokers.length === 0 || bad.length > 0) {
-      problems.push(`GATEWAY_KAFKA_BROKERS must be a comma-separated list of host:port (bad: ${bad.join(', ') || 'empty'})`);
+      problems.push(
+        `GATEWAY_KAFKA_BROKERS must be a comma-separated list of host:port (bad: ${bad.join(', ') || 'empty'})`,
+      );
     }
   }
 
@@ -44,10 +46,17 @@ export function readKafkaSettings(read: ReadSetting, problems: string[]): KafkaS
  * The consumers' session timeout and heartbeat interval: together they bound how long the partitions
  * of a dead worker wait before a live one takes them.
  */
-function readConsumerTimings(read: ReadSetting, problems: string[]): Pick<KafkaSettings, 'kafkaSessionTimeoutMs' | 'kafkaHeartbeatIntervalMs'> {
+function readConsumerTimings(
+  read: ReadSetting,
+  problems: string[],
+): Pick<KafkaSettings, 'kafkaSessionTimeoutMs' | 'kafkaHeartbeatIntervalMs'> {
   const sessionText = read('GATEWAY_KAFKA_SESSION_TIMEOUT');
   let session = sessionText === undefined ? 10_000 : parseDuration(sessionText);
-  if (session === null || session < KAFKA_SESSION_TIMEOUT_RANGE_MS.min || session > KAFKA_SESSION_TIMEOUT_RANGE_MS.max) {
+  if (
+    session === null ||
+    session < KAFKA_SESSION_TIMEOUT_RANGE_MS.min ||
+    session > KAFKA_SESSION_TIMEOUT_RANGE_MS.max
+  ) {
     problems.push(`GATEWAY_KAFKA_SESSION_TIMEOUT must be a duration from 6s to 30m (got "${sessionText}")`);
     session = null;
   }
@@ -56,7 +65,9 @@ function readConsumerTimings(read: ReadSetting, problems: string[]): Pick<KafkaS
   if (heartbeat === null || heartbeat < 100) {
     problems.push(`GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be a duration of at least 100ms (got "${heartbeatText}")`);
   } else if (session !== null && heartbeat * 3 > session) {
-    problems.push(`GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be at most a third of GATEWAY_KAFKA_SESSION_TIMEOUT (got ${heartbeat} ms against ${session} ms)`);
+    problems.push(
+      `GATEWAY_KAFKA_HEARTBEAT_INTERVAL must be at most a third of GATEWAY_KAFKA_SESSION_TIMEOUT (got ${heartbeat} ms against ${session} ms)`,
+    );
   }
   return { kafkaSessionTimeoutMs: session ?? 10_000, kafkaHeartbeatIntervalMs: heartbeat ?? 1_000 };
 }

@@ -23,21 +23,31 @@ export function readOperatorWebhookConfig(read: ReadSetting, problems: string[])
   const url = read('GATEWAY_OPERATOR_WEBHOOK_URL');
   const secretText = read('GATEWAY_OPERATOR_WEBHOOK_SECRET');
   if (url === undefined) {
-    if (secretText !== undefined) problems.push('GATEWAY_OPERATOR_WEBHOOK_SECRET is set without GATEWAY_OPERATOR_WEBHOOK_URL');
+    if (secretText !== undefined)
+      problems.push('GATEWAY_OPERATOR_WEBHOOK_SECRET is set without GATEWAY_OPERATOR_WEBHOOK_URL');
     return null;
   }
   let valid = true;
   if (!/^https?:\/\/[^\s/?#]+(\/[^\s#]*)?$/.test(url) || url.length > 2048) {
-    problems.push(`GATEWAY_OPERATOR_WEBHOOK_URL must be an absolute http(s) URL of at most 2048 characters (got "${url}")`);
+    problems.push(
+      `GATEWAY_OPERATOR_WEBHOOK_URL must be an absolute http(s) URL of at most 2048 characters (got "${url}")`,
+    );
     valid = false;
   }
-  const secrets = (secretText ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const secrets = (secretText ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (secrets.length === 0) {
-    problems.push('GATEWAY_OPERATOR_WEBHOOK_SECRET is required with GATEWAY_OPERATOR_WEBHOOK_URL: one or more whsec_ secrets');
+    problems.push(
+      'GATEWAY_OPERATOR_WEBHOOK_SECRET is required with GATEWAY_OPERATOR_WEBHOOK_URL: one or more whsec_ secrets',
+    );
     valid = false;
   } else if (!secrets.every(isWebhookSecret)) {
     // The value itself is a secret: never repeat it in the message.
-    problems.push('GATEWAY_OPERATOR_WEBHOOK_SECRET must be comma-separated whsec_ secrets, each whsec_ followed by the base64 of 24 to 64 bytes');
+    problems.push(
+      'GATEWAY_OPERATOR_WEBHOOK_SECRET must be comma-separated whsec_ secrets, each whsec_ followed by the base64 of 24 to 64 bytes',
+    );
     valid = false;
   }
   return valid ? { url, secrets } : null;

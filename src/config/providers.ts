@@ -60,16 +60,21 @@ export function readProviderConfig(read: ReadSetting, problems: string[]): Provi
   // The tries wait inside the job's handler, which holds the job's stream lease (5 minutes).
   const total = schedule.reduce<number>((sum, d) => sum + (d ?? 0), 0);
   if (schedule.length > 20 || schedule.some((d) => d === null) || total > PROVIDER_RETRY_TOTAL_MAX_MS) {
-    problems.push(`GATEWAY_PROVIDER_RETRY_SCHEDULE must be up to 20 comma-separated durations adding up to at most 4m, or none (got "${scheduleText}")`);
+    problems.push(
+      `GATEWAY_PROVIDER_RETRY_SCHEDULE must be up to 20 comma-separated durations adding up to at most 4m, or none (got "${scheduleText}")`,
+    );
   }
   const channelConcurrency = setting.integer('GATEWAY_PROVIDER_CHANNEL_CONCURRENCY', 4, 1, 100);
   const rateText = read('GATEWAY_PROVIDER_CHANNEL_RATE') ?? '20';
   const rate = Number(rateText);
   if (!/^\d+(\.\d+)?$/.test(rateText) || rate < 0.01 || rate > 10_000) {
-    problems.push(`GATEWAY_PROVIDER_CHANNEL_RATE must be a number of calls per second from 0.01 to 10000 (got "${rateText}")`);
+    problems.push(
+      `GATEWAY_PROVIDER_CHANNEL_RATE must be a number of calls per second from 0.01 to 10000 (got "${rateText}")`,
+    );
   }
   const sandboxText = (read('GATEWAY_SANDBOX') ?? 'false').toLowerCase();
-  if (!['true', 'false', '1', '0'].includes(sandboxText)) problems.push(`GATEWAY_SANDBOX must be true or false (got "${sandboxText}")`);
+  if (!['true', 'false', '1', '0'].includes(sandboxText))
+    problems.push(`GATEWAY_SANDBOX must be true or false (got "${sandboxText}")`);
   return {
     cloudApiUrl,
     cloudSystemToken,

@@ -4,25 +4,46 @@ import { problemsOf } from '../../test/helpers/config-problems.js';
 
 describe('tracing settings (OTEL_* variables)', () => {
   it('is off without an OTLP endpoint, whatever else is set', () => {
-    expect(loadConfig({ OTEL_SERVICE_NAME: 'edge', OTEL_TRACES_SAMPLER: 'always_on' }).tracing).toEqual({ enabled: false, protocol: 'http/protobuf', serviceName: 'edge' });
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'edge', OTEL_TRACES_SAMPLER: 'always_on' }).tracing).toEqual({
+      enabled: false,
+      protocol: 'http/protobuf',
+      serviceName: 'edge',
+    });
   });
 
   it('is on with either endpoint variable; protobuf unless http/json is asked for', () => {
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({ enabled: true, protocol: 'http/protobuf', serviceName: 'gateway' });
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing).toEqual({
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({
+      enabled: true,
+      protocol: 'http/protobuf',
+      serviceName: 'gateway',
+    });
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector/v1/traces',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      }).tracing,
+    ).toEqual({
       enabled: true,
       protocol: 'http/json',
       serviceName: 'gateway',
     });
     // The traces-specific protocol wins over the general one.
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }).tracing.protocol).toBe(
-      'http/protobuf',
-    );
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      }).tracing.protocol,
+    ).toBe('http/protobuf');
   });
 
   it('stays off with an endpoint when OTEL_SDK_DISABLED is true or OTEL_TRACES_EXPORTER is none', () => {
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'TRUE' }).tracing.enabled).toBe(false);
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing.enabled).toBe(false);
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'TRUE' }).tracing.enabled,
+    ).toBe(false);
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing.enabled,
+    ).toBe(false);
   });
 
   it('names every value it cannot honour', () => {

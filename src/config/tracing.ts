@@ -22,7 +22,14 @@ export interface TracingConfig {
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
-const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
 const RATIO_SAMPLERS = ['traceidratio', 'parentbased_traceidratio'];
 
 /** Reads the tracing settings; pushes one line per bad variable onto `problems`. */
@@ -33,25 +40,37 @@ export function readTracingConfig(read: ReadSetting, problems: string[]): Tracin
     ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', baseEndpoint],
   ] as const) {
-    if (value !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s#]*)?$/.test(value)) problems.push(`${key} must be an absolute http(s) URL (got "${value}")`);
+    if (value !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s#]*)?$/.test(value))
+      problems.push(`${key} must be an absolute http(s) URL (got "${value}")`);
   }
 
-  const protocolKey = read('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocolKey =
+    read('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') !== undefined
+      ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+      : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = read(protocolKey) ?? 'http/protobuf';
   if (!(PROTOCOLS as readonly string[]).includes(protocol)) {
     problems.push(`${protocolKey} must be http/protobuf or http/json (got "${protocol}"; grpc is not supported)`);
   }
 
   const exporter = read('OTEL_TRACES_EXPORTER') ?? 'otlp';
-  if (exporter !== 'otlp' && exporter !== 'none') problems.push(`OTEL_TRACES_EXPORTER must be otlp or none (got "${exporter}")`);
+  if (exporter !== 'otlp' && exporter !== 'none')
+    problems.push(`OTEL_TRACES_EXPORTER must be otlp or none (got "${exporter}")`);
 
   const disabledText = (read('OTEL_SDK_DISABLED') ?? 'false').toLowerCase();
-  if (disabledText !== 'true' && disabledText !== 'false') problems.push(`OTEL_SDK_DISABLED must be true or false (got "${disabledText}")`);
+  if (disabledText !== 'true' && disabledText !== 'false')
+    problems.push(`OTEL_SDK_DISABLED must be true or false (got "${disabledText}")`);
 
   const sampler = read('OTEL_TRACES_SAMPLER');
-  if (sampler !== undefined && !SAMPLERS.includes(sampler)) problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')} (got "${sampler}")`);
+  if (sampler !== undefined && !SAMPLERS.includes(sampler))
+    problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')} (got "${sampler}")`);
   const ratio = read('OTEL_TRACES_SAMPLER_ARG');
-  if (ratio !== undefined && sampler !== undefined && RATIO_SAMPLERS.includes(sampler) && !(/^\d+(\.\d+)?$/.test(ratio) && Number(ratio) <= 1)) {
+  if (
+    ratio !== undefined &&
+    sampler !== undefined &&
+    RATIO_SAMPLERS.includes(sampler) &&
+    !(/^\d+(\.\d+)?$/.test(ratio) && Number(ratio) <= 1)
+  ) {
     problems.push(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1 for ${sampler} (got "${ratio}")`);
   }
 

@@ -42,8 +42,15 @@ export function readWebhookConfig(read: ReadSetting, problems: string[]): Webhoo
   const setting = settingReaders(read, problems);
   const scheduleText = read('GATEWAY_WEBHOOK_RETRY_SCHEDULE') ?? '0,5s,5m,30m,2h,5h,10h,10h';
   const retryScheduleMs = splitList(scheduleText).map(parseDuration);
-  if (retryScheduleMs.length === 0 || retryScheduleMs.length > 20 || retryScheduleMs.some((d) => d === null) || retryScheduleMs[0] !== 0) {
-    problems.push(`GATEWAY_WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated durations starting with 0 (got "${scheduleText}")`);
+  if (
+    retryScheduleMs.length === 0 ||
+    retryScheduleMs.length > 20 ||
+    retryScheduleMs.some((d) => d === null) ||
+    retryScheduleMs[0] !== 0
+  ) {
+    problems.push(
+      `GATEWAY_WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated durations starting with 0 (got "${scheduleText}")`,
+    );
   }
   const jitterText = read('GATEWAY_WEBHOOK_RETRY_JITTER') ?? '0.2';
   const retryJitter = Number(jitterText);
@@ -57,7 +64,12 @@ export function readWebhookConfig(read: ReadSetting, problems: string[]): Webhoo
     retryAfterMaxMs: setting.duration('GATEWAY_WEBHOOK_RETRY_AFTER_MAX', 3_600_000, 1_000, DURATION_EXAMPLES),
     endpointConcurrency: setting.integer('GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
     disableAfterMs: setting.duration('GATEWAY_WEBHOOK_DISABLE_AFTER', 5 * 86_400_000, 1_000, DURATION_EXAMPLES),
-    retentionMs: setting.duration('GATEWAY_WEBHOOK_RETENTION', WEBHOOK_RETENTION_DEFAULT_MS, 3_600_000, DURATION_EXAMPLES),
+    retentionMs: setting.duration(
+      'GATEWAY_WEBHOOK_RETENTION',
+      WEBHOOK_RETENTION_DEFAULT_MS,
+      3_600_000,
+      DURATION_EXAMPLES,
+    ),
     threads: setting.integer('GATEWAY_WEBHOOK_THREADS', 1, 0, 16),
   };
 }

@@ -79,10 +79,18 @@ export interface OAuthAnswer {
 /** The connection flows of session-based providers (our connector protocol). */
 export interface SessionConnector {
   startSession(channel: SessionChannel): Promise<ConnectionStart>;
-  requestCode(channel: SessionChannel, params: { challenge_variant?: string; challenge_type?: string }): Promise<Record<string, unknown>>;
+  requestCode(
+    channel: SessionChannel,
+    params: { challenge_variant?: string; challenge_type?: string },
+  ): Promise<Record<string, unknown>>;
   confirm(
     channel: SessionChannel,
-    params: { type: 'code' | 'password' | 'two_factor' | 'challenge'; code?: string; password?: string; variant?: number },
+    params: {
+      type: 'code' | 'password' | 'two_factor' | 'challenge';
+      code?: string;
+      password?: string;
+      variant?: number;
+    },
   ): Promise<ConfirmAnswer>;
   listPages(channel: SessionChannel): Promise<Page[]>;
   enablePage(channel: SessionChannel, pageId: string, syncPeriod: string): Promise<{ state: 'enabled' | 'pending' }>;
@@ -93,7 +101,8 @@ export interface SessionConnector {
   completeOAuth(channel: SessionChannel, params: { code?: string; page?: string }): Promise<OAuthAnswer>;
 }
 
-export type DeleteResult = { kind: 'deleted' } | { kind: 'failed'; permanent: boolean; error: ProviderError; retryAfterMs?: number };
+export type DeleteResult =
+  { kind: 'deleted' } | { kind: 'failed'; permanent: boolean; error: ProviderError; retryAfterMs?: number };
 
 /** Providers that delete sent messages (our connector protocol, the sandbox). */
 export interface DeleteConnector {
@@ -112,7 +121,11 @@ export interface ProviderTemplate {
 }
 
 export interface TemplateSource {
-  fetchTemplates(channel: { provider: string; settings: Record<string, unknown>; credentials: Record<string, unknown> }): Promise<ProviderTemplate[]>;
+  fetchTemplates(channel: {
+    provider: string;
+    settings: Record<string, unknown>;
+    credentials: Record<string, unknown>;
+  }): Promise<ProviderTemplate[]>;
 }
 
 /**

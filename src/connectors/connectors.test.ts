@@ -15,7 +15,12 @@ const base: SendRequest = {
   reply_to: null,
   template: null,
 };
-const file = (kind: 'image' | 'voice' | 'document' | 'video' | 'audio') => ({ url: 'https://gw.example/files/k/f', mime_type: 'x/y', file_name: 'report.pdf', kind });
+const file = (kind: 'image' | 'voice' | 'document' | 'video' | 'audio') => ({
+  url: 'https://gw.example/files/k/f',
+  mime_type: 'x/y',
+  file_name: 'report.pdf',
+  kind,
+});
 
 describe('cloudMessage', () => {
   it('sends a document with its file name and caption, a voice note as audio without caption, and replies by context', () => {
@@ -27,18 +32,31 @@ describe('cloudMessage', () => {
       type: 'document',
       document: { link: 'https://gw.example/files/k/f', caption: 'See attached', filename: 'report.pdf' },
     });
-    expect(cloudMessage({ ...base, text: 'ignored', attachment: file('voice') })).toMatchObject({ type: 'audio', audio: { link: 'https://gw.example/files/k/f' } });
-    expect(cloudMessage({ ...base, template: { name: 'hello', language: 'en', parameters: [] } })).toMatchObject({ type: 'template', template: { name: 'hello', language: { code: 'en' }, components: [] } });
+    expect(cloudMessage({ ...base, text: 'ignored', attachment: file('voice') })).toMatchObject({
+      type: 'audio',
+      audio: { link: 'https://gw.example/files/k/f' },
+    });
+    expect(cloudMessage({ ...base, template: { name: 'hello', language: 'en', parameters: [] } })).toMatchObject({
+      type: 'template',
+      template: { name: 'hello', language: { code: 'en' }, components: [] },
+    });
   });
 });
 
 describe('botCall', () => {
   it('picks the method by kind and puts the text as caption', () => {
-    expect(botCall({ ...base, text: 'Look', attachment: file('image') })).toEqual({ method: 'sendPhoto', body: { chat_id: '12345', photo: 'https://gw.example/files/k/f', caption: 'Look' } });
+    expect(botCall({ ...base, text: 'Look', attachment: file('image') })).toEqual({
+      method: 'sendPhoto',
+      body: { chat_id: '12345', photo: 'https://gw.example/files/k/f', caption: 'Look' },
+    });
     expect(botCall({ ...base, attachment: file('voice') }).method).toBe('sendVoice');
     expect(botCall({ ...base, attachment: file('document') }).method).toBe('sendDocument');
     expect(botCall({ ...base, attachment: file('video') }).method).toBe('sendVideo');
-    expect(botCall({ ...base, text: 'hi', reply_to: '12345:77' }).body).toEqual({ chat_id: '12345', text: 'hi', reply_parameters: { message_id: 77, allow_sending_without_reply: true } });
+    expect(botCall({ ...base, text: 'hi', reply_to: '12345:77' }).body).toEqual({
+      chat_id: '12345',
+      text: 'hi',
+      reply_parameters: { message_id: 77, allow_sending_without_reply: true },
+    });
   });
 });
 

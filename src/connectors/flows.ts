@@ -1,7 +1,14 @@
 import { callbackFamily, presentedSecret } from '../domain/callback-secrets.js';
 import { applyCallback } from '../domain/incoming.js';
 import { qrDataUrl } from '../lib/qr-image.js';
-import { Conflict, NotFound, ProviderRefused, ProviderUnavailable, ServiceUnavailable, WrongProvider } from '../errors/errors.js';
+import {
+  Conflict,
+  NotFound,
+  ProviderRefused,
+  ProviderUnavailable,
+  ServiceUnavailable,
+  WrongProvider,
+} from '../errors/errors.js';
 import { confirmationMethod } from '../presenters/auth.js';
 import { sameSecret } from '../domain/tokens.js';
 import type { IngestItem } from '../domain/provider-facts.js';
@@ -9,7 +16,14 @@ import type { Logger } from '../log.js';
 import type { ChannelRow } from '../store/resources/channels.js';
 import type { Presenters } from '../presenters/presenters.js';
 import type { Store } from '../store/store.js';
-import { ConnectorCallError, type ConfirmAnswer, type ConnectionStart, type Page, type SessionChannel, type SessionConnector } from './connector.js';
+import {
+  ConnectorCallError,
+  type ConfirmAnswer,
+  type ConnectionStart,
+  type Page,
+  type SessionChannel,
+  type SessionConnector,
+} from './connector.js';
 import type { Connectors } from './registry.js';
 import type { ChannelThrottle } from './throttle.js';
 
@@ -48,7 +62,10 @@ export class ConnectionFlows {
     try {
       return await this.start(channel);
     } catch (error) {
-      this.deps.logger.warn({ channel: channel.id, provider: channel.provider, error: (error as Error).message }, 'could not start the connection; confirm starts it again');
+      this.deps.logger.warn(
+        { channel: channel.id, provider: channel.provider, error: (error as Error).message },
+        'could not start the connection; confirm starts it again',
+      );
       return {};
     }
   }
@@ -60,14 +77,18 @@ export class ConnectionFlows {
     const items: IngestItem[] = [];
     if (start.qr !== undefined) items.push({ kind: 'qr', qr: start.qr });
     if (start.code !== undefined) items.push({ kind: 'code', code: start.code });
-    if (start.oauth_provider_url !== undefined) items.push({ kind: 'oauth', oauthProviderUrl: start.oauth_provider_url });
+    if (start.oauth_provider_url !== undefined)
+      items.push({ kind: 'oauth', oauthProviderUrl: start.oauth_provider_url });
     if (start.state === 'enabled') items.push({ kind: 'state', state: 'enabled', reason: null });
     this.record(channel, items);
     return signalOf(start);
   }
 
   /** v1 request_code and the pairing code of v2 confirm: the connector's answer as it gave it. */
-  async requestCode(channel: ChannelRow, params: { challenge_variant?: string; challenge_type?: string }): Promise<Record<string, unknown>> {
+  async requestCode(
+    channel: ChannelRow,
+    params: { challenge_variant?: string; challenge_type?: string },
+  ): Promise<Record<string, unknown>> {
     const connector = this.session(channel, 'request_code');
     const answer = await this.call(channel, (c) => connector.requestCode(c, params));
     if (typeof answer.code === 'string') this.record(channel, [{ kind: 'code', code: answer.code }]);
@@ -90,7 +111,11 @@ export class ConnectionFlows {
   async enablePage(channel: ChannelRow, pageId: string, syncPeriod: string): Promise<'enabled' | 'pending'> {
     const connector = this.session(channel, 'enable_page_instagram');
     const { state } = await this.call(channel, (c) => connector.enablePage(c, pageId, syncPeriod));
-    if (state === 'enabled') this.record(channel, [{ kind: 'page_enabled', pageId }, { kind: 'state', state: 'enabled', reason: null }]);
+    if (state === 'enabled')
+      this.record(channel, [
+        { kind: 'page_enabled', pageId },
+        { kind: 'state', state: 'enabled', reason: null },
+      ]);
     return state;
   }
 
@@ -105,21 +130,46 @@ export class ConnectionFlows {
    * connector completes the authorization; its news is recorded like a callback's — the pages to
    * pick (each with its address), or the page connected and the auth enabled.
    */
-  async completeOAuth(channel: ChannelRow, params: { state: string; code?: string; page?: string }): Promise<'enabled' | 'pending'> {
+  async completeOAuth(
+    channel: ChannelRow,
+    params: { state: string; code?: string; page?: string },
+  ): Promise<'enabled' | 'pending'> {
     const expected = channel.credentials.oauth_state;
-    if (confirmationMethod(channel) !== 'oauth' || typeof expected !== 'string' || !sameSecret(params.state, expected)) {
+    if (
+      confirmationMethod(channel) !== 'oauth' ||
+      typeof expected !== 'string' ||
+      !sameSecret(params.state, expected)
+    ) {
       throw new NotFound('No authorization is waiting for this address.');
     }
     if (channel.state !== 'unconfirmed') throw new Conflict(`Auth ${channel.id} is ${channel.state} already.`);
     const connector = this.session(channel, 'OAuth');
-    const answer = await this.call(channel, (c) => connector.completeOAuth(c, { ...(params.code === undefined ? {} : { code: params.code }), ...(params.page === undefined ? {} : { page: params.page }) }));
+    const answer = await this.call(channel, (c) =>
+      connector.completeOAuth(c, {
+        ...(params.code === undefined ? {} : { code: params.code }),
+        ...(params.page === undefined ? {} : { page: params.page }),
+      }),
+    );
     const items: IngestItem[] = [];
     if (answer.pages !== undefined) {
-      items.push({ kind: 'pages', pages: answer.pages.map((p) => ({ id: p.id, name: p.name, ...(p.username === undefined ? {} : { username: p.username }), ...(p.oauth_provider_url === undefined ? {} : { oauthProviderUrl: p.oauth_provider_url }) })) });
+      items.push({
+        kind: 'pages',
+        pages: answer.pages.map((p) => ({
+          id: p.id,
+          name: p.name,
+          ...(p.username === undefined ? {} : { username: p.username }),
+          ...(p.oauth_provider_url === undefined ? {} : { oauthProviderUrl: p.oauth_provider_url }),
+        })),
+      });
     }
     if (answer.state === 'enabled') {
       if (params.page !== undefined) items.push({ kind: 'page_enabled', pageId: params.page });
-      items.push({ kind: 'state', state: 'enabled', reason: 'authorized at the provider', ...(answer.account === undefined ? {} : { account: answer.account }) });
+      items.push({
+        kind: 'state',
+        state: 'enabled',
+        reason: 'authorized at the provider',
+        ...(answer.account === undefined ? {} : { account: answer.account }),
+      });
     }
     this.record(channel, items);
     return answer.state;
@@ -130,14 +180,20 @@ export class ConnectionFlows {
     if (!this.hasSession(channel)) return;
     const connector = this.session(channel, 'disconnect');
     this.call(channel, (c) => connector.disconnect(c)).catch((error: unknown) =>
-      this.deps.logger.warn({ channel: channel.id, error: (error as Error).message }, 'could not end the session at the connector'),
+      this.deps.logger.warn(
+        { channel: channel.id, error: (error as Error).message },
+        'could not end the session at the connector',
+      ),
     );
   }
 
   /** Templates of a `chat_a_business` channel, synced from the provider: see syncTemplates. */
   async syncTemplates(channel: ChannelRow): Promise<{ synced: number; removed: number }> {
     const source = this.deps.connectors.templates(channel.provider);
-    if (source === null) throw new WrongProvider(`${channel.provider} channels have no message templates; only chat_a_business channels do.`);
+    if (source === null)
+      throw new WrongProvider(
+        `${channel.provider} channels have no message templates; only chat_a_business channels do.`,
+      );
     const templates = await this.call(channel, () => source.fetchTemplates(channel));
     const { store } = this.deps;
     return store.transaction(() => {
@@ -160,7 +216,13 @@ export class ConnectionFlows {
           now,
         ),
       );
-      return { synced: templates.length, removed: store.templates.removeOthers(channel.id, templates.map((t) => t.id)) };
+      return {
+        synced: templates.length,
+        removed: store.templates.removeOthers(
+          channel.id,
+          templates.map((t) => t.id),
+        ),
+      };
     });
   }
 
@@ -169,13 +231,17 @@ export class ConnectionFlows {
     if (this.deps.connectors.templates(channel.provider) === null) return;
     this.syncTemplates(channel).then(
       (result) => this.deps.logger.info({ channel: channel.id, ...result }, 'templates synced'),
-      (error: unknown) => this.deps.logger.warn({ channel: channel.id, error: (error as Error).message }, 'could not sync templates'),
+      (error: unknown) =>
+        this.deps.logger.warn({ channel: channel.id, error: (error as Error).message }, 'could not sync templates'),
     );
   }
 
   private session(channel: ChannelRow, action: string): SessionConnector {
     const connector = this.deps.connectors.session(channel.provider, confirmationMethod(channel) === 'oauth');
-    if (connector === null) throw new WrongProvider(`${action} is not an action of ${channel.provider} channels: they connect by their token, without a session.`);
+    if (connector === null)
+      throw new WrongProvider(
+        `${action} is not an action of ${channel.provider} channels: they connect by their token, without a session.`,
+      );
     return connector;
   }
 
@@ -185,9 +251,13 @@ export class ConnectionFlows {
       return await this.deps.throttle.run(channel.id, () => fn(this.sessionChannel(channel)));
     } catch (error) {
       if (!(error instanceof ConnectorCallError)) throw error;
-      if (error.error.code === 'not_configured') throw new ServiceUnavailable(`Provider connectors are not configured: ${error.error.title}`);
-      if (error.permanent) throw new ProviderRefused(`The provider refused: ${error.error.title} (${error.error.code})`);
-      throw new ProviderUnavailable(`The provider could not complete the step: ${error.error.title} (${error.error.code}). Try again later.`);
+      if (error.error.code === 'not_configured')
+        throw new ServiceUnavailable(`Provider connectors are not configured: ${error.error.title}`);
+      if (error.permanent)
+        throw new ProviderRefused(`The provider refused: ${error.error.title} (${error.error.code})`);
+      throw new ProviderUnavailable(
+        `The provider could not complete the step: ${error.error.title} (${error.error.code}). Try again later.`,
+      );
     }
   }
 
@@ -198,7 +268,10 @@ export class ConnectionFlows {
       provider: channel.provider,
       settings: channel.settings,
       credentials: channel.credentials,
-      callback: { url: `${this.deps.publicUrl}/callbacks/${channel.provider}/${channel.id}`, signingSecret: presentedSecret('connector', settings.signing_secret) },
+      callback: {
+        url: `${this.deps.publicUrl}/callbacks/${channel.provider}/${channel.id}`,
+        signingSecret: presentedSecret('connector', settings.signing_secret),
+      },
     };
   }
 

@@ -24,13 +24,22 @@ export class ProviderHttp {
     this.agent = new Agent({ connections: 64, keepAliveTimeout: 10_000 });
   }
 
-  async call(method: Dispatcher.HttpMethod, url: string, headers: Record<string, string>, json?: unknown): Promise<CallOutcome> {
+  async call(
+    method: Dispatcher.HttpMethod,
+    url: string,
+    headers: Record<string, string>,
+    json?: unknown,
+  ): Promise<CallOutcome> {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
         method,
         dispatcher: this.agent,
-        headers: { accept: 'application/json', ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          accept: 'application/json',
+          ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
         body: json === undefined ? undefined : JSON.stringify(json),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
@@ -39,7 +48,11 @@ export class ProviderHttp {
     } catch (error) {
       // Network failures and timeouts: the provider may or may not have seen the call.
       const code = (error as { code?: string; name?: string }).code ?? (error as Error).name ?? 'network_error';
-      return { ok: false, permanent: false, error: { code: 'provider_unreachable', title: `The provider could not be reached (${code}).` } };
+      return {
+        ok: false,
+        permanent: false,
+        error: { code: 'provider_unreachable', title: `The provider could not be reached (${code}).` },
+      };
     }
     const text = await response.body.text().catch(() => '');
     let body: unknown;
@@ -48,10 +61,20 @@ export class ProviderHttp {
     } catch {
       body = undefined;
     }
-    const answer: ProviderAnswer = { status: response.statusCode, body, retryAfterMs: retryAfter(response.headers['retry-after']) };
+    const answer: ProviderAnswer = {
+      status: response.statusCode,
+      body,
+      retryAfterMs: retryAfter(response.headers['retry-after']),
+    };
     if (response.statusCode >= 200 && response.statusCode < 300) return { ok: true, answer };
     const transient = response.statusCode >= 500 || response.statusCode === 429 || response.statusCode === 408;
-    return { ok: false, permanent: !transient, error: { code: `http_${response.statusCode}`, title: `The provider answered ${response.statusCode}.` }, retryAfterMs: answer.retryAfterMs, body };
+    return {
+      ok: false,
+      permanent: !transient,
+      error: { code: `http_${response.statusCode}`, title: `The provider answered ${response.statusCode}.` },
+      retryAfterMs: answer.retryAfterMs,
+      body,
+    };
   }
 
   close(): Promise<void> {

@@ -1,5 +1,15 @@
 import { ATTR } from '../tracing/attributes.js';
-import { endSpan, failSpanWith, isTracing, linkToSpan, runIn, SpanKind, startSpan, withSpan, type Span } from '../tracing/tracer.js';
+import {
+  endSpan,
+  failSpanWith,
+  isTracing,
+  linkToSpan,
+  runIn,
+  SpanKind,
+  startSpan,
+  withSpan,
+  type Span,
+} from '../tracing/tracer.js';
 import type { ProviderSendJob, SendResult } from './connector.js';
 
 /**

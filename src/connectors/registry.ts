@@ -22,7 +22,10 @@ export class Connectors {
     this.http = new ProviderHttp(config.timeoutMs);
     this.cloud = new CloudConnector(this.http, { baseUrl: config.cloudApiUrl, systemToken: config.cloudSystemToken });
     this.bot = new BotConnector(this.http, config.botApiUrl);
-    this.protocol = new ConnectorProtocolClient(this.http, { baseUrl: config.connectorUrl, token: config.connectorToken });
+    this.protocol = new ConnectorProtocolClient(this.http, {
+      baseUrl: config.connectorUrl,
+      token: config.connectorToken,
+    });
     this.sandbox = config.sandbox ? new SandboxConnector(config.sandboxStepMs, reporter) : null;
   }
 

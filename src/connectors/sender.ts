@@ -56,7 +56,14 @@ export class ProviderSender implements Worker {
     const { connectors, throttle, retryScheduleMs, logger } = this.options;
     const log = logger.child({ job: job.job_id, channel: job.channel_id, message: job.message_id });
     if (job.send === null || job.send === undefined) {
-      await this.publishOutcome(job, { outcome: 'error', error: { code: 'gone', title: job.gone_reason ?? 'The message or its channel no longer exists.' } }, signal);
+      await this.publishOutcome(
+        job,
+        {
+          outcome: 'error',
+          error: { code: 'gone', title: job.gone_reason ?? 'The message or its channel no longer exists.' },
+        },
+        signal,
+      );
       log.info('send job dropped: nothing left to send');
       return;
     }
@@ -64,22 +71,32 @@ export class ProviderSender implements Worker {
     const connector = connectors.sender(job.send.provider);
     const spans = new ProviderCallSpans(job);
     for (let tries = 1; ; tries += 1) {
-      const result = await throttle.run(job.channel_id, () => spans.send(tries, () => connector.send(withRequest)), signal);
+      const result = await throttle.run(
+        job.channel_id,
+        () => spans.send(tries, () => connector.send(withRequest)),
+        signal,
+      );
       if (result.kind === 'sent') {
         await this.publishOutcome(job, { outcome: 'sent', externalId: result.externalId }, signal);
         log.info({ provider: job.send.provider, tries }, 'message sent');
-        if ('later' in result && result.later !== undefined) this.reportLater(job.channel_id, result.externalId, result.later);
+        if ('later' in result && result.later !== undefined)
+          this.reportLater(job.channel_id, result.externalId, result.later);
         return;
       }
       const delay = retryScheduleMs[tries - 1];
       if (result.permanent || delay === undefined) {
-        const error = result.permanent ? result.error : { code: result.error.code, title: `${result.error.title} Gave up after ${tries} tries.` };
+        const error = result.permanent
+          ? result.error
+          : { code: result.error.code, title: `${result.error.title} Gave up after ${tries} tries.` };
         await this.publishOutcome(job, { outcome: 'error', error }, signal);
         log.warn({ provider: job.send.provider, tries, error: error.code }, 'message not sent');
         return;
       }
       const wait = Math.max(delay, Math.min(result.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS));
-      log.warn({ provider: job.send.provider, tries, error: result.error.code, retry_in_ms: wait }, 'send failed transiently; trying again');
+      log.warn(
+        { provider: job.send.provider, tries, error: result.error.code, retry_in_ms: wait },
+        'send failed transiently; trying again',
+      );
       await pause(wait, signal);
       // Stopping: leave the job uncommitted; the next sender tries it again with the same job id.
       if (signal.aborted) throw new Error('stopped while waiting to try a send again');
@@ -92,21 +109,38 @@ export class ProviderSender implements Worker {
    * provider's final refusal is logged, and the messages stay deleted in the gateway.
    */
   async handleDelete(job: ProviderDeleteJob, signal: AbortSignal): Promise<void> {
-    const log = this.options.logger.child({ job: job.job_id, channel: job.channel_id, messages: job.message_ids.length });
+    const log = this.options.logger.child({
+      job: job.job_id,
+      channel: job.channel_id,
+      messages: job.message_ids.length,
+    });
     if (job.request === null) return void log.info('delete job dropped: the channel or conversation is gone');
     const request = job.request;
     const connector = this.options.connectors.deleter();
     for (let tries = 1; ; tries += 1) {
-      const result = await this.options.throttle.run(job.channel_id, () => connector.deleteMessages(request, job.job_id), signal);
-      if (result.kind === 'deleted') return void log.info({ provider: request.provider, tries }, 'messages deleted at the provider');
+      const result = await this.options.throttle.run(
+        job.channel_id,
+        () => connector.deleteMessages(request, job.job_id),
+        signal,
+      );
+      if (result.kind === 'deleted')
+        return void log.info({ provider: request.provider, tries }, 'messages deleted at the provider');
       const delay = this.options.retryScheduleMs[tries - 1];
-      if (result.permanent || delay === undefined) return void log.warn({ provider: request.provider, tries, error: result.error.code }, 'the provider did not delete the messages');
+      if (result.permanent || delay === undefined)
+        return void log.warn(
+          { provider: request.provider, tries, error: result.error.code },
+          'the provider did not delete the messages',
+        );
       await pause(Math.max(delay, Math.min(result.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS)), signal);
       if (signal.aborted) throw new Error('stopped while waiting to try a delete again');
     }
   }
 
-  private async publishOutcome(job: ProviderSendJob, result: { outcome: 'sent'; externalId: string } | { outcome: 'error'; error: ProviderError }, signal: AbortSignal): Promise<void> {
+  private async publishOutcome(
+    job: ProviderSendJob,
+    result: { outcome: 'sent'; externalId: string } | { outcome: 'error'; error: ProviderError },
+    signal: AbortSignal,
+  ): Promise<void> {
     const item: IngestItem = {
       kind: 'send_outcome',
       messageId: job.message_id,
@@ -119,13 +153,28 @@ export class ProviderSender implements Worker {
     };
     const fact: InboundFact = { channel_id: job.channel_id, batch: { receipt: `send:${job.job_id}`, items: [item] } };
     // Publishing must not fail the job: that would send it again. Keep trying until it is out.
-    await untilDone('publishing a send outcome', () => this.options.bus.publish(STREAM.inbound, [{ key: String(job.channel_id), id: `outcome:${job.job_id}`, value: fact }]), signal, this.options.logger);
+    await untilDone(
+      'publishing a send outcome',
+      () =>
+        this.options.bus.publish(STREAM.inbound, [
+          { key: String(job.channel_id), id: `outcome:${job.job_id}`, value: fact },
+        ]),
+      signal,
+      this.options.logger,
+    );
   }
 
   /** Delivery receipts a connector promised for later (the sandbox's), published when due. */
   private reportLater(channelId: number, externalId: string, later: readonly LaterStatus[]): void {
     for (const step of later) {
-      publishFactLater(this.options.bus, channelId, [{ kind: 'status', externalId, status: step.status, at: Date.now() + step.afterMs }], step.afterMs, `${externalId}:${step.status}`, this.options.logger);
+      publishFactLater(
+        this.options.bus,
+        channelId,
+        [{ kind: 'status', externalId, status: step.status, at: Date.now() + step.afterMs }],
+        step.afterMs,
+        `${externalId}:${step.status}`,
+        this.options.logger,
+      );
     }
   }
 }
@@ -134,10 +183,19 @@ export class ProviderSender implements Worker {
  * Publishes a fact on `gateway.inbound` after a delay, in memory (the sandbox's later news: lost
  * if the process stops first, as a real provider's would be without a retry).
  */
-export function publishFactLater(bus: StreamBus, channelId: number, items: IngestItem[], afterMs: number, id: string, logger: Logger): void {
+export function publishFactLater(
+  bus: StreamBus,
+  channelId: number,
+  items: IngestItem[],
+  afterMs: number,
+  id: string,
+  logger: Logger,
+): void {
   const timer = setTimeout(() => {
     const fact: InboundFact = { channel_id: channelId, batch: { receipt: `fact:${id}`, items } };
-    bus.publish(STREAM.inbound, [{ key: String(channelId), id: `fact:${id}`, value: fact }]).catch((error: unknown) => logger.warn({ err: error, channel: channelId }, 'could not publish a provider fact'));
+    bus
+      .publish(STREAM.inbound, [{ key: String(channelId), id: `fact:${id}`, value: fact }])
+      .catch((error: unknown) => logger.warn({ err: error, channel: channelId }, 'could not publish a provider fact'));
   }, afterMs);
   timer.unref();
 }

@@ -7,7 +7,15 @@ import { parseBody, type BodyLimits } from '../http/body.js';
 import type { AuthThrottle } from '../http/auth-throttle.js';
 import type { AppState } from '../http/context.js';
 import { AssetFolder, webDir } from '../http/web-assets.js';
-import { endSession, hasSessionCookie, openSession, presentSession, requireSameOriginJson, sessionAuth, type SessionPolicy } from '../http/web-session.js';
+import {
+  endSession,
+  hasSessionCookie,
+  openSession,
+  presentSession,
+  requireSameOriginJson,
+  sessionAuth,
+  type SessionPolicy,
+} from '../http/web-session.js';
 import type { Store } from '../store/store.js';
 
 export interface ConsoleDeps {
@@ -26,7 +34,13 @@ export interface ConsoleDeps {
 }
 
 /** Console sessions: 30 minutes without use end one, and none lives longer than 12 hours. */
-export const CONSOLE_SESSION = { face: 'console', cookieName: 'gw_console', cookiePath: '/', idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 } as const;
+export const CONSOLE_SESSION = {
+  face: 'console',
+  cookieName: 'gw_console',
+  cookiePath: '/',
+  idleMs: 30 * 60_000,
+  maxMs: 12 * 3_600_000,
+} as const;
 
 /**
  * The operator console (docs/console.md): its pages and the session that opens them. Logging in
@@ -64,7 +78,8 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
   router.post('/console/session', body, async (ctx) => {
     requireSameOriginJson(ctx, deps.publicOrigin ?? null);
     const token = (ctx.request.body as { token?: unknown } | undefined)?.token;
-    if (typeof token !== 'string' || token === '') throw ValidationFailed.field('token', 'token must be the admin token (GATEWAY_ADMIN_TOKEN)');
+    if (typeof token !== 'string' || token === '')
+      throw ValidationFailed.field('token', 'token must be the admin token (GATEWAY_ADMIN_TOKEN)');
     await deps.throttle.admit(ctx, 'console');
     if (!sameSecret(token, deps.adminToken)) {
       await deps.throttle.failed(ctx, 'console');
@@ -73,7 +88,9 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
     }
     await deps.throttle.succeeded(ctx);
     ctx.status = 201;
-    ctx.body = { session: openSession(ctx, store, policy, { accountId: null, companyId: null, credentialSha256: credential }) };
+    ctx.body = {
+      session: openSession(ctx, store, policy, { accountId: null, companyId: null, credentialSha256: credential }),
+    };
     ctx.state.log.info('console session opened');
   });
 

@@ -90,7 +90,8 @@ export class AttemptRecorder implements Worker {
   private recorded(attempts: readonly AttemptRecord[], effects: AttemptEffects): void {
     const { store, metrics, logger, onOrderedAttempt } = this.options;
     if (onOrderedAttempt !== undefined && attempts.some((attempt) => attempt.ordered === true)) onOrderedAttempt();
-    for (const { endpointId, reason } of effects.disabled) logger.warn({ endpoint_id: endpointId, reason }, 'webhook endpoint disabled');
+    for (const { endpointId, reason } of effects.disabled)
+      logger.warn({ endpoint_id: endpointId, reason }, 'webhook endpoint disabled');
     if (metrics === undefined) return;
     effects.disabled.forEach(() => metrics.endpointStateChanged('disabled', 'gateway'));
     for (const deliveryId of effects.failed) {
@@ -100,7 +101,9 @@ export class AttemptRecorder implements Worker {
     }
     for (const attempt of attempts) {
       metrics.attemptRecorded(attempt, () =>
-        attempt.event_created_at === undefined ? store.deliveries.eventCreatedAt(attempt.delivery_id) : Date.parse(attempt.event_created_at),
+        attempt.event_created_at === undefined
+          ? store.deliveries.eventCreatedAt(attempt.delivery_id)
+          : Date.parse(attempt.event_created_at),
       );
     }
   }
@@ -111,8 +114,16 @@ export class AttemptRecorder implements Worker {
     // Kafka (role core): a fetched run of a partition's attempts is recorded in one store unit.
     const subscription =
       bus.subscribeBatches !== undefined
-        ? bus.subscribeBatches({ stream: STREAM.attempts, group: CONSUMER_GROUP.core, handler: (messages) => this.recordAll(values(messages)) })
-        : bus.subscribe({ stream: STREAM.attempts, group: CONSUMER_GROUP.core, handler: (message) => this.record(message.value as AttemptRecord) });
+        ? bus.subscribeBatches({
+            stream: STREAM.attempts,
+            group: CONSUMER_GROUP.core,
+            handler: (messages) => this.recordAll(values(messages)),
+          })
+        : bus.subscribe({
+            stream: STREAM.attempts,
+            group: CONSUMER_GROUP.core,
+            handler: (message) => this.record(message.value as AttemptRecord),
+          });
     await aborted(signal);
     await subscription.drain();
   }

@@ -1,7 +1,18 @@
 import type { AttemptRecord, DeliveryJob } from '../streams/catalog.js';
 import type { OutgoingMessage, StreamBus } from '../streams/stream.js';
 import { ATTR } from '../tracing/attributes.js';
-import { endSpan, failSpanWith, isTracing, linkTo, SpanKind, startSpan, traceparentOfSpan, type Context, type Link, type Span } from '../tracing/tracer.js';
+import {
+  endSpan,
+  failSpanWith,
+  isTracing,
+  linkTo,
+  SpanKind,
+  startSpan,
+  traceparentOfSpan,
+  type Context,
+  type Link,
+  type Span,
+} from '../tracing/tracer.js';
 
 /**
  * The spans of webhook attempts (docs/tracing.md). Each attempt is a `POST webhook` CLIENT span,
@@ -44,8 +55,17 @@ export function endAttemptSpan(span: Span, record: AttemptRecord): void {
  * the root, so a new trace; a replay: the admin request) and linked to `origin`, the trace context
  * of its delivery's first publish. With tracing off, a plain publish.
  */
-export async function publishRedeliveries(bus: StreamBus, stream: string, jobs: readonly { message: OutgoingMessage; origin: string | null }[], parent: Context): Promise<void> {
-  if (!isTracing()) return bus.publish(stream, jobs.map((job) => job.message));
+export async function publishRedeliveries(
+  bus: StreamBus,
+  stream: string,
+  jobs: readonly { message: OutgoingMessage; origin: string | null }[],
+  parent: Context,
+): Promise<void> {
+  if (!isTracing())
+    return bus.publish(
+      stream,
+      jobs.map((job) => job.message),
+    );
   const spans = jobs.map(({ message, origin }) => {
     const link = linkTo(origin, { [ATTR.linkReason]: 'delivery created' });
     const links: Link[] = link === undefined ? [] : [link];
@@ -82,7 +102,11 @@ function targetAttributes(url: string): Record<string, string | number> {
   try {
     const parsed = new URL(url);
     const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-    return { [ATTR.urlFull]: `${parsed.origin}${parsed.pathname}`, [ATTR.serverAddress]: parsed.hostname, [ATTR.serverPort]: port };
+    return {
+      [ATTR.urlFull]: `${parsed.origin}${parsed.pathname}`,
+      [ATTR.serverAddress]: parsed.hostname,
+      [ATTR.serverPort]: port,
+    };
   } catch {
     return {};
   }

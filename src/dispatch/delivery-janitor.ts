@@ -9,7 +9,14 @@ import { Janitor, scanPass, type JanitorOptions } from '../workers/janitor.js';
  * with a pause between them, so that the transactions of callbacks never wait long behind it.
  */
 export class DeliveryJanitor extends Janitor {
-  constructor({ store, clock, logger, retainMs = WEBHOOK_RETENTION_DEFAULT_MS, everyMs = 3_600_000, batch = 500 }: JanitorOptions) {
+  constructor({
+    store,
+    clock,
+    logger,
+    retainMs = WEBHOOK_RETENTION_DEFAULT_MS,
+    everyMs = 3_600_000,
+    batch = 500,
+  }: JanitorOptions) {
     super('delivery-janitor', {
       clock,
       logger,

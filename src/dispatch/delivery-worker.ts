@@ -71,9 +71,14 @@ export class DeliveryWorker implements Worker {
         maxInFlight: this.options.maxInFlight ?? 64,
         // The key's next job is handed to the poster at once (behind this one, in order); the job is
         // committed once its attempt record is (CommitAfter), so a crash before that sends it again.
-        handler: async (message) => ({ durable: (await this.deliver(message.value as DeliveryJob, signal, `${stream} ${message.key}`)).recorded }),
+        handler: async (message) => ({
+          durable: (await this.deliver(message.value as DeliveryJob, signal, `${stream} ${message.key}`)).recorded,
+        }),
         // First attempts kept in memory only go to the poster as soon as they are committed.
-        direct: stream === STREAM.events ? (message) => this.deliverNow(message.value as DeliveryJob, signal, `${stream} ${message.key}`) : undefined,
+        direct:
+          stream === STREAM.events
+            ? (message) => this.deliverNow(message.value as DeliveryJob, signal, `${stream} ${message.key}`)
+            : undefined,
       }),
     );
     await aborted(signal);
@@ -90,7 +95,11 @@ export class DeliveryWorker implements Worker {
    * fails its attempts, which are sent again. Rejects only when shutting down. A rate-limited
    * endpoint's attempt carries its pace: the poster sends it when its turn comes (EndpointPacer).
    */
-  async deliver(job: DeliveryJob, signal: AbortSignal = new AbortController().signal, order?: string): Promise<Dispatched> {
+  async deliver(
+    job: DeliveryJob,
+    signal: AbortSignal = new AbortController().signal,
+    order?: string,
+  ): Promise<Dispatched> {
     const endpoint = this.slotsOf(job.endpoint.id);
     await endpoint.acquire();
     await this.attemptSlots.acquire();
@@ -122,8 +131,16 @@ export class DeliveryWorker implements Worker {
   private send(job: DeliveryJob, signal: AbortSignal, order: string | undefined, endpoint: Slots): Dispatched {
     const { clock, poster, policy, logger } = this.options;
     const queuedAt = clock.now();
-    const request: SignedPost = { url: job.endpoint.url, id: job.event.id, body: jsonOf(job.event.body), secrets: job.endpoint.secrets, timeoutMs: this.options.timeoutMs, order };
-    if (job.endpoint.rate_limit !== undefined) request.pace = { perSecond: job.endpoint.rate_limit, retryAfterMaxMs: policy.retryAfterMaxMs };
+    const request: SignedPost = {
+      url: job.endpoint.url,
+      id: job.event.id,
+      body: jsonOf(job.event.body),
+      secrets: job.endpoint.secrets,
+      timeoutMs: this.options.timeoutMs,
+      order,
+    };
+    if (job.endpoint.rate_limit !== undefined)
+      request.pace = { perSecond: job.endpoint.rate_limit, retryAfterMaxMs: policy.retryAfterMaxMs };
     // Tracing on: the attempt's span, whose context the receiver gets in `traceparent`.
     const span = startAttemptSpan(job);
     if (span !== undefined) request.traceparent = traceparentOfSpan(span);
@@ -133,7 +150,9 @@ export class DeliveryWorker implements Worker {
       (response) => {
         this.release(of.endpoint_id, endpoint);
         // In the attempt's span: its log lines carry its trace and span ids.
-        return span === undefined ? this.recordOf(of, response, queuedAt, undefined) : runIn(withSpan(span), () => this.recordOf(of, response, queuedAt, span));
+        return span === undefined
+          ? this.recordOf(of, response, queuedAt, undefined)
+          : runIn(withSpan(span), () => this.recordOf(of, response, queuedAt, span));
       },
       (error: unknown) => {
         this.release(of.endpoint_id, endpoint);
@@ -153,7 +172,12 @@ export class DeliveryWorker implements Worker {
   /** The attempt's record: its outcome and, when the policy says to retry, when. */
   private recordOf(of: AttemptOf, response: PostOutcome, queuedAt: number, span: Span | undefined): AttemptRecord {
     const now = this.options.clock.now();
-    const decision = decide(of, { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error }, this.options.policy, now);
+    const decision = decide(
+      of,
+      { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error },
+      this.options.policy,
+      now,
+    );
     const record: AttemptRecord = {
       id: timeOrderedId('att_', 6),
       delivery_id: of.delivery_id,
@@ -167,21 +191,27 @@ export class DeliveryWorker implements Worker {
       duration_ms: response.durationMs,
       status_code: response.statusCode,
       response_body: response.body,
-      error: response.error ?? (decision.outcome === 'delivered' ? null : `the receiver answered ${response.statusCode}`),
+      error:
+        response.error ?? (decision.outcome === 'delivered' ? null : `the receiver answered ${response.statusCode}`),
       outcome: decision.outcome,
       next_attempt_at: decision.nextAttemptAt,
       event_created_at: of.event_created_at,
     };
     if (of.ordered) record.ordered = true;
     if (span !== undefined) endAttemptSpan(span, record);
-    this.options.logger.debug({ delivery_id: of.delivery_id, attempt: of.number, outcome: record.outcome, status_code: record.status_code }, 'webhook attempt');
+    this.options.logger.debug(
+      { delivery_id: of.delivery_id, attempt: of.number, outcome: record.outcome, status_code: record.status_code },
+      'webhook attempt',
+    );
     return record;
   }
 
   /** Stores the record (role all) or publishes it on gateway.attempts for the core. */
   private record(attempt: AttemptRecord): Promise<void> {
     if (this.options.record !== undefined) return this.options.record(attempt);
-    return this.options.bus.publish(STREAM.attempts, [{ key: String(attempt.company_id), id: attempt.id, value: attempt }]);
+    return this.options.bus.publish(STREAM.attempts, [
+      { key: String(attempt.company_id), id: attempt.id, value: attempt },
+    ]);
   }
 
   /**
@@ -238,7 +268,10 @@ class Slots {
 }
 
 /** What an attempt's record takes from its job. */
-type AttemptOf = Pick<AttemptRecord, 'delivery_id' | 'company_id' | 'endpoint_id' | 'number' | 'step' | 'trigger'> & { event_created_at: string; ordered: boolean };
+type AttemptOf = Pick<AttemptRecord, 'delivery_id' | 'company_id' | 'endpoint_id' | 'number' | 'step' | 'trigger'> & {
+  event_created_at: string;
+  ordered: boolean;
+};
 
 function attemptOf(job: DeliveryJob): AttemptOf {
   return {

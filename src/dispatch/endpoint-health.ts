@@ -11,7 +11,8 @@ export function endpointDisableRule(disableAfterMs: number): DisableRule {
   const days = Math.round((disableAfterMs / DAY_MS) * 10) / 10;
   return (attempt, failingSince) => {
     if (attempt.outcome === 'gone') return 'the endpoint answered 410 Gone';
-    if (failingSince !== null && attempt.started_at - failingSince >= disableAfterMs) return `no successful delivery for ${days} days`;
+    if (failingSince !== null && attempt.started_at - failingSince >= disableAfterMs)
+      return `no successful delivery for ${days} days`;
     return null;
   };
 }

@@ -35,7 +35,10 @@ export class EndpointTester {
   ) {}
 
   /** `url` overrides the endpoint's own (a url about to be saved is checked before it is). */
-  async send(endpoint: Pick<WebhookEndpointRow, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, url = endpoint.url): Promise<TestPostOutcome> {
+  async send(
+    endpoint: Pick<WebhookEndpointRow, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+    url = endpoint.url,
+  ): Promise<TestPostOutcome> {
     const id = timeOrderedId('test_', 10);
     const headers = signatureHeaders(id, new Date(), TEST_POST_BODY, signingSecrets(endpoint));
     const began = performance.now();
@@ -58,5 +61,7 @@ export class EndpointTester {
 
 /** One line on why a test POST did not succeed, for an error's detail. */
 export function describeFailure(outcome: TestPostOutcome): string {
-  return outcome.status_code !== null ? `answered HTTP ${outcome.status_code}` : `could not be reached (${outcome.error ?? 'no answer'})`;
+  return outcome.status_code !== null
+    ? `answered HTTP ${outcome.status_code}`
+    : `could not be reached (${outcome.error ?? 'no answer'})`;
 }

@@ -19,7 +19,7 @@ export const ENDPOINT_GONE = 'the endpoint was deleted while the delivery was he
  */
 export function releaseHeld(store: Store, now: number): number {
   let released = 0;
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const endpointId = store.held.nextEndpointWithHeld(after);
     if (endpointId === undefined) return released;
     after = endpointId;

@@ -19,7 +19,13 @@ export interface WebhookResponse {
 
 const RESPONSE_KEEP_BYTES = 4096;
 /** Errors before a request reached the receiver: safe to try again at once, a few times. */
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 /** Webhook URLs parsed, per client: endpoints are few and every attempt to one reuses its URL. */
 const MAX_TARGETS = 1024;
 
@@ -73,7 +79,8 @@ export class WebhookHttpClient {
     let target = this.targets.get(url);
     if (target === undefined) {
       const parsed = new URL(url);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`unsupported protocol ${parsed.protocol} (http or https only)`);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw new Error(`unsupported protocol ${parsed.protocol} (http or https only)`);
       this.guard.checkLiteral(parsed.hostname);
       target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
       if (this.targets.size >= MAX_TARGETS) this.targets.delete(this.targets.keys().next().value!);
@@ -143,7 +150,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     else this.controller = controller;
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     if (statusCode < 200) return; // informational (1xx): the answer follows
     this.statusCode = statusCode;
     const retryAfter = headers['retry-after'];
@@ -180,7 +191,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.settled = true;
     clearTimeout(this.timer);
     const whole = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
-    this.resolve({ statusCode: this.statusCode, retryAfter: this.retryAfter, body: whole.toString('utf8', 0, Math.min(this.size, RESPONSE_KEEP_BYTES)), error: null });
+    this.resolve({
+      statusCode: this.statusCode,
+      retryAfter: this.retryAfter,
+      body: whole.toString('utf8', 0, Math.min(this.size, RESPONSE_KEEP_BYTES)),
+      error: null,
+    });
   }
 
   private fail(error: Error): void {
@@ -205,7 +221,8 @@ function describe(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof BlockedAddressError) return cause.message;
   const name = (error as Error)?.name;
-  if (name === 'TimeoutError' || name === 'AbortError' || errorCode(error).includes('TIMEOUT')) return 'timed out waiting for the receiver';
+  if (name === 'TimeoutError' || name === 'AbortError' || errorCode(error).includes('TIMEOUT'))
+    return 'timed out waiting for the receiver';
   const code = errorCode(error);
   return `${code ? `${code}: ` : ''}${(error as Error)?.message ?? String(error)}`.slice(0, 500);
 }

@@ -3,7 +3,11 @@ import { DEFAULT_SCHEDULE_MS, decide, jittered, parseRetryAfter, type RetryPolic
 
 const policy: RetryPolicy = { scheduleMs: DEFAULT_SCHEDULE_MS, jitter: 0.2, retryAfterMaxMs: 3_600_000 };
 const now = 1_000_000;
-const answer = (statusCode: number | null, retryAfter: string | null = null) => ({ statusCode, retryAfter, error: statusCode === null ? 'ECONNREFUSED' : null });
+const answer = (statusCode: number | null, retryAfter: string | null = null) => ({
+  statusCode,
+  retryAfter,
+  error: statusCode === null ? 'ECONNREFUSED' : null,
+});
 
 describe('decide', () => {
   it('delivers on any 2xx', () => {
@@ -22,7 +26,10 @@ describe('decide', () => {
   });
 
   it('never schedules a manual replay', () => {
-    expect(decide({ step: null, trigger: 'manual' }, answer(500), policy, now)).toEqual({ outcome: 'failed', nextAttemptAt: null });
+    expect(decide({ step: null, trigger: 'manual' }, answer(500), policy, now)).toEqual({
+      outcome: 'failed',
+      nextAttemptAt: null,
+    });
   });
 
   it('gives up on 410', () => {
@@ -31,10 +38,16 @@ describe('decide', () => {
 
   it('honours Retry-After on 429 and 503, bounded', () => {
     const mid = () => 0.5;
-    expect(decide({ step: 1, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(now + 600_000);
-    expect(decide({ step: 1, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(now + 3_600_000);
+    expect(decide({ step: 1, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(
+      now + 600_000,
+    );
+    expect(decide({ step: 1, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(
+      now + 3_600_000,
+    );
     // Shorter than the schedule: the schedule wins; on 500 Retry-After is ignored.
-    expect(decide({ step: 3, trigger: 'auto' }, answer(429, '1'), policy, now, mid).nextAttemptAt).toBe(now + 1_800_000);
+    expect(decide({ step: 3, trigger: 'auto' }, answer(429, '1'), policy, now, mid).nextAttemptAt).toBe(
+      now + 1_800_000,
+    );
     expect(decide({ step: 1, trigger: 'auto' }, answer(500, '600'), policy, now, mid).nextAttemptAt).toBe(now + 5_000);
   });
 
@@ -46,11 +59,17 @@ describe('decide', () => {
       [7, 36_000_000],
     ] as const) {
       // Shorter than the schedule, and longer than the bound: the schedule wins either way.
-      expect(decide({ step: attempt, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(now + scheduled);
-      expect(decide({ step: attempt, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(now + scheduled);
+      expect(decide({ step: attempt, trigger: 'auto' }, answer(429, '600'), policy, now, mid).nextAttemptAt).toBe(
+        now + scheduled,
+      );
+      expect(decide({ step: attempt, trigger: 'auto' }, answer(503, '999999'), policy, now, mid).nextAttemptAt).toBe(
+        now + scheduled,
+      );
     }
     // Within the bound and beyond the schedule: it delays.
-    expect(decide({ step: 2, trigger: 'auto' }, answer(503, '1200'), policy, now, mid).nextAttemptAt).toBe(now + 1_200_000);
+    expect(decide({ step: 2, trigger: 'auto' }, answer(503, '1200'), policy, now, mid).nextAttemptAt).toBe(
+      now + 1_200_000,
+    );
   });
 });
 

@@ -9,7 +9,9 @@ export interface RetryPolicy {
   retryAfterMaxMs: number;
 }
 
-export const DEFAULT_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
+export const DEFAULT_SCHEDULE_MS = [
+  0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+] as const;
 
 /** What came back from one attempt: an HTTP answer, or an error before any answer. */
 export interface AttemptResult {
@@ -28,11 +30,18 @@ export interface Decision {
  * The one place that says deliver, retry or give up. A manual replay never enters the automatic
  * schedule; 410 gives up and disables the endpoint; after the last scheduled attempt the delivery fails.
  */
-export function decide(job: Pick<DeliveryJob, 'step' | 'trigger'>, result: AttemptResult, policy: RetryPolicy, now: number, random = Math.random): Decision {
+export function decide(
+  job: Pick<DeliveryJob, 'step' | 'trigger'>,
+  result: AttemptResult,
+  policy: RetryPolicy,
+  now: number,
+  random = Math.random,
+): Decision {
   const code = result.statusCode;
   if (code !== null && code >= 200 && code < 300) return { outcome: 'delivered', nextAttemptAt: null };
   if (code === 410) return { outcome: 'gone', nextAttemptAt: null };
-  if (job.trigger === 'manual' || job.step === null || job.step >= policy.scheduleMs.length) return { outcome: 'failed', nextAttemptAt: null };
+  if (job.trigger === 'manual' || job.step === null || job.step >= policy.scheduleMs.length)
+    return { outcome: 'failed', nextAttemptAt: null };
   const scheduled = jittered(policy.scheduleMs[job.step]!, policy.jitter, random);
   const retryAfter = code === 429 || code === 503 ? parseRetryAfter(result.retryAfter, now) : null;
   // Retry-After only ever delays (up to its bound); it never brings a later scheduled retry forward.

@@ -38,7 +38,10 @@ export function nextAttempt(
   operator: OperatorWebhookConfig | null = null,
 ): DeliveryJob {
   if (delivery.endpoint_id === OPERATOR_ENDPOINT_ID) {
-    if (operator === null) throw new ReplayRefused(`Delivery ${delivery.id} is to the operator webhook, and GATEWAY_OPERATOR_WEBHOOK_URL is not set.`);
+    if (operator === null)
+      throw new ReplayRefused(
+        `Delivery ${delivery.id} is to the operator webhook, and GATEWAY_OPERATOR_WEBHOOK_URL is not set.`,
+      );
     return attemptOf(delivery, trigger, operatorJobEndpoint(operator));
   }
   let endpoint = endpoints?.get(delivery.endpoint_id);
@@ -46,12 +49,20 @@ export function nextAttempt(
     endpoint = store.webhooks.find(delivery.company_id, delivery.endpoint_id);
     endpoints?.set(delivery.endpoint_id, endpoint);
   }
-  if (endpoint === undefined) throw new ReplayRefused(`The endpoint ${delivery.endpoint_id} of delivery ${delivery.id} no longer exists.`);
-  if (!endpoint.active) throw new EndpointDisabled(`The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`);
+  if (endpoint === undefined)
+    throw new ReplayRefused(`The endpoint ${delivery.endpoint_id} of delivery ${delivery.id} no longer exists.`);
+  if (!endpoint.active)
+    throw new EndpointDisabled(
+      `The endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}).`,
+    );
   return attemptOf(delivery, trigger, jobEndpoint(endpoint, now));
 }
 
-function attemptOf(delivery: DeliveryRow, trigger: DeliveryJob['trigger'], endpoint: DeliveryJob['endpoint']): DeliveryJob {
+function attemptOf(
+  delivery: DeliveryRow,
+  trigger: DeliveryJob['trigger'],
+  endpoint: DeliveryJob['endpoint'],
+): DeliveryJob {
   return {
     delivery_id: delivery.id,
     event: JSON.parse(delivery.event) as EventRecord,
@@ -74,10 +85,24 @@ export interface Replay {
  * schedule (see decide()).
  */
 export class Replayer {
-  constructor(private readonly options: { store: Store; bus: StreamBus; clock: Clock; operatorWebhook?: OperatorWebhookConfig | null }) {}
+  constructor(
+    private readonly options: {
+      store: Store;
+      bus: StreamBus;
+      clock: Clock;
+      operatorWebhook?: OperatorWebhookConfig | null;
+    },
+  ) {}
 
   job(delivery: DeliveryRow, endpoints?: EndpointsRead): DeliveryJob {
-    return nextAttempt(this.options.store, delivery, 'manual', this.options.clock.now(), endpoints, this.options.operatorWebhook);
+    return nextAttempt(
+      this.options.store,
+      delivery,
+      'manual',
+      this.options.clock.now(),
+      endpoints,
+      this.options.operatorWebhook,
+    );
   }
 
   /** Replays one delivery now: answers its job; throws ReplayRefused when its endpoint is gone or disabled. */
@@ -93,7 +118,14 @@ export class Replayer {
    * schedule like any event. Throws ReplayRefused when its endpoint is gone or disabled.
    */
   async sendFirst(delivery: DeliveryRow): Promise<DeliveryJob> {
-    const job = nextAttempt(this.options.store, delivery, 'auto', this.options.clock.now(), undefined, this.options.operatorWebhook);
+    const job = nextAttempt(
+      this.options.store,
+      delivery,
+      'auto',
+      this.options.clock.now(),
+      undefined,
+      this.options.operatorWebhook,
+    );
     await this.options.bus.publish(STREAM.events, [{ key: jobKey(job), id: `${delivery.id}:1`, value: job }]);
     return job;
   }
@@ -125,7 +157,11 @@ export class Replayer {
       // A rate-limited endpoint's go with its other attempts, keyed by endpoint (redeliveryStream).
       replays.map(({ job, origin }) => ({
         job,
-        message: { key: job.endpoint.rate_limit === undefined ? job.delivery_id : jobKey(job), id: `${job.delivery_id}:manual:${job.attempt}`, value: job },
+        message: {
+          key: job.endpoint.rate_limit === undefined ? job.delivery_id : jobKey(job),
+          id: `${job.delivery_id}:manual:${job.attempt}`,
+          value: job,
+        },
         origin,
       })),
       activeContext(),
@@ -158,7 +194,14 @@ export class ReplayTaskWorker implements Worker {
   readonly name = 'replay-tasks';
 
   constructor(
-    private readonly options: { store: Store; replayer: Replayer; clock: Clock; logger: Logger; idleMs?: number; maxFailures?: number },
+    private readonly options: {
+      store: Store;
+      replayer: Replayer;
+      clock: Clock;
+      logger: Logger;
+      idleMs?: number;
+      maxFailures?: number;
+    },
   ) {}
 
   async run(signal: AbortSignal): Promise<void> {

@@ -97,7 +97,10 @@ export class RetryScheduler implements Worker {
       } catch (error) {
         if (error instanceof EndpointDisabled) {
           store.held.holdDueDelivery(delivery, 'endpoint_disabled', now);
-          logger.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook retry held: the endpoint is disabled');
+          logger.info(
+            { delivery_id: delivery.id, endpoint_id: delivery.endpoint_id },
+            'webhook retry held: the endpoint is disabled',
+          );
           continue;
         }
         if (!(error instanceof ReplayRefused)) throw error;
@@ -106,8 +109,15 @@ export class RetryScheduler implements Worker {
           recordDeliveryFailed(store, delivery.id, now);
           return true;
         });
-        if (failed) this.options.metrics?.deliveryFailed(delivery.endpoint_id === OPERATOR_ENDPOINT_ID ? 'operator' : 'company', 'endpoint_unavailable');
-        logger.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook retry dropped: the endpoint is gone');
+        if (failed)
+          this.options.metrics?.deliveryFailed(
+            delivery.endpoint_id === OPERATOR_ENDPOINT_ID ? 'operator' : 'company',
+            'endpoint_unavailable',
+          );
+        logger.info(
+          { delivery_id: delivery.id, endpoint_id: delivery.endpoint_id },
+          'webhook retry dropped: the endpoint is gone',
+        );
       }
     }
     if (jobs.length > 0) {

@@ -9,10 +9,16 @@ const body = JSON.stringify({ type: 'message.create', data: { text: 'héllo ✓ 
 
 describe('signatureHeaders', () => {
   it('signs what standardwebhooks verifies, for secrets of several lengths', () => {
-    for (const s of [secret(), `whsec_${randomBytes(32).toString('base64')}`, `whsec_${randomBytes(1).toString('base64')}`]) {
+    for (const s of [
+      secret(),
+      `whsec_${randomBytes(32).toString('base64')}`,
+      `whsec_${randomBytes(1).toString('base64')}`,
+    ]) {
       const headers = signatureHeaders('evt_1', new Date(), body, [s]);
       expect(new Webhook(s).verify(body, headers)).toEqual(JSON.parse(body));
-      expect(headers['webhook-signature']).toBe(new Webhook(s).sign('evt_1', new Date(Number(headers['webhook-timestamp']) * 1000), body));
+      expect(headers['webhook-signature']).toBe(
+        new Webhook(s).sign('evt_1', new Date(Number(headers['webhook-timestamp']) * 1000), body),
+      );
     }
   });
 
@@ -29,10 +35,15 @@ describe('signatureHeaders', () => {
     const s = secret();
     const headers = signatureHeaders('evt_3', new Date(), body, [s]);
     expect(() => new Webhook(secret()).verify(body, headers)).toThrow('No matching signature found');
-    expect(() => new Webhook(s).verify(body, { ...headers, 'webhook-id': 'evt_4' })).toThrow('No matching signature found');
-    expect(() => new Webhook(s).verify(body, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 1) })).toThrow(
+    expect(() => new Webhook(s).verify(body, { ...headers, 'webhook-id': 'evt_4' })).toThrow(
       'No matching signature found',
     );
+    expect(() =>
+      new Webhook(s).verify(body, {
+        ...headers,
+        'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 1),
+      }),
+    ).toThrow('No matching signature found');
     expect(() => new Webhook(s).verify(`${body} `, headers)).toThrow('No matching signature found');
   });
 
@@ -48,7 +59,8 @@ describe('signatureHeaders', () => {
     } catch (error) {
       expected = error as Error;
     }
-    if (expected instanceof Error) expect(() => signatureHeaders('evt_6', new Date(0), body, [unpadded])).toThrow(expected.message);
+    if (expected instanceof Error)
+      expect(() => signatureHeaders('evt_6', new Date(0), body, [unpadded])).toThrow(expected.message);
     else expect(signatureHeaders('evt_6', new Date(0), body, [unpadded])['webhook-signature']).toBe(expected);
     expect(() => signatureHeaders('evt_7', new Date(), body, ['whsec_'])).toThrow("Secret can't be empty.");
     expect(() => signatureHeaders('evt_7', new Date(), body, ['whsec_not base64!'])).toThrow();

@@ -19,7 +19,10 @@ function signerOf(secret: string): Signer {
     // standardwebhooks strips the prefix and base64-decodes the rest (strictly, refusing an empty key).
     const encoded = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
     const key = Buffer.from(encoded, 'base64');
-    signer = key.length > 0 && key.toString('base64') === encoded ? { key: createSecretKey(key) } : { webhook: new Webhook(secret) };
+    signer =
+      key.length > 0 && key.toString('base64') === encoded
+        ? { key: createSecretKey(key) }
+        : { webhook: new Webhook(secret) };
     // Oldest first out: a daemon with more live secrets than this only decodes some of them again.
     if (signers.size >= MAX_SIGNERS) signers.delete(signers.keys().next().value!);
     signers.set(secret, signer);
@@ -38,7 +41,12 @@ function sign(secret: string, id: string, seconds: number, body: string, timesta
  * Standard Webhooks headers for one attempt: `webhook-signature` holds one `v1,<base64>` per
  * secret (two during a rotation), signed over `id.timestamp.body` with the raw body bytes sent.
  */
-export function signatureHeaders(id: string, timestamp: Date, body: string, secrets: readonly string[]): Record<string, string> {
+export function signatureHeaders(
+  id: string,
+  timestamp: Date,
+  body: string,
+  secrets: readonly string[],
+): Record<string, string> {
   const seconds = Math.floor(timestamp.getTime() / 1000);
   return {
     'webhook-id': id,

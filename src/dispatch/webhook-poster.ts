@@ -67,7 +67,9 @@ export class InlinePoster implements WebhookPoster {
     if (previous === undefined) outcome = this.send(request);
     else {
       const ticket = (this.queued += 1);
-      outcome = previous.then(() => (ticket <= this.cancelledThrough ? Promise.reject(new Error(CANCELLED)) : this.send(request)));
+      outcome = previous.then(() =>
+        ticket <= this.cancelledThrough ? Promise.reject(new Error(CANCELLED)) : this.send(request),
+      );
     }
     const tail = outcome.then(settle, settle);
     this.tails.set(order, tail);
@@ -82,7 +84,16 @@ export class InlinePoster implements WebhookPoster {
     this.pacer.cancelWaiting();
   }
 
-  private async send({ url, id, body, secrets, timeoutMs, traceparent, order, pace }: SignedPost): Promise<PostOutcome> {
+  private async send({
+    url,
+    id,
+    body,
+    secrets,
+    timeoutMs,
+    traceparent,
+    order,
+    pace,
+  }: SignedPost): Promise<PostOutcome> {
     const paceKey = order ?? url;
     if (pace !== undefined) await this.pacer.take(paceKey, pace.perSecond, () => new Error(CANCELLED));
     const began = performance.now();
@@ -94,7 +105,8 @@ export class InlinePoster implements WebhookPoster {
       response = await this.client.post({ url, headers, body, timeoutMs });
     } finally {
       // Answered whatever became of the attempt: the pacer keeps a key while it has one open.
-      if (pace !== undefined) this.pacer.answered(paceKey, response?.statusCode ?? null, response?.retryAfter ?? null, pace.retryAfterMaxMs);
+      if (pace !== undefined)
+        this.pacer.answered(paceKey, response?.statusCode ?? null, response?.retryAfter ?? null, pace.retryAfterMaxMs);
     }
     const { statusCode, retryAfter, body: answer, error } = response;
     return { statusCode, retryAfter, body: answer, error, durationMs: Math.round(performance.now() - began) };
@@ -127,7 +139,10 @@ export class ThreadedPoster implements WebhookPoster {
   private turn = 0;
 
   constructor(options: { threads: number; data: PosterThreadData; logger: Logger }) {
-    this.threads = Array.from({ length: Math.max(1, options.threads) }, () => new PosterThread(options.data, options.logger));
+    this.threads = Array.from(
+      { length: Math.max(1, options.threads) },
+      () => new PosterThread(options.data, options.logger),
+    );
   }
 
   post(request: SignedPost): Promise<PostOutcome> {
@@ -212,7 +227,10 @@ class PosterThread {
   private start(): Worker {
     // A thread holds only the attempts in flight: a small heap keeps the daemon's memory budget. Its
     // young generation takes the garbage of every attempt: 12 MiB costs fewer scavenges than 4.
-    const worker = startWorkerThread(THREAD_SCRIPT, { workerData: this.data, resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 96 } });
+    const worker = startWorkerThread(THREAD_SCRIPT, {
+      workerData: this.data,
+      resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 96 },
+    });
     worker.unref();
     worker.on('message', (answers: PosterAnswer[]) => {
       for (const answer of answers) {
@@ -228,7 +246,8 @@ class PosterThread {
       const lost = [...this.pending.values()];
       this.pending.clear();
       this.outbox = [];
-      for (const pending of lost) pending.reject(new Error(`the webhook poster thread stopped (exit code ${code}) during the attempt`));
+      for (const pending of lost)
+        pending.reject(new Error(`the webhook poster thread stopped (exit code ${code}) during the attempt`));
     });
     return worker;
   }

@@ -61,14 +61,26 @@ export function planAuthAction(
   switch (action) {
     case 'confirm':
       if (auth.state === 'unconfirmed') {
-        return { kind: 'needs_connector', reason: `Confirming a ${auth.provider} auth (${method}) is done by its provider connector.` };
+        return {
+          kind: 'needs_connector',
+          reason: `Confirming a ${auth.provider} auth (${method}) is done by its provider connector.`,
+        };
       }
-      return { kind: 'refuse', reason: auth.state === 'enabled' ? `${name} is already confirmed and enabled.` : `${name} is disabled: enable it instead.` };
+      return {
+        kind: 'refuse',
+        reason:
+          auth.state === 'enabled'
+            ? `${name} is already confirmed and enabled.`
+            : `${name} is disabled: enable it instead.`,
+      };
     case 'enable':
       if (auth.state === 'disabled') return { kind: 'move', to: 'enabled' };
       if (auth.state === 'enabled') return { kind: 'refuse', reason: `${name} is already enabled.` };
       if (method === 'oauth') {
-        return { kind: 'refuse', reason: `${name} is not authorized yet: open its oauth_provider_url (POST .../confirm answers a fresh one); it is enabled when the provider redirects back.` };
+        return {
+          kind: 'refuse',
+          reason: `${name} is not authorized yet: open its oauth_provider_url (POST .../confirm answers a fresh one); it is enabled when the provider redirects back.`,
+        };
       }
       if (method !== 'code') {
         return {
@@ -76,13 +88,23 @@ export function planAuthAction(
           reason: `${name} is not confirmed yet: it is confirmed on the phone (${method}) after POST .../confirm, and enabled when the provider reports the connection.`,
         };
       }
-      if (code === undefined) return { kind: 'needs_code', reason: `code is required: ${auth.provider} auths are enabled with the code the provider sent` };
-      return { kind: 'needs_connector', reason: `The code of a ${auth.provider} auth is verified by its provider connector.` };
+      if (code === undefined)
+        return {
+          kind: 'needs_code',
+          reason: `code is required: ${auth.provider} auths are enabled with the code the provider sent`,
+        };
+      return {
+        kind: 'needs_connector',
+        reason: `The code of a ${auth.provider} auth is verified by its provider connector.`,
+      };
     case 'disable':
       if (auth.state === 'enabled') return { kind: 'move', to: 'disabled' };
       return {
         kind: 'refuse',
-        reason: auth.state === 'disabled' ? `${name} is already disabled.` : `${name} is not connected yet, so there is nothing to disable: delete it to abandon the connection.`,
+        reason:
+          auth.state === 'disabled'
+            ? `${name} is already disabled.`
+            : `${name} is not connected yet, so there is nothing to disable: delete it to abandon the connection.`,
       };
   }
 }
@@ -94,6 +116,8 @@ function insertOnePerProvider(store: Store, channel: NewChannel, api: ChannelApi
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const noun = api === 'v1' ? 'channel' : 'auth';
-    throw new Conflict(`Company ${channel.companyId} already has a ${channel.provider} ${noun}; only one live ${noun} per provider is allowed.`);
+    throw new Conflict(
+      `Company ${channel.companyId} already has a ${channel.provider} ${noun}; only one live ${noun} per provider is allowed.`,
+    );
   }
 }

@@ -80,7 +80,12 @@ export function finishV1Job(
 ): number {
   const job = store.v1Jobs.findBySendJob(sendJobId);
   if (job === undefined) return 0;
-  const finished = store.v1Jobs.finish(job.id, outcome.sent ? 'delivered' : 'not_delivered', outcome.sent ? null : outcome.reason, now.getTime());
+  const finished = store.v1Jobs.finish(
+    job.id,
+    outcome.sent ? 'delivered' : 'not_delivered',
+    outcome.sent ? null : outcome.reason,
+    now.getTime(),
+  );
   if (finished === undefined) return 0;
   const data = outcome.sent
     ? { id: job.id, result: 'DELIVERED', message_id: job.message_id, external_id: outcome.externalId }
@@ -104,7 +109,13 @@ export function finishV1Job(
  * page list replaces the auth's stored pages (the object's `pages`), and each page shows its own
  * OAuth address when the provider connects pages by OAuth. Answers the number of events written.
  */
-export function recordAuthSignal(store: Store, channel: ChannelRow, signal: AuthSignalItem, v1: boolean, now = new Date()): number {
+export function recordAuthSignal(
+  store: Store,
+  channel: ChannelRow,
+  signal: AuthSignalItem,
+  v1: boolean,
+  now = new Date(),
+): number {
   const png = signal.kind === 'qr' ? qrPngBase64(signal.qr) : undefined;
   let extra: Record<string, unknown> = {};
   if (signal.kind === 'qr') extra = { qr: `data:image/png;base64,${png!}` };
@@ -115,11 +126,21 @@ export function recordAuthSignal(store: Store, channel: ChannelRow, signal: Auth
   const object = authObjectOf(store, channel);
   if (signal.kind === 'pages' && signal.pages.some((p) => p.oauthProviderUrl !== undefined) && object.pages !== null) {
     const urls = new Map(signal.pages.map((p) => [p.id, p.oauthProviderUrl]));
-    extra = { pages: object.pages.map((page) => ({ ...page, ...(urls.get(page.external_id) === undefined ? {} : { oauth_provider_url: urls.get(page.external_id) }) })) };
+    extra = {
+      pages: object.pages.map((page) => ({
+        ...page,
+        ...(urls.get(page.external_id) === undefined ? {} : { oauth_provider_url: urls.get(page.external_id) }),
+      })),
+    };
   }
   recordEvent(store.outbox, channel.company_id, 'auth', 'update', { ...object, ...extra }, now);
   if (!v1 || signal.kind === 'oauth' || signal.kind === 'page_enabled') return 1;
-  const data = signal.kind === 'qr' ? png : signal.kind === 'code' ? signal.code : signal.pages.map(({ id, name, username }) => ({ id, name, ...(username === undefined ? {} : { username }) }));
+  const data =
+    signal.kind === 'qr'
+      ? png
+      : signal.kind === 'code'
+        ? signal.code
+        : signal.pages.map(({ id, name, username }) => ({ id, name, ...(username === undefined ? {} : { username }) }));
   recordV1ChannelEvent(store, channel, signal.kind === 'qr' ? 'qr_code' : signal.kind, { event: 'new', data }, now);
   return 2;
 }
@@ -150,10 +171,24 @@ export function applyChannelState(
 }
 
 /** Keeps the account's phone and user name the provider reported (the auth's phone_number and username). */
-function withAccount(store: Store, channel: ChannelRow, account: { phone?: string; username?: string }, now: Date): ChannelRow {
+function withAccount(
+  store: Store,
+  channel: ChannelRow,
+  account: { phone?: string; username?: string },
+  now: Date,
+): ChannelRow {
   const changes: Record<string, string> = {};
-  if (account.phone !== undefined && account.phone !== channel.settings.account_phone) changes.account_phone = account.phone.replace(/^\+/, '');
-  if (account.username !== undefined && account.username !== channel.settings.account_username) changes.account_username = account.username;
+  if (account.phone !== undefined && account.phone !== channel.settings.account_phone)
+    changes.account_phone = account.phone.replace(/^\+/, '');
+  if (account.username !== undefined && account.username !== channel.settings.account_username)
+    changes.account_username = account.username;
   if (Object.keys(changes).length === 0) return channel;
-  return store.channels.updateConnection(channel.id, { ...channel.settings, ...changes }, channel.credentials, now.getTime()) ?? channel;
+  return (
+    store.channels.updateConnection(
+      channel.id,
+      { ...channel.settings, ...changes },
+      channel.credentials,
+      now.getTime(),
+    ) ?? channel
+  );
 }

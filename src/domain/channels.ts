@@ -12,7 +12,14 @@ const CREDENTIAL_FIELDS = new Set(['token', 'password', 'login', 'data', 'oauth_
 const SESSION_PROVIDERS = new Set<Provider>(['chat_a', 'chat_d', 'chat_b_personal', 'social_c']);
 
 /** Providers whose auths can synchronize message history (sync_period), per the create-auth page. */
-export const SYNC_PROVIDERS = new Set<Provider>(['chat_b_personal', 'chat_a', 'chat_d', 'social_c_business', 'social_a', 'social_a_direct']);
+export const SYNC_PROVIDERS = new Set<Provider>([
+  'chat_b_personal',
+  'chat_a',
+  'chat_d',
+  'social_c_business',
+  'social_a',
+  'social_a_direct',
+]);
 
 /** Providers connected by OAuth when an auth is created with `provider` alone (the confirm-auth page). */
 export const OAUTH_PROVIDERS = new Set<Provider>(['social_a', 'social_c_business', 'chat_a_business', 'market_a']);
@@ -39,7 +46,11 @@ export function connectionFor(provider: Provider, input: Record<string, unknown>
  * is the secret the provider's redirect must bring back (a credential: never shown).
  */
 export function oauthConnection(): Connection {
-  return { state: 'unconfirmed', settings: { auth_flow: 'oauth' }, credentials: { oauth_state: randomBytes(24).toString('base64url') } };
+  return {
+    state: 'unconfirmed',
+    settings: { auth_flow: 'oauth' },
+    credentials: { oauth_state: randomBytes(24).toString('base64url') },
+  };
 }
 
 /**
@@ -47,13 +58,23 @@ export function oauthConnection(): Connection {
  * kept as the connection's `sync_messages_from` (which the connector acts on). Refused for
  * providers without history sync and beside an explicit sync_messages_from.
  */
-export function withSyncPeriod(provider: Provider, connection: Connection, period: SyncPeriod | undefined, now: Date): Connection {
+export function withSyncPeriod(
+  provider: Provider,
+  connection: Connection,
+  period: SyncPeriod | undefined,
+  now: Date,
+): Connection {
   if (period === undefined) return connection;
   if (!SYNC_PROVIDERS.has(provider)) {
-    throw ValidationFailed.field('sync_period', `${provider} auths do not synchronize message history; sync_period is for ${[...SYNC_PROVIDERS].join(', ')}`);
+    throw ValidationFailed.field(
+      'sync_period',
+      `${provider} auths do not synchronize message history; sync_period is for ${[...SYNC_PROVIDERS].join(', ')}`,
+    );
   }
-  if (connection.settings.sync_messages_from !== undefined) throw ValidationFailed.field('sync_period', 'send sync_period or sync_messages_from, not both');
-  const start = period === 'month' ? oneMonthBefore(now) : new Date(now.getTime() - (period === 'week' ? 7 : 1) * 86_400_000);
+  if (connection.settings.sync_messages_from !== undefined)
+    throw ValidationFailed.field('sync_period', 'send sync_period or sync_messages_from, not both');
+  const start =
+    period === 'month' ? oneMonthBefore(now) : new Date(now.getTime() - (period === 'week' ? 7 : 1) * 86_400_000);
   return { ...connection, settings: { ...connection.settings, sync_messages_from: start.toISOString() } };
 }
 
@@ -96,7 +117,10 @@ function splitSecrets(input: Record<string, unknown>, now: Date): Pick<Connectio
 function syncWindowStart(value: string | number, now: Date): Date {
   const start = parseTimestamp(value);
   if (start === undefined) {
-    throw ValidationFailed.field('sync_messages_from', 'sync_messages_from must be an ISO 8601 timestamp or unix seconds');
+    throw ValidationFailed.field(
+      'sync_messages_from',
+      'sync_messages_from must be an ISO 8601 timestamp or unix seconds',
+    );
   }
   if (start < oneMonthBefore(now)) {
     throw ValidationFailed.field('sync_messages_from', 'sync_messages_from must not be older than one month');

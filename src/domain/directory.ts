@@ -9,11 +9,16 @@ import type { Store } from '../store/store.js';
  * it into its own store. Keys: `account:<id>` and `token:<id>`; a null value removes a token.
  */
 export type DirectoryEntry =
-  | { key: `account:${number}`; value: DirectoryAccount }
-  | { key: `token:${number}`; value: DirectoryToken | null };
+  { key: `account:${number}`; value: DirectoryAccount } | { key: `token:${number}`; value: DirectoryToken | null };
 
 /** Creates an account with one token, and records both for the directory; run inside a transaction. */
-export function createAccount(store: Store, name: string, tokenDigest: string, prefix: string | null, now = Date.now()): AccountRow {
+export function createAccount(
+  store: Store,
+  name: string,
+  tokenDigest: string,
+  prefix: string | null,
+  now = Date.now(),
+): AccountRow {
   const { account, token } = store.accounts.createWithTokenRow(name, tokenDigest, now, prefix);
   store.directory.record(`account:${account.id}`, account, now);
   store.directory.record(`token:${token.id}`, token, now);

@@ -26,7 +26,13 @@ export function recordEvent(
   object: Record<string, unknown>,
   now = new Date(),
 ): EventRecord {
-  return writeEvent(outbox, companyId, `${type}.${event}`, now, (id, createdAt) => ({ id, event, type, created_at: createdAt, object }));
+  return writeEvent(outbox, companyId, `${type}.${event}`, now, (id, createdAt) => ({
+    id,
+    event,
+    type,
+    created_at: createdAt,
+    object,
+  }));
 }
 
 /**
@@ -35,7 +41,13 @@ export function recordEvent(
  * Call it inside the transaction that set or changed the address.
  */
 export function recordWebhookUrlTest(outbox: OutboxStore, companyId: number, now = new Date()): EventRecord {
-  return writeEvent(outbox, companyId, WEBHOOK_URL_TEST_EVENT, now, (id, createdAt) => ({ id, source: 'gateway', operation: 'test', company_id: companyId, created_at: createdAt }));
+  return writeEvent(outbox, companyId, WEBHOOK_URL_TEST_EVENT, now, (id, createdAt) => ({
+    id,
+    source: 'gateway',
+    operation: 'test',
+    company_id: companyId,
+    created_at: createdAt,
+  }));
 }
 
 /**
@@ -63,6 +75,12 @@ export function appendEvent(outbox: OutboxStore, record: EventRecord): EventReco
   Object.freeze(record.body);
   const { id, company_id: companyId, name, created_at: createdAt } = record;
   const json = `{"id":${JSON.stringify(id)},"company_id":${companyId},"name":${JSON.stringify(name)},"created_at":${JSON.stringify(createdAt)},"body":${jsonOf(record.body)}}`;
-  outbox.append({ stream: 'gateway.events', key: String(companyId), messageId: id, payload: Object.freeze(record), json });
+  outbox.append({
+    stream: 'gateway.events',
+    key: String(companyId),
+    messageId: id,
+    payload: Object.freeze(record),
+    json,
+  });
   return record;
 }

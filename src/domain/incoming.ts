@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { presentConversation } from '../presenters/conversation.js';
-import type { EditItem, IncomingMessageItem, IngestBatch, ReactionItem, SendOutcomeItem, StatusItem } from './provider-facts.js';
+import type {
+  EditItem,
+  IncomingMessageItem,
+  IngestBatch,
+  ReactionItem,
+  SendOutcomeItem,
+  StatusItem,
+} from './provider-facts.js';
 import { NotFound } from '../errors/errors.js';
 import type { AttachmentRow } from '../store/resources/attachments.js';
 import type { ChannelApi } from '../store/resources/callbacks.js';
@@ -28,7 +35,13 @@ export interface IngestOutcome {
  * event. `target.api` is the channel's callback settings' API (the route has read them already):
  * v1 channels also get the v1 channel payloads.
  */
-export function applyCallback(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, presenters: Presenters, now = new Date()): IngestOutcome {
+export function applyCallback(
+  store: Store,
+  target: { id: number; api: ChannelApi },
+  batch: IngestBatch,
+  presenters: Presenters,
+  now = new Date(),
+): IngestOutcome {
   return store.transaction(() => applyInTransaction(store, target, batch, presenters, now));
 }
 
@@ -37,12 +50,24 @@ export function applyCallback(store: Store, target: { id: number; api: ChannelAp
  * own, rolled back alone when this throws, so the savepoint applyCallback would open inside it
  * (SAVEPOINT and RELEASE on every callback) is left out.
  */
-export function applyCallbackGrouped(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, presenters: Presenters, now = new Date()): IngestOutcome {
+export function applyCallbackGrouped(
+  store: Store,
+  target: { id: number; api: ChannelApi },
+  batch: IngestBatch,
+  presenters: Presenters,
+  now = new Date(),
+): IngestOutcome {
   if (!store.db.inTransaction) throw new Error('applyCallbackGrouped runs in a group-commit unit only (Store.grouped)');
   return applyInTransaction(store, target, batch, presenters, now);
 }
 
-function applyInTransaction(store: Store, target: { id: number; api: ChannelApi }, batch: IngestBatch, presenters: Presenters, now: Date): IngestOutcome {
+function applyInTransaction(
+  store: Store,
+  target: { id: number; api: ChannelApi },
+  batch: IngestBatch,
+  presenters: Presenters,
+  now: Date,
+): IngestOutcome {
   // Re-read inside the transaction: a channel deleted meanwhile takes nothing more. The cache
   // answers what the table holds now: every write to a channel drops its entry.
   let channel = store.channels.findLiveCached(target.id);
@@ -50,7 +75,11 @@ function applyInTransaction(store: Store, target: { id: number; api: ChannelApi 
   // New messages deduplicate themselves (their provider id is unique per channel, for good): a batch
   // of messages only claims no receipt, a write and a random index entry less per callback.
   const messagesOnly = batch.items.length > 0 && batch.items.every((item) => item.kind === 'message');
-  if (batch.receipt !== null && !messagesOnly && !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())) {
+  if (
+    batch.receipt !== null &&
+    !messagesOnly &&
+    !store.callbacks.claimReceipt(channel.id, batch.receipt, now.getTime())
+  ) {
     return { duplicate: true, messages: 0, events: 0 };
   }
   const v1 = target.api === 'v1';
@@ -104,12 +133,31 @@ function applyInTransaction(store: Store, target: { id: number; api: ChannelApi 
  * conversation or `conversation.update` when its state or sender changed, then `message.create`.
  * Answers the number of events written: 0 for a message the channel already has.
  */
-function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageItem, presenters: Presenters, now: Date): number {
+function storeIncoming(
+  store: Store,
+  channel: ChannelRow,
+  item: IncomingMessageItem,
+  presenters: Presenters,
+  now: Date,
+): number {
   if (store.messages.findByChannelExternalId(channel.id, item.externalId) !== undefined) return 0;
   const ms = now.getTime();
-  const profile = { name: item.chat.name, externalPublicId: item.chat.externalPublicId, phone: item.chat.phone, avatarUrl: item.chat.avatarUrl, isGroup: item.chat.isGroup };
+  const profile = {
+    name: item.chat.name,
+    externalPublicId: item.chat.externalPublicId,
+    phone: item.chat.phone,
+    avatarUrl: item.chat.avatarUrl,
+    isGroup: item.chat.isGroup,
+  };
   const found = store.contacts.findOrCreate(
-    { companyId: channel.company_id, channelId: channel.id, externalId: item.chat.externalId, externalPublicId: item.chat.externalPublicId, name: item.chat.name, phone: item.chat.phone },
+    {
+      companyId: channel.company_id,
+      channelId: channel.id,
+      externalId: item.chat.externalId,
+      externalPublicId: item.chat.externalPublicId,
+      name: item.chat.name,
+      phone: item.chat.phone,
+    },
     ms,
   );
   // A new contact takes what findOrCreate does not set (avatar, group); a known one is brought up to date.
@@ -136,7 +184,10 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
   // Unreachable: the lookup above ran in this same BEGIN IMMEDIATE transaction, which holds the
   // write lock, so no other connection can have stored the message since. Should it happen anyway,
   // throwing rolls back the contact and conversation written above instead of committing them half.
-  if (message === undefined) throw new Error(`Message ${item.externalId} of channel ${channel.id} appeared during the transaction that checked for it.`);
+  if (message === undefined)
+    throw new Error(
+      `Message ${item.externalId} of channel ${channel.id} appeared during the transaction that checked for it.`,
+    );
   const attachments: AttachmentRow[] = item.attachments.map((media) =>
     store.attachments.insertFromProvider(
       {
@@ -157,14 +208,20 @@ function storeIncoming(store: Store, channel: ChannelRow, item: IncomingMessageI
 
   const updated = store.conversations.changeInTransaction(
     conversation,
-    item.income ? { last_message_id: message.id, replied_state: 'unreplied', operational_state: 'open' } : { last_message_id: message.id, replied_state: 'replied' },
+    item.income
+      ? { last_message_id: message.id, replied_state: 'unreplied', operational_state: 'open' }
+      : { last_message_id: message.id, replied_state: 'replied' },
     ms,
   );
   let events = 1;
   if (created) {
     recordEvent(store.outbox, channel.company_id, 'conversation', 'create', presentConversation(updated), now);
     events += 1;
-  } else if (senderChanged || updated.operational_state !== conversation.operational_state || updated.replied_state !== conversation.replied_state) {
+  } else if (
+    senderChanged ||
+    updated.operational_state !== conversation.operational_state ||
+    updated.replied_state !== conversation.replied_state
+  ) {
     recordEvent(store.outbox, channel.company_id, 'conversation', 'update', presentConversation(updated), now);
     events += 1;
   }
@@ -184,7 +241,8 @@ function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, presen
   if (message.income === 1) return 0;
   const to = nextStatus(message.status, item.status);
   if (to === null) return 0;
-  const details = item.error === undefined ? parseDetails(message) : { ...(parseDetails(message) ?? {}), ...item.error };
+  const details =
+    item.error === undefined ? parseDetails(message) : { ...(parseDetails(message) ?? {}), ...item.error };
   const moved = store.messages.moveStatus(message.id, message.status, to, details);
   return moved === undefined ? 0 : emitMessageUpdate(store, moved, presenters, now);
 }
@@ -195,26 +253,56 @@ function applyStatus(store: Store, channel: ChannelRow, item: StatusItem, presen
  * jobs. Only a message still waiting for its outcome (outgoing, no provider id, `sent` or `created`)
  * moves; a repeated outcome changes nothing.
  */
-function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeItem, presenters: Presenters, now: Date): number {
+function applySendOutcome(
+  store: Store,
+  channel: ChannelRow,
+  item: SendOutcomeItem,
+  presenters: Presenters,
+  now: Date,
+): number {
   const message = store.messages.findById(item.messageId);
   if (message === undefined || message.channel_id !== channel.id || !awaitsOutcome(message)) return 0;
   let moved: MessageRow | undefined;
   if (item.outcome === 'sent') {
     moved = item.externalId === null ? undefined : store.messages.recordSent(message.id, item.externalId);
     // No id, or an id the channel already holds (an echo of this send stored first): sent all the same.
-    moved ??= message.status === 'created' ? store.messages.moveStatus(message.id, 'created', 'sent', parseDetails(message)) : undefined;
+    moved ??=
+      message.status === 'created'
+        ? store.messages.moveStatus(message.id, 'created', 'sent', parseDetails(message))
+        : undefined;
   } else {
-    const errors = [...((parseDetails(message)?.errors as unknown[] | undefined) ?? []), item.error ?? { code: 'unknown', title: 'The provider refused the message.' }];
-    moved = store.messages.moveStatus(message.id, message.status, 'error', { ...(parseDetails(message) ?? {}), errors });
+    const errors = [
+      ...((parseDetails(message)?.errors as unknown[] | undefined) ?? []),
+      item.error ?? { code: 'unknown', title: 'The provider refused the message.' },
+    ];
+    moved = store.messages.moveStatus(message.id, message.status, 'error', {
+      ...(parseDetails(message) ?? {}),
+      errors,
+    });
   }
-  if (moved === undefined) return item.v1Job && item.outcome === 'sent' ? finishJob(store, item, message.external_id, now) : 0;
+  if (moved === undefined)
+    return item.v1Job && item.outcome === 'sent' ? finishJob(store, item, message.external_id, now) : 0;
   let events = emitMessageUpdate(store, moved, presenters, now);
   // Statuses that arrived before this outcome, in the order of the status moves.
   if (moved.external_id !== null) {
     store.earlyStatuses.prune(now.getTime() - EARLY_STATUS_TTL_MS);
-    const early = store.earlyStatuses.take(channel.id, moved.external_id).sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status));
+    const early = store.earlyStatuses
+      .take(channel.id, moved.external_id)
+      .sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status));
     for (const row of early) {
-      events += applyStatus(store, channel, { kind: 'status', externalId: moved.external_id, status: row.status, at: row.created_at, ...(row.error === null ? {} : { error: JSON.parse(row.error) as Record<string, unknown> }) }, presenters, now);
+      events += applyStatus(
+        store,
+        channel,
+        {
+          kind: 'status',
+          externalId: moved.external_id,
+          status: row.status,
+          at: row.created_at,
+          ...(row.error === null ? {} : { error: JSON.parse(row.error) as Record<string, unknown> }),
+        },
+        presenters,
+        now,
+      );
     }
   }
   if (item.v1Job) events += finishJob(store, item, moved.external_id, now);
@@ -223,12 +311,17 @@ function applySendOutcome(store: Store, channel: ChannelRow, item: SendOutcomeIt
 
 /** An outgoing message the sender has not reported on yet. */
 function awaitsOutcome(message: MessageRow): boolean {
-  return message.income === 0 && message.external_id === null && (message.status === 'sent' || message.status === 'created');
+  return (
+    message.income === 0 && message.external_id === null && (message.status === 'sent' || message.status === 'created')
+  );
 }
 
 /** Finishes the v1 job of a write-first send with its outcome (finishV1Job). Answers the events written. */
 function finishJob(store: Store, item: SendOutcomeItem, externalId: string | null, now: Date): number {
-  const outcome = item.outcome === 'sent' ? { sent: true as const, externalId } : { sent: false as const, reason: item.error?.title ?? 'The provider refused the message.' };
+  const outcome =
+    item.outcome === 'sent'
+      ? { sent: true as const, externalId }
+      : { sent: false as const, reason: item.error?.title ?? 'The provider refused the message.' };
   return finishV1Job(store, item.jobId, outcome, now);
 }
 
@@ -237,12 +330,21 @@ const EARLY_STATUS_TTL_MS = 24 * 3_600_000;
 const STATUS_ORDER = ['sent', 'delivered', 'read', 'error'];
 
 /** A reaction lands on the message it reacts to: one per sender, the empty emoji removes it. Answers the events written. */
-function applyReaction(store: Store, channel: ChannelRow, item: ReactionItem, presenters: Presenters, now: Date): number {
+function applyReaction(
+  store: Store,
+  channel: ChannelRow,
+  item: ReactionItem,
+  presenters: Presenters,
+  now: Date,
+): number {
   const target = store.messages.findByChannelExternalId(channel.id, item.targetExternalId);
   if (target === undefined) return 0;
   if (!store.callbacks.claimReceipt(channel.id, item.receipt, now.getTime())) return 0;
   const others = (JSON.parse(target.reactions) as { from?: string }[]).filter((r) => r.from !== item.from);
-  const reactions = item.emoji === '' ? others : [...others, { emoji: item.emoji, from: item.from, created_at: new Date(item.sentAt).toISOString() }];
+  const reactions =
+    item.emoji === ''
+      ? others
+      : [...others, { emoji: item.emoji, from: item.from, created_at: new Date(item.sentAt).toISOString() }];
   return emitMessageUpdate(store, store.messages.setReactions(target.id, reactions), presenters, now);
 }
 
@@ -265,5 +367,7 @@ function emitMessageUpdate(store: Store, message: MessageRow, presenters: Presen
 function parseDetails(message: MessageRow): Record<string, unknown> | null {
   if (message.details === null) return null;
   const details = JSON.parse(message.details) as unknown;
-  return typeof details === 'object' && details !== null && !Array.isArray(details) ? (details as Record<string, unknown>) : { value: details };
+  return typeof details === 'object' && details !== null && !Array.isArray(details)
+    ? (details as Record<string, unknown>)
+    : { value: details };
 }

@@ -49,9 +49,17 @@ export interface ProviderDeleteJob extends DeleteJob {
  * Messages deleted already are answered as they are and not deleted again. The caller runs it
  * inside store.transaction.
  */
-export function deleteMessages(store: Store, conversation: ConversationRow, ids: readonly number[], presenters: Presenters, now = new Date()): MessageObject[] {
+export function deleteMessages(
+  store: Store,
+  conversation: ConversationRow,
+  ids: readonly number[],
+  presenters: Presenters,
+  now = new Date(),
+): MessageObject[] {
   if (!(DELETE_PROVIDERS as readonly string[]).includes(conversation.provider)) {
-    throw new WrongProvider(`Messages of ${conversation.provider} conversations cannot be deleted; only ${DELETE_PROVIDERS.join(', ')} messages can.`);
+    throw new WrongProvider(
+      `Messages of ${conversation.provider} conversations cannot be deleted; only ${DELETE_PROVIDERS.join(', ')} messages can.`,
+    );
   }
   assertChannelCanSend(conversation);
   const problems: FieldProblem[] = [];
@@ -59,10 +67,16 @@ export function deleteMessages(store: Store, conversation: ConversationRow, ids:
   ids.forEach((id, index) => {
     const message = store.messages.find(conversation.id, id);
     const field = `message_ids/${index}`;
-    if (message === undefined) problems.push({ field, detail: `message ${id} is not a message of conversation ${conversation.id}` });
+    if (message === undefined)
+      problems.push({ field, detail: `message ${id} is not a message of conversation ${conversation.id}` });
     else if (message.deleted === 1) found.push(message);
-    else if (message.external_id === null) problems.push({ field, detail: `message ${id} has not reached the provider yet, so it cannot be deleted there` });
-    else if (now.getTime() - message.created_at > DELETE_MAX_AGE_MS) problems.push({ field, detail: `message ${id} is older than ${DELETE_MAX_AGE_MS / 3_600_000} hours and can no longer be deleted` });
+    else if (message.external_id === null)
+      problems.push({ field, detail: `message ${id} has not reached the provider yet, so it cannot be deleted there` });
+    else if (now.getTime() - message.created_at > DELETE_MAX_AGE_MS)
+      problems.push({
+        field,
+        detail: `message ${id} is older than ${DELETE_MAX_AGE_MS / 3_600_000} hours and can no longer be deleted`,
+      });
     else found.push(message);
   });
   if (problems.length > 0) throw new ValidationFailed(problems);
@@ -73,19 +87,32 @@ export function deleteMessages(store: Store, conversation: ConversationRow, ids:
     if (marked === undefined || marked === message) return message;
     deleted.push(marked);
     // A message sent with send_to_crm false was never announced: its deletion is not either.
-    if (marked.send_to_crm === 1) recordMessageEvent(store, 'update', marked, store.attachments.forMessages([marked.id]), presenters, now, conversation);
+    if (marked.send_to_crm === 1)
+      recordMessageEvent(
+        store,
+        'update',
+        marked,
+        store.attachments.forMessages([marked.id]),
+        presenters,
+        now,
+        conversation,
+      );
     return marked;
   });
   if (deleted.length > 0) {
-    queueOutboundJob(store, {
-      kind: 'delete_messages',
-      company_id: conversation.company_id,
-      channel_id: conversation.channel_id,
-      conversation_id: conversation.id,
-      message_ids: deleted.map((m) => m.id),
-      external_ids: deleted.map((m) => m.external_id!),
-      created_at: now.toISOString(),
-    } satisfies Omit<DeleteJob, 'job_id'>, now);
+    queueOutboundJob(
+      store,
+      {
+        kind: 'delete_messages',
+        company_id: conversation.company_id,
+        channel_id: conversation.channel_id,
+        conversation_id: conversation.id,
+        message_ids: deleted.map((m) => m.id),
+        external_ids: deleted.map((m) => m.external_id!),
+        created_at: now.toISOString(),
+      } satisfies Omit<DeleteJob, 'job_id'>,
+      now,
+    );
   }
   return answered.map((m) => presenters.message(m, store.attachments.forMessages([m.id])));
 }

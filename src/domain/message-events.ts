@@ -20,6 +20,14 @@ export function recordMessageEvent(
   now: Date,
   conversation: ConversationRow | undefined = store.conversations.find(message.company_id, message.conversation_id),
 ): EventRecord {
-  if (conversation === undefined) throw new Error(`Message ${message.id} has no conversation ${message.conversation_id}.`);
-  return recordEvent(store.outbox, message.company_id, 'message', event, presenters.messageEvent(message, attachments, conversation), now);
+  if (conversation === undefined)
+    throw new Error(`Message ${message.id} has no conversation ${message.conversation_id}.`);
+  return recordEvent(
+    store.outbox,
+    message.company_id,
+    'message',
+    event,
+    presenters.messageEvent(message, attachments, conversation),
+    now,
+  );
 }

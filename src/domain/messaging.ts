@@ -63,9 +63,12 @@ export interface ProviderSendJob extends SendJob {
 }
 
 /** A channel answers sends only while enabled; say clearly why not otherwise. */
-export function assertChannelCanSend(conversation: Pick<ConversationRow, 'channel_id' | 'provider' | 'channel_state' | 'channel_deleted_at'>): void {
+export function assertChannelCanSend(
+  conversation: Pick<ConversationRow, 'channel_id' | 'provider' | 'channel_state' | 'channel_deleted_at'>,
+): void {
   const channel = `${conversation.provider} channel ${conversation.channel_id}`;
-  if (conversation.channel_deleted_at !== null) throw new Conflict(`The ${channel} has been deleted; messages cannot be sent through it.`);
+  if (conversation.channel_deleted_at !== null)
+    throw new Conflict(`The ${channel} has been deleted; messages cannot be sent through it.`);
   if (conversation.channel_state !== 'enabled') {
     throw new Conflict(`The ${channel} is ${conversation.channel_state}; enable it before sending messages.`);
   }
@@ -76,7 +79,13 @@ export function assertChannelCanSend(conversation: Pick<ConversationRow, 'channe
  * message `create` event (unless send_to_crm is false) and the conversation `update` event when
  * its replied state changes. The caller runs it inside store.transaction.
  */
-export function storeOutgoing(store: Store, conversation: ConversationRow, outgoing: OutgoingMessage, presenters: Presenters, now = new Date()): MessageObject {
+export function storeOutgoing(
+  store: Store,
+  conversation: ConversationRow,
+  outgoing: OutgoingMessage,
+  presenters: Presenters,
+  now = new Date(),
+): MessageObject {
   return storeOutgoingJob(store, conversation, outgoing, presenters, now).message;
 }
 
@@ -89,9 +98,18 @@ export function storeOutgoingJob(
   now = new Date(),
 ): { message: MessageObject; jobId: string } {
   assertChannelCanSend(conversation);
-  const attachment = outgoing.attachmentId === undefined ? undefined : usableAttachment(store, conversation.company_id, outgoing.attachmentId);
-  if (outgoing.repliedToId !== undefined && store.messages.findByExternalId(conversation.id, outgoing.repliedToId) === undefined) {
-    throw ValidationFailed.field('replied_to_id', `replied_to_id ${outgoing.repliedToId} is not the external id of a message of this conversation`);
+  const attachment =
+    outgoing.attachmentId === undefined
+      ? undefined
+      : usableAttachment(store, conversation.company_id, outgoing.attachmentId);
+  if (
+    outgoing.repliedToId !== undefined &&
+    store.messages.findByExternalId(conversation.id, outgoing.repliedToId) === undefined
+  ) {
+    throw ValidationFailed.field(
+      'replied_to_id',
+      `replied_to_id ${outgoing.repliedToId} is not the external id of a message of this conversation`,
+    );
   }
 
   const message = store.messages.insert(
@@ -114,17 +132,25 @@ export function storeOutgoingJob(
   const attachments = attachment === undefined ? [] : [{ ...attachment, message_id: message.id }];
   if (attachment !== undefined) store.attachments.attachToMessage(attachment.id, message.id);
 
-  const job = queueOutboundJob(store, {
-    kind: 'send_message',
-    company_id: message.company_id,
-    channel_id: message.channel_id,
-    conversation_id: message.conversation_id,
-    message_id: message.id,
-    created_at: now.toISOString(),
-    ...(outgoing.v1Job === true ? { v1_job: true } : {}),
-  } satisfies Omit<SendJob, 'job_id'>, now);
+  const job = queueOutboundJob(
+    store,
+    {
+      kind: 'send_message',
+      company_id: message.company_id,
+      channel_id: message.channel_id,
+      conversation_id: message.conversation_id,
+      message_id: message.id,
+      created_at: now.toISOString(),
+      ...(outgoing.v1Job === true ? { v1_job: true } : {}),
+    } satisfies Omit<SendJob, 'job_id'>,
+    now,
+  );
 
-  const updated = store.conversations.change(conversation, { last_message_id: message.id, replied_state: 'replied' }, now.getTime());
+  const updated = store.conversations.change(
+    conversation,
+    { last_message_id: message.id, replied_state: 'replied' },
+    now.getTime(),
+  );
   if (outgoing.sendToCrm) recordMessageEvent(store, 'create', message, attachments, presenters, now, updated);
   announceConversationChange(store, conversation, updated, now);
   return { message: presenters.message(message, attachments), jobId: job.job_id };
@@ -135,9 +161,16 @@ export function storeOutgoingJob(
  * the channel's earlier jobs), under a new job id that is also the provider's idempotency key.
  * Call it inside the transaction of the change the job carries out.
  */
-export function queueOutboundJob<J extends { channel_id: number }>(store: Store, fields: J, now: Date): J & { job_id: string } {
+export function queueOutboundJob<J extends { channel_id: number }>(
+  store: Store,
+  fields: J,
+  now: Date,
+): J & { job_id: string } {
   const job = { job_id: `job_${randomUUID().replaceAll('-', '')}`, ...fields };
-  store.outbox.append({ stream: 'gateway.outbound', key: String(job.channel_id), messageId: job.job_id, payload: job }, now.getTime());
+  store.outbox.append(
+    { stream: 'gateway.outbound', key: String(job.channel_id), messageId: job.job_id, payload: job },
+    now.getTime(),
+  );
   return job;
 }
 
@@ -145,7 +178,12 @@ export function queueOutboundJob<J extends { channel_id: number }>(store: Store,
  * Applies changes to a conversation and writes its `update` event when a state, the assignee or
  * the sender changed (a new last message alone is not an event). Answers the conversation as it is now.
  */
-export function changeConversation(store: Store, conversation: ConversationRow, changes: ConversationChanges, now = new Date()): ConversationRow {
+export function changeConversation(
+  store: Store,
+  conversation: ConversationRow,
+  changes: ConversationChanges,
+  now = new Date(),
+): ConversationRow {
   const updated = store.conversations.change(conversation, changes, now.getTime());
   announceConversationChange(store, conversation, updated, now);
   return updated;
@@ -154,7 +192,9 @@ export function changeConversation(store: Store, conversation: ConversationRow, 
 /** Writes the conversation's `update` event when a state or the assignee changed between `before` and `after`. */
 function announceConversationChange(store: Store, before: ConversationRow, after: ConversationRow, now: Date): void {
   const visible =
-    after.operational_state !== before.operational_state || after.replied_state !== before.replied_state || after.assignee_id !== before.assignee_id;
+    after.operational_state !== before.operational_state ||
+    after.replied_state !== before.replied_state ||
+    after.assignee_id !== before.assignee_id;
   if (visible) recordEvent(store.outbox, after.company_id, 'conversation', 'update', presentConversation(after), now);
 }
 
@@ -162,6 +202,7 @@ function usableAttachment(store: Store, companyId: number, id: number): Attachme
   const attachment = store.attachments.findForCompany(companyId, id);
   // Another company's attachment answers exactly like a missing one.
   if (attachment === undefined) throw ValidationFailed.field('attachment_ids/0', `attachment ${id} was not found`);
-  if (attachment.message_id !== null) throw ValidationFailed.field('attachment_ids/0', `attachment ${id} already belongs to a message`);
+  if (attachment.message_id !== null)
+    throw ValidationFailed.field('attachment_ids/0', `attachment ${id} already belongs to a message`);
   return attachment;
 }

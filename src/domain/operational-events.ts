@@ -13,7 +13,11 @@ import { recordEvent } from './events.js';
  * it reports, goes to the company's endpoints that want it like any event, and to the operator
  * webhook when one is configured.
  */
-export const OPERATIONAL_EVENT_NAMES: ReadonlySet<string> = new Set(['webhook.disabled', 'webhook.enabled', 'delivery.failed']);
+export const OPERATIONAL_EVENT_NAMES: ReadonlySet<string> = new Set([
+  'webhook.disabled',
+  'webhook.enabled',
+  'delivery.failed',
+]);
 
 /**
  * Deliveries to the operator webhook have no endpoint row: they are stored with this endpoint id and
@@ -85,7 +89,11 @@ export function recordDeliveryFailed(store: Store, deliveryId: string, now: numb
 
 /** Whether the failure of this delivery is reported as `delivery.failed`. */
 export function reportsFailure(delivery: { endpoint_id: number; event_name: string }): boolean {
-  return delivery.endpoint_id !== OPERATOR_ENDPOINT_ID && !OPERATIONAL_EVENT_NAMES.has(delivery.event_name) && delivery.event_name !== 'webhook.test';
+  return (
+    delivery.endpoint_id !== OPERATOR_ENDPOINT_ID &&
+    !OPERATIONAL_EVENT_NAMES.has(delivery.event_name) &&
+    delivery.event_name !== 'webhook.test'
+  );
 }
 
 /**
@@ -97,10 +105,16 @@ export function reportsFailure(delivery: { endpoint_id: number; event_name: stri
  */
 export function isAboutItself(event: Pick<EventRecord, 'name' | 'body'>, endpointId: number): boolean {
   if (event.name === 'webhook.disabled') return (event.body.object as { id?: unknown } | undefined)?.id === endpointId;
-  if (event.name === 'delivery.failed') return (event.body.object as { endpoint_id?: unknown } | undefined)?.endpoint_id === endpointId;
+  if (event.name === 'delivery.failed')
+    return (event.body.object as { endpoint_id?: unknown } | undefined)?.endpoint_id === endpointId;
   return false;
 }
 
-function writeWebhookEvent(store: Store, endpoint: WebhookEndpointRow, state: 'disabled' | 'enabled', now: number): void {
+function writeWebhookEvent(
+  store: Store,
+  endpoint: WebhookEndpointRow,
+  state: 'disabled' | 'enabled',
+  now: number,
+): void {
   recordEvent(store.outbox, endpoint.company_id, 'webhook', state, presentWebhook(endpoint), new Date(now));
 }

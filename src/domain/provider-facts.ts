@@ -122,7 +122,15 @@ export interface SendOutcomeItem {
   at: number;
 }
 
-export type IngestItem = IncomingMessageItem | ReactionItem | EditItem | StatusItem | StateItem | AuthSignalItem | SendOutcomeItem | NoticeItem;
+export type IngestItem =
+  | IncomingMessageItem
+  | ReactionItem
+  | EditItem
+  | StatusItem
+  | StateItem
+  | AuthSignalItem
+  | SendOutcomeItem
+  | NoticeItem;
 
 export interface IngestBatch {
   /** A key of the whole delivery (an update id, a webhook id): when already applied, nothing happens. */
@@ -131,7 +139,12 @@ export interface IngestBatch {
 }
 
 /** A shared location: only the fields the gateway knows, never the provider's whole object. */
-export function locationDetails(location: { latitude: number; longitude: number; name?: unknown; address?: unknown }): Record<string, unknown> {
+export function locationDetails(location: {
+  latitude: number;
+  longitude: number;
+  name?: unknown;
+  address?: unknown;
+}): Record<string, unknown> {
   return {
     latitude: location.latitude,
     longitude: location.longitude,

@@ -14,7 +14,8 @@ describe('nextStatus', () => {
   it('never moves backwards nor repeats', () => {
     const order: MessageStatus[] = ['created', 'sent', 'delivered', 'read'];
     for (const [i, current] of order.entries()) {
-      for (const reported of order.slice(0, i + 1)) expect(nextStatus(current, reported), `${current} ← ${reported}`).toBeNull();
+      for (const reported of order.slice(0, i + 1))
+        expect(nextStatus(current, reported), `${current} ← ${reported}`).toBeNull();
     }
   });
 
@@ -23,6 +24,7 @@ describe('nextStatus', () => {
     expect(nextStatus('sent', 'error')).toBe('error');
     expect(nextStatus('delivered', 'error')).toBeNull();
     expect(nextStatus('read', 'error')).toBeNull();
-    for (const reported of ['sent', 'delivered', 'read', 'error'] as const) expect(nextStatus('error', reported)).toBeNull();
+    for (const reported of ['sent', 'delivered', 'read', 'error'] as const)
+      expect(nextStatus('error', reported)).toBeNull();
   });
 });

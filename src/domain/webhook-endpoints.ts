@@ -35,7 +35,9 @@ export function signingSecrets(
   now = Date.now(),
 ): string[] {
   const previousValid =
-    endpoint.previous_secret !== null && endpoint.previous_secret_expires_at !== null && endpoint.previous_secret_expires_at > now;
+    endpoint.previous_secret !== null &&
+    endpoint.previous_secret_expires_at !== null &&
+    endpoint.previous_secret_expires_at > now;
   return previousValid ? [endpoint.secret, endpoint.previous_secret!] : [endpoint.secret];
 }
 
@@ -71,7 +73,10 @@ export function syncCompanyUrl(store: Store, companyId: number, url: string | nu
   }
   if (current === undefined) {
     if (store.webhooks.count(companyId) >= MAX_ENDPOINTS_PER_COMPANY) return { status: 'limit_reached' };
-    return { status: 'synced', endpoint: store.webhooks.create({ companyId, source: 'company', url, eventTypes: null, active: true }, now) };
+    return {
+      status: 'synced',
+      endpoint: store.webhooks.create({ companyId, source: 'company', url, eventTypes: null, active: true }, now),
+    };
   }
   return { status: 'synced', endpoint: current.url === url ? current : store.webhooks.update(current, { url }, now) };
 }

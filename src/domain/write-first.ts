@@ -32,7 +32,13 @@ interface Recipient {
  * channel of the provider (a new conversation writes its `create` event) and stores the outgoing
  * message as a send into it. The caller runs it inside store.transaction.
  */
-export function writeFirst(store: Store, companyId: number, request: WriteFirstRequest, presenters: Presenters, now = new Date()): MessageObject {
+export function writeFirst(
+  store: Store,
+  companyId: number,
+  request: WriteFirstRequest,
+  presenters: Presenters,
+  now = new Date(),
+): MessageObject {
   const recipient = recipientOf(request);
   checkContent(request);
   const channel = store.channels.findByProvider(companyId, request.provider);
@@ -40,7 +46,14 @@ export function writeFirst(store: Store, companyId: number, request: WriteFirstR
 
   const template = request.biz_template_id === undefined ? undefined : templateFor(store, companyId, request);
   const { contact } = store.contacts.findOrCreate(
-    { companyId, channelId: channel.id, externalId: recipient.externalId, externalPublicId: recipient.publicId, name: recipient.publicId, phone: recipient.phone },
+    {
+      companyId,
+      channelId: channel.id,
+      externalId: recipient.externalId,
+      externalPublicId: recipient.publicId,
+      name: recipient.publicId,
+      phone: recipient.phone,
+    },
     now.getTime(),
   );
   const { conversation, created } = store.conversations.findOrCreate(companyId, channel.id, contact.id, now.getTime());
@@ -50,7 +63,10 @@ export function writeFirst(store: Store, companyId: number, request: WriteFirstR
     text: template === undefined ? request.text : renderTemplate(template, request.substitutions ?? []),
     attachmentId: request.attachment_ids?.[0],
     sendToCrm: request.send_to_crm,
-    template: template === undefined ? undefined : { bizTemplateId: template.biz_template_id, substitutions: request.substitutions ?? [] },
+    template:
+      template === undefined
+        ? undefined
+        : { bizTemplateId: template.biz_template_id, substitutions: request.substitutions ?? [] },
   };
   return storeOutgoing(store, conversation, outgoing, presenters, now);
 }
@@ -62,10 +78,12 @@ function recipientOf(request: WriteFirstRequest): Recipient {
     case 'chat_a':
     case 'chat_d':
     case 'chat_a_business':
-      if (request.phone === undefined) throw ValidationFailed.field('phone', `phone is required to write first through ${request.provider}`);
+      if (request.phone === undefined)
+        throw ValidationFailed.field('phone', `phone is required to write first through ${request.provider}`);
       return { externalId: digits(request.phone), publicId: digits(request.phone), phone: digits(request.phone) };
     case 'chat_b_personal':
-      if (request.phone !== undefined) return { externalId: digits(request.phone), publicId: digits(request.phone), phone: digits(request.phone) };
+      if (request.phone !== undefined)
+        return { externalId: digits(request.phone), publicId: digits(request.phone), phone: digits(request.phone) };
       if (request.nickname !== undefined) {
         const nickname = request.nickname.replace(/^@/, '');
         return { externalId: `@${nickname.toLowerCase()}`, publicId: nickname, phone: null };
@@ -81,13 +99,24 @@ function recipientOf(request: WriteFirstRequest): Recipient {
           { field: 'social_a_domain', detail: 'social_a_id and social_a_domain are mutually exclusive: send one' },
         ]);
       }
-      if (request.social_a_id !== undefined) return { externalId: request.social_a_id, publicId: request.social_a_id, phone: null };
+      if (request.social_a_id !== undefined)
+        return { externalId: request.social_a_id, publicId: request.social_a_id, phone: null };
       if (request.social_a_domain !== undefined) {
-        return { externalId: `domain:${request.social_a_domain.toLowerCase()}`, publicId: request.social_a_domain, phone: null };
+        return {
+          externalId: `domain:${request.social_a_domain.toLowerCase()}`,
+          publicId: request.social_a_domain,
+          phone: null,
+        };
       }
       throw new ValidationFailed([
-        { field: 'social_a_id', detail: 'social_a_id or social_a_domain is required to write first through social_a_direct' },
-        { field: 'social_a_domain', detail: 'social_a_id or social_a_domain is required to write first through social_a_direct' },
+        {
+          field: 'social_a_id',
+          detail: 'social_a_id or social_a_domain is required to write first through social_a_direct',
+        },
+        {
+          field: 'social_a_domain',
+          detail: 'social_a_id or social_a_domain is required to write first through social_a_direct',
+        },
       ]);
   }
 }
@@ -97,7 +126,10 @@ function checkContent(request: WriteFirstRequest): void {
   const problems: FieldProblem[] = [];
   const business = request.provider === 'chat_a_business';
   if (business && request.biz_template_id === undefined) {
-    problems.push({ field: 'biz_template_id', detail: 'biz_template_id is required to write first through chat_a_business' });
+    problems.push({
+      field: 'biz_template_id',
+      detail: 'biz_template_id is required to write first through chat_a_business',
+    });
   }
   if (!business && request.biz_template_id !== undefined) {
     problems.push({ field: 'biz_template_id', detail: 'biz_template_id is only used with chat_a_business' });
@@ -113,10 +145,17 @@ function checkContent(request: WriteFirstRequest): void {
 
 function templateFor(store: Store, companyId: number, request: WriteFirstRequest): TemplateRow {
   const template = store.templates.findByBizId(companyId, request.biz_template_id!);
-  if (template === undefined) throw ValidationFailed.field('biz_template_id', `template ${request.biz_template_id} was not found for this company`);
+  if (template === undefined)
+    throw ValidationFailed.field(
+      'biz_template_id',
+      `template ${request.biz_template_id} was not found for this company`,
+    );
   const given = request.substitutions?.length ?? 0;
   if (given !== template.substitutions_count) {
-    throw ValidationFailed.field('substitutions', `template ${template.biz_template_id} takes ${template.substitutions_count} substitutions, got ${given}`);
+    throw ValidationFailed.field(
+      'substitutions',
+      `template ${template.biz_template_id} takes ${template.substitutions_count} substitutions, got ${given}`,
+    );
   }
   return template;
 }

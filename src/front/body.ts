@@ -12,7 +12,8 @@ export function hasBody(req: IncomingMessage): boolean {
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   if (!hasBody(req)) return Buffer.alloc(0);
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLarge('The request body is larger than the limit.');
+  if (Number.isFinite(declared) && declared > limit)
+    throw new PayloadTooLarge('The request body is larger than the limit.');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -22,4 +23,3 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   }
   return Buffer.concat(chunks);
 }
-

@@ -53,15 +53,21 @@ export function companyOfBody(body: Buffer, contentType: string | undefined): nu
   } else {
     return undefined;
   }
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields) || !('company_id' in fields)) return undefined;
-  return companyIdOf((fields).company_id);
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields) || !('company_id' in fields))
+    return undefined;
+  return companyIdOf(fields.company_id);
 }
 
 /**
  * The company of a request's input by the cores' rules: for POST/PUT/PATCH the body's; for
  * GET/HEAD/DELETE the body's when it has one, else the query's.
  */
-export function companyOfInput(method: string, querystring: string, body: Buffer, contentType: string | undefined): number | null | undefined {
+export function companyOfInput(
+  method: string,
+  querystring: string,
+  body: Buffer,
+  contentType: string | undefined,
+): number | null | undefined {
   const fromBody = companyOfBody(body, contentType);
   if (!readsQuery(method) || fromBody !== undefined) return fromBody;
   return companyOfQuery(querystring);

@@ -37,7 +37,8 @@ export class FrontMetrics {
       labelNames: ['shard'],
       registers,
     });
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    if (options.defaultMetrics !== false)
+      collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
   }
 
   proxied(shard: number, route: string, outcome: ProxyOutcome, seconds?: number): void {

@@ -44,7 +44,17 @@ export interface FrontOptions {
 }
 
 /** Request headers that belong to one connection, not to the request (RFC 9110 section 7.6.1), and Expect, which the front answers itself. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+]);
 
 /** Answers a shard gives that mean "not mine" when every shard is asked (a fan-out): not found, no such session, a redirect to a login. */
 function notHere(status: number): boolean {
@@ -56,14 +66,18 @@ function clientAddress(req: IncomingMessage): string {
 }
 
 /** The headers a shard gets: the client's, less the hop-by-hop ones, plus the X-Forwarded-* ones. */
-export function upstreamHeaders(req: IncomingMessage, body: Buffer | Readable | null): Record<string, string | string[]> {
+export function upstreamHeaders(
+  req: IncomingMessage,
+  body: Buffer | Readable | null,
+): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
   }
   const forwarded = req.headers['x-forwarded-for'];
   const address = clientAddress(req);
-  headers['x-forwarded-for'] = forwarded === undefined ? address : `${Array.isArray(forwarded) ? forwarded.join(', ') : forwarded}, ${address}`;
+  headers['x-forwarded-for'] =
+    forwarded === undefined ? address : `${Array.isArray(forwarded) ? forwarded.join(', ') : forwarded}, ${address}`;
   // A load balancer in front of the front says which protocol the client used; else the front's own.
   headers['x-forwarded-proto'] ??= (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
   if (req.headers.host !== undefined) headers['x-forwarded-host'] ??= req.headers.host;
@@ -77,7 +91,14 @@ export function upstreamHeaders(req: IncomingMessage, body: Buffer | Readable | 
 }
 
 /** Response headers the front does not pass on: its own connection's. */
-const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'trailer', 'upgrade']);
+const RESPONSE_HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'trailer',
+  'upgrade',
+]);
 
 function downstreamHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -121,7 +142,13 @@ export class Front {
       case 'metrics':
         return this.metricsAnswer(req, res);
       case 'id':
-        return this.forward(shardOfRoute(route.id, slots, shards.count) ?? this.anyLive(), req, res, hasBody(req) ? req : null, route.kind);
+        return this.forward(
+          shardOfRoute(route.id, slots, shards.count) ?? this.anyLive(),
+          req,
+          res,
+          hasBody(req) ? req : null,
+          route.kind,
+        );
       case 'any':
         return this.forward(this.anyLive(), req, res, hasBody(req) ? req : null, route.kind);
       case 'home':
@@ -129,7 +156,8 @@ export class Front {
       case 'input': {
         const body = await readBody(req, this.options.bodyLimitBytes);
         const company = companyOfInput(req.method ?? 'GET', querystring, body, req.headers['content-type']);
-        if (company === undefined && route.required !== undefined) throw ValidationFailed.field('company_id', `company_id is required: ${route.required}`);
+        if (company === undefined && route.required !== undefined)
+          throw ValidationFailed.field('company_id', `company_id is required: ${route.required}`);
         return this.forward(this.shardOfCompany(company), req, res, body, route.kind);
       }
       case 'upload': {
@@ -144,7 +172,8 @@ export class Front {
         // A delivery search of one company is that company's shard's own list.
         if (route.list === 'deliveries') {
           const company = companyOfQuery(querystring);
-          if (company !== undefined && company !== null) return this.forward(this.shardOfCompany(company), req, res, hasBody(req) ? req : null, route.kind);
+          if (company !== undefined && company !== null)
+            return this.forward(this.shardOfCompany(company), req, res, hasBody(req) ? req : null, route.kind);
         }
         return this.list(route.list, req, res, querystring);
       }
@@ -164,10 +193,21 @@ export class Front {
     return live[0]!;
   }
 
-  private async forward(shard: number, req: IncomingMessage, res: ServerResponse, body: Buffer | Readable | null, route: string): Promise<void> {
+  private async forward(
+    shard: number,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer | Readable | null,
+    route: string,
+  ): Promise<void> {
     const response = await this.options.shards.request(
       shard,
-      { method: req.method as Dispatcher.HttpMethod, path: req.url ?? '/', headers: upstreamHeaders(req, body), body: body ?? undefined },
+      {
+        method: req.method as Dispatcher.HttpMethod,
+        path: req.url ?? '/',
+        headers: upstreamHeaders(req, body),
+        body: body ?? undefined,
+      },
       route,
     );
     await this.send(res, response);
@@ -205,7 +245,16 @@ export class Front {
     const live = shards.live();
     const settled = await Promise.allSettled(
       live.map((shard) =>
-        shards.request(shard, { method: req.method as Dispatcher.HttpMethod, path: req.url ?? '/', headers: upstreamHeaders(req, body), body: hasBody(req) ? body : undefined }, 'first'),
+        shards.request(
+          shard,
+          {
+            method: req.method as Dispatcher.HttpMethod,
+            path: req.url ?? '/',
+            headers: upstreamHeaders(req, body),
+            body: hasBody(req) ? body : undefined,
+          },
+          'first',
+        ),
       ),
     );
     const failed = settled.find((s) => s.status === 'rejected' && !(s.reason instanceof ShardUnavailable));
@@ -219,14 +268,20 @@ export class Front {
     await this.send(res, fallback);
   }
 
-  private async list(list: Parameters<typeof mergeList>[0], req: IncomingMessage, res: ServerResponse, querystring: string): Promise<void> {
+  private async list(
+    list: Parameters<typeof mergeList>[0],
+    req: IncomingMessage,
+    res: ServerResponse,
+    querystring: string,
+  ): Promise<void> {
     const { shards } = this.options;
     const body = await readBody(req, this.options.bodyLimitBytes);
     let json: Record<string, unknown> | null = null;
     if (body.length > 0 && /json/i.test(req.headers['content-type'] ?? '')) {
       try {
         const parsed: unknown = JSON.parse(body.toString('utf8'));
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
+        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+          json = parsed as Record<string, unknown>;
       } catch {
         // Not JSON: the shard that gets it refuses it.
       }
@@ -237,7 +292,12 @@ export class Front {
       const payload = input.json === null ? undefined : Buffer.from(JSON.stringify(input.json));
       const response = await shards.request(
         shard,
-        { method: 'GET', path: input.querystring === '' ? pathname : `${pathname}?${input.querystring}`, headers: upstreamHeaders(req, payload ?? null), body: payload },
+        {
+          method: 'GET',
+          path: input.querystring === '' ? pathname : `${pathname}?${input.querystring}`,
+          headers: upstreamHeaders(req, payload ?? null),
+          body: payload,
+        },
         'list',
       );
       return { shard, status: response.statusCode, headers: response.headers, text: await response.body.text() };
@@ -250,7 +310,10 @@ export class Front {
       return;
     }
     const text = JSON.stringify(merged.json);
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(text)),
+    });
     res.end(text);
   }
 
@@ -261,7 +324,12 @@ export class Front {
     const body = {
       status: bad.length === 0 ? 'ok' : 'degraded',
       role: 'front',
-      shards: health.map((h) => ({ shard: h.shard, url: h.url, status: h.status === 200 ? 'ok' : h.status === null ? 'down' : 'unhealthy', http_status: h.status })),
+      shards: health.map((h) => ({
+        shard: h.shard,
+        url: h.url,
+        status: h.status === 200 ? 'ok' : h.status === null ? 'down' : 'unhealthy',
+        http_status: h.status,
+      })),
       down_shards: bad,
     };
     this.json(res, bad.length === 0 ? 200 : 503, body);
@@ -270,7 +338,8 @@ export class Front {
   private async metricsAnswer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.metricsDigest !== null) {
       const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-      if (!matchesSecretDigest(given, this.metricsDigest)) throw new Unauthorized('GET /metrics needs Authorization: Bearer with the metrics token.');
+      if (!matchesSecretDigest(given, this.metricsDigest))
+        throw new Unauthorized('GET /metrics needs Authorization: Bearer with the metrics token.');
     }
     const { contentType, text } = await this.options.metrics.scrape();
     res.writeHead(200, { 'content-type': contentType });
@@ -279,7 +348,11 @@ export class Front {
 
   private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(text)),
+      ...headers,
+    });
     res.end(text);
   }
 
@@ -287,13 +360,18 @@ export class Front {
     let error: AppError;
     const headers: Record<string, string> = {};
     if (thrown instanceof ShardUnavailable) {
-      error = new ServiceUnavailable(`Shard ${thrown.shard} of the gateway is unavailable; try again in a few seconds.`);
+      error = new ServiceUnavailable(
+        `Shard ${thrown.shard} of the gateway is unavailable; try again in a few seconds.`,
+      );
       headers['retry-after'] = String(this.options.retryAfterSeconds);
     } else if (thrown instanceof AppError) {
       error = thrown;
     } else {
       const requestId = randomUUID();
-      this.options.logger.error({ err: thrown, request_id: requestId, method: req.method, url: req.url }, 'front: unhandled error');
+      this.options.logger.error(
+        { err: thrown, request_id: requestId, method: req.method, url: req.url },
+        'front: unhandled error',
+      );
       error = new InternalError(requestId);
     }
     if (res.headersSent) {

@@ -45,7 +45,11 @@ export type Merged = { answer: ShardAnswer } | { json: unknown };
 type Row = Record<string, unknown>;
 
 /** The input with `params` set (and `drop` removed), in the query and, where it carries them, in the JSON body. */
-export function withParams(input: ListInput, params: Record<string, string | number>, drop: readonly string[] = []): ListInput {
+export function withParams(
+  input: ListInput,
+  params: Record<string, string | number>,
+  drop: readonly string[] = [],
+): ListInput {
   const query = new URLSearchParams(input.querystring);
   for (const name of drop) query.delete(name);
   for (const [name, value] of Object.entries(params)) query.set(name, String(value));
@@ -64,7 +68,12 @@ function paramsOf(input: ListInput): Record<string, unknown> {
 }
 
 /** Asks every shard (all must be up); the first answer other than 200, in shard order, stops the list. */
-async function askAll(shards: number, down: readonly number[], ask: AskShard, input: ListInput | ((shard: number) => ListInput | null)): Promise<{ stop: ShardAnswer } | { bodies: (Row | null)[] }> {
+async function askAll(
+  shards: number,
+  down: readonly number[],
+  ask: AskShard,
+  input: ListInput | ((shard: number) => ListInput | null),
+): Promise<{ stop: ShardAnswer } | { bodies: (Row | null)[] }> {
   if (down.length > 0) throw new ShardUnavailable(down[0]!);
   const answers = await Promise.all(
     Array.from({ length: shards }, (_, shard) => {
@@ -82,7 +91,11 @@ async function askAll(shards: number, down: readonly number[], ask: AskShard, in
  * first: what is taken of each shard is always a prefix of its list (what keyset cursors need).
  * Answers the rows taken and how many came from each shard.
  */
-export function mergeSorted<T>(lists: readonly (readonly T[])[], compare: (a: T, b: T) => number, limit: number): { rows: T[]; taken: number[] } {
+export function mergeSorted<T>(
+  lists: readonly (readonly T[])[],
+  compare: (a: T, b: T) => number,
+  limit: number,
+): { rows: T[]; taken: number[] } {
   const heads = lists.map(() => 0);
   const rows: T[] = [];
   while (rows.length < limit) {
@@ -104,7 +117,12 @@ function numberOf(value: unknown): number {
 }
 
 /** GET /p1/companies: each shard's page after the same `from`, merged by external_id in sort_direction. */
-async function mergeCompanies(shards: number, down: readonly number[], ask: AskShard, input: ListInput): Promise<Merged> {
+async function mergeCompanies(
+  shards: number,
+  down: readonly number[],
+  ask: AskShard,
+  input: ListInput,
+): Promise<Merged> {
   const all = await askAll(shards, down, ask, input);
   if ('stop' in all) return { answer: all.stop };
   const params = paramsOf(input);
@@ -118,7 +136,12 @@ async function mergeCompanies(shards: number, down: readonly number[], ask: AskS
   );
   const more = data.some((d, shard) => taken[shard]! < d.companies.length || d.next_page !== '');
   const last = rows.at(-1);
-  return { json: { status: 'ok', data: { companies: rows, next_page: more && last !== undefined ? encodeCursor(numberOf(last.external_id)) : '' } } };
+  return {
+    json: {
+      status: 'ok',
+      data: { companies: rows, next_page: more && last !== undefined ? encodeCursor(numberOf(last.external_id)) : '' },
+    },
+  };
 }
 
 interface V2Page {
@@ -131,10 +154,21 @@ interface V2Page {
  * bad one; their meta gives the page and per_page as read), then, past the first page, each shard's
  * first page × per_page entries, and cuts the page from their merge.
  */
-async function mergeV2(shards: number, down: readonly number[], ask: AskShard, input: ListInput, key: string, maxPerPage: number, compare: (a: Row, b: Row) => number): Promise<Merged> {
+async function mergeV2(
+  shards: number,
+  down: readonly number[],
+  ask: AskShard,
+  input: ListInput,
+  key: string,
+  maxPerPage: number,
+  compare: (a: Row, b: Row) => number,
+): Promise<Merged> {
   const first = await askAll(shards, down, ask, input);
   if ('stop' in first) return { answer: first.stop };
-  const pages = first.bodies.map((body) => ({ rows: (body as Row)[key] as Row[], meta: (body as unknown as V2Page).meta }));
+  const pages = first.bodies.map((body) => ({
+    rows: (body as Row)[key] as Row[],
+    meta: (body as unknown as V2Page).meta,
+  }));
   const { page, per_page: perPage } = pages[0]!.meta;
   const offset = (page - 1) * perPage;
   const total = pages.reduce((sum, p) => sum + p.meta.entries_count, 0);
@@ -147,7 +181,8 @@ async function mergeV2(shards: number, down: readonly number[], ask: AskShard, i
         const rows: Row[] = [];
         for (let n = 1; rows.length < wanted; n++) {
           const answer = await ask(shard, withParams(input, { page: n, per_page: maxPerPage }));
-          if (answer.status !== 200) throw new Error(`shard ${shard} answered ${answer.status} to a page it answered before`);
+          if (answer.status !== 200)
+            throw new Error(`shard ${shard} answered ${answer.status} to a page it answered before`);
           const got = (JSON.parse(answer.text) as Row)[key] as Row[];
           rows.push(...got);
           if (got.length < maxPerPage) break;
@@ -176,32 +211,55 @@ export function encodeMergedCursor(positions: readonly string[]): string {
 
 export function decodeMergedCursor(cursor: string | undefined, shards: number): string[] {
   if (cursor === undefined || cursor === '') return Array.from({ length: shards }, () => '');
-  const match = /^f1:((?:[0-9]{1,15}|-|)(?:,(?:[0-9]{1,15}|-|))*)$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const match = /^f1:((?:[0-9]{1,15}|-|)(?:,(?:[0-9]{1,15}|-|))*)$/.exec(
+    Buffer.from(cursor, 'base64url').toString('utf8'),
+  );
   const positions = match?.[1]!.split(',');
-  if (positions === undefined || positions.length !== shards) throw ValidationFailed.field('cursor', 'cursor is not a next_cursor of this list');
+  if (positions === undefined || positions.length !== shards)
+    throw ValidationFailed.field('cursor', 'cursor is not a next_cursor of this list');
   return positions;
 }
 
 /** GET /admin/deliveries across every shard: newest first, each shard walked from its own cursor. */
-async function mergeDeliveries(shards: number, down: readonly number[], ask: AskShard, input: ListInput): Promise<Merged> {
+async function mergeDeliveries(
+  shards: number,
+  down: readonly number[],
+  ask: AskShard,
+  input: ListInput,
+): Promise<Merged> {
   const params = paramsOf(input);
   const positions = decodeMergedCursor(typeof params.cursor === 'string' ? params.cursor : undefined, shards);
   const limit = params.limit === undefined ? 50 : numberOf(params.limit);
   const inputOf = (shard: number, position: string, size?: number): ListInput | null =>
-    position === '-' ? null : withParams(input, { ...(position === '' ? {} : { cursor: encodeDeliveryCursor(Number(position)) }), ...(size === undefined ? {} : { limit: size }) }, ['cursor']);
+    position === '-'
+      ? null
+      : withParams(
+          input,
+          {
+            ...(position === '' ? {} : { cursor: encodeDeliveryCursor(Number(position)) }),
+            ...(size === undefined ? {} : { limit: size }),
+          },
+          ['cursor'],
+        );
   const all = await askAll(shards, down, ask, (shard) => inputOf(shard, positions[shard]!));
   if ('stop' in all) return { answer: all.stop };
-  const pages = all.bodies.map((body) => (body === null ? { deliveries: [] as Row[], next_cursor: null } : (body as { deliveries: Row[]; next_cursor: string | null })));
+  const pages = all.bodies.map((body) =>
+    body === null
+      ? { deliveries: [] as Row[], next_cursor: null }
+      : (body as { deliveries: Row[]; next_cursor: string | null }),
+  );
   const { rows, taken } = mergeSorted(
     pages.map((p) => p.deliveries),
-    (a, b) => Date.parse(String(b.created_at)) - Date.parse(String(a.created_at)) || String(b.id).localeCompare(String(a.id)),
+    (a, b) =>
+      Date.parse(String(b.created_at)) - Date.parse(String(a.created_at)) || String(b.id).localeCompare(String(a.id)),
     limit,
   );
   const next = await Promise.all(
     pages.map(async (p, shard) => {
       const took = taken[shard]!;
       if (positions[shard] === '-') return '-';
-      if (took === p.deliveries.length) return p.next_cursor === null ? '-' : String(decodeDeliveryCursor(p.next_cursor));
+      if (took === p.deliveries.length)
+        return p.next_cursor === null ? '-' : String(decodeDeliveryCursor(p.next_cursor));
       if (took === 0) return positions[shard]!;
       // Part of the shard's page was shown: its cursor after the rows shown is that of a page of exactly that many.
       const answer = await ask(shard, inputOf(shard, positions[shard]!, took)!);
@@ -209,18 +267,37 @@ async function mergeDeliveries(shards: number, down: readonly number[], ask: Ask
       return cursor === null ? '-' : String(decodeDeliveryCursor(cursor));
     }),
   );
-  return { json: { deliveries: rows, next_cursor: next.every((position) => position === '-') ? null : encodeMergedCursor(next) } };
+  return {
+    json: {
+      deliveries: rows,
+      next_cursor: next.every((position) => position === '-') ? null : encodeMergedCursor(next),
+    },
+  };
 }
 
 /** Answers an account-wide list from every shard's answer. */
-export function mergeList(list: MergedList, shards: number, down: readonly number[], ask: AskShard, input: ListInput): Promise<Merged> {
+export function mergeList(
+  list: MergedList,
+  shards: number,
+  down: readonly number[],
+  ask: AskShard,
+  input: ListInput,
+): Promise<Merged> {
   switch (list) {
     case 'companies':
       return mergeCompanies(shards, down, ask, input);
     case 'auths':
       return mergeV2(shards, down, ask, input, 'auths', AUTHS_MAX_PER_PAGE, (a, b) => numberOf(a.id) - numberOf(b.id));
     case 'templates':
-      return mergeV2(shards, down, ask, input, 'biz_templates', TEMPLATES_MAX_PER_PAGE, compareTemplates(paramsOf(input).sort));
+      return mergeV2(
+        shards,
+        down,
+        ask,
+        input,
+        'biz_templates',
+        TEMPLATES_MAX_PER_PAGE,
+        compareTemplates(paramsOf(input).sort),
+      );
     case 'deliveries':
       return mergeDeliveries(shards, down, ask, input);
   }

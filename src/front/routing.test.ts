@@ -18,12 +18,19 @@ const method = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 describe('routeOf: the shard from the path', () => {
   it('routes a company id in a path to (id − 1) mod slots', () => {
     fc.assert(
-      fc.property(id, suffix, method, fc.constantFrom('/p1/companies/', '/api/p2/companies/', '/admin/companies/'), fc.integer({ min: 1, max: 1024 }), (n, rest, m, prefix, slots) => {
-        const route = routeOf(m, `${prefix}${n}${rest}`);
-        expect(route).toEqual({ kind: 'id', id: n });
-        const shard = shardOfRoute(n, slots, slots);
-        expect(shard).toBe((n - 1) % slots);
-      }),
+      fc.property(
+        id,
+        suffix,
+        method,
+        fc.constantFrom('/p1/companies/', '/api/p2/companies/', '/admin/companies/'),
+        fc.integer({ min: 1, max: 1024 }),
+        (n, rest, m, prefix, slots) => {
+          const route = routeOf(m, `${prefix}${n}${rest}`);
+          expect(route).toEqual({ kind: 'id', id: n });
+          const shard = shardOfRoute(n, slots, slots);
+          expect(shard).toBe((n - 1) % slots);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -98,11 +105,21 @@ describe('companyOfInput: the company of a request as the cores read it', () => 
 
   it('answers null for a value that is no id and undefined for none, never throws on a bad body', () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.string(), fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain', undefined), (value, raw, type) => {
-        const company = companyOfInput('POST', '', Buffer.from(JSON.stringify({ company_id: value })), 'application/json');
-        if (company !== null) expect(company).toBeGreaterThanOrEqual(1);
-        expect(() => companyOfInput('POST', '', Buffer.from(raw), type)).not.toThrow();
-      }),
+      fc.property(
+        fc.jsonValue(),
+        fc.string(),
+        fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain', undefined),
+        (value, raw, type) => {
+          const company = companyOfInput(
+            'POST',
+            '',
+            Buffer.from(JSON.stringify({ company_id: value })),
+            'application/json',
+          );
+          if (company !== null) expect(company).toBeGreaterThanOrEqual(1);
+          expect(() => companyOfInput('POST', '', Buffer.from(raw), type)).not.toThrow();
+        },
+      ),
       { numRuns: RUNS },
     );
     expect(companyOfInput('POST', '', Buffer.from('{"company_id":"12"}'), 'application/json')).toBe(12);
@@ -114,7 +131,15 @@ describe('companyOfInput: the company of a request as the cores read it', () => 
 describe('upstreamHeaders', () => {
   it('passes every header but the hop-by-hop ones, traceparent included, and adds X-Forwarded-*', () => {
     const req = {
-      headers: { host: 'gw.example', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', connection: 'keep-alive', expect: '100-continue', 'x-hub-signature-256': 'sha256=ab', 'content-length': '9', 'x-forwarded-for': '203.0.113.9' },
+      headers: {
+        host: 'gw.example',
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        connection: 'keep-alive',
+        expect: '100-continue',
+        'x-hub-signature-256': 'sha256=ab',
+        'content-length': '9',
+        'x-forwarded-for': '203.0.113.9',
+      },
       socket: { remoteAddress: '::ffff:10.0.0.7' },
     } as unknown as IncomingMessage;
     expect(upstreamHeaders(req, Buffer.from('{"a": 1 }'))).toEqual({
@@ -133,11 +158,16 @@ describe('readUpload: the company of a multipart upload, before the upload has a
   const boundary = 'front-test-boundary';
   const part = (name: string, content: string | Buffer, file?: string) =>
     Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file}"\r\nContent-Type: application/octet-stream` : ''}\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file}"\r\nContent-Type: application/octet-stream` : ''}\r\n\r\n`,
+      ),
       Buffer.isBuffer(content) ? content : Buffer.from(content),
       Buffer.from('\r\n'),
     ]);
-  const request = () => Object.assign(new PassThrough(), { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }) as unknown as IncomingMessage & PassThrough;
+  const request = () =>
+    Object.assign(new PassThrough(), {
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    }) as unknown as IncomingMessage & PassThrough;
   const collect = async (body: Buffer | NodeJS.ReadableStream) => {
     if (Buffer.isBuffer(body)) return body;
     const chunks: Buffer[] = [];
@@ -147,8 +177,15 @@ describe('readUpload: the company of a multipart upload, before the upload has a
 
   it('resolves once company_id is read, while the file is still coming, and passes the exact bytes on', async () => {
     const file = Buffer.alloc(256 * 1024, 7);
-    const head = Buffer.concat([part('company_id', '65'), part('file', file.subarray(0, 1000), 'a.bin').subarray(0, 1200)]);
-    const whole = Buffer.concat([part('company_id', '65'), part('file', file, 'a.bin'), Buffer.from(`--${boundary}--\r\n`)]);
+    const head = Buffer.concat([
+      part('company_id', '65'),
+      part('file', file.subarray(0, 1000), 'a.bin').subarray(0, 1200),
+    ]);
+    const whole = Buffer.concat([
+      part('company_id', '65'),
+      part('file', file, 'a.bin'),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
     const req = request();
     req.write(whole.subarray(0, head.length));
     // Only the first bytes were sent: the company is known without the rest.
@@ -160,7 +197,11 @@ describe('readUpload: the company of a multipart upload, before the upload has a
   });
 
   it('holds a file that comes before company_id, within the limit, and refuses one past it', async () => {
-    const whole = Buffer.concat([part('file', Buffer.alloc(5000, 1), 'a.bin'), part('company_id', '3'), Buffer.from(`--${boundary}--\r\n`)]);
+    const whole = Buffer.concat([
+      part('file', Buffer.alloc(5000, 1), 'a.bin'),
+      part('company_id', '3'),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
     const held = request();
     held.end(whole);
     const upload = await readUpload(held, 1024, 1024 * 1024);
@@ -184,41 +225,76 @@ describe('readUpload: the company of a multipart upload, before the upload has a
 describe('merging lists', () => {
   it('mergeSorted takes a prefix of every list, in order', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.integer({ min: 0, max: 1000 }), { maxLength: 20 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 60 }), (raw, limit) => {
-        const lists = raw.map((list) => [...list].sort((a, b) => a - b));
-        const { rows, taken } = mergeSorted(lists, (a, b) => a - b, limit);
-        expect(rows).toEqual(lists.flat().sort((a, b) => a - b).slice(0, limit));
-        expect(taken.reduce((a, b) => a + b, 0)).toBe(rows.length);
-      }),
+      fc.property(
+        fc.array(fc.array(fc.integer({ min: 0, max: 1000 }), { maxLength: 20 }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 0, max: 60 }),
+        (raw, limit) => {
+          const lists = raw.map((list) => [...list].sort((a, b) => a - b));
+          const { rows, taken } = mergeSorted(lists, (a, b) => a - b, limit);
+          expect(rows).toEqual(
+            lists
+              .flat()
+              .sort((a, b) => a - b)
+              .slice(0, limit),
+          );
+          expect(taken.reduce((a, b) => a + b, 0)).toBe(rows.length);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('walks every shard’s deliveries exactly once through the merged cursor', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 5 }), async (sizes, limit) => {
-        // Shard s holds deliveries with seq 1..n, newest (highest seq) first, as the store lists them.
-        const shards = sizes.map((n, shard) => Array.from({ length: n }, (_, i) => ({ seq: n - i, id: `d${shard}-${n - i}`, created_at: new Date(1_800_000_000_000 + (n - i) * 1000 + shard).toISOString() })));
-        const ask: AskShard = async (shard, input) => {
-          const params = new URLSearchParams(input.querystring);
-          const before = params.has('cursor') ? Number(Buffer.from(params.get('cursor')!, 'base64url').toString().slice(3)) : Infinity;
-          const size = Number(params.get('limit') ?? 50);
-          const rows = shards[shard]!.filter((d) => d.seq < before);
-          const page = rows.slice(0, size);
-          const text = JSON.stringify({ deliveries: page.map(({ id, created_at }) => ({ id, created_at })), next_cursor: rows.length > size ? encodeDeliveryCursor(page.at(-1)!.seq) : null });
-          return { shard, status: 200, headers: {}, text };
-        };
-        const seen: string[] = [];
-        let cursor: string | null = '';
-        for (let round = 0; cursor !== null && round < 100; round++) {
-          const merged = await mergeList('deliveries', sizes.length, [], ask, { querystring: new URLSearchParams({ limit: String(limit), ...(cursor === '' ? {} : { cursor }) }).toString(), json: null });
-          const page = (merged as { json: { deliveries: { id: string }[]; next_cursor: string | null } }).json;
-          expect(page.deliveries.length).toBeLessThanOrEqual(limit);
-          seen.push(...page.deliveries.map((d) => d.id));
-          cursor = page.next_cursor;
-        }
-        expect(seen.sort()).toEqual(shards.flat().map((d) => d.id).sort());
-      }),
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (sizes, limit) => {
+          // Shard s holds deliveries with seq 1..n, newest (highest seq) first, as the store lists them.
+          const shards = sizes.map((n, shard) =>
+            Array.from({ length: n }, (_, i) => ({
+              seq: n - i,
+              id: `d${shard}-${n - i}`,
+              created_at: new Date(1_800_000_000_000 + (n - i) * 1000 + shard).toISOString(),
+            })),
+          );
+          const ask: AskShard = async (shard, input) => {
+            const params = new URLSearchParams(input.querystring);
+            const before = params.has('cursor')
+              ? Number(Buffer.from(params.get('cursor')!, 'base64url').toString().slice(3))
+              : Infinity;
+            const size = Number(params.get('limit') ?? 50);
+            const rows = shards[shard]!.filter((d) => d.seq < before);
+            const page = rows.slice(0, size);
+            const text = JSON.stringify({
+              deliveries: page.map(({ id, created_at }) => ({ id, created_at })),
+              next_cursor: rows.length > size ? encodeDeliveryCursor(page.at(-1)!.seq) : null,
+            });
+            return { shard, status: 200, headers: {}, text };
+          };
+          const seen: string[] = [];
+          let cursor: string | null = '';
+          for (let round = 0; cursor !== null && round < 100; round++) {
+            const merged = await mergeList('deliveries', sizes.length, [], ask, {
+              querystring: new URLSearchParams({
+                limit: String(limit),
+                ...(cursor === '' ? {} : { cursor }),
+              }).toString(),
+              json: null,
+            });
+            const page = (merged as { json: { deliveries: { id: string }[]; next_cursor: string | null } }).json;
+            expect(page.deliveries.length).toBeLessThanOrEqual(limit);
+            seen.push(...page.deliveries.map((d) => d.id));
+            cursor = page.next_cursor;
+          }
+          expect(seen.sort()).toEqual(
+            shards
+              .flat()
+              .map((d) => d.id)
+              .sort(),
+          );
+        },
+      ),
       { numRuns: Math.min(RUNS, 100) },
     );
   });

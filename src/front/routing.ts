@@ -68,7 +68,8 @@ export function routeOf(method: string, pathname: string): Route {
       return byId(third);
     case 'p1':
       if (second !== 'companies') return { kind: 'any' };
-      if (parts.length === 2) return read ? { kind: 'list', list: 'companies' } : m === 'POST' ? { kind: 'create' } : { kind: 'any' };
+      if (parts.length === 2)
+        return read ? { kind: 'list', list: 'companies' } : m === 'POST' ? { kind: 'create' } : { kind: 'any' };
       return byId(third);
     case 'api':
       if (second !== 'p2') return { kind: 'any' };
@@ -99,7 +100,9 @@ export function routeOf(method: string, pathname: string): Route {
           return parts.length === 2 && read ? { kind: 'list', list: 'deliveries' } : { kind: 'first' };
         case 'replays':
           // A bulk replay runs on the shard of its company; a task is found by asking every shard.
-          return parts.length === 2 && m === 'POST' ? { kind: 'input', required: 'a bulk replay through the front names its company_id' } : { kind: 'first' };
+          return parts.length === 2 && m === 'POST'
+            ? { kind: 'input', required: 'a bulk replay through the front names its company_id' }
+            : { kind: 'first' };
         default:
           return { kind: 'any' };
       }

@@ -117,13 +117,21 @@ export class ShardSet {
    * buffer) is tried once more first, on a fresh connection, since a keep-alive connection the core
    * just closed fails the same way.
    */
-  async request(shard: number, options: Omit<Dispatcher.RequestOptions, 'origin'>, route: string): Promise<Dispatcher.ResponseData> {
+  async request(
+    shard: number,
+    options: Omit<Dispatcher.RequestOptions, 'origin'>,
+    route: string,
+  ): Promise<Dispatcher.ResponseData> {
     const entry = this.entries[shard];
     if (entry === undefined || !entry.up) {
       this.metrics.proxied(shard, route, 'unavailable');
       throw new ShardUnavailable(shard);
     }
-    const replayable = options.body === undefined || options.body === null || Buffer.isBuffer(options.body) || typeof options.body === 'string';
+    const replayable =
+      options.body === undefined ||
+      options.body === null ||
+      Buffer.isBuffer(options.body) ||
+      typeof options.body === 'string';
     const started = process.hrtime.bigint();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -149,7 +157,10 @@ export class ShardSet {
     if (entry === undefined || !entry.up || this.closed) return;
     entry.up = false;
     this.metrics.shardState(shard, false);
-    this.logger.warn({ shard, url: entry.url, reason: reason instanceof Error ? reason.message : String(reason) }, 'shard down: its requests answer 503 until it answers again');
+    this.logger.warn(
+      { shard, url: entry.url, reason: reason instanceof Error ? reason.message : String(reason) },
+      'shard down: its requests answer 503 until it answers again',
+    );
     this.scheduleProbe(entry);
   }
 
@@ -163,7 +174,12 @@ export class ShardSet {
     entry.probe = null;
     try {
       // Any answer means the process listens again; its own /healthz says how well it is.
-      const response = await entry.pool.request({ method: 'GET', path: '/healthz', headersTimeout: this.options.connectTimeoutMs + 1_000, bodyTimeout: 2_000 });
+      const response = await entry.pool.request({
+        method: 'GET',
+        path: '/healthz',
+        headersTimeout: this.options.connectTimeoutMs + 1_000,
+        bodyTimeout: 2_000,
+      });
       await response.body.dump();
       if (this.closed) return;
       entry.up = true;
@@ -180,7 +196,12 @@ export class ShardSet {
       this.entries.map(async (entry) => {
         if (!entry.up) return { shard: entry.shard, url: entry.url, status: null };
         try {
-          const response = await entry.pool.request({ method: 'GET', path: '/healthz', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+          const response = await entry.pool.request({
+            method: 'GET',
+            path: '/healthz',
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+          });
           await response.body.dump();
           return { shard: entry.shard, url: entry.url, status: response.statusCode };
         } catch (error) {

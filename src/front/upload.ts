@@ -50,7 +50,10 @@ export async function readUpload(req: IncomingMessage, bodyLimit: number, holdLi
       req.off('error', onError);
       parser.removeAllListeners();
       parser.on('error', () => {});
-      resolve({ company, body: req.readableEnded ? Buffer.concat(held) : Readable.from(heldThenRest(held, req), { objectMode: false }) });
+      resolve({
+        company,
+        body: req.readableEnded ? Buffer.concat(held) : Readable.from(heldThenRest(held, req), { objectMode: false }),
+      });
     };
     const onData = (chunk: Buffer) => {
       held.push(chunk);

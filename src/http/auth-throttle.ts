@@ -47,14 +47,25 @@ export class AuthThrottle {
   private readonly failures: RateLimiterMemory;
   private readonly waits = new RateLimiterMemory({ keyPrefix: 'admin-wait', points: 1, duration: 1 });
   private readonly total = new RateLimiterMemory({ keyPrefix: 'admin-total', points: 1_000_000_000, duration: 60 });
-  private readonly pacer = new RateLimiterQueue(new RateLimiterMemory({ keyPrefix: 'admin-pace', points: ADMIN_PACE.perSecond, duration: 1 }), { maxQueueSize: ADMIN_PACE.queue });
-  private readonly apiFailures = new RateLimiterMemory({ keyPrefix: 'api-failures', points: 1_000_000_000, duration: ADMIN_FAILURE_WINDOW_SECONDS });
+  private readonly pacer = new RateLimiterQueue(
+    new RateLimiterMemory({ keyPrefix: 'admin-pace', points: ADMIN_PACE.perSecond, duration: 1 }),
+    { maxQueueSize: ADMIN_PACE.queue },
+  );
+  private readonly apiFailures = new RateLimiterMemory({
+    keyPrefix: 'api-failures',
+    points: 1_000_000_000,
+    duration: ADMIN_FAILURE_WINDOW_SECONDS,
+  });
 
   constructor(
     private readonly limits: AuthThrottleLimits,
     private readonly metrics?: Metrics,
   ) {
-    this.failures = new RateLimiterMemory({ keyPrefix: 'admin-failures', points: 1_000_000_000, duration: ADMIN_FAILURE_WINDOW_SECONDS });
+    this.failures = new RateLimiterMemory({
+      keyPrefix: 'admin-failures',
+      points: 1_000_000_000,
+      duration: ADMIN_FAILURE_WINDOW_SECONDS,
+    });
   }
 
   /**

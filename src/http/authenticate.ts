@@ -57,7 +57,9 @@ export function authenticate(
 
 function bodyOf(ctx: { request: { body?: unknown } }): Record<string, unknown> | undefined {
   const body = ctx.request.body;
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : undefined;
 }
 
 function firstString(value: unknown): string | undefined {

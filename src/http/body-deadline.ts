@@ -23,7 +23,11 @@ export function discardRest(req: IncomingMessage): void {
  * dropped (discardRest). A client trickling bytes so holds nothing for long, whatever the
  * server's request timeout. No deadline when `timeoutMs` is undefined.
  */
-export async function withinBodyDeadline<T>(req: IncomingMessage, timeoutMs: number | undefined, reading: Promise<T>): Promise<T> {
+export async function withinBodyDeadline<T>(
+  req: IncomingMessage,
+  timeoutMs: number | undefined,
+  reading: Promise<T>,
+): Promise<T> {
   if (timeoutMs === undefined) return reading;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {

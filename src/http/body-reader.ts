@@ -28,10 +28,17 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * fields with bracket and dot nesting (qs). An empty body is `{}`. Answers the parsed body and its
  * text.
  */
-export async function readBody(req: IncomingMessage, kind: BodyKind, limit: number): Promise<{ parsed: unknown; text: string }> {
+export async function readBody(
+  req: IncomingMessage,
+  kind: BodyKind,
+  limit: number,
+): Promise<{ parsed: unknown; text: string }> {
   const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() || 'identity';
   const decoder = DECODERS[coding];
-  if (decoder === undefined) throw new UnsupportedMediaType(`Content-Encoding "${coding}" is not supported: send the body as it is, or as gzip, deflate or br.`);
+  if (decoder === undefined)
+    throw new UnsupportedMediaType(
+      `Content-Encoding "${coding}" is not supported: send the body as it is, or as gzip, deflate or br.`,
+    );
   const length = req.headers['content-length'];
   const source: Readable = decoder === null ? req : req.pipe(decoder());
   const bytes = await readBytes(source, limit, decoder === null && length !== undefined ? Number(length) : undefined);
@@ -59,7 +66,8 @@ async function readBytes(source: Readable, limit: number, length: number | undef
     const { type, status, errno } = error as { type?: string; status?: number; errno?: unknown };
     if (type === 'entity.too.large') throw new PayloadTooLarge('The request body is larger than the limit.');
     // zlib's and brotli's errors carry a numeric errno (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_2, ...).
-    if (status === undefined && typeof errno === 'number') throw new BadRequest('The request body could not be decoded as its Content-Encoding says.');
+    if (status === undefined && typeof errno === 'number')
+      throw new BadRequest('The request body could not be decoded as its Content-Encoding says.');
     throw new BadRequest('The request body could not be read.');
   }
 }

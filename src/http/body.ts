@@ -51,7 +51,8 @@ export function parseBody(limits: BodyLimits): Middleware<AppState> {
     }
     const { parsed, text } = read;
     // The form parser, like every query parser, keeps a malformed escape (%ZZ) as literal text.
-    if (kind === 'form' && !isPercentEncodedUtf8(text)) throw new BadRequest('The form body is not validly percent-encoded UTF-8.');
+    if (kind === 'form' && !isPercentEncodedUtf8(text))
+      throw new BadRequest('The form body is not validly percent-encoded UTF-8.');
     // Form fields nest by dots too: only a JSON text's brackets bound its depth.
     const mayNest = kind === 'form' || mayNestDeeperThan(text, limits.jsonMaxDepth);
     if (mayNest && nestedDeeperThan(parsed, limits.jsonMaxDepth)) {

@@ -16,7 +16,8 @@ export interface DeliveryFilterInput {
 export function toDeliveryFilter(input: DeliveryFilterInput): DeliveryFilter {
   const since = input.since === undefined ? undefined : Date.parse(input.since);
   const until = input.until === undefined ? undefined : Date.parse(input.until);
-  if (since !== undefined && until !== undefined && since > until) throw ValidationFailed.field('since', 'since must not be after until');
+  if (since !== undefined && until !== undefined && since > until)
+    throw ValidationFailed.field('since', 'since must not be after until');
   return {
     company_id: input.company_id,
     endpoint_id: input.endpoint_id,

@@ -40,7 +40,8 @@ export function idempotency(store: Store): Middleware<AppState> {
     if (ctx.method !== 'POST') return void (await next());
     const key = ctx.get(IDEMPOTENCY_HEADER);
     if (key === '') return void (await next());
-    if (!KEY_SHAPE.test(key)) throw new BadRequest('The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+    if (!KEY_SHAPE.test(key))
+      throw new BadRequest('The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
     const accountId = accountOf(ctx).id;
     const scope = `${accountId}\n${key}`;
     const fingerprint = fingerprintOf(ctx);
@@ -66,7 +67,9 @@ export function idempotency(store: Store): Middleware<AppState> {
       if (status >= 500 || TRANSIENT_STATUSES.has(status)) return;
       // An answer carrying a secret is never stored: only that it was given (docs/decisions.md).
       if (ctx.state.secretAnswer === true && status < 400) {
-        store.transaction(() => store.idempotency.save({ accountId, key, fingerprint, status, body: null, withheld: true }));
+        store.transaction(() =>
+          store.idempotency.save({ accountId, key, fingerprint, status, body: null, withheld: true }),
+        );
         return;
       }
       const text = body === undefined || body === null ? null : JSON.stringify(body);
@@ -86,7 +89,10 @@ export function idempotency(store: Store): Middleware<AppState> {
 }
 
 function reused(key: string): ValidationFailed {
-  return ValidationFailed.field('', `The Idempotency-Key "${key}" was used with another request within the last 24 hours: use a new key for a new request.`);
+  return ValidationFailed.field(
+    '',
+    `The Idempotency-Key "${key}" was used with another request within the last 24 hours: use a new key for a new request.`,
+  );
 }
 
 /**

@@ -40,9 +40,11 @@ export function stringLeaves(data: unknown, keep: (text: string) => boolean): St
     if (typeof value === 'string') {
       if (keep(value)) leaves.push({ path: pathOf(visit), value });
     } else if (Array.isArray(value)) {
-      for (let index = 0; index < value.length; index++) pending.push({ value: value[index], key: index, parent: visit });
+      for (let index = 0; index < value.length; index++)
+        pending.push({ value: value[index], key: index, parent: visit });
     } else if (typeof value === 'object' && value !== null) {
-      for (const key of Object.keys(value)) pending.push({ value: (value as Record<string, unknown>)[key], key, parent: visit });
+      for (const key of Object.keys(value))
+        pending.push({ value: (value as Record<string, unknown>)[key], key, parent: visit });
     }
   }
   return leaves;
@@ -54,7 +56,6 @@ function pathOf(visit: Visit): (string | number)[] {
   return path;
 }
 
- 
 const NOT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Whether a string is not Unicode text (it holds NUL or an unpaired surrogate). */
@@ -64,7 +65,9 @@ export function isNotText(text: string): boolean {
 
 /** Problems of the strings that are not Unicode text. */
 export function textProblems(data: unknown): FieldProblem[] {
-  return stringLeaves(data, isNotText).map((leaf) => problem(leaf.path, 'must be text without NUL characters or unpaired surrogates'));
+  return stringLeaves(data, isNotText).map((leaf) =>
+    problem(leaf.path, 'must be text without NUL characters or unpaired surrogates'),
+  );
 }
 
 const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
@@ -85,7 +88,14 @@ export function unreadableNumerals(data: unknown): StringLeaf[] {
 export function numeralProblems(leaves: StringLeaf[], data: unknown): FieldProblem[] {
   return leaves
     .filter((leaf) => typeof valueAt(data, leaf.path) === 'number')
-    .map((leaf) => problem(leaf.path, DECIMAL.test(leaf.value) ? 'is out of range' : 'must be a decimal number (digits, an optional minus sign and fraction)'));
+    .map((leaf) =>
+      problem(
+        leaf.path,
+        DECIMAL.test(leaf.value)
+          ? 'is out of range'
+          : 'must be a decimal number (digits, an optional minus sign and fraction)',
+      ),
+    );
 }
 
 /** The JSON type of every scalar of a JSON input, by path, before text-mode validation coerces. */
@@ -95,7 +105,8 @@ export function scalarTypes(data: unknown): { path: (string | number)[]; type: s
   while (pending.length > 0) {
     const { value, path } = pending.pop()!;
     if (Array.isArray(value)) value.forEach((item, index) => pending.push({ value: item, path: [...path, index] }));
-    else if (typeof value === 'object' && value !== null) for (const [key, item] of Object.entries(value)) pending.push({ value: item, path: [...path, key] });
+    else if (typeof value === 'object' && value !== null)
+      for (const [key, item] of Object.entries(value)) pending.push({ value: item, path: [...path, key] });
     else found.push({ path, type: jsonType(value) });
   }
   return found;
@@ -109,7 +120,13 @@ export function retypedProblems(types: { path: (string | number)[]; type: string
 }
 
 function jsonType(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  return value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'an array'
+      : typeof value === 'object'
+        ? 'an object'
+        : `a ${typeof value}`;
 }
 
 function valueAt(data: unknown, path: (string | number)[]): unknown {
@@ -138,8 +155,12 @@ export function schemaWithSafeIntegers<S>(schema: S): S {
     if (!types.includes('integer')) return node;
     return {
       ...node,
-      ...(node.maximum === undefined && node.exclusiveMaximum === undefined ? { maximum: Number.MAX_SAFE_INTEGER } : {}),
-      ...(node.minimum === undefined && node.exclusiveMinimum === undefined ? { minimum: Number.MIN_SAFE_INTEGER } : {}),
+      ...(node.maximum === undefined && node.exclusiveMaximum === undefined
+        ? { maximum: Number.MAX_SAFE_INTEGER }
+        : {}),
+      ...(node.minimum === undefined && node.exclusiveMinimum === undefined
+        ? { minimum: Number.MIN_SAFE_INTEGER }
+        : {}),
     };
   }) as S;
 }

@@ -16,6 +16,9 @@ export function requireReachableUrl(guard: SsrfGuard, url: string, field: string
   }
   const refusal = guard.refusalOf(host);
   if (refusal !== null) {
-    throw ValidationFailed.field(field, `${field} may not point at ${host}: ${refusal.reason}, and the gateway sends nothing to private, loopback, link-local or reserved addresses unless GATEWAY_WEBHOOK_ALLOW_HOSTS names them`);
+    throw ValidationFailed.field(
+      field,
+      `${field} may not point at ${host}: ${refusal.reason}, and the gateway sends nothing to private, loopback, link-local or reserved addresses unless GATEWAY_WEBHOOK_ALLOW_HOSTS names them`,
+    );
   }
 }

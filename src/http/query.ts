@@ -32,7 +32,13 @@ export function isPercentEncodedUtf8(text: string): boolean {
 }
 
 /** Bracket nesting of query parameters (`sort[position]=asc`, `company_ids[]=1`) and how far it goes. */
-const QUERY_SHAPE = { depth: 5, arrayLimit: 100, parameterLimit: 1_000, strictDepth: true, throwOnLimitExceeded: true } as const;
+const QUERY_SHAPE = {
+  depth: 5,
+  arrayLimit: 100,
+  parameterLimit: 1_000,
+  strictDepth: true,
+  throwOnLimitExceeded: true,
+} as const;
 
 /**
  * The query string as nested parameters. Deeper nesting, longer arrays or more parameters than

@@ -30,7 +30,10 @@ export function rateLimit(groups: readonly RateLimitGroup[]): Middleware<AppStat
   for (const group of groups) {
     const limited = {
       name: group.name,
-      limiters: group.windows.map((w) => new RateLimiterMemory({ keyPrefix: `${group.name}:${w.seconds}`, points: w.points, duration: w.seconds })),
+      limiters: group.windows.map(
+        (w) =>
+          new RateLimiterMemory({ keyPrefix: `${group.name}:${w.seconds}`, points: w.points, duration: w.seconds }),
+      ),
     };
     for (const path of group.paths) byRoute.set(`${group.method} ${path}`, limited);
   }

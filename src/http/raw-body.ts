@@ -27,7 +27,11 @@ export async function readRawBody(req: IncomingMessage, limit: number, timeoutMs
   requireIdentityEncoding(req, 'A callback');
   const length = req.headers['content-length'];
   try {
-    return await withinBodyDeadline(req, timeoutMs, getRawBody(req, { limit, length: length === undefined ? undefined : Number(length) }));
+    return await withinBodyDeadline(
+      req,
+      timeoutMs,
+      getRawBody(req, { limit, length: length === undefined ? undefined : Number(length) }),
+    );
   } catch (error) {
     if (error instanceof AppError) throw error; // the body's deadline
     const { type } = error as { type?: string };

@@ -57,7 +57,15 @@ export function requestLog(logger: Logger): Middleware<AppState> {
       // Fixed fields only (the path is masked, never the query string; lineFields are ids and
       // counts): no redaction needed.
       lines.info(
-        { reqId: requestId, method: ctx.method, path: loggedPath(ctx.path), status: ctx.status, ms: Math.round(ms * 100) / 100, account: state.account?.id, ...state.lineFields },
+        {
+          reqId: requestId,
+          method: ctx.method,
+          path: loggedPath(ctx.path),
+          status: ctx.status,
+          ms: Math.round(ms * 100) / 100,
+          account: state.account?.id,
+          ...state.lineFields,
+        },
         'request',
       );
     }

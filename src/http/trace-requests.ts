@@ -17,7 +17,10 @@ export function traceRequests(): Middleware<AppState> {
     const parent = contextFromHeaders(ctx.req.headers);
     const span = startSpan(
       ctx.method,
-      { kind: SpanKind.SERVER, attributes: { [ATTR.httpMethod]: ctx.method, [ATTR.urlPath]: loggedPath(ctx.path), 'url.scheme': ctx.protocol } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: { [ATTR.httpMethod]: ctx.method, [ATTR.urlPath]: loggedPath(ctx.path), 'url.scheme': ctx.protocol },
+      },
       parent,
     );
     try {

@@ -3,7 +3,14 @@ import formats from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { parseTimestamp } from '../lib/time.js';
 import { BadRequest, ValidationFailed, type FieldProblem } from '../errors/errors.js';
-import { numeralProblems, retypedProblems, scalarTypes, unreadableNumerals, schemaWithSafeIntegers, textProblems } from './input-values.js';
+import {
+  numeralProblems,
+  retypedProblems,
+  scalarTypes,
+  unreadableNumerals,
+  schemaWithSafeIntegers,
+  textProblems,
+} from './input-values.js';
 
 /**
  * Where the input came from decides how strictly types are read: JSON carries real types and is
@@ -12,7 +19,15 @@ import { numeralProblems, retypedProblems, scalarTypes, unreadableNumerals, sche
 export type InputMode = 'json' | 'text';
 
 function createAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: coerce, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true });
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    coerceTypes: coerce,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    verbose: true,
+  });
   addFormats(ajv, ['date-time', 'email', 'uri']);
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
   ajv.addFormat('webhook-url', { type: 'string', validate: isWebhookUrl });
@@ -65,7 +80,12 @@ export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema:
     const validate = compiled[mode];
     const valid = validate(data);
     if (valid && notText.length === 0 && numerals.length === 0 && jsonTypes.length === 0) return data as T;
-    const problems = mergeProblems(notText, valid ? [] : toProblems(validate.errors ?? []), numeralProblems(numerals, data), retypedProblems(jsonTypes, data));
+    const problems = mergeProblems(
+      notText,
+      valid ? [] : toProblems(validate.errors ?? []),
+      numeralProblems(numerals, data),
+      retypedProblems(jsonTypes, data),
+    );
     if (problems.length > 0) throw new ValidationFailed(problems);
     return data as T;
   };
@@ -153,7 +173,9 @@ function describe(field: string, error: ErrorObject): string {
     case 'maxLength':
       return `${name} must be at most ${String(params.limit)} characters`;
     case 'minLength':
-      return params.limit === 1 ? `${name} must not be empty` : `${name} must be at least ${String(params.limit)} characters`;
+      return params.limit === 1
+        ? `${name} must not be empty`
+        : `${name} must be at least ${String(params.limit)} characters`;
     case 'minimum':
     case 'maximum':
       return `${name} must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${String(params.limit)}`;

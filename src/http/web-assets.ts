@@ -57,9 +57,11 @@ interface Asset {
 export function webDir(name: string): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'web'))) return path.join(dir, 'web', name);
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'web')))
+      return path.join(dir, 'web', name);
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`the web/ folder of the gateway was not found above ${fileURLToPath(import.meta.url)}`);
+    if (parent === dir)
+      throw new Error(`the web/ folder of the gateway was not found above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }

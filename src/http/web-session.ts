@@ -52,7 +52,10 @@ export function openSession(
   const token = `gws_${randomBytes(32).toString('base64url')}`;
   const expiresAt = now + policy.idleMs;
   store.transaction(() =>
-    store.webSessions.createSession({ tokenSha256: digestApiToken(token), face: policy.face, ...scope, expiresAt, hardExpiresAt: now + policy.maxMs }, now),
+    store.webSessions.createSession(
+      { tokenSha256: digestApiToken(token), face: policy.face, ...scope, expiresAt, hardExpiresAt: now + policy.maxMs },
+      now,
+    ),
   );
   setCookie(ctx, policy, token);
   return { csrf_token: csrfTokenOf(token), expires_at: new Date(expiresAt).toISOString() };
@@ -71,7 +74,11 @@ export function endSession(ctx: AppContext, store: Store, policy: SessionPolicy)
  * something must carry the session's CSRF token in X-CSRF-Token. Sets ctx.state.webSession and
  * ctx.state.sessionToken; moves the session's idle end out, at most once a minute.
  */
-export function sessionAuth(store: Store, policy: SessionPolicy, expectedCredential: string | null = null): Middleware<AppState> {
+export function sessionAuth(
+  store: Store,
+  policy: SessionPolicy,
+  expectedCredential: string | null = null,
+): Middleware<AppState> {
   return async (ctx, next) => {
     const token = readCookie(ctx.get('cookie'), policy.cookieName);
     if (token === undefined || token === '') throw new Unauthorized(`No ${policy.face} session: log in first.`);
@@ -82,7 +89,9 @@ export function sessionAuth(store: Store, policy: SessionPolicy, expectedCredent
       throw new Unauthorized(`The ${policy.face} session has ended: log in again.`);
     }
     if (!SAFE_METHODS.has(ctx.method) && !sameSecret(ctx.get(CSRF_HEADER), csrfTokenOf(token))) {
-      throw new Forbidden(`The CSRF token is missing or wrong: send the csrf_token of the session in the ${CSRF_HEADER} header.`);
+      throw new Forbidden(
+        `The CSRF token is missing or wrong: send the csrf_token of the session in the ${CSRF_HEADER} header.`,
+      );
     }
     if (session.expires_at - now < policy.idleMs - 60_000 && session.expires_at < session.hard_expires_at) {
       store.transaction(() => store.webSessions.extend(digest, now + policy.idleMs));
@@ -122,10 +131,12 @@ export function hasSessionCookie(ctx: AppContext, policy: SessionPolicy): boolea
 export function requireSameOriginJson(ctx: AppContext, publicOrigin: string | null = null): void {
   if (!ctx.request.is('json')) throw new UnsupportedMediaType('Send the body as application/json.');
   const site = ctx.get('sec-fetch-site');
-  if (site !== '' && site !== 'same-origin' && site !== 'none') throw new Forbidden('A session can only be opened from the page of this gateway.');
+  if (site !== '' && site !== 'same-origin' && site !== 'none')
+    throw new Forbidden('A session can only be opened from the page of this gateway.');
   const origin = ctx.get('origin');
   if (origin === '') return;
-  const same = publicOrigin !== null ? parsedOrigin(origin)?.origin === publicOrigin : parsedOrigin(origin)?.host === ctx.host;
+  const same =
+    publicOrigin !== null ? parsedOrigin(origin)?.origin === publicOrigin : parsedOrigin(origin)?.host === ctx.host;
   if (!same) throw new Forbidden('A session can only be opened from the page of this gateway.');
 }
 

@@ -1,6 +1,14 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { botUpdate } from '../../schemas/callbacks/bot.js';
-import { bareMimeType, defaultFileName, locationDetails, type ChatProfile, type IngestBatch, type IngestItem, type MediaDescription } from '../domain/provider-facts.js';
+import {
+  bareMimeType,
+  defaultFileName,
+  locationDetails,
+  type ChatProfile,
+  type IngestBatch,
+  type IngestItem,
+  type MediaDescription,
+} from '../domain/provider-facts.js';
 
 export type BotUpdate = FromSchema<typeof botUpdate>;
 type BotMessage = NonNullable<BotUpdate['message']>;
@@ -34,7 +42,8 @@ export function botMessageId(chatId: number, messageId: number): string {
 function botMessageItem(message: BotMessage): IngestItem {
   const details: Record<string, unknown> = {};
   const chat = botChat(message);
-  if (chat.isGroup && message.from !== undefined) details.sender = { id: String(message.from.id), name: personName(message.from) };
+  if (chat.isGroup && message.from !== undefined)
+    details.sender = { id: String(message.from.id), name: personName(message.from) };
   if (message.location !== undefined) details.location = locationDetails(message.location);
   return {
     kind: 'message',
@@ -43,7 +52,10 @@ function botMessageItem(message: BotMessage): IngestItem {
     income: true,
     sentAt: message.date * 1000,
     text: message.text ?? message.caption ?? null,
-    repliedToId: message.reply_to_message === undefined ? null : botMessageId(message.chat.id, message.reply_to_message.message_id),
+    repliedToId:
+      message.reply_to_message === undefined
+        ? null
+        : botMessageId(message.chat.id, message.reply_to_message.message_id),
     attachments: botMedia(message),
     details: Object.keys(details).length === 0 ? null : details,
   };
@@ -53,10 +65,22 @@ function botChat(message: BotMessage): ChatProfile {
   const { chat } = message;
   const id = String(chat.id);
   if (chat.type !== 'private') {
-    return { externalId: id, externalPublicId: chat.username === undefined ? id : `@${chat.username}`, name: chat.title ?? id, phone: null, isGroup: true };
+    return {
+      externalId: id,
+      externalPublicId: chat.username === undefined ? id : `@${chat.username}`,
+      name: chat.title ?? id,
+      phone: null,
+      isGroup: true,
+    };
   }
   const name = personName(chat) || (chat.username ?? id);
-  return { externalId: id, externalPublicId: chat.username === undefined ? id : `@${chat.username}`, name, phone: null, isGroup: false };
+  return {
+    externalId: id,
+    externalPublicId: chat.username === undefined ? id : `@${chat.username}`,
+    name,
+    phone: null,
+    isGroup: false,
+  };
 }
 
 function personName(person: { first_name?: string; last_name?: string; username?: string }): string {
@@ -72,27 +96,81 @@ function botMedia(message: BotMessage): MediaDescription[] {
   if (message.photo !== undefined) {
     // Sizes come smallest first; the largest is the photo.
     const photo = [...message.photo].sort((a, b) => a.width * a.height - b.width * b.height).at(-1)!;
-    media.push({ kind: 'image', mimeType: 'image/jpeg', fileName: 'photo.jpg', size: photo.file_size ?? 0, width: photo.width, height: photo.height, pushToTalk: false, providerMedia: ref(photo) });
+    media.push({
+      kind: 'image',
+      mimeType: 'image/jpeg',
+      fileName: 'photo.jpg',
+      size: photo.file_size ?? 0,
+      width: photo.width,
+      height: photo.height,
+      pushToTalk: false,
+      providerMedia: ref(photo),
+    });
   }
   if (message.voice !== undefined) {
     const mimeType = bareMimeType(message.voice.mime_type, 'audio/ogg');
-    media.push({ kind: 'voice', mimeType, fileName: defaultFileName('voice', mimeType), size: message.voice.file_size ?? 0, width: null, height: null, pushToTalk: true, providerMedia: ref(message.voice) });
+    media.push({
+      kind: 'voice',
+      mimeType,
+      fileName: defaultFileName('voice', mimeType),
+      size: message.voice.file_size ?? 0,
+      width: null,
+      height: null,
+      pushToTalk: true,
+      providerMedia: ref(message.voice),
+    });
   }
   if (message.audio !== undefined) {
     const mimeType = bareMimeType(message.audio.mime_type, 'audio/mpeg');
-    media.push({ kind: 'audio', mimeType, fileName: message.audio.file_name ?? defaultFileName('audio', mimeType), size: message.audio.file_size ?? 0, width: null, height: null, pushToTalk: false, providerMedia: ref(message.audio) });
+    media.push({
+      kind: 'audio',
+      mimeType,
+      fileName: message.audio.file_name ?? defaultFileName('audio', mimeType),
+      size: message.audio.file_size ?? 0,
+      width: null,
+      height: null,
+      pushToTalk: false,
+      providerMedia: ref(message.audio),
+    });
   }
   if (message.video !== undefined) {
     const mimeType = bareMimeType(message.video.mime_type, 'video/mp4');
-    media.push({ kind: 'video', mimeType, fileName: message.video.file_name ?? defaultFileName('video', mimeType), size: message.video.file_size ?? 0, width: message.video.width ?? null, height: message.video.height ?? null, pushToTalk: false, providerMedia: ref(message.video) });
+    media.push({
+      kind: 'video',
+      mimeType,
+      fileName: message.video.file_name ?? defaultFileName('video', mimeType),
+      size: message.video.file_size ?? 0,
+      width: message.video.width ?? null,
+      height: message.video.height ?? null,
+      pushToTalk: false,
+      providerMedia: ref(message.video),
+    });
   }
   if (message.document !== undefined) {
     const mimeType = bareMimeType(message.document.mime_type, 'application/octet-stream');
-    media.push({ kind: 'document', mimeType, fileName: message.document.file_name ?? defaultFileName('document', mimeType), size: message.document.file_size ?? 0, width: null, height: null, pushToTalk: false, providerMedia: ref(message.document) });
+    media.push({
+      kind: 'document',
+      mimeType,
+      fileName: message.document.file_name ?? defaultFileName('document', mimeType),
+      size: message.document.file_size ?? 0,
+      width: null,
+      height: null,
+      pushToTalk: false,
+      providerMedia: ref(message.document),
+    });
   }
   if (message.sticker !== undefined) {
     const mimeType = message.sticker.is_animated === true ? 'application/x-tgsticker' : 'image/webp';
-    media.push({ kind: 'sticker', mimeType, fileName: defaultFileName('sticker', mimeType), size: message.sticker.file_size ?? 0, width: message.sticker.width ?? null, height: message.sticker.height ?? null, pushToTalk: false, providerMedia: ref(message.sticker) });
+    media.push({
+      kind: 'sticker',
+      mimeType,
+      fileName: defaultFileName('sticker', mimeType),
+      size: message.sticker.file_size ?? 0,
+      width: message.sticker.width ?? null,
+      height: message.sticker.height ?? null,
+      pushToTalk: false,
+      providerMedia: ref(message.sticker),
+    });
   }
   return media;
 }

@@ -1,6 +1,14 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { cloudCallback } from '../../schemas/callbacks/cloud.js';
-import { bareMimeType, defaultFileName, locationDetails, type IngestBatch, type IngestItem, type MediaDescription, type MediaKind } from '../domain/provider-facts.js';
+import {
+  bareMimeType,
+  defaultFileName,
+  locationDetails,
+  type IngestBatch,
+  type IngestItem,
+  type MediaDescription,
+  type MediaKind,
+} from '../domain/provider-facts.js';
 
 export type CloudCallback = FromSchema<typeof cloudCallback>;
 type CloudValue = CloudCallback['entry'][number]['changes'][number]['value'];
@@ -28,7 +36,12 @@ export function normalizeCloudCallback(callback: CloudCallback, phoneNumberId?: 
   for (const entry of callback.entry) {
     for (const change of entry.changes) {
       if (change.field !== 'messages') continue;
-      if (phoneNumberId !== undefined && change.value.metadata !== undefined && change.value.metadata.phone_number_id !== phoneNumberId) continue;
+      if (
+        phoneNumberId !== undefined &&
+        change.value.metadata !== undefined &&
+        change.value.metadata.phone_number_id !== phoneNumberId
+      )
+        continue;
       const names = new Map((change.value.contacts ?? []).map((c) => [c.wa_id, c.profile?.name]));
       for (const message of change.value.messages ?? []) items.push(cloudMessageItem(message, names.get(message.from)));
       for (const status of change.value.statuses ?? []) {
@@ -43,7 +56,14 @@ export function normalizeCloudCallback(callback: CloudCallback, phoneNumberId?: 
 function cloudMessageItem(message: CloudMessage, profileName: string | undefined): IngestItem {
   const sentAt = Number(message.timestamp) * 1000;
   if (message.type === 'reaction' && message.reaction !== undefined) {
-    return { kind: 'reaction', receipt: `reaction:${message.id}`, targetExternalId: message.reaction.message_id, from: message.from, emoji: message.reaction.emoji ?? '', sentAt };
+    return {
+      kind: 'reaction',
+      receipt: `reaction:${message.id}`,
+      targetExternalId: message.reaction.message_id,
+      from: message.from,
+      emoji: message.reaction.emoji ?? '',
+      sentAt,
+    };
   }
   let text: string | null = null;
   let details: Record<string, unknown> | null = null;
@@ -68,7 +88,12 @@ function cloudMessageItem(message: CloudMessage, profileName: string | undefined
     case 'interactive': {
       const reply = message.interactive?.button_reply ?? message.interactive?.list_reply;
       text = reply?.title ?? null;
-      details = { interactive: { type: message.interactive!.type, ...(reply === undefined ? {} : { id: reply.id, title: reply.title }) } };
+      details = {
+        interactive: {
+          type: message.interactive!.type,
+          ...(reply === undefined ? {} : { id: reply.id, title: reply.title }),
+        },
+      };
       break;
     }
     case 'button':
@@ -82,7 +107,13 @@ function cloudMessageItem(message: CloudMessage, profileName: string | undefined
   return {
     kind: 'message',
     externalId: message.id,
-    chat: { externalId: message.from, externalPublicId: message.from, name: profileName ?? message.from, phone: message.from, isGroup: false },
+    chat: {
+      externalId: message.from,
+      externalPublicId: message.from,
+      name: profileName ?? message.from,
+      phone: message.from,
+      isGroup: false,
+    },
     income: true,
     sentAt,
     text,
@@ -118,7 +149,13 @@ function cloudStatusItem(status: CloudStatus): IngestItem | undefined {
     case 'read':
       return { kind: 'status', externalId: status.id, status: status.status, at };
     case 'failed':
-      return { kind: 'status', externalId: status.id, status: 'error', at, error: { errors: (status.errors ?? []).map(cloudError) } };
+      return {
+        kind: 'status',
+        externalId: status.id,
+        status: 'error',
+        at,
+        error: { errors: (status.errors ?? []).map(cloudError) },
+      };
     default:
       return undefined;
   }

@@ -53,7 +53,10 @@ function connectorItem(event: ConnectorEvent): IngestItem {
             width: a.width ?? null,
             height: a.height ?? null,
             pushToTalk: a.kind === 'voice',
-            providerMedia: { ...(a.id === undefined ? {} : { id: a.id }), ...(a.url === undefined ? {} : { url: a.url }) },
+            providerMedia: {
+              ...(a.id === undefined ? {} : { id: a.id }),
+              ...(a.url === undefined ? {} : { url: a.url }),
+            },
           };
         }),
         details: Object.keys(details).length === 0 ? null : details,
@@ -61,10 +64,21 @@ function connectorItem(event: ConnectorEvent): IngestItem {
     }
     case 'status':
       return event.status === 'failed'
-        ? { kind: 'status', externalId: event.message_id, status: 'error', at: event.timestamp * 1000, error: { errors: event.error === undefined ? [] : [event.error] } }
+        ? {
+            kind: 'status',
+            externalId: event.message_id,
+            status: 'error',
+            at: event.timestamp * 1000,
+            error: { errors: event.error === undefined ? [] : [event.error] },
+          }
         : { kind: 'status', externalId: event.message_id, status: event.status, at: event.timestamp * 1000 };
     case 'state':
-      return { kind: 'state', state: event.state, reason: event.reason ?? null, ...(event.account === undefined ? {} : { account: event.account }) };
+      return {
+        kind: 'state',
+        state: event.state,
+        reason: event.reason ?? null,
+        ...(event.account === undefined ? {} : { account: event.account }),
+      };
     case 'qr':
       return { kind: 'qr', qr: event.qr };
     case 'code':
@@ -75,6 +89,10 @@ function connectorItem(event: ConnectorEvent): IngestItem {
       return { kind: 'oauth', oauthProviderUrl: event.oauth_provider_url };
     case 'notice':
       // The protocol's names are identifiers; the v1 notices keep the documented texts.
-      return { kind: 'notice', notice: NOTICE_TEXTS[event.notice], at: event.timestamp === undefined ? Date.now() : event.timestamp * 1000 };
+      return {
+        kind: 'notice',
+        notice: NOTICE_TEXTS[event.notice],
+        at: event.timestamp === undefined ? Date.now() : event.timestamp * 1000,
+      };
   }
 }

@@ -13,10 +13,15 @@ export interface DirectorySource {
  * directory topic at start, then every change as it comes, each batch in one transaction. A token
  * removed there stops authenticating here at once: every request looks its token up in the store.
  */
-export async function followDirectory(store: Store, source: DirectorySource, logger: Logger): Promise<{ caughtUp: Promise<void>; stop(): Promise<void> }> {
+export async function followDirectory(
+  store: Store,
+  source: DirectorySource,
+  logger: Logger,
+): Promise<{ caughtUp: Promise<void>; stop(): Promise<void> }> {
   return source.follow((records) => {
     store.transaction(() => {
-      for (const { key, value } of records) applyDirectoryEntry(store, key, value === null ? null : (JSON.parse(value) as unknown));
+      for (const { key, value } of records)
+        applyDirectoryEntry(store, key, value === null ? null : (JSON.parse(value) as unknown));
     });
     logger.debug({ entries: records.length }, 'directory entries applied');
   });

@@ -41,7 +41,10 @@ export class InboundApplier implements Worker {
     try {
       if (settings === undefined) throw new NotFound(`Channel ${fact.channel_id} was not found.`);
       const outcome = applyCallback(store, { id: fact.channel_id, api: settings.api }, fact.batch, presenters);
-      logger.info({ channel: fact.channel_id, kinds: fact.batch.items.map((i) => i.kind), ...outcome }, 'provider fact applied');
+      logger.info(
+        { channel: fact.channel_id, kinds: fact.batch.items.map((i) => i.kind), ...outcome },
+        'provider fact applied',
+      );
     } catch (error) {
       // A deleted channel takes nothing more: the fact is dropped, not retried.
       if (!(error instanceof NotFound)) throw error;

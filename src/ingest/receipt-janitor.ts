@@ -9,7 +9,14 @@ export const RECEIPT_RETENTION_MS = 14 * 86_400_000;
  * ingest transactions never wait long behind it.
  */
 export class ReceiptJanitor extends Janitor {
-  constructor({ store, clock, logger, retainMs = RECEIPT_RETENTION_MS, everyMs = 3_600_000, batch = 2_000 }: JanitorOptions) {
+  constructor({
+    store,
+    clock,
+    logger,
+    retainMs = RECEIPT_RETENTION_MS,
+    everyMs = 3_600_000,
+    batch = 2_000,
+  }: JanitorOptions) {
     super('receipt-janitor', {
       clock,
       logger,

@@ -16,7 +16,9 @@ export function verifyCloudSignature(rawBody: Buffer, header: string, appSecret:
   if (header === '') return `The ${CLOUD_SIGNATURE_HEADER} header is missing.`;
   if (!match) return `The ${CLOUD_SIGNATURE_HEADER} header must be sha256=<64 hex digits>.`;
   const expected = createHmac('sha256', appSecret).update(rawBody).digest();
-  return timingSafeEqual(Buffer.from(match[1]!, 'hex'), expected) ? null : `The ${CLOUD_SIGNATURE_HEADER} signature does not match the body.`;
+  return timingSafeEqual(Buffer.from(match[1]!, 'hex'), expected)
+    ? null
+    : `The ${CLOUD_SIGNATURE_HEADER} signature does not match the body.`;
 }
 
 /**
@@ -25,7 +27,9 @@ export function verifyCloudSignature(rawBody: Buffer, header: string, appSecret:
  */
 export function verifyBotSecretDigest(header: string, secretTokenDigest: Buffer): VerifyResult {
   if (header === '') return `The ${BOT_SECRET_HEADER} header is missing.`;
-  return matchesSecretDigest(header, secretTokenDigest) ? null : `The ${BOT_SECRET_HEADER} header does not match the channel's secret token.`;
+  return matchesSecretDigest(header, secretTokenDigest)
+    ? null
+    : `The ${BOT_SECRET_HEADER} header does not match the channel's secret token.`;
 }
 
 /**
@@ -42,7 +46,8 @@ export function verifyStandardWebhook(body: string, headers: Record<string, stri
     new Webhook(secret).verify(body, headers, { jsonParse: false });
     return null;
   } catch (error) {
-    if (error instanceof WebhookVerificationError) return `The Standard Webhooks signature was refused: ${error.message}.`;
+    if (error instanceof WebhookVerificationError)
+      return `The Standard Webhooks signature was refused: ${error.message}.`;
     throw error;
   }
 }

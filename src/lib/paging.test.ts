@@ -46,9 +46,17 @@ describe('v1 list cursors', () => {
 
 describe('toIdPage', () => {
   it('maps v1 parameters to a keyset page', () => {
-    expect(toIdPage({ per: 10, sort_direction: 'desc', from: encodeCursor(7) })).toEqual({ afterId: 7, direction: 'desc', limit: 10 });
+    expect(toIdPage({ per: 10, sort_direction: 'desc', from: encodeCursor(7) })).toEqual({
+      afterId: 7,
+      direction: 'desc',
+      limit: 10,
+    });
     expect(toIdPage({ per: 50, sort_direction: 'asc' })).toEqual({ afterId: undefined, direction: 'asc', limit: 50 });
-    expect(toIdPage({ per: 2, sort_direction: 'asc', from: 'nonsense' })).toEqual({ afterId: undefined, direction: 'asc', limit: 2 });
+    expect(toIdPage({ per: 2, sort_direction: 'asc', from: 'nonsense' })).toEqual({
+      afterId: undefined,
+      direction: 'asc',
+      limit: 2,
+    });
   });
 });
 

@@ -11,7 +11,10 @@ let workerHeapsSizedByThemselves = false;
  * limits. The main isolate read the flag when it was created and keeps its young generation, so
  * clearing the flag before the first worker changes the workers only.
  */
-export function startWorkerThread(script: URL, options: WorkerOptions & { resourceLimits: NonNullable<WorkerOptions['resourceLimits']> }): Worker {
+export function startWorkerThread(
+  script: URL,
+  options: WorkerOptions & { resourceLimits: NonNullable<WorkerOptions['resourceLimits']> },
+): Worker {
   if (!workerHeapsSizedByThemselves) {
     v8.setFlagsFromString('--max-semi-space-size=0');
     workerHeapsSizedByThemselves = true;

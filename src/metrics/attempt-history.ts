@@ -14,7 +14,11 @@ const MINUTE_MS = 60_000;
  * the cost of a record stay constant; a minute not written for an hour is read as zero.
  */
 export class AttemptHistory {
-  private readonly minutes: AttemptMinute[] = Array.from({ length: 60 }, () => ({ start: -1, delivered: 0, failed: 0 }));
+  private readonly minutes: AttemptMinute[] = Array.from({ length: 60 }, () => ({
+    start: -1,
+    delivered: 0,
+    failed: 0,
+  }));
 
   record(delivered: boolean, at: number): void {
     const start = at - (at % MINUTE_MS);

@@ -19,12 +19,13 @@ export interface MetricSources {
 
 const STREAM_CLIENT_KINDS: readonly StreamClientKind[] = ['producer', 'consumer'];
 
-
 /** Provider codes that may appear as a label; anything else in a callback path is `other` (bounded label values). */
 const PROVIDER_LABELS: ReadonlySet<string> = new Set(PROVIDERS);
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-const DELIVERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400];
+const DELIVERY_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400,
+];
 
 /**
  * Every Prometheus metric of the daemon (docs/metrics.md), in one registry per running gateway.
@@ -108,8 +109,11 @@ export class Metrics {
       registers,
     });
     // Every label set from the start, at 0: a rate over the first change needs a sample before it.
-    for (const state of ['disabled', 'enabled']) for (const by of ['gateway', 'api', 'admin', 'portal']) this.endpointStateChanges.inc({ state, by }, 0);
-    for (const target of ['company', 'operator']) for (const reason of ['attempts_exhausted', 'gone', 'endpoint_unavailable']) this.deliveriesFailed.inc({ target, reason }, 0);
+    for (const state of ['disabled', 'enabled'])
+      for (const by of ['gateway', 'api', 'admin', 'portal']) this.endpointStateChanges.inc({ state, by }, 0);
+    for (const target of ['company', 'operator'])
+      for (const reason of ['attempts_exhausted', 'gone', 'endpoint_unavailable'])
+        this.deliveriesFailed.inc({ target, reason }, 0);
     this.checkpointDuration = new Histogram({
       name: 'gateway_store_checkpoint_duration_seconds',
       help: 'WAL checkpoints of the checkpoint thread (GATEWAY_STORE_CHECKPOINT_INTERVAL) that copied pages into the store file.',
@@ -118,7 +122,7 @@ export class Metrics {
     });
     this.walFrames = new Gauge({
       name: 'gateway_store_wal_frames',
-      help: 'Frames (pages) in the store\'s WAL at the last checkpoint of the checkpoint thread.',
+      help: "Frames (pages) in the store's WAL at the last checkpoint of the checkpoint thread.",
       registers,
     });
     this.authFailures = new Counter({
@@ -144,7 +148,8 @@ export class Metrics {
     }
     this.authFailures.inc({ credential: 'api', face: 'api' }, 0);
     this.stateGauges(registers);
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    if (options.defaultMetrics !== false)
+      collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
   }
 
   /** Where the scrape-time gauges read from; set once the store and the streams are open. */
@@ -162,7 +167,10 @@ export class Metrics {
   }
 
   callbackRejected(provider: string, error: unknown): void {
-    this.callbacksRejected.inc({ provider: providerLabel(provider), reason: error instanceof AppError ? error.code : 'internal_error' });
+    this.callbacksRejected.inc({
+      provider: providerLabel(provider),
+      reason: error instanceof AppError ? error.code : 'internal_error',
+    });
   }
 
   /**
@@ -175,7 +183,11 @@ export class Metrics {
     if (attempt.outcome === 'retry' && attempt.trigger === 'auto') this.retriesScheduled.inc();
     if (attempt.outcome !== 'delivered') return;
     const created = eventCreatedAt();
-    if (created !== null) this.deliveryLatency.observe({ trigger: attempt.trigger }, Math.max(0, attempt.started_at + attempt.duration_ms - created) / 1000);
+    if (created !== null)
+      this.deliveryLatency.observe(
+        { trigger: attempt.trigger },
+        Math.max(0, attempt.started_at + attempt.duration_ms - created) / 1000,
+      );
   }
 
   /** A webhook endpoint was disabled or enabled again (committed). */
@@ -237,7 +249,11 @@ export class Metrics {
         await next();
       } finally {
         const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-        end({ method: ctx.method, route: route === undefined ? 'unmatched' : String(route), status: String(ctx.status) });
+        end({
+          method: ctx.method,
+          route: route === undefined ? 'unmatched' : String(route),
+          status: String(ctx.status),
+        });
       }
     };
   }
@@ -300,7 +316,8 @@ export class Metrics {
         const clients = sources().streamClients;
         if (!clients) return;
         const { recovering } = clients();
-        for (const client of STREAM_CLIENT_KINDS) this.set({ client }, recovering.filter((r) => r.client === client).length);
+        for (const client of STREAM_CLIENT_KINDS)
+          this.set({ client }, recovering.filter((r) => r.client === client).length);
       },
     });
     new Gauge({

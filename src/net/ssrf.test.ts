@@ -25,7 +25,10 @@ describe('classifyAddress', () => {
     ['2001:db8::1', '2001:db8::1 is a reserved address'],
     ['::ffff:127.0.0.1', '::ffff:127.0.0.1 is an IPv4-mapped IPv6 address embedding 127.0.0.1, a loopback address'],
     ['::ffff:7f00:1', '::ffff:7f00:1 is an IPv4-mapped IPv6 address embedding 127.0.0.1, a loopback address'],
-    ['::ffff:8.8.8.8', '::ffff:8.8.8.8 is an IPv4-mapped IPv6 address embedding 8.8.8.8, a public address this form is not used to reach'],
+    [
+      '::ffff:8.8.8.8',
+      '::ffff:8.8.8.8 is an IPv4-mapped IPv6 address embedding 8.8.8.8, a public address this form is not used to reach',
+    ],
     ['::127.0.0.1', '::127.0.0.1 is an IPv4-compatible IPv6 address embedding 127.0.0.1, a loopback address'],
     ['::7f00:1', '::7f00:1 is an IPv4-compatible IPv6 address embedding 127.0.0.1, a loopback address'],
     ['::ffff:0:a00:1', '::ffff:0:a00:1 is an IPv4-translated IPv6 address embedding 10.0.0.1, a private address'],
@@ -43,25 +46,40 @@ describe('classifyAddress', () => {
   });
 
   // Public addresses, and the transition forms that carry a public IPv4 address a network may route through.
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '64:ff9b::808:808', '2002:808:808::1'])('allows %s', (address) => {
-    expect(classifyAddress(address)).toBeNull();
-    expect(isBlockedAddress(address)).toBe(false);
-  });
+  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '64:ff9b::808:808', '2002:808:808::1'])(
+    'allows %s',
+    (address) => {
+      expect(classifyAddress(address)).toBeNull();
+      expect(isBlockedAddress(address)).toBe(false);
+    },
+  );
 });
 
 describe('SsrfGuard', () => {
   it('checks IP literals, unless allow-listed, naming the range', () => {
-    expect(() => new SsrfGuard([]).checkLiteral('10.0.0.5')).toThrow('refused to connect to 10.0.0.5: 10.0.0.5 is a private address, which the gateway does not reach unless GATEWAY_WEBHOOK_ALLOW_HOSTS names it');
-    expect(() => new SsrfGuard([]).checkLiteral('[::7f00:1]')).toThrow(/IPv4-compatible IPv6 address embedding 127\.0\.0\.1, a loopback address/);
+    expect(() => new SsrfGuard([]).checkLiteral('10.0.0.5')).toThrow(
+      'refused to connect to 10.0.0.5: 10.0.0.5 is a private address, which the gateway does not reach unless GATEWAY_WEBHOOK_ALLOW_HOSTS names it',
+    );
+    expect(() => new SsrfGuard([]).checkLiteral('[::7f00:1]')).toThrow(
+      /IPv4-compatible IPv6 address embedding 127\.0\.0\.1, a loopback address/,
+    );
     expect(() => new SsrfGuard(['10.0.0.5']).checkLiteral('10.0.0.5')).not.toThrow();
     expect(() => new SsrfGuard([]).checkLiteral('hooks.example.com')).not.toThrow();
-    expect(new SsrfGuard([]).refusalOf('[2002:7f00:1::]')?.reason).toBe('2002:7f00:1:: is a 6to4 address embedding 127.0.0.1, a loopback address');
+    expect(new SsrfGuard([]).refusalOf('[2002:7f00:1::]')?.reason).toBe(
+      '2002:7f00:1:: is a 6to4 address embedding 127.0.0.1, a loopback address',
+    );
   });
 
   it('refuses at lookup time a name that resolves to loopback', async () => {
-    const error = await new Promise<Error | null>((resolve) => new SsrfGuard([]).lookup('localhost', {}, (e) => resolve(e)));
-    expect(error?.message).toMatch(/refused to connect to localhost: it resolves to (127\.0\.0\.1|::1); (127\.0\.0\.1|::1) is a loopback address/);
-    const allowed = await new Promise<Error | null>((resolve) => new SsrfGuard(['localhost']).lookup('localhost', {}, (e) => resolve(e)));
+    const error = await new Promise<Error | null>((resolve) =>
+      new SsrfGuard([]).lookup('localhost', {}, (e) => resolve(e)),
+    );
+    expect(error?.message).toMatch(
+      /refused to connect to localhost: it resolves to (127\.0\.0\.1|::1); (127\.0\.0\.1|::1) is a loopback address/,
+    );
+    const allowed = await new Promise<Error | null>((resolve) =>
+      new SsrfGuard(['localhost']).lookup('localhost', {}, (e) => resolve(e)),
+    );
     expect(allowed).toBeNull();
   });
 });

@@ -86,16 +86,19 @@ function classifyV6(ip: ipaddr.IPv6, shown: string): AddressVerdict {
   const range = ip.range();
   const embedded = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
   // "embedding 10.0.0.1, a private address"
-  const inner = (v4: ipaddr.IPv4) => `embedding ${v4.toString()}, ${v4Words(v4) ?? 'a public address this form is not used to reach'}`;
+  const inner = (v4: ipaddr.IPv4) =>
+    `embedding ${v4.toString()}, ${v4Words(v4) ?? 'a public address this form is not used to reach'}`;
 
   if (range === 'ipv4Mapped') return `${shown} is an IPv4-mapped IPv6 address ${inner(ip.toIPv4Address())}`;
-  if (range === 'rfc6145') return `${shown} is an IPv4-translated IPv6 address ${inner(embedded(parts[6]!, parts[7]!))}`;
+  if (range === 'rfc6145')
+    return `${shown} is an IPv4-translated IPv6 address ${inner(embedded(parts[6]!, parts[7]!))}`;
   // ::/96 but :: and ::1 (unspecified, loopback): the deprecated IPv4-compatible form (RFC 4291).
   if (parts.slice(0, 6).every((p) => p === 0) && range !== 'unspecified' && range !== 'loopback') {
     return `${shown} is an IPv4-compatible IPv6 address ${inner(embedded(parts[6]!, parts[7]!))}`;
   }
   if (range === 'rfc6052') {
-    if (parts[0] === 0x64 && parts[1] === 0xff9b && parts[2] === 1) return `${shown} is in the local-use NAT64 prefix 64:ff9b:1::/48`;
+    if (parts[0] === 0x64 && parts[1] === 0xff9b && parts[2] === 1)
+      return `${shown} is in the local-use NAT64 prefix 64:ff9b:1::/48`;
     const v4 = embedded(parts[6]!, parts[7]!);
     return v4Words(v4) === null ? null : `${shown} is a NAT64 address ${inner(v4)}`;
   }

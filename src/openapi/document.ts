@@ -64,7 +64,11 @@ export function openApiPath(path: string): string {
  * Builds the OpenAPI 3.1 document from the operations and the schemas they name; `events` (the event
  * catalog) becomes its `webhooks`: what the gateway POSTs to company endpoints.
  */
-export function buildOpenApi(operations: readonly Operation[], info: { version: string; serverUrl: string }, events: readonly EventTypeEntry[] = []) {
+export function buildOpenApi(
+  operations: readonly Operation[],
+  info: { version: string; serverUrl: string },
+  events: readonly EventTypeEntry[] = [],
+) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const item = (paths[openApiPath(op.path)] ??= {});
@@ -94,20 +98,27 @@ export function buildOpenApi(operations: readonly Operation[], info: { version: 
 
 /** The Standard Webhooks headers every delivery carries. */
 const WEBHOOK_HEADERS = [
-  { name: 'webhook-id', description: 'The event id (the body\'s `id`), the same on every retry: deduplicate on it.' },
+  { name: 'webhook-id', description: "The event id (the body's `id`), the same on every retry: deduplicate on it." },
   { name: 'webhook-timestamp', description: 'Unix seconds when this attempt was signed.' },
-  { name: 'webhook-signature', description: 'Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, one per valid secret of the endpoint.' },
+  {
+    name: 'webhook-signature',
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, one per valid secret of the endpoint.',
+  },
 ].map(({ name, description }) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
 
 /** One event type as a webhook of the document: the POST the gateway makes to an endpoint. */
 function describeWebhook(entry: EventTypeEntry) {
   return {
     summary: entry.name,
-    description: `${entry.description}${entry.filterable ? '' : ' Not filterable: sent whatever the endpoint\'s event_types.'}`,
+    description: `${entry.description}${entry.filterable ? '' : " Not filterable: sent whatever the endpoint's event_types."}`,
     operationId: `event${entry.name.replace(/(^|[._])(.)/g, (_m, _sep: string, c: string) => c.toUpperCase())}`,
     tags: ['events'],
     parameters: WEBHOOK_HEADERS,
-    requestBody: { required: true, content: { 'application/json': { schema: entry.schema, examples: { [entry.name]: { value: entry.example } } } } },
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: entry.schema, examples: { [entry.name]: { value: entry.example } } } },
+    },
     responses: {
       '2XX': { description: 'Delivered. Any other answer is retried on the schedule; 410 Gone disables the endpoint.' },
     },
@@ -127,19 +138,28 @@ function describe(op: Operation) {
   const responses: Record<string, unknown> = {
     [String(op.success.status)]: {
       description: op.success.description ?? 'Success',
-      ...(op.success.schema === undefined ? {} : { content: { 'application/json': { schema: clean(op.success.schema) } } }),
+      ...(op.success.schema === undefined
+        ? {}
+        : { content: { 'application/json': { schema: clean(op.success.schema) } } }),
     },
   };
   for (const status of errorStatuses(op)) {
-    responses[String(status)] = { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Errors' } } } };
+    responses[String(status)] = {
+      description: ERROR_DESCRIPTIONS[status],
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Errors' } } },
+    };
   }
   return {
     tags: [op.tag],
     summary: op.summary,
-    operationId: `${op.method}${openApiPath(op.path).replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    operationId: `${op.method}${openApiPath(op.path)
+      .replace(/[{}]/g, '')
+      .replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     security: op.auth === 'none' ? [] : op.auth === 'admin' ? [{ adminToken: [] }] : [{ privateApiToken: [] }],
     parameters: [...pathParams, ...queryParams],
-    ...(bodyMethod && (op.input !== undefined || op.multipart !== undefined) ? { requestBody: { required: true, content: bodyContent(op) } } : {}),
+    ...(bodyMethod && (op.input !== undefined || op.multipart !== undefined)
+      ? { requestBody: { required: true, content: bodyContent(op) } }
+      : {}),
     responses,
   };
 }
@@ -153,7 +173,10 @@ function bodyContent(op: Operation): Record<string, unknown> {
   }
   if (op.multipart !== undefined) {
     const file = { [op.multipart.field]: { type: 'string', format: 'binary' } };
-    const others = op.multipart.optional === true && op.input !== undefined ? (clean(op.input) as { properties?: object; required?: string[] }) : {};
+    const others =
+      op.multipart.optional === true && op.input !== undefined
+        ? (clean(op.input) as { properties?: object; required?: string[] })
+        : {};
     content['multipart/form-data'] = {
       schema: {
         type: 'object',

@@ -25,25 +25,58 @@ export type EndpointCache = Map<number, WebhookEndpointRow[]>;
  * out later (src/dispatch/held-release.ts). Endpoints without these (active, default ordering) take
  * the path they always took, without a query of their own.
  */
-export function fanOutEvent(store: Store, event: EventRecord, now: number, endpointsOf: EndpointCache = new Map(), eventJson?: string, traceparent?: string): OutgoingMessage[] {
+export function fanOutEvent(
+  store: Store,
+  event: EventRecord,
+  now: number,
+  endpointsOf: EndpointCache = new Map(),
+  eventJson?: string,
+  traceparent?: string,
+): OutgoingMessage[] {
   let all = endpointsOf.get(event.company_id);
   if (all === undefined) endpointsOf.set(event.company_id, (all = store.webhooks.list(event.company_id)));
   const endpoints = all.filter((endpoint) => wantsEvent(endpoint, event.name) && !isAboutItself(event, endpoint.id));
   // The company's v1 webhook_url gets message and conversation events in their v1 rendition.
   if (V1_RENDERED_EVENTS.has(event.name) && endpoints.some((endpoint) => endpoint.source === 'company')) {
     const rendition = v1RenditionOf(store, event);
-    const v2 = deliver(store, event, endpoints.filter((endpoint) => endpoint.source !== 'company'), now, eventJson, traceparent);
+    const v2 = deliver(
+      store,
+      event,
+      endpoints.filter((endpoint) => endpoint.source !== 'company'),
+      now,
+      eventJson,
+      traceparent,
+    );
     if (rendition === null) return v2;
-    return [...v2, ...deliver(store, rendition, endpoints.filter((endpoint) => endpoint.source === 'company'), now, undefined, traceparent)];
+    return [
+      ...v2,
+      ...deliver(
+        store,
+        rendition,
+        endpoints.filter((endpoint) => endpoint.source === 'company'),
+        now,
+        undefined,
+        traceparent,
+      ),
+    ];
   }
   return deliver(store, event, endpoints, now, eventJson, traceparent);
 }
 
 /** The deliveries of one event to the endpoints that want it, and the first attempts of those that go now. */
-function deliver(store: Store, event: EventRecord, endpoints: readonly WebhookEndpointRow[], now: number, eventJson: string | undefined, traceparent: string | undefined): OutgoingMessage[] {
+function deliver(
+  store: Store,
+  event: EventRecord,
+  endpoints: readonly WebhookEndpointRow[],
+  now: number,
+  eventJson: string | undefined,
+  traceparent: string | undefined,
+): OutgoingMessage[] {
   const plain = endpoints.filter(isPlain);
   const deliveries = store.deliveries.createForEvent(event, plain, now, eventJson, traceparent ?? null);
-  const messages = deliveries.map((deliveryId, index) => firstAttempt(deliveryId, event, jobEndpoint(plain[index]!, now), traceparent, eventJson));
+  const messages = deliveries.map((deliveryId, index) =>
+    firstAttempt(deliveryId, event, jobEndpoint(plain[index]!, now), traceparent, eventJson),
+  );
   if (plain.length === endpoints.length) return messages;
   const json = eventJson ?? JSON.stringify(event);
   for (const endpoint of endpoints) {
@@ -74,9 +107,17 @@ function heldReason(store: Store, endpoint: WebhookEndpointRow): HeldReason | nu
  * The message of a delivery's first attempt, keyed by its endpoint. With `eventJson` (the event's
  * JSON text, as the outbox keeps it) the job's text is built around it, not serialized again.
  */
-export function firstAttempt(deliveryId: string, event: EventRecord, endpoint: JobEndpoint, traceparent: string | undefined, eventJson?: string): OutgoingMessage {
+export function firstAttempt(
+  deliveryId: string,
+  event: EventRecord,
+  endpoint: JobEndpoint,
+  traceparent: string | undefined,
+  eventJson?: string,
+): OutgoingMessage {
   const job: DeliveryJob = { delivery_id: deliveryId, event, endpoint, attempt: 1, step: 1, trigger: 'auto' };
   const json =
-    eventJson === undefined ? undefined : `{"delivery_id":${JSON.stringify(deliveryId)},"event":${eventJson},"endpoint":${JSON.stringify(endpoint)},"attempt":1,"step":1,"trigger":"auto"}`;
+    eventJson === undefined
+      ? undefined
+      : `{"delivery_id":${JSON.stringify(deliveryId)},"event":${eventJson},"endpoint":${JSON.stringify(endpoint)},"attempt":1,"step":1,"trigger":"auto"}`;
   return { key: jobKey(job), id: `${deliveryId}:1`, value: job, json, traceparent, recoverable: true };
 }

@@ -13,7 +13,14 @@ export const PUBLISHED_OUTBOX_RETENTION_MS = 86_400_000;
  * published stay, however old: the relay still owes them to the stream.
  */
 export class OutboxJanitor extends Janitor {
-  constructor({ store, clock, logger, retainMs = PUBLISHED_OUTBOX_RETENTION_MS, everyMs = 600_000, batch = 2_000 }: JanitorOptions) {
+  constructor({
+    store,
+    clock,
+    logger,
+    retainMs = PUBLISHED_OUTBOX_RETENTION_MS,
+    everyMs = 600_000,
+    batch = 2_000,
+  }: JanitorOptions) {
     super('outbox-janitor', {
       clock,
       logger,

@@ -1,5 +1,10 @@
 import type { OperatorWebhookConfig } from '../config/config.js';
-import { OPERATIONAL_EVENT_NAMES, OPERATOR_COMPANY_ID, OPERATOR_ENDPOINT_ID, operatorJobEndpoint } from '../domain/operational-events.js';
+import {
+  OPERATIONAL_EVENT_NAMES,
+  OPERATOR_COMPANY_ID,
+  OPERATOR_ENDPOINT_ID,
+  operatorJobEndpoint,
+} from '../domain/operational-events.js';
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../streams/catalog.js';
 import type { OutgoingMessage } from '../streams/stream.js';

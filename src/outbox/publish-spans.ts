@@ -1,7 +1,15 @@
 import type { RelayRow } from '../store/pipeline/outbox.js';
 import type { OutgoingMessage } from '../streams/stream.js';
 import { ATTR } from '../tracing/attributes.js';
-import { contextFrom, endSpan, isTracing, SpanKind, startSpan, traceparentOfSpan, type Span } from '../tracing/tracer.js';
+import {
+  contextFrom,
+  endSpan,
+  isTracing,
+  SpanKind,
+  startSpan,
+  traceparentOfSpan,
+  type Span,
+} from '../tracing/tracer.js';
 
 /**
  * The `send <stream>` PRODUCER spans of one relay batch (docs/tracing.md): one per outbox message,

@@ -56,7 +56,8 @@ export class OutboxRelay implements Worker {
         : outbox.publishInCommits({
             batchSize: this.batchSize(),
             publish: (pending, appended) => this.relayHere(pending, appended),
-            onError: (error) => logger.error({ err: error }, 'outbox relay in a group commit failed; its rows wait for the next pass'),
+            onError: (error) =>
+              logger.error({ err: error }, 'outbox relay in a group commit failed; its rows wait for the next pass'),
           });
     try {
       // A failed batch (the stream away) is tried again, the same rows, after a growing pause.
@@ -97,13 +98,21 @@ export class OutboxRelay implements Worker {
       const endpoints: EndpointCache = new Map();
       const spans = PublishSpans.of(bus.kind);
       try {
-        await bus.publish(run.stream, await store.grouped(() => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints, spans))));
+        await bus.publish(
+          run.stream,
+          await store.grouped(() => run.rows.flatMap((row) => this.toMessages(row, clock.now(), endpoints, spans))),
+        );
       } catch (error) {
         spans?.end(error);
         throw error;
       }
       spans?.end();
-      await store.grouped(() => store.outbox.markPublishedHere(run.rows.map((r) => r.id), clock.now()));
+      await store.grouped(() =>
+        store.outbox.markPublishedHere(
+          run.rows.map((r) => r.id),
+          clock.now(),
+        ),
+      );
       store.outbox.published(run.rows);
     }
     return rows.length;
@@ -123,7 +132,12 @@ export class OutboxRelay implements Worker {
     const spans = PublishSpans.of(bus.kind);
     let handOuts: (() => void)[];
     try {
-      handOuts = runsByStream(rows).map((run) => bus.appendHere!(run.stream, run.rows.flatMap((row) => this.toMessages(row, now, endpoints, spans))));
+      handOuts = runsByStream(rows).map((run) =>
+        bus.appendHere!(
+          run.stream,
+          run.rows.flatMap((row) => this.toMessages(row, now, endpoints, spans)),
+        ),
+      );
       store.outbox.markPublishedHere(
         pending.map((r) => r.id),
         now,
@@ -145,21 +159,50 @@ export class OutboxRelay implements Worker {
   }
 
   /** The messages of one row, built in its publish span when tracing is on (`spans`). */
-  private toMessages(row: RelayRow, now: number, endpoints: EndpointCache, spans: PublishSpans | null): OutgoingMessage[] {
+  private toMessages(
+    row: RelayRow,
+    now: number,
+    endpoints: EndpointCache,
+    spans: PublishSpans | null,
+  ): OutgoingMessage[] {
     if (spans === null) return this.messagesOf(row, now, endpoints, undefined);
     return spans.wrap(row, (traceparent) => this.messagesOf(row, now, endpoints, traceparent));
   }
 
-  private messagesOf(row: RelayRow, now: number, endpoints: EndpointCache, traceparent: string | undefined): OutgoingMessage[] {
+  private messagesOf(
+    row: RelayRow,
+    now: number,
+    endpoints: EndpointCache,
+    traceparent: string | undefined,
+  ): OutgoingMessage[] {
     const payload = row.parsed ?? (JSON.parse(row.payload) as unknown);
     if (row.stream === STREAM.events) {
       const event = payload as EventRecord;
       const messages = fanOutEvent(this.options.store, event, now, endpoints, row.payload, traceparent);
-      const operator = fanOutToOperator(this.options.store, event, now, this.options.operatorWebhook ?? null, row.payload, traceparent);
+      const operator = fanOutToOperator(
+        this.options.store,
+        event,
+        now,
+        this.options.operatorWebhook ?? null,
+        row.payload,
+        traceparent,
+      );
       return operator.length === 0 ? messages : [...messages, ...operator];
     }
     // Send jobs go out resolved: senders in worker processes have no store.
-    if (row.stream === STREAM.outbound) return [{ key: row.key, id: row.message_id, value: resolveOutboundJob(this.options.store, payload as SendJob | DeleteJob, this.options.urls ?? NO_PUBLIC_URL), traceparent }];
+    if (row.stream === STREAM.outbound)
+      return [
+        {
+          key: row.key,
+          id: row.message_id,
+          value: resolveOutboundJob(
+            this.options.store,
+            payload as SendJob | DeleteJob,
+            this.options.urls ?? NO_PUBLIC_URL,
+          ),
+          traceparent,
+        },
+      ];
     return [{ key: row.key, id: row.message_id, value: payload, traceparent }];
   }
 }

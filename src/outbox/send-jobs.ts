@@ -13,11 +13,18 @@ import type { Store } from '../store/store.js';
  */
 export function resolveSendJob(store: Store, job: SendJob, urls: PublicUrls): ProviderSendJob {
   const channel = store.channels.findLive(job.channel_id);
-  if (channel === undefined) return { ...job, send: null, gone_reason: `channel ${job.channel_id} was deleted before the message was sent` };
+  if (channel === undefined)
+    return { ...job, send: null, gone_reason: `channel ${job.channel_id} was deleted before the message was sent` };
   const message = store.messages.findById(job.message_id);
   const conversation = store.conversations.find(job.company_id, job.conversation_id);
-  if (message === undefined || conversation === undefined) return { ...job, send: null, gone_reason: `message ${job.message_id} no longer exists` };
-  const details = message.details === null ? null : (JSON.parse(message.details) as { template?: { bizTemplateId?: string; substitutions?: string[]; language?: string } });
+  if (message === undefined || conversation === undefined)
+    return { ...job, send: null, gone_reason: `message ${job.message_id} no longer exists` };
+  const details =
+    message.details === null
+      ? null
+      : (JSON.parse(message.details) as {
+          template?: { bizTemplateId?: string; substitutions?: string[]; language?: string };
+        });
   const attachment = store.attachments.forMessages([message.id])[0];
   const send: SendRequest = {
     provider: channel.provider,
@@ -25,14 +32,26 @@ export function resolveSendJob(store: Store, job: SendJob, urls: PublicUrls): Pr
     settings: channel.settings,
     recipient: { external_id: conversation.contact_external_id, phone: conversation.contact_phone },
     text: message.text,
-    attachment: attachment === undefined ? null : { url: urls.attachmentFile(attachment), mime_type: attachment.mime_type, file_name: attachment.file_name, kind: kindOf(attachment) },
+    attachment:
+      attachment === undefined
+        ? null
+        : {
+            url: urls.attachmentFile(attachment),
+            mime_type: attachment.mime_type,
+            file_name: attachment.file_name,
+            kind: kindOf(attachment),
+          },
     reply_to: message.replied_to_id,
     template: null,
   };
   const template = details?.template;
   if (template?.bizTemplateId !== undefined) {
     const row = store.templates.findByBizId(job.company_id, template.bizTemplateId);
-    send.template = { name: row?.name ?? template.bizTemplateId, language: template.language ?? row?.language ?? 'en', parameters: template.substitutions ?? [] };
+    send.template = {
+      name: row?.name ?? template.bizTemplateId,
+      language: template.language ?? row?.language ?? 'en',
+      parameters: template.substitutions ?? [],
+    };
   }
   return { ...job, send };
 }
@@ -41,14 +60,25 @@ export function resolveSendJob(store: Store, job: SendJob, urls: PublicUrls): Pr
  * Resolves a job of `gateway.outbound` when the relay publishes it: a send job (resolveSendJob) or a
  * delete job, which takes the channel's credentials and the chat the messages are in.
  */
-export function resolveOutboundJob(store: Store, job: SendJob | DeleteJob, urls: PublicUrls): ProviderSendJob | ProviderDeleteJob {
+export function resolveOutboundJob(
+  store: Store,
+  job: SendJob | DeleteJob,
+  urls: PublicUrls,
+): ProviderSendJob | ProviderDeleteJob {
   if (job.kind === 'send_message') return resolveSendJob(store, job, urls);
   const channel = store.channels.findLive(job.channel_id);
   const conversation = store.conversations.find(job.company_id, job.conversation_id);
   if (channel === undefined || conversation === undefined) return { ...job, request: null };
   return {
     ...job,
-    request: { channel_id: channel.id, provider: channel.provider, settings: channel.settings, credentials: channel.credentials, chat_id: conversation.contact_external_id, external_ids: job.external_ids },
+    request: {
+      channel_id: channel.id,
+      provider: channel.provider,
+      settings: channel.settings,
+      credentials: channel.credentials,
+      chat_id: conversation.contact_external_id,
+      external_ids: job.external_ids,
+    },
   };
 }
 

@@ -5,7 +5,12 @@ import type { Store } from '../store/store.js';
 import type { EventRecord } from '../streams/catalog.js';
 
 /** The events the company's v1 `webhook_url` receives in their v1 rendition (schemas/events/messaging-v1.ts). */
-export const V1_RENDERED_EVENTS: ReadonlySet<string> = new Set(['message.create', 'message.update', 'conversation.create', 'conversation.update']);
+export const V1_RENDERED_EVENTS: ReadonlySet<string> = new Set([
+  'message.create',
+  'message.update',
+  'conversation.create',
+  'conversation.update',
+]);
 
 /**
  * The v1 rendition of a message or conversation event: the same record (id, company, name, time:
@@ -19,8 +24,19 @@ export function v1RenditionOf(store: Store, event: EventRecord): EventRecord | n
   const channelId = store.conversations.find(event.company_id, conversationId)?.channel_id;
   if (channelId === undefined) return null;
   const source = { id: event.id, company_id: event.company_id, created_at: event.created_at, channelId };
-  if (type === 'conversation') return { ...event, body: presentV1Conversation(source, action === 'create' ? 'new' : 'update', event.body.object as ConversationObject) };
+  if (type === 'conversation')
+    return {
+      ...event,
+      body: presentV1Conversation(
+        source,
+        action === 'create' ? 'new' : 'update',
+        event.body.object as ConversationObject,
+      ),
+    };
   const message = event.body.object as MessageEventObject;
   if (action === 'update') return { ...event, body: presentV1MessageAck(source, message) };
-  return { ...event, body: presentV1MessageNew(source, message, message.income ? null : store.v1Jobs.jobIdOfMessage(message.id)) };
+  return {
+    ...event,
+    body: presentV1MessageNew(source, message, message.income ? null : store.v1Jobs.jobIdOfMessage(message.id)),
+  };
 }

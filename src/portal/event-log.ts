@@ -22,9 +22,13 @@ const emptyBody = validator(portalEmptyBody);
  * each with its attempts and body; replaying one, and replaying all its failed ones as a task.
  * Every query is filtered by the session's company; an id of another company answers 404.
  */
-export function portalEventLogRoutes(router: Router<AppState>, { store, session, body, replayer }: PortalApiDeps): void {
+export function portalEventLogRoutes(
+  router: Router<AppState>,
+  { store, session, body, replayer }: PortalApiDeps,
+): void {
   const needReplayer = (): Replayer => {
-    if (replayer === null) throw new ServiceUnavailable('Replays need the pipeline, which is not running in this process.');
+    if (replayer === null)
+      throw new ServiceUnavailable('Replays need the pipeline, which is not running in this process.');
     return replayer;
   };
 
@@ -33,7 +37,10 @@ export function portalEventLogRoutes(router: Router<AppState>, { store, session,
     const query = validateList({ ...ctx.query }, 'text');
     const filter = { ...toDeliveryFilter(query), company_id: company.id };
     const page = store.deliverySearch.list(filter, decodeDeliveryCursor(query.cursor), query.limit ?? 25);
-    ctx.body = { deliveries: page.rows.map(presentDelivery), next_cursor: page.hasMore ? encodeDeliveryCursor(page.rows.at(-1)!.seq) : null };
+    ctx.body = {
+      deliveries: page.rows.map(presentDelivery),
+      next_cursor: page.hasMore ? encodeDeliveryCursor(page.rows.at(-1)!.seq) : null,
+    };
   });
 
   router.get('/portal/api/deliveries/:deliveryId', session, (ctx) => {
@@ -64,8 +71,14 @@ export function portalEventLogRoutes(router: Router<AppState>, { store, session,
     const input = readBody(ctx, validateReplay);
     if (input.endpoint_id !== undefined) companyEndpoint(store, company, String(input.endpoint_id));
     needReplayer();
-    const filter = { ...toDeliveryFilter({ endpoint_id: input.endpoint_id, since: input.since }), company_id: company.id, status: 'failed' as const };
-    const task = store.transaction(() => store.replayTasks.create(filter, store.deliverySearch.count(filter), Date.now()));
+    const filter = {
+      ...toDeliveryFilter({ endpoint_id: input.endpoint_id, since: input.since }),
+      company_id: company.id,
+      status: 'failed' as const,
+    };
+    const task = store.transaction(() =>
+      store.replayTasks.create(filter, store.deliverySearch.count(filter), Date.now()),
+    );
     ctx.status = 202;
     ctx.body = { task: presentReplayTask(task) };
   });

@@ -14,7 +14,10 @@ import { PORTAL_LINK_TTL_MS } from './session.js';
  * browser never sends to a server: it stays out of request logs, proxies and Referer headers, and
  * a link previewer that fetches the URL cannot use it up. The page posts it to open the session.
  */
-export function portalLinkRoutes(router: Router<AppState>, deps: { store: Store; auth: Middleware<AppState>; publicUrl: string }): void {
+export function portalLinkRoutes(
+  router: Router<AppState>,
+  deps: { store: Store; auth: Middleware<AppState>; publicUrl: string },
+): void {
   const { store } = deps;
   router.post('/api/p2/companies/:companyId/portal_sessions', deps.auth, (ctx) => {
     const account = accountOf(ctx);
@@ -24,7 +27,12 @@ export function portalLinkRoutes(router: Router<AppState>, deps: { store: Store;
     const token = `gwp_${randomBytes(32).toString('base64url')}`;
     const now = Date.now();
     const expiresAt = now + PORTAL_LINK_TTL_MS;
-    store.transaction(() => store.webSessions.createPortalLink({ tokenSha256: digestApiToken(token), accountId: account.id, companyId: company.id, expiresAt }, now));
+    store.transaction(() =>
+      store.webSessions.createPortalLink(
+        { tokenSha256: digestApiToken(token), accountId: account.id, companyId: company.id, expiresAt },
+        now,
+      ),
+    );
     ctx.status = 201;
     answersSecret(ctx);
     ctx.body = {

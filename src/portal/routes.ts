@@ -5,7 +5,14 @@ import { Unauthorized, ValidationFailed } from '../errors/errors.js';
 import { parseBody, type BodyLimits } from '../http/body.js';
 import type { AppState } from '../http/context.js';
 import { AssetFolder, webDir } from '../http/web-assets.js';
-import { endSession, hasSessionCookie, openSession, presentSession, requireSameOriginJson, sessionAuth } from '../http/web-session.js';
+import {
+  endSession,
+  hasSessionCookie,
+  openSession,
+  presentSession,
+  requireSameOriginJson,
+  sessionAuth,
+} from '../http/web-session.js';
 import type { Replayer } from '../dispatch/replay.js';
 import type { Store } from '../store/store.js';
 import { portalEventLogRoutes } from './event-log.js';
@@ -68,15 +75,23 @@ export function portalRoutes(router: Router<AppState>, webRouter: Router<AppStat
   webRouter.post('/portal/session', body, (ctx) => {
     requireSameOriginJson(ctx, deps.publicOrigin ?? null);
     const token = (ctx.request.body as { token?: unknown } | undefined)?.token;
-    if (typeof token !== 'string' || token === '' || token.length > 200) throw ValidationFailed.field('token', 'token must be the token of a portal link');
+    if (typeof token !== 'string' || token === '' || token.length > 200)
+      throw ValidationFailed.field('token', 'token must be the token of a portal link');
     const now = Date.now();
     const link = store.transaction(() => store.webSessions.usePortalLink(digestApiToken(token), now));
-    if (link === undefined) throw new Unauthorized('This portal link is unknown, used already or expired: ask for a new one.');
+    if (link === undefined)
+      throw new Unauthorized('This portal link is unknown, used already or expired: ask for a new one.');
     const company = store.companies.find(link.account_id, link.company_id);
     if (company === undefined) throw new Unauthorized('The company of this portal link no longer exists.');
     ctx.status = 201;
     ctx.body = {
-      session: openSession(ctx, store, policy, { accountId: link.account_id, companyId: company.id, credentialSha256: null }, now),
+      session: openSession(
+        ctx,
+        store,
+        policy,
+        { accountId: link.account_id, companyId: company.id, credentialSha256: null },
+        now,
+      ),
       company: { id: company.id, name: company.name },
     };
     ctx.state.log.info({ company_id: company.id }, 'portal session opened');

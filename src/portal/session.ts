@@ -5,7 +5,13 @@ import type { CompanyRow } from '../store/resources/companies.js';
 import type { Store } from '../store/store.js';
 
 /** Portal sessions: 30 minutes without use end one, none lives longer than 4 hours; the cookie goes to /portal only. */
-export const PORTAL_SESSION = { face: 'portal', cookieName: 'gw_portal', cookiePath: '/portal', idleMs: 30 * 60_000, maxMs: 4 * 3_600_000 } as const;
+export const PORTAL_SESSION = {
+  face: 'portal',
+  cookieName: 'gw_portal',
+  cookiePath: '/portal',
+  idleMs: 30 * 60_000,
+  maxMs: 4 * 3_600_000,
+} as const;
 
 /** How long a portal link opens a session, once. */
 export const PORTAL_LINK_TTL_MS = 10 * 60_000;
@@ -20,7 +26,10 @@ export function portalPolicy(secure: boolean): SessionPolicy {
  */
 export function sessionCompany(store: Store, ctx: Parameters<typeof sessionOf>[0]): CompanyRow {
   const session = sessionOf(ctx);
-  const company = session.account_id === null || session.company_id === null ? undefined : store.companies.find(session.account_id, session.company_id);
+  const company =
+    session.account_id === null || session.company_id === null
+      ? undefined
+      : store.companies.find(session.account_id, session.company_id);
   if (company === undefined) throw new Unauthorized('The company of this portal session no longer exists.');
   return company;
 }

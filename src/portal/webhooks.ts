@@ -50,13 +50,22 @@ export function companyEndpoint(store: Store, company: CompanyRow, param: string
  * filter, disable and enable, rotate the secret (the previous one keeps signing for 24 hours: the
  * overlap), and send a test event to one endpoint.
  */
-export function portalWebhookRoutes(router: Router<AppState>, { store, session, body, replayer, metrics, guard }: PortalApiDeps): void {
+export function portalWebhookRoutes(
+  router: Router<AppState>,
+  { store, session, body, replayer, metrics, guard }: PortalApiDeps,
+): void {
   const base = '/portal/api/webhooks';
 
   router.get(base, session, (ctx) => {
     const company = sessionCompany(store, ctx);
-    const health = new Map(store.deliverySearch.endpointHealth(company.id).map((row) => [row.id, presentEndpointHealth(row)]));
-    ctx.body = { webhooks: store.webhooks.list(company.id).map((row) => ({ ...presentWebhook(row), health: health.get(row.id) ?? null })) };
+    const health = new Map(
+      store.deliverySearch.endpointHealth(company.id).map((row) => [row.id, presentEndpointHealth(row)]),
+    );
+    ctx.body = {
+      webhooks: store.webhooks
+        .list(company.id)
+        .map((row) => ({ ...presentWebhook(row), health: health.get(row.id) ?? null })),
+    };
   });
 
   router.post(base, session, body, (ctx) => {
@@ -65,9 +74,18 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
     requireReachableUrl(guard, input.url, 'url');
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
-        throw ValidationFailed.field('', `A company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints. Remove one through the API first.`);
+        throw ValidationFailed.field(
+          '',
+          `A company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints. Remove one through the API first.`,
+        );
       }
-      return store.webhooks.create({ companyId: company.id, source: 'api', url: input.url, eventTypes: input.event_types ?? null, active: true });
+      return store.webhooks.create({
+        companyId: company.id,
+        source: 'api',
+        url: input.url,
+        eventTypes: input.event_types ?? null,
+        active: true,
+      });
     });
     ctx.status = 201;
     answersSecret(ctx);
@@ -80,10 +98,19 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
     const input = readBody(ctx, updateBody);
     if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
     if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
-      throw new Conflict(`Webhook endpoint ${endpoint.id} is the company's webhook_url: change it through the API (PUT /p1/companies/${company.id}).`);
+      throw new Conflict(
+        `Webhook endpoint ${endpoint.id} is the company's webhook_url: change it through the API (PUT /p1/companies/${company.id}).`,
+      );
     }
-    const changes = { url: input.url, eventTypes: input.event_types, active: input.active, disabledReason: 'disabled in the company portal' };
-    const { endpoint: changed, stateChange } = store.transaction(() => changeWebhookEndpoint(store, endpoint, changes, 'portal'));
+    const changes = {
+      url: input.url,
+      eventTypes: input.event_types,
+      active: input.active,
+      disabledReason: 'disabled in the company portal',
+    };
+    const { endpoint: changed, stateChange } = store.transaction(() =>
+      changeWebhookEndpoint(store, endpoint, changes, 'portal'),
+    );
     if (stateChange !== null) metrics?.endpointStateChanged(stateChange.state, stateChange.by);
     ctx.body = { webhook: presentWebhook(changed) };
   });
@@ -103,8 +130,10 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
     const company = sessionCompany(store, ctx);
     const endpoint = companyEndpoint(store, company, ctx.params.id);
     readBody(ctx, emptyBody);
-    if (replayer === null) throw new ServiceUnavailable('Test events need the pipeline, which is not running in this process.');
-    if (!endpoint.active) throw new Conflict(`Webhook endpoint ${endpoint.id} is disabled: enable it to send a test event.`);
+    if (replayer === null)
+      throw new ServiceUnavailable('Test events need the pipeline, which is not running in this process.');
+    if (!endpoint.active)
+      throw new Conflict(`Webhook endpoint ${endpoint.id} is disabled: enable it to send a test event.`);
     const id = newEventId();
     const createdAt = new Date().toISOString();
     const event = {
@@ -112,7 +141,13 @@ export function portalWebhookRoutes(router: Router<AppState>, { store, session, 
       company_id: company.id,
       name: 'webhook.test',
       created_at: createdAt,
-      body: { id, event: 'test', type: 'webhook', created_at: createdAt, object: { webhook_id: endpoint.id, text: 'A test event sent from the company portal.' } },
+      body: {
+        id,
+        event: 'test',
+        type: 'webhook',
+        created_at: createdAt,
+        object: { webhook_id: endpoint.id, text: 'A test event sent from the company portal.' },
+      },
     };
     const [deliveryId] = store.transaction(() => store.deliveries.createForEvent(event, [endpoint], Date.now()));
     const delivery = store.deliveries.find(deliveryId!)!;

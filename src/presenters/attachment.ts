@@ -13,7 +13,10 @@ export type AttachmentObject = FromSchema<typeof attachmentObject>;
  */
 export function presentAttachment(row: AttachmentRow, urls: PublicUrls): AttachmentObject {
   const url = urls.attachmentFile(row);
-  const dimensions = row.width !== null && row.height !== null && row.width > 0 && row.height > 0 ? { width: row.width, height: row.height } : null;
+  const dimensions =
+    row.width !== null && row.height !== null && row.width > 0 && row.height > 0
+      ? { width: row.width, height: row.height }
+      : null;
   return {
     id: row.id,
     message_id: row.message_id,

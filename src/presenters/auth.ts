@@ -76,5 +76,12 @@ export function presentAuth(row: ChannelRow, pages: readonly AuthPageRow[]): Aut
 
 /** A page of an auth (the hosted service's pages object). */
 export function presentAuthPage(page: AuthPageRow): NonNullable<AuthObject['pages']>[number] {
-  return { id: page.id, auth_id: page.channel_id, company_id: page.company_id, external_id: page.external_id, name: page.name, enabled: page.enabled === 1 };
+  return {
+    id: page.id,
+    auth_id: page.channel_id,
+    company_id: page.company_id,
+    external_id: page.external_id,
+    name: page.name,
+    enabled: page.enabled === 1,
+  };
 }

@@ -16,13 +16,28 @@ export type MessageEventObject = FromSchema<typeof messageEventObject>;
  * conversation's: with the provider's ids for an incoming message, with the gateway's own id
  * (`internal_id`) and no provider id for an outgoing one.
  */
-export function presentMessageEvent(row: MessageRow, attachments: readonly AttachmentRow[], conversation: ConversationRow, urls: PublicUrls): MessageEventObject {
+export function presentMessageEvent(
+  row: MessageRow,
+  attachments: readonly AttachmentRow[],
+  conversation: ConversationRow,
+  urls: PublicUrls,
+): MessageEventObject {
   // Literals written out, no `{ ...spread, added }`: V8 (Node 20) gives every object made that way a
   // hidden class of its own, and this runs for every message event (docs/decisions.md, "Object shapes").
   const { contact_id: id, contact_name: name, contact_avatar_url: avatar_url, contact_phone: phone } = conversation;
   const contact =
     row.income === 1
-      ? { id, name, avatar_url, phone, external_id: conversation.contact_external_id, external_public_id: conversation.contact_external_public_id }
+      ? {
+          id,
+          name,
+          avatar_url,
+          phone,
+          external_id: conversation.contact_external_id,
+          external_public_id: conversation.contact_external_public_id,
+        }
       : { id, name, avatar_url, phone, internal_id: id };
-  return Object.assign(presentMessage(row, attachments, urls), { contact, conversation: presentConversation(conversation) });
+  return Object.assign(presentMessage(row, attachments, urls), {
+    contact,
+    conversation: presentConversation(conversation),
+  });
 }

@@ -14,7 +14,11 @@ export type MessageObject = FromSchema<typeof messageObject>;
  * in the send answer; a stable shape is easier for clients). `created_at` keeps milliseconds.
  * `attachments` are the message's own.
  */
-export function presentMessage(row: MessageRow, attachments: readonly AttachmentRow[], urls: PublicUrls): MessageObject {
+export function presentMessage(
+  row: MessageRow,
+  attachments: readonly AttachmentRow[],
+  urls: PublicUrls,
+): MessageObject {
   return {
     id: row.id,
     external_id: row.external_id,

@@ -68,15 +68,28 @@ function expectInvalid(validate: Validate, value: unknown): void {
 /** The events recordEvent (and the flows built on it) would append, captured instead of stored. */
 function capturedEvents(): { outbox: OutboxStore; store: Store; events: EventRecord[] } {
   const events: EventRecord[] = [];
-  const outbox = { append: (message: { payload: unknown }) => void events.push(message.payload as EventRecord) } as unknown as OutboxStore;
+  const outbox = {
+    append: (message: { payload: unknown }) => void events.push(message.payload as EventRecord),
+  } as unknown as OutboxStore;
   // Pages as the store keeps them, in memory: a list replaces them, ids are assigned in order.
   let pages: AuthPageRow[] = [];
   const authPages = {
     forChannel: (channelId: number) => pages.filter((p) => p.channel_id === channelId),
     replaceListed: (channel: { id: number; company_id: number }, listed: { id: string; name: string }[]) => {
-      pages = listed.map((p, i) => ({ id: 900 + i, channel_id: channel.id, company_id: channel.company_id, external_id: p.id, name: p.name, username: null, enabled: 0, created_at: T0, updated_at: T0 }));
+      pages = listed.map((p, i) => ({
+        id: 900 + i,
+        channel_id: channel.id,
+        company_id: channel.company_id,
+        external_id: p.id,
+        name: p.name,
+        username: null,
+        enabled: 0,
+        created_at: T0,
+        updated_at: T0,
+      }));
     },
-    enable: (_channelId: number, externalId: string) => void pages.filter((p) => p.external_id === externalId).forEach((p) => (p.enabled = 1)),
+    enable: (_channelId: number, externalId: string) =>
+      void pages.filter((p) => p.external_id === externalId).forEach((p) => (p.enabled = 1)),
   };
   return { outbox, store: { outbox, authPages } as unknown as Store, events };
 }
@@ -86,15 +99,75 @@ function capturedEvents(): { outbox: OutboxStore; store: Store; events: EventRec
 
 const attachmentRows: AttachmentRow[] = [
   // A photo of a sent message.
-  { id: 11, company_id: 3, message_id: 501, storage_key: 'Qm9vdGxlZy1zdG9yYWdlLWtleS0wMDAwMDAwMDAwMDE', file_name: 'photo.jpg', mime_type: 'image/jpeg', size: 48_213, width: 1920, height: 1080, push_to_talk: 0, created_at: T0 },
+  {
+    id: 11,
+    company_id: 3,
+    message_id: 501,
+    storage_key: 'Qm9vdGxlZy1zdG9yYWdlLWtleS0wMDAwMDAwMDAwMDE',
+    file_name: 'photo.jpg',
+    mime_type: 'image/jpeg',
+    size: 48_213,
+    width: 1920,
+    height: 1080,
+    push_to_talk: 0,
+    created_at: T0,
+  },
   // A voice note: no preview_url, no dimensions, not yet on a message.
-  { id: 12, company_id: 3, message_id: null, storage_key: 'dm9pY2Utbm90ZS1zdG9yYWdlLWtleS0wMDAwMDAwMDAwMDI', file_name: 'voice.ogg', mime_type: 'audio/ogg', size: 9_876, width: null, height: null, push_to_talk: 1, created_at: T0 },
+  {
+    id: 12,
+    company_id: 3,
+    message_id: null,
+    storage_key: 'dm9pY2Utbm90ZS1zdG9yYWdlLWtleS0wMDAwMDAwMDAwMDI',
+    file_name: 'voice.ogg',
+    mime_type: 'audio/ogg',
+    size: 9_876,
+    width: null,
+    height: null,
+    push_to_talk: 1,
+    created_at: T0,
+  },
   // A document whose name needs escaping in the URL.
-  { id: 13, company_id: 3, message_id: 502, storage_key: 'ZG9jdW1lbnQtc3RvcmFnZS1rZXktMDAwMDAwMDAwMDAwMw', file_name: 'Rechnung März #7 (final).pdf', mime_type: 'application/pdf', size: 0, width: null, height: null, push_to_talk: 0, created_at: T0 },
+  {
+    id: 13,
+    company_id: 3,
+    message_id: 502,
+    storage_key: 'ZG9jdW1lbnQtc3RvcmFnZS1rZXktMDAwMDAwMDAwMDAwMw',
+    file_name: 'Rechnung März #7 (final).pdf',
+    mime_type: 'application/pdf',
+    size: 0,
+    width: null,
+    height: null,
+    push_to_talk: 0,
+    created_at: T0,
+  },
   // An image whose dimensions could not be read.
-  { id: 14, company_id: 3, message_id: 503, storage_key: 'aW1hZ2UtemVyby1kaW1zLWtleS0wMDAwMDAwMDAwMDA0', file_name: 'broken.png', mime_type: 'image/png', size: 120, width: 0, height: 0, push_to_talk: 0, created_at: T0 },
+  {
+    id: 14,
+    company_id: 3,
+    message_id: 503,
+    storage_key: 'aW1hZ2UtemVyby1kaW1zLWtleS0wMDAwMDAwMDAwMDA0',
+    file_name: 'broken.png',
+    mime_type: 'image/png',
+    size: 120,
+    width: 0,
+    height: 0,
+    push_to_talk: 0,
+    created_at: T0,
+  },
   // Audio that is not a voice note (an mp3 sent as a file).
-  { id: 15, company_id: 3, message_id: 503, storage_key: 'YXVkaW8tZmlsZS1zdG9yYWdlLWtleS0wMDAwMDAwMDAwNQ', file_name: 'tone.mp3', mime_type: 'audio/mpeg', size: 3_000, width: null, height: null, push_to_talk: 0, created_at: T0 },
+  {
+    id: 15,
+    company_id: 3,
+    message_id: 503,
+    storage_key: 'YXVkaW8tZmlsZS1zdG9yYWdlLWtleS0wMDAwMDAwMDAwNQ',
+    file_name: 'tone.mp3',
+    mime_type: 'audio/mpeg',
+    size: 3_000,
+    width: null,
+    height: null,
+    push_to_talk: 0,
+    created_at: T0,
+  },
 ];
 
 const message = (overrides: Partial<MessageRow>): MessageRow => ({
@@ -120,15 +193,41 @@ const message = (overrides: Partial<MessageRow>): MessageRow => ({
 
 const messageRows: [string, MessageRow, AttachmentRow[]][] = [
   ['an incoming text', message({}), []],
-  ['an outgoing photo waiting to be sent', message({ id: 502, income: 0, status: 'created', external_id: null, text: null }), [attachmentRows[0]!]],
+  [
+    'an outgoing photo waiting to be sent',
+    message({ id: 502, income: 0, status: 'created', external_id: null, text: null }),
+    [attachmentRows[0]!],
+  ],
   [
     'a failed outgoing reply with the reason',
-    message({ id: 503, income: 0, status: 'error', replied_to_id: 'wamid.PREVIOUS', details: JSON.stringify({ errors: [{ code: 131047, title: 'Re-engagement message' }] }) }),
+    message({
+      id: 503,
+      income: 0,
+      status: 'error',
+      replied_to_id: 'wamid.PREVIOUS',
+      details: JSON.stringify({ errors: [{ code: 131047, title: 'Re-engagement message' }] }),
+    }),
     [attachmentRows[3]!, attachmentRows[4]!],
   ],
-  ['a read message with reactions', message({ id: 504, status: 'read', reactions: JSON.stringify([{ emoji: '👍', from: '491701234567' }]) }), []],
-  ['a deleted, edited message', message({ id: 505, status: 'sent', deleted: 1, delivery: 1, details: JSON.stringify({ edited: true }), text: '' }), []],
-  ['a location', message({ id: 506, text: null, details: JSON.stringify({ location: { latitude: 52.52, longitude: 13.405, name: 'Mitte' } }) }), [attachmentRows[2]!]],
+  [
+    'a read message with reactions',
+    message({ id: 504, status: 'read', reactions: JSON.stringify([{ emoji: '👍', from: '491701234567' }]) }),
+    [],
+  ],
+  [
+    'a deleted, edited message',
+    message({ id: 505, status: 'sent', deleted: 1, delivery: 1, details: JSON.stringify({ edited: true }), text: '' }),
+    [],
+  ],
+  [
+    'a location',
+    message({
+      id: 506,
+      text: null,
+      details: JSON.stringify({ location: { latitude: 52.52, longitude: 13.405, name: 'Mitte' } }),
+    }),
+    [attachmentRows[2]!],
+  ],
   ['a message whose details are a bare JSON value', message({ id: 507, details: '"note"' }), [attachmentRows[1]!]],
 ];
 
@@ -157,8 +256,21 @@ const conversation = (overrides: Partial<ConversationRow>): ConversationRow => (
 
 const conversationRows: [string, ConversationRow][] = [
   ['a new incoming conversation', conversation({})],
-  ['an archived, replied, assigned one', conversation({ id: 42, operational_state: 'archived', replied_state: 'replied', assignee_id: 9 })],
-  ['a group without phone and without messages', conversation({ id: 43, provider: 'chat_b', contact_phone: null, last_message_id: null, contact_is_group: 1, contact_avatar_url: 'https://cdn.example.com/a.png' })],
+  [
+    'an archived, replied, assigned one',
+    conversation({ id: 42, operational_state: 'archived', replied_state: 'replied', assignee_id: 9 }),
+  ],
+  [
+    'a group without phone and without messages',
+    conversation({
+      id: 43,
+      provider: 'chat_b',
+      contact_phone: null,
+      last_message_id: null,
+      contact_is_group: 1,
+      contact_avatar_url: 'https://cdn.example.com/a.png',
+    }),
+  ],
 ];
 
 const template = (overrides: Partial<TemplateRow>): TemplateRow => ({
@@ -180,39 +292,124 @@ const template = (overrides: Partial<TemplateRow>): TemplateRow => ({
 
 const templateRows: [string, TemplateRow][] = [
   ['a template with a header', template({})],
-  ['a template without header, namespace, channel or substitutions', template({ id: 62, channel_id: null, language: null, substitutions_count: 0, header_content_type: null, header: null, namespace: null, position: 0 })],
+  [
+    'a template without header, namespace, channel or substitutions',
+    template({
+      id: 62,
+      channel_id: null,
+      language: null,
+      substitutions_count: 0,
+      header_content_type: null,
+      header: null,
+      namespace: null,
+      position: 0,
+    }),
+  ],
 ];
 
 /** A channel row as creation stores it: the settings the provider's variant keeps (connectionFor). */
-function channel(id: number, provider: Provider, input: Record<string, unknown>, overrides: Partial<ChannelRow> = {}): ChannelRow {
+function channel(
+  id: number,
+  provider: Provider,
+  input: Record<string, unknown>,
+  overrides: Partial<ChannelRow> = {},
+): ChannelRow {
   const connection = connectionFor(provider, input, NOW);
-  return { id, company_id: 3, provider, ...connection, created_at: T0, updated_at: T0 + 1_000, deleted_at: null, ...overrides };
+  return {
+    id,
+    company_id: 3,
+    provider,
+    ...connection,
+    created_at: T0,
+    updated_at: T0 + 1_000,
+    deleted_at: null,
+    ...overrides,
+  };
 }
 
 const channelRows: [string, ChannelRow][] = [
-  ['chat_d by QR, with a history window', channel(71, 'chat_d', { sync_messages_from: new Date(T0 - 86_400_000).toISOString() })],
+  [
+    'chat_d by QR, with a history window',
+    channel(71, 'chat_d', { sync_messages_from: new Date(T0 - 86_400_000).toISOString() }),
+  ],
   ['chat_a by QR', channel(72, 'chat_a', {})],
   ['chat_a by pairing code', channel(73, 'chat_a', { phone: '79161234567' })],
-  ['chat_a_business by token', channel(74, 'chat_a_business', { hosting_type: 'cloud', token: 'EAAG-secret', subtype: 'unlim' })],
+  [
+    'chat_a_business by token',
+    channel(74, 'chat_a_business', { hosting_type: 'cloud', token: 'EAAG-secret', subtype: 'unlim' }),
+  ],
   [
     'chat_a_business by vendor channel',
-    channel(75, 'chat_a_business', { hosting_type: 'onpremise', vendor_channel_id: 'vc-1', vendor_client_id: 'cl-1', account_name: 'Shop', subtype: 'no_write_first' }),
+    channel(75, 'chat_a_business', {
+      hosting_type: 'onpremise',
+      vendor_channel_id: 'vc-1',
+      vendor_client_id: 'cl-1',
+      account_name: 'Shop',
+      subtype: 'no_write_first',
+    }),
   ],
   ['chat_b_personal by QR, enabled', channel(76, 'chat_b_personal', { via_qr_code: true }, { state: 'enabled' })],
-  ['chat_b_personal by code', channel(77, 'chat_b_personal', { phone: '+491701234567', sync_messages_from: Math.floor(T0 / 1000) })],
-  ['social_c_business with its profile', channel(78, 'social_c_business', { token: 't', phone: '+1 555 0100', data: { id: 'p1' } })],
-  ['social_c, deleted', channel(79, 'social_c', { login: 'user', password: 'pw' }, { state: 'disabled', deleted_at: T0 + 2_000 })],
+  [
+    'chat_b_personal by code',
+    channel(77, 'chat_b_personal', { phone: '+491701234567', sync_messages_from: Math.floor(T0 / 1000) }),
+  ],
+  [
+    'social_c_business with its profile',
+    channel(78, 'social_c_business', { token: 't', phone: '+1 555 0100', data: { id: 'p1' } }),
+  ],
+  [
+    'social_c, deleted',
+    channel(79, 'social_c', { login: 'user', password: 'pw' }, { state: 'disabled', deleted_at: T0 + 2_000 }),
+  ],
   ...PROVIDERS.filter((p) => ['chat_b', 'chat_c', 'social_a', 'social_a_direct', 'social_b'].includes(p)).map(
-    (provider, i): [string, ChannelRow] => [`${provider} by token`, channel(80 + i, provider, { token: `token-${provider}` })],
+    (provider, i): [string, ChannelRow] => [
+      `${provider} by token`,
+      channel(80 + i, provider, { token: `token-${provider}` }),
+    ],
   ),
   ['market_a, disabled', channel(90, 'market_a', { login: 'seller', password: 'pw' }, { state: 'disabled' })],
-  ['social_a by OAuth, synced from a week back', channel(92, 'social_a', {}, { state: 'unconfirmed', settings: { auth_flow: 'oauth', sync_messages_from: new Date(T0 - 7 * 86_400_000).toISOString() } })],
-  ['chat_a by QR, connected with the account the provider told', channel(93, 'chat_a', {}, { state: 'enabled', settings: { account_phone: '79000000000', account_username: 'shop' } })],
+  [
+    'social_a by OAuth, synced from a week back',
+    channel(
+      92,
+      'social_a',
+      {},
+      {
+        state: 'unconfirmed',
+        settings: { auth_flow: 'oauth', sync_messages_from: new Date(T0 - 7 * 86_400_000).toISOString() },
+      },
+    ),
+  ],
+  [
+    'chat_a by QR, connected with the account the provider told',
+    channel(
+      93,
+      'chat_a',
+      {},
+      { state: 'enabled', settings: { account_phone: '79000000000', account_username: 'shop' } },
+    ),
+  ],
   // Stored settings beyond the shown ones (older rows, fields a client sent beside the variant's own) are not shown.
-  ['a row with settings that are not shown', { ...channel(91, 'chat_a', { phone: '79161234567' }), settings: { phone: '79161234567', webhook_secret: 'x', extra: 1 } }],
+  [
+    'a row with settings that are not shown',
+    {
+      ...channel(91, 'chat_a', { phone: '79161234567' }),
+      settings: { phone: '79161234567', webhook_secret: 'x', extra: 1 },
+    },
+  ],
 ];
 
-const authPage: AuthPageRow = { id: 901, channel_id: 92, company_id: 3, external_id: '229559196', name: 'Test1', username: null, enabled: 0, created_at: T0, updated_at: T0 };
+const authPage: AuthPageRow = {
+  id: 901,
+  channel_id: 92,
+  company_id: 3,
+  external_id: '229559196',
+  name: 'Test1',
+  username: null,
+  enabled: 0,
+  created_at: T0,
+  updated_at: T0,
+};
 
 const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => ({
   id: 31,
@@ -235,10 +432,27 @@ const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => 
 
 const webhookRows: [string, WebhookEndpointRow][] = [
   ['an API endpoint for some events', webhook({})],
-  ['the company webhook_url, every event', webhook({ id: 32, source: 'company', url: 'http://crm.example.com/v1-hook', event_types: null })],
-  ['a rotated endpoint', webhook({ id: 33, previous_secret: generateWebhookSecret(), previous_secret_expires_at: T0 + 86_400_000, updated_at: T0 + 5 })],
-  ['an endpoint disabled for failing', webhook({ id: 34, active: 0, disabled_reason: 'failing since 2026-10-28T00:00:00.000Z (5 days)' })],
-  ['a strictly ordered, rate-limited endpoint', webhook({ id: 35, ordering: 'strict', rate_limit: 20, head_delivery_id: 'dlv_0123456789abcdef' })],
+  [
+    'the company webhook_url, every event',
+    webhook({ id: 32, source: 'company', url: 'http://crm.example.com/v1-hook', event_types: null }),
+  ],
+  [
+    'a rotated endpoint',
+    webhook({
+      id: 33,
+      previous_secret: generateWebhookSecret(),
+      previous_secret_expires_at: T0 + 86_400_000,
+      updated_at: T0 + 5,
+    }),
+  ],
+  [
+    'an endpoint disabled for failing',
+    webhook({ id: 34, active: 0, disabled_reason: 'failing since 2026-10-28T00:00:00.000Z (5 days)' }),
+  ],
+  [
+    'a strictly ordered, rate-limited endpoint',
+    webhook({ id: 35, ordering: 'strict', rate_limit: 20, head_delivery_id: 'dlv_0123456789abcdef' }),
+  ],
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -292,30 +506,54 @@ describe('messages', () => {
   });
 
   it('events name the contact by the provider ids when incoming, by the internal id when outgoing', () => {
-    const [incoming, outgoing] = [messageRows[0]![1], messageRows[1]![1]].map((row) => presentMessageEvent(row, [], conversationRows[0]![1], URLS));
-    expect(incoming!.contact).toEqual({ id: 17, external_id: '491701234567', external_public_id: '+49 170 1234567', name: 'Anna Schmidt', avatar_url: '', phone: '491701234567' });
-    expect(outgoing!.contact).toEqual({ id: 17, internal_id: 17, name: 'Anna Schmidt', avatar_url: '', phone: '491701234567' });
+    const [incoming, outgoing] = [messageRows[0]![1], messageRows[1]![1]].map((row) =>
+      presentMessageEvent(row, [], conversationRows[0]![1], URLS),
+    );
+    expect(incoming!.contact).toEqual({
+      id: 17,
+      external_id: '491701234567',
+      external_public_id: '+49 170 1234567',
+      name: 'Anna Schmidt',
+      avatar_url: '',
+      phone: '491701234567',
+    });
+    expect(outgoing!.contact).toEqual({
+      id: 17,
+      internal_id: 17,
+      name: 'Anna Schmidt',
+      avatar_url: '',
+      phone: '491701234567',
+    });
     expect(incoming!.conversation).toEqual(presentConversation(conversationRows[0]![1]));
   });
 
   it('covers the null variants', () => {
     const objects = messageRows.map(([, row, attachments]) => presentMessage(row, attachments, URLS));
     for (const key of ['external_id', 'replied_to_id', 'message', 'details'] as const) {
-      expect(objects.some((o) => o[key] === null), key).toBe(true);
-      expect(objects.some((o) => o[key] !== null), key).toBe(true);
+      expect(
+        objects.some((o) => o[key] === null),
+        key,
+      ).toBe(true);
+      expect(
+        objects.some((o) => o[key] !== null),
+        key,
+      ).toBe(true);
     }
   });
 });
 
 describe('conversations', () => {
-  it.each(conversationRows)('%s matches objects/conversation and its events match events/conversation', (_name, row) => {
-    const object = presentConversation(row);
-    expectValid(isConversation, object);
-    const { outbox, events } = capturedEvents();
-    recordEvent(outbox, row.company_id, 'conversation', 'create', object, NOW);
-    recordEvent(outbox, row.company_id, 'conversation', 'update', object, NOW);
-    for (const event of events) assertValidEvent(event);
-  });
+  it.each(conversationRows)(
+    '%s matches objects/conversation and its events match events/conversation',
+    (_name, row) => {
+      const object = presentConversation(row);
+      expectValid(isConversation, object);
+      const { outbox, events } = capturedEvents();
+      recordEvent(outbox, row.company_id, 'conversation', 'create', object, NOW);
+      recordEvent(outbox, row.company_id, 'conversation', 'update', object, NOW);
+      for (const event of events) assertValidEvent(event);
+    },
+  );
 });
 
 describe('templates', () => {
@@ -333,12 +571,28 @@ describe('auths', () => {
     expectValid(isAuthResponse, { auth: { ...object, qr: '2@AbCd==,xyz', code: 'K7QX-2M4P' } });
     expectValid(isAuthList, { auths: [object], meta: { page: 1, entries_count: 1, per_page: 25 } });
     const { outbox, store, events } = capturedEvents();
-    for (const event of ['create', 'update', 'delete'] as const) recordEvent(outbox, row.company_id, 'auth', event, object, NOW);
+    for (const event of ['create', 'update', 'delete'] as const)
+      recordEvent(outbox, row.company_id, 'auth', event, object, NOW);
     recordAuthSignal(store, row, { kind: 'qr', qr: '2@AbCd==,xyz' }, true, NOW);
     recordAuthSignal(store, row, { kind: 'code', code: 'K7QX-2M4P' }, true, NOW);
     recordAuthSignal(store, row, { kind: 'pages', pages: [{ id: '1', name: 'Shop', username: 'shop' }] }, true, NOW);
-    recordAuthSignal(store, row, { kind: 'oauth', oauthProviderUrl: 'https://provider.example.com/oauth?state=abc' }, true, NOW);
-    recordAuthSignal(store, row, { kind: 'pages', pages: [{ id: '7', name: 'Group', oauthProviderUrl: 'https://provider.example.com/oauth?page=7' }] }, false, NOW);
+    recordAuthSignal(
+      store,
+      row,
+      { kind: 'oauth', oauthProviderUrl: 'https://provider.example.com/oauth?state=abc' },
+      true,
+      NOW,
+    );
+    recordAuthSignal(
+      store,
+      row,
+      {
+        kind: 'pages',
+        pages: [{ id: '7', name: 'Group', oauthProviderUrl: 'https://provider.example.com/oauth?page=7' }],
+      },
+      false,
+      NOW,
+    );
     recordAuthSignal(store, row, { kind: 'page_enabled', pageId: '7' }, true, NOW);
     expect(events.map((e) => e.name)).toEqual([
       'auth.create',
@@ -354,7 +608,9 @@ describe('auths', () => {
       'auth.update',
       'auth.update',
     ]);
-    expect(events.at(-2)!.body.object).toMatchObject({ pages: [{ external_id: '7', enabled: false, oauth_provider_url: 'https://provider.example.com/oauth?page=7' }] });
+    expect(events.at(-2)!.body.object).toMatchObject({
+      pages: [{ external_id: '7', enabled: false, oauth_provider_url: 'https://provider.example.com/oauth?page=7' }],
+    });
     expect(events.at(-1)!.body.object).toMatchObject({ pages: [{ external_id: '7', enabled: true }] });
     for (const event of events) assertValidEvent(event);
   });
@@ -362,7 +618,8 @@ describe('auths', () => {
   it('shows no credential and no setting beyond the allow-list', () => {
     for (const [, row] of channelRows) {
       const text = JSON.stringify(presentAuth(row, []));
-      for (const secret of ['EAAG-secret', 'token-', '"pw"', 'webhook_secret', 'p1']) expect(text).not.toContain(secret);
+      for (const secret of ['EAAG-secret', 'token-', '"pw"', 'webhook_secret', 'p1'])
+        expect(text).not.toContain(secret);
     }
   });
 
@@ -410,9 +667,20 @@ describe('the schemas refuse what the presenters must never answer', () => {
     ['message with an unknown status', isMessage, { ...messageObj, status: 'queued' }],
     ['message without details', isMessage, (({ details: _, ...rest }) => rest)(messageObj)],
     ['message with income as 0/1', isMessage, { ...messageObj, income: 0 }],
-    ['message with a broken attachment', isMessage, { ...messageObj, attachments: [{ ...attachment, mime_type: null }] }],
+    [
+      'message with a broken attachment',
+      isMessage,
+      { ...messageObj, attachments: [{ ...attachment, mime_type: null }] },
+    ],
     ['message event without its conversation', isMessageEvent, { ...messageEventObj, conversation: undefined }],
-    ['message event whose contact mixes internal and provider ids', isMessageEvent, { ...messageEventObj, contact: { ...messageEventObj.contact, internal_id: 17, external_id: 'x', external_public_id: 'x' } }],
+    [
+      'message event whose contact mixes internal and provider ids',
+      isMessageEvent,
+      {
+        ...messageEventObj,
+        contact: { ...messageEventObj.contact, internal_id: 17, external_id: 'x', external_public_id: 'x' },
+      },
+    ],
     ['conversation with an unknown state', isConversation, { ...conversationObj, operational_state: 'closed' }],
     ['conversation with group as 0/1', isConversation, { ...conversationObj, group: 0 }],
     ['template without position', isTemplate, (({ position: _, ...rest }) => rest)(templateObj)],
@@ -426,7 +694,11 @@ describe('the schemas refuse what the presenters must never answer', () => {
     ['webhook with a malformed secret', isWebhook, { ...webhookObj, secret: 'whsec_short' }],
     ['webhook with an unknown event type', isWebhook, { ...webhookObj, event_types: ['message.delete'] }],
     ['webhook with active as 0/1', isWebhook, { ...webhookObj, active: 1 }],
-    ['webhook list of six', isWebhookList, { webhooks: Array.from({ length: 6 }, () => presentWebhook(webhookRows[0]![1])) }],
+    [
+      'webhook list of six',
+      isWebhookList,
+      { webhooks: Array.from({ length: 6 }, () => presentWebhook(webhookRows[0]![1])) },
+    ],
   ] as [string, Validate, unknown][])('%s', (_name, validate, value) => {
     expectInvalid(validate, value);
   });

@@ -15,7 +15,11 @@ export interface Presenters {
   readonly urls: PublicUrls;
   attachment(row: AttachmentRow): AttachmentObject;
   message(row: MessageRow, attachments: readonly AttachmentRow[]): MessageObject;
-  messageEvent(row: MessageRow, attachments: readonly AttachmentRow[], conversation: ConversationRow): MessageEventObject;
+  messageEvent(
+    row: MessageRow,
+    attachments: readonly AttachmentRow[],
+    conversation: ConversationRow,
+  ): MessageEventObject;
 }
 
 export function createPresenters(urls: PublicUrls): Presenters {

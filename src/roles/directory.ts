@@ -12,7 +12,11 @@ import { supervise } from '../workers/supervisor.js';
  * the store holds the whole directory as the topic had it at the start, so the core serves no
  * request with an account missing that another core made before.
  */
-export async function startDirectory(config: Config, store: Store, logger: Logger): Promise<{ close(): Promise<void> }> {
+export async function startDirectory(
+  config: Config,
+  store: Store,
+  logger: Logger,
+): Promise<{ close(): Promise<void> }> {
   const log = new KafkaDirectoryLog({ brokers: config.kafkaBrokers!, namespace: config.kafkaNamespace }, logger);
   await log.ensureTopic();
   const replica = await followDirectory(store, log, logger.child({ component: 'directory' }));

@@ -19,7 +19,12 @@ export async function startFront(config: Config, logger: Logger): Promise<{ port
   const metrics = new FrontMetrics();
   const shards = new ShardSet(
     config.shardUrls,
-    { connectTimeoutMs: config.frontConnectTimeoutMs, responseTimeoutMs: config.requestTimeoutMs, connections: config.frontConnections, probeIntervalMs: 500 },
+    {
+      connectTimeoutMs: config.frontConnectTimeoutMs,
+      responseTimeoutMs: config.requestTimeoutMs,
+      connections: config.frontConnections,
+      probeIntervalMs: 500,
+    },
     metrics,
     logger,
   );
@@ -35,7 +40,11 @@ export async function startFront(config: Config, logger: Logger): Promise<{ port
     retryAfterSeconds: RETRY_AFTER_SECONDS,
   });
   const server: Server = http.createServer(
-    { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
     front.listener,
   );
   answerClientErrors(server);
@@ -45,7 +54,10 @@ export async function startFront(config: Config, logger: Logger): Promise<{ port
   });
   server.keepAliveTimeout = 5_000;
   const port = (server.address() as AddressInfo).port;
-  logger.info({ host: config.host, port, role: 'front', shards: config.shardUrls, slots: config.shardSlots }, 'gateway listening');
+  logger.info(
+    { host: config.host, port, role: 'front', shards: config.shardUrls, slots: config.shardSlots },
+    'gateway listening',
+  );
   return {
     port,
     async close() {

@@ -73,7 +73,12 @@ export interface AppDeps {
 export function kafkaClients(health: StreamClientHealth) {
   const now = Date.now();
   return {
-    recovering: health.recovering.map((r) => ({ client: r.client, name: r.name, reason: r.reason, for_ms: Math.max(0, now - r.since) })),
+    recovering: health.recovering.map((r) => ({
+      client: r.client,
+      name: r.name,
+      reason: r.reason,
+      for_ms: Math.max(0, now - r.since),
+    })),
     recreated: health.recreated,
   };
 }
@@ -81,15 +86,29 @@ export function kafkaClients(health: StreamClientHealth) {
 /** Relay lag: outbox rows not yet published to their stream, and how old the oldest is. */
 function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: number | null } {
   const { pending, oldestCreatedAt } = store.outbox.lag();
-  return { pending, oldest_pending_age_ms: oldestCreatedAt === null ? null : Math.max(0, Date.now() - oldestCreatedAt) };
+  return {
+    pending,
+    oldest_pending_age_ms: oldestCreatedAt === null ? null : Math.max(0, Date.now() - oldestCreatedAt),
+  };
 }
 
 /**
  * Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.
  * Wrong tokens are counted and slowed by the process's throttle, with the admin API's and the console's.
  */
-export function metricsAuth(config: Pick<Config, 'metricsToken' | 'adminToken'>, throttle: AuthThrottle): Middleware<AppState>[] {
-  if (config.metricsToken !== null) return [authenticateAdmin(config.metricsToken, { setting: 'GATEWAY_METRICS_TOKEN', what: 'metrics token', throttle, face: 'metrics' })];
+export function metricsAuth(
+  config: Pick<Config, 'metricsToken' | 'adminToken'>,
+  throttle: AuthThrottle,
+): Middleware<AppState>[] {
+  if (config.metricsToken !== null)
+    return [
+      authenticateAdmin(config.metricsToken, {
+        setting: 'GATEWAY_METRICS_TOKEN',
+        what: 'metrics token',
+        throttle,
+        face: 'metrics',
+      }),
+    ];
   return config.adminToken !== null ? [authenticateAdmin(config.adminToken, { throttle, face: 'metrics' })] : [];
 }
 
@@ -115,7 +134,16 @@ const WEB_PATHS = /^\/(console|portal|assets)(\/|$)/;
  * `router` holds the JSON API (described by /openapi.json); `webRouter` the browser faces: the
  * console's and the portal's pages, their sessions and the portal's own API.
  */
-export function createApp({ store, logger, config, replayer = null, connectors, throttle, metrics = new Metrics({ defaultMetrics: false }), streamClients }: AppDeps): {
+export function createApp({
+  store,
+  logger,
+  config,
+  replayer = null,
+  connectors,
+  throttle,
+  metrics = new Metrics({ defaultMetrics: false }),
+  streamClients,
+}: AppDeps): {
   app: Koa<AppState>;
   router: Router<AppState>;
   webRouter: Router<AppState>;
@@ -149,11 +177,21 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   };
   // Outbound requests the API makes itself, through the same SSRF guard as the webhooks.
   const guard = new SsrfGuard(config.webhookAllowHosts);
-  const tester = new EndpointTester(new WebhookHttpClient(guard, { connections: 8, quickRetries: 0 }), config.webhooks.timeoutMs);
-  const fetcher = new FileFetcher(guard, { maxBytes: config.attachmentMaxBytes, timeoutMs: config.apiLimits.attachmentFetchTimeoutMs });
+  const tester = new EndpointTester(
+    new WebhookHttpClient(guard, { connections: 8, quickRetries: 0 }),
+    config.webhooks.timeoutMs,
+  );
+  const fetcher = new FileFetcher(guard, {
+    maxBytes: config.attachmentMaxBytes,
+    timeoutMs: config.apiLimits.attachmentFetchTimeoutMs,
+  });
 
   // Admin operations are described only where the admin API is mounted.
-  const described = OPERATIONS.filter((op) => (op.auth !== 'admin' || config.adminToken !== null) && (config.providers.sandbox || !op.path.startsWith('/admin/sandbox/')));
+  const described = OPERATIONS.filter(
+    (op) =>
+      (op.auth !== 'admin' || config.adminToken !== null) &&
+      (config.providers.sandbox || !op.path.startsWith('/admin/sandbox/')),
+  );
   const openApi = buildOpenApi(described, { version: packageVersion(), serverUrl: config.publicUrl }, EVENT_CATALOG);
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApi;
@@ -190,16 +228,63 @@ export function createApp({ store, logger, config, replayer = null, connectors, 
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, presenters);
   templateRoutes(router, store, auth);
-  portalRoutes(router, webRouter, { store, apiAuth: auth, publicUrl: config.publicUrl, secureCookies, bodyLimits: config, replayer, metrics, guard, publicOrigin: config.publicOrigin });
+  portalRoutes(router, webRouter, {
+    store,
+    apiAuth: auth,
+    publicUrl: config.publicUrl,
+    secureCookies,
+    bodyLimits: config,
+    replayer,
+    metrics,
+    guard,
+    publicOrigin: config.publicOrigin,
+  });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
   oauthRoutes(router, store, flows);
-  const callbacks = callbackRoutes(router, { store, presenters, cloudAppSecret: config.cloudAppSecret, bodyLimitBytes: config.bodyLimitBytes, bodyTimeoutMs: config.bodyTimeoutMs, jsonMaxDepth: config.jsonMaxDepth, metrics });
+  const callbacks = callbackRoutes(router, {
+    store,
+    presenters,
+    cloudAppSecret: config.cloudAppSecret,
+    bodyLimitBytes: config.bodyLimitBytes,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    jsonMaxDepth: config.jsonMaxDepth,
+    metrics,
+  });
   // The admin API exists only with its token configured; otherwise /admin paths answer 404.
   if (config.adminToken !== null) {
-    const consoleSession = consoleRoutes(webRouter, { store, adminToken: config.adminToken, secureCookies, publicOrigin: config.publicOrigin, bodyLimits: config, throttle: guessing });
-    adminRoutes(router, { store, adminToken: config.adminToken, replayer, bodyLimits: config, consoleSession, metrics, throttle: guessing });
-    adminCallbackRoutes(router, { store, adminToken: config.adminToken, publicUrl: config.publicUrl, cloudAppSecret: config.cloudAppSecret, throttle: guessing });
-    adminConnectorRoutes(router, { store, adminToken: config.adminToken, flows, presenters, bodyLimits: config, sandbox: config.providers.sandbox, throttle: guessing });
+    const consoleSession = consoleRoutes(webRouter, {
+      store,
+      adminToken: config.adminToken,
+      secureCookies,
+      publicOrigin: config.publicOrigin,
+      bodyLimits: config,
+      throttle: guessing,
+    });
+    adminRoutes(router, {
+      store,
+      adminToken: config.adminToken,
+      replayer,
+      bodyLimits: config,
+      consoleSession,
+      metrics,
+      throttle: guessing,
+    });
+    adminCallbackRoutes(router, {
+      store,
+      adminToken: config.adminToken,
+      publicUrl: config.publicUrl,
+      cloudAppSecret: config.cloudAppSecret,
+      throttle: guessing,
+    });
+    adminConnectorRoutes(router, {
+      store,
+      adminToken: config.adminToken,
+      flows,
+      presenters,
+      bodyLimits: config,
+      sandbox: config.providers.sandbox,
+      throttle: guessing,
+    });
   }
 
   // Tracing on: a span around everything, the request line included (it carries the span's ids).

@@ -29,7 +29,12 @@ import { InboundApplier } from '../ingest/inbound-worker.js';
 export type Role = 'all' | 'core' | 'worker';
 
 /** Kafka streams when GATEWAY_KAFKA_BROKERS is set, else the SQLite streams of the store. */
-export async function openStreamBus(config: Pick<Config, 'kafkaBrokers' | 'kafkaNamespace' | 'kafkaSessionTimeoutMs' | 'kafkaHeartbeatIntervalMs'>, store: Store | null, logger: Logger, clock: Clock): Promise<StreamBus> {
+export async function openStreamBus(
+  config: Pick<Config, 'kafkaBrokers' | 'kafkaNamespace' | 'kafkaSessionTimeoutMs' | 'kafkaHeartbeatIntervalMs'>,
+  store: Store | null,
+  logger: Logger,
+  clock: Clock,
+): Promise<StreamBus> {
   if (config.kafkaBrokers !== null) {
     // Loaded only then: an embedded gateway does not hold the Kafka client in memory.
     const { KafkaStreamBus } = await import('../streams/kafka/kafka-stream.js');
@@ -44,7 +49,8 @@ export async function openStreamBus(config: Pick<Config, 'kafkaBrokers' | 'kafka
       logger,
     );
   }
-  if (store === null) throw new Error('the worker role needs GATEWAY_KAFKA_BROKERS: embedded streams live in the core store');
+  if (store === null)
+    throw new Error('the worker role needs GATEWAY_KAFKA_BROKERS: embedded streams live in the core store');
   return new SqliteStreamBus(store.streamMessages, logger, { clock });
 }
 
@@ -69,9 +75,19 @@ export interface Senders {
 export function openSenders(config: Config, busOf: (channelId: number) => StreamBus, logger: Logger): Senders {
   // The sandbox's later news (QR scanned, delivered, read) goes out as facts on gateway.inbound.
   const connectors = new Connectors(config.providers, (channelId, items, afterMs) =>
-    publishFactLater(busOf(channelId), channelId, items, afterMs, `${channelId}:${items[0]?.kind ?? 'fact'}:${Date.now()}:${Math.random().toString(36).slice(2)}`, logger),
+    publishFactLater(
+      busOf(channelId),
+      channelId,
+      items,
+      afterMs,
+      `${channelId}:${items[0]?.kind ?? 'fact'}:${Date.now()}:${Math.random().toString(36).slice(2)}`,
+      logger,
+    ),
   );
-  return { connectors, throttle: new ChannelThrottle(config.providers.channelConcurrency, config.providers.channelRatePerSecond) };
+  return {
+    connectors,
+    throttle: new ChannelThrottle(config.providers.channelConcurrency, config.providers.channelRatePerSecond),
+  };
 }
 
 /** The webhook poster of a process that dispatches: on threads of its own, or on the event loop. */
@@ -86,7 +102,15 @@ export function openPoster(config: Config, logger: Logger): WebhookPoster {
  * The dispatcher and the provider sender of one shard's streams. Attempts are recorded by `record`
  * in the core's own process (role all), else published on that shard's gateway.attempts.
  */
-export function dispatchWorkers(config: Config, bus: StreamBus, poster: WebhookPoster, senders: Senders, clock: Clock, logger: Logger, record?: AttemptRecorder): Worker[] {
+export function dispatchWorkers(
+  config: Config,
+  bus: StreamBus,
+  poster: WebhookPoster,
+  senders: Senders,
+  clock: Clock,
+  logger: Logger,
+  record?: AttemptRecorder,
+): Worker[] {
   const { retryScheduleMs, retryJitter, retryAfterMaxMs, timeoutMs, endpointConcurrency } = config.webhooks;
   return [
     new DeliveryWorker({
@@ -99,12 +123,26 @@ export function dispatchWorkers(config: Config, bus: StreamBus, poster: WebhookP
       policy: { scheduleMs: retryScheduleMs, jitter: retryJitter, retryAfterMaxMs },
       record: record === undefined ? undefined : record.record.bind(record),
     }),
-    new ProviderSender({ bus, connectors: senders.connectors, throttle: senders.throttle, retryScheduleMs: config.providers.retryScheduleMs, clock, logger }),
+    new ProviderSender({
+      bus,
+      connectors: senders.connectors,
+      throttle: senders.throttle,
+      retryScheduleMs: config.providers.retryScheduleMs,
+      clock,
+      logger,
+    }),
   ];
 }
 
 /** Starts the pipeline workers of a core (role all or core) under one supervisor. */
-export async function startPipeline(role: Exclude<Role, 'worker'>, config: Config, store: Store, logger: Logger, clock: Clock = systemClock, metrics?: Metrics): Promise<Pipeline> {
+export async function startPipeline(
+  role: Exclude<Role, 'worker'>,
+  config: Config,
+  store: Store,
+  logger: Logger,
+  clock: Clock = systemClock,
+  metrics?: Metrics,
+): Promise<Pipeline> {
   const bus = await openStreamBus(config, store, logger, clock);
   await bus.ensureStreams(STREAM_SPECS);
   // Automatic attempts the embedded stream kept in memory only, left unsent by the last run: due now.
@@ -115,7 +153,15 @@ export async function startPipeline(role: Exclude<Role, 'worker'>, config: Confi
   const stopCounting = metrics === undefined ? () => {} : store.outbox.onPublished((rows) => metrics.published(rows));
   const replayer = new Replayer({ store, bus, clock, operatorWebhook: config.operatorWebhook });
   const scheduler = new RetryScheduler({ store, bus, clock, logger, operatorWebhook: config.operatorWebhook, metrics });
-  const recorder = new AttemptRecorder({ store, bus, clock, disableAfterMs: config.webhooks.disableAfterMs, logger, metrics, onOrderedAttempt: () => scheduler.wake() });
+  const recorder = new AttemptRecorder({
+    store,
+    bus,
+    clock,
+    disableAfterMs: config.webhooks.disableAfterMs,
+    logger,
+    metrics,
+    onOrderedAttempt: () => scheduler.wake(),
+  });
   const urls = publicUrls(config.publicUrl);
   const workers: Worker[] = [
     new OutboxRelay({ store, bus, clock, logger, urls, operatorWebhook: config.operatorWebhook }),

@@ -40,9 +40,16 @@ export interface GatewayOptions {
   clock?: Clock;
 }
 
-export async function startGateway(settings: Config, logger: Logger, options: GatewayOptions = {}): Promise<RunningGateway> {
+export async function startGateway(
+  settings: Config,
+  logger: Logger,
+  options: GatewayOptions = {},
+): Promise<RunningGateway> {
   // A core of a cluster keeps its shard's streams under a namespace of their own.
-  const config = { ...settings, kafkaNamespace: shardNamespace(settings.kafkaNamespace, settings.shard, settings.shardSlots) };
+  const config = {
+    ...settings,
+    kafkaNamespace: shardNamespace(settings.kafkaNamespace, settings.shard, settings.shardSlots),
+  };
   const file = storePath(config);
   const store = Store.open(file, { shard: config.shard, slots: config.shardSlots });
   logger.info({ store: file, schema_version: store.health().schema_version }, 'store ready');
@@ -51,7 +58,9 @@ export async function startGateway(settings: Config, logger: Logger, options: Ga
   const metrics = new Metrics();
   const checkpointer =
     config.storeCheckpointMs > 0
-      ? new WalCheckpointer(store.db, file, config.storeCheckpointMs, logger, (report) => metrics.checkpointed(report.walFrames, report.durationMs))
+      ? new WalCheckpointer(store.db, file, config.storeCheckpointMs, logger, (report) =>
+          metrics.checkpointed(report.walFrames, report.durationMs),
+        )
       : null;
 
   // Bind first: with port 0 the real port, and so the default public URL, is known only then (the
@@ -77,7 +86,14 @@ export async function startGateway(settings: Config, logger: Logger, options: Ga
   const publicUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
   let pipeline: Pipeline;
   try {
-    pipeline = await startPipeline(options.role ?? 'all', { ...config, publicUrl }, store, logger, options.clock, metrics);
+    pipeline = await startPipeline(
+      options.role ?? 'all',
+      { ...config, publicUrl },
+      store,
+      logger,
+      options.clock,
+      metrics,
+    );
   } catch (error) {
     for (const [, res] of early.splice(0)) res.writeHead(503, { connection: 'close' }).end();
     server.close();
@@ -88,7 +104,12 @@ export async function startGateway(settings: Config, logger: Logger, options: Ga
   }
   metrics.observe(coreSources(store, pipeline.bus));
   logger.info({ streams: pipeline.bus.kind, role: options.role ?? 'all' }, 'pipeline started');
-  const { app, router, webRouter, close: closeApp } = createApp({
+  const {
+    app,
+    router,
+    webRouter,
+    close: closeApp,
+  } = createApp({
     store,
     logger,
     config: { ...config, publicUrl },
@@ -141,7 +162,14 @@ function bootstrapAccount(store: Store, config: Config, logger: Logger): void {
     } else {
       const now = Date.now();
       store.directory.applyAccount({ id: 1, name: 'default', created_at: now });
-      store.directory.applyToken({ id: 1, account_id: 1, token_sha256: digestApiToken(token), created_at: now, prefix: tokenPrefix(token), revoked_at: null });
+      store.directory.applyToken({
+        id: 1,
+        account_id: 1,
+        token_sha256: digestApiToken(token),
+        created_at: now,
+        prefix: tokenPrefix(token),
+        revoked_at: null,
+      });
     }
     return token;
   });

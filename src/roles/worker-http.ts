@@ -18,7 +18,13 @@ import { AuthThrottle } from '../http/auth-throttle.js';
  * its own metrics (the `gateway_kafka_*` ones and the process's), behind the same token as the
  * core's. Nothing else: a worker has no store and serves no API. Resolves once it listens.
  */
-export async function listenWorkerHttp(config: Config, port: number, clientHealth: () => StreamClientHealth, metrics: Metrics, logger: Logger): Promise<{ port: number; close(): Promise<void> }> {
+export async function listenWorkerHttp(
+  config: Config,
+  port: number,
+  clientHealth: () => StreamClientHealth,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<{ port: number; close(): Promise<void> }> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
   const router = new Router<AppState>();

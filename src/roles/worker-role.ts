@@ -28,14 +28,19 @@ export async function startWorker(config: Config, logger: Logger): Promise<{ clo
     await bus.ensureStreams(STREAM_SPECS);
   }
   const poster = openPoster(config, logger);
-  const senders = openSenders(config, (channelId) => buses[shardOfId(channelId, config.shardSlots)] ?? buses[0]!, logger);
+  const senders = openSenders(
+    config,
+    (channelId) => buses[shardOfId(channelId, config.shardSlots)] ?? buses[0]!,
+    logger,
+  );
   const supervisor = supervise(
     buses.flatMap((bus) => dispatchWorkers(config, bus, poster, senders, systemClock, logger)),
     logger,
   );
   const health = () => combinedHealth(buses);
   metrics.observe({ streamClients: health });
-  const server = config.workerPort === null ? null : await listenWorkerHttp(config, config.workerPort, health, metrics, logger);
+  const server =
+    config.workerPort === null ? null : await listenWorkerHttp(config, config.workerPort, health, metrics, logger);
   logger.info({ brokers: config.kafkaBrokers, shards: buses.length, port: server?.port ?? null }, 'worker started');
   return {
     async close() {

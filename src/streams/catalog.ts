@@ -30,7 +30,11 @@ export const STREAM_SPECS: readonly StreamSpec[] = [
   { name: STREAM.replays, partitions: PARTITIONS.replays },
 ];
 
-export const CONSUMER_GROUP = { dispatcher: 'gateway-dispatcher', core: 'gateway-core', sender: 'gateway-sender' } as const;
+export const CONSUMER_GROUP = {
+  dispatcher: 'gateway-dispatcher',
+  core: 'gateway-core',
+  sender: 'gateway-sender',
+} as const;
 
 /**
  * One event on `gateway.events`, as the outbox stores it and the dispatcher reads it. `body` is

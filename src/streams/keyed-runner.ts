@@ -206,7 +206,8 @@ export class KeyedRunner<T extends IncomingMessage> {
   }
 
   private async slot(): Promise<void> {
-    while (this.full && !this.stopped && !this.draining) await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    while (this.full && !this.stopped && !this.draining)
+      await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
   }
 
   /**
@@ -219,7 +220,7 @@ export class KeyedRunner<T extends IncomingMessage> {
    * true when it is to be committed now, or the handler's CommitAfter.
    */
   private async run(message: T): Promise<boolean | CommitAfter> {
-    for (let failures = 0; ; ) {
+    for (let failures = 0; ;) {
       try {
         const answer = await this.options.handler(message);
         if (this.stopped) return false;
@@ -241,7 +242,7 @@ export class KeyedRunner<T extends IncomingMessage> {
 
   /** Commits; a failed commit is retried alone (the handler already ran and never runs again here). */
   private async commit(message: T): Promise<void> {
-    for (let failures = 0; !this.stopped; ) {
+    for (let failures = 0; !this.stopped;) {
       try {
         await this.options.onDone(message);
         return;

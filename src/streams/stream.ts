@@ -204,7 +204,12 @@ export function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Prom
  * Waits until `clock` reaches `at`, re-reading the clock often enough that a test clock moved by
  * hand is noticed quickly; `tick` runs between checks (Kafka heartbeats). Resolves false if aborted.
  */
-export async function waitUntil(clock: Clock, at: number, signal: AbortSignal, tick?: () => Promise<void>): Promise<boolean> {
+export async function waitUntil(
+  clock: Clock,
+  at: number,
+  signal: AbortSignal,
+  tick?: () => Promise<void>,
+): Promise<boolean> {
   while (clock.now() < at) {
     if (signal.aborted) return false;
     await pause(Math.min(Math.max(at - clock.now(), 1), 200), signal);

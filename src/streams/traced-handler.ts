@@ -1,5 +1,16 @@
 import { ATTR } from '../tracing/attributes.js';
-import { contextFrom, endSpan, isTracing, linkTo, runIn, SpanKind, startSpan, withSpan, type Attributes, type Link } from '../tracing/tracer.js';
+import {
+  contextFrom,
+  endSpan,
+  isTracing,
+  linkTo,
+  runIn,
+  SpanKind,
+  startSpan,
+  withSpan,
+  type Attributes,
+  type Link,
+} from '../tracing/tracer.js';
 import type { IncomingMessage, MessageHandler } from './stream.js';
 
 /** Which stream a subscription consumes, for its spans. */
@@ -20,7 +31,14 @@ export function tracedHandler(consumed: ConsumedStream, handler: MessageHandler)
   if (!isTracing()) return handler;
   return (message) => {
     const parent = contextFrom(message.traceparent);
-    const span = startSpan(`process ${consumed.stream}`, { kind: SpanKind.CONSUMER, attributes: { ...processAttributes(consumed), [ATTR.messagingMessageId]: message.id } }, parent);
+    const span = startSpan(
+      `process ${consumed.stream}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: { ...processAttributes(consumed), [ATTR.messagingMessageId]: message.id },
+      },
+      parent,
+    );
     let handled: ReturnType<MessageHandler>;
     try {
       handled = runIn(withSpan(span, parent), () => handler(message));
@@ -46,11 +64,24 @@ export function tracedHandler(consumed: ConsumedStream, handler: MessageHandler)
  * `process <stream>` CONSUMER span, the root of a trace of its own with a link to the context of
  * every message of the run (a span has one parent; a run continues many traces).
  */
-export function tracedBatchHandler(consumed: ConsumedStream, handler: (messages: readonly IncomingMessage[]) => Promise<void>): (messages: readonly IncomingMessage[]) => Promise<void> {
+export function tracedBatchHandler(
+  consumed: ConsumedStream,
+  handler: (messages: readonly IncomingMessage[]) => Promise<void>,
+): (messages: readonly IncomingMessage[]) => Promise<void> {
   if (!isTracing()) return handler;
   return async (messages) => {
-    const links = messages.map((message) => linkTo(message.traceparent)).filter((link): link is Link => link !== undefined);
-    const span = startSpan(`process ${consumed.stream}`, { kind: SpanKind.CONSUMER, links, attributes: { ...processAttributes(consumed), [ATTR.messagingBatchCount]: messages.length } }, contextFrom(null));
+    const links = messages
+      .map((message) => linkTo(message.traceparent))
+      .filter((link): link is Link => link !== undefined);
+    const span = startSpan(
+      `process ${consumed.stream}`,
+      {
+        kind: SpanKind.CONSUMER,
+        links,
+        attributes: { ...processAttributes(consumed), [ATTR.messagingBatchCount]: messages.length },
+      },
+      contextFrom(null),
+    );
     try {
       await runIn(withSpan(span, contextFrom(null)), () => handler(messages));
       span.end();

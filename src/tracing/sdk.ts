@@ -34,17 +34,27 @@ export interface TracingDiagnostics {
  * names the service (OTEL_SERVICE_NAME, default `gateway`), its version and its role; attributes of
  * OTEL_RESOURCE_ATTRIBUTES are added.
  */
-export async function startTracing(config: TracingConfig, identity: TracedProcess, diagnostics?: TracingDiagnostics): Promise<RunningTracing | null> {
+export async function startTracing(
+  config: TracingConfig,
+  identity: TracedProcess,
+  diagnostics?: TracingDiagnostics,
+): Promise<RunningTracing | null> {
   if (!config.enabled) return null;
-  const [{ NodeTracerProvider, BatchSpanProcessor }, { W3CTraceContextPropagator }, { detectResources, envDetector, resourceFromAttributes }, { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-node'),
-      import('@opentelemetry/core'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/semantic-conventions'),
-    ]);
+  const [
+    { NodeTracerProvider, BatchSpanProcessor },
+    { W3CTraceContextPropagator },
+    { detectResources, envDetector, resourceFromAttributes },
+    { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/semantic-conventions'),
+  ]);
   const { OTLPTraceExporter } =
-    config.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
+    config.protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto');
 
   if (diagnostics !== undefined) {
     const warn = (message: string, ...args: unknown[]) => diagnostics.warn([message, ...args.map(String)].join(' '));
@@ -56,7 +66,10 @@ export async function startTracing(config: TracingConfig, identity: TracedProces
     [ATTR_SERVICE_VERSION]: identity.version,
     'gateway.role': identity.role,
   }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
   provider.register();
   useTraceContext(new W3CTraceContextPropagator());
 

@@ -98,7 +98,9 @@ export function contextFromHeaders(headers: Record<string, string | string[] | u
 /** A span link to the span a stored `traceparent` names; undefined when there is none. */
 export function linkTo(traceparent: string | null | undefined, attributes?: Attributes): Link | undefined {
   const spanContext = trace.getSpanContext(contextFrom(traceparent));
-  return spanContext === undefined || !isSpanContextValid(spanContext) ? undefined : { context: spanContext, attributes };
+  return spanContext === undefined || !isSpanContextValid(spanContext)
+    ? undefined
+    : { context: spanContext, attributes };
 }
 
 /** A span link to a span of this process. */

@@ -8,7 +8,14 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
  * the other janitors. The API stops answering them at 24 hours whether or not they are gone yet.
  */
 export class IdempotencyJanitor extends Janitor {
-  constructor({ store, clock, logger, retainMs = IDEMPOTENCY_RETENTION_MS, everyMs = 600_000, batch = 2_000 }: JanitorOptions) {
+  constructor({
+    store,
+    clock,
+    logger,
+    retainMs = IDEMPOTENCY_RETENTION_MS,
+    everyMs = 600_000,
+    batch = 2_000,
+  }: JanitorOptions) {
     super('idempotency-janitor', {
       clock,
       logger,

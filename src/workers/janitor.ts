@@ -28,7 +28,14 @@ export interface PruneBatch {
 export class Janitor implements Worker {
   constructor(
     readonly name: string,
-    private readonly options: { clock: Clock; logger: Logger; retainMs: number; everyMs: number; pruned: string; pass: (before: number) => () => PruneBatch },
+    private readonly options: {
+      clock: Clock;
+      logger: Logger;
+      retainMs: number;
+      everyMs: number;
+      pruned: string;
+      pass: (before: number) => () => PruneBatch;
+    },
   ) {}
 
   async run(signal: AbortSignal): Promise<void> {
@@ -36,7 +43,7 @@ export class Janitor implements Worker {
     while (!signal.aborted) {
       const next = pass(clock.now() - retainMs);
       let deleted = 0;
-      for (let more = true; more && !signal.aborted; ) {
+      for (let more = true; more && !signal.aborted;) {
         const batch = next();
         deleted += batch.deleted;
         more = batch.more;
@@ -53,7 +60,10 @@ export class Janitor implements Worker {
  * what may go among the next `limit` rows past key `after`; each batch goes on from the last key
  * the one before looked at, until nothing past it is old enough.
  */
-export function scanPass(prune: (before: number, after: number, limit: number) => PruneStep, batch: number): (before: number) => () => PruneBatch {
+export function scanPass(
+  prune: (before: number, after: number, limit: number) => PruneStep,
+  batch: number,
+): (before: number) => () => PruneBatch {
   return (before) => {
     let after = 0;
     return () => {

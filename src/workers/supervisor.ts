@@ -64,7 +64,13 @@ export function untilDone<T>(what: string, fn: () => Promise<T>, signal: AbortSi
   return first.catch((error: unknown) => retryUntilDone(what, fn, signal, logger, error));
 }
 
-async function retryUntilDone<T>(what: string, fn: () => Promise<T>, signal: AbortSignal, logger: Logger, firstError: unknown): Promise<T> {
+async function retryUntilDone<T>(
+  what: string,
+  fn: () => Promise<T>,
+  signal: AbortSignal,
+  logger: Logger,
+  firstError: unknown,
+): Promise<T> {
   let error = firstError;
   for (let failures = 0; ; failures += 1) {
     if (signal.aborted) throw error;
@@ -88,7 +94,7 @@ export async function repeatPasses(
   pass: () => Promise<'more' | 'idle'>,
   options: { idleMs: number; logger: Logger; what: string; wake?: Wake },
 ): Promise<void> {
-  for (let failures = 0; !signal.aborted; ) {
+  for (let failures = 0; !signal.aborted;) {
     try {
       const next = await pass();
       failures = 0;
@@ -126,5 +132,7 @@ export type Wake = (wakeUp: () => void) => () => void;
 
 /** Resolves when the signal aborts. */
 export function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  return new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 }

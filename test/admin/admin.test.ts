@@ -16,21 +16,32 @@ const clock = new ManualClock();
 function expectError(res: { status: number; body: any }, status: number, code: string): string {
   expect(res.status).toBe(status);
   expect(res.body.errors.length).toBeGreaterThanOrEqual(1);
-  for (const entry of res.body.errors) expect(Object.keys(entry).filter((k) => k !== 'source').sort()).toEqual(['code', 'detail', 'status', 'title']);
+  for (const entry of res.body.errors)
+    expect(
+      Object.keys(entry)
+        .filter((k) => k !== 'source')
+        .sort(),
+    ).toEqual(['code', 'detail', 'status', 'title']);
   expect(res.body.errors[0]).toMatchObject({ status, code });
   return res.body.errors[0].detail;
 }
 
 beforeAll(async () => {
   gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock });
-  receiver = await startReceiver(() => [], () => (failing ? { status: 500 } : { status: 204 }));
+  receiver = await startReceiver(
+    () => [],
+    () => (failing ? { status: 500 } : { status: 204 }),
+  );
   companyA = insertCompany(gw.store, 'A');
   companyB = insertCompany(gw.store, 'B');
   endpointA = insertEndpoint(gw.store, companyA, receiver.url).id;
   insertEndpoint(gw.store, companyB, receiver.url);
   for (let i = 0; i < 5; i += 1) emitEvent(gw.store, companyA, i % 2 ? 'conversation.update' : 'message.create');
   for (let i = 0; i < 3; i += 1) emitEvent(gw.store, companyB);
-  await eventually('eight failed deliveries', async () => (await gw.admin('GET', '/admin/deliveries?status=failed&limit=200')).body.deliveries.length === 8);
+  await eventually(
+    'eight failed deliveries',
+    async () => (await gw.admin('GET', '/admin/deliveries?status=failed&limit=200')).body.deliveries.length === 8,
+  );
 });
 afterAll(async () => {
   await gw.close();
@@ -39,8 +50,12 @@ afterAll(async () => {
 
 describe('admin authentication', () => {
   it('answers 401 in the error shape without the token or with a wrong one', async () => {
-    expect(expectError(await gw.admin('GET', '/admin/deliveries', undefined, null), 401, 'unauthorized')).toMatch(/No admin token/);
-    expect(expectError(await gw.admin('GET', '/admin/deliveries', undefined, 'wrong-token-0123456789'), 401, 'unauthorized')).toMatch(/invalid/);
+    expect(expectError(await gw.admin('GET', '/admin/deliveries', undefined, null), 401, 'unauthorized')).toMatch(
+      /No admin token/,
+    );
+    expect(
+      expectError(await gw.admin('GET', '/admin/deliveries', undefined, 'wrong-token-0123456789'), 401, 'unauthorized'),
+    ).toMatch(/invalid/);
   });
 
   it('does not accept an API token in place of the admin token', async () => {
@@ -56,7 +71,9 @@ describe('delivery list', () => {
     expect(byCompany.body.deliveries.every((d: { company_id: number }) => d.company_id === companyB)).toBe(true);
     const byType = await gw.admin('GET', `/admin/deliveries?company_id=${companyA}&event_type=conversation.update`);
     expect(byType.body.deliveries).toHaveLength(2);
-    expect((await gw.admin('GET', `/admin/deliveries?endpoint_id=${endpointA}&status=failed`)).body.deliveries).toHaveLength(5);
+    expect(
+      (await gw.admin('GET', `/admin/deliveries?endpoint_id=${endpointA}&status=failed`)).body.deliveries,
+    ).toHaveLength(5);
     expect((await gw.admin('GET', '/admin/deliveries?status=delivered')).body.deliveries).toHaveLength(0);
     const future = new Date(Date.now() + 86_400_000).toISOString();
     expect((await gw.admin('GET', `/admin/deliveries?since=${future}`)).body.deliveries).toHaveLength(0);
@@ -94,7 +111,13 @@ describe('one delivery', () => {
     const shown = await gw.admin('GET', `/admin/deliveries/${delivery.id}`);
     expect(shown.body.delivery).toEqual(delivery);
     expect(shown.body.attempts).toEqual([
-      expect.objectContaining({ number: 1, trigger: 'auto', status_code: 500, outcome: 'failed', response_body: 'answer 500' }),
+      expect.objectContaining({
+        number: 1,
+        trigger: 'auto',
+        status_code: 500,
+        outcome: 'failed',
+        response_body: 'answer 500',
+      }),
     ]);
     expectError(await gw.admin('GET', '/admin/deliveries/dlv_missing'), 404, 'not_found');
     expectError(await gw.admin('POST', '/admin/deliveries/dlv_missing/replay'), 404, 'not_found');
@@ -107,10 +130,23 @@ describe('bulk replay', () => {
     const res = await gw.admin('POST', '/admin/replays', { company_id: companyA, status: 'failed' });
     expect(res.status).toBe(202);
     expect(res.body.task).toMatchObject({ status: 'queued', total: 5, enqueued: 0 });
-    await eventually('task completed', async () => (await gw.admin('GET', `/admin/replays/${res.body.task.id}`)).body.task.status === 'completed');
-    expect((await gw.admin('GET', `/admin/replays/${res.body.task.id}`)).body.task).toMatchObject({ total: 5, enqueued: 5 });
-    await eventually('replayed deliveries delivered', async () => (await gw.admin('GET', `/admin/deliveries?company_id=${companyA}&status=delivered`)).body.deliveries.length === 5);
-    expect((await gw.admin('GET', `/admin/deliveries?company_id=${companyB}&status=failed`)).body.deliveries).toHaveLength(3);
+    await eventually(
+      'task completed',
+      async () => (await gw.admin('GET', `/admin/replays/${res.body.task.id}`)).body.task.status === 'completed',
+    );
+    expect((await gw.admin('GET', `/admin/replays/${res.body.task.id}`)).body.task).toMatchObject({
+      total: 5,
+      enqueued: 5,
+    });
+    await eventually(
+      'replayed deliveries delivered',
+      async () =>
+        (await gw.admin('GET', `/admin/deliveries?company_id=${companyA}&status=delivered`)).body.deliveries.length ===
+        5,
+    );
+    expect(
+      (await gw.admin('GET', `/admin/deliveries?company_id=${companyB}&status=failed`)).body.deliveries,
+    ).toHaveLength(3);
   });
 
   it('refuses a filter that names none of status, company or endpoint, and unknown tasks', async () => {
@@ -125,7 +161,9 @@ describe('endpoint health and pipeline lag', () => {
     expect(res.body.endpoints).toEqual([
       expect.objectContaining({ active: true, consecutive_failures: 3, last_success_at: null, disabled_since: null }),
     ]);
-    expect((await gw.admin('GET', `/admin/companies/${companyA}/endpoints`)).body.endpoints[0].last_success_at).not.toBeNull();
+    expect(
+      (await gw.admin('GET', `/admin/companies/${companyA}/endpoints`)).body.endpoints[0].last_success_at,
+    ).not.toBeNull();
   });
 
   it('takes only a plain positive integer as the company id of the path', async () => {
@@ -148,20 +186,41 @@ describe('gateway replay (CLI)', () => {
     const path = await import('node:path');
     const spawnSync = (file: string, args: string[], options: { env: NodeJS.ProcessEnv; encoding: 'utf8' }) =>
       new Promise<{ status: number | null; stderr: string }>((resolve) =>
-        execFile(file, args, options, (error, _stdout, stderr) => resolve({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stderr })),
+        execFile(file, args, options, (error, _stdout, stderr) =>
+          resolve({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+        ),
       );
-    const env = { ...process.env, GATEWAY_PUBLIC_URL: gw.baseUrl, GATEWAY_ADMIN_TOKEN: 'admin-token-for-tests-0123456789' };
-    const bulk = await spawnSync(process.execPath, [path.resolve('bin/gateway.js'), 'replay', '--company', String(companyB), '--status', 'failed'], { env, encoding: 'utf8' });
+    const env = {
+      ...process.env,
+      GATEWAY_PUBLIC_URL: gw.baseUrl,
+      GATEWAY_ADMIN_TOKEN: 'admin-token-for-tests-0123456789',
+    };
+    const bulk = await spawnSync(
+      process.execPath,
+      [path.resolve('bin/gateway.js'), 'replay', '--company', String(companyB), '--status', 'failed'],
+      { env, encoding: 'utf8' },
+    );
     expect(bulk.status, bulk.stderr).toBe(0);
     expect(bulk.stderr).toMatch(/\[#+\] 3\/3/);
     expect(bulk.stderr).toMatch(/completed: 3 of 3 deliveries replayed/);
-    await eventually('company B delivered', async () => (await gw.admin('GET', `/admin/deliveries?company_id=${companyB}&status=delivered`)).body.deliveries.length === 3);
+    await eventually(
+      'company B delivered',
+      async () =>
+        (await gw.admin('GET', `/admin/deliveries?company_id=${companyB}&status=delivered`)).body.deliveries.length ===
+        3,
+    );
 
     const [one] = (await gw.admin('GET', `/admin/deliveries?company_id=${companyB}&limit=1`)).body.deliveries;
-    const single = await spawnSync(process.execPath, [path.resolve('bin/gateway.js'), 'replay', one.id], { env, encoding: 'utf8' });
+    const single = await spawnSync(process.execPath, [path.resolve('bin/gateway.js'), 'replay', one.id], {
+      env,
+      encoding: 'utf8',
+    });
     expect(single.status, single.stderr).toBe(0);
     expect(single.stderr).toContain(`replay of ${one.id} queued`);
-    const missing = await spawnSync(process.execPath, [path.resolve('bin/gateway.js'), 'replay', 'dlv_missing'], { env, encoding: 'utf8' });
+    const missing = await spawnSync(process.execPath, [path.resolve('bin/gateway.js'), 'replay', 'dlv_missing'], {
+      env,
+      encoding: 'utf8',
+    });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/There is no delivery dlv_missing/);
   });

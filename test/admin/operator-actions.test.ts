@@ -23,22 +23,34 @@ let firstMinute: number;
 
 function expectError(res: { status: number; body: any }, status: number, code: string): string {
   expect(res.status).toBe(status);
-  for (const entry of res.body.errors) expect(Object.keys(entry).filter((k) => k !== 'source').sort()).toEqual(['code', 'detail', 'status', 'title']);
+  for (const entry of res.body.errors)
+    expect(
+      Object.keys(entry)
+        .filter((k) => k !== 'source')
+        .sort(),
+    ).toEqual(['code', 'detail', 'status', 'title']);
   expect(res.body.errors[0]).toMatchObject({ status, code });
   return res.body.errors[0].detail;
 }
 
 beforeAll(async () => {
   gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock });
-  receiver = await startReceiver(() => [], () => (failing ? { status: 503, body: '<b>down</b> for maintenance' } : { status: 204 }));
+  receiver = await startReceiver(
+    () => [],
+    () => (failing ? { status: 503, body: '<b>down</b> for maintenance' } : { status: 204 }),
+  );
   firstMinute = Math.floor(Date.now() / 60_000) * 60_000;
   companyA = insertCompany(gw.store, 'A');
   companyB = insertCompany(gw.store, 'B');
   endpointA = insertEndpoint(gw.store, companyA, receiver.url).id;
   endpointB = insertEndpoint(gw.store, companyB, receiver.url).id;
-  for (let i = 0; i < 4; i += 1) emitEvent(gw.store, companyA, 'message.create', { id: i, text: `<script>alert(${i})</script>` });
+  for (let i = 0; i < 4; i += 1)
+    emitEvent(gw.store, companyA, 'message.create', { id: i, text: `<script>alert(${i})</script>` });
   emitEvent(gw.store, companyB);
-  await eventually('five failed deliveries', async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 5);
+  await eventually(
+    'five failed deliveries',
+    async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 5,
+  );
 });
 afterAll(async () => {
   await gw.close();
@@ -62,7 +74,12 @@ describe('search and one delivery', () => {
     const sent = receiver.received.find((r) => r.id === delivery.event_id)!;
     expect(shown.body.event).toEqual(sent.body);
     expect(shown.body.attempts).toEqual([
-      expect.objectContaining({ number: 1, status_code: 503, response_body: '<b>down</b> for maintenance', outcome: 'failed' }),
+      expect.objectContaining({
+        number: 1,
+        status_code: 503,
+        response_body: '<b>down</b> for maintenance',
+        outcome: 'failed',
+      }),
     ]);
   });
 });
@@ -90,7 +107,10 @@ describe('cancelling a bulk replay', () => {
       release();
       await eventually('the held page published', () => receiver.received.length === receivedBefore + 4);
       await new Promise((resolve) => setTimeout(resolve, 600));
-      expect((await gw.admin('GET', `/admin/replays/${id}`)).body.task).toMatchObject({ status: 'cancelled', enqueued: 0 });
+      expect((await gw.admin('GET', `/admin/replays/${id}`)).body.task).toMatchObject({
+        status: 'cancelled',
+        enqueued: 0,
+      });
       expect(pages).toBe(1);
       expectError(await gw.admin('POST', `/admin/replays/${id}/cancel`), 409, 'conflict');
     } finally {
@@ -101,8 +121,13 @@ describe('cancelling a bulk replay', () => {
 
   it('answers 409 for a task that completed and 404 for an unknown one', async () => {
     const created = await gw.admin('POST', '/admin/replays', { company_id: companyB, status: 'delivered' });
-    await eventually('completed', async () => (await gw.admin('GET', `/admin/replays/${created.body.task.id}`)).body.task.status === 'completed');
-    expect(expectError(await gw.admin('POST', `/admin/replays/${created.body.task.id}/cancel`), 409, 'conflict')).toMatch(/completed already/);
+    await eventually(
+      'completed',
+      async () => (await gw.admin('GET', `/admin/replays/${created.body.task.id}`)).body.task.status === 'completed',
+    );
+    expect(
+      expectError(await gw.admin('POST', `/admin/replays/${created.body.task.id}/cancel`), 409, 'conflict'),
+    ).toMatch(/completed already/);
     expectError(await gw.admin('POST', '/admin/replays/rpl_missing/cancel'), 404, 'not_found');
   });
 });
@@ -112,11 +137,20 @@ describe('disabling and enabling an endpoint', () => {
     const base = `/admin/companies/${companyB}/endpoints/${endpointB}`;
     const disabled = await gw.admin('POST', `${base}/disable`, { reason: 'receiver migrating' });
     expect(disabled.status).toBe(200);
-    expect(disabled.body.endpoint).toMatchObject({ endpoint_id: endpointB, active: false, disabled_reason: 'receiver migrating' });
+    expect(disabled.body.endpoint).toMatchObject({
+      endpoint_id: endpointB,
+      active: false,
+      disabled_reason: 'receiver migrating',
+    });
     const [delivery] = (await gw.admin('GET', `/admin/deliveries?company_id=${companyB}`)).body.deliveries;
-    expect(expectError(await gw.admin('POST', `/admin/deliveries/${delivery.id}/replay`), 409, 'conflict')).toMatch(/receiver migrating/);
+    expect(expectError(await gw.admin('POST', `/admin/deliveries/${delivery.id}/replay`), 409, 'conflict')).toMatch(
+      /receiver migrating/,
+    );
     // Operators' disables are not the gateway's: the disabled-endpoints gauge counts only those.
-    expect((await gw.admin('GET', `/admin/companies/${companyB}/endpoints`)).body.endpoints[0]).toMatchObject({ active: false, disabled_since: null });
+    expect((await gw.admin('GET', `/admin/companies/${companyB}/endpoints`)).body.endpoints[0]).toMatchObject({
+      active: false,
+      disabled_since: null,
+    });
 
     const enabled = await gw.admin('POST', `${base}/enable`);
     expect(enabled.body.endpoint).toMatchObject({ active: true, disabled_reason: null });
@@ -138,17 +172,28 @@ describe('the pipeline page', () => {
   it('counts the attempts in the minutes they were made and the error rate of the hour, and names each stream', async () => {
     const before = (await gw.admin('GET', '/admin/pipeline')).body;
     expect(before.attempts.per_minute).toHaveLength(60);
-    const sinceStart = (before.attempts.per_minute as { start: string; failed: number }[]).filter((m) => Date.parse(m.start) >= firstMinute);
+    const sinceStart = (before.attempts.per_minute as { start: string; failed: number }[]).filter(
+      (m) => Date.parse(m.start) >= firstMinute,
+    );
     expect(sinceStart.length).toBeGreaterThanOrEqual(1);
-    const attemptedBefore = before.attempts.per_minute.reduce((sum: number, m: { delivered: number; failed: number }) => sum + m.delivered + m.failed, 0);
+    const attemptedBefore = before.attempts.per_minute.reduce(
+      (sum: number, m: { delivered: number; failed: number }) => sum + m.delivered + m.failed,
+      0,
+    );
     const failedSinceStart = sinceStart.reduce((sum, m) => sum + m.failed, 0);
     expect(failedSinceStart).toBeGreaterThanOrEqual(5);
     // A fresh gateway: every attempt it counts was made in those minutes, none before.
-    expect(before.attempts.per_minute.reduce((sum: number, m: { failed: number }) => sum + m.failed, 0)).toBe(failedSinceStart);
+    expect(before.attempts.per_minute.reduce((sum: number, m: { failed: number }) => sum + m.failed, 0)).toBe(
+      failedSinceStart,
+    );
     failing = false;
-    const [delivery] = (await gw.admin('GET', `/admin/deliveries?company_id=${companyA}&status=failed`)).body.deliveries;
+    const [delivery] = (await gw.admin('GET', `/admin/deliveries?company_id=${companyA}&status=failed`)).body
+      .deliveries;
     await gw.admin('POST', `/admin/deliveries/${delivery.id}/replay`);
-    await eventually('the replay delivered', async () => (await gw.admin('GET', `/admin/deliveries/${delivery.id}`)).body.delivery.status === 'delivered');
+    await eventually(
+      'the replay delivered',
+      async () => (await gw.admin('GET', `/admin/deliveries/${delivery.id}`)).body.delivery.status === 'delivered',
+    );
     const after = (await gw.admin('GET', '/admin/pipeline')).body;
     const minutes = after.attempts.per_minute as { start: string; delivered: number; failed: number }[];
     const attempted = minutes.reduce((sum, m) => sum + m.delivered + m.failed, 0);

@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import {
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  type TestGateway,
+  type TestResponse,
+} from '../helpers/gateway.js';
 
 const MAX_BYTES = 4096;
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', name));
@@ -28,41 +34,74 @@ interface Upload {
 }
 
 /** POSTs one file as multipart/form-data, built by fetch's FormData. */
-async function upload({ bytes, name = 'upload.bin', type = 'application/octet-stream', field = 'file', company = companyId, token, query = '' }: Upload): Promise<TestResponse> {
+async function upload({
+  bytes,
+  name = 'upload.bin',
+  type = 'application/octet-stream',
+  field = 'file',
+  company = companyId,
+  token,
+  query = '',
+}: Upload): Promise<TestResponse> {
   const form = new FormData();
   form.append('note', 'ignored');
   form.append(field, new Blob([bytes], { type }), name);
   const headers: Record<string, string> = {};
   const sendToken = token === undefined ? gw.token : token;
   if (sendToken !== null) headers['x-private-api-token'] = sendToken;
-  const res = await fetch(`${gw.baseUrl}/api/p2/companies/${company}/attachments${query}`, { method: 'POST', body: form, headers });
+  const res = await fetch(`${gw.baseUrl}/api/p2/companies/${company}/attachments${query}`, {
+    method: 'POST',
+    body: form,
+    headers,
+  });
   const text = await res.text();
-  return { status: res.status, headers: Object.fromEntries(res.headers), text, body: text === '' ? undefined : JSON.parse(text) };
+  return {
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    text,
+    body: text === '' ? undefined : JSON.parse(text),
+  };
 }
 
 /** A multipart body written by hand, for shapes FormData cannot make. */
-function rawMultipart(parts: { field: string; name?: string; type?: string; content: Buffer | string }[], boundary = 'XyZ-boundary'): Buffer {
+function rawMultipart(
+  parts: { field: string; name?: string; type?: string; content: Buffer | string }[],
+  boundary = 'XyZ-boundary',
+): Buffer {
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const disposition = `form-data; name="${part.field}"${part.name === undefined ? '' : `; filename="${part.name}"`}`;
     const type = part.type === undefined ? '' : `Content-Type: ${part.type}\r\n`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`), Buffer.from(part.content), Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`),
+      Buffer.from(part.content),
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
 }
 
-async function postRaw(body: Buffer, contentType = 'multipart/form-data; boundary=XyZ-boundary'): Promise<TestResponse> {
+async function postRaw(
+  body: Buffer,
+  contentType = 'multipart/form-data; boundary=XyZ-boundary',
+): Promise<TestResponse> {
   const res = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, {
     method: 'POST',
     body,
     headers: { 'x-private-api-token': gw.token, 'content-type': contentType },
   });
   const text = await res.text();
-  return { status: res.status, headers: Object.fromEntries(res.headers), text, body: text === '' ? undefined : JSON.parse(text) };
+  return {
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    text,
+    body: text === '' ? undefined : JSON.parse(text),
+  };
 }
 
-const count = (): number => (gw.gateway.store.db.prepare('SELECT count(*) AS n FROM attachments').get() as { n: number }).n;
+const count = (): number =>
+  (gw.gateway.store.db.prepare('SELECT count(*) AS n FROM attachments').get() as { n: number }).n;
 const filesOnDisk = (): string[] => fs.readdirSync(folder).sort();
 
 /** Runs a request that must be refused and proves it left no row and no file behind. */
@@ -98,7 +137,16 @@ describe('POST /api/p2/companies/<id>/attachments', () => {
       },
     });
     expect(Object.keys(res.body.attachment)).toEqual([
-      'id', 'message_id', 'file_name', 'mime_type', 'size', 'attachment_url', 'preview_url', 'aspect_ratio', 'data', 'push_to_talk',
+      'id',
+      'message_id',
+      'file_name',
+      'mime_type',
+      'size',
+      'attachment_url',
+      'preview_url',
+      'aspect_ratio',
+      'data',
+      'push_to_talk',
     ]);
     expect(filesOnDisk()).toContain(keyOf(url));
   });
@@ -106,7 +154,11 @@ describe('POST /api/p2/companies/<id>/attachments', () => {
   it('reads JPEG dimensions, turned by the EXIF orientation', async () => {
     const photo = await upload({ bytes: fixture('photo.jpg'), name: 'photo.jpg', type: 'image/jpeg' });
     expect(photo.status).toBe(201);
-    expect(photo.body.attachment).toMatchObject({ mime_type: 'image/jpeg', data: { width: 16, height: 9 }, aspect_ratio: 1.7778 });
+    expect(photo.body.attachment).toMatchObject({
+      mime_type: 'image/jpeg',
+      data: { width: 16, height: 9 },
+      aspect_ratio: 1.7778,
+    });
     // 4x2 pixels stored with orientation 6 (a quarter turn): shown 2 wide, 4 high
     const rotated = await upload({ bytes: fixture('rotated.jpg'), name: 'rotated.jpg', type: 'image/jpeg' });
     expect(rotated.body.attachment).toMatchObject({ data: { width: 2, height: 4 }, aspect_ratio: 0.5 });
@@ -162,17 +214,37 @@ describe('POST /api/p2/companies/<id>/attachments', () => {
 
   it('detects the type from the content when the client lies about it', async () => {
     const mp3AsVoice = await upload({ bytes: fixture('tone.mp3'), name: 'voice.ogg', type: 'audio/ogg' });
-    expect(mp3AsVoice.body.attachment).toMatchObject({ file_name: 'voice.ogg', mime_type: 'audio/mpeg', push_to_talk: false });
-    const voiceAsBinary = await upload({ bytes: fixture('voice.ogg'), name: 'recording', type: 'application/octet-stream' });
+    expect(mp3AsVoice.body.attachment).toMatchObject({
+      file_name: 'voice.ogg',
+      mime_type: 'audio/mpeg',
+      push_to_talk: false,
+    });
+    const voiceAsBinary = await upload({
+      bytes: fixture('voice.ogg'),
+      name: 'recording',
+      type: 'application/octet-stream',
+    });
     expect(voiceAsBinary.body.attachment).toMatchObject({ mime_type: 'audio/ogg', push_to_talk: true });
     const pngAsPdf = await upload({ bytes: fixture('image.png'), name: 'report.pdf', type: 'application/pdf' });
     expect(pngAsPdf.body.attachment).toMatchObject({ mime_type: 'image/png', data: { width: 4, height: 3 } });
-    const htmlAsText = await upload({ bytes: Buffer.from('<script>alert(1)</script>'), name: 'page.html', type: 'text/html' });
+    const htmlAsText = await upload({
+      bytes: Buffer.from('<script>alert(1)</script>'),
+      name: 'page.html',
+      type: 'text/html',
+    });
     expect(htmlAsText.body.attachment).toMatchObject({ mime_type: 'text/plain', aspect_ratio: null, data: {} });
     const csv = await upload({ bytes: Buffer.from('a,b\n1,2\n'), name: 'table.csv', type: 'text/csv' });
     expect(csv.body.attachment.mime_type).toBe('text/csv');
-    const junkAsPng = await upload({ bytes: Buffer.from([0, 1, 2, 3, 0, 255, 254]), name: 'fake.png', type: 'image/png' });
-    expect(junkAsPng.body.attachment).toMatchObject({ mime_type: 'application/octet-stream', aspect_ratio: null, data: {} });
+    const junkAsPng = await upload({
+      bytes: Buffer.from([0, 1, 2, 3, 0, 255, 254]),
+      name: 'fake.png',
+      type: 'image/png',
+    });
+    expect(junkAsPng.body.attachment).toMatchObject({
+      mime_type: 'application/octet-stream',
+      aspect_ratio: null,
+      data: {},
+    });
     expect(junkAsPng.body.attachment).toHaveProperty('preview_url');
 
     const served = await fetch(pngAsPdf.body.attachment.attachment_url);
@@ -180,7 +252,9 @@ describe('POST /api/p2/companies/<id>/attachments', () => {
   });
 
   it('keeps only the base name of the client file name', async () => {
-    const res = await postRaw(rawMultipart([{ field: 'file', name: '../../etc/evil.png', type: 'image/png', content: fixture('image.png') }]));
+    const res = await postRaw(
+      rawMultipart([{ field: 'file', name: '../../etc/evil.png', type: 'image/png', content: fixture('image.png') }]),
+    );
     expect(res.status).toBe(201);
     expect(res.body.attachment.file_name).toBe('evil.png');
     const nameless = await postRaw(rawMultipart([{ field: 'file', type: 'application/octet-stream', content: 'hi' }]));
@@ -189,7 +263,11 @@ describe('POST /api/p2/companies/<id>/attachments', () => {
   });
 
   it('accepts the token in the query', async () => {
-    const res = await upload({ bytes: fixture('image.png'), token: null, query: `?private_api_token=${encodeURIComponent(gw.token)}` });
+    const res = await upload({
+      bytes: fixture('image.png'),
+      token: null,
+      query: `?private_api_token=${encodeURIComponent(gw.token)}`,
+    });
     expect(res.status).toBe(201);
   });
 
@@ -202,7 +280,10 @@ describe('POST /api/p2/companies/<id>/attachments', () => {
       const form = new FormData();
       form.append('private_api_token', gw.token);
       form.append('file', new Blob([fixture('image.png')]), 'a.png');
-      const res = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, { method: 'POST', body: form });
+      const res = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, {
+        method: 'POST',
+        body: form,
+      });
       return { status: res.status, headers: {}, text: '', body: await res.json() };
     });
     expectErrorShape(inBody, 401, 'unauthorized');
@@ -214,8 +295,14 @@ describe('POST /api/p2/companies/<id>/attachments', () => {
     const missing = await refusedLeavingNothing(() => upload({ bytes: fixture('image.png'), company: 999999 }));
     expectErrorShape(foreign, 404, 'not_found');
     expectErrorShape(missing, 404, 'not_found');
-    expect(foreign.body.errors[0].detail.replace(String(companyId), 'N')).toBe(missing.body.errors[0].detail.replace('999999', 'N'));
-    expectErrorShape(await refusedLeavingNothing(() => upload({ bytes: fixture('image.png'), company: 'abc' })), 404, 'not_found');
+    expect(foreign.body.errors[0].detail.replace(String(companyId), 'N')).toBe(
+      missing.body.errors[0].detail.replace('999999', 'N'),
+    );
+    expectErrorShape(
+      await refusedLeavingNothing(() => upload({ bytes: fixture('image.png'), company: 'abc' })),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -227,9 +314,13 @@ describe('size limit and bad bodies', () => {
   });
 
   it('answers 413 payload_too_large above the limit, leaving no row and no file', async () => {
-    const res = await refusedLeavingNothing(() => upload({ bytes: Buffer.alloc(MAX_BYTES + 1, 'a'), name: 'big.txt', type: 'text/plain' }));
+    const res = await refusedLeavingNothing(() =>
+      upload({ bytes: Buffer.alloc(MAX_BYTES + 1, 'a'), name: 'big.txt', type: 'text/plain' }),
+    );
     expect(expectErrorShape(res, 413, 'payload_too_large')[0]!.detail).toContain(String(MAX_BYTES));
-    const muchLarger = await refusedLeavingNothing(() => upload({ bytes: Buffer.alloc(MAX_BYTES * 20, 1), name: 'huge.bin' }));
+    const muchLarger = await refusedLeavingNothing(() =>
+      upload({ bytes: Buffer.alloc(MAX_BYTES * 20, 1), name: 'huge.bin' }),
+    );
     expectErrorShape(muchLarger, 413, 'payload_too_large');
     expect(filesOnDisk().some((f) => f.endsWith('.part'))).toBe(false);
   });
@@ -254,14 +345,18 @@ describe('size limit and bad bodies', () => {
   });
 
   it('answers 415 for a body that is not multipart and 400 for a broken one', async () => {
-    const json = await refusedLeavingNothing(() => gw.request('POST', `/api/p2/companies/${companyId}/attachments`, { json: { file: 'x' } }));
+    const json = await refusedLeavingNothing(() =>
+      gw.request('POST', `/api/p2/companies/${companyId}/attachments`, { json: { file: 'x' } }),
+    );
     expectErrorShape(json, 415, 'unsupported_media_type');
     const none = await refusedLeavingNothing(() => gw.request('POST', `/api/p2/companies/${companyId}/attachments`));
     expectErrorShape(none, 415, 'unsupported_media_type');
     const noBoundary = await refusedLeavingNothing(() => postRaw(Buffer.from('whatever'), 'multipart/form-data'));
     expectErrorShape(noBoundary, 400, 'bad_request');
     const truncated = await refusedLeavingNothing(() =>
-      postRaw(Buffer.from('--XyZ-boundary\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc')),
+      postRaw(
+        Buffer.from('--XyZ-boundary\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc'),
+      ),
     );
     expectErrorShape(truncated, 400, 'bad_request');
   });
@@ -272,7 +367,8 @@ describe('GET /files/<storage_key>/<file_name>', () => {
   let voice: { attachment_url: string };
 
   beforeAll(async () => {
-    image = (await upload({ bytes: fixture('photo.jpg'), name: 'Фото отпуска "1".jpg', type: 'image/jpeg' })).body.attachment;
+    image = (await upload({ bytes: fixture('photo.jpg'), name: 'Фото отпуска "1".jpg', type: 'image/jpeg' })).body
+      .attachment;
     voice = (await upload({ bytes: fixture('voice.ogg'), name: 'voice.ogg', type: 'audio/ogg' })).body.attachment;
   });
 
@@ -287,7 +383,9 @@ describe('GET /files/<storage_key>/<file_name>', () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(fixture('photo.jpg'))).toBe(true);
     expect(res.headers.get('content-type')).toBe('image/jpeg');
     expect(res.headers.get('content-length')).toBe(String(fixture('photo.jpg').length));
-    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="(?:[^"\\]|\\.)*\.jpg"; filename\*=UTF-8''/);
+    expect(res.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="(?:[^"\\]|\\.)*\.jpg"; filename\*=UTF-8''/,
+    );
     expect(res.headers.get('content-disposition')).toContain(encodeURIComponent('Фото'));
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
@@ -356,7 +454,8 @@ describe('ownership in the store', () => {
   it('finds an attachment only through its own company', async () => {
     const res = await upload({ bytes: fixture('doc.pdf'), name: 'mine.pdf', type: 'application/pdf' });
     const id = res.body.attachment.id as number;
-    const other = (await gw.request('POST', '/p1/companies', { json: { name: 'Sibling' } })).body.data.external_id as number;
+    const other = (await gw.request('POST', '/p1/companies', { json: { name: 'Sibling' } })).body.data
+      .external_id as number;
     const attachments = gw.gateway.store.attachments;
     expect(attachments.findForCompany(companyId, id)?.file_name).toBe('mine.pdf');
     expect(attachments.findForCompany(other, id)).toBeUndefined();

@@ -7,7 +7,13 @@ import { AUTHS_MAX_PER_PAGE, authListResponse, authResponse } from '../../schema
 import { planAuthAction } from '../../src/domain/auths.js';
 import type { OutboxRow } from '../../src/store/pipeline/outbox.js';
 import { emittedEvents } from '../helpers/events.js';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import {
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  type TestGateway,
+  type TestResponse,
+} from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
 
 type Body = Record<string, unknown>;
@@ -107,7 +113,10 @@ function channelCount(): number {
 }
 
 function storedState(id: number): { state: string; deleted_at: number | null } {
-  return gw.gateway.store.db.prepare('SELECT state, deleted_at FROM channels WHERE id = ?').get(id) as { state: string; deleted_at: number | null };
+  return gw.gateway.store.db.prepare('SELECT state, deleted_at FROM channels WHERE id = ?').get(id) as {
+    state: string;
+    deleted_at: number | null;
+  };
 }
 
 /** A request that must be refused and must change nothing: no channel, no state, no event. */
@@ -130,7 +139,13 @@ const action = (method: string, companyId: number, id: number, name: string, jso
 const variants: [string, () => Body, string, string | null, Body][] = [
   ['chat_d QR', () => ({ provider: 'chat_d' }), 'unconfirmed', 'qr', {}],
   ['chat_a QR', () => ({ provider: 'chat_a' }), 'unconfirmed', 'qr', {}],
-  ['chat_a digital code', () => ({ provider: 'chat_a', phone: '79161234567' }), 'unconfirmed', 'pairing_code', { phone: '79161234567' }],
+  [
+    'chat_a digital code',
+    () => ({ provider: 'chat_a', phone: '79161234567' }),
+    'unconfirmed',
+    'pairing_code',
+    { phone: '79161234567' },
+  ],
   [
     'chat_a_business by token',
     () => ({ provider: 'chat_a_business', hosting_type: 'cloud', token: secret(), subtype: 'unlim' }),
@@ -140,56 +155,100 @@ const variants: [string, () => Body, string, string | null, Body][] = [
   ],
   [
     'chat_a_business by vendor_channel_id',
-    () => ({ provider: 'chat_a_business', hosting_type: 'onpremise', vendor_channel_id: 'vc-1', vendor_client_id: 'cl-1', account_name: 'Main' }),
+    () => ({
+      provider: 'chat_a_business',
+      hosting_type: 'onpremise',
+      vendor_channel_id: 'vc-1',
+      vendor_client_id: 'cl-1',
+      account_name: 'Main',
+    }),
     'enabled',
     null,
     { hosting_type: 'onpremise', vendor_channel_id: 'vc-1', vendor_client_id: 'cl-1', account_name: 'Main' },
   ],
-  ['market_a', () => ({ provider: 'market_a', login: secret('login'), password: secret('password') }), 'enabled', null, {}],
+  [
+    'market_a',
+    () => ({ provider: 'market_a', login: secret('login'), password: secret('password') }),
+    'enabled',
+    null,
+    {},
+  ],
   ...(['social_b', 'social_a', 'social_a_direct', 'chat_b', 'chat_c'] as const).map(
-    (provider): [string, () => Body, string, string | null, Body] => [provider, () => ({ provider, token: secret() }), 'enabled', null, {}],
+    (provider): [string, () => Body, string, string | null, Body] => [
+      provider,
+      () => ({ provider, token: secret() }),
+      'enabled',
+      null,
+      {},
+    ],
   ),
   [
     'social_c_business',
-    () => ({ provider: 'social_c_business', token: secret(), phone: '79161234567', data: { id: '1', access: secret('data') } }),
+    () => ({
+      provider: 'social_c_business',
+      token: secret(),
+      phone: '79161234567',
+      data: { id: '1', access: secret('data') },
+    }),
     'enabled',
     null,
     { phone: '79161234567' },
   ],
-  ['chat_b_personal by QR', () => ({ provider: 'chat_b_personal', via_qr_code: true }), 'unconfirmed', 'qr', { via_qr_code: true }],
-  ['chat_b_personal by phone', () => ({ provider: 'chat_b_personal', phone: '+79161234567' }), 'unconfirmed', 'code', { phone: '79161234567' }],
-  ['social_c', () => ({ provider: 'social_c', login: secret('login'), password: secret('password') }), 'unconfirmed', 'code', {}],
+  [
+    'chat_b_personal by QR',
+    () => ({ provider: 'chat_b_personal', via_qr_code: true }),
+    'unconfirmed',
+    'qr',
+    { via_qr_code: true },
+  ],
+  [
+    'chat_b_personal by phone',
+    () => ({ provider: 'chat_b_personal', phone: '+79161234567' }),
+    'unconfirmed',
+    'code',
+    { phone: '79161234567' },
+  ],
+  [
+    'social_c',
+    () => ({ provider: 'social_c', login: secret('login'), password: secret('password') }),
+    'unconfirmed',
+    'code',
+    {},
+  ],
 ];
 
 describe('POST /api/p2/companies/:companyId/auths', () => {
-  it.each(variants)('%s: 201 {auth}, its initial state, no credential, and a create event', async (_name, body, state, confirmation, settings) => {
-    const company = await newCompany();
-    const sent = body();
-    const before = Date.now();
-    const auth = await created(company, sent);
-    expect(auth).toEqual({
-      id: expect.any(Number),
-      company_id: company,
-      provider: sent.provider,
-      state,
-      // pact-im/api-doc content/ru/v2/auths/index.md: the documented fields are always present.
-      phone_number: typeof settings.phone === 'string' ? settings.phone : null,
-      username: null,
-      confirmation,
-      settings,
-      created_at: expect.any(String),
-      updated_at: auth.created_at,
-      sync_messages_at: null,
-      pages: null,
-    });
-    expect(Date.parse(auth.created_at)).toBeGreaterThanOrEqual(before - 1000);
-    const events = eventsOf(auth.id);
-    expect(events.map((e) => e.event)).toEqual(['create']);
-    expect(events[0]!.object).toEqual(auth);
-    // The same entity as a v1 channel.
-    const v1 = await gw.request('GET', `/p1/companies/${company}/channels`);
-    expect(v1.body.data.channels).toEqual([{ external_id: auth.id, provider: sent.provider }]);
-  });
+  it.each(variants)(
+    '%s: 201 {auth}, its initial state, no credential, and a create event',
+    async (_name, body, state, confirmation, settings) => {
+      const company = await newCompany();
+      const sent = body();
+      const before = Date.now();
+      const auth = await created(company, sent);
+      expect(auth).toEqual({
+        id: expect.any(Number),
+        company_id: company,
+        provider: sent.provider,
+        state,
+        // pact-im/api-doc content/ru/v2/auths/index.md: the documented fields are always present.
+        phone_number: typeof settings.phone === 'string' ? settings.phone : null,
+        username: null,
+        confirmation,
+        settings,
+        created_at: expect.any(String),
+        updated_at: auth.created_at,
+        sync_messages_at: null,
+        pages: null,
+      });
+      expect(Date.parse(auth.created_at)).toBeGreaterThanOrEqual(before - 1000);
+      const events = eventsOf(auth.id);
+      expect(events.map((e) => e.event)).toEqual(['create']);
+      expect(events[0]!.object).toEqual(auth);
+      // The same entity as a v1 channel.
+      const v1 = await gw.request('GET', `/p1/companies/${company}/channels`);
+      expect(v1.body.data.channels).toEqual([{ external_id: auth.id, provider: sent.provider }]);
+    },
+  );
 
   it('keeps sync_messages_from as an ISO timestamp setting', async () => {
     const from = isoAgo(DAY);
@@ -198,7 +257,10 @@ describe('POST /api/p2/companies/:companyId/auths', () => {
   });
 
   it('accepts a form body', async () => {
-    const auth = expectAuthAnswer(await gw.request('POST', authsPath(await newCompany()), { form: 'provider=chat_b_personal&via_qr_code=true' }), 201);
+    const auth = expectAuthAnswer(
+      await gw.request('POST', authsPath(await newCompany()), { form: 'provider=chat_b_personal&via_qr_code=true' }),
+      201,
+    );
     expect(auth).toMatchObject({ provider: 'chat_b_personal', settings: { via_qr_code: true } });
   });
 
@@ -211,18 +273,33 @@ describe('POST /api/p2/companies/:companyId/auths', () => {
 
   it('names phone_number when it is the field that is wrong, and refuses both names at once', async () => {
     const company = await newCompany();
-    const bad = await refused(() => create(company, { provider: 'chat_a', phone_number: '+7916' }), 422, 'validation_failed');
+    const bad = await refused(
+      () => create(company, { provider: 'chat_a', phone_number: '+7916' }),
+      422,
+      'validation_failed',
+    );
     expect(failingFields(bad)).toEqual(['phone_number']);
     expect(bad.body.errors[0].detail).toMatch(/^phone_number must be/);
-    const both = await refused(() => create(company, { provider: 'chat_a', phone: '79161234567', phone_number: '79161234567' }), 422, 'validation_failed');
+    const both = await refused(
+      () => create(company, { provider: 'chat_a', phone: '79161234567', phone_number: '79161234567' }),
+      422,
+      'validation_failed',
+    );
     expect(failingFields(both)).toEqual(['phone_number']);
   });
 
   it('keeps only the variant’s own fields: unknown ones are ignored and never stored', async () => {
     const s = secret('unknown');
-    const auth = await created(await newCompany(), { provider: 'chat_b', token: secret(), access_key: s, nested: { s } });
+    const auth = await created(await newCompany(), {
+      provider: 'chat_b',
+      token: secret(),
+      access_key: s,
+      nested: { s },
+    });
     expect(auth.settings).toEqual({});
-    const stored = gw.gateway.store.db.prepare('SELECT settings, credentials FROM channels WHERE id = ?').get(auth.id) as Body;
+    const stored = gw.gateway.store.db
+      .prepare('SELECT settings, credentials FROM channels WHERE id = ?')
+      .get(auth.id) as Body;
     expect(JSON.stringify(stored)).not.toContain(s);
   });
 
@@ -234,20 +311,48 @@ describe('POST /api/p2/companies/:companyId/auths', () => {
     ['an empty token', { provider: 'chat_c', token: '' }, ['token']],
     ['a token that is a number', { provider: 'social_b', token: 5 }, ['token']],
     // (chat_a_business with provider alone is an OAuth create: test/compat/auths-v2.test.ts.)
-    ['chat_a_business with a subtype but neither hosting_type nor token nor vendor_channel_id', { provider: 'chat_a_business', subtype: 'unlim' }, ['hosting_type', 'vendor_channel_id']],
-    ['chat_a_business with a hosting_type out of the list', { provider: 'chat_a_business', hosting_type: 'hybrid', token: 't' }, ['hosting_type']],
-    ['chat_a_business with an unknown subtype', { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', subtype: 'x' }, ['subtype']],
+    [
+      'chat_a_business with a subtype but neither hosting_type nor token nor vendor_channel_id',
+      { provider: 'chat_a_business', subtype: 'unlim' },
+      ['hosting_type', 'vendor_channel_id'],
+    ],
+    [
+      'chat_a_business with a hosting_type out of the list',
+      { provider: 'chat_a_business', hosting_type: 'hybrid', token: 't' },
+      ['hosting_type'],
+    ],
+    [
+      'chat_a_business with an unknown subtype',
+      { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', subtype: 'x' },
+      ['subtype'],
+    ],
     ['market_a without password', { provider: 'market_a', login: 'l' }, ['password']],
-    ['social_c_business with text data', { provider: 'social_c_business', token: 't', phone: '1', data: 'x' }, ['data']],
+    [
+      'social_c_business with text data',
+      { provider: 'social_c_business', token: 't', phone: '1', data: 'x' },
+      ['data'],
+    ],
     ['chat_b_personal with neither phone nor via_qr_code', { provider: 'chat_b_personal' }, ['via_qr_code']],
     ['chat_b_personal with via_qr_code false', { provider: 'chat_b_personal', via_qr_code: false }, ['via_qr_code']],
     ['chat_a with a plus in the phone', { provider: 'chat_a', phone: '+79161234567' }, ['phone']],
-    ['sync_messages_from that is not a timestamp', { provider: 'chat_d', sync_messages_from: 'yesterday' }, ['sync_messages_from']],
-    ['sync_messages_from older than a month', { provider: 'chat_d', sync_messages_from: isoAgo(40 * DAY) }, ['sync_messages_from']],
+    [
+      'sync_messages_from that is not a timestamp',
+      { provider: 'chat_d', sync_messages_from: 'yesterday' },
+      ['sync_messages_from'],
+    ],
+    [
+      'sync_messages_from older than a month',
+      { provider: 'chat_d', sync_messages_from: isoAgo(40 * DAY) },
+      ['sync_messages_from'],
+    ],
     ['company_id of another company', { provider: 'chat_d', company_id: 999_999 }, ['company_id']],
     ['company_id that is text in JSON', { provider: 'chat_d', company_id: 'x' }, ['company_id']],
     ['a wrong company_id and no provider', { company_id: 999_999 }, ['company_id', 'provider']],
-    ['a wrong company_id and a bad variant', { company_id: 'x', provider: 'chat_b', token: 5 }, ['company_id', 'token']],
+    [
+      'a wrong company_id and a bad variant',
+      { company_id: 'x', provider: 'chat_b', token: 5 },
+      ['company_id', 'token'],
+    ],
     ['a phone_number that is not text', { provider: 'chat_b_personal', phone_number: 5 }, ['phone_number']],
   ])('422 for %s, one entry per field, nothing stored', async (_name, body, fields) => {
     const company = await newCompany();
@@ -271,7 +376,9 @@ describe('POST /api/p2/companies/:companyId/auths', () => {
     const company = await newCompany();
     const first = await created(company, { provider: 'chat_d' });
     await refused(() => create(company, { provider: 'chat_d' }), 409, 'conflict');
-    const v1 = await gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_b', token: 't' } });
+    const v1 = await gw.request('POST', `/p1/companies/${company}/channels`, {
+      json: { provider: 'chat_b', token: 't' },
+    });
     expect(v1.status).toBe(201);
     await refused(() => create(company, { provider: 'chat_b', token: 't2' }), 409, 'conflict');
 
@@ -383,7 +490,10 @@ describe('GET /api/p2/auths', () => {
     expect(failingFields(await gw.request('GET', '/api/p2/auths?per_page=101', { token }))).toEqual(['per_page']);
 
     const fresh = gw.createAccount('empty');
-    expect((await gw.request('GET', '/api/p2/auths', { token: fresh })).body).toEqual({ auths: [], meta: { page: 1, entries_count: 0, per_page: 25 } });
+    expect((await gw.request('GET', '/api/p2/auths', { token: fresh })).body).toEqual({
+      auths: [],
+      meta: { page: 1, entries_count: 0, per_page: 25 },
+    });
   });
 });
 
@@ -398,7 +508,8 @@ describe('GET /api/p2/companies/:companyId/auths/:id', () => {
     const company = await newCompany();
     const other = await newCompany();
     const auth = await created(other, { provider: 'chat_a' });
-    for (const id of ['999999', 'abc', '0', '1.5']) expectErrorShape(await gw.request('GET', authPath(company, id)), 404, 'not_found');
+    for (const id of ['999999', 'abc', '0', '1.5'])
+      expectErrorShape(await gw.request('GET', authPath(company, id)), 404, 'not_found');
     expectErrorShape(await gw.request('GET', authPath(company, auth.id)), 404, 'not_found');
     await gw.request('DELETE', authPath(other, auth.id));
     expectErrorShape(await gw.request('GET', authPath(other, auth.id)), 404, 'not_found');
@@ -409,36 +520,43 @@ describe('GET /api/p2/companies/:companyId/auths/:id', () => {
 // State machine
 
 describe('enable and disable (PUT and PATCH)', () => {
-  it.each(['PUT', 'PATCH'])('%s: enabled → disabled → enabled, each with an update event carrying the state', async (method) => {
-    const company = await newCompany();
-    const auth = await created(company, { provider: 'chat_b', token: secret() });
+  it.each(['PUT', 'PATCH'])(
+    '%s: enabled → disabled → enabled, each with an update event carrying the state',
+    async (method) => {
+      const company = await newCompany();
+      const auth = await created(company, { provider: 'chat_b', token: secret() });
 
-    const disabled = expectAuthAnswer(await action(method, company, auth.id, 'disable'));
-    expect(disabled.state).toBe('disabled');
-    expect(storedState(auth.id).state).toBe('disabled');
-    expect((await gw.request('GET', authPath(company, auth.id))).body.auth.state).toBe('disabled');
+      const disabled = expectAuthAnswer(await action(method, company, auth.id, 'disable'));
+      expect(disabled.state).toBe('disabled');
+      expect(storedState(auth.id).state).toBe('disabled');
+      expect((await gw.request('GET', authPath(company, auth.id))).body.auth.state).toBe('disabled');
 
-    const enabled = expectAuthAnswer(await action(method, company, auth.id, 'enable', { code: '123' }));
-    expect(enabled.state).toBe('enabled');
-    expect(Date.parse(enabled.updated_at)).toBeGreaterThanOrEqual(Date.parse(disabled.updated_at));
+      const enabled = expectAuthAnswer(await action(method, company, auth.id, 'enable', { code: '123' }));
+      expect(enabled.state).toBe('enabled');
+      expect(Date.parse(enabled.updated_at)).toBeGreaterThanOrEqual(Date.parse(disabled.updated_at));
 
-    const events = eventsOf(auth.id);
-    expect(events.map((e) => [e.event, e.object.state])).toEqual([
-      ['create', 'enabled'],
-      ['update', 'disabled'],
-      ['update', 'enabled'],
-    ]);
-    expect(events[1]!.object).toEqual(disabled);
-    expect(events[2]!.object).toEqual(enabled);
-    // A disabled auth still holds its provider's slot.
-  });
+      const events = eventsOf(auth.id);
+      expect(events.map((e) => [e.event, e.object.state])).toEqual([
+        ['create', 'enabled'],
+        ['update', 'disabled'],
+        ['update', 'enabled'],
+      ]);
+      expect(events[1]!.object).toEqual(disabled);
+      expect(events[2]!.object).toEqual(enabled);
+      // A disabled auth still holds its provider's slot.
+    },
+  );
 
   it('409 for enable on an enabled auth and disable on a disabled one, changing nothing', async () => {
     const company = await newCompany();
     const auth = await created(company, { provider: 'market_a', login: 'l', password: 'p' });
-    expect((await refused(() => action('PUT', company, auth.id, 'enable'), 409, 'conflict')).body.errors[0].detail).toMatch(/already enabled/);
+    expect(
+      (await refused(() => action('PUT', company, auth.id, 'enable'), 409, 'conflict')).body.errors[0].detail,
+    ).toMatch(/already enabled/);
     await action('PATCH', company, auth.id, 'disable');
-    expect((await refused(() => action('PATCH', company, auth.id, 'disable'), 409, 'conflict')).body.errors[0].detail).toMatch(/already disabled/);
+    expect(
+      (await refused(() => action('PATCH', company, auth.id, 'disable'), 409, 'conflict')).body.errors[0].detail,
+    ).toMatch(/already disabled/);
   });
 
   it('409 for disable on an unconfirmed auth (nothing is connected yet)', async () => {
@@ -463,33 +581,54 @@ describe('enable and disable (PUT and PATCH)', () => {
   it.each<[string, Body]>([
     ['chat_b_personal (code)', { provider: 'chat_b_personal', phone: '79161234567' }],
     ['social_c (code)', { provider: 'social_c', login: 'l', password: 'p' }],
-  ])('an unconfirmed %s auth: enable needs code (422), and with it answers 503 while no connector is configured', async (_name, body) => {
-    const company = await newCompany();
-    const auth = await created(company, body);
-    const missing = await refused(() => action('PATCH', company, auth.id, 'enable'), 422, 'validation_failed');
-    expect(failingFields(missing)).toEqual(['code']);
-    for (const code of [true, { x: 1 }, '', 'has spaces', -1, 1.5]) {
-      expect(failingFields(await refused(() => action('PATCH', company, auth.id, 'enable', { code }), 422, 'validation_failed'))).toEqual(['code']);
-    }
-    for (const code of ['12345', 12345]) {
-      const res = await refused(() => action('PUT', company, auth.id, 'enable', { code }), 503, 'service_unavailable');
-      expect(res.body.errors[0].detail).toMatch(/GATEWAY_CONNECTOR_URL/);
-    }
-    expect(storedState(auth.id).state).toBe('unconfirmed');
-  });
+  ])(
+    'an unconfirmed %s auth: enable needs code (422), and with it answers 503 while no connector is configured',
+    async (_name, body) => {
+      const company = await newCompany();
+      const auth = await created(company, body);
+      const missing = await refused(() => action('PATCH', company, auth.id, 'enable'), 422, 'validation_failed');
+      expect(failingFields(missing)).toEqual(['code']);
+      for (const code of [true, { x: 1 }, '', 'has spaces', -1, 1.5]) {
+        expect(
+          failingFields(
+            await refused(() => action('PATCH', company, auth.id, 'enable', { code }), 422, 'validation_failed'),
+          ),
+        ).toEqual(['code']);
+      }
+      for (const code of ['12345', 12345]) {
+        const res = await refused(
+          () => action('PUT', company, auth.id, 'enable', { code }),
+          503,
+          'service_unavailable',
+        );
+        expect(res.body.errors[0].detail).toMatch(/GATEWAY_CONNECTOR_URL/);
+      }
+      expect(storedState(auth.id).state).toBe('unconfirmed');
+    },
+  );
 
   it('reads a code sent as form text', async () => {
     const company = await newCompany();
     const auth = await created(company, { provider: 'chat_b_personal', phone: '79161234567' });
-    await refused(() => gw.request('PUT', `${authPath(company, auth.id)}/enable`, { form: 'code=54321' }), 503, 'service_unavailable');
+    await refused(
+      () => gw.request('PUT', `${authPath(company, auth.id)}/enable`, { form: 'code=54321' }),
+      503,
+      'service_unavailable',
+    );
   });
 
   it('422 for a company_id that is not the path’s', async () => {
     const company = await newCompany();
     const auth = await created(company, { provider: 'chat_b', token: 't' });
-    expect(failingFields(await refused(() => action('PUT', company, auth.id, 'disable', { company_id: company + 1000 }), 422, 'validation_failed'))).toEqual([
-      'company_id',
-    ]);
+    expect(
+      failingFields(
+        await refused(
+          () => action('PUT', company, auth.id, 'disable', { company_id: company + 1000 }),
+          422,
+          'validation_failed',
+        ),
+      ),
+    ).toEqual(['company_id']);
     expectAuthAnswer(await action('PUT', company, auth.id, 'disable', { company_id: company }));
   });
 });
@@ -509,14 +648,23 @@ describe('POST .../auths/:id/confirm', () => {
   it('409 for an enabled or disabled auth', async () => {
     const company = await newCompany();
     const auth = await created(company, { provider: 'chat_c', token: 't' });
-    expect((await refused(() => action('POST', company, auth.id, 'confirm'), 409, 'conflict')).body.errors[0].detail).toMatch(/already confirmed/);
+    expect(
+      (await refused(() => action('POST', company, auth.id, 'confirm'), 409, 'conflict')).body.errors[0].detail,
+    ).toMatch(/already confirmed/);
     await action('PUT', company, auth.id, 'disable');
-    expect((await refused(() => action('POST', company, auth.id, 'confirm'), 409, 'conflict')).body.errors[0].detail).toMatch(/disabled/);
+    expect(
+      (await refused(() => action('POST', company, auth.id, 'confirm'), 409, 'conflict')).body.errors[0].detail,
+    ).toMatch(/disabled/);
   });
 });
 
 describe('the state machine, action by state', () => {
-  const auth = (provider: string, state: 'unconfirmed' | 'enabled' | 'disabled', settings: Body = {}) => ({ id: 1, provider, state, settings });
+  const auth = (provider: string, state: 'unconfirmed' | 'enabled' | 'disabled', settings: Body = {}) => ({
+    id: 1,
+    provider,
+    state,
+    settings,
+  });
 
   it.each<[string, ReturnType<typeof auth>, 'confirm' | 'enable' | 'disable', string | undefined, string]>([
     ['enable disabled', auth('chat_b', 'disabled'), 'enable', undefined, 'move:enabled'],
@@ -530,7 +678,13 @@ describe('the state machine, action by state', () => {
     ['confirm unconfirmed', auth('chat_d', 'unconfirmed'), 'confirm', undefined, 'needs_connector'],
     ['enable unconfirmed qr', auth('chat_d', 'unconfirmed'), 'enable', '1', 'refuse'],
     ['enable unconfirmed pairing code', auth('chat_a', 'unconfirmed', { phone: '7' }), 'enable', '1', 'refuse'],
-    ['enable unconfirmed code without code', auth('chat_b_personal', 'unconfirmed', { phone: '7' }), 'enable', undefined, 'needs_code'],
+    [
+      'enable unconfirmed code without code',
+      auth('chat_b_personal', 'unconfirmed', { phone: '7' }),
+      'enable',
+      undefined,
+      'needs_code',
+    ],
     ['enable unconfirmed code with code', auth('social_c', 'unconfirmed'), 'enable', '1', 'needs_connector'],
   ])('%s', (_name, current, name, code, expected) => {
     const plan = planAuthAction(current, name, code);
@@ -567,7 +721,11 @@ describe('DELETE /api/p2/companies/:companyId/auths/:id', () => {
       ['PUT', '/disable'],
       ['PATCH', '/disable'],
     ] as const) {
-      await refused(() => gw.request(method, `${authPath(company, auth.id)}${suffix}`, { json: { code: '1' } }), 404, 'not_found');
+      await refused(
+        () => gw.request(method, `${authPath(company, auth.id)}${suffix}`, { json: { code: '1' } }),
+        404,
+        'not_found',
+      );
     }
     expect((await gw.request('GET', authsPath(company))).body.auths).toEqual([]);
     expect(eventsOf(auth.id)).toHaveLength(events.length);
@@ -580,7 +738,9 @@ describe('DELETE /api/p2/companies/:companyId/auths/:id', () => {
 describe('v1 channel create and DELETE write auth events', () => {
   it('create and delete through v1 answer as before and write create and delete events', async () => {
     const company = await newCompany();
-    const res = await gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_a_business', hosting_type: 'cloud', token: secret() } });
+    const res = await gw.request('POST', `/p1/companies/${company}/channels`, {
+      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: secret() },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ status: 'created', data: { external_id: expect.any(Number) } });
     const id = res.body.data.external_id as number;
@@ -591,14 +751,27 @@ describe('v1 channel create and DELETE write auth events', () => {
       ['create', 'enabled'],
       ['delete', 'disabled'],
     ]);
-    expect(events[0]!.object).toMatchObject({ id, company_id: company, provider: 'chat_a_business', settings: { hosting_type: 'cloud' } });
+    expect(events[0]!.object).toMatchObject({
+      id,
+      company_id: company,
+      provider: 'chat_a_business',
+      settings: { hosting_type: 'cloud' },
+    });
   });
 
   it('a rejected or conflicting v1 create writes no event', async () => {
     const company = await newCompany();
     await gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_d' } });
-    await refused(() => gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_d' } }), 409, 'conflict');
-    await refused(() => gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_b' } }), 422, 'validation_failed');
+    await refused(
+      () => gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_d' } }),
+      409,
+      'conflict',
+    );
+    await refused(
+      () => gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_b' } }),
+      422,
+      'validation_failed',
+    );
   });
 });
 
@@ -610,11 +783,21 @@ describe('401 without a valid token', () => {
     const company = await newCompany();
     const viaHeader = await gw.request('GET', authsPath(company));
     expect(viaHeader.status).toBe(200);
-    const viaQuery = await gw.request('GET', `${authsPath(company)}?private_api_token=${encodeURIComponent(gw.token)}`, { token: null });
+    const viaQuery = await gw.request(
+      'GET',
+      `${authsPath(company)}?private_api_token=${encodeURIComponent(gw.token)}`,
+      { token: null },
+    );
     expect(viaQuery.status).toBe(200);
-    const viaBody = await gw.request('POST', authsPath(company), { token: null, json: { private_api_token: gw.token, provider: 'chat_d' } });
+    const viaBody = await gw.request('POST', authsPath(company), {
+      token: null,
+      json: { private_api_token: gw.token, provider: 'chat_d' },
+    });
     expectAuthAnswer(viaBody, 201);
-    const viaGetBody = await gw.request('GET', authsPath(company), { token: null, json: { private_api_token: gw.token } });
+    const viaGetBody = await gw.request('GET', authsPath(company), {
+      token: null,
+      json: { private_api_token: gw.token },
+    });
     expect(viaGetBody.body.auths).toHaveLength(1);
   });
 
@@ -633,8 +816,16 @@ describe('401 without a valid token', () => {
     const before = channelCount();
     expectErrorShape(await gw.request(method, path, { token: null, json }), 401, 'unauthorized');
     expectErrorShape(await gw.request(method, path, { token: 'gwk_wrong', json }), 401, 'unauthorized');
-    expectErrorShape(await gw.request(method, `${path}?private_api_token=gwk_wrong`, { token: null, json }), 401, 'unauthorized');
-    expectErrorShape(await gw.request(method, path, { token: null, json: { ...json, private_api_token: 'gwk_wrong' } }), 401, 'unauthorized');
+    expectErrorShape(
+      await gw.request(method, `${path}?private_api_token=gwk_wrong`, { token: null, json }),
+      401,
+      'unauthorized',
+    );
+    expectErrorShape(
+      await gw.request(method, path, { token: null, json: { ...json, private_api_token: 'gwk_wrong' } }),
+      401,
+      'unauthorized',
+    );
     expect(channelCount()).toBe(before);
   });
 });
@@ -655,13 +846,22 @@ describe("another account's company and auths are not found", () => {
     ];
     for (const [method, path, json] of routes) {
       const foreign = await refused(() => gw.request(method, path, { token: stranger, json }), 404, 'not_found');
-      const missing = await gw.request(method, path.replace(`/companies/${company}/`, '/companies/999999/'), { token: stranger, json });
+      const missing = await gw.request(method, path.replace(`/companies/${company}/`, '/companies/999999/'), {
+        token: stranger,
+        json,
+      });
       expectErrorShape(missing, 404, 'not_found');
-      expect(foreign.body.errors[0].detail.replace(String(company), 'N')).toBe(missing.body.errors[0].detail.replace('999999', 'N'));
+      expect(foreign.body.errors[0].detail.replace(String(company), 'N')).toBe(
+        missing.body.errors[0].detail.replace('999999', 'N'),
+      );
     }
     // Their own company does not reach this auth either.
     const theirs = await newCompany(stranger);
-    await refused(() => gw.request('PUT', `${authPath(theirs, auth.id)}/disable`, { token: stranger }), 404, 'not_found');
+    await refused(
+      () => gw.request('PUT', `${authPath(theirs, auth.id)}/disable`, { token: stranger }),
+      404,
+      'not_found',
+    );
     expect(storedState(auth.id)).toEqual({ state: 'enabled', deleted_at: null });
   });
 });
@@ -674,10 +874,17 @@ describe('credentials are never shown, evented or logged', () => {
     const company = await newCompany();
     const s = secret('distinctive');
     const texts: string[] = [];
-    const res = await create(company, { provider: 'social_c_business', token: s, phone: '79161234567', data: { id: '9', access_token: s } });
+    const res = await create(company, {
+      provider: 'social_c_business',
+      token: s,
+      phone: '79161234567',
+      data: { id: '9', access_token: s },
+    });
     const auth = expectAuthAnswer(res, 201);
     texts.push(res.text);
-    expect(JSON.stringify(gw.gateway.store.db.prepare('SELECT credentials FROM channels WHERE id = ?').get(auth.id))).toContain(s);
+    expect(
+      JSON.stringify(gw.gateway.store.db.prepare('SELECT credentials FROM channels WHERE id = ?').get(auth.id)),
+    ).toContain(s);
     texts.push((await create(company, { provider: 'social_c_business', token: s, phone: '1', data: { s } })).text); // 409
     texts.push((await create(company, { provider: 'market_a', login: s })).text); // 422
     texts.push((await gw.request('GET', authsPath(company))).text);
@@ -701,12 +908,18 @@ describe('credentials are never shown, evented or logged', () => {
 describe('auth events', () => {
   it('every auth event written by this file validates against schemas/events/auth.ts', () => {
     const records = outboxRows()
-      .map((row) => ({ row, record: JSON.parse(row.payload) as { id: string; name: string; company_id: number; body: AuthEvent } }))
+      .map((row) => ({
+        row,
+        record: JSON.parse(row.payload) as { id: string; name: string; company_id: number; body: AuthEvent },
+      }))
       .filter(({ record }) => record.body.type === 'auth');
     expect(records.length).toBeGreaterThan(50);
     const kinds = new Set<string>();
     for (const { row, record } of records) {
-      expect(validateEvent(record.body), `${JSON.stringify(record.body)}: ${JSON.stringify(validateEvent.errors)}`).toBe(true);
+      expect(
+        validateEvent(record.body),
+        `${JSON.stringify(record.body)}: ${JSON.stringify(validateEvent.errors)}`,
+      ).toBe(true);
       expect(record.name).toBe(`auth.${record.body.event}`);
       expect(record.id).toBe(record.body.id);
       expect(row.message_id).toBe(record.body.id);
@@ -715,7 +928,13 @@ describe('auth events', () => {
       expect(record.company_id).toBe(record.body.object.company_id);
       kinds.add(`${record.body.event}:${record.body.object.state}`);
     }
-    expect([...kinds].sort()).toEqual(['create:enabled', 'create:unconfirmed', 'delete:disabled', 'update:disabled', 'update:enabled']);
+    expect([...kinds].sort()).toEqual([
+      'create:enabled',
+      'create:unconfirmed',
+      'delete:disabled',
+      'update:disabled',
+      'update:enabled',
+    ]);
     expect(new Set(records.map(({ record }) => record.body.id)).size).toBe(records.length);
   });
 

@@ -2,7 +2,13 @@
 // "Create channel variants", section 8 limits) against a real gateway on a temp SQLite file.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import {
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  type TestGateway,
+  type TestResponse,
+} from '../helpers/gateway.js';
 
 type Body = Record<string, unknown>;
 
@@ -78,7 +84,9 @@ interface StoredChannel {
 
 function storedChannels(companyId: number): StoredChannel[] {
   return gw.gateway.store.db
-    .prepare('SELECT id, provider, state, settings, credentials, deleted_at FROM channels WHERE company_id = ? ORDER BY id')
+    .prepare(
+      'SELECT id, provider, state, settings, credentials, deleted_at FROM channels WHERE company_id = ? ORDER BY id',
+    )
     .all(companyId) as StoredChannel[];
 }
 
@@ -110,14 +118,32 @@ const validVariants: [string, () => Body][] = [
   ['chat_d QR', () => ({ provider: 'chat_d' })],
   ['chat_d QR with sync_messages_from (ISO)', () => ({ provider: 'chat_d', sync_messages_from: isoAgo(DAY) })],
   ['chat_a QR', () => ({ provider: 'chat_a' })],
-  ['chat_a QR with sync_messages_from (unix seconds)', () => ({ provider: 'chat_a', sync_messages_from: unixAgo(DAY) })],
+  [
+    'chat_a QR with sync_messages_from (unix seconds)',
+    () => ({ provider: 'chat_a', sync_messages_from: unixAgo(DAY) }),
+  ],
   ['chat_a digital code', () => ({ provider: 'chat_a', phone: '79161234567' })],
-  ['chat_a digital code with sync_messages_from', () => ({ provider: 'chat_a', phone: '79161234567', sync_messages_from: isoAgo(DAY) })],
+  [
+    'chat_a digital code with sync_messages_from',
+    () => ({ provider: 'chat_a', phone: '79161234567', sync_messages_from: isoAgo(DAY) }),
+  ],
   ['chat_a_business by token (cloud)', () => ({ provider: 'chat_a_business', hosting_type: 'cloud', token: secret() })],
-  ['chat_a_business by token (onpremise, regular)', () => ({ provider: 'chat_a_business', hosting_type: 'onpremise', token: secret(), subtype: 'regular' })],
-  ['chat_a_business by token (unlim)', () => ({ provider: 'chat_a_business', hosting_type: 'cloud', token: secret(), subtype: 'unlim' })],
-  ['chat_a_business by token (no_write_first)', () => ({ provider: 'chat_a_business', hosting_type: 'cloud', token: secret(), subtype: 'no_write_first' })],
-  ['chat_a_business by vendor_channel_id', () => ({ provider: 'chat_a_business', hosting_type: 'onpremise', vendor_channel_id: 'vc-1' })],
+  [
+    'chat_a_business by token (onpremise, regular)',
+    () => ({ provider: 'chat_a_business', hosting_type: 'onpremise', token: secret(), subtype: 'regular' }),
+  ],
+  [
+    'chat_a_business by token (unlim)',
+    () => ({ provider: 'chat_a_business', hosting_type: 'cloud', token: secret(), subtype: 'unlim' }),
+  ],
+  [
+    'chat_a_business by token (no_write_first)',
+    () => ({ provider: 'chat_a_business', hosting_type: 'cloud', token: secret(), subtype: 'no_write_first' }),
+  ],
+  [
+    'chat_a_business by vendor_channel_id',
+    () => ({ provider: 'chat_a_business', hosting_type: 'onpremise', vendor_channel_id: 'vc-1' }),
+  ],
   [
     'chat_a_business by vendor_channel_id with all optionals',
     () => ({
@@ -130,16 +156,33 @@ const validVariants: [string, () => Body][] = [
     }),
   ],
   ['market_a', () => ({ provider: 'market_a', login: secret('login'), password: secret('password') })],
-  ...TOKEN_PROVIDERS.map((provider): [string, () => Body] => [`${provider} by token`, () => ({ provider, token: secret() })]),
+  ...TOKEN_PROVIDERS.map((provider): [string, () => Body] => [
+    `${provider} by token`,
+    () => ({ provider, token: secret() }),
+  ]),
   [
     'social_c_business',
-    () => ({ provider: 'social_c_business', token: secret(), phone: '79161234567', data: { id: '1029', name: secret('data') } }),
+    () => ({
+      provider: 'social_c_business',
+      token: secret(),
+      phone: '79161234567',
+      data: { id: '1029', name: secret('data') },
+    }),
   ],
   ['chat_b_personal by QR', () => ({ provider: 'chat_b_personal', via_qr_code: true })],
-  ['chat_b_personal by QR with sync_messages_from', () => ({ provider: 'chat_b_personal', via_qr_code: true, sync_messages_from: isoAgo(DAY) })],
+  [
+    'chat_b_personal by QR with sync_messages_from',
+    () => ({ provider: 'chat_b_personal', via_qr_code: true, sync_messages_from: isoAgo(DAY) }),
+  ],
   ['chat_b_personal by phone', () => ({ provider: 'chat_b_personal', phone: '79161234567' })],
-  ['chat_b_personal by phone with sync_messages_from', () => ({ provider: 'chat_b_personal', phone: '79161234567', sync_messages_from: unixAgo(DAY) })],
-  ['social_c (login and password)', () => ({ provider: 'social_c', login: secret('login'), password: secret('password') })],
+  [
+    'chat_b_personal by phone with sync_messages_from',
+    () => ({ provider: 'chat_b_personal', phone: '79161234567', sync_messages_from: unixAgo(DAY) }),
+  ],
+  [
+    'social_c (login and password)',
+    () => ({ provider: 'social_c', login: secret('login'), password: secret('password') }),
+  ],
 ];
 
 describe('POST /p1/companies/:companyId/channels — every variant is accepted (JSON)', () => {
@@ -159,12 +202,28 @@ describe('POST /p1/companies/:companyId/channels — every variant is accepted (
 describe('POST /p1/companies/:companyId/channels — form bodies', () => {
   it.each([
     ['chat_a digital code', (_s: string) => `provider=chat_a&phone=79161234567`, 'chat_a'],
-    ['chat_d with unix sync_messages_from', (_s: string) => `provider=chat_d&sync_messages_from=${unixAgo(DAY)}`, 'chat_d'],
-    ['chat_a_business by token', (s: string) => `provider=chat_a_business&hosting_type=cloud&token=${s}&subtype=unlim`, 'chat_a_business'],
-    ['chat_a_business by vendor_channel_id', (_s: string) => `provider=chat_a_business&hosting_type=onpremise&vendor_channel_id=vc-9&account_name=Main`, 'chat_a_business'],
+    [
+      'chat_d with unix sync_messages_from',
+      (_s: string) => `provider=chat_d&sync_messages_from=${unixAgo(DAY)}`,
+      'chat_d',
+    ],
+    [
+      'chat_a_business by token',
+      (s: string) => `provider=chat_a_business&hosting_type=cloud&token=${s}&subtype=unlim`,
+      'chat_a_business',
+    ],
+    [
+      'chat_a_business by vendor_channel_id',
+      (_s: string) => `provider=chat_a_business&hosting_type=onpremise&vendor_channel_id=vc-9&account_name=Main`,
+      'chat_a_business',
+    ],
     ['market_a', (s: string) => `provider=market_a&login=client-${s}&password=${s}`, 'market_a'],
     ['social_b', (s: string) => `provider=social_b&token=${s}`, 'social_b'],
-    ['chat_b_personal by QR (via_qr_code=true is coerced)', (_s: string) => 'provider=chat_b_personal&via_qr_code=true', 'chat_b_personal'],
+    [
+      'chat_b_personal by QR (via_qr_code=true is coerced)',
+      (_s: string) => 'provider=chat_b_personal&via_qr_code=true',
+      'chat_b_personal',
+    ],
     ['chat_b_personal by phone', (_s: string) => 'provider=chat_b_personal&phone=79161234567', 'chat_b_personal'],
   ])('%s', async (_name, make, provider) => {
     const company = await newCompany();
@@ -177,7 +236,13 @@ describe('POST /p1/companies/:companyId/channels — form bodies', () => {
     const company = await newCompany();
     const token = secret();
     const name = secret('data');
-    const form = new URLSearchParams({ provider: 'social_c_business', token, phone: '79161234567', 'data[id]': '1029', 'data[name]': name });
+    const form = new URLSearchParams({
+      provider: 'social_c_business',
+      token,
+      phone: '79161234567',
+      'data[id]': '1029',
+      'data[name]': name,
+    });
     const res = await gw.request('POST', channelsPath(company), { form });
     expectCreated(res);
     const stored = storedChannels(company);
@@ -208,8 +273,16 @@ describe('POST /p1/companies/:companyId/channels — missing required fields', (
     ['no provider but other fields', { token: 'abc' }, ['provider']],
     ['chat_a_business with nothing', { provider: 'chat_a_business' }, ['hosting_type', 'vendor_channel_id']],
     ['chat_a_business token without hosting_type', { provider: 'chat_a_business', token: 'abc' }, ['hosting_type']],
-    ['chat_a_business vendor_channel_id without hosting_type', { provider: 'chat_a_business', vendor_channel_id: 'vc' }, ['hosting_type']],
-    ['chat_a_business hosting_type without token or vendor_channel_id', { provider: 'chat_a_business', hosting_type: 'cloud' }, ['vendor_channel_id']],
+    [
+      'chat_a_business vendor_channel_id without hosting_type',
+      { provider: 'chat_a_business', vendor_channel_id: 'vc' },
+      ['hosting_type'],
+    ],
+    [
+      'chat_a_business hosting_type without token or vendor_channel_id',
+      { provider: 'chat_a_business', hosting_type: 'cloud' },
+      ['vendor_channel_id'],
+    ],
     [
       'chat_a_business vendor_client_id alone does not replace vendor_channel_id',
       { provider: 'chat_a_business', hosting_type: 'cloud', vendor_client_id: 'c', account_name: 'n' },
@@ -220,12 +293,24 @@ describe('POST /p1/companies/:companyId/channels — missing required fields', (
     ['market_a without password', { provider: 'market_a', login: 'l' }, ['password']],
     ['market_a without login', { provider: 'market_a', password: 'p' }, ['login']],
     ['market_a empty strings', { provider: 'market_a', login: '', password: '' }, ['login', 'password']],
-    ...TOKEN_PROVIDERS.map((provider): [string, Body, string[]] => [`${provider} without token`, { provider }, ['token']]),
-    ...TOKEN_PROVIDERS.map((provider): [string, Body, string[]] => [`${provider} with empty token`, { provider, token: '' }, ['token']]),
+    ...TOKEN_PROVIDERS.map((provider): [string, Body, string[]] => [
+      `${provider} without token`,
+      { provider },
+      ['token'],
+    ]),
+    ...TOKEN_PROVIDERS.map((provider): [string, Body, string[]] => [
+      `${provider} with empty token`,
+      { provider, token: '' },
+      ['token'],
+    ]),
     ['social_c_business with nothing', { provider: 'social_c_business' }, ['data', 'phone', 'token']],
     ['social_c_business without data', { provider: 'social_c_business', token: 't', phone: '79161234567' }, ['data']],
     ['social_c_business without phone', { provider: 'social_c_business', token: 't', data: { id: '1' } }, ['phone']],
-    ['social_c_business without token', { provider: 'social_c_business', phone: '79161234567', data: { id: '1' } }, ['token']],
+    [
+      'social_c_business without token',
+      { provider: 'social_c_business', phone: '79161234567', data: { id: '1' } },
+      ['token'],
+    ],
     ['chat_b_personal with neither via_qr_code nor phone', { provider: 'chat_b_personal' }, ['via_qr_code']],
     ['social_c with nothing', { provider: 'social_c' }, ['login', 'password']],
   ])('%s', async (_name, body, fields) => {
@@ -241,10 +326,22 @@ describe('POST /p1/companies/:companyId/channels — enumerations', () => {
     ['empty provider', { provider: '' }, ['provider']],
     ['provider not a string', { provider: 7 }, ['provider']],
     ['unknown hosting_type', { provider: 'chat_a_business', hosting_type: 'hybrid', token: 't' }, ['hosting_type']],
-    ['hosting_type in upper case', { provider: 'chat_a_business', hosting_type: 'CLOUD', token: 't' }, ['hosting_type']],
+    [
+      'hosting_type in upper case',
+      { provider: 'chat_a_business', hosting_type: 'CLOUD', token: 't' },
+      ['hosting_type'],
+    ],
     ['empty hosting_type', { provider: 'chat_a_business', hosting_type: '', vendor_channel_id: 'v' }, ['hosting_type']],
-    ['unknown subtype', { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', subtype: 'premium' }, ['subtype']],
-    ['both enums wrong', { provider: 'chat_a_business', hosting_type: 'x', token: 't', subtype: 'y' }, ['hosting_type', 'subtype']],
+    [
+      'unknown subtype',
+      { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', subtype: 'premium' },
+      ['subtype'],
+    ],
+    [
+      'both enums wrong',
+      { provider: 'chat_a_business', hosting_type: 'x', token: 't', subtype: 'y' },
+      ['hosting_type', 'subtype'],
+    ],
   ])('%s', async (_name, body, fields) => {
     const company = await newCompany();
     await expectRejected(company, await createChannel(company, body), fields);
@@ -259,9 +356,21 @@ describe('POST /p1/companies/:companyId/channels — JSON types are strict', () 
     ['token as a number', { provider: 'social_b', token: 123456 }, ['token']],
     ['phone as a number', { provider: 'chat_a', phone: 79161234567 }, ['phone']],
     ['login and password as numbers', { provider: 'market_a', login: 1, password: 2 }, ['login', 'password']],
-    ['hosting_type as an array', { provider: 'chat_a_business', hosting_type: ['cloud'], token: 't' }, ['hosting_type']],
-    ['data as a string', { provider: 'social_c_business', token: 't', phone: '79161234567', data: 'profile' }, ['data']],
-    ['data as an array', { provider: 'social_c_business', token: 't', phone: '79161234567', data: [{ id: 1 }] }, ['data']],
+    [
+      'hosting_type as an array',
+      { provider: 'chat_a_business', hosting_type: ['cloud'], token: 't' },
+      ['hosting_type'],
+    ],
+    [
+      'data as a string',
+      { provider: 'social_c_business', token: 't', phone: '79161234567', data: 'profile' },
+      ['data'],
+    ],
+    [
+      'data as an array',
+      { provider: 'social_c_business', token: 't', phone: '79161234567', data: [{ id: 1 }] },
+      ['data'],
+    ],
     ['data null', { provider: 'social_c_business', token: 't', phone: '79161234567', data: null }, ['data']],
   ])('%s', async (_name, body, fields) => {
     const company = await newCompany();
@@ -292,7 +401,9 @@ describe('POST /p1/companies/:companyId/channels — chat_a phone rules (digits 
 
   it('chat_b_personal rejects a phone that is not a phone number', async () => {
     const company = await newCompany();
-    await expectRejected(company, await createChannel(company, { provider: 'chat_b_personal', phone: 'call me' }), ['phone']);
+    await expectRejected(company, await createChannel(company, { provider: 'chat_b_personal', phone: 'call me' }), [
+      'phone',
+    ]);
   });
 });
 
@@ -336,13 +447,19 @@ describe('sync_messages_from (ISO 8601 or unix seconds, not older than one month
 
     it.each(rejected)('rejects %s', async (_name, value) => {
       const company = await newCompany();
-      await expectRejected(company, await createChannel(company, { ...base, sync_messages_from: value() }), ['sync_messages_from']);
+      await expectRejected(company, await createChannel(company, { ...base, sync_messages_from: value() }), [
+        'sync_messages_from',
+      ]);
     });
   });
 
   it('names only sync_messages_from when it is too old and everything else is valid', async () => {
     const company = await newCompany();
-    const res = await createChannel(company, { provider: 'chat_a', phone: '79161234567', sync_messages_from: isoAgo(40 * DAY) });
+    const res = await createChannel(company, {
+      provider: 'chat_a',
+      phone: '79161234567',
+      sync_messages_from: isoAgo(40 * DAY),
+    });
     const errors = expectErrorShape(res, 422, 'validation_failed');
     expect(errors).toHaveLength(1);
     expect(errors[0]!.source).toEqual({ pointer: '/sync_messages_from' });
@@ -363,8 +480,16 @@ describe('409 conflict for a second live channel of the same provider', () => {
       { provider: 'chat_a_business', hosting_type: 'cloud', token: 't' },
       { provider: 'chat_a_business', hosting_type: 'onpremise', vendor_channel_id: 'vc' },
     ],
-    ['chat_b_personal QR then phone', { provider: 'chat_b_personal', via_qr_code: true }, { provider: 'chat_b_personal', phone: '79161234567' }],
-    ['market_a twice', { provider: 'market_a', login: 'a', password: 'b' }, { provider: 'market_a', login: 'c', password: 'd' }],
+    [
+      'chat_b_personal QR then phone',
+      { provider: 'chat_b_personal', via_qr_code: true },
+      { provider: 'chat_b_personal', phone: '79161234567' },
+    ],
+    [
+      'market_a twice',
+      { provider: 'market_a', login: 'a', password: 'b' },
+      { provider: 'market_a', login: 'c', password: 'd' },
+    ],
   ])('%s', async (_name, first, second) => {
     const company = await newCompany();
     const id = await createdId(company, first);
@@ -481,7 +606,10 @@ describe('GET /p1/companies/:companyId/channels', () => {
   });
 
   it('per equal to the row count ends on the first page; per=100 is allowed', async () => {
-    expect((await list(company, '?per=3')).body).toEqual({ status: 'ok', data: { channels: [item(0), item(1), item(2)], next_page: '' } });
+    expect((await list(company, '?per=3')).body).toEqual({
+      status: 'ok',
+      data: { channels: [item(0), item(1), item(2)], next_page: '' },
+    });
     expect((await list(company, '?per=100')).body.data.channels).toHaveLength(3);
   });
 
@@ -517,7 +645,10 @@ describe('GET /p1/companies/:companyId/channels', () => {
 describe('PUT /p1/companies/:companyId/channels/:id', () => {
   const tokenProviders: [string, Body][] = [
     ...TOKEN_PROVIDERS.map((provider): [string, Body] => [provider, { provider, token: 'original' }]),
-    ['social_c_business', { provider: 'social_c_business', token: 'original', phone: '79161234567', data: { id: '1' } }],
+    [
+      'social_c_business',
+      { provider: 'social_c_business', token: 'original', phone: '79161234567', data: { id: '1' } },
+    ],
     ['chat_a_business', { provider: 'chat_a_business', hosting_type: 'cloud', token: 'original' }],
   ];
   const loginProviders: [string, Body][] = [
@@ -668,7 +799,9 @@ describe('DELETE /p1/companies/:companyId/channels/:id', () => {
     expectNotFound(await gw.request('DELETE', channelPath(company, id)));
     expectNotFound(await gw.request('PUT', channelPath(company, id), { json: { token: 'x' } }));
     expectNotFound(await gw.request('POST', `${channelPath(company, id)}/request_code`, { json: {} }));
-    expectNotFound(await gw.request('GET', `${channelPath(company, id)}/enable_page_instagram?page_id=1&sync_period=day`));
+    expectNotFound(
+      await gw.request('GET', `${channelPath(company, id)}/enable_page_instagram?page_id=1&sync_period=day`),
+    );
     expect(storedChannel(id)).toMatchObject({ state: 'disabled' });
   });
 
@@ -707,7 +840,7 @@ describe('not found', () => {
     expectNotFound(await gw.request('POST', `${channelPath(company, channelId)}/confirm`, { json: {} }));
   });
 
-  it("a channel of another company of the same account is not found", async () => {
+  it('a channel of another company of the same account is not found', async () => {
     const a = await newCompany();
     const b = await newCompany();
     const id = await createdId(a, { provider: 'chat_b', token: 't' });
@@ -741,7 +874,9 @@ describe("another account's company is not found", () => {
 
   it('put changes nothing', async () => {
     const before = storedChannel(channel);
-    expectNotFound(await gw.request('PUT', channelPath(company, channel), { json: { token: 'hijack' }, token: otherToken }));
+    expectNotFound(
+      await gw.request('PUT', channelPath(company, channel), { json: { token: 'hijack' }, token: otherToken }),
+    );
     expect(storedChannel(channel)).toEqual(before);
   });
 
@@ -752,13 +887,19 @@ describe("another account's company is not found", () => {
   });
 
   it('actions', async () => {
-    expectNotFound(await gw.request('POST', `${channelPath(company, channel)}/request_code`, { json: {}, token: otherToken }));
-    expectNotFound(await gw.request('GET', `${channelPath(company, channel)}/enable_page_instagram`, { token: otherToken }));
+    expectNotFound(
+      await gw.request('POST', `${channelPath(company, channel)}/request_code`, { json: {}, token: otherToken }),
+    );
+    expectNotFound(
+      await gw.request('GET', `${channelPath(company, channel)}/enable_page_instagram`, { token: otherToken }),
+    );
   });
 
   it("the channel id under the stranger's own company", async () => {
     const own = await newCompany(otherToken);
-    expectNotFound(await gw.request('PUT', channelPath(own, channel), { json: { token: 'hijack' }, token: otherToken }));
+    expectNotFound(
+      await gw.request('PUT', channelPath(own, channel), { json: { token: 'hijack' }, token: otherToken }),
+    );
     expectNotFound(await gw.request('DELETE', channelPath(own, channel), { token: otherToken }));
     expect(storedChannel(channel)).toMatchObject({ deleted_at: null });
   });
@@ -809,11 +950,36 @@ describe('connector-dependent actions without a configured connector: 503, or 4x
 
   /** Per action and provider: the answer when no connector is configured (GATEWAY_CONNECTOR_URL unset). */
   const expected: Record<string, Record<string, [number, string]>> = {
-    request_code: { chat_a: [503, 'service_unavailable'], chat_b_personal: [503, 'service_unavailable'], social_c_business: [422, 'wrong_provider'], social_c: [422, 'validation_failed'] },
-    confirm: { chat_a: [422, 'wrong_provider'], chat_b_personal: [503, 'service_unavailable'], social_c_business: [422, 'wrong_provider'], social_c: [422, 'validation_failed'] },
-    conversations: { chat_a: [409, 'conflict'], chat_b_personal: [422, 'wrong_provider'], social_c_business: [422, 'wrong_provider'], social_c: [422, 'wrong_provider'] },
-    'enable_page_instagram (GET)': { chat_a: [422, 'wrong_provider'], chat_b_personal: [422, 'wrong_provider'], social_c_business: [503, 'service_unavailable'], social_c: [503, 'service_unavailable'] },
-    'enable_page_instagram (POST)': { chat_a: [422, 'wrong_provider'], chat_b_personal: [422, 'wrong_provider'], social_c_business: [503, 'service_unavailable'], social_c: [503, 'service_unavailable'] },
+    request_code: {
+      chat_a: [503, 'service_unavailable'],
+      chat_b_personal: [503, 'service_unavailable'],
+      social_c_business: [422, 'wrong_provider'],
+      social_c: [422, 'validation_failed'],
+    },
+    confirm: {
+      chat_a: [422, 'wrong_provider'],
+      chat_b_personal: [503, 'service_unavailable'],
+      social_c_business: [422, 'wrong_provider'],
+      social_c: [422, 'validation_failed'],
+    },
+    conversations: {
+      chat_a: [409, 'conflict'],
+      chat_b_personal: [422, 'wrong_provider'],
+      social_c_business: [422, 'wrong_provider'],
+      social_c: [422, 'wrong_provider'],
+    },
+    'enable_page_instagram (GET)': {
+      chat_a: [422, 'wrong_provider'],
+      chat_b_personal: [422, 'wrong_provider'],
+      social_c_business: [503, 'service_unavailable'],
+      social_c: [503, 'service_unavailable'],
+    },
+    'enable_page_instagram (POST)': {
+      chat_a: [422, 'wrong_provider'],
+      chat_b_personal: [422, 'wrong_provider'],
+      social_c_business: [503, 'service_unavailable'],
+      social_c: [503, 'service_unavailable'],
+    },
   };
 
   describe.each(actions)('%s', (name, method, suffix, options) => {
@@ -851,43 +1017,44 @@ type RequestInitLike = { json?: unknown; form?: string };
 
 describe('channel credentials are never returned nor logged', () => {
   // [name, create body, PUT body, a create body that is rejected although it carries the secret, a rejected PUT body]
-  const secretVariants: [string, (s: string) => Body, (s: string) => Body, (s: string) => Body, (s: string) => Body][] = [
+  const secretVariants: [string, (s: string) => Body, (s: string) => Body, (s: string) => Body, (s: string) => Body][] =
     [
-      'social_b token',
-      (s) => ({ provider: 'social_b', token: s }),
-      (s) => ({ token: s }),
-      (s) => ({ provider: 'social_b', token: s.padEnd(5000, 'x') }),
-      (s) => ({ token: s.padEnd(5000, 'x') }),
-    ],
-    [
-      'chat_a_business token',
-      (s) => ({ provider: 'chat_a_business', hosting_type: 'cloud', token: s }),
-      (s) => ({ token: s }),
-      (s) => ({ provider: 'chat_a_business', hosting_type: 'hybrid', token: s }),
-      (s) => ({ token: s.padEnd(5000, 'x') }),
-    ],
-    [
-      'market_a login and password',
-      (s) => ({ provider: 'market_a', login: `login-${s}`, password: s }),
-      (s) => ({ login: `login-${s}`, password: s }),
-      (s) => ({ provider: 'market_a', login: `login-${s}` }),
-      (s) => ({ password: s }),
-    ],
-    [
-      'social_c login and password',
-      (s) => ({ provider: 'social_c', login: `login-${s}`, password: s }),
-      (s) => ({ login: `login-${s}`, password: s }),
-      (s) => ({ provider: 'social_c', password: s }),
-      (s) => ({ login: s, password: 7 }),
-    ],
-    [
-      'social_c_business token and data',
-      (s) => ({ provider: 'social_c_business', token: s, phone: '79161234567', data: { id: '1', access: s } }),
-      (s) => ({ token: s }),
-      (s) => ({ provider: 'social_c_business', token: s, phone: '79161234567', data: `profile-${s}` }),
-      (s) => ({ token: s.padEnd(5000, 'x') }),
-    ],
-  ];
+      [
+        'social_b token',
+        (s) => ({ provider: 'social_b', token: s }),
+        (s) => ({ token: s }),
+        (s) => ({ provider: 'social_b', token: s.padEnd(5000, 'x') }),
+        (s) => ({ token: s.padEnd(5000, 'x') }),
+      ],
+      [
+        'chat_a_business token',
+        (s) => ({ provider: 'chat_a_business', hosting_type: 'cloud', token: s }),
+        (s) => ({ token: s }),
+        (s) => ({ provider: 'chat_a_business', hosting_type: 'hybrid', token: s }),
+        (s) => ({ token: s.padEnd(5000, 'x') }),
+      ],
+      [
+        'market_a login and password',
+        (s) => ({ provider: 'market_a', login: `login-${s}`, password: s }),
+        (s) => ({ login: `login-${s}`, password: s }),
+        (s) => ({ provider: 'market_a', login: `login-${s}` }),
+        (s) => ({ password: s }),
+      ],
+      [
+        'social_c login and password',
+        (s) => ({ provider: 'social_c', login: `login-${s}`, password: s }),
+        (s) => ({ login: `login-${s}`, password: s }),
+        (s) => ({ provider: 'social_c', password: s }),
+        (s) => ({ login: s, password: 7 }),
+      ],
+      [
+        'social_c_business token and data',
+        (s) => ({ provider: 'social_c_business', token: s, phone: '79161234567', data: { id: '1', access: s } }),
+        (s) => ({ token: s }),
+        (s) => ({ provider: 'social_c_business', token: s, phone: '79161234567', data: `profile-${s}` }),
+        (s) => ({ token: s.padEnd(5000, 'x') }),
+      ],
+    ];
 
   it.each(secretVariants)('%s', async (_name, create, update, invalidCreateBody, invalidUpdate) => {
     const company = await newCompany();
@@ -948,7 +1115,9 @@ describe('channel credentials are never returned nor logged', () => {
     const s = secret();
     const res = await gw.request('POST', channelsPath(company), { form: `provider=chat_b&token=${s}` });
     expectCreated(res);
-    const bad = await gw.request('POST', channelsPath(await newCompany()), { form: `provider=social_c_business&token=${s}&phone=1&data=${s}` });
+    const bad = await gw.request('POST', channelsPath(await newCompany()), {
+      form: `provider=social_c_business&token=${s}&phone=1&data=${s}`,
+    });
     expect(bad.status).toBe(422);
     expect(res.text + bad.text + (await list(company)).text).not.toContain(s);
     expect(gw.logText()).not.toContain(s);
@@ -963,9 +1132,15 @@ describe('channel credentials are never returned nor logged', () => {
 
 describe('what a channel stores', () => {
   it('keeps only the fields of the provider variant, never extra ones a client sends', async () => {
-    const company = (await gw.request('POST', '/p1/companies', { json: { name: 'Extra fields' } })).body.data.external_id as number;
+    const company = (await gw.request('POST', '/p1/companies', { json: { name: 'Extra fields' } })).body.data
+      .external_id as number;
     const created = await gw.request('POST', `/p1/companies/${company}/channels`, {
-      json: { provider: 'chat_a', sync_messages_from: new Date().toISOString(), unexpected: 'x', phone_number: '79161234567' },
+      json: {
+        provider: 'chat_a',
+        sync_messages_from: new Date().toISOString(),
+        unexpected: 'x',
+        phone_number: '79161234567',
+      },
     });
     expect(created.status).toBe(201);
     const id = created.body.data.external_id as number;
@@ -979,9 +1154,11 @@ describe('what a channel stores', () => {
   });
 
   it('answers 422, not 500, for a numeric sync_messages_from beyond the dates there are', async () => {
-    const company = (await gw.request('POST', '/p1/companies', { json: { name: 'Far future' } })).body.data.external_id as number;
-    const res = await gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_d', sync_messages_from: 9_000_000_000_000 } });
+    const company = (await gw.request('POST', '/p1/companies', { json: { name: 'Far future' } })).body.data
+      .external_id as number;
+    const res = await gw.request('POST', `/p1/companies/${company}/channels`, {
+      json: { provider: 'chat_d', sync_messages_from: 9_000_000_000_000 },
+    });
     expect(failingFields(res)).toEqual(['sync_messages_from']);
   });
 });
-

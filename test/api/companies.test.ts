@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import {
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  type TestGateway,
+  type TestResponse,
+} from '../helpers/gateway.js';
 
 let t: TestGateway;
 
@@ -63,7 +69,12 @@ async function rejected(send: () => Promise<TestResponse>): Promise<TestResponse
 describe('POST /p1/companies', () => {
   it('creates a company from JSON and answers 201 created with its id', async () => {
     const res = await t.request('POST', '/p1/companies', {
-      json: { name: 'Acme', phone: '79001234567', description: 'Our shop', webhook_url: 'https://hooks.example.com/acme' },
+      json: {
+        name: 'Acme',
+        phone: '79001234567',
+        description: 'Our shop',
+        webhook_url: 'https://hooks.example.com/acme',
+      },
     });
     expect(res.status).toBe(201);
     expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
@@ -81,7 +92,12 @@ describe('POST /p1/companies', () => {
 
   it('creates a company from a form body', async () => {
     const res = await t.request('POST', '/p1/companies', {
-      form: new URLSearchParams({ name: 'Form Co', phone: '123', description: 'via form', webhook_url: 'http://example.com/x' }),
+      form: new URLSearchParams({
+        name: 'Form Co',
+        phone: '123',
+        description: 'via form',
+        webhook_url: 'http://example.com/x',
+      }),
     });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({ status: 'created', data: { external_id: expect.any(Number) } });
@@ -97,7 +113,14 @@ describe('POST /p1/companies', () => {
 
   it('answers null for unset optional fields and hidden false', async () => {
     const id = await create({ name: 'Bare' });
-    expect(await getCompany(id)).toEqual({ external_id: id, name: 'Bare', phone: null, description: null, webhook_url: null, hidden: false });
+    expect(await getCompany(id)).toEqual({
+      external_id: id,
+      name: 'Bare',
+      phone: null,
+      description: null,
+      webhook_url: null,
+      hidden: false,
+    });
   });
 
   it('stores empty optional strings and explicit nulls as null', async () => {
@@ -107,7 +130,12 @@ describe('POST /p1/companies', () => {
     expect(await getCompany(fromNull)).toMatchObject({ phone: null, description: null, webhook_url: null });
     const res = await t.request('POST', '/p1/companies', { form: 'name=EmptyForm&phone=&description=&webhook_url=' });
     expect(res.status, res.text).toBe(201);
-    expect(await getCompany(res.body.data.external_id)).toMatchObject({ name: 'EmptyForm', phone: null, description: null, webhook_url: null });
+    expect(await getCompany(res.body.data.external_id)).toMatchObject({
+      name: 'EmptyForm',
+      phone: null,
+      description: null,
+      webhook_url: null,
+    });
   });
 
   it('gives every company its own id', async () => {
@@ -136,9 +164,13 @@ describe('POST /p1/companies', () => {
 
   describe('rejects and stores nothing', () => {
     it('a missing name', async () => {
-      expect(failingFields(await rejected(() => t.request('POST', '/p1/companies', { json: { phone: '1' } })))).toEqual(['name']);
+      expect(failingFields(await rejected(() => t.request('POST', '/p1/companies', { json: { phone: '1' } })))).toEqual(
+        ['name'],
+      );
       expect(failingFields(await rejected(() => t.request('POST', '/p1/companies', { json: {} })))).toEqual(['name']);
-      expect(failingFields(await rejected(() => t.request('POST', '/p1/companies', { form: 'phone=1' })))).toEqual(['name']);
+      expect(failingFields(await rejected(() => t.request('POST', '/p1/companies', { form: 'phone=1' })))).toEqual([
+        'name',
+      ]);
     });
 
     it.each([
@@ -149,7 +181,9 @@ describe('POST /p1/companies', () => {
     ])('a %s name', async (_what, name) => {
       const fromJson = await rejected(() => t.request('POST', '/p1/companies', { json: { name } }));
       expect(failingFields(fromJson)).toEqual(['name']);
-      const fromForm = await rejected(() => t.request('POST', '/p1/companies', { form: new URLSearchParams({ name }) }));
+      const fromForm = await rejected(() =>
+        t.request('POST', '/p1/companies', { form: new URLSearchParams({ name }) }),
+      );
       expect(failingFields(fromForm)).toEqual(['name']);
     });
 
@@ -161,7 +195,9 @@ describe('POST /p1/companies', () => {
 
     it.each(['phone', 'description', 'webhook_url'])('a JSON %s of the wrong type', async (field) => {
       for (const value of [5, true, ['x'], { a: 1 }]) {
-        const res = await rejected(() => t.request('POST', '/p1/companies', { json: { name: 'Typed', [field]: value } }));
+        const res = await rejected(() =>
+          t.request('POST', '/p1/companies', { json: { name: 'Typed', [field]: value } }),
+        );
         expect(failingFields(res)).toEqual([field]);
       }
     });
@@ -171,19 +207,29 @@ describe('POST /p1/companies', () => {
       expect(failingFields(res)).toEqual(['name']);
     });
 
-    it.each(['ftp://example.com/hook', '/relative/hook', 'hooks.example.com/x', 'not a url', 'javascript:alert(1)', 'mailto:a@example.com'])(
-      'the webhook_url %j',
-      async (webhook_url) => {
-        const fromJson = await rejected(() => t.request('POST', '/p1/companies', { json: { name: 'Hooked', webhook_url } }));
-        expect(failingFields(fromJson)).toEqual(['webhook_url']);
-        const fromForm = await rejected(() => t.request('POST', '/p1/companies', { form: new URLSearchParams({ name: 'Hooked', webhook_url }) }));
-        expect(failingFields(fromForm)).toEqual(['webhook_url']);
-      },
-    );
+    it.each([
+      'ftp://example.com/hook',
+      '/relative/hook',
+      'hooks.example.com/x',
+      'not a url',
+      'javascript:alert(1)',
+      'mailto:a@example.com',
+    ])('the webhook_url %j', async (webhook_url) => {
+      const fromJson = await rejected(() =>
+        t.request('POST', '/p1/companies', { json: { name: 'Hooked', webhook_url } }),
+      );
+      expect(failingFields(fromJson)).toEqual(['webhook_url']);
+      const fromForm = await rejected(() =>
+        t.request('POST', '/p1/companies', { form: new URLSearchParams({ name: 'Hooked', webhook_url }) }),
+      );
+      expect(failingFields(fromForm)).toEqual(['webhook_url']);
+    });
 
     it('with one entry per failing field', async () => {
       const res = await rejected(() =>
-        t.request('POST', '/p1/companies', { json: { name: 'x'.repeat(256), phone: 7, webhook_url: 'ftp://x.example.com' } }),
+        t.request('POST', '/p1/companies', {
+          json: { name: 'x'.repeat(256), phone: 7, webhook_url: 'ftp://x.example.com' },
+        }),
       );
       const errors = expectErrorShape(res, 422, 'validation_failed');
       expect(errors.map((e) => e.source?.pointer).sort()).toEqual(['/name', '/phone', '/webhook_url']);
@@ -194,7 +240,9 @@ describe('POST /p1/companies', () => {
 
     it('malformed JSON as 400 bad_request', async () => {
       for (const body of ['{"name": "Acme"', '{name: Acme}', 'not json at all', '{"name": "a",}']) {
-        const res = await rejected(() => t.request('POST', '/p1/companies', { body, headers: { 'content-type': 'application/json' } }));
+        const res = await rejected(() =>
+          t.request('POST', '/p1/companies', { body, headers: { 'content-type': 'application/json' } }),
+        );
         expectErrorShape(res, 400, 'bad_request');
       }
     });
@@ -215,18 +263,35 @@ describe('POST /p1/companies', () => {
     });
 
     it('a text/plain body as 415', async () => {
-      const res = await rejected(() => t.request('POST', '/p1/companies', { body: 'name=Acme', headers: { 'content-type': 'text/plain' } }));
+      const res = await rejected(() =>
+        t.request('POST', '/p1/companies', { body: 'name=Acme', headers: { 'content-type': 'text/plain' } }),
+      );
       expectErrorShape(res, 415, 'unsupported_media_type');
       const xml = await rejected(() =>
-        t.request('POST', '/p1/companies', { body: '<name>Acme</name>', headers: { 'content-type': 'application/xml' } }),
+        t.request('POST', '/p1/companies', {
+          body: '<name>Acme</name>',
+          headers: { 'content-type': 'application/xml' },
+        }),
       );
       expectErrorShape(xml, 415, 'unsupported_media_type');
     });
 
     it('a request without a valid token as 401', async () => {
-      expectErrorShape(await rejected(() => t.request('POST', '/p1/companies', { json: { name: 'Anon' }, token: null })), 401, 'unauthorized');
-      expectErrorShape(await rejected(() => t.request('POST', '/p1/companies', { json: { name: 'Anon' }, token: 'wrong-token' })), 401, 'unauthorized');
-      expectErrorShape(await rejected(() => t.request('POST', '/p1/companies', { json: { name: 'Anon' }, token: '' })), 401, 'unauthorized');
+      expectErrorShape(
+        await rejected(() => t.request('POST', '/p1/companies', { json: { name: 'Anon' }, token: null })),
+        401,
+        'unauthorized',
+      );
+      expectErrorShape(
+        await rejected(() => t.request('POST', '/p1/companies', { json: { name: 'Anon' }, token: 'wrong-token' })),
+        401,
+        'unauthorized',
+      );
+      expectErrorShape(
+        await rejected(() => t.request('POST', '/p1/companies', { json: { name: 'Anon' }, token: '' })),
+        401,
+        'unauthorized',
+      );
     });
   });
 });
@@ -235,7 +300,13 @@ describe('PUT /p1/companies/<ID>', () => {
   it('updates every field and answers 200 updated with the id', async () => {
     const id = await create({ name: 'Before' });
     const res = await t.request('PUT', `/p1/companies/${id}`, {
-      json: { name: 'After', phone: '555', description: 'desc', webhook_url: 'https://example.com/after', hidden: true },
+      json: {
+        name: 'After',
+        phone: '555',
+        description: 'desc',
+        webhook_url: 'https://example.com/after',
+        hidden: true,
+      },
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ status: 'updated', data: { external_id: id } });
@@ -250,7 +321,12 @@ describe('PUT /p1/companies/<ID>', () => {
   });
 
   it('changes only the fields sent', async () => {
-    const id = await create({ name: 'Keep', phone: '1', description: 'keep me', webhook_url: 'https://example.com/keep' });
+    const id = await create({
+      name: 'Keep',
+      phone: '1',
+      description: 'keep me',
+      webhook_url: 'https://example.com/keep',
+    });
     const res = await t.request('PUT', `/p1/companies/${id}`, { json: { phone: '2' } });
     expect(res.status, res.text).toBe(200);
     expect(await getCompany(id)).toEqual({
@@ -269,13 +345,26 @@ describe('PUT /p1/companies/<ID>', () => {
 
   it('clears optional fields with an empty string or null', async () => {
     const id = await create({ name: 'Clear', phone: '1', description: 'd', webhook_url: 'https://example.com/c' });
-    expect((await t.request('PUT', `/p1/companies/${id}`, { json: { phone: '', description: null, webhook_url: '' } })).status).toBe(200);
+    expect(
+      (await t.request('PUT', `/p1/companies/${id}`, { json: { phone: '', description: null, webhook_url: '' } }))
+        .status,
+    ).toBe(200);
     expect(await getCompany(id)).toMatchObject({ phone: null, description: null, webhook_url: null });
 
-    const other = await create({ name: 'Clear form', phone: '1', description: 'd', webhook_url: 'https://example.com/c' });
+    const other = await create({
+      name: 'Clear form',
+      phone: '1',
+      description: 'd',
+      webhook_url: 'https://example.com/c',
+    });
     const res = await t.request('PUT', `/p1/companies/${other}`, { form: 'phone=&description=&webhook_url=' });
     expect(res.status, res.text).toBe(200);
-    expect(await getCompany(other)).toMatchObject({ name: 'Clear form', phone: null, description: null, webhook_url: null });
+    expect(await getCompany(other)).toMatchObject({
+      name: 'Clear form',
+      phone: null,
+      description: null,
+      webhook_url: null,
+    });
   });
 
   it('hides and shows a company (JSON booleans)', async () => {
@@ -314,7 +403,12 @@ describe('PUT /p1/companies/<ID>', () => {
     let original: Company;
 
     beforeAll(async () => {
-      id = await create({ name: 'Unchanged', phone: '1', description: 'same', webhook_url: 'https://example.com/same' });
+      id = await create({
+        name: 'Unchanged',
+        phone: '1',
+        description: 'same',
+        webhook_url: 'https://example.com/same',
+      });
       original = (await getCompany(id))!;
     });
 
@@ -358,35 +452,54 @@ describe('PUT /p1/companies/<ID>', () => {
     });
 
     it('malformed JSON as 400', async () => {
-      const res = await t.request('PUT', `/p1/companies/${id}`, { body: '{"name": ', headers: { 'content-type': 'application/json' } });
+      const res = await t.request('PUT', `/p1/companies/${id}`, {
+        body: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+      });
       expectErrorShape(res, 400, 'bad_request');
       await expectUnchanged();
     });
 
     it('a body over 1 MiB as 413', async () => {
-      const res = await t.request('PUT', `/p1/companies/${id}`, { json: JSON.stringify({ description: 'd'.repeat(1024 * 1024 + 10) }) });
+      const res = await t.request('PUT', `/p1/companies/${id}`, {
+        json: JSON.stringify({ description: 'd'.repeat(1024 * 1024 + 10) }),
+      });
       expectErrorShape(res, 413, 'payload_too_large');
       await expectUnchanged();
     });
 
     it('a text/plain body as 415', async () => {
-      const res = await t.request('PUT', `/p1/companies/${id}`, { body: 'name=Changed', headers: { 'content-type': 'text/plain' } });
+      const res = await t.request('PUT', `/p1/companies/${id}`, {
+        body: 'name=Changed',
+        headers: { 'content-type': 'text/plain' },
+      });
       expectErrorShape(res, 415, 'unsupported_media_type');
       await expectUnchanged();
     });
 
     it('no token as 401', async () => {
-      expectErrorShape(await t.request('PUT', `/p1/companies/${id}`, { json: { name: 'Changed' }, token: null }), 401, 'unauthorized');
-      expectErrorShape(await t.request('PUT', `/p1/companies/${id}`, { json: { name: 'Changed' }, token: 'nope' }), 401, 'unauthorized');
+      expectErrorShape(
+        await t.request('PUT', `/p1/companies/${id}`, { json: { name: 'Changed' }, token: null }),
+        401,
+        'unauthorized',
+      );
+      expectErrorShape(
+        await t.request('PUT', `/p1/companies/${id}`, { json: { name: 'Changed' }, token: 'nope' }),
+        401,
+        'unauthorized',
+      );
       await expectUnchanged();
     });
   });
 
   describe('404 not_found', () => {
-    it.each(['999999999', 'abc', '0', '-1', '1.5', '1e3', '0x10', '99999999999999999999', '%20'])('for the id %s', async (id) => {
-      const res = await rejected(() => t.request('PUT', `/p1/companies/${id}`, { json: { name: 'Ghost' } }));
-      expectErrorShape(res, 404, 'not_found');
-    });
+    it.each(['999999999', 'abc', '0', '-1', '1.5', '1e3', '0x10', '99999999999999999999', '%20'])(
+      'for the id %s',
+      async (id) => {
+        const res = await rejected(() => t.request('PUT', `/p1/companies/${id}`, { json: { name: 'Ghost' } }));
+        expectErrorShape(res, 404, 'not_found');
+      },
+    );
 
     it("for another account's company, exactly like a missing id, and leaves it unchanged", async () => {
       const other = t.createAccount('intruder-target');
@@ -423,7 +536,14 @@ describe('GET /p1/companies', () => {
     expect(typeof res.body.data.next_page).toBe('string');
     expect(res.body.data.companies.length).toBeGreaterThan(0);
     for (const company of res.body.data.companies as Record<string, unknown>[]) {
-      expect(Object.keys(company).sort()).toEqual(['description', 'external_id', 'hidden', 'name', 'phone', 'webhook_url']);
+      expect(Object.keys(company).sort()).toEqual([
+        'description',
+        'external_id',
+        'hidden',
+        'name',
+        'phone',
+        'webhook_url',
+      ]);
       expect(typeof company.external_id).toBe('number');
       expect(typeof company.name).toBe('string');
       expect(typeof company.hidden).toBe('boolean');
@@ -455,7 +575,10 @@ describe('GET /p1/companies', () => {
       const tokens: string[] = [];
       let from: string | undefined;
       for (let i = 0; i < 100; i++) {
-        const query = new URLSearchParams({ per: String(per), ...(direction === '' ? {} : { sort_direction: direction }) });
+        const query = new URLSearchParams({
+          per: String(per),
+          ...(direction === '' ? {} : { sort_direction: direction }),
+        });
         if (from !== undefined) query.set('from', from);
         const res = await list(`?${query.toString()}`, token);
         expect(res.status, res.text).toBe(200);
@@ -492,7 +615,12 @@ describe('GET /p1/companies', () => {
 
     it('ends with an empty next_page and no empty trailing page when the count divides evenly', async () => {
       const token2 = t.createAccount('even');
-      const even = [await create({ name: 'E1' }, token2), await create({ name: 'E2' }, token2), await create({ name: 'E3' }, token2), await create({ name: 'E4' }, token2)];
+      const even = [
+        await create({ name: 'E1' }, token2),
+        await create({ name: 'E2' }, token2),
+        await create({ name: 'E3' }, token2),
+        await create({ name: 'E4' }, token2),
+      ];
       const first = await list('?per=2', token2);
       expect(first.body.data.companies.map((c: Company) => c.external_id)).toEqual(even.slice(0, 2));
       expect(first.body.data.next_page).not.toBe('');
@@ -565,7 +693,11 @@ describe('GET /p1/companies', () => {
     const alice = t.createAccount('alice');
     const bob = t.createAccount('bob');
     const aliceIds = [await create({ name: 'A1' }, alice), await create({ name: 'A2' }, alice)];
-    const bobIds = [await create({ name: 'B1' }, bob), await create({ name: 'B2' }, bob), await create({ name: 'B3' }, bob)];
+    const bobIds = [
+      await create({ name: 'B1' }, bob),
+      await create({ name: 'B2' }, bob),
+      await create({ name: 'B3' }, bob),
+    ];
 
     expect((await allCompanies(alice)).map((c) => c.external_id)).toEqual(aliceIds);
     expect((await allCompanies(bob)).map((c) => c.external_id)).toEqual(bobIds);
@@ -591,19 +723,27 @@ describe('token placement', () => {
   });
 
   it('accepts the query parameter on a list', async () => {
-    const res = await t.request('GET', `/p1/companies?per=1&private_api_token=${encodeURIComponent(t.token)}`, { token: null });
+    const res = await t.request('GET', `/p1/companies?per=1&private_api_token=${encodeURIComponent(t.token)}`, {
+      token: null,
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.companies).toHaveLength(1);
   });
 
   it('accepts the query parameter on create', async () => {
-    const res = await t.request('POST', `/p1/companies?private_api_token=${encodeURIComponent(t.token)}`, { token: null, json: { name: 'Q' } });
+    const res = await t.request('POST', `/p1/companies?private_api_token=${encodeURIComponent(t.token)}`, {
+      token: null,
+      json: { name: 'Q' },
+    });
     expect(res.status, res.text).toBe(201);
     expect((await getCompany(res.body.data.external_id))?.name).toBe('Q');
   });
 
   it('accepts the JSON body field and does not treat it as a company field', async () => {
-    const res = await t.request('POST', '/p1/companies', { token: null, json: { private_api_token: t.token, name: 'J' } });
+    const res = await t.request('POST', '/p1/companies', {
+      token: null,
+      json: { private_api_token: t.token, name: 'J' },
+    });
     expect(res.status, res.text).toBe(201);
     expect(await getCompany(res.body.data.external_id)).toEqual({
       external_id: res.body.data.external_id,
@@ -624,9 +764,15 @@ describe('token placement', () => {
 
   it('accepts the body field on update', async () => {
     const id = await create({ name: 'Body token update' });
-    const json = await t.request('PUT', `/p1/companies/${id}`, { token: null, json: { private_api_token: t.token, phone: '42' } });
+    const json = await t.request('PUT', `/p1/companies/${id}`, {
+      token: null,
+      json: { private_api_token: t.token, phone: '42' },
+    });
     expect(json.status, json.text).toBe(200);
-    const form = await t.request('PUT', `/p1/companies/${id}`, { token: null, form: new URLSearchParams({ private_api_token: t.token, hidden: 'true' }) });
+    const form = await t.request('PUT', `/p1/companies/${id}`, {
+      token: null,
+      form: new URLSearchParams({ private_api_token: t.token, hidden: 'true' }),
+    });
     expect(form.status, form.text).toBe(200);
     expect(await getCompany(id)).toMatchObject({ phone: '42', hidden: true });
   });
@@ -640,19 +786,26 @@ describe('token placement', () => {
 
   it('answers 401 for a wrong token in the body or the query', async () => {
     expectErrorShape(
-      await rejected(() => t.request('POST', '/p1/companies', { token: null, json: { private_api_token: 'wrong', name: 'X' } })),
+      await rejected(() =>
+        t.request('POST', '/p1/companies', { token: null, json: { private_api_token: 'wrong', name: 'X' } }),
+      ),
       401,
       'unauthorized',
     );
     expectErrorShape(
-      await rejected(() => t.request('POST', '/p1/companies?private_api_token=wrong', { token: null, json: { name: 'X' } })),
+      await rejected(() =>
+        t.request('POST', '/p1/companies?private_api_token=wrong', { token: null, json: { name: 'X' } }),
+      ),
       401,
       'unauthorized',
     );
   });
 
   it('never writes the token to the log', async () => {
-    await t.request('POST', `/p1/companies?private_api_token=${encodeURIComponent(t.token)}`, { token: null, json: { name: 'Log' } });
+    await t.request('POST', `/p1/companies?private_api_token=${encodeURIComponent(t.token)}`, {
+      token: null,
+      json: { name: 'Log' },
+    });
     await t.request('POST', '/p1/companies', { token: null, json: { private_api_token: t.token, name: 'Log' } });
     expect(t.logText()).not.toContain(t.token);
   });

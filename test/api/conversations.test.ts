@@ -59,7 +59,11 @@ describe('PUT /api/p2/conversations/<id>', () => {
   it('moves back: archived → open, replied → unreplied, and null removes the assignee', async () => {
     await put({ operational_state: 'archived', replied_state: 'replied', assignee_id: 7 });
     const res = await put({ operational_state: 'open', replied_state: 'unreplied', assignee_id: null });
-    expect(res.body.conversation).toMatchObject({ operational_state: 'open', replied_state: 'unreplied', assignee_id: null });
+    expect(res.body.conversation).toMatchObject({
+      operational_state: 'open',
+      replied_state: 'unreplied',
+      assignee_id: null,
+    });
     const stored = gw.gateway.store.conversations.find(seeded.companyId, seeded.conversationId)!;
     expect([stored.operational_state, stored.replied_state, stored.assignee_id]).toEqual(['open', 'unreplied', null]);
   });
@@ -80,19 +84,28 @@ describe('PUT /api/p2/conversations/<id>', () => {
     [{ assignee_id: 'seven' }, ['assignee_id']],
     [{ assignee_id: 1.5 }, ['assignee_id']],
     [{ assignee_id: 1e300 }, ['assignee_id']],
-    [{ operational_state: 1, replied_state: null, assignee_id: 0 }, ['operational_state', 'replied_state', 'assignee_id']],
+    [
+      { operational_state: 1, replied_state: null, assignee_id: 0 },
+      ['operational_state', 'replied_state', 'assignee_id'],
+    ],
   ])('answers 422 naming each invalid field for %j, changing nothing', async (body, fields) => {
     const before = emittedEvents(gw.gateway.store).length;
     const res = await put(body);
     expect(failingFields(res).sort()).toEqual([...fields].sort());
-    expect(gw.gateway.store.conversations.find(seeded.companyId, seeded.conversationId)!.operational_state).toBe('open');
+    expect(gw.gateway.store.conversations.find(seeded.companyId, seeded.conversationId)!.operational_state).toBe(
+      'open',
+    );
     expect(newEvents(gw.gateway.store, before)).toEqual([]);
   });
 
   it('requires company_id as an integer', async () => {
-    const missing = await gw.request('PUT', `/api/p2/conversations/${seeded.conversationId}`, { json: { operational_state: 'archived' } });
+    const missing = await gw.request('PUT', `/api/p2/conversations/${seeded.conversationId}`, {
+      json: { operational_state: 'archived' },
+    });
     expect(failingFields(missing)).toEqual(['company_id']);
-    const text = await gw.request('PUT', `/api/p2/conversations/${seeded.conversationId}`, { json: { company_id: 'one' } });
+    const text = await gw.request('PUT', `/api/p2/conversations/${seeded.conversationId}`, {
+      json: { company_id: 'one' },
+    });
     expect(failingFields(text)).toEqual(['company_id']);
   });
 
@@ -110,7 +123,9 @@ describe('PUT /api/p2/conversations/<id>', () => {
       json: { company_id: seeded.companyId, operational_state: 'archived' },
     });
     expectErrorShape(foreign, 404, 'not_found');
-    expect(gw.gateway.store.conversations.find(seeded.companyId, seeded.conversationId)!.operational_state).toBe('open');
+    expect(gw.gateway.store.conversations.find(seeded.companyId, seeded.conversationId)!.operational_state).toBe(
+      'open',
+    );
   });
 
   it('takes the token from the body or the query as well', async () => {
@@ -119,27 +134,40 @@ describe('PUT /api/p2/conversations/<id>', () => {
       json: { private_api_token: gw.token, company_id: seeded.companyId, replied_state: 'replied' },
     });
     expect(body.status).toBe(200);
-    const query = await gw.request('PUT', `/api/p2/conversations/${seeded.conversationId}?private_api_token=${gw.token}`, {
-      token: null,
-      json: { company_id: seeded.companyId, replied_state: 'unreplied' },
-    });
+    const query = await gw.request(
+      'PUT',
+      `/api/p2/conversations/${seeded.conversationId}?private_api_token=${gw.token}`,
+      {
+        token: null,
+        json: { company_id: seeded.companyId, replied_state: 'unreplied' },
+      },
+    );
     expect(query.body.conversation.replied_state).toBe('unreplied');
   });
 });
 
 describe('GET /api/p2/conversations/<id>', () => {
   it('answers the conversation, with company_id in the query or as a JSON body', async () => {
-    const query = await gw.request('GET', `/api/p2/conversations/${seeded.conversationId}?company_id=${seeded.companyId}`);
+    const query = await gw.request(
+      'GET',
+      `/api/p2/conversations/${seeded.conversationId}?company_id=${seeded.companyId}`,
+    );
     expect(query.status).toBe(200);
     expect(isConversation(query.body.conversation)).toBe(true);
-    const json = await gw.request('GET', `/api/p2/conversations/${seeded.conversationId}`, { json: { company_id: seeded.companyId } });
+    const json = await gw.request('GET', `/api/p2/conversations/${seeded.conversationId}`, {
+      json: { company_id: seeded.companyId },
+    });
     expect(json.body).toEqual(query.body);
   });
 
   it('answers 404 for another account', async () => {
-    const res = await gw.request('GET', `/api/p2/conversations/${seeded.conversationId}?company_id=${seeded.companyId}`, {
-      token: gw.createAccount(),
-    });
+    const res = await gw.request(
+      'GET',
+      `/api/p2/conversations/${seeded.conversationId}?company_id=${seeded.companyId}`,
+      {
+        token: gw.createAccount(),
+      },
+    );
     expectErrorShape(res, 404, 'not_found');
   });
 });
@@ -151,7 +179,9 @@ describe('GET /api/p2/conversations', () => {
     // The change must come in a later millisecond than the seeds (updated_at is in ms, ties go by
     // id): on a fast machine the request was answered within the millisecond of the last seed.
     await new Promise((resolve) => setTimeout(resolve, 2));
-    await gw.request('PUT', `/api/p2/conversations/${ids[0]}`, { json: { company_id: target.companyId, operational_state: 'archived' } });
+    await gw.request('PUT', `/api/p2/conversations/${ids[0]}`, {
+      json: { company_id: target.companyId, operational_state: 'archived' },
+    });
 
     const all = await gw.request('GET', `/api/p2/conversations?company_id=${target.companyId}&per_page=2`);
     expect(all.status).toBe(200);
@@ -160,7 +190,10 @@ describe('GET /api/p2/conversations', () => {
     const second = await gw.request('GET', `/api/p2/conversations?company_id=${target.companyId}&per_page=2&page=2`);
     expect(second.body.conversations.map((c: { id: number }) => c.id)).toEqual([ids[1]]);
 
-    const archived = await gw.request('GET', `/api/p2/conversations?company_id=${target.companyId}&operational_state=archived`);
+    const archived = await gw.request(
+      'GET',
+      `/api/p2/conversations?company_id=${target.companyId}&operational_state=archived`,
+    );
     expect(archived.body.conversations.map((c: { id: number }) => c.id)).toEqual([ids[0]]);
     expect(archived.body.meta).toEqual({ page: 1, entries_count: 1, per_page: 25 });
   });

@@ -23,7 +23,9 @@ const send = (body: Record<string, unknown>, s: Seeded = seeded) =>
 /** Rows a request writes; the senders' outcomes of earlier sends (message.update events) may still arrive. */
 const rowCounts = () =>
   gw.gateway.store.db
-    .prepare<[], { messages: number; outbox: number }>(`SELECT (SELECT count(*) FROM messages) AS messages, (SELECT count(*) FROM outbox WHERE payload NOT LIKE '%"name":"message.update"%') AS outbox`)
+    .prepare<[], { messages: number; outbox: number }>(
+      `SELECT (SELECT count(*) FROM messages) AS messages, (SELECT count(*) FROM outbox WHERE payload NOT LIKE '%"name":"message.update"%') AS outbox`,
+    )
     .get()!;
 
 function uploadedAttachment(companyId: number, mimeType = 'image/png'): number {
@@ -44,7 +46,11 @@ describe('GET /api/p2/conversations/<id>/messages', () => {
     const res = await gw.request('GET', `${messagesPath()}?company_id=${seeded.companyId}`);
     expect(res.status).toBe(200);
     expect(res.body.meta).toEqual({ page: 1, entries_count: 3, per_page: 150 });
-    expect(res.body.messages.map((m: { id: number }) => m.id)).toEqual([seeded.messageIds[1], seeded.messageIds[2], seeded.messageIds[0]]);
+    expect(res.body.messages.map((m: { id: number }) => m.id)).toEqual([
+      seeded.messageIds[1],
+      seeded.messageIds[2],
+      seeded.messageIds[0],
+    ]);
     expect(res.body.messages[0]).toMatchObject({
       external_id: 'ext-555000111-1',
       company_id: seeded.companyId,
@@ -61,7 +67,9 @@ describe('GET /api/p2/conversations/<id>/messages', () => {
   });
 
   it('pages with page and per_page, and reads them from a JSON body too', async () => {
-    const res = await gw.request('GET', messagesPath(), { json: { company_id: seeded.companyId, page: 2, per_page: 2 } });
+    const res = await gw.request('GET', messagesPath(), {
+      json: { company_id: seeded.companyId, page: 2, per_page: 2 },
+    });
     expect(res.body.meta).toEqual({ page: 2, entries_count: 3, per_page: 2 });
     expect(res.body.messages.map((m: { id: number }) => m.id)).toEqual([seeded.messageIds[0]]);
     const beyond = await gw.request('GET', `${messagesPath()}?company_id=${seeded.companyId}&page=9`);
@@ -74,7 +82,9 @@ describe('GET /api/p2/conversations/<id>/messages', () => {
     ['page=0', ['page']],
     ['per_page=abc', ['per_page']],
   ])('answers 422 for %s', async (query, fields) => {
-    expect(failingFields(await gw.request('GET', `${messagesPath()}?company_id=${seeded.companyId}&${query}`))).toEqual(fields);
+    expect(failingFields(await gw.request('GET', `${messagesPath()}?company_id=${seeded.companyId}&${query}`))).toEqual(
+      fields,
+    );
   });
 
   it('accepts the documented maximum per_page of 500', async () => {
@@ -90,10 +100,18 @@ describe('GET /api/p2/conversations/<cid>/messages/<mid>', () => {
   });
 
   it('answers 404 for a message of another conversation, and for another account', async () => {
-    const other = seedConversation(gw, { companyId: seeded.companyId, channelId: seeded.channelId }, { sender: '999', externalTimes: [T0] });
+    const other = seedConversation(
+      gw,
+      { companyId: seeded.companyId, channelId: seeded.channelId },
+      { sender: '999', externalTimes: [T0] },
+    );
     const res = await gw.request('GET', `${messagesPath()}/${other.messageIds[0]}?company_id=${seeded.companyId}`);
     expectErrorShape(res, 404, 'not_found');
-    const foreign = await gw.request('GET', `${messagesPath()}/${seeded.messageIds[0]}?company_id=${seeded.companyId}`, { token: gw.createAccount() });
+    const foreign = await gw.request(
+      'GET',
+      `${messagesPath()}/${seeded.messageIds[0]}?company_id=${seeded.companyId}`,
+      { token: gw.createAccount() },
+    );
     expectErrorShape(foreign, 404, 'not_found');
   });
 });
@@ -101,7 +119,9 @@ describe('GET /api/p2/conversations/<cid>/messages/<mid>', () => {
 describe('POST /api/p2/conversations/<id>/messages', () => {
   it('answers an outgoing message and writes message, send job and events in one go', async () => {
     const before = emittedEvents(gw.gateway.store).length;
-    const outboundBefore = gw.gateway.store.db.prepare("SELECT count(*) AS n FROM outbox WHERE stream = 'gateway.outbound'").get() as { n: number };
+    const outboundBefore = gw.gateway.store.db
+      .prepare("SELECT count(*) AS n FROM outbox WHERE stream = 'gateway.outbound'")
+      .get() as { n: number };
     const res = await send({ text: 'Hello there', replied_to_id: 'ext-555000111-0' });
     expect(res.status).toBe(201);
     const message = res.body.message;
@@ -129,9 +149,17 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
     // The event nests the contact (internal id only: outgoing) and the conversation as the request left it.
     const { contact, conversation, ...eventMessage } = events[0]!.body.object as Record<string, unknown>;
     expect(eventMessage).toEqual(message);
-    expect(contact).toEqual({ id: seeded.contactId, internal_id: seeded.contactId, name: 'User 555000111', avatar_url: '', phone: null });
+    expect(contact).toEqual({
+      id: seeded.contactId,
+      internal_id: seeded.contactId,
+      name: 'User 555000111',
+      avatar_url: '',
+      phone: null,
+    });
     expect(conversation).toEqual(events[1]!.body.object);
-    expect((events[1]!.body.object as { replied_state: string; last_message_id: number }).replied_state).toBe('replied');
+    expect((events[1]!.body.object as { replied_state: string; last_message_id: number }).replied_state).toBe(
+      'replied',
+    );
     expect((events[1]!.body.object as { last_message_id: number }).last_message_id).toBe(message.id);
 
     const jobs = gw.gateway.store.db
@@ -140,7 +168,12 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
     expect(jobs.length).toBe(outboundBefore.n + 1);
     const job = JSON.parse(jobs.at(-1)!.payload);
     expect(jobs.at(-1)!.key).toBe(String(seeded.channelId));
-    expect(job).toMatchObject({ kind: 'send_message', company_id: seeded.companyId, channel_id: seeded.channelId, message_id: message.id });
+    expect(job).toMatchObject({
+      kind: 'send_message',
+      company_id: seeded.companyId,
+      channel_id: seeded.channelId,
+      message_id: message.id,
+    });
     expect(job.job_id).toMatch(/^job_[0-9a-f]{32}$/);
 
     // The stored message is the one answered. The sender takes its job as soon as it is committed
@@ -151,7 +184,10 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
     expect(stored).toEqual(answered);
     expect([
       { status: 'sent', details: null },
-      { status: 'error', details: { errors: [{ code: 'not_configured', title: 'Cannot send: GATEWAY_CHAT_B_API_URL is not set.' }] } },
+      {
+        status: 'error',
+        details: { errors: [{ code: 'not_configured', title: 'Cannot send: GATEWAY_CHAT_B_API_URL is not set.' }] },
+      },
     ]).toContainEqual({ status, details });
   });
 
@@ -159,8 +195,14 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
     const before = emittedEvents(gw.gateway.store).length;
     const res = await send({ text: 'quiet', send_to_crm: false });
     expect(res.status).toBe(201);
-    expect(newEvents(gw.gateway.store, before).map((e) => e.name).filter((name) => name !== 'message.update')).toEqual(['conversation.update']);
-    const job = gw.gateway.store.db.prepare("SELECT payload FROM outbox WHERE stream = 'gateway.outbound' ORDER BY id DESC LIMIT 1").get() as { payload: string };
+    expect(
+      newEvents(gw.gateway.store, before)
+        .map((e) => e.name)
+        .filter((name) => name !== 'message.update'),
+    ).toEqual(['conversation.update']);
+    const job = gw.gateway.store.db
+      .prepare("SELECT payload FROM outbox WHERE stream = 'gateway.outbound' ORDER BY id DESC LIMIT 1")
+      .get() as { payload: string };
     expect(JSON.parse(job.payload).message_id).toBe(res.body.message.id);
   });
 
@@ -170,7 +212,11 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
     expect(res.status).toBe(201);
     expect(res.body.message.message).toBeNull();
     expect(res.body.message.attachments).toHaveLength(1);
-    expect(res.body.message.attachments[0]).toMatchObject({ id: attachmentId, message_id: res.body.message.id, mime_type: 'image/png' });
+    expect(res.body.message.attachments[0]).toMatchObject({
+      id: attachmentId,
+      message_id: res.body.message.id,
+      mime_type: 'image/png',
+    });
     // The same upload cannot ride on a second message.
     expect(failingFields(await send({ attachment_ids: [attachmentId] }))).toEqual(['attachment_ids/0']);
   });
@@ -217,7 +263,10 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
   });
 
   it('answers 404 for a conversation of another account', async () => {
-    const res = await gw.request('POST', messagesPath(), { token: gw.createAccount(), json: { company_id: seeded.companyId, text: 'x' } });
+    const res = await gw.request('POST', messagesPath(), {
+      token: gw.createAccount(),
+      json: { company_id: seeded.companyId, text: 'x' },
+    });
     expectErrorShape(res, 404, 'not_found');
   });
 });

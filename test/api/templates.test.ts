@@ -49,7 +49,8 @@ describe('GET /api/p2/biz_templates', () => {
     expect(res.status).toBe(200);
     expect(res.body.meta).toEqual({ page: 1, entries_count: 32, per_page: 25 });
     expect(res.body.biz_templates).toHaveLength(25);
-    for (const template of res.body.biz_templates) expect(isTemplate(template), JSON.stringify(isTemplate.errors)).toBe(true);
+    for (const template of res.body.biz_templates)
+      expect(isTemplate(template), JSON.stringify(isTemplate.errors)).toBe(true);
     const created = res.body.biz_templates.map((t: { created_at: string }) => t.created_at);
     expect(created).toEqual([...created].sort().reverse());
     expect(names(res)).not.toContain(`t${foreign}-0`);
@@ -64,9 +65,14 @@ describe('GET /api/p2/biz_templates', () => {
   });
 
   it('sorts by position or created_at in either direction', async () => {
-    const byPosition = await gw.request('GET', `/api/p2/biz_templates?company_ids[]=${first}&sort[position]=asc&per_page=3`);
+    const byPosition = await gw.request(
+      'GET',
+      `/api/p2/biz_templates?company_ids[]=${first}&sort[position]=asc&per_page=3`,
+    );
     expect(byPosition.body.biz_templates.map((t: { position: number }) => t.position)).toEqual([1, 2, 3]);
-    const oldest = await gw.request('GET', '/api/p2/biz_templates', { json: { company_ids: [first], sort: { created_at: 'asc' }, per_page: 2 } });
+    const oldest = await gw.request('GET', '/api/p2/biz_templates', {
+      json: { company_ids: [first], sort: { created_at: 'asc' }, per_page: 2 },
+    });
     expect(names(oldest)).toEqual([`t${first}-0`, `t${first}-1`]);
   });
 
@@ -87,7 +93,9 @@ describe('GET /api/p2/biz_templates', () => {
   });
 
   it('answers 422 for two sort keys at once', async () => {
-    const res = await gw.request('GET', '/api/p2/biz_templates', { json: { sort: { created_at: 'asc', position: 'desc' } } });
+    const res = await gw.request('GET', '/api/p2/biz_templates', {
+      json: { sort: { created_at: 'asc', position: 'desc' } },
+    });
     expect(failingFields(res)).toEqual(['sort']);
   });
 });

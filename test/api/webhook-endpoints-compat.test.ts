@@ -16,7 +16,10 @@ let answers: Answer[] = [];
 
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-  receiver = await startReceiver(() => secrets, () => answers.shift() ?? { status: 200 });
+  receiver = await startReceiver(
+    () => secrets,
+    () => answers.shift() ?? { status: 200 },
+  );
 });
 
 afterAll(async () => {
@@ -61,7 +64,10 @@ async function enabledEventArrived(id: number): Promise<void> {
 const TEST_POST = { source: 'gateway', operation: 'test' };
 
 function row(id: number) {
-  return gw.gateway.store.db.prepare('SELECT url, active FROM webhook_endpoints WHERE id = ?').get(id) as { url: string; active: number };
+  return gw.gateway.store.db.prepare('SELECT url, active FROM webhook_endpoints WHERE id = ?').get(id) as {
+    url: string;
+    active: number;
+  };
 }
 
 describe('pact-im/api-doc content/ru/v2/company-webhooks/create-webhook.md', () => {
@@ -69,7 +75,11 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/create-webhook.md', () 
     const company = await newCompany();
     const res = await gw.request('POST', hooks(company), { json: { url: 'https://example.com/webhook' } });
     expect(res.status).toBe(201);
-    expect(res.body.webhook).toMatchObject({ id: expect.any(Number), url: 'https://example.com/webhook', active: false });
+    expect(res.body.webhook).toMatchObject({
+      id: expect.any(Number),
+      url: 'https://example.com/webhook',
+      active: false,
+    });
     expect(receiver.received).toHaveLength(0);
   });
 });
@@ -78,7 +88,11 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/get-company-webhooks.md
   it('lists the endpoints with meta {page, entries_count, per_page}, 25 a page by default', async () => {
     const company = await newCompany();
     const ids: number[] = [];
-    for (let i = 0; i < 3; i += 1) ids.push((await gw.request('POST', hooks(company), { json: { url: `https://example.com/${i}` } })).body.webhook.id as number);
+    for (let i = 0; i < 3; i += 1)
+      ids.push(
+        (await gw.request('POST', hooks(company), { json: { url: `https://example.com/${i}` } })).body.webhook
+          .id as number,
+      );
     const res = await gw.request('GET', hooks(company));
     expect(res.status).toBe(200);
     expect(validateList(res.body), JSON.stringify(validateList.errors)).toBe(true);
@@ -90,7 +104,11 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/get-company-webhooks.md
   it('pages with page and per_page (query or a JSON body, as the page sends it)', async () => {
     const company = await newCompany();
     const ids: number[] = [];
-    for (let i = 0; i < 3; i += 1) ids.push((await gw.request('POST', hooks(company), { json: { url: `https://example.com/${i}` } })).body.webhook.id as number);
+    for (let i = 0; i < 3; i += 1)
+      ids.push(
+        (await gw.request('POST', hooks(company), { json: { url: `https://example.com/${i}` } })).body.webhook
+          .id as number,
+      );
     const second = await gw.request('GET', `${hooks(company)}?page=2&per_page=2`);
     expect(second.body).toMatchObject({ meta: { page: 2, entries_count: 3, per_page: 2 } });
     expect(second.body.webhooks.map((w: { id: number }) => w.id)).toEqual([ids[2]]);
@@ -128,7 +146,9 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
     const company = await newCompany();
     const hook = await createAtReceiver(company);
     answers = [{ status: 500 }];
-    const res = await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true, event_types: ['message.create'] } });
+    const res = await gw.request('PUT', `${hooks(company)}/${hook.id}`, {
+      json: { active: true, event_types: ['message.create'] },
+    });
     const [entry] = expectErrorShape(res, 422, 'validation_failed');
     expect(entry!.source).toEqual({ pointer: '/active' });
     expect(entry!.detail).toContain('answered HTTP 500');
@@ -149,20 +169,29 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
     expect(receiver.received).toHaveLength(3);
 
     answers = [{ status: 404 }];
-    const refused = await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { url: receiver.url.replace('/hooks', '/missing') } });
+    const refused = await gw.request('PATCH', `${hooks(company)}/${hook.id}`, {
+      json: { url: receiver.url.replace('/hooks', '/missing') },
+    });
     expect(expectErrorShape(refused, 422, 'validation_failed')[0]!.source).toEqual({ pointer: '/url' });
     expect(row(hook.id)).toEqual({ url: moved, active: 1 });
 
-    const privateUrl = await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { url: 'http://10.1.2.3/hook' } });
+    const privateUrl = await gw.request('PATCH', `${hooks(company)}/${hook.id}`, {
+      json: { url: 'http://10.1.2.3/hook' },
+    });
     // Refused by the private-address guard as the url is given, before any test POST.
-    expect(expectErrorShape(privateUrl, 422, 'validation_failed')[0]!.detail).toMatch(/^url may not point at 10\.1\.2\.3: 10\.1\.2\.3 is a private address/);
+    expect(expectErrorShape(privateUrl, 422, 'validation_failed')[0]!.detail).toMatch(
+      /^url may not point at 10\.1\.2\.3: 10\.1\.2\.3 is a private address/,
+    );
     expect(row(hook.id)).toEqual({ url: moved, active: 1 });
   });
 
   it('deactivating, or moving an inactive endpoint, sends nothing', async () => {
     const company = await newCompany();
     const hook = await createAtReceiver(company);
-    expect((await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { url: 'https://example.com/elsewhere' } })).body.webhook.active).toBe(false);
+    expect(
+      (await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { url: 'https://example.com/elsewhere' } }))
+        .body.webhook.active,
+    ).toBe(false);
     expect((await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { active: false } })).status).toBe(200);
     expect(receiver.received).toHaveLength(0);
   });
@@ -198,9 +227,16 @@ describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test, the same test 
     expect(failing.status).toBe(200);
     expect(failing.body.test).toMatchObject({ success: false, status_code: 503, response_body: 'down', error: null });
 
-    gw.gateway.store.db.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?').run('http://127.0.0.1:1/closed', hook.id);
+    gw.gateway.store.db
+      .prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?')
+      .run('http://127.0.0.1:1/closed', hook.id);
     const closed = await gw.request('POST', `${hooks(company)}/${hook.id}/test`);
-    expect(closed.body.test).toMatchObject({ success: false, status_code: null, response_body: null, error: expect.stringContaining('ECONNREFUSED') });
+    expect(closed.body.test).toMatchObject({
+      success: false,
+      status_code: null,
+      response_body: null,
+      error: expect.stringContaining('ECONNREFUSED'),
+    });
   });
 
   it("answers 404 for another account's endpoint and sends nothing", async () => {

@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES, webhookListResponse, webhookResponse } from '../../schemas/v2/webhooks.js';
 import type { WebhookEndpointRow } from '../../src/store/resources/webhooks.js';
 import { PREVIOUS_SECRET_TTL_MS, signingSecrets, wantsEvent } from '../../src/domain/webhook-endpoints.js';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import {
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  type TestGateway,
+  type TestResponse,
+} from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
 
 type Body = Record<string, unknown>;
@@ -61,7 +67,12 @@ function expectHook(res: TestResponse, status = 200): Hook {
 }
 
 async function createHook(companyId: number, body: Body = {}): Promise<Hook> {
-  return expectHook(await gw.request('POST', hooksPath(companyId), { json: { url: `https://example.com/hooks/${randomUUID()}`, ...body } }), 201);
+  return expectHook(
+    await gw.request('POST', hooksPath(companyId), {
+      json: { url: `https://example.com/hooks/${randomUUID()}`, ...body },
+    }),
+    201,
+  );
 }
 
 async function list(companyId: number, token?: string): Promise<Hook[]> {
@@ -77,7 +88,8 @@ function rows(companyId: number): WebhookEndpointRow[] {
 }
 
 function row(id: number): WebhookEndpointRow | undefined {
-  return gw.gateway.store.db.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').get(id) as WebhookEndpointRow | undefined;
+  return gw.gateway.store.db.prepare('SELECT * FROM webhook_endpoints WHERE id = ?').get(id) as
+    WebhookEndpointRow | undefined;
 }
 
 function dump(): string {
@@ -99,7 +111,11 @@ function expectUsableSecret(secret: string): void {
   expect(Buffer.from(secret.slice('whsec_'.length), 'base64')).toHaveLength(24);
   const payload = JSON.stringify({ hello: 'world' });
   const signature = new Webhook(secret).sign('evt_1', new Date(), payload);
-  const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature };
+  const headers = {
+    'webhook-id': 'evt_1',
+    'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+    'webhook-signature': signature,
+  };
   expect(new Webhook(secret).verify(payload, headers)).toEqual({ hello: 'world' });
 }
 
@@ -145,14 +161,24 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
 
   it('takes event_types from the documented list, and active', async () => {
     const company = await newCompany();
-    const hook = await createHook(company, { event_types: ['message.create', 'auth.update', 'channel.qr_code', 'job.executed'], active: false });
-    expect(hook).toMatchObject({ event_types: ['message.create', 'auth.update', 'channel.qr_code', 'job.executed'], active: false });
+    const hook = await createHook(company, {
+      event_types: ['message.create', 'auth.update', 'channel.qr_code', 'job.executed'],
+      active: false,
+    });
+    expect(hook).toMatchObject({
+      event_types: ['message.create', 'auth.update', 'channel.qr_code', 'job.executed'],
+      active: false,
+    });
     const all = await createHook(company, { event_types: [...WEBHOOK_EVENT_TYPES], active: true });
     expect(all.event_types).toEqual([...WEBHOOK_EVENT_TYPES]);
     const everything = await createHook(company, { event_types: null, active: true });
     expect(everything.event_types).toBeNull();
     // What the fan-out reads: every endpoint, the active ones sent to, the inactive one's deliveries held.
-    expect(gw.gateway.store.webhooks.list(company).map((r) => [r.id, r.active])).toEqual([[hook.id, 0], [all.id, 1], [everything.id, 1]]);
+    expect(gw.gateway.store.webhooks.list(company).map((r) => [r.id, r.active])).toEqual([
+      [hook.id, 0],
+      [all.id, 1],
+      [everything.id, 1],
+    ]);
     expect(wantsEvent(row(hook.id)!, 'auth.update')).toBe(true);
     expect(wantsEvent(row(hook.id)!, 'message.update')).toBe(false);
     expect(wantsEvent(row(everything.id)!, 'message.update')).toBe(true);
@@ -163,7 +189,11 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
     const res = await gw.request('POST', hooksPath(company), {
       form: 'url=https%3A%2F%2Fexample.com%2Fform&event_types[]=message.create&event_types[]=conversation.update&active=false',
     });
-    expect(expectHook(res, 201)).toMatchObject({ url: 'https://example.com/form', event_types: ['message.create', 'conversation.update'], active: false });
+    expect(expectHook(res, 201)).toMatchObject({
+      url: 'https://example.com/form',
+      event_types: ['message.create', 'conversation.update'],
+      active: false,
+    });
   });
 
   it.each<[string, Body, string[]]>([
@@ -173,7 +203,11 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
     ['an ftp url', { url: 'ftp://example.com/x' }, ['url']],
     ['a url that is not text', { url: 5 }, ['url']],
     ['a url over 2048 characters', { url: `https://example.com/${'x'.repeat(2048)}` }, ['url']],
-    ['an unknown event type', { url: 'https://e.com', event_types: ['message.create', 'message.explode'] }, ['event_types/1']],
+    [
+      'an unknown event type',
+      { url: 'https://e.com', event_types: ['message.create', 'message.explode'] },
+      ['event_types/1'],
+    ],
     ['an empty event_types', { url: 'https://e.com', event_types: [] }, ['event_types']],
     ['duplicate event types', { url: 'https://e.com', event_types: ['auth.update', 'auth.update'] }, ['event_types']],
     ['event_types as text', { url: 'https://e.com', event_types: 'message.create' }, ['event_types']],
@@ -201,12 +235,22 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
     const hook = await createHook(company, { ordering: 'strict', rate_limit: 10 });
     expect(hook).toMatchObject({ ordering: 'strict', rate_limit: 10 });
     expect(row(hook.id)).toMatchObject({ ordering: 'strict', rate_limit: 10 });
-    const cleared = expectHook(await gw.request('PATCH', hookPath(company, hook.id), { json: { ordering: 'default', rate_limit: null } }));
+    const cleared = expectHook(
+      await gw.request('PATCH', hookPath(company, hook.id), { json: { ordering: 'default', rate_limit: null } }),
+    );
     expect(cleared).toMatchObject({ ordering: 'default', rate_limit: null });
     // A field not sent keeps its value.
     expectHook(await gw.request('PATCH', hookPath(company, hook.id), { json: { rate_limit: 3 } }));
-    expect(expectHook(await gw.request('PUT', hookPath(company, hook.id), { json: { active: false } }))).toMatchObject({ ordering: 'default', rate_limit: 3, active: false });
-    const res = await refused(() => gw.request('PATCH', hookPath(company, hook.id), { json: { ordering: 'lifo', rate_limit: -1 } }), 422, 'validation_failed');
+    expect(expectHook(await gw.request('PUT', hookPath(company, hook.id), { json: { active: false } }))).toMatchObject({
+      ordering: 'default',
+      rate_limit: 3,
+      active: false,
+    });
+    const res = await refused(
+      () => gw.request('PATCH', hookPath(company, hook.id), { json: { ordering: 'lifo', rate_limit: -1 } }),
+      422,
+      'validation_failed',
+    );
     expect(failingFields(res).sort()).toEqual(['ordering', 'rate_limit']);
   });
 });
@@ -218,7 +262,11 @@ describe('at most five endpoints per company, the v1 webhook_url counting as one
   it('the sixth endpoint is a 422 and stores nothing', async () => {
     const company = await newCompany();
     for (let i = 0; i < 5; i++) await createHook(company);
-    const res = await refused(() => gw.request('POST', hooksPath(company), { json: { url: 'https://example.com/6' } }), 422, 'validation_failed');
+    const res = await refused(
+      () => gw.request('POST', hooksPath(company), { json: { url: 'https://example.com/6' } }),
+      422,
+      'validation_failed',
+    );
     expect(res.body.errors).toHaveLength(1);
     expect(res.body.errors[0].detail).toMatch(/at most 5/);
     expect(await list(company)).toHaveLength(5);
@@ -227,7 +275,11 @@ describe('at most five endpoints per company, the v1 webhook_url counting as one
   it('with a webhook_url, the fifth API endpoint is the last', async () => {
     const company = await newCompany({ webhook_url: 'https://example.com/v1' });
     for (let i = 0; i < 4; i++) await createHook(company);
-    await refused(() => gw.request('POST', hooksPath(company), { json: { url: 'https://example.com/6' } }), 422, 'validation_failed');
+    await refused(
+      () => gw.request('POST', hooksPath(company), { json: { url: 'https://example.com/6' } }),
+      422,
+      'validation_failed',
+    );
     const shown = await list(company);
     expect(shown.map((h) => h.source)).toEqual(['company', 'api', 'api', 'api', 'api']);
   });
@@ -237,7 +289,10 @@ describe('at most five endpoints per company, the v1 webhook_url counting as one
     for (let i = 0; i < 5; i++) await createHook(company);
     const before = gw.gateway.store.db.prepare('SELECT * FROM companies WHERE id = ?').get(company);
     const res = await refused(
-      () => gw.request('PUT', `/p1/companies/${company}`, { json: { name: 'Renamed', webhook_url: 'https://example.com/v1' } }),
+      () =>
+        gw.request('PUT', `/p1/companies/${company}`, {
+          json: { name: 'Renamed', webhook_url: 'https://example.com/v1' },
+        }),
       422,
       'validation_failed',
     );
@@ -265,7 +320,13 @@ describe('the v1 webhook_url is mirrored as the company endpoint', () => {
     const company = await newCompany({ webhook_url: 'https://example.com/v1' });
     const shown = await list(company);
     expect(shown).toEqual([
-      expect.objectContaining({ company_id: company, source: 'company', url: 'https://example.com/v1', event_types: null, active: true }),
+      expect.objectContaining({
+        company_id: company,
+        source: 'company',
+        url: 'https://example.com/v1',
+        event_types: null,
+        active: true,
+      }),
     ]);
     const mirror = rows(company)[0]!;
     expectUsableSecret(mirror.secret);
@@ -282,7 +343,10 @@ describe('the v1 webhook_url is mirrored as the company endpoint', () => {
     const company = await newCompany();
     const put = (json: Body) => gw.request('PUT', `/p1/companies/${company}`, { json });
 
-    expect((await put({ webhook_url: 'https://example.com/one' })).body).toEqual({ status: 'updated', data: { external_id: company } });
+    expect((await put({ webhook_url: 'https://example.com/one' })).body).toEqual({
+      status: 'updated',
+      data: { external_id: company },
+    });
     const first = rows(company)[0]!;
     expect(first).toMatchObject({ source: 'company', url: 'https://example.com/one' });
 
@@ -303,25 +367,44 @@ describe('the v1 webhook_url is mirrored as the company endpoint', () => {
 
   it('a form-encoded v1 update mirrors too', async () => {
     const company = await newCompany();
-    const res = await gw.request('PUT', `/p1/companies/${company}`, { form: 'webhook_url=https%3A%2F%2Fexample.com%2Fform' });
+    const res = await gw.request('PUT', `/p1/companies/${company}`, {
+      form: 'webhook_url=https%3A%2F%2Fexample.com%2Fform',
+    });
     expect(res.status).toBe(200);
     expect(rows(company)[0]).toMatchObject({ source: 'company', url: 'https://example.com/form' });
   });
 
   it('a rejected v1 update does not touch the mirror', async () => {
     const company = await newCompany({ webhook_url: 'https://example.com/keep' });
-    const res = await refused(() => gw.request('PUT', `/p1/companies/${company}`, { json: { webhook_url: 'ftp://x' } }), 422, 'validation_failed');
+    const res = await refused(
+      () => gw.request('PUT', `/p1/companies/${company}`, { json: { webhook_url: 'ftp://x' } }),
+      422,
+      'validation_failed',
+    );
     expect(failingFields(res)).toEqual(['webhook_url']);
   });
 
   it('can be filtered and paused, not moved nor deleted, through v2', async () => {
     const company = await newCompany({ webhook_url: 'https://example.com/v1' });
     const mirror = rows(company)[0]!;
-    const updated = expectHook(await gw.request('PATCH', hookPath(company, mirror.id), { json: { event_types: ['job.executed'], active: false } }));
-    expect(updated).toMatchObject({ source: 'company', url: 'https://example.com/v1', event_types: ['job.executed'], active: false });
+    const updated = expectHook(
+      await gw.request('PATCH', hookPath(company, mirror.id), {
+        json: { event_types: ['job.executed'], active: false },
+      }),
+    );
+    expect(updated).toMatchObject({
+      source: 'company',
+      url: 'https://example.com/v1',
+      event_types: ['job.executed'],
+      active: false,
+    });
     expectHook(await gw.request('PUT', hookPath(company, mirror.id), { json: { url: 'https://example.com/v1' } }));
 
-    const move = await refused(() => gw.request('PUT', hookPath(company, mirror.id), { json: { url: 'https://example.com/elsewhere' } }), 409, 'conflict');
+    const move = await refused(
+      () => gw.request('PUT', hookPath(company, mirror.id), { json: { url: 'https://example.com/elsewhere' } }),
+      409,
+      'conflict',
+    );
     expect(move.body.errors[0].detail).toContain(`/p1/companies/${company}`);
     await refused(() => gw.request('DELETE', hookPath(company, mirror.id)), 409, 'conflict');
   });
@@ -339,7 +422,10 @@ describe('PUT and PATCH /api/p2/companies/:companyId/webhooks/:id', () => {
     const moved = expectHook(await send({ url: 'https://example.com/moved' }));
     expect(moved).toMatchObject({ url: 'https://example.com/moved', event_types: ['message.create'], active: false });
     expect(moved).not.toHaveProperty('secret');
-    expect(expectHook(await send({ event_types: ['auth.create', 'auth.delete'] })).event_types).toEqual(['auth.create', 'auth.delete']);
+    expect(expectHook(await send({ event_types: ['auth.create', 'auth.delete'] })).event_types).toEqual([
+      'auth.create',
+      'auth.delete',
+    ]);
     expect(expectHook(await send({ event_types: null })).event_types).toBeNull();
     expect(expectHook(await send({ active: false })).active).toBe(false);
     expect(expectHook(await send({})).url).toBe('https://example.com/moved');
@@ -349,12 +435,21 @@ describe('PUT and PATCH /api/p2/companies/:companyId/webhooks/:id', () => {
   it('re-activating an endpoint that cannot answer the test POST is refused and keeps the reason it was disabled for', async () => {
     const company = await newCompany();
     const hook = await createHook(company);
-    gw.gateway.store.db.prepare("UPDATE webhook_endpoints SET active = 0, disabled_reason = 'gone (410)' WHERE id = ?").run(hook.id);
-    expect(expectHook(await gw.request('GET', hookPath(company, hook.id)))).toMatchObject({ active: false, disabled_reason: 'gone (410)' });
+    gw.gateway.store.db
+      .prepare("UPDATE webhook_endpoints SET active = 0, disabled_reason = 'gone (410)' WHERE id = ?")
+      .run(hook.id);
+    expect(expectHook(await gw.request('GET', hookPath(company, hook.id)))).toMatchObject({
+      active: false,
+      disabled_reason: 'gone (410)',
+    });
     // A private address, not allow-listed here (stored directly: the API refuses it as a url): the
     // test POST is refused before it connects.
     gw.gateway.store.db.prepare("UPDATE webhook_endpoints SET url = 'http://10.0.0.1/x' WHERE id = ?").run(hook.id);
-    const res = await refused(() => gw.request('PATCH', hookPath(company, hook.id), { json: { active: true } }), 422, 'validation_failed');
+    const res = await refused(
+      () => gw.request('PATCH', hookPath(company, hook.id), { json: { active: true } }),
+      422,
+      'validation_failed',
+    );
     expect(failingFields(res)).toEqual(['active']);
     // test/api/webhook-endpoints-compat.test.ts re-activates one through a receiver that answers.
   });
@@ -367,7 +462,11 @@ describe('PUT and PATCH /api/p2/companies/:companyId/webhooks/:id', () => {
   ])('422 for %s, changing nothing', async (_name, body, fields) => {
     const company = await newCompany();
     const hook = await createHook(company);
-    const res = await refused(() => gw.request('PATCH', hookPath(company, hook.id), { json: body }), 422, 'validation_failed');
+    const res = await refused(
+      () => gw.request('PATCH', hookPath(company, hook.id), { json: body }),
+      422,
+      'validation_failed',
+    );
     expect(failingFields(res).sort()).toEqual(fields.sort());
   });
 });
@@ -389,7 +488,11 @@ describe('DELETE /api/p2/companies/:companyId/webhooks/:id', () => {
       ['PATCH', ''],
       ['POST', '/rotate_secret'],
     ] as const) {
-      await refused(() => gw.request(method, `${hookPath(company, hook.id)}${suffix}`, { json: { active: true } }), 404, 'not_found');
+      await refused(
+        () => gw.request(method, `${hookPath(company, hook.id)}${suffix}`, { json: { active: true } }),
+        404,
+        'not_found',
+      );
     }
   });
 });
@@ -436,8 +539,17 @@ describe('401 without a valid token', () => {
   it('reads the token from the header, the query or the body', async () => {
     const company = await newCompany();
     expect((await gw.request('GET', hooksPath(company))).status).toBe(200);
-    expect((await gw.request('GET', `${hooksPath(company)}?private_api_token=${encodeURIComponent(gw.token)}`, { token: null })).status).toBe(200);
-    const viaBody = await gw.request('POST', hooksPath(company), { token: null, json: { private_api_token: gw.token, url: 'https://example.com/b' } });
+    expect(
+      (
+        await gw.request('GET', `${hooksPath(company)}?private_api_token=${encodeURIComponent(gw.token)}`, {
+          token: null,
+        })
+      ).status,
+    ).toBe(200);
+    const viaBody = await gw.request('POST', hooksPath(company), {
+      token: null,
+      json: { private_api_token: gw.token, url: 'https://example.com/b' },
+    });
     expectHook(viaBody, 201);
   });
 
@@ -455,8 +567,16 @@ describe('401 without a valid token', () => {
     const path = `${hooksPath(company)}${suffix.replace('/1', `/${rows(company)[0]!.id}`)}`;
     await refused(() => gw.request(method, path, { token: null, json }), 401, 'unauthorized');
     await refused(() => gw.request(method, path, { token: 'gwk_wrong', json }), 401, 'unauthorized');
-    await refused(() => gw.request(method, `${path}?private_api_token=gwk_wrong`, { token: null, json }), 401, 'unauthorized');
-    await refused(() => gw.request(method, path, { token: null, json: { ...json, private_api_token: 'gwk_wrong' } }), 401, 'unauthorized');
+    await refused(
+      () => gw.request(method, `${path}?private_api_token=gwk_wrong`, { token: null, json }),
+      401,
+      'unauthorized',
+    );
+    await refused(
+      () => gw.request(method, path, { token: null, json: { ...json, private_api_token: 'gwk_wrong' } }),
+      401,
+      'unauthorized',
+    );
   });
 });
 
@@ -477,13 +597,22 @@ describe("another account's company and endpoints are not found", () => {
     for (const [method, path, json] of routes) {
       const foreign = await refused(() => gw.request(method, path, { token: stranger, json }), 404, 'not_found');
       expect(foreign.text).not.toContain(hook.secret!);
-      const missing = await gw.request(method, path.replace(`/companies/${company}/`, '/companies/999999/'), { token: stranger, json });
+      const missing = await gw.request(method, path.replace(`/companies/${company}/`, '/companies/999999/'), {
+        token: stranger,
+        json,
+      });
       expectErrorShape(missing, 404, 'not_found');
-      expect(foreign.body.errors[0].detail.replace(String(company), 'N')).toBe(missing.body.errors[0].detail.replace('999999', 'N'));
+      expect(foreign.body.errors[0].detail.replace(String(company), 'N')).toBe(
+        missing.body.errors[0].detail.replace('999999', 'N'),
+      );
     }
     // Nor through their own company.
     const theirs = await newCompany({}, stranger);
-    await refused(() => gw.request('POST', `${hookPath(theirs, hook.id)}/rotate_secret`, { token: stranger }), 404, 'not_found');
+    await refused(
+      () => gw.request('POST', `${hookPath(theirs, hook.id)}/rotate_secret`, { token: stranger }),
+      404,
+      'not_found',
+    );
     // And an endpoint of another company of the same account is not found under this one.
     const sibling = await newCompany();
     await refused(() => gw.request('DELETE', hookPath(sibling, hook.id)), 404, 'not_found');
@@ -493,16 +622,21 @@ describe("another account's company and endpoints are not found", () => {
 describe('secrets', () => {
   it('no secret shown at creation or rotation appears in a list, a show or the log', async () => {
     expect(shownSecrets.length).toBeGreaterThan(10);
-    const companies = gw.gateway.store.db.prepare('SELECT DISTINCT company_id FROM webhook_endpoints').all() as { company_id: number }[];
+    const companies = gw.gateway.store.db.prepare('SELECT DISTINCT company_id FROM webhook_endpoints').all() as {
+      company_id: number;
+    }[];
     const texts: string[] = [];
     for (const { company_id } of companies) {
       const res = await gw.request('GET', hooksPath(company_id));
       if (res.status === 200) texts.push(res.text);
-      for (const hook of (res.body?.webhooks ?? []) as Hook[]) texts.push((await gw.request('GET', hookPath(company_id, hook.id))).text);
+      for (const hook of (res.body?.webhooks ?? []) as Hook[])
+        texts.push((await gw.request('GET', hookPath(company_id, hook.id))).text);
     }
     expect(texts.length).toBeGreaterThan(10);
     const log = gw.logText();
-    const stored = (gw.gateway.store.db.prepare('SELECT secret FROM webhook_endpoints').all() as { secret: string }[]).map((r) => r.secret);
+    const stored = (
+      gw.gateway.store.db.prepare('SELECT secret FROM webhook_endpoints').all() as { secret: string }[]
+    ).map((r) => r.secret);
     for (const s of [...shownSecrets, ...stored]) {
       for (const text of texts) expect(text).not.toContain(s);
       expect(log).not.toContain(s);

@@ -60,11 +60,23 @@ describe('POST /api/p2/messages (write first)', () => {
     const res = await writeFirst({ provider: 'chat_a', phone: '+79161234567', text: 'First words' });
     expect(res.status).toBe(201);
     // pact-im/api-doc content/ru/v2/conversations/write-first-message.md: the answer's status is `sent`, external_id null.
-    expect(res.body.message).toMatchObject({ income: false, external_id: null, status: 'sent', message: 'First words', delivery: false, deleted: false });
+    expect(res.body.message).toMatchObject({
+      income: false,
+      external_id: null,
+      status: 'sent',
+      message: 'First words',
+      delivery: false,
+      deleted: false,
+    });
     // The request's own events; the sender's outcome (message.update) may already follow them.
     const events = newEvents(gw.gateway.store, before).filter((e) => e.name !== 'message.update');
     expect(events.map((e) => e.name)).toEqual(['conversation.create', 'message.create', 'conversation.update']);
-    expect(events[0]!.body.object).toMatchObject({ sender_external_id: '79161234567', sender_phone: '79161234567', provider: 'chat_a', operational_state: 'open' });
+    expect(events[0]!.body.object).toMatchObject({
+      sender_external_id: '79161234567',
+      sender_phone: '79161234567',
+      provider: 'chat_a',
+      operational_state: 'open',
+    });
 
     const again = await writeFirst({ provider: 'chat_a', phone: '79161234567', text: 'Second words' });
     expect(again.body.message.conversation_id).toBe(res.body.message.conversation_id);
@@ -86,15 +98,30 @@ describe('POST /api/p2/messages (write first)', () => {
   });
 
   it('sends a business template with its substitutions rendered', async () => {
-    const res = await writeFirst({ provider: 'chat_a_business', phone: '79161234567', biz_template_id: 'tpl-order-ready', substitutions: ['Ann', '42'] });
+    const res = await writeFirst({
+      provider: 'chat_a_business',
+      phone: '79161234567',
+      biz_template_id: 'tpl-order-ready',
+      substitutions: ['Ann', '42'],
+    });
     expect(res.status).toBe(201);
     expect(res.body.message.message).toBe('Hello Ann, order 42 is ready');
-    expect(res.body.message.details).toEqual({ template: { bizTemplateId: 'tpl-order-ready', substitutions: ['Ann', '42'] } });
+    expect(res.body.message.details).toEqual({
+      template: { bizTemplateId: 'tpl-order-ready', substitutions: ['Ann', '42'] },
+    });
   });
 
   it.each([
-    ['both social_a_id and social_a_domain', { provider: 'social_a_direct', social_a_id: '1', social_a_domain: 'x', text: 'hi' }, ['social_a_id', 'social_a_domain']],
-    ['neither social_a_id nor social_a_domain', { provider: 'social_a_direct', text: 'hi' }, ['social_a_id', 'social_a_domain']],
+    [
+      'both social_a_id and social_a_domain',
+      { provider: 'social_a_direct', social_a_id: '1', social_a_domain: 'x', text: 'hi' },
+      ['social_a_id', 'social_a_domain'],
+    ],
+    [
+      'neither social_a_id nor social_a_domain',
+      { provider: 'social_a_direct', text: 'hi' },
+      ['social_a_id', 'social_a_domain'],
+    ],
     ['no phone for chat_a', { provider: 'chat_a', text: 'hi' }, ['phone']],
     ['no phone or nickname for chat_b_personal', { provider: 'chat_b_personal', text: 'hi' }, ['phone', 'nickname']],
     ['a provider outside the five', { provider: 'chat_b', phone: '79161234567', text: 'hi' }, ['provider']],
@@ -102,12 +129,36 @@ describe('POST /api/p2/messages (write first)', () => {
     ['a bad phone', { provider: 'chat_a', phone: '8-916-123', text: 'hi' }, ['phone']],
     ['nothing to send', { provider: 'chat_a', phone: '79161234567' }, ['text']],
     ['two attachments', { provider: 'chat_a', phone: '79161234567', attachment_ids: [1, 2] }, ['attachment_ids']],
-    ['a template through chat_a', { provider: 'chat_a', phone: '79161234567', biz_template_id: 'tpl-order-ready', substitutions: ['a', 'b'] }, ['biz_template_id', 'text']],
-    ['chat_a_business without a template', { provider: 'chat_a_business', phone: '79161234567', text: 'hi' }, ['biz_template_id']],
-    ['an unknown template', { provider: 'chat_a_business', phone: '79161234567', biz_template_id: 'nope' }, ['biz_template_id']],
-    ['too few substitutions', { provider: 'chat_a_business', phone: '79161234567', biz_template_id: 'tpl-order-ready', substitutions: ['Ann'] }, ['substitutions']],
-    ['no substitutions for a template that has them', { provider: 'chat_a_business', phone: '79161234567', biz_template_id: 'tpl-order-ready' }, ['substitutions']],
-    ['substitutions that are not strings', { provider: 'chat_a_business', phone: '79161234567', biz_template_id: 'tpl-order-ready', substitutions: [1, 2] }, ['substitutions/0', 'substitutions/1']],
+    [
+      'a template through chat_a',
+      { provider: 'chat_a', phone: '79161234567', biz_template_id: 'tpl-order-ready', substitutions: ['a', 'b'] },
+      ['biz_template_id', 'text'],
+    ],
+    [
+      'chat_a_business without a template',
+      { provider: 'chat_a_business', phone: '79161234567', text: 'hi' },
+      ['biz_template_id'],
+    ],
+    [
+      'an unknown template',
+      { provider: 'chat_a_business', phone: '79161234567', biz_template_id: 'nope' },
+      ['biz_template_id'],
+    ],
+    [
+      'too few substitutions',
+      { provider: 'chat_a_business', phone: '79161234567', biz_template_id: 'tpl-order-ready', substitutions: ['Ann'] },
+      ['substitutions'],
+    ],
+    [
+      'no substitutions for a template that has them',
+      { provider: 'chat_a_business', phone: '79161234567', biz_template_id: 'tpl-order-ready' },
+      ['substitutions'],
+    ],
+    [
+      'substitutions that are not strings',
+      { provider: 'chat_a_business', phone: '79161234567', biz_template_id: 'tpl-order-ready', substitutions: [1, 2] },
+      ['substitutions/0', 'substitutions/1'],
+    ],
   ])('answers 422 for %s and stores nothing', async (_name, body, fields) => {
     const before = counts();
     expect(failingFields(await writeFirst(body))).toEqual(fields);
@@ -115,7 +166,8 @@ describe('POST /api/p2/messages (write first)', () => {
   });
 
   it('answers 422 on provider when the company has no channel of it, storing nothing', async () => {
-    const bare = (await gw.request('POST', '/p1/companies', { json: { name: 'Bare' } })).body.data.external_id as number;
+    const bare = (await gw.request('POST', '/p1/companies', { json: { name: 'Bare' } })).body.data
+      .external_id as number;
     const before = counts();
     const res = await writeFirst({ provider: 'chat_a', phone: '79161234567', text: 'hi' }, bare);
     expect(failingFields(res)).toEqual(['provider']);
@@ -123,7 +175,8 @@ describe('POST /api/p2/messages (write first)', () => {
   });
 
   it('answers 409 for a channel that is not enabled, leaving no contact or conversation behind', async () => {
-    const company = (await gw.request('POST', '/p1/companies', { json: { name: 'Unconfirmed' } })).body.data.external_id as number;
+    const company = (await gw.request('POST', '/p1/companies', { json: { name: 'Unconfirmed' } })).body.data
+      .external_id as number;
     await gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_a' } });
     const before = counts();
     const res = await writeFirst({ provider: 'chat_a', phone: '79161234567', text: 'hi' }, company);

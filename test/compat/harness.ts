@@ -19,16 +19,26 @@ export interface CompatGateway {
   close(): Promise<void>;
 }
 
-const validators = { auth: compileSchema(authEvent), message: compileSchema(messageEvent), conversation: compileSchema(conversationEvent) } as Record<string, ReturnType<typeof compileSchema>>;
+const validators = {
+  auth: compileSchema(authEvent),
+  message: compileSchema(messageEvent),
+  conversation: compileSchema(conversationEvent),
+} as Record<string, ReturnType<typeof compileSchema>>;
 
 /** Every received v2 webhook body matches its event schema. */
 function checked(body: { type: string }): void {
   const validate = validators[body.type];
-  if (validate === undefined || !validate(body)) throw new Error(`webhook body does not match events/${body.type}: ${validate ? schemaErrors(validate) : 'no schema'}\n${JSON.stringify(body)}`);
+  if (validate === undefined || !validate(body))
+    throw new Error(
+      `webhook body does not match events/${body.type}: ${validate ? schemaErrors(validate) : 'no schema'}\n${JSON.stringify(body)}`,
+    );
 }
 
 export async function startCompatGateway(): Promise<CompatGateway> {
-  const gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_SANDBOX: 'true', GATEWAY_SANDBOX_STEP: '100ms' }, { clock: systemClock });
+  const gw = await startTestGateway(
+    { ...TO_RECEIVERS, GATEWAY_SANDBOX: 'true', GATEWAY_SANDBOX_STEP: '100ms' },
+    { clock: systemClock },
+  );
   const secrets: string[] = [];
   const receiver = await startReceiver(() => secrets);
   const api = async (method: string, path: string, body?: unknown) => {

@@ -11,11 +11,19 @@ beforeAll(async () => {
 afterAll(() => c.close());
 
 /** A company with a connected auth of the provider and a conversation opened by an incoming message. */
-async function conversationOf(provider: string, body: Record<string, unknown> = {}): Promise<{ company: number; auth: number; conversation: number; incoming: number }> {
+async function conversationOf(
+  provider: string,
+  body: Record<string, unknown> = {},
+): Promise<{ company: number; auth: number; conversation: number; incoming: number }> {
   const company = await c.company(`Messages ${provider} ${Math.random()}`);
-  const auth = (await c.api('POST', `/api/p2/companies/${company}/auths`, { provider, ...body })).body.auth.id as number;
+  const auth = (await c.api('POST', `/api/p2/companies/${company}/auths`, { provider, ...body })).body.auth
+    .id as number;
   await eventually('connected', () => c.gw.store.channels.findLive(auth)!.state === 'enabled', 10_000);
-  const injected = await c.gw.admin('POST', `/admin/sandbox/channels/${auth}/messages`, { from: '491701234567', name: 'Jonas Weber', text: 'Hallo!' });
+  const injected = await c.gw.admin('POST', `/admin/sandbox/channels/${auth}/messages`, {
+    from: '491701234567',
+    name: 'Jonas Weber',
+    text: 'Hallo!',
+  });
   return { company, auth, conversation: injected.body.message.conversation_id, incoming: injected.body.message.id };
 }
 
@@ -23,7 +31,11 @@ async function sendAndWaitUntilRead(company: number, conversation: number, text:
   const sent = await c.api('POST', `/api/p2/conversations/${conversation}/messages`, { company_id: company, text });
   const id = sent.body.message.id as number;
   // The sandbox reports delivered, then read: once read, nothing more comes for it.
-  await eventually('the provider took it and it was read', () => c.hooks(company).some((h) => h.type === 'message' && h.object.id === id && h.object.status === 'read'), 10_000);
+  await eventually(
+    'the provider took it and it was read',
+    () => c.hooks(company).some((h) => h.type === 'message' && h.object.id === id && h.object.status === 'read'),
+    10_000,
+  );
   return id;
 }
 
@@ -33,24 +45,55 @@ describe('pact-im/api-doc content/ru/v2/webhooks/message-events.md', () => {
     await eventually('message.create', () => c.hooks(company).some((h) => h.type === 'message'));
     const [hook] = c.hooks(company).filter((h) => h.type === 'message');
     expect(hook!.event).toBe('create');
-    expect(hook!.object).toMatchObject({ id: incoming, income: true, status: 'created', conversation_id: conversation });
-    expect(hook!.object.contact).toEqual({ id: hook!.object.contact_id, external_id: '491701234567', external_public_id: expect.any(String), name: 'Jonas Weber', avatar_url: expect.any(String), phone: expect.anything() });
-    expect(hook!.object.conversation).toMatchObject({ id: conversation, company_id: company, provider: 'chat_a', last_message_id: incoming, operational_state: 'open', replied_state: 'unreplied', group: false });
+    expect(hook!.object).toMatchObject({
+      id: incoming,
+      income: true,
+      status: 'created',
+      conversation_id: conversation,
+    });
+    expect(hook!.object.contact).toEqual({
+      id: hook!.object.contact_id,
+      external_id: '491701234567',
+      external_public_id: expect.any(String),
+      name: 'Jonas Weber',
+      avatar_url: expect.any(String),
+      phone: expect.anything(),
+    });
+    expect(hook!.object.conversation).toMatchObject({
+      id: conversation,
+      company_id: company,
+      provider: 'chat_a',
+      last_message_id: incoming,
+      operational_state: 'open',
+      replied_state: 'unreplied',
+      group: false,
+    });
   });
 
   it('an outgoing message: create with status sent and external_id null, then update with the external_id; the contact has only internal_id', async () => {
     const { company, conversation } = await conversationOf('chat_b_personal', { via_qr_code: true });
-    const sent = await c.api('POST', `/api/p2/conversations/${conversation}/messages`, { company_id: company, text: 'Guten Tag' });
+    const sent = await c.api('POST', `/api/p2/conversations/${conversation}/messages`, {
+      company_id: company,
+      text: 'Guten Tag',
+    });
     expect(sent.body.message).toMatchObject({ status: 'sent', external_id: null, income: false });
     const id = sent.body.message.id as number;
-    await eventually('create and the update with the provider id', () => c.hooks(company).filter((h) => h.type === 'message' && h.object.id === id).length >= 2, 10_000);
+    await eventually(
+      'create and the update with the provider id',
+      () => c.hooks(company).filter((h) => h.type === 'message' && h.object.id === id).length >= 2,
+      10_000,
+    );
     const [create, update] = c.hooks(company).filter((h) => h.type === 'message' && h.object.id === id);
     expect([create!.event, create!.object.status, create!.object.external_id]).toEqual(['create', 'sent', null]);
     expect(update!.event).toBe('update');
     expect(update!.object.external_id).toMatch(/^sbx_/);
     for (const hook of [create!, update!]) {
       expect(Object.keys(hook.object.contact).sort()).toEqual(['avatar_url', 'id', 'internal_id', 'name', 'phone']);
-      expect(hook.object.conversation).toMatchObject({ id: conversation, replied_state: 'replied', last_message_id: id });
+      expect(hook.object.conversation).toMatchObject({
+        id: conversation,
+        replied_state: 'replied',
+        last_message_id: id,
+      });
     }
   });
 });
@@ -60,22 +103,47 @@ describe('pact-im/api-doc content/en/v2/messages/delete-message.md', () => {
     const { company, conversation, incoming } = await conversationOf('chat_a');
     const reply = await sendAndWaitUntilRead(company, conversation, 'Oops, wrong chat');
     const before = c.hooks(company).length;
-    const res = await c.api('DELETE', `/api/p2/conversations/${conversation}/messages`, { company_id: company, message_ids: [reply, incoming] });
+    const res = await c.api('DELETE', `/api/p2/conversations/${conversation}/messages`, {
+      company_id: company,
+      message_ids: [reply, incoming],
+    });
     expect(res.status).toBe(200);
     expect(res.body.messages.map((m: { id: number; deleted: boolean }) => [m.id, m.deleted])).toEqual([
       [reply, true],
       [incoming, true],
     ]);
-    expect((await c.api('GET', `/api/p2/conversations/${conversation}/messages/${reply}?company_id=${company}`)).body.message.deleted).toBe(true);
-    await eventually('both updates', () => c.hooks(company).slice(before).filter((h) => h.type === 'message').length === 2);
-    expect(c.hooks(company).slice(before).map((h) => [h.event, h.object.id, h.object.deleted])).toEqual([
+    expect(
+      (await c.api('GET', `/api/p2/conversations/${conversation}/messages/${reply}?company_id=${company}`)).body.message
+        .deleted,
+    ).toBe(true);
+    await eventually(
+      'both updates',
+      () =>
+        c
+          .hooks(company)
+          .slice(before)
+          .filter((h) => h.type === 'message').length === 2,
+    );
+    expect(
+      c
+        .hooks(company)
+        .slice(before)
+        .map((h) => [h.event, h.object.id, h.object.deleted]),
+    ).toEqual([
       ['update', reply, true],
       ['update', incoming, true],
     ]);
-    await eventually('the provider deleted them', () => c.gw.logText().includes('"msg":"messages deleted at the provider"'), 10_000);
+    await eventually(
+      'the provider deleted them',
+      () => c.gw.logText().includes('"msg":"messages deleted at the provider"'),
+      10_000,
+    );
 
     // Deleting again changes nothing and writes nothing.
-    const again = await c.api('DELETE', `/api/p2/conversations/${conversation}/messages`, { company_id: company, message_ids: [reply] });
+    const again = await c.api('DELETE', `/api/p2/conversations/${conversation}/messages`, {
+      company_id: company,
+      message_ids: [reply],
+    });
     expect([again.status, again.body.messages[0].deleted]).toEqual([200, true]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(c.hooks(company).length).toBe(before + 2);
@@ -84,8 +152,12 @@ describe('pact-im/api-doc content/en/v2/messages/delete-message.md', () => {
   it('refuses more than 100 ids, unknown ids and messages older than 48 hours with a 422 naming them, changing nothing', async () => {
     const { company, conversation, incoming } = await conversationOf('chat_d');
     const path = `/api/p2/conversations/${conversation}/messages`;
-    const pointers = (res: { body: { errors: { source?: { pointer: string } }[] } }) => res.body.errors.map((e) => e.source?.pointer);
-    const many = await c.api('DELETE', path, { company_id: company, message_ids: Array.from({ length: 101 }, (_, i) => i + 1) });
+    const pointers = (res: { body: { errors: { source?: { pointer: string } }[] } }) =>
+      res.body.errors.map((e) => e.source?.pointer);
+    const many = await c.api('DELETE', path, {
+      company_id: company,
+      message_ids: Array.from({ length: 101 }, (_, i) => i + 1),
+    });
     expect([many.status, pointers(many)]).toEqual([422, ['/message_ids']]);
     const unknown = await c.api('DELETE', path, { company_id: company, message_ids: [incoming, 999_999] });
     expect([unknown.status, pointers(unknown)]).toEqual([422, ['/message_ids/1']]);
@@ -97,7 +169,10 @@ describe('pact-im/api-doc content/en/v2/messages/delete-message.md', () => {
 
   it('answers 422 wrong_provider for providers the page does not name', async () => {
     const { company, conversation, incoming } = await conversationOf('chat_b', { token: '123456:bot-token' });
-    const res = await c.api('DELETE', `/api/p2/conversations/${conversation}/messages`, { company_id: company, message_ids: [incoming] });
+    const res = await c.api('DELETE', `/api/p2/conversations/${conversation}/messages`, {
+      company_id: company,
+      message_ids: [incoming],
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors[0]).toMatchObject({ status: 422, code: 'wrong_provider' });
     expect(c.gw.store.messages.findById(incoming)!.deleted).toBe(0);

@@ -4,7 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationV1Event, messageV1Event } from '../../schemas/events/messaging-v1.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
-import { ADMIN_TOKEN, expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  ADMIN_TOKEN,
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  type TestGateway,
+} from '../helpers/gateway.js';
 import { readQr } from '../helpers/qr.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { startReceiver } from '../helpers/receiver.js';
@@ -19,7 +25,12 @@ const secrets: string[] = [];
 beforeAll(async () => {
   fake = await new FakeProvider().start();
   receiver = await startReceiver(() => secrets);
-  gw = await startTestGateway({ ...fake.env(), GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms', GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+  gw = await startTestGateway({
+    ...fake.env(),
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
+    GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  });
 });
 afterAll(async () => {
   await gw.close();
@@ -34,7 +45,9 @@ let companySeq = 0;
 /** A company whose webhook_url is the receiver; answers its id and the secret its deliveries are signed with. */
 async function newCompany(webhookUrl: string | null = receiver.url): Promise<{ id: number; secret: number }> {
   companySeq += 1;
-  const res = await gw.request('POST', '/p1/companies', { json: { name: `Compat Co ${companySeq}`, webhook_url: webhookUrl } });
+  const res = await gw.request('POST', '/p1/companies', {
+    json: { name: `Compat Co ${companySeq}`, webhook_url: webhookUrl },
+  });
   expect(res.status).toBe(201);
   const id = res.body.data.external_id as number;
   const endpoint = store().webhooks.companyEndpoint(id);
@@ -51,7 +64,8 @@ async function connectedChatA(company: number): Promise<number> {
   expect(await fake.connectorCallback(channel, { type: 'state', state: 'enabled' })).toBe(200);
   return channel;
 }
-const channelPath = (company: number, channel: number, action: string) => `/p1/companies/${company}/channels/${channel}/${action}`;
+const channelPath = (company: number, channel: number, action: string) =>
+  `/p1/companies/${company}/channels/${channel}/${action}`;
 /** What the receiver got for this company, each delivery checked to be signed with the company endpoint's secret. */
 function hooksOf(company: { id: number; secret: number }): Hook[] {
   const hooks = receiver.received.filter((h) => (h.body as Hook).company_id === company.id);
@@ -74,13 +88,35 @@ describe('pact-im/api-doc _includes/v1_companies.md: a webhook_url gets the test
   it('when set at create and when changed, signed like every delivery; not when unchanged, and never to other endpoints', async () => {
     const company = await newCompany(`${receiver.url}?first`);
     await eventually('the test POST', () => hooksOf(company).length === 1);
-    expect(hooksOf(company)).toEqual([{ id: expect.stringMatching(/^evt_/), source: 'gateway', operation: 'test', company_id: company.id, created_at: expect.any(String) }]);
+    expect(hooksOf(company)).toEqual([
+      {
+        id: expect.stringMatching(/^evt_/),
+        source: 'gateway',
+        operation: 'test',
+        company_id: company.id,
+        created_at: expect.any(String),
+      },
+    ]);
 
-    const v2 = await gw.request('POST', `/api/p2/companies/${company.id}/webhooks`, { json: { url: `${receiver.url}?v2` } });
+    const v2 = await gw.request('POST', `/api/p2/companies/${company.id}/webhooks`, {
+      json: { url: `${receiver.url}?v2` },
+    });
     expect(v2.status).toBe(201);
     secrets.push(v2.body.webhook.secret);
-    expect((await gw.request('PUT', `/p1/companies/${company.id}`, { json: { name: 'Renamed', webhook_url: `${receiver.url}?first` } })).status).toBe(200);
-    expect((await gw.request('PUT', `/p1/companies/${company.id}`, { form: `webhook_url=${encodeURIComponent(`${receiver.url}?second`)}` })).status).toBe(200);
+    expect(
+      (
+        await gw.request('PUT', `/p1/companies/${company.id}`, {
+          json: { name: 'Renamed', webhook_url: `${receiver.url}?first` },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await gw.request('PUT', `/p1/companies/${company.id}`, {
+          form: `webhook_url=${encodeURIComponent(`${receiver.url}?second`)}`,
+        })
+      ).status,
+    ).toBe(200);
     await eventually('the second test POST', () => hooksOf(company).filter(isTest).length === 2);
     // hooksOf checked each was verified by the webhook_url's secret alone: the v2 endpoint got none.
     expect(receiver.received.filter((h) => h.verifiedBy.includes(secrets.length - 1))).toEqual([]);
@@ -88,7 +124,11 @@ describe('pact-im/api-doc _includes/v1_companies.md: a webhook_url gets the test
 
   it('no test POST for a company without webhook_url', async () => {
     const company = await newCompany(null);
-    const events = store().db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM outbox WHERE stream = 'gateway.events' AND key = ?").get(company.id)!.n;
+    const events = store()
+      .db.prepare<[number], { n: number }>(
+        "SELECT count(*) AS n FROM outbox WHERE stream = 'gateway.events' AND key = ?",
+      )
+      .get(company.id)!.n;
     expect(events).toBe(0);
   });
 });
@@ -98,7 +138,9 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
     const company = await newCompany();
     const channel = await connectedChatA(company.id);
     const started = Math.floor(Date.now() / 1000);
-    const res = await gw.request('POST', channelPath(company.id, channel, 'conversations'), { form: 'phone=79250000001&message=Hello' });
+    const res = await gw.request('POST', channelPath(company.id, channel, 'conversations'), {
+      form: 'phone=79250000001&message=Hello',
+    });
     expect(res.status).toBe(201);
     const job = res.body.data;
     expect(res.body).toEqual({
@@ -119,10 +161,18 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
     expect(store().messages.findById(job.message_id)!.conversation_id).toBe(job.conversation_id);
 
     const jobPath = channelPath(company.id, channel, `jobs/${job.id}`);
-    await eventually('the job is delivered', async () => (await gw.request('GET', jobPath)).body.data.state !== 'trying_deliver');
-    expect((await gw.request('GET', jobPath)).body).toEqual({ status: 'ok', data: { ...job, state: 'delivered', details: { result: 'DELIVERED' } } });
+    await eventually(
+      'the job is delivered',
+      async () => (await gw.request('GET', jobPath)).body.data.state !== 'trying_deliver',
+    );
+    expect((await gw.request('GET', jobPath)).body).toEqual({
+      status: 'ok',
+      data: { ...job, state: 'delivered', details: { result: 'DELIVERED' } },
+    });
     // The job id is not the connector's idempotency key: that stays the send's own id, one per job.
-    expect(fake.callsOf('connector', `/sessions/${channel}/messages`).at(-1)!.headers['idempotency-key']).toMatch(/^job_[0-9a-f]{32}$/);
+    expect(fake.callsOf('connector', `/sessions/${channel}/messages`).at(-1)!.headers['idempotency-key']).toMatch(
+      /^job_[0-9a-f]{32}$/,
+    );
 
     await eventually('the job webhook', () => hooksOf(company).some((h) => h.type === 'job'));
     const executed = hooksOf(company).find((h) => h.type === 'job')!;
@@ -132,13 +182,30 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
       event: 'executed',
       company_id: company.id,
       created_at: expect.any(String),
-      data: { id: job.id, result: 'DELIVERED', message_id: job.message_id, external_id: store().messages.findById(job.message_id)!.external_id, date: expect.any(Number) },
+      data: {
+        id: job.id,
+        result: 'DELIVERED',
+        message_id: job.message_id,
+        external_id: store().messages.findById(job.message_id)!.external_id,
+        date: expect.any(Number),
+      },
     });
     expect(executed.data.date).toBeGreaterThanOrEqual(job.created_at);
     // The same send's conversation and message events reach the v1 webhook_url in their v1 rendition, never as v2 envelopes.
     expect(hooksOf(company).filter((h) => 'object' in h)).toEqual([]);
     await eventually('the message ack', () => hooksOf(company).some((h) => h.type === 'message' && h.event === 'ack'));
-    expect(hooksOf(company).map((h) => `${h.type ?? h.operation}${h.event === undefined ? '' : `/${h.event}`}`)).toEqual(['test', 'qr_code/new', 'system', 'conversation/new', 'message/new', 'conversation/update', 'message/ack', 'job/executed']);
+    expect(
+      hooksOf(company).map((h) => `${h.type ?? h.operation}${h.event === undefined ? '' : `/${h.event}`}`),
+    ).toEqual([
+      'test',
+      'qr_code/new',
+      'system',
+      'conversation/new',
+      'message/new',
+      'conversation/update',
+      'message/ack',
+      'job/executed',
+    ]);
     const message = store().messages.findById(job.message_id)!;
     const sentNew = hooksOf(company).find((h) => h.type === 'message' && h.event === 'new')!;
     expect(sentNew.data).toEqual({
@@ -157,18 +224,34 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
       attachments: [],
       job_id: job.id,
     });
-    expect(hooksOf(company).find((h) => h.event === 'ack')!.data).toEqual({ external_id: job.message_id, channel: { id: channel, type: 'chat_a' }, conversation_id: job.conversation_id, ack: 1 });
+    expect(hooksOf(company).find((h) => h.event === 'ack')!.data).toEqual({
+      external_id: job.message_id,
+      channel: { id: channel, type: 'chat_a' },
+      conversation_id: job.conversation_id,
+      ack: 1,
+    });
     expectV1Shapes(hooksOf(company));
   });
 
   it('a refusal: the job ends not_delivered with the reason, and the job result says NOT DELIVERED with it', async () => {
     const company = await newCompany();
     const channel = await connectedChatA(company.id);
-    fake.script('connector', { status: 400, body: { error: { code: 'recipient_refused', title: 'The number is not on the network' } } });
-    const res = await gw.request('POST', channelPath(company.id, channel, 'conversations'), { json: { phone: '79250000002', message: 'Hi' } });
+    fake.script('connector', {
+      status: 400,
+      body: { error: { code: 'recipient_refused', title: 'The number is not on the network' } },
+    });
+    const res = await gw.request('POST', channelPath(company.id, channel, 'conversations'), {
+      json: { phone: '79250000002', message: 'Hi' },
+    });
     const jobPath = channelPath(company.id, channel, `jobs/${res.body.data.id}`);
-    await eventually('the job is finished', async () => (await gw.request('GET', jobPath)).body.data.state !== 'trying_deliver');
-    expect((await gw.request('GET', jobPath)).body.data).toMatchObject({ state: 'not_delivered', details: { result: 'NOT DELIVERED', reason: 'The number is not on the network' } });
+    await eventually(
+      'the job is finished',
+      async () => (await gw.request('GET', jobPath)).body.data.state !== 'trying_deliver',
+    );
+    expect((await gw.request('GET', jobPath)).body.data).toMatchObject({
+      state: 'not_delivered',
+      details: { result: 'NOT DELIVERED', reason: 'The number is not on the network' },
+    });
     await eventually('the job webhook', () => hooksOf(company).some((h) => h.type === 'job'));
     expect(hooksOf(company).find((h) => h.type === 'job')!.data).toEqual({
       id: res.body.data.id,
@@ -183,10 +266,18 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
   it("a job is shown only under its own company and channel; the curl example's text= is the message", async () => {
     const company = await newCompany(null);
     const channel = await connectedChatA(company.id);
-    const sent = await gw.request('POST', channelPath(company.id, channel, 'conversations'), { form: 'phone=79250000003&text=From%20the%20curl%20example' });
+    const sent = await gw.request('POST', channelPath(company.id, channel, 'conversations'), {
+      form: 'phone=79250000003&text=From%20the%20curl%20example',
+    });
     expect(sent.status).toBe(201);
     expect(store().messages.findById(sent.body.data.message_id)!.text).toBe('From the curl example');
-    expect(failingFields(await gw.request('POST', channelPath(company.id, channel, 'conversations'), { json: { phone: '79250000003', text: 'a', message: 'b' } }))).toEqual(['text']);
+    expect(
+      failingFields(
+        await gw.request('POST', channelPath(company.id, channel, 'conversations'), {
+          json: { phone: '79250000003', text: 'a', message: 'b' },
+        }),
+      ),
+    ).toEqual(['text']);
 
     const other = await newCompany(null);
     const otherChannel = await connectedChatA(other.id);
@@ -195,8 +286,16 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
     expectErrorShape(await gw.request('GET', channelPath(other.id, otherChannel, `jobs/${id}`)), 404, 'not_found');
     expectErrorShape(await gw.request('GET', channelPath(company.id, channel, `jobs/${id + 1000}`)), 404, 'not_found');
     expectErrorShape(await gw.request('GET', channelPath(company.id, channel, 'jobs/abc')), 404, 'not_found');
-    expectErrorShape(await gw.request('GET', channelPath(company.id, channel, `jobs/${id}`), { token: gw.createAccount('stranger') }), 404, 'not_found');
-    expectErrorShape(await gw.request('GET', channelPath(company.id, channel, `jobs/${id}`), { token: null }), 401, 'unauthorized');
+    expectErrorShape(
+      await gw.request('GET', channelPath(company.id, channel, `jobs/${id}`), { token: gw.createAccount('stranger') }),
+      404,
+      'not_found',
+    );
+    expectErrorShape(
+      await gw.request('GET', channelPath(company.id, channel, `jobs/${id}`), { token: null }),
+      401,
+      'unauthorized',
+    );
   });
 });
 
@@ -216,7 +315,11 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to check if user has Wh
     fake.script('connector', { status: 500, body: { error: { code: 'down', title: 'restarting' } } });
     expectErrorShape(await check('?phone=79250000001'), 502, 'provider_unavailable');
     const bot = await newChannel(company.id, { provider: 'chat_b', token: '1:bot' });
-    expectErrorShape(await gw.request('GET', `${channelPath(company.id, bot, 'user_exists')}?phone=79250000001`), 422, 'wrong_provider');
+    expectErrorShape(
+      await gw.request('GET', `${channelPath(company.id, bot, 'user_exists')}?phone=79250000001`),
+      422,
+      'wrong_provider',
+    );
   });
 });
 
@@ -227,7 +330,9 @@ describe('pact-im/api-doc _includes/v1_webhooks.md: channel webhooks at the webh
     expect(await fake.connectorCallback(channel, { type: 'qr', qr: '2@second-qr-of-the-session' })).toBe(200);
     expect(await fake.connectorCallback(channel, { type: 'state', state: 'enabled' })).toBe(200);
     expect(await fake.connectorCallback(channel, { type: 'notice', notice: 'phone_offline' })).toBe(200);
-    expect(await fake.connectorCallback(channel, { type: 'notice', notice: 'synchronized', timestamp: 1_749_416_400 })).toBe(200);
+    expect(
+      await fake.connectorCallback(channel, { type: 'notice', notice: 'synchronized', timestamp: 1_749_416_400 }),
+    ).toBe(200);
     await eventually('the notices', () => hooksOf(company).length === 6);
     const hooks = hooksOf(company);
     expect(hooks.map((h) => (h.type === 'system' ? `system:${h.data.message}` : (h.type ?? h.operation)))).toEqual([
@@ -239,21 +344,46 @@ describe('pact-im/api-doc _includes/v1_webhooks.md: channel webhooks at the webh
       'system:synchronized',
     ]);
     const base = { entity: 'channel', company_id: company.id, channel_id: channel, channel_type: 'chat_a' };
-    expect(hooks[1]).toEqual({ id: expect.any(String), created_at: expect.any(String), type: 'qr_code', event: 'new', ...base, data: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/) });
+    expect(hooks[1]).toEqual({
+      id: expect.any(String),
+      created_at: expect.any(String),
+      type: 'qr_code',
+      event: 'new',
+      ...base,
+      data: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/),
+    });
     expect(readQr(hooks[1]!.data)).toBe(`2@fakeqr${channel}`);
     expect(readQr(hooks[2]!.data)).toBe('2@second-qr-of-the-session');
-    expect(hooks[3]).toMatchObject({ type: 'system', severity: 'information', ...base, data: { message: 'authorized', details: { entity: 'channel', entity_id: channel } } });
+    expect(hooks[3]).toMatchObject({
+      type: 'system',
+      severity: 'information',
+      ...base,
+      data: { message: 'authorized', details: { entity: 'channel', entity_id: channel } },
+    });
     expect(hooks[4]).toMatchObject({ type: 'system', severity: 'critical', data: { message: 'phone offline' } });
-    expect(hooks[5]!.data).toEqual({ message: 'synchronized', date: '2025-06-08 21:00:00 UTC', date_timestamp: 1_749_416_400, timestamp: expect.any(Number), details: { entity: 'channel', entity_id: channel } });
+    expect(hooks[5]!.data).toEqual({
+      message: 'synchronized',
+      date: '2025-06-08 21:00:00 UTC',
+      date_timestamp: 1_749_416_400,
+      timestamp: expect.any(Number),
+      details: { entity: 'channel', entity_id: channel },
+    });
   });
 
   it("the webhook_url's event filter takes the names it has a v1 payload for (422 naming v2-only ones)", async () => {
     const company = await newCompany();
     const mirror = store().webhooks.companyEndpoint(company.id)!;
     const path = `/api/p2/companies/${company.id}/webhooks/${mirror.id}`;
-    expect(failingFields(await gw.request('PATCH', path, { json: { event_types: ['job.executed', 'auth.update'] } }))).toEqual(['event_types']);
-    expect(failingFields(await gw.request('PATCH', path, { json: { event_types: ['webhook.disabled'] } }))).toEqual(['event_types']);
-    expect((await gw.request('PATCH', path, { json: { event_types: ['job.executed', 'channel.state', 'message.create'] } })).status).toBe(200);
+    expect(
+      failingFields(await gw.request('PATCH', path, { json: { event_types: ['job.executed', 'auth.update'] } })),
+    ).toEqual(['event_types']);
+    expect(failingFields(await gw.request('PATCH', path, { json: { event_types: ['webhook.disabled'] } }))).toEqual([
+      'event_types',
+    ]);
+    expect(
+      (await gw.request('PATCH', path, { json: { event_types: ['job.executed', 'channel.state', 'message.create'] } }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -261,14 +391,29 @@ describe('pact-im/api-doc _includes/v1_webhooks.md: messages and conversations a
   it('an incoming message: {type: conversation, event: new} then {type: message, event: new}, with integer ids and v1 times; a v2 endpoint of the company gets the v2 envelopes of the same events', async () => {
     const company = await newCompany();
     const channel = await connectedChatA(company.id);
-    const v2 = await gw.request('POST', `/api/p2/companies/${company.id}/webhooks`, { json: { url: `${receiver.url}?v2-envelopes`, active: true } });
+    const v2 = await gw.request('POST', `/api/p2/companies/${company.id}/webhooks`, {
+      json: { url: `${receiver.url}?v2-envelopes`, active: true },
+    });
     expect(v2.status).toBe(201);
     secrets.push(v2.body.webhook.secret);
     const v2Secret = secrets.length - 1;
-    expect(await fake.connectorCallback(channel, { type: 'message', id: 'IN-1', chat: { id: '491701234567', name: 'Jonas Weber', phone: '+491701234567' }, timestamp: 1749416383, text: 'Guten Tag!' })).toBe(200);
+    expect(
+      await fake.connectorCallback(channel, {
+        type: 'message',
+        id: 'IN-1',
+        chat: { id: '491701234567', name: 'Jonas Weber', phone: '+491701234567' },
+        timestamp: 1749416383,
+        text: 'Guten Tag!',
+      }),
+    ).toBe(200);
 
-    await eventually('conversation/new and message/new', () => hooksOf(company).filter((h) => h.type === 'conversation' || h.type === 'message').length === 2);
-    const [conversationNew, messageNew] = hooksOf(company).filter((h) => h.type === 'conversation' || h.type === 'message');
+    await eventually(
+      'conversation/new and message/new',
+      () => hooksOf(company).filter((h) => h.type === 'conversation' || h.type === 'message').length === 2,
+    );
+    const [conversationNew, messageNew] = hooksOf(company).filter(
+      (h) => h.type === 'conversation' || h.type === 'message',
+    );
     const message = store().messages.findById(messageNew!.data.external_id)!;
     const conversation = store().conversations.find(company.id, message.conversation_id)!;
     expect(conversationNew).toEqual({
@@ -314,7 +459,10 @@ describe('pact-im/api-doc _includes/v1_webhooks.md: messages and conversations a
     });
     expectV1Shapes([conversationNew!, messageNew!]);
     // One event, two renditions: the v2 endpoint got the envelopes under the same webhook-ids.
-    await eventually('the v2 envelopes', () => receiver.received.filter((h) => h.verifiedBy.includes(v2Secret)).length === 2);
+    await eventually(
+      'the v2 envelopes',
+      () => receiver.received.filter((h) => h.verifiedBy.includes(v2Secret)).length === 2,
+    );
     const envelopes = receiver.received.filter((h) => h.verifiedBy.includes(v2Secret));
     expect(envelopes.map((h) => [h.id, (h.body as Hook).type, (h.body as Hook).event])).toEqual([
       [conversationNew!.id, 'conversation', 'create'],

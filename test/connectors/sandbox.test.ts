@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
-import { ADMIN_TOKEN, expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  ADMIN_TOKEN,
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  type TestGateway,
+} from '../helpers/gateway.js';
 import { checkedEvents } from '../helpers/callbacks.js';
 import { readQr } from '../helpers/qr.js';
 import { eventually } from '../helpers/wait.js';
@@ -10,7 +16,11 @@ let company: number;
 const admin = { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_SANDBOX: 'true', GATEWAY_SANDBOX_STEP: '100ms', GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+  gw = await startTestGateway({
+    GATEWAY_SANDBOX: 'true',
+    GATEWAY_SANDBOX_STEP: '100ms',
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+  });
   company = (await gw.request('POST', '/p1/companies', { json: { name: 'Sandbox Co' } })).body.data.external_id;
 });
 afterAll(() => gw.close());
@@ -25,7 +35,9 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
     expect(readQr(created.body.auth.qr)).toMatch(/^sandbox-qr:\d+:/);
     const id = created.body.auth.id as number;
     await eventually('the QR is scanned', () => store().channels.findLive(id)!.state === 'enabled', 5_000);
-    const authUpdates = checkedEvents(store(), before).filter((e) => e.name === 'auth.update').map((e) => e.body.object as { state: string; qr?: string });
+    const authUpdates = checkedEvents(store(), before)
+      .filter((e) => e.name === 'auth.update')
+      .map((e) => e.body.object as { state: string; qr?: string });
     expect(authUpdates.map((o) => [o.state, typeof o.qr])).toEqual([
       ['unconfirmed', 'string'],
       ['unconfirmed', 'string'],
@@ -33,15 +45,34 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
     ]);
     expect(readQr(authUpdates[0]!.qr!)).not.toBe(readQr(authUpdates[1]!.qr!));
 
-    const injected = await gw.request('POST', `/admin/sandbox/channels/${id}/messages`, { ...admin, json: { from: '491701234567', name: 'Jonas', text: 'Hallo!' } });
+    const injected = await gw.request('POST', `/admin/sandbox/channels/${id}/messages`, {
+      ...admin,
+      json: { from: '491701234567', name: 'Jonas', text: 'Hallo!' },
+    });
     expect(injected.status).toBe(201);
     expect(injected.body.message).toMatchObject({ income: true, status: 'created', message: 'Hallo!' });
     const conversation = injected.body.message.conversation_id as number;
-    expect(failingFields(await gw.request('POST', `/admin/sandbox/channels/${id}/messages`, { ...admin, json: { from: '4917', text: '' } }))).toEqual(['text']);
-    expectErrorShape(await gw.request('POST', `/admin/sandbox/channels/999999/messages`, { ...admin, json: { from: '4917', text: 'x' } }), 404, 'not_found');
+    expect(
+      failingFields(
+        await gw.request('POST', `/admin/sandbox/channels/${id}/messages`, {
+          ...admin,
+          json: { from: '4917', text: '' },
+        }),
+      ),
+    ).toEqual(['text']);
+    expectErrorShape(
+      await gw.request('POST', `/admin/sandbox/channels/999999/messages`, {
+        ...admin,
+        json: { from: '4917', text: 'x' },
+      }),
+      404,
+      'not_found',
+    );
 
     const sendBefore = emittedEvents(store()).length;
-    const reply = await gw.request('POST', `/api/p2/conversations/${conversation}/messages`, { json: { company_id: company, text: 'Hallo Jonas' } });
+    const reply = await gw.request('POST', `/api/p2/conversations/${conversation}/messages`, {
+      json: { company_id: company, text: 'Hallo Jonas' },
+    });
     const messageId = reply.body.message.id as number;
     await eventually('the reply is read', () => store().messages.findById(messageId)!.status === 'read', 5_000);
     const updates = checkedEvents(store(), sendBefore)
@@ -49,8 +80,14 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
       .map((e) => (e.body.object as { status: string }).status);
     expect(updates).toEqual(['sent', 'delivered', 'read']);
 
-    const refused = await gw.request('POST', `/api/p2/conversations/${conversation}/messages`, { json: { company_id: company, text: '/fail' } });
-    await eventually('the refusal', () => store().messages.findById(refused.body.message.id)!.status === 'error', 5_000);
+    const refused = await gw.request('POST', `/api/p2/conversations/${conversation}/messages`, {
+      json: { company_id: company, text: '/fail' },
+    });
+    await eventually(
+      'the refusal',
+      () => store().messages.findById(refused.body.message.id)!.status === 'error',
+      5_000,
+    );
   });
 
   // pact-im/api-doc _includes/v1_webhooks.md (new QR-code, connected, synchronization completed) and
@@ -58,12 +95,23 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
   it('a v1 chat_a channel: the QR webhook is a PNG of the sandbox payload, then authorized and synchronized; user_exists answers', async () => {
     const other = (await gw.request('POST', '/p1/companies', { json: { name: 'Sandbox v1' } })).body.data.external_id;
     const before = emittedEvents(store()).length;
-    const channel = (await gw.request('POST', `/p1/companies/${other}/channels`, { json: { provider: 'chat_a' } })).body.data.external_id as number;
-    const userExists = (phone: string) => gw.request('GET', `/p1/companies/${other}/channels/${channel}/user_exists?phone=${phone}`);
+    const channel = (await gw.request('POST', `/p1/companies/${other}/channels`, { json: { provider: 'chat_a' } })).body
+      .data.external_id as number;
+    const userExists = (phone: string) =>
+      gw.request('GET', `/p1/companies/${other}/channels/${channel}/user_exists?phone=${phone}`);
     expectErrorShape(await userExists('491701234567'), 409, 'conflict');
-    await eventually('synchronized', () => checkedEvents(store(), before).some((e) => (e.body.data as { message?: string } | undefined)?.message === 'synchronized'), 5_000);
+    await eventually(
+      'synchronized',
+      () =>
+        checkedEvents(store(), before).some(
+          (e) => (e.body.data as { message?: string } | undefined)?.message === 'synchronized',
+        ),
+      5_000,
+    );
     const v1 = checkedEvents(store(), before).filter((e) => e.name.startsWith('channel.'));
-    expect(v1.map((e) => (e.body.type === 'system' ? (e.body.data as { message: string }).message : e.body.type))).toEqual(['qr_code', 'qr_code', 'authorized', 'synchronized']);
+    expect(
+      v1.map((e) => (e.body.type === 'system' ? (e.body.data as { message: string }).message : e.body.type)),
+    ).toEqual(['qr_code', 'qr_code', 'authorized', 'synchronized']);
     expect(readQr(v1[0]!.body.data as string)).toMatch(new RegExp(`^sandbox-qr:${channel}:`));
     expect((await userExists('491701234567')).body).toEqual({ status: 'ok', exists: true });
     expect((await userExists('491701230000')).body).toEqual({ status: 'ok', exists: false });
@@ -71,18 +119,39 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
 
   it('accepts any code, answers request_code, syncs sample templates for chat_a_business', async () => {
     const other = (await gw.request('POST', '/p1/companies', { json: { name: 'Sandbox Two' } })).body.data.external_id;
-    const v1 = (await gw.request('POST', `/p1/companies/${other}/channels`, { json: { provider: 'chat_b_personal', phone: '79161234567' } })).body.data.external_id;
+    const v1 = (
+      await gw.request('POST', `/p1/companies/${other}/channels`, {
+        json: { provider: 'chat_b_personal', phone: '79161234567' },
+      })
+    ).body.data.external_id;
     const code = await gw.request('POST', `/p1/companies/${other}/channels/${v1}/request_code`, { json: {} });
     expect(code.body).toMatchObject({ code_length: 5, status: 'ok' });
-    expect((await gw.request('POST', `/p1/companies/${other}/channels/${v1}/confirm`, { json: { confirmation_type: 'code', code: 424242 } })).body).toEqual({ result: 'ok', state: 'enabled' });
-    await gw.request('POST', `/api/p2/companies/${other}/auths`, { json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't' } });
-    await eventually('templates synced', async () => (await gw.request('GET', `/api/p2/biz_templates?company_ids[]=${other}`)).body.biz_templates.length === 2, 5_000);
+    expect(
+      (
+        await gw.request('POST', `/p1/companies/${other}/channels/${v1}/confirm`, {
+          json: { confirmation_type: 'code', code: 424242 },
+        })
+      ).body,
+    ).toEqual({ result: 'ok', state: 'enabled' });
+    await gw.request('POST', `/api/p2/companies/${other}/auths`, {
+      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't' },
+    });
+    await eventually(
+      'templates synced',
+      async () =>
+        (await gw.request('GET', `/api/p2/biz_templates?company_ids[]=${other}`)).body.biz_templates.length === 2,
+      5_000,
+    );
   });
 
   it('without the sandbox there is no sandbox route', async () => {
     const plain = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
     try {
-      expectErrorShape(await plain.request('POST', '/admin/sandbox/channels/1/messages', { ...admin, json: { from: '1', text: 'x' } }), 404, 'not_found');
+      expectErrorShape(
+        await plain.request('POST', '/admin/sandbox/channels/1/messages', { ...admin, json: { from: '1', text: 'x' } }),
+        404,
+        'not_found',
+      );
     } finally {
       await plain.close();
     }

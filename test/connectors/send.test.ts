@@ -17,7 +17,11 @@ let companyId: number;
 
 beforeAll(async () => {
   fake = await new FakeProvider().start();
-  gw = await startTestGateway({ ...fake.env(), GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms,100ms' });
+  gw = await startTestGateway({
+    ...fake.env(),
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms,100ms',
+  });
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Sender Co' } })).body.data.external_id;
 });
 afterAll(async () => {
@@ -29,7 +33,9 @@ const store = () => gw.gateway.store;
 const message = (id: number) => store().messages.findById(id)!;
 
 async function send(conversationId: number, json: Record<string, unknown>): Promise<number> {
-  const res = await gw.request('POST', `/api/p2/conversations/${conversationId}/messages`, { json: { company_id: companyId, ...json } });
+  const res = await gw.request('POST', `/api/p2/conversations/${conversationId}/messages`, {
+    json: { company_id: companyId, ...json },
+  });
   expect(res.status).toBe(201);
   return res.body.message.id as number;
 }
@@ -51,7 +57,13 @@ describe('cloud-style sender (chat_a_business)', () => {
 
   beforeAll(async () => {
     const res = await gw.request('POST', `/api/p2/companies/${companyId}/auths`, {
-      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token', vendor_channel_id: 'PN1', vendor_client_id: 'WABA1' },
+      json: {
+        provider: 'chat_a_business',
+        hosting_type: 'cloud',
+        token: 'EAAG-cloud-token',
+        vendor_channel_id: 'PN1',
+        vendor_client_id: 'WABA1',
+      },
     });
     expect(res.status).toBe(201);
     channelId = res.body.auth.id;
@@ -67,7 +79,13 @@ describe('cloud-style sender (chat_a_business)', () => {
     const [call] = fake.callsOf('cloud', '/messages').slice(calls);
     expect(call).toMatchObject({ method: 'POST', path: '/v21.0/PN1/messages' });
     expect(call!.headers.authorization).toBe('Bearer EAAG-cloud-token');
-    expect(call!.body).toEqual({ messaging_product: 'chat_a', recipient_type: 'individual', to: '491701234567', type: 'text', text: { body: 'Your order has shipped', preview_url: false } });
+    expect(call!.body).toEqual({
+      messaging_product: 'chat_a',
+      recipient_type: 'individual',
+      to: '491701234567',
+      type: 'text',
+      text: { body: 'Your order has shipped', preview_url: false },
+    });
     const externalId = message(id).external_id!;
     expect(externalId).toMatch(/^wamid\.FAKE\d+$/);
 
@@ -86,14 +104,23 @@ describe('cloud-style sender (chat_a_business)', () => {
     const before = emittedEvents(store()).length;
     expect(await fake.cloudStatus(gw.baseUrl, channelId, appSecret, 'wamid.EARLY1', 'delivered')).toBe(200);
     expect(emittedEvents(store()).length).toBe(before);
-    fake.script('cloud', { status: 200, body: { messaging_product: 'chat_a', contacts: [{ input: '491701234567', wa_id: '491701234567' }], messages: [{ id: 'wamid.EARLY1' }] } });
+    fake.script('cloud', {
+      status: 200,
+      body: {
+        messaging_product: 'chat_a',
+        contacts: [{ input: '491701234567', wa_id: '491701234567' }],
+        messages: [{ id: 'wamid.EARLY1' }],
+      },
+    });
     const id = await send(conversationId, { text: 'Fast provider' });
     await eventually('the message is delivered', () => message(id).status === 'delivered');
     expect(updatesOf(id, before)).toEqual([
       { status: 'sent', external_id: 'wamid.EARLY1' },
       { status: 'delivered', external_id: 'wamid.EARLY1' },
     ]);
-    expect(store().db.prepare("SELECT count(*) AS n FROM early_statuses WHERE external_id = 'wamid.EARLY1'").get()).toEqual({ n: 0 });
+    expect(
+      store().db.prepare("SELECT count(*) AS n FROM early_statuses WHERE external_id = 'wamid.EARLY1'").get(),
+    ).toEqual({ n: 0 });
   });
 
   it('a provider answering 500 then 200 is called exactly once more, and the message is sent once', async () => {
@@ -110,23 +137,34 @@ describe('cloud-style sender (chat_a_business)', () => {
   it('a permanent refusal ends in error with the reason in details', async () => {
     const before = emittedEvents(store()).length;
     const calls = fake.callsOf('cloud', '/messages').length;
-    fake.script('cloud', { status: 400, body: { error: { code: 131026, message: 'Message undeliverable: the recipient is not on the network' } } });
+    fake.script('cloud', {
+      status: 400,
+      body: { error: { code: 131026, message: 'Message undeliverable: the recipient is not on the network' } },
+    });
     const id = await send(conversationId, { text: 'Nobody home' });
     await eventually('the message is in error', () => message(id).status === 'error');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(fake.callsOf('cloud', '/messages').length - calls).toBe(1);
     expect(message(id).external_id).toBeNull();
-    expect(JSON.parse(message(id).details!)).toEqual({ errors: [{ code: 'provider_131026', title: 'Message undeliverable: the recipient is not on the network' }] });
+    expect(JSON.parse(message(id).details!)).toEqual({
+      errors: [{ code: 'provider_131026', title: 'Message undeliverable: the recipient is not on the network' }],
+    });
     const updates = checkedEvents(store(), before).filter((e) => e.name === 'message.update');
     expect(updates).toHaveLength(1);
-    expect(updates[0]!.body.object).toMatchObject({ id, status: 'error', details: { errors: [{ code: 'provider_131026' }] } });
+    expect(updates[0]!.body.object).toMatchObject({
+      id,
+      status: 'error',
+      details: { errors: [{ code: 'provider_131026' }] },
+    });
   });
 
   it('a message sent with send_to_crm false is sent, and its progress is not announced either', async () => {
     const before = emittedEvents(store()).length;
     const id = await send(conversationId, { text: 'Quietly', send_to_crm: false });
     await eventually('the provider took the message', () => message(id).external_id !== null);
-    expect(checkedEvents(store(), before).filter((e) => (e.body.object as { id?: number } | undefined)?.id === id)).toEqual([]);
+    expect(
+      checkedEvents(store(), before).filter((e) => (e.body.object as { id?: number } | undefined)?.id === id),
+    ).toEqual([]);
   });
 
   it('transient failures past the schedule end in error after every try', async () => {
@@ -136,19 +174,32 @@ describe('cloud-style sender (chat_a_business)', () => {
     const id = await send(conversationId, { text: 'Never gets through' });
     await eventually('the message is in error', () => message(id).status === 'error');
     expect(fake.callsOf('cloud', '/messages').length - calls).toBe(3);
-    expect(JSON.parse(message(id).details!).errors[0]).toEqual({ code: 'provider_2', title: 'busy Gave up after 3 tries.' });
+    expect(JSON.parse(message(id).details!).errors[0]).toEqual({
+      code: 'provider_2',
+      title: 'busy Gave up after 3 tries.',
+    });
   });
 
   it('sends an uploaded image by the URL of the attachment, with the text as caption', async () => {
     const form = new FormData();
     form.append('file', new Blob([fs.readFileSync(path.join(FIXTURES, 'image.png'))]), 'image.png');
-    const upload = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, { method: 'POST', headers: { 'x-private-api-token': gw.token }, body: form });
+    const upload = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, {
+      method: 'POST',
+      headers: { 'x-private-api-token': gw.token },
+      body: form,
+    });
     const attachment = ((await upload.json()) as { attachment: { id: number; attachment_url: string } }).attachment;
     const calls = fake.callsOf('cloud', '/messages').length;
     const id = await send(conversationId, { text: 'The label', attachment_ids: [attachment.id] });
     await eventually('the provider took the message', () => message(id).external_id !== null);
     const call = fake.callsOf('cloud', '/messages')[calls]!;
-    expect(call.body).toEqual({ messaging_product: 'chat_a', recipient_type: 'individual', to: '491701234567', type: 'image', image: { link: attachment.attachment_url, caption: 'The label' } });
+    expect(call.body).toEqual({
+      messaging_product: 'chat_a',
+      recipient_type: 'individual',
+      to: '491701234567',
+      type: 'image',
+      image: { link: attachment.attachment_url, caption: 'The label' },
+    });
     // The link is a real, fetchable address of the gateway.
     expect((await fetch(attachment.attachment_url)).status).toBe(200);
   });
@@ -159,9 +210,19 @@ describe('bot-style sender (chat_b)', () => {
   let conversationId: number;
 
   beforeAll(async () => {
-    channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: '123456:bot-secret-token' } })).body.data.external_id;
-    conversationId = seedConversation(gw, { companyId, channelId }, { sender: '777000111', externalTimes: [Date.now()] }).conversationId;
-    store().db.prepare("UPDATE messages SET external_id = '777000111:55' WHERE conversation_id = ?").run(conversationId);
+    channelId = (
+      await gw.request('POST', `/p1/companies/${companyId}/channels`, {
+        json: { provider: 'chat_b', token: '123456:bot-secret-token' },
+      })
+    ).body.data.external_id;
+    conversationId = seedConversation(
+      gw,
+      { companyId, channelId },
+      { sender: '777000111', externalTimes: [Date.now()] },
+    ).conversationId;
+    store()
+      .db.prepare("UPDATE messages SET external_id = '777000111:55' WHERE conversation_id = ?")
+      .run(conversationId);
   });
 
   it('calls sendMessage with the reply reference and records <chat>:<message id>', async () => {
@@ -171,22 +232,39 @@ describe('bot-style sender (chat_b)', () => {
     await eventually('the provider took the message', () => message(id).external_id !== null);
     const call = fake.callsOf('bot')[calls]!;
     expect(call.path).toBe('/bot123456:bot-secret-token/sendMessage');
-    expect(call.body).toEqual({ chat_id: '777000111', text: 'Hello from the bot', reply_parameters: { message_id: 55, allow_sending_without_reply: true } });
+    expect(call.body).toEqual({
+      chat_id: '777000111',
+      text: 'Hello from the bot',
+      reply_parameters: { message_id: 55, allow_sending_without_reply: true },
+    });
     expect(message(id).external_id).toMatch(/^777000111:\d+$/);
     expect(updatesOf(id, before)).toEqual([{ status: 'sent', external_id: message(id).external_id }]);
     expect(gw.logText()).not.toContain('bot-secret-token');
   });
 
   it('a refusal ({ok: false, error_code: 403}) ends in error with the description', async () => {
-    fake.script('bot', { status: 403, body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } });
+    fake.script('bot', {
+      status: 403,
+      body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' },
+    });
     const id = await send(conversationId, { text: 'Blocked' });
     await eventually('the message is in error', () => message(id).status === 'error');
-    expect(JSON.parse(message(id).details!)).toEqual({ errors: [{ code: 'provider_403', title: 'Forbidden: bot was blocked by the user' }] });
+    expect(JSON.parse(message(id).details!)).toEqual({
+      errors: [{ code: 'provider_403', title: 'Forbidden: bot was blocked by the user' }],
+    });
   });
 
   it('honours retry_after of a 429 and sends once more', async () => {
     const calls = fake.callsOf('bot').length;
-    fake.script('bot', { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } } });
+    fake.script('bot', {
+      status: 429,
+      body: {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 1',
+        parameters: { retry_after: 1 },
+      },
+    });
     const started = Date.now();
     const id = await send(conversationId, { text: 'Slow down' });
     await eventually('the provider took the message', () => message(id).external_id !== null);
@@ -200,9 +278,13 @@ describe('connector-protocol sender (chat_d)', () => {
   let conversationId: number;
 
   beforeAll(async () => {
-    channelId = (await gw.request('POST', `/api/p2/companies/${companyId}/auths`, { json: { provider: 'chat_d' } })).body.auth.id;
+    channelId = (await gw.request('POST', `/api/p2/companies/${companyId}/auths`, { json: { provider: 'chat_d' } }))
+      .body.auth.id;
     const secret = (await callbackInfo(gw, channelId)).secrets.signing_secret!;
-    expect((await postConnector(gw, 'chat_d', channelId, JSON.stringify({ type: 'state', state: 'enabled' }), secret)).status).toBe(200);
+    expect(
+      (await postConnector(gw, 'chat_d', channelId, JSON.stringify({ type: 'state', state: 'enabled' }), secret))
+        .status,
+    ).toBe(200);
     conversationId = seedConversation(gw, { companyId, channelId }, { sender: '491709999999' }).conversationId;
   });
 
@@ -216,7 +298,12 @@ describe('connector-protocol sender (chat_d)', () => {
     expect(tries[0]!.path).toBe(`/connector/sessions/${channelId}/messages`);
     expect(tries[0]!.headers['idempotency-key']).toMatch(/^job_[0-9a-f]{32}$/);
     expect(tries[1]!.headers['idempotency-key']).toBe(tries[0]!.headers['idempotency-key']);
-    expect(tries[1]!.body).toEqual({ to: { id: '491709999999', phone: null }, text: 'Hallo', attachment: null, reply_to: null });
+    expect(tries[1]!.body).toEqual({
+      to: { id: '491709999999', phone: null },
+      text: 'Hallo',
+      attachment: null,
+      reply_to: null,
+    });
     expect(message(id).external_id).toMatch(/^CONN\d+$/);
   });
 });

@@ -18,7 +18,11 @@ afterEach(async () => {
 const MODES = { embedded: 'sqlite', kafka: 'kafka' } as const;
 
 /** Short retries without jitter, a short attempt timeout. */
-const FAST = { GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,300ms,300ms,300ms,300ms', GATEWAY_WEBHOOK_RETRY_JITTER: '0', GATEWAY_WEBHOOK_TIMEOUT: '500ms' };
+const FAST = {
+  GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,300ms,300ms,300ms,300ms',
+  GATEWAY_WEBHOOK_RETRY_JITTER: '0',
+  GATEWAY_WEBHOOK_TIMEOUT: '500ms',
+};
 
 async function setup(mode: keyof typeof MODES) {
   const gw = await startTestGateway({ ...TO_RECEIVERS, ...FAST }, { clock: systemClock, streams: MODES[mode] });
@@ -32,7 +36,12 @@ async function receiver(secret: () => string, answer?: (n: number) => Answer) {
   return r;
 }
 
-async function api(gw: TestGateway, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function api(
+  gw: TestGateway,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${gw.baseUrl}${path}`, {
     method,
     headers: { 'x-private-api-token': gw.token, 'content-type': 'application/json' },
@@ -45,20 +54,33 @@ async function api(gw: TestGateway, method: string, path: string, body?: unknown
 async function createEndpoint(gw: TestGateway, company: number, body: Record<string, unknown>) {
   const created = await api(gw, 'POST', `/api/p2/companies/${company}/webhooks`, { active: true, ...body });
   expect(created.status).toBe(201);
-  return created.body.webhook as { id: number; secret: string; ordering: string; rate_limit: number | null; active: boolean };
+  return created.body.webhook as {
+    id: number;
+    secret: string;
+    ordering: string;
+    rate_limit: number | null;
+    active: boolean;
+  };
 }
 
 /**
  * The ids of the test's own events as they arrived: without the activation's test POST (webhook-id
  * test_...) and the operational events an endpoint gets when it is enabled (webhook.enabled).
  */
-const eventIds = (received: readonly { id: string; body: unknown }[]) => received.filter((h) => !h.id.startsWith('test_') && (h.body as { type?: string }).type !== 'webhook').map((h) => h.id);
+const eventIds = (received: readonly { id: string; body: unknown }[]) =>
+  received
+    .filter((h) => !h.id.startsWith('test_') && (h.body as { type?: string }).type !== 'webhook')
+    .map((h) => h.id);
 
 /** The ids as they arrived, each run of copies of one id (an attempt sent again) counted once. */
 const arrivalOrder = (ids: readonly string[]) => ids.filter((id, i) => i === 0 || ids[i - 1] !== id);
 
 const statusesOf = (gw: TestGateway, endpointId: number) =>
-  (gw.store.db.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY seq').all(endpointId) as { status: string }[]).map((r) => r.status);
+  (
+    gw.store.db.prepare('SELECT status FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY seq').all(endpointId) as {
+      status: string;
+    }[]
+  ).map((r) => r.status);
 
 describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (mode) => {
   it('strict ordering: every event arrives in creation order while the receiver fails, times out and recovers', async () => {
@@ -66,22 +88,34 @@ describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (
     const company = insertCompany(gw.store);
     let secret = '';
     // The 3rd and 4th requests fail, the 7th hangs past the attempt timeout, the 9th fails again.
-    const r = await receiver(() => secret, (n) => (n === 3 || n === 4 || n === 9 ? { status: 500 } : n === 7 ? 'hang' : { status: 200 }));
+    const r = await receiver(
+      () => secret,
+      (n) => (n === 3 || n === 4 || n === 9 ? { status: 500 } : n === 7 ? 'hang' : { status: 200 }),
+    );
     const endpoint = await createEndpoint(gw, company, { url: r.url, ordering: 'strict' });
     secret = endpoint.secret;
     expect(endpoint.ordering).toBe('strict');
 
     const created = Array.from({ length: 12 }, (_, i) => emitEvent(gw.store, company, 'message.create', { id: i }).id);
     await eventually('the first failure', () => r.received.length >= 3, 30_000);
-    created.push(...Array.from({ length: 4 }, (_, i) => emitEvent(gw.store, company, 'message.create', { id: 100 + i }).id));
-    await eventually('every event delivered', () => statusesOf(gw, endpoint.id).filter((s) => s === 'delivered').length === created.length, 60_000);
+    created.push(
+      ...Array.from({ length: 4 }, (_, i) => emitEvent(gw.store, company, 'message.create', { id: 100 + i }).id),
+    );
+    await eventually(
+      'every event delivered',
+      () => statusesOf(gw, endpoint.id).filter((s) => s === 'delivered').length === created.length,
+      60_000,
+    );
 
     const ids = r.received.map((h) => h.id);
     expect(arrivalOrder(ids)).toEqual(created);
     // The failures were retried in place: 3 failures and a timeout, each sent again.
     expect(ids.length).toBe(created.length + 4);
     for (const hook of r.received) expect(hook.verifiedBy).toEqual([0]);
-    expect((await gw.admin('GET', `/admin/companies/${company}/endpoints`)).body.endpoints[0]).toMatchObject({ ordering: 'strict', held: 0 });
+    expect((await gw.admin('GET', `/admin/companies/${company}/endpoints`)).body.endpoints[0]).toMatchObject({
+      ordering: 'strict',
+      held: 0,
+    });
   }, 120_000);
 
   it('rate limit: paces an endpoint to its deliveries per second, replays included, and slows down on 429 with Retry-After', async () => {
@@ -101,7 +135,11 @@ describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (
     expect(endpoint.rate_limit).toBe(5);
 
     const created = Array.from({ length: 12 }, (_, i) => emitEvent(gw.store, company, 'message.create', { id: i }).id);
-    await eventually('every event delivered', () => statusesOf(gw, endpoint.id).filter((s) => s === 'delivered').length === created.length, 60_000);
+    await eventually(
+      'every event delivered',
+      () => statusesOf(gw, endpoint.id).filter((s) => s === 'delivered').length === created.length,
+      60_000,
+    );
     expect(new Set(r.received.map((h) => h.id))).toEqual(new Set(created));
     // 5 per second: 200 ms between two attempts as sent. An arrival is stamped on this process's
     // event loop, which the gateway shares and a loaded machine delays by tens of ms now and then:
@@ -132,26 +170,44 @@ describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (
     const base = `/admin/companies/${company}/endpoints/${endpoint.id}`;
 
     const first = Array.from({ length: 3 }, (_, i) => emitEvent(gw.store, company, 'message.create', { id: i }).id);
-    await eventually('three held', async () => (await gw.admin('GET', `/admin/deliveries?endpoint_id=${endpoint.id}&status=held`)).body.deliveries.length === 3);
+    await eventually(
+      'three held',
+      async () =>
+        (await gw.admin('GET', `/admin/deliveries?endpoint_id=${endpoint.id}&status=held`)).body.deliveries.length ===
+        3,
+    );
     const held = (await gw.admin('GET', `/admin/deliveries?endpoint_id=${endpoint.id}&status=held`)).body.deliveries;
     expect(held.map((d: { event_id: string }) => d.event_id)).toEqual([...first].reverse());
-    for (const d of held) expect(d).toMatchObject({ status: 'held', held_reason: 'endpoint_disabled', attempt_count: 0 });
-    expect((await gw.admin('GET', `/admin/deliveries?endpoint_id=${endpoint.id}&status=pending`)).body.deliveries).toEqual([]);
-    expect((await gw.admin('GET', `/admin/companies/${company}/endpoints`)).body.endpoints[0]).toMatchObject({ active: false, held: 3 });
+    for (const d of held)
+      expect(d).toMatchObject({ status: 'held', held_reason: 'endpoint_disabled', attempt_count: 0 });
+    expect(
+      (await gw.admin('GET', `/admin/deliveries?endpoint_id=${endpoint.id}&status=pending`)).body.deliveries,
+    ).toEqual([]);
+    expect((await gw.admin('GET', `/admin/companies/${company}/endpoints`)).body.endpoints[0]).toMatchObject({
+      active: false,
+      held: 3,
+    });
     expect(r.received).toHaveLength(0);
 
     expect((await gw.admin('POST', `${base}/enable`)).status).toBe(200);
-    await eventually('the held events delivered', () => statusesOf(gw, endpoint.id).every((s) => s === 'delivered'), 30_000);
+    await eventually(
+      'the held events delivered',
+      () => statusesOf(gw, endpoint.id).every((s) => s === 'delivered'),
+      30_000,
+    );
     expect(new Set(eventIds(r.received))).toEqual(new Set(first));
 
     // Disabled again through the v2 API: new events are held; an operator discards them.
-    expect((await api(gw, 'PATCH', `/api/p2/companies/${company}/webhooks/${endpoint.id}`, { active: false })).status).toBe(200);
+    expect(
+      (await api(gw, 'PATCH', `/api/p2/companies/${company}/webhooks/${endpoint.id}`, { active: false })).status,
+    ).toBe(200);
     const later = [emitEvent(gw.store, company).id, emitEvent(gw.store, company).id];
     await eventually('two more held', () => gw.store.held.count(endpoint.id) === 2);
     const discarded = await gw.admin('POST', `${base}/held/discard`);
     expect(discarded.status).toBe(200);
     expect(discarded.body).toMatchObject({ discarded: 2, endpoint: { endpoint_id: endpoint.id, held: 0 } });
-    const failed = (await gw.admin('GET', `/admin/deliveries?endpoint_id=${endpoint.id}&status=failed`)).body.deliveries;
+    const failed = (await gw.admin('GET', `/admin/deliveries?endpoint_id=${endpoint.id}&status=failed`)).body
+      .deliveries;
     expect(failed.map((d: { event_id: string }) => d.event_id).sort()).toEqual([...later].sort());
     for (const d of failed) expect(d.last_error).toBe('discarded by an operator while held');
     expect((await gw.admin('POST', `${base}/enable`)).status).toBe(200);
@@ -182,7 +238,9 @@ describe('held deliveries (embedded)', () => {
     secret = endpoint.secret;
     const created = Array.from({ length: 6 }, (_, i) => emitEvent(gw.store, company, 'message.create', { id: i }).id);
     await eventually('all held', () => gw.store.held.count(endpoint.id) === 6);
-    expect((await api(gw, 'PATCH', `/api/p2/companies/${company}/webhooks/${endpoint.id}`, { active: true })).body.webhook).toMatchObject({ active: true, ordering: 'strict' });
+    expect(
+      (await api(gw, 'PATCH', `/api/p2/companies/${company}/webhooks/${endpoint.id}`, { active: true })).body.webhook,
+    ).toMatchObject({ active: true, ordering: 'strict' });
     await eventually('all delivered', () => statusesOf(gw, endpoint.id).every((s) => s === 'delivered'), 30_000);
     // Enabling it sent the activation's test POST first (webhook-id test_...), then the held events in order.
     expect(r.received[0]!.id).toMatch(/^test_[0-9a-f]{32}$/);
@@ -192,11 +250,18 @@ describe('held deliveries (embedded)', () => {
   it('a default endpoint sends a failing event and the ones after it without waiting (what strict ordering changes)', async () => {
     const gw = await setup('embedded');
     const company = insertCompany(gw.store);
-    const r = await receiver(() => 'whsec_unused', (n) => (n === 2 ? { status: 500 } : { status: 200 }));
+    const r = await receiver(
+      () => 'whsec_unused',
+      (n) => (n === 2 ? { status: 500 } : { status: 200 }),
+    );
     const endpoint = await createEndpoint(gw, company, { url: r.url });
     expect(endpoint).toMatchObject({ ordering: 'default', rate_limit: null });
     const created = Array.from({ length: 5 }, (_, i) => emitEvent(gw.store, company, 'message.create', { id: i }).id);
-    await eventually('all delivered', () => statusesOf(gw, endpoint.id).every((s) => s === 'delivered') && r.received.length === 6, 30_000);
+    await eventually(
+      'all delivered',
+      () => statusesOf(gw, endpoint.id).every((s) => s === 'delivered') && r.received.length === 6,
+      30_000,
+    );
     expect(arrivalOrder(r.received.map((h) => h.id))).not.toEqual(created);
   });
 });

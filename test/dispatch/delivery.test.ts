@@ -23,7 +23,8 @@ async function receiver(...args: Parameters<typeof startReceiver>) {
   return r;
 }
 const deliveryOf = (gw: TestGateway, eventId: string) =>
-  gw.store.db.prepare('SELECT * FROM webhook_deliveries WHERE event_id = ?').get(eventId) as { id: string; status: string; attempt_count: number; next_attempt_at: number | null } | undefined;
+  gw.store.db.prepare('SELECT * FROM webhook_deliveries WHERE event_id = ?').get(eventId) as
+    { id: string; status: string; attempt_count: number; next_attempt_at: number | null } | undefined;
 const attemptsOf = (gw: TestGateway, deliveryId: string) => gw.store.deliveries.attempts(deliveryId);
 
 describe('webhook dispatcher (SQLite streams)', () => {
@@ -53,7 +54,11 @@ describe('webhook dispatcher (SQLite streams)', () => {
     const company = insertCompany(gw.store);
     const [current, previous] = [newSecret(), newSecret()];
     const r = await receiver(() => [current, previous]);
-    insertEndpoint(gw.store, company, r.url, { secret: current, previousSecret: previous, previousExpiresAt: Date.now() + 86_400_000 });
+    insertEndpoint(gw.store, company, r.url, {
+      secret: current,
+      previousSecret: previous,
+      previousExpiresAt: Date.now() + 86_400_000,
+    });
     emitEvent(gw.store, company);
     await eventually('the delivery', () => r.received.length === 1);
     expect(r.received[0]!.verifiedBy).toEqual([0, 1]);
@@ -64,7 +69,10 @@ describe('webhook dispatcher (SQLite streams)', () => {
     const { clock, gw } = await setup();
     const company = insertCompany(gw.store);
     const secret = newSecret();
-    const r = await receiver(() => [secret], (n) => (n === 1 ? { status: 500, body: 'boom' } : { status: 200 }));
+    const r = await receiver(
+      () => [secret],
+      (n) => (n === 1 ? { status: 500, body: 'boom' } : { status: 200 }),
+    );
     insertEndpoint(gw.store, company, r.url, { secret });
     const event = emitEvent(gw.store, company);
     await eventually('first attempt recorded', () => deliveryOf(gw, event.id)?.attempt_count === 1);
@@ -88,7 +96,10 @@ describe('webhook dispatcher (SQLite streams)', () => {
   it('honours Retry-After on 429 within its bound', async () => {
     const { clock, gw } = await setup();
     const company = insertCompany(gw.store);
-    const r = await receiver(() => [], () => ({ status: 429, headers: { 'retry-after': '120' } }));
+    const r = await receiver(
+      () => [],
+      () => ({ status: 429, headers: { 'retry-after': '120' } }),
+    );
     insertEndpoint(gw.store, company, r.url);
     const event = emitEvent(gw.store, company);
     await eventually('first attempt', () => deliveryOf(gw, event.id)?.attempt_count === 1);
@@ -100,13 +111,21 @@ describe('webhook dispatcher (SQLite streams)', () => {
   it('disables the endpoint on 410 and shows it in endpoint health', async () => {
     const { gw } = await setup();
     const company = insertCompany(gw.store);
-    const r = await receiver(() => [], () => ({ status: 410 }));
+    const r = await receiver(
+      () => [],
+      () => ({ status: 410 }),
+    );
     const endpoint = insertEndpoint(gw.store, company, r.url);
     const event = emitEvent(gw.store, company);
     await eventually('failed', () => deliveryOf(gw, event.id)?.status === 'failed');
     const health = await gw.admin('GET', `/admin/companies/${company}/endpoints`);
     expect(health.body.endpoints).toEqual([
-      expect.objectContaining({ endpoint_id: endpoint.id, active: false, disabled_reason: 'the endpoint answered 410 Gone', consecutive_failures: 1 }),
+      expect.objectContaining({
+        endpoint_id: endpoint.id,
+        active: false,
+        disabled_reason: 'the endpoint answered 410 Gone',
+        consecutive_failures: 1,
+      }),
     ]);
     expect(health.body.endpoints[0].disabled_since).not.toBeNull();
   });
@@ -115,7 +134,10 @@ describe('webhook dispatcher (SQLite streams)', () => {
     const { clock, gw } = await setup();
     const company = insertCompany(gw.store);
     let up = false;
-    const r = await receiver(() => [], () => (up ? { status: 200 } : { status: 503 }));
+    const r = await receiver(
+      () => [],
+      () => (up ? { status: 200 } : { status: 503 }),
+    );
     insertEndpoint(gw.store, company, r.url);
     const event = emitEvent(gw.store, company);
     for (let attempt = 1; attempt <= 8; attempt += 1) {
@@ -150,7 +172,10 @@ describe('webhook dispatcher (SQLite streams)', () => {
   it('disables an endpoint that has not succeeded for five days', async () => {
     const { clock, gw } = await setup({ GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
     const company = insertCompany(gw.store);
-    const r = await receiver(() => [], () => ({ status: 500 }));
+    const r = await receiver(
+      () => [],
+      () => ({ status: 500 }),
+    );
     const endpoint = insertEndpoint(gw.store, company, r.url);
     const first = emitEvent(gw.store, company);
     await eventually('first failure', () => deliveryOf(gw, first.id)?.status === 'failed');
@@ -162,18 +187,29 @@ describe('webhook dispatcher (SQLite streams)', () => {
     const third = emitEvent(gw.store, company);
     await eventually('third failure', () => deliveryOf(gw, third.id)?.status === 'failed');
     const health = (await gw.admin('GET', `/admin/companies/${company}/endpoints`)).body.endpoints[0];
-    expect(health).toMatchObject({ endpoint_id: endpoint.id, active: false, disabled_reason: 'no successful delivery for 5 days', consecutive_failures: 3 });
+    expect(health).toMatchObject({
+      endpoint_id: endpoint.id,
+      active: false,
+      disabled_reason: 'no successful delivery for 5 days',
+      consecutive_failures: 3,
+    });
   });
 
   it('refuses private addresses unless allow-listed, recording a failed attempt', async () => {
-    const { gw } = await setup({ GATEWAY_WEBHOOK_ALLOW_HOSTS: '' , GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
+    const { gw } = await setup({ GATEWAY_WEBHOOK_ALLOW_HOSTS: '', GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
     const company = insertCompany(gw.store);
     const r = await receiver(() => []);
     insertEndpoint(gw.store, company, r.url); // 127.0.0.1 literal
     insertEndpoint(gw.store, company, `http://localhost:${r.port}/hooks`); // a name resolving to loopback: checked at connect time
     const event = emitEvent(gw.store, company);
-    await eventually('both failed', () =>
-      (gw.store.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE event_id = ? AND status = 'failed'").get(event.id) as { n: number }).n === 2,
+    await eventually(
+      'both failed',
+      () =>
+        (
+          gw.store.db
+            .prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE event_id = ? AND status = 'failed'")
+            .get(event.id) as { n: number }
+        ).n === 2,
     );
     expect(r.received).toHaveLength(0);
     const errors = gw.store.db.prepare('SELECT error FROM webhook_attempts').all() as { error: string }[];
@@ -184,7 +220,10 @@ describe('webhook dispatcher (SQLite streams)', () => {
     const { gw } = await setup({ GATEWAY_WEBHOOK_TIMEOUT: '60s' });
     const slowCompany = insertCompany(gw.store, 'Slow');
     const healthyCompany = insertCompany(gw.store, 'Healthy');
-    const slow = await receiver(() => [], () => 'hang');
+    const slow = await receiver(
+      () => [],
+      () => 'hang',
+    );
     const healthy = await receiver(() => []);
     insertEndpoint(gw.store, slowCompany, slow.url);
     insertEndpoint(gw.store, healthyCompany, healthy.url);
@@ -195,7 +234,13 @@ describe('webhook dispatcher (SQLite streams)', () => {
     await eventually('every healthy delivery', () => healthy.received.length === 10);
     // The hanging endpoint still holds its first request: none of its attempts has ended.
     expect(slow.hanging.length).toBeGreaterThanOrEqual(1);
-    expect(gw.store.db.prepare('SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.company_id = ?').get(slowCompany)).toEqual({ n: 0 });
+    expect(
+      gw.store.db
+        .prepare(
+          'SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.company_id = ?',
+        )
+        .get(slowCompany),
+    ).toEqual({ n: 0 });
   });
 });
 
@@ -203,7 +248,10 @@ describe('retries are scheduled by the core with the endpoint as it is when they
   it('sends a retry to the address the endpoint has now', async () => {
     const { clock, gw } = await setup();
     const company = insertCompany(gw.store);
-    const old = await receiver(() => [], () => ({ status: 500 }));
+    const old = await receiver(
+      () => [],
+      () => ({ status: 500 }),
+    );
     const moved = await receiver(() => []);
     const endpoint = insertEndpoint(gw.store, company, old.url);
     const event = emitEvent(gw.store, company);
@@ -220,14 +268,20 @@ describe('retries are scheduled by the core with the endpoint as it is when they
     const company = insertCompany(gw.store);
     const original = newSecret();
     let secrets = [original];
-    const r = await receiver(() => secrets, (n) => (n < 4 ? { status: 500 } : { status: 200 }));
+    const r = await receiver(
+      () => secrets,
+      (n) => (n < 4 ? { status: 500 } : { status: 200 }),
+    );
     const endpoint = insertEndpoint(gw.store, company, r.url, { secret: original });
     const event = emitEvent(gw.store, company);
     await eventually('first attempt', () => deliveryOf(gw, event.id)?.attempt_count === 1);
     const rotated = rotateSecret(gw.store, endpoint.id, clock.now())!;
     secrets = [rotated.secret, original];
     // Attempts 2 and 3 (5 s, 5 min) fall inside the 24 h overlap: both secrets sign.
-    for (const [attempt, wait] of [[2, 6_001], [3, 360_001]] as const) {
+    for (const [attempt, wait] of [
+      [2, 6_001],
+      [3, 360_001],
+    ] as const) {
       clock.advance(wait);
       await eventually(`attempt ${attempt}`, () => deliveryOf(gw, event.id)?.attempt_count === attempt);
     }
@@ -243,16 +297,25 @@ describe('retries are scheduled by the core with the endpoint as it is when they
     const { clock, gw } = await setup();
     const company = insertCompany(gw.store);
     let up = false;
-    const r = await receiver(() => [], () => (up ? { status: 200 } : { status: 500 }));
+    const r = await receiver(
+      () => [],
+      () => (up ? { status: 200 } : { status: 500 }),
+    );
     const endpoint = insertEndpoint(gw.store, company, r.url);
     const event = emitEvent(gw.store, company);
     await eventually('first attempt', () => deliveryOf(gw, event.id)?.attempt_count === 1);
     gw.store.webhooks.update(gw.store.webhooks.find(company, endpoint.id)!, { active: false });
     clock.advance(6_001);
-    await eventually('held', () => gw.store.deliveries.find(deliveryOf(gw, event.id)!.id)!.held_reason === 'endpoint_disabled');
+    await eventually(
+      'held',
+      () => gw.store.deliveries.find(deliveryOf(gw, event.id)!.id)!.held_reason === 'endpoint_disabled',
+    );
     const held = gw.store.deliveries.find(deliveryOf(gw, event.id)!.id)!;
     expect(held).toMatchObject({ status: 'pending', attempt_count: 1, next_attempt_at: null });
-    expect((await gw.admin('GET', `/admin/deliveries/${held.id}`)).body.delivery).toMatchObject({ status: 'held', held_reason: 'endpoint_disabled' });
+    expect((await gw.admin('GET', `/admin/deliveries/${held.id}`)).body.delivery).toMatchObject({
+      status: 'held',
+      held_reason: 'endpoint_disabled',
+    });
     expect(r.received).toHaveLength(1);
 
     up = true;
@@ -267,7 +330,10 @@ describe('retries are scheduled by the core with the endpoint as it is when they
   it('numbers a manual attempt among all attempts without using up the automatic schedule', async () => {
     const { clock, gw } = await setup({ GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,5s,5s' });
     const company = insertCompany(gw.store);
-    const r = await receiver(() => [], () => ({ status: 500 }));
+    const r = await receiver(
+      () => [],
+      () => ({ status: 500 }),
+    );
     insertEndpoint(gw.store, company, r.url);
     const event = emitEvent(gw.store, company);
     await eventually('first attempt', () => deliveryOf(gw, event.id)?.attempt_count === 1);
@@ -290,7 +356,10 @@ describe('retries are scheduled by the core with the endpoint as it is when they
   it('keeps a due retry due when the stream refuses it, and hands it out once the stream is back', async () => {
     const { clock, gw } = await setup();
     const company = insertCompany(gw.store);
-    const r = await receiver(() => [], (n) => (n === 1 ? { status: 500 } : { status: 200 }));
+    const r = await receiver(
+      () => [],
+      (n) => (n === 1 ? { status: 500 } : { status: 200 }),
+    );
     insertEndpoint(gw.store, company, r.url);
     const event = emitEvent(gw.store, company);
     await eventually('first attempt', () => deliveryOf(gw, event.id)?.attempt_count === 1);

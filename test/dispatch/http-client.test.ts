@@ -21,7 +21,8 @@ async function serve(handler: http.RequestListener) {
   return { client, url: `${server.origin}/hooks?x=1` };
 }
 
-const post = (client: WebhookHttpClient, url: string, timeoutMs = 5_000) => client.post({ url, headers: { 'webhook-id': 'evt_1' }, body: '{"a":1}', timeoutMs });
+const post = (client: WebhookHttpClient, url: string, timeoutMs = 5_000) =>
+  client.post({ url, headers: { 'webhook-id': 'evt_1' }, body: '{"a":1}', timeoutMs });
 
 describe('WebhookHttpClient', () => {
   it('posts the body with its headers to the path and query, and answers status, retry-after and body', async () => {
@@ -37,7 +38,12 @@ describe('WebhookHttpClient', () => {
     });
     expect(await post(client, url)).toEqual({ statusCode: 429, retryAfter: '30', body: 'slow down', error: null });
     expect(seen).toMatchObject({ method: 'POST', url: '/hooks?x=1', body: '{"a":1}' });
-    expect(seen.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'gateway-webhooks/1', 'webhook-id': 'evt_1', 'content-length': '7' });
+    expect(seen.headers).toMatchObject({
+      'content-type': 'application/json',
+      'user-agent': 'gateway-webhooks/1',
+      'webhook-id': 'evt_1',
+      'content-length': '7',
+    });
   });
 
   it('keeps the first 4 KiB of a long answer', async () => {
@@ -56,7 +62,12 @@ describe('WebhookHttpClient', () => {
   it('times out a receiver that never answers', async () => {
     const { client, url } = await serve(() => {});
     const began = performance.now();
-    expect(await post(client, url, 300)).toEqual({ statusCode: null, retryAfter: null, body: null, error: 'timed out waiting for the receiver' });
+    expect(await post(client, url, 300)).toEqual({
+      statusCode: null,
+      retryAfter: null,
+      body: null,
+      error: 'timed out waiting for the receiver',
+    });
     expect(performance.now() - began).toBeGreaterThanOrEqual(290);
     expect(performance.now() - began).toBeLessThan(2_000);
   });

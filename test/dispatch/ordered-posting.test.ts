@@ -3,7 +3,14 @@ import { DeliveryWorker } from '../../src/dispatch/delivery-worker.js';
 import { WebhookHttpClient } from '../../src/dispatch/http-client.js';
 import type { AttemptRecord, DeliveryJob } from '../../src/streams/catalog.js';
 import { SsrfGuard } from '../../src/net/ssrf.js';
-import { CANCELLED, InlinePoster, ThreadedPoster, type PostOutcome, type SignedPost, type WebhookPoster } from '../../src/dispatch/webhook-poster.js';
+import {
+  CANCELLED,
+  InlinePoster,
+  ThreadedPoster,
+  type PostOutcome,
+  type SignedPost,
+  type WebhookPoster,
+} from '../../src/dispatch/webhook-poster.js';
 import { ManualClock, type StreamBus } from '../../src/streams/stream.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { eventually, memoryLogger } from '../helpers/wait.js';
@@ -18,19 +25,33 @@ afterEach(async () => {
 });
 
 async function hangingReceiver() {
-  const receiver = await startReceiver(() => [SECRET], () => 'hang');
+  const receiver = await startReceiver(
+    () => [SECRET],
+    () => 'hang',
+  );
   closing.push(() => receiver.close());
   /** Answers the request of that webhook-id with 200 (every request hangs: `hanging` is in arrival order too). */
-  const answer = (id: string) => receiver.hanging[receiver.received.findIndex((r) => r.id === id)]!.writeHead(200).end('ok');
+  const answer = (id: string) =>
+    receiver.hanging[receiver.received.findIndex((r) => r.id === id)]!.writeHead(200).end('ok');
   return { receiver, answer };
 }
 
-const request = (url: string, id: string, order?: string): SignedPost => ({ url, id, body: JSON.stringify({ id }), secrets: [SECRET], timeoutMs: 10_000, order });
+const request = (url: string, id: string, order?: string): SignedPost => ({
+  url,
+  id,
+  body: JSON.stringify({ id }),
+  secrets: [SECRET],
+  timeoutMs: 10_000,
+  order,
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each([
   ['on the event loop', () => new InlinePoster(new WebhookHttpClient(new SsrfGuard(['127.0.0.1'])))],
-  ['in poster threads', () => new ThreadedPoster({ threads: 2, data: { allowHosts: ['127.0.0.1'] }, logger: memoryLogger().logger })],
+  [
+    'in poster threads',
+    () => new ThreadedPoster({ threads: 2, data: { allowHosts: ['127.0.0.1'] }, logger: memoryLogger().logger }),
+  ],
 ] as const)('ordered attempts %s', (_where, makePoster) => {
   function poster(): WebhookPoster {
     const p = makePoster();
@@ -92,7 +113,11 @@ class HandPoster implements WebhookPoster {
 }
 
 /** A dispatcher posting through `poster`, `endpointConcurrency` attempts per endpoint, recording with `record`. */
-function handWorker(poster: WebhookPoster, endpointConcurrency: number, record: (attempt: AttemptRecord) => Promise<void>): DeliveryWorker {
+function handWorker(
+  poster: WebhookPoster,
+  endpointConcurrency: number,
+  record: (attempt: AttemptRecord) => Promise<void>,
+): DeliveryWorker {
   return new DeliveryWorker({
     bus: {} as StreamBus,
     poster,
@@ -108,7 +133,13 @@ function handWorker(poster: WebhookPoster, endpointConcurrency: number, record: 
 function job(n: number, endpointId = 1): DeliveryJob {
   return {
     delivery_id: `del_${n}`,
-    event: { id: `evt_${n}`, type: 'message.create', company_id: 1, created_at: new Date().toISOString(), body: { n } } as unknown as DeliveryJob['event'],
+    event: {
+      id: `evt_${n}`,
+      type: 'message.create',
+      company_id: 1,
+      created_at: new Date().toISOString(),
+      body: { n },
+    } as unknown as DeliveryJob['event'],
     endpoint: { id: endpointId, url: 'http://127.0.0.1:9/hooks', secrets: [SECRET] },
     attempt: 1,
     step: 1,
@@ -152,7 +183,9 @@ describe('DeliveryWorker hands attempts over without waiting for their answers',
     const poster = new HandPoster();
     const worker = handWorker(poster, 1, async () => {});
     const ok = { statusCode: 200, retryAfter: null, body: 'ok', error: null, durationMs: 1 };
-    const handed = await Promise.all([1, 2, 3].map((endpoint) => worker.deliver(job(endpoint, endpoint), undefined, `e${endpoint}`)));
+    const handed = await Promise.all(
+      [1, 2, 3].map((endpoint) => worker.deliver(job(endpoint, endpoint), undefined, `e${endpoint}`)),
+    );
     // A second attempt for endpoint 1 waits for its one slot.
     const waiting = worker.deliver(job(4, 1), undefined, 'e1');
     expect(worker.endpointsSending).toBe(3);
@@ -186,7 +219,9 @@ describe('DeliveryWorker hands attempts over without waiting for their answers',
     poster.posted[0]!.answer({ statusCode: 200, retryAfter: null, body: 'ok', error: null, durationMs: 2 });
     poster.posted[1]!.answer({ statusCode: 503, retryAfter: null, body: 'busy', error: null, durationMs: 2 });
     await Promise.all([first, other]);
-    expect(recorded.map((r) => [r.delivery_id, r.endpoint_id, r.number, r.step, r.outcome, r.status_code, r.response_body])).toEqual([
+    expect(
+      recorded.map((r) => [r.delivery_id, r.endpoint_id, r.number, r.step, r.outcome, r.status_code, r.response_body]),
+    ).toEqual([
       ['del_1', 1, 1, 1, 'delivered', 200, 'ok'],
       ['del_3', 2, 1, 1, 'retry', 503, 'busy'],
     ]);

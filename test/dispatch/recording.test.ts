@@ -32,7 +32,13 @@ function openStore(): Store {
 function deliveryFixture(store: Store) {
   const now = Date.now();
   store.db.prepare('INSERT INTO accounts (id, name, created_at) VALUES (1, ?, ?)').run('acct', now);
-  const company = store.companies.insert({ accountId: 1, name: 'Acme', phone: null, description: null, webhookUrl: null }).id;
+  const company = store.companies.insert({
+    accountId: 1,
+    name: 'Acme',
+    phone: null,
+    description: null,
+    webhookUrl: null,
+  }).id;
   const endpoint = insertEndpoint(store, company, 'https://example.com/hooks');
   const event = emitEvent(store, company);
   const [deliveryId] = store.deliveries.createForEvent(event, [store.webhooks.find(company, endpoint.id)!], now);
@@ -40,7 +46,10 @@ function deliveryFixture(store: Store) {
 }
 
 let seq = 0;
-function attempt(d: { delivery: { id: string }; company: number; endpointId: number }, over: Partial<AttemptRecord>): AttemptRecord {
+function attempt(
+  d: { delivery: { id: string }; company: number; endpointId: number },
+  over: Partial<AttemptRecord>,
+): AttemptRecord {
   seq += 1;
   return {
     id: `att_test_${seq}`,
@@ -67,8 +76,16 @@ describe('recording attempts', () => {
     const store = openStore();
     const d = deliveryFixture(store);
     store.db.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(d.endpointId);
-    expect(() => store.deliveries.recordAttempt(attempt(d, { outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000))).not.toThrow();
-    expect(() => store.deliveries.recordAttempt(attempt(d, { outcome: 'gone', status_code: 410 }), Date.now(), endpointDisableRule(86_400_000))).not.toThrow();
+    expect(() =>
+      store.deliveries.recordAttempt(attempt(d, { outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000)),
+    ).not.toThrow();
+    expect(() =>
+      store.deliveries.recordAttempt(
+        attempt(d, { outcome: 'gone', status_code: 410 }),
+        Date.now(),
+        endpointDisableRule(86_400_000),
+      ),
+    ).not.toThrow();
     expect(store.deliveries.find(d.delivery.id)!.status).toBe('failed');
     expect(store.deliveries.attempts(d.delivery.id)).toHaveLength(2);
     expect(store.db.prepare('SELECT count(*) AS n FROM webhook_endpoint_health').get()).toEqual({ n: 0 });
@@ -78,29 +95,70 @@ describe('recording attempts', () => {
     const store = openStore();
     const d = deliveryFixture(store);
     const stranger = attempt({ ...d, delivery: { id: 'dlv_of_another_install' } }, { outcome: 'failed' });
-    expect(store.deliveries.recordAttempt(stranger, Date.now(), endpointDisableRule(86_400_000))).toEqual({ failed: [], disabled: [] });
+    expect(store.deliveries.recordAttempt(stranger, Date.now(), endpointDisableRule(86_400_000))).toEqual({
+      failed: [],
+      disabled: [],
+    });
     const once = attempt(d, { outcome: 'delivered', status_code: 200, error: null });
     store.deliveries.recordAttempt(once, Date.now(), endpointDisableRule(86_400_000));
-    store.deliveries.recordAttempt({ ...once, outcome: 'failed', status_code: 500 }, Date.now(), endpointDisableRule(86_400_000));
-    expect(store.db.prepare('SELECT delivery_id, outcome FROM webhook_attempts').all()).toEqual([{ delivery_id: d.delivery.id, outcome: 'delivered' }]);
-    expect(store.deliveries.find(d.delivery.id)).toMatchObject({ status: 'delivered', attempt_count: 1, last_status_code: 200 });
+    store.deliveries.recordAttempt(
+      { ...once, outcome: 'failed', status_code: 500 },
+      Date.now(),
+      endpointDisableRule(86_400_000),
+    );
+    expect(store.db.prepare('SELECT delivery_id, outcome FROM webhook_attempts').all()).toEqual([
+      { delivery_id: d.delivery.id, outcome: 'delivered' },
+    ]);
+    expect(store.deliveries.find(d.delivery.id)).toMatchObject({
+      status: 'delivered',
+      attempt_count: 1,
+      last_status_code: 200,
+    });
   });
 
   it('leaves a scheduled delivery pending after a failed manual attempt, with its next_attempt_at', () => {
     const store = openStore();
     const d = deliveryFixture(store);
-    store.deliveries.recordAttempt(attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }), Date.now(), endpointDisableRule(86_400_000));
-    store.deliveries.recordAttempt(attempt(d, { number: 2, trigger: 'manual', outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000));
-    expect(store.deliveries.find(d.delivery.id)).toMatchObject({ status: 'pending', next_attempt_at: 2_000_000, attempt_count: 2 });
+    store.deliveries.recordAttempt(
+      attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }),
+      Date.now(),
+      endpointDisableRule(86_400_000),
+    );
+    store.deliveries.recordAttempt(
+      attempt(d, { number: 2, trigger: 'manual', outcome: 'failed' }),
+      Date.now(),
+      endpointDisableRule(86_400_000),
+    );
+    expect(store.deliveries.find(d.delivery.id)).toMatchObject({
+      status: 'pending',
+      next_attempt_at: 2_000_000,
+      attempt_count: 2,
+    });
   });
 
   it('never moves a delivered delivery back (late or duplicate results, manual failures)', () => {
     const store = openStore();
     const d = deliveryFixture(store);
-    store.deliveries.recordAttempt(attempt(d, { number: 2, outcome: 'delivered', status_code: 200, error: null }), Date.now(), endpointDisableRule(86_400_000));
-    store.deliveries.recordAttempt(attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }), Date.now(), endpointDisableRule(86_400_000));
-    store.deliveries.recordAttempt(attempt(d, { number: 2, outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000));
-    store.deliveries.recordAttempt(attempt(d, { number: 3, trigger: 'manual', outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000));
+    store.deliveries.recordAttempt(
+      attempt(d, { number: 2, outcome: 'delivered', status_code: 200, error: null }),
+      Date.now(),
+      endpointDisableRule(86_400_000),
+    );
+    store.deliveries.recordAttempt(
+      attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }),
+      Date.now(),
+      endpointDisableRule(86_400_000),
+    );
+    store.deliveries.recordAttempt(
+      attempt(d, { number: 2, outcome: 'failed' }),
+      Date.now(),
+      endpointDisableRule(86_400_000),
+    );
+    store.deliveries.recordAttempt(
+      attempt(d, { number: 3, trigger: 'manual', outcome: 'failed' }),
+      Date.now(),
+      endpointDisableRule(86_400_000),
+    );
     expect(store.deliveries.find(d.delivery.id)).toMatchObject({ status: 'delivered', next_attempt_at: null });
     expect(store.deliveries.attempts(d.delivery.id)).toHaveLength(4);
   });
@@ -109,9 +167,15 @@ describe('recording attempts', () => {
 describe('bulk replay tasks', () => {
   it('records a list of attempts leaving every row as recording them one by one does, with fewer health writes', () => {
     const healthRow = (store: Store, endpointId: number) =>
-      store.db.prepare('SELECT last_success_at, last_failure_at, failing_since, consecutive_failures FROM webhook_endpoint_health WHERE endpoint_id = ?').get(endpointId);
+      store.db
+        .prepare(
+          'SELECT last_success_at, last_failure_at, failing_since, consecutive_failures FROM webhook_endpoint_health WHERE endpoint_id = ?',
+        )
+        .get(endpointId);
     const rowsOf = (store: Store) => ({
-      deliveries: store.db.prepare('SELECT status, attempt_count, last_status_code, last_error FROM webhook_deliveries ORDER BY seq').all(),
+      deliveries: store.db
+        .prepare('SELECT status, attempt_count, last_status_code, last_error FROM webhook_deliveries ORDER BY seq')
+        .all(),
       attempts: store.db.prepare('SELECT id, outcome FROM webhook_attempts ORDER BY id').all(),
     });
     // Successes, a failure between them, a success again, and the same attempt twice.
@@ -129,7 +193,8 @@ describe('bulk replay tasks', () => {
       const list = outcomes.map((over) => attempt(d, over));
       list.push(list[4]!);
       const upserts = countStatements(store, 'INSERT INTO webhook_endpoint_health');
-      if (batched) store.transaction(() => store.deliveries.applyAttempts(list, 2_000_000, endpointDisableRule(86_400_000)));
+      if (batched)
+        store.transaction(() => store.deliveries.applyAttempts(list, 2_000_000, endpointDisableRule(86_400_000)));
       else for (const a of list) store.deliveries.recordAttempt(a, 2_000_000, endpointDisableRule(86_400_000));
       return { health: healthRow(store, d.endpointId), rows: rowsOf(store), upserts: upserts() };
     };
@@ -137,7 +202,12 @@ describe('bulk replay tasks', () => {
     const batched = run(true);
     expect(batched.health).toEqual(oneByOne.health);
     expect(batched.rows).toEqual(oneByOne.rows);
-    expect(oneByOne.health).toEqual({ last_success_at: 1_000_005, last_failure_at: 1_000_003, failing_since: null, consecutive_failures: 0 });
+    expect(oneByOne.health).toEqual({
+      last_success_at: 1_000_005,
+      last_failure_at: 1_000_003,
+      failing_since: null,
+      consecutive_failures: 0,
+    });
     // One by one: each of the five new attempts. In a list: one for the endpoint.
     expect(oneByOne.upserts).toBe(5);
     expect(batched.upserts).toBe(1);
@@ -149,10 +219,16 @@ describe('bulk replay tasks', () => {
     const reads = countStatements(store, 'SELECT failing_since FROM webhook_endpoint_health', 'get');
     const writes = countStatements(store, 'INSERT INTO webhook_endpoint_health');
     seq = 0;
-    const failures = [1, 2, 3, 4, 5].map((number) => attempt(d, { number, outcome: 'retry', next_attempt_at: 5_000_000 }));
+    const failures = [1, 2, 3, 4, 5].map((number) =>
+      attempt(d, { number, outcome: 'retry', next_attempt_at: 5_000_000 }),
+    );
     store.transaction(() => store.deliveries.applyAttempts(failures, 2_000_000, endpointDisableRule(86_400_000)));
     expect({ reads: reads(), writes: writes() }).toEqual({ reads: 1, writes: 1 });
-    expect(store.db.prepare('SELECT failing_since, consecutive_failures FROM webhook_endpoint_health WHERE endpoint_id = ?').get(d.endpointId)).toEqual({
+    expect(
+      store.db
+        .prepare('SELECT failing_since, consecutive_failures FROM webhook_endpoint_health WHERE endpoint_id = ?')
+        .get(d.endpointId),
+    ).toEqual({
       failing_since: 1_000_001,
       consecutive_failures: 5,
     });
@@ -171,7 +247,9 @@ describe('bulk replay tasks', () => {
         const store = openStore();
         const first = deliveryFixture(store);
         const second = { ...first, endpointId: insertEndpoint(store, first.company, 'https://example.org/hooks').id };
-        second.delivery = store.deliveries.find(store.deliveries.createForEvent(emitEvent(store, first.company), [{ id: second.endpointId }], Date.now())[0]!)!;
+        second.delivery = store.deliveries.find(
+          store.deliveries.createForEvent(emitEvent(store, first.company), [{ id: second.endpointId }], Date.now())[0]!,
+        )!;
         const fixtures = [first, second];
         const rule = endpointDisableRule(disableAfterMs);
         const expected = new HealthModel(disableAfterMs);
@@ -185,14 +263,21 @@ describe('bulk replay tasks', () => {
         };
         for (const [index, s] of steps.entries()) {
           at += s.gap;
-          const over: Partial<AttemptRecord> = s.outcome === 'delivered' ? { outcome: 'delivered', status_code: 200, error: null } : { outcome: s.outcome };
+          const over: Partial<AttemptRecord> =
+            s.outcome === 'delivered'
+              ? { outcome: 'delivered', status_code: 200, error: null }
+              : { outcome: s.outcome };
           batch.push(attempt(fixtures[s.endpoint]!, { ...over, number: index + 1, started_at: at }));
           expected.apply(fixtures[s.endpoint]!.endpointId, s.outcome, at);
           if (s.batchEnds) flush();
         }
         flush();
         for (const { endpointId } of fixtures) {
-          const row = store.db.prepare('SELECT last_success_at, last_failure_at, failing_since, consecutive_failures, disabled_at FROM webhook_endpoint_health WHERE endpoint_id = ?').get(endpointId);
+          const row = store.db
+            .prepare(
+              'SELECT last_success_at, last_failure_at, failing_since, consecutive_failures, disabled_at FROM webhook_endpoint_health WHERE endpoint_id = ?',
+            )
+            .get(endpointId);
           expect(row).toEqual(expected.rowOf(endpointId));
         }
         expect(disabled).toEqual(expected.disabled);
@@ -204,7 +289,13 @@ describe('bulk replay tasks', () => {
   it('records again after a store transaction that failed before the attempts of its unit ran', async () => {
     const store = openStore();
     const d = deliveryFixture(store);
-    const recorder = new AttemptRecorder({ store, bus: new SqliteStreamBus(store.streamMessages, memoryLogger().logger), clock: new ManualClock(), disableAfterMs: 86_400_000, logger: memoryLogger().logger });
+    const recorder = new AttemptRecorder({
+      store,
+      bus: new SqliteStreamBus(store.streamMessages, memoryLogger().logger),
+      clock: new ManualClock(),
+      disableAfterMs: 86_400_000,
+      logger: memoryLogger().logger,
+    });
     // A transaction left open on the connection: the group commit's BEGIN IMMEDIATE fails.
     store.db.exec('BEGIN');
     await expect(recorder.record(attempt(d, {}))).rejects.toThrow(/within a transaction/);
@@ -249,7 +340,14 @@ describe('bulk replay tasks', () => {
     clock.advance(1);
     const second = store.replayTasks.create({ status: 'failed' }, 0, clock.now());
     const abort = new AbortController();
-    const worker = new ReplayTaskWorker({ store, replayer, clock, logger: memoryLogger().logger, idleMs: 10, maxFailures: 2 });
+    const worker = new ReplayTaskWorker({
+      store,
+      replayer,
+      clock,
+      logger: memoryLogger().logger,
+      idleMs: 10,
+      maxFailures: 2,
+    });
     const running = worker.run(abort.signal);
     let crashed: unknown;
     running.catch((error: unknown) => (crashed = error));
@@ -264,21 +362,44 @@ describe('bulk replay tasks', () => {
 /** Counts the runs of statements whose SQL starts with `prefix` (every connection's) from now until the test ends. */
 /** An endpoint's health as the contract's rules give it, attempt by attempt: the reference the store is checked against. */
 class HealthModel {
-  private readonly rows = new Map<number, { last_success_at: number | null; last_failure_at: number | null; failing_since: number | null; consecutive_failures: number; disabled_at: number | null }>();
+  private readonly rows = new Map<
+    number,
+    {
+      last_success_at: number | null;
+      last_failure_at: number | null;
+      failing_since: number | null;
+      consecutive_failures: number;
+      disabled_at: number | null;
+    }
+  >();
   readonly disabled: AttemptEffects['disabled'] = [];
 
   constructor(private readonly disableAfterMs: number) {}
 
   apply(endpointId: number, outcome: AttemptRecord['outcome'], at: number): void {
-    const row = this.rows.get(endpointId) ?? { last_success_at: null, last_failure_at: null, failing_since: null, consecutive_failures: 0, disabled_at: null };
+    const row = this.rows.get(endpointId) ?? {
+      last_success_at: null,
+      last_failure_at: null,
+      failing_since: null,
+      consecutive_failures: 0,
+      disabled_at: null,
+    };
     this.rows.set(endpointId, row);
     if (outcome === 'delivered') {
       Object.assign(row, { last_success_at: at, failing_since: null, consecutive_failures: 0 });
       return;
     }
-    Object.assign(row, { last_failure_at: at, failing_since: row.failing_since ?? at, consecutive_failures: row.consecutive_failures + 1 });
+    Object.assign(row, {
+      last_failure_at: at,
+      failing_since: row.failing_since ?? at,
+      consecutive_failures: row.consecutive_failures + 1,
+    });
     const reason =
-      outcome === 'gone' ? 'the endpoint answered 410 Gone' : at - row.failing_since! >= this.disableAfterMs ? `no successful delivery for ${Math.round((this.disableAfterMs / 86_400_000) * 10) / 10} days` : null;
+      outcome === 'gone'
+        ? 'the endpoint answered 410 Gone'
+        : at - row.failing_since! >= this.disableAfterMs
+          ? `no successful delivery for ${Math.round((this.disableAfterMs / 86_400_000) * 10) / 10} days`
+          : null;
     if (reason === null || row.disabled_at !== null) return;
     row.disabled_at = at;
     this.disabled.push({ endpointId, reason });
@@ -291,7 +412,10 @@ class HealthModel {
 
 function countStatements(store: Store, prefix: string, method: 'run' | 'get' = 'run'): () => number {
   let runs = 0;
-  const proto = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as Record<'run' | 'get', (...args: unknown[]) => unknown>;
+  const proto = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as Record<
+    'run' | 'get',
+    (...args: unknown[]) => unknown
+  >;
   const original = proto[method];
   proto[method] = function (this: { source: string }, ...args: unknown[]) {
     if (this.source.trimStart().startsWith(prefix)) runs += 1;

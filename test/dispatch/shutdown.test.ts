@@ -37,7 +37,10 @@ describe('dispatcher shutdown', () => {
     const config = configOnFreshStore();
     const secret = newSecret();
     // The first request hangs (until the attempt's timeout); every later one is answered 200.
-    const receiver = await startReceiver(() => [secret], (n) => (n === 1 ? 'hang' : { status: 200 }));
+    const receiver = await startReceiver(
+      () => [secret],
+      (n) => (n === 1 ? 'hang' : { status: 200 }),
+    );
     cleanups.push(() => receiver.close());
 
     let gateway: RunningGateway | null = await startGateway(config, memoryLogger().logger);
@@ -62,11 +65,20 @@ describe('dispatcher shutdown', () => {
     await eventually('the later events delivered after the restart', () => receiver.received.length >= 3);
     expect(receiver.received.slice(1).map((r) => r.id)).toEqual([events[1]!.id, events[2]!.id]);
     expect(receiver.received.map((r) => r.verifiedBy)).toEqual([[0], [0], [0]]);
-    expect(restarted.text()).toContain('"deliveries":2,"msg":"automatic attempts left unsent by the last run are due now"');
+    expect(restarted.text()).toContain(
+      '"deliveries":2,"msg":"automatic attempts left unsent by the last run are due now"',
+    );
     const store = gateway.store;
     const statusOf = (eventId: string) =>
-      store.db.prepare<[string], { status: string; attempt_count: number; auto_attempts: number }>('SELECT status, attempt_count, auto_attempts FROM webhook_deliveries WHERE event_id = ?').get(eventId)!;
-    await eventually('both recorded as delivered', () => statusOf(events[1]!.id).status === 'delivered' && statusOf(events[2]!.id).status === 'delivered');
+      store.db
+        .prepare<[string], { status: string; attempt_count: number; auto_attempts: number }>(
+          'SELECT status, attempt_count, auto_attempts FROM webhook_deliveries WHERE event_id = ?',
+        )
+        .get(eventId)!;
+    await eventually(
+      'both recorded as delivered',
+      () => statusOf(events[1]!.id).status === 'delivered' && statusOf(events[2]!.id).status === 'delivered',
+    );
     // Sent as their first step of the schedule, once each.
     expect([statusOf(events[1]!.id), statusOf(events[2]!.id)]).toEqual([
       { status: 'delivered', attempt_count: 1, auto_attempts: 1 },
@@ -74,16 +86,26 @@ describe('dispatcher shutdown', () => {
     ]);
     // The attempt that hung was recorded before the stop, as a timeout to retry.
     expect(statusOf(events[0]!.id)).toEqual({ status: 'pending', attempt_count: 1, auto_attempts: 1 });
-    expect(store.deliveries.attempts(store.db.prepare<[string], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ?').get(events[0]!.id)!.id)).toMatchObject([
-      { outcome: 'retry', error: 'timed out waiting for the receiver' },
-    ]);
+    expect(
+      store.deliveries.attempts(
+        store.db
+          .prepare<[string], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ?')
+          .get(events[0]!.id)!.id,
+      ),
+    ).toMatchObject([{ outcome: 'retry', error: 'timed out waiting for the receiver' }]);
   });
 
   it('leaves a retry queued behind a hanging one unsent, and sends it as the next step after the next start', async () => {
-    const config = configOnFreshStore({ GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0, 100ms, 1m', GATEWAY_WEBHOOK_RETRY_JITTER: '0' });
+    const config = configOnFreshStore({
+      GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0, 100ms, 1m',
+      GATEWAY_WEBHOOK_RETRY_JITTER: '0',
+    });
     const secret = newSecret();
     // Both first attempts fail; the first retry hangs (until the attempt's timeout); later ones get 200.
-    const receiver = await startReceiver(() => [secret], (n) => (n <= 2 ? { status: 500 } : n === 3 ? 'hang' : { status: 200 }));
+    const receiver = await startReceiver(
+      () => [secret],
+      (n) => (n <= 2 ? { status: 500 } : n === 3 ? 'hang' : { status: 200 }),
+    );
     cleanups.push(() => receiver.close());
 
     let gateway: RunningGateway | null = await startGateway(config, memoryLogger().logger);
@@ -98,9 +120,10 @@ describe('dispatcher shutdown', () => {
     // The other retry reaches the poster behind it, handed out by the scheduler, with no stream row.
     const deliveryOf = (eventId: string) =>
       store()
-        .db.prepare<[string], { status: string; attempt_count: number; auto_attempts: number; next_attempt_at: number | null }>(
-          'SELECT status, attempt_count, auto_attempts, next_attempt_at FROM webhook_deliveries WHERE event_id = ?',
-        )
+        .db.prepare<
+          [string],
+          { status: string; attempt_count: number; auto_attempts: number; next_attempt_at: number | null }
+        >('SELECT status, attempt_count, auto_attempts, next_attempt_at FROM webhook_deliveries WHERE event_id = ?')
         .get(eventId)!;
     await eventually('both retries handed out', () => deliveryOf(queued).next_attempt_at === null);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -113,12 +136,19 @@ describe('dispatcher shutdown', () => {
 
     const restarted = memoryLogger('info');
     gateway = await startGateway(config, restarted.logger);
-    expect(restarted.text()).toContain('"deliveries":1,"msg":"automatic attempts left unsent by the last run are due now"');
+    expect(restarted.text()).toContain(
+      '"deliveries":1,"msg":"automatic attempts left unsent by the last run are due now"',
+    );
     await eventually('the queued retry delivered after the restart', () => deliveryOf(queued).status === 'delivered');
     // Sent once, as the schedule's second step, with the webhook-id of its first attempt.
     expect(receiver.received.map((r) => r.id)).toEqual([...receiver.received.slice(0, 3).map((r) => r.id), queued]);
     expect(receiver.received[3]!.verifiedBy).toEqual([0]);
-    expect(deliveryOf(queued)).toEqual({ status: 'delivered', attempt_count: 2, auto_attempts: 2, next_attempt_at: null });
+    expect(deliveryOf(queued)).toEqual({
+      status: 'delivered',
+      attempt_count: 2,
+      auto_attempts: 2,
+      next_attempt_at: null,
+    });
     // The retry that hung was recorded before the stop, as a timeout to retry at the next step.
     expect(deliveryOf(hanging)).toMatchObject({ status: 'pending', attempt_count: 2, auto_attempts: 2 });
   });

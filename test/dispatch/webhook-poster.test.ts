@@ -16,19 +16,34 @@ async function setup(allowHosts: string[], answer?: Parameters<typeof startRecei
   const receiver = await startReceiver(() => [SECRET], answer);
   const { logger } = memoryLogger();
   const poster = new ThreadedPoster({ threads: 2, data: { allowHosts }, logger });
-  closing.push(() => receiver.close(), () => poster.close());
+  closing.push(
+    () => receiver.close(),
+    () => poster.close(),
+  );
   return { receiver, poster };
 }
 
 describe('webhook poster threads', () => {
   it('sign and send every attempt, round robin over the threads, and answer what the receiver said', async () => {
-    const { receiver, poster } = await setup(['127.0.0.1'], (n) => (n === 3 ? { status: 503, headers: { 'retry-after': '7' }, body: 'busy' } : { status: 200 }));
+    const { receiver, poster } = await setup(['127.0.0.1'], (n) =>
+      n === 3 ? { status: 503, headers: { 'retry-after': '7' }, body: 'busy' } : { status: 200 },
+    );
     const outcomes = await Promise.all(
-      [1, 2, 3].map((n) => poster.post({ url: receiver.url, id: `evt_${n}`, body: JSON.stringify({ n }), secrets: [SECRET], timeoutMs: 5_000 })),
+      [1, 2, 3].map((n) =>
+        poster.post({
+          url: receiver.url,
+          id: `evt_${n}`,
+          body: JSON.stringify({ n }),
+          secrets: [SECRET],
+          timeoutMs: 5_000,
+        }),
+      ),
     );
     expect(receiver.received.map((r) => r.verifiedBy)).toEqual([[0], [0], [0]]);
     expect(receiver.received.map((r) => r.id).sort()).toEqual(['evt_1', 'evt_2', 'evt_3']);
-    const byStatus = outcomes.map(({ durationMs, ...rest }) => (expect(durationMs).toBeGreaterThanOrEqual(0), rest)).sort((a, b) => a.statusCode! - b.statusCode!);
+    const byStatus = outcomes
+      .map(({ durationMs, ...rest }) => (expect(durationMs).toBeGreaterThanOrEqual(0), rest))
+      .sort((a, b) => a.statusCode! - b.statusCode!);
     expect(byStatus).toEqual([
       { statusCode: 200, retryAfter: null, body: 'answer 200', error: null },
       { statusCode: 200, retryAfter: null, body: 'answer 200', error: null },
@@ -38,7 +53,13 @@ describe('webhook poster threads', () => {
 
   it('refuse a private address that is not allow-listed, from inside the thread', async () => {
     const { receiver, poster } = await setup([]);
-    const outcome = await poster.post({ url: receiver.url, id: 'evt_private', body: '{}', secrets: [SECRET], timeoutMs: 5_000 });
+    const outcome = await poster.post({
+      url: receiver.url,
+      id: 'evt_private',
+      body: '{}',
+      secrets: [SECRET],
+      timeoutMs: 5_000,
+    });
     expect(outcome.statusCode).toBeNull();
     expect(outcome.error).toMatch(/127\.0\.0\.1/);
     expect(receiver.received).toEqual([]);
@@ -53,7 +74,13 @@ describe('webhook poster threads', () => {
     await expect(hung).rejects.toThrow('the webhook poster thread stopped (exit code 1) during the attempt');
     // The next attempt on that thread starts a new one.
     await poster.post({ url: receiver.url, id: 'evt_other', body: '{}', secrets: [SECRET], timeoutMs: 5_000 });
-    const again = await poster.post({ url: receiver.url, id: 'evt_again', body: '{}', secrets: [SECRET], timeoutMs: 5_000 });
+    const again = await poster.post({
+      url: receiver.url,
+      id: 'evt_again',
+      body: '{}',
+      secrets: [SECRET],
+      timeoutMs: 5_000,
+    });
     expect(again.statusCode).toBe(200);
     expect(threads[0]!.worker).not.toBeNull();
   });

@@ -46,8 +46,13 @@ export class CallbackLoad {
   undelivered(before = Infinity): AcceptedCallback[] {
     const received = this.cluster.receiver.received;
     for (; this.receiverSeen < received.length; this.receiverSeen += 1) {
-      const body = received[this.receiverSeen]!.body as { type?: string; event?: string; object?: { message?: string } };
-      const match = body.type === 'message' && body.event === 'create' ? /^f:(\d+)$/.exec(body.object?.message ?? '') : null;
+      const body = received[this.receiverSeen]!.body as {
+        type?: string;
+        event?: string;
+        object?: { message?: string };
+      };
+      const match =
+        body.type === 'message' && body.event === 'create' ? /^f:(\d+)$/.exec(body.object?.message ?? '') : null;
       if (match) this.delivered.add(Number(match[1]));
     }
     return this.accepted.filter((a) => a.acceptedAt < before && !this.delivered.has(a.n));
@@ -64,9 +69,12 @@ export class CallbackLoad {
     for (;;) {
       const now = Date.now();
       const missing = this.undelivered(now - lagMs);
-      if (now - lagMs >= since && missing.length === 0 && this.accepted.some((a) => a.acceptedAt >= since)) return now - since;
+      if (now - lagMs >= since && missing.length === 0 && this.accepted.some((a) => a.acceptedAt >= since))
+        return now - since;
       if (now > deadline) {
-        throw new Error(`not settled ${timeoutMs} ms after the fault: ${missing.length} accepted callbacks without webhook (oldest accepted ${now - (missing[0]?.acceptedAt ?? now)} ms ago)`);
+        throw new Error(
+          `not settled ${timeoutMs} ms after the fault: ${missing.length} accepted callbacks without webhook (oldest accepted ${now - (missing[0]?.acceptedAt ?? now)} ms ago)`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -94,7 +102,8 @@ export class CallbackLoad {
     }).then(
       async (response) => {
         await response.arrayBuffer();
-        if (response.status === 200) this.accepted.push({ n, channelId: company.channelId, externalId: `${chat}:${n}`, acceptedAt: Date.now() });
+        if (response.status === 200)
+          this.accepted.push({ n, channelId: company.channelId, externalId: `${chat}:${n}`, acceptedAt: Date.now() });
         else this.refused += 1;
       },
       () => {

@@ -52,7 +52,14 @@ export class FaultCluster {
     const broker = await startPrivateBroker('gateway-faults-kafka');
     const secrets: string[] = [];
     const receiver = await startReceiver(() => secrets);
-    const cluster = new FaultCluster(broker, receiver, fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-faults-')), await freePort(), `gwk_${randomBytes(16).toString('hex')}`, settings);
+    const cluster = new FaultCluster(
+      broker,
+      receiver,
+      fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-faults-')),
+      await freePort(),
+      `gwk_${randomBytes(16).toString('hex')}`,
+      settings,
+    );
     await cluster.startCore();
     cluster.store = Store.open(path.join(cluster.dataDir, 'gateway.db'));
     for (let i = 0; i < settings.companies; i += 1) cluster.companies.push(await cluster.setupCompany(i));
@@ -101,7 +108,9 @@ export class FaultCluster {
     const live = this.processes().filter((p) => p.child.exitCode === null && p.child.signalCode === null);
     return Promise.all(
       live.map(async (p) => {
-        const health = (await (await fetch(`http://127.0.0.1:${p.port}/healthz`)).json()) as { kafka_clients: { recovering: unknown[]; recreated: Record<string, number> } };
+        const health = (await (await fetch(`http://127.0.0.1:${p.port}/healthz`)).json()) as {
+          kafka_clients: { recovering: unknown[]; recreated: Record<string, number> };
+        };
         return { role: p.role, ...health.kafka_clients };
       }),
     );
@@ -131,18 +140,34 @@ export class FaultCluster {
   private async setupCompany(i: number): Promise<Company> {
     const company = await this.call('POST', '/p1/companies', { name: `Fault Co ${i}` });
     const companyId = company.data.external_id as number;
-    const channel = await this.call('POST', `/p1/companies/${companyId}/channels`, { provider: 'chat_b', token: `123456:fault-bot-${i}` });
+    const channel = await this.call('POST', `/p1/companies/${companyId}/channels`, {
+      provider: 'chat_b',
+      token: `123456:fault-bot-${i}`,
+    });
     const channelId = channel.data.external_id as number;
     const info = await this.call('GET', `/admin/channels/${channelId}/callback`, undefined, true);
-    const webhook = await this.call('POST', `/api/p2/companies/${companyId}/webhooks`, { url: this.receiver.url, active: true });
-    return { companyId, channelId, secretToken: info.secrets.secret_token as string, webhookSecret: webhook.webhook.secret as string };
+    const webhook = await this.call('POST', `/api/p2/companies/${companyId}/webhooks`, {
+      url: this.receiver.url,
+      active: true,
+    });
+    return {
+      companyId,
+      channelId,
+      secretToken: info.secrets.secret_token as string,
+      webhookSecret: webhook.webhook.secret as string,
+    };
   }
 
-   
   private async call(method: string, urlPath: string, body?: unknown, admin = false): Promise<any> {
-    const headers: Record<string, string> = admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'x-private-api-token': this.apiToken };
+    const headers: Record<string, string> = admin
+      ? { authorization: `Bearer ${ADMIN_TOKEN}` }
+      : { 'x-private-api-token': this.apiToken };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.baseUrl}${urlPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${this.baseUrl}${urlPath}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await response.text();
     if (response.status >= 300) throw new Error(`${method} ${urlPath}: ${response.status} ${text}`);
     return JSON.parse(text);

@@ -23,35 +23,65 @@ export interface QuietReport {
  * webhook-id, copies identical), nothing is pending (outbox, deliveries, consumer lag) and no
  * committed offset went back.
  */
-export async function assertQuiet(cluster: FaultCluster, load: CallbackLoad, offsets: OffsetWatcher, timeoutMs: number): Promise<QuietReport> {
+export async function assertQuiet(
+  cluster: FaultCluster,
+  load: CallbackLoad,
+  offsets: OffsetWatcher,
+  timeoutMs: number,
+): Promise<QuietReport> {
   const { store, receiver } = cluster;
   await eventually('every accepted callback announced by webhook', () => load.undelivered().length === 0, timeoutMs);
-  await eventually('outbox published and every delivery delivered', () => store.outbox.lag().pending === 0 && store.deliverySearch.count({ status: 'pending' }) === 0, timeoutMs);
-  await eventually('no consumer lag on any stream', async () => (await consumerLag(cluster)).every((line) => line.endsWith(' 0')), timeoutMs);
+  await eventually(
+    'outbox published and every delivery delivered',
+    () => store.outbox.lag().pending === 0 && store.deliverySearch.count({ status: 'pending' }) === 0,
+    timeoutMs,
+  );
+  await eventually(
+    'no consumer lag on any stream',
+    async () => (await consumerLag(cluster)).every((line) => line.endsWith(' 0')),
+    timeoutMs,
+  );
 
-  const stored = store.db.prepare<[number, string], { n: number }>('SELECT count(*) AS n FROM messages WHERE channel_id = ? AND external_id = ?');
+  const stored = store.db.prepare<[number, string], { n: number }>(
+    'SELECT count(*) AS n FROM messages WHERE channel_id = ? AND external_id = ?',
+  );
   const lost = load.accepted.filter((a) => stored.get(a.channelId, a.externalId)!.n !== 1);
-  expect(lost.map((a) => a.externalId), 'accepted callbacks without their message').toEqual([]);
+  expect(
+    lost.map((a) => a.externalId),
+    'accepted callbacks without their message',
+  ).toEqual([]);
 
   // The events of the setup (channels created before their company had an endpoint) have no delivery.
   const events = emittedEvents(store).slice(cluster.setupEvents);
   const bodies = new Map(events.map((e) => [e.id, JSON.stringify(e.body)]));
   const copies = new Map<string, number>();
   for (const hook of receiver.received) {
-    expect(bodies.get(hook.id), `a webhook ${hook.id} of no stored event, or another body under its id`).toBe(JSON.stringify(hook.body));
+    expect(bodies.get(hook.id), `a webhook ${hook.id} of no stored event, or another body under its id`).toBe(
+      JSON.stringify(hook.body),
+    );
     expect(hook.verifiedBy.length, `webhook ${hook.id} verified by its endpoint's secret`).toBe(1);
     copies.set(hook.id, (copies.get(hook.id) ?? 0) + 1);
   }
-  expect(events.filter((e) => !copies.has(e.id)).map((e) => e.id), 'stored events never delivered').toEqual([]);
+  expect(
+    events.filter((e) => !copies.has(e.id)).map((e) => e.id),
+    'stored events never delivered',
+  ).toEqual([]);
   expect(store.deliverySearch.count({ status: 'delivered' })).toBe(events.length);
   expect(store.deliverySearch.count({})).toBe(events.length);
   expect(offsets.regressions, 'committed offsets that went back').toEqual([]);
-  return { accepted: load.accepted.length, events: events.length, webhooks: receiver.received.length, duplicates: [...copies.values()].filter((n) => n > 1).length };
+  return {
+    accepted: load.accepted.length,
+    events: events.length,
+    webhooks: receiver.received.length,
+    duplicates: [...copies.values()].filter((n) => n > 1).length,
+  };
 }
 
 /** The core's gateway_stream_lag_messages samples (Kafka: end offsets minus committed offsets). */
 async function consumerLag(cluster: FaultCluster): Promise<string[]> {
-  const response = await fetch(`${cluster.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).catch(() => null);
+  const response = await fetch(`${cluster.baseUrl}/metrics`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  }).catch(() => null);
   if (response === null || response.status !== 200) return ['unanswered 1'];
   const lines = (await response.text()).split('\n').filter((l) => l.startsWith('gateway_stream_lag_messages{'));
   return lines.length === CONSUMER_POSITIONS.length ? lines : ['incomplete 1'];
@@ -109,7 +139,12 @@ export class OffsetWatcher {
 }
 
 async function connectAdmin(brokers: string): Promise<Admin> {
-  const admin = new Kafka({ clientId: 'fault-suite-offsets', brokers: [brokers], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+  const admin = new Kafka({
+    clientId: 'fault-suite-offsets',
+    brokers: [brokers],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 0 },
+  }).admin();
   await admin.connect();
   return admin;
 }

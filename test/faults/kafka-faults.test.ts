@@ -13,8 +13,24 @@ import { assertQuiet, OffsetWatcher } from './invariants.js';
 
 const LONG = process.env.GATEWAY_FAULTS === 'long';
 const PLAN = LONG
-  ? { sessionTimeout: '10s', sessionMs: 10_000, perSecond: 20, workerKills: 3, outagesMs: [10_000, 35_000, 10_000, 35_000], coreKills: 3, freezes: 3 }
-  : { sessionTimeout: '6s', sessionMs: 6_000, perSecond: 15, workerKills: 2, outagesMs: [10_000, 10_000], coreKills: 2, freezes: 2 };
+  ? {
+      sessionTimeout: '10s',
+      sessionMs: 10_000,
+      perSecond: 20,
+      workerKills: 3,
+      outagesMs: [10_000, 35_000, 10_000, 35_000],
+      coreKills: 3,
+      freezes: 3,
+    }
+  : {
+      sessionTimeout: '6s',
+      sessionMs: 6_000,
+      perSecond: 15,
+      workerKills: 2,
+      outagesMs: [10_000, 10_000],
+      coreKills: 2,
+      freezes: 2,
+    };
 /** A ceiling for a settle, not a measurement: the suite prints the real times. */
 const SETTLE_TIMEOUT_MS = 120_000;
 /** The log line of a worker whose dispatcher holds every partition of gateway.events (the other one's included). */
@@ -35,7 +51,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await load?.stop();
   await offsets?.stop();
-  console.log(`Kafka fault suite (${LONG ? 'long' : 'short'} form, session timeout ${PLAN.sessionTimeout}, heartbeat 1s, ${PLAN.perSecond} callbacks/s):\n${results.join('\n')}`);
+  console.log(
+    `Kafka fault suite (${LONG ? 'long' : 'short'} form, session timeout ${PLAN.sessionTimeout}, heartbeat 1s, ${PLAN.perSecond} callbacks/s):\n${results.join('\n')}`,
+  );
   await cluster?.close();
 }, 180_000);
 
@@ -125,7 +143,9 @@ describe(`Kafka mode under faults (${LONG ? 'long' : 'short'} form)`, () => {
           const settle = await load.settled(frozenAt, SETTLE_TIMEOUT_MS);
           expect(failover).toBeLessThan(PLAN.sessionMs + 5_000);
           // Frozen well past its session timeout whatever the failover took.
-          await new Promise((resolve) => setTimeout(resolve, Math.max(0, frozenAt + PLAN.sessionMs + 2_000 - Date.now())));
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.max(0, frozenAt + PLAN.sessionMs + 2_000 - Date.now())),
+          );
           const thawMark = frozen.output().length;
           frozen.thaw();
           const thawedAt = Date.now();

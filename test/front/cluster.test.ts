@@ -26,14 +26,27 @@ interface Answer {
   status: number;
   headers: Headers;
   text: string;
-   
+
   body: any;
 }
 
-async function call(base: string, method: string, urlPath: string, options: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string>; admin?: boolean } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { ...(options.admin ? { authorization: `Bearer ${ADMIN}` } : { 'x-private-api-token': TOKEN }), ...options.headers };
+async function call(
+  base: string,
+  method: string,
+  urlPath: string,
+  options: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string>; admin?: boolean } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = {
+    ...(options.admin ? { authorization: `Bearer ${ADMIN}` } : { 'x-private-api-token': TOKEN }),
+    ...options.headers,
+  };
   if (options.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${urlPath}`, { method, headers, body: options.json !== undefined ? JSON.stringify(options.json) : options.body, duplex: 'half' });
+  const response = await fetch(`${base}${urlPath}`, {
+    method,
+    headers,
+    body: options.json !== undefined ? JSON.stringify(options.json) : options.body,
+    duplex: 'half',
+  });
   const text = await response.text();
   let body: unknown;
   try {
@@ -43,7 +56,8 @@ async function call(base: string, method: string, urlPath: string, options: { js
   }
   return { status: response.status, headers: response.headers, text, body };
 }
-const front = (method: string, urlPath: string, options?: Parameters<typeof call>[3]) => call(layout.front.url, method, urlPath, options);
+const front = (method: string, urlPath: string, options?: Parameters<typeof call>[3]) =>
+  call(layout.front.url, method, urlPath, options);
 
 function expectErrorShape(answer: Answer, status: number, code: string): void {
   expect(answer.status, answer.text).toBe(status);
@@ -90,7 +104,9 @@ beforeAll(async () => {
     };
     child.stdout!.on('data', look);
     child.stderr!.on('data', look);
-    child.once('exit', (code) => reject(new Error(`gateway cluster exited (${code}) before it was ready:\n${output.slice(-4_000)}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`gateway cluster exited (${code}) before it was ready:\n${output.slice(-4_000)}`)),
+    );
   });
   layout = await ready;
   // The front's /healthz is 200 once every shard answers its own.
@@ -123,7 +139,9 @@ describe('a 3-shard cluster behind the front', () => {
       const own = await call(core.url, 'GET', '/p1/companies?per=100');
       expect(own.status, own.text).toBe(200);
       const ids = (own.body.data.companies as { external_id: number }[]).map((c) => c.external_id);
-      expect(ids.sort((a, b) => a - b)).toEqual(companies.filter((id) => shardOf(id) === core.shard).sort((a, b) => a - b));
+      expect(ids.sort((a, b) => a - b)).toEqual(
+        companies.filter((id) => shardOf(id) === core.shard).sort((a, b) => a - b),
+      );
     }
   });
 
@@ -142,7 +160,9 @@ describe('a 3-shard cluster behind the front', () => {
 
   it('sends a request for a company to its shard', async () => {
     for (const id of companies) {
-      const webhook = await front('POST', `/api/p2/companies/${id}/webhooks`, { json: { url: 'https://hooks.example.com/in', active: false } });
+      const webhook = await front('POST', `/api/p2/companies/${id}/webhooks`, {
+        json: { url: 'https://hooks.example.com/in', active: false },
+      });
       expect(webhook.status, webhook.text).toBe(201);
       const owner = layout.cores[shardOf(id)]!;
       const there = await call(owner.url, 'GET', `/api/p2/companies/${id}/webhooks`);
@@ -155,7 +175,9 @@ describe('a 3-shard cluster behind the front', () => {
 
   it('passes a callback body byte for byte (its signature is over the raw body)', async () => {
     const company = companies[1]!;
-    const channel = await front('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' } });
+    const channel = await front('POST', `/p1/companies/${company}/channels`, {
+      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' },
+    });
     expect(channel.status, channel.text).toBe(201);
     const channelId = channel.body.data.external_id as number;
     expect(shardOf(channelId)).toBe(shardOf(company));
@@ -163,13 +185,22 @@ describe('a 3-shard cluster behind the front', () => {
     expect(info.status, info.text).toBe(200);
     // Spacing and escapes a re-serialized body would lose, so a changed byte breaks the signature.
     const body = `  ${JSON.stringify(JSON.parse(fs.readFileSync(FIXTURE, 'utf8')), null, 3).replace('Does it come', 'Does \\u0069t come')}\n\n`;
-    const signature = `sha256=${createHmac('sha256', info.body.secrets.app_secret as string).update(body).digest('hex')}`;
+    const signature = `sha256=${createHmac('sha256', info.body.secrets.app_secret as string)
+      .update(body)
+      .digest('hex')}`;
     const callback = await front('POST', `/callbacks/chat_a_business/${channelId}`, {
       body,
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+      headers: {
+        'content-type': 'application/json',
+        'x-hub-signature-256': signature,
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      },
     });
     expect(callback.status, callback.text).toBe(200);
-    const wrong = await front('POST', `/callbacks/chat_a_business/${channelId}`, { body: `${body} `, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
+    const wrong = await front('POST', `/callbacks/chat_a_business/${channelId}`, {
+      body: `${body} `,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+    });
     expectErrorShape(wrong, 401, 'unauthorized');
   });
 
@@ -197,9 +228,20 @@ describe('a 3-shard cluster behind the front', () => {
   it('answers bad input in the error shape', async () => {
     expectErrorShape(await front('GET', '/api/p2/conversations?company_id=abc'), 422, 'validation_failed');
     expectErrorShape(await front('GET', '/p1/companies/99999999999999999999/channels'), 404, 'not_found');
-    expectErrorShape(await front('POST', '/api/p2/messages', { body: '{"company_id":', headers: { 'content-type': 'application/json' } }), 400, 'bad_request');
+    expectErrorShape(
+      await front('POST', '/api/p2/messages', {
+        body: '{"company_id":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'bad_request',
+    );
     expectErrorShape(await front('GET', '/admin/deliveries?cursor=bm9wZQ', { admin: true }), 422, 'validation_failed');
-    expectErrorShape(await front('GET', '/p1/companies', { headers: { 'x-private-api-token': 'gwk_nope' } }), 401, 'unauthorized');
+    expectErrorShape(
+      await front('GET', '/p1/companies', { headers: { 'x-private-api-token': 'gwk_nope' } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('answers 503 with Retry-After for a shard whose core is killed, while the other shards answer', async () => {
@@ -213,7 +255,11 @@ describe('a 3-shard cluster behind the front', () => {
     expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
     // Held down now: answered at once, without a connection attempt.
     const started = performance.now();
-    expectErrorShape(await front('POST', `/api/p2/companies/${lost}/webhooks`, { json: { url: 'https://hooks.example.com/x' } }), 503, 'service_unavailable');
+    expectErrorShape(
+      await front('POST', `/api/p2/companies/${lost}/webhooks`, { json: { url: 'https://hooks.example.com/x' } }),
+      503,
+      'service_unavailable',
+    );
     expect(performance.now() - started).toBeLessThan(500);
     for (const id of kept) {
       const answer = await front('GET', `/api/p2/conversations?company_id=${id}`);

@@ -22,43 +22,73 @@ interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
-   
+
   body: any;
 }
 
 /** node:http rather than fetch: fetch refuses a body on GET, which the contract's samples send. */
-function send(method: string, target: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> {
+function send(
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<Answer> {
   // Node sends a GET's body unframed unless it is given its length.
   if (body !== undefined) headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port: front.port, method, path: target, headers: { 'x-private-api-token': TOKEN, ...headers }, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: parsed });
-      });
-    });
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port: front.port,
+        method,
+        path: target,
+        headers: { 'x-private-api-token': TOKEN, ...headers },
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: parsed });
+        });
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
 }
-const json = (method: string, target: string, value: unknown) => send(method, target, { 'content-type': 'application/json' }, JSON.stringify(value));
+const json = (method: string, target: string, value: unknown) =>
+  send(method, target, { 'content-type': 'application/json' }, JSON.stringify(value));
 
 beforeAll(async () => {
   cores = [];
   for (const shard of [0, 1]) {
-    cores.push(await startTestGateway({ GATEWAY_SHARD: String(shard), GATEWAY_SHARD_SLOTS: '64', GATEWAY_BOOTSTRAP_TOKEN: TOKEN, GATEWAY_ADMIN_TOKEN: ADMIN, GATEWAY_SANDBOX: 'true' }));
+    cores.push(
+      await startTestGateway({
+        GATEWAY_SHARD: String(shard),
+        GATEWAY_SHARD_SLOTS: '64',
+        GATEWAY_BOOTSTRAP_TOKEN: TOKEN,
+        GATEWAY_ADMIN_TOKEN: ADMIN,
+        GATEWAY_SANDBOX: 'true',
+      }),
+    );
   }
-  const config = loadConfig({ GATEWAY_PORT: '0', GATEWAY_SHARD_SLOTS: '64', GATEWAY_SHARD_URLS: cores.map((core) => core.baseUrl).join(','), GATEWAY_ADMIN_TOKEN: ADMIN });
+  const config = loadConfig({
+    GATEWAY_PORT: '0',
+    GATEWAY_SHARD_SLOTS: '64',
+    GATEWAY_SHARD_URLS: cores.map((core) => core.baseUrl).join(','),
+    GATEWAY_ADMIN_TOKEN: ADMIN,
+  });
   front = await startFront(config, createLogger('warn', new Writable({ write: (_chunk, _encoding, done) => done() })));
-  for (let i = 0; i < 4; i++) companies.push((await json('POST', '/p1/companies', { name: `Front Co ${i}` })).body.data.external_id as number);
+  for (let i = 0; i < 4; i++)
+    companies.push((await json('POST', '/p1/companies', { name: `Front Co ${i}` })).body.data.external_id as number);
 });
 
 afterAll(async () => {
@@ -73,15 +103,31 @@ describe('the front before two cores', () => {
 
   it('routes a GET whose company_id is in a JSON body (the contract samples send them so)', async () => {
     for (const id of companies) {
-      const answer = await send('GET', '/api/p2/conversations', { 'content-type': 'application/json' }, JSON.stringify({ company_id: id }));
+      const answer = await send(
+        'GET',
+        '/api/p2/conversations',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ company_id: id }),
+      );
       expect(answer.status, answer.text).toBe(200);
     }
   });
 
   it('merges GET /api/p2/auths over the shards in id order, page by page', async () => {
     for (const id of companies) {
-      expect((await json('POST', `/p1/companies/${id}/channels`, { provider: 'chat_b', token: `123456:front-bot-${id}` })).status).toBe(201);
-      expect((await json('POST', `/p1/companies/${id}/channels`, { provider: 'chat_a_business', hosting_type: 'cloud', token: `EAAG-${id}` })).status).toBe(201);
+      expect(
+        (await json('POST', `/p1/companies/${id}/channels`, { provider: 'chat_b', token: `123456:front-bot-${id}` }))
+          .status,
+      ).toBe(201);
+      expect(
+        (
+          await json('POST', `/p1/companies/${id}/channels`, {
+            provider: 'chat_a_business',
+            hosting_type: 'cloud',
+            token: `EAAG-${id}`,
+          })
+        ).status,
+      ).toBe(201);
     }
     const seen: number[] = [];
     for (let page = 1; page <= 3; page++) {
@@ -99,7 +145,18 @@ describe('the front before two cores', () => {
 
   it('answers generated bad input with a 4xx in the error shape, never a 5xx', async () => {
     const idText = fc.oneof(
-      fc.constantFrom(...companies.map(String), '0', '-1', '1.5', 'abc', '99999999999999999999', '%31', '', '65', '130'),
+      fc.constantFrom(
+        ...companies.map(String),
+        '0',
+        '-1',
+        '1.5',
+        'abc',
+        '99999999999999999999',
+        '%31',
+        '',
+        '65',
+        '130',
+      ),
       fc.string({ maxLength: 8 }).map((s) => encodeURIComponent(s)),
     );
     const target = fc.oneof(
@@ -114,7 +171,17 @@ describe('the front before two cores', () => {
       idText.map((id) => `/admin/deliveries?cursor=${id}`),
       idText.map((id) => `/admin/deliveries/${id}`),
       idText.map((id) => `/files/${id}/x.png`),
-      fc.constantFrom('/api/p2/messages', '/api/p2/attachments', '/p1/companies', '/api/p2/auths?page=abc', '/api/p2/biz_templates?sort[x]=1', '/admin/replays', '/portal/api/webhooks', '/nowhere', '/p1/companies?from=%ZZ'),
+      fc.constantFrom(
+        '/api/p2/messages',
+        '/api/p2/attachments',
+        '/p1/companies',
+        '/api/p2/auths?page=abc',
+        '/api/p2/biz_templates?sort[x]=1',
+        '/admin/replays',
+        '/portal/api/webhooks',
+        '/nowhere',
+        '/p1/companies?from=%ZZ',
+      ),
     );
     const body = fc.oneof(
       fc.constant(undefined),
@@ -122,26 +189,50 @@ describe('the front before two cores', () => {
       idText.map((id) => ({ type: 'application/json', text: JSON.stringify({ company_id: id, text: 'hi' }) })),
       idText.map((id) => ({ type: 'application/x-www-form-urlencoded', text: `company_id=${id}&text=hi` })),
       fc.string({ maxLength: 40 }).map((text) => ({ type: 'application/json', text })),
-      idText.map((id) => ({ type: 'multipart/form-data; boundary=xx', text: `--xx\r\nContent-Disposition: form-data; name="company_id"\r\n\r\n${id}\r\n--xx--\r\n` })),
+      idText.map((id) => ({
+        type: 'multipart/form-data; boundary=xx',
+        text: `--xx\r\nContent-Disposition: form-data; name="company_id"\r\n\r\n${id}\r\n--xx--\r\n`,
+      })),
       fc.string({ maxLength: 40 }).map((text) => ({ type: 'multipart/form-data', text })),
     );
-    const auth = fc.constantFrom<Record<string, string>>({}, { 'x-private-api-token': 'gwk_wrong' }, { authorization: `Bearer ${ADMIN}` }, { authorization: 'Bearer nope' });
+    const auth = fc.constantFrom<Record<string, string>>(
+      {},
+      { 'x-private-api-token': 'gwk_wrong' },
+      { authorization: `Bearer ${ADMIN}` },
+      { authorization: 'Bearer nope' },
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), target, body, auth, async (method, path, payload, headers) => {
-        const answer = await send(method, path, { ...headers, ...(payload ? { 'content-type': payload.type } : {}) }, payload?.text);
-        expect(answer.status, `${method} ${path} ${payload?.text ?? ''}: ${answer.text}`).toBeLessThan(500);
-        if (answer.status >= 400 && answer.headers['content-type']?.includes('json')) {
-          const errors = answer.body?.errors as { status: number; code: string }[];
-          expect(Array.isArray(errors) && errors.length > 0, answer.text).toBe(true);
-          for (const entry of errors) expect(entry.status).toBe(answer.status);
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'),
+        target,
+        body,
+        auth,
+        async (method, path, payload, headers) => {
+          const answer = await send(
+            method,
+            path,
+            { ...headers, ...(payload ? { 'content-type': payload.type } : {}) },
+            payload?.text,
+          );
+          expect(answer.status, `${method} ${path} ${payload?.text ?? ''}: ${answer.text}`).toBeLessThan(500);
+          if (answer.status >= 400 && answer.headers['content-type']?.includes('json')) {
+            const errors = answer.body?.errors as { status: number; code: string }[];
+            expect(Array.isArray(errors) && errors.length > 0, answer.text).toBe(true);
+            for (const entry of errors) expect(entry.status).toBe(answer.status);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('answers 413 in the error shape for a body over the limit it would have to hold', async () => {
-    const answer = await send('POST', '/api/p2/messages', { 'content-type': 'application/json' }, Buffer.alloc(2 * 1024 * 1024, 32));
+    const answer = await send(
+      'POST',
+      '/api/p2/messages',
+      { 'content-type': 'application/json' },
+      Buffer.alloc(2 * 1024 * 1024, 32),
+    );
     expect(answer.status).toBe(413);
     expect(answer.body.errors[0].code).toBe('payload_too_large');
   });

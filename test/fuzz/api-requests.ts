@@ -26,7 +26,9 @@ interface OpenApiOperation {
 }
 
 /** Every operation of the document, with the statuses it documents. */
-export function documentedOperations(document: { paths: Record<string, Record<string, OpenApiOperation>> }): DocumentedOperation[] {
+export function documentedOperations(document: {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+}): DocumentedOperation[] {
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => {
       const queryParams = op.parameters.filter((p) => p.in === 'query');
@@ -38,8 +40,16 @@ export function documentedOperations(document: { paths: Record<string, Record<st
         statuses: Object.keys(op.responses).map(Number),
         ...(queryParams.length === 0
           ? {}
-          : { query: { type: 'object', required: queryParams.filter((p) => p.required).map((p) => p.name), properties: Object.fromEntries(queryParams.map((p) => [p.name, p.schema])) } }),
-        ...(op.requestBody?.content['application/json'] === undefined ? {} : { body: op.requestBody.content['application/json'].schema }),
+          : {
+              query: {
+                type: 'object',
+                required: queryParams.filter((p) => p.required).map((p) => p.name),
+                properties: Object.fromEntries(queryParams.map((p) => [p.name, p.schema])),
+              },
+            }),
+        ...(op.requestBody?.content['application/json'] === undefined
+          ? {}
+          : { body: op.requestBody.content['application/json'].schema }),
       };
     }),
   );
@@ -49,9 +59,13 @@ export function documentedOperations(document: { paths: Record<string, Record<st
 function pathIds(world: FuzzWorld, op: DocumentedOperation, param: string): { own: string; foreign?: string } {
   const { own, foreign } = world;
   const admin = op.security === 'admin';
-  const pick = (mine: number | string, theirs?: number): { own: string; foreign?: string } => ({ own: String(mine), ...(theirs === undefined || admin ? {} : { foreign: String(theirs) }) });
+  const pick = (mine: number | string, theirs?: number): { own: string; foreign?: string } => ({
+    own: String(mine),
+    ...(theirs === undefined || admin ? {} : { foreign: String(theirs) }),
+  });
   const [, storageKey, fileName] = new URL(own.attachmentUrl).pathname.split('/').slice(1);
-  if (param === 'companyId' || (param === 'id' && op.path === '/p1/companies/{id}')) return pick(own.company, foreign.company);
+  if (param === 'companyId' || (param === 'id' && op.path === '/p1/companies/{id}'))
+    return pick(own.company, foreign.company);
   if (param === 'messageId') return pick(own.message, foreign.message);
   if (op.path.startsWith('/admin/sandbox/')) return { own: String(own.session) };
   if (param === 'channelId') return { own: String(own.cloud), foreign: String(own.chatB) }; // another provider's channel: 404 too
@@ -66,11 +80,30 @@ function pathIds(world: FuzzWorld, op: DocumentedOperation, param: string): { ow
   return pick(own.chatB, foreign.chatB); // channels, auths, admin channels
 }
 
-const badIds = fc.constantFrom('0', '-1', '999999', '99999999999999999999', '9007199254740993', '1e3', '0x10', '01', 'abc', '%00', '%ED%A0%80', '%ZZ', '%20', '%F0%9F%99%82', '1.0', '%E2%80%AE1');
+const badIds = fc.constantFrom(
+  '0',
+  '-1',
+  '999999',
+  '99999999999999999999',
+  '9007199254740993',
+  '1e3',
+  '0x10',
+  '01',
+  'abc',
+  '%00',
+  '%ED%A0%80',
+  '%ZZ',
+  '%20',
+  '%F0%9F%99%82',
+  '1.0',
+  '%E2%80%AE1',
+);
 
 /** Path with one parameter broken (unknown, foreign, malformed), or all as they are. */
 function pathWith(world: FuzzWorld, op: DocumentedOperation, broken?: { param: string; value: string }): string {
-  return op.path.replace(/\{([A-Za-z_]+)\}/g, (_m, param: string) => (broken?.param === param ? broken.value : pathIds(world, op, param).own));
+  return op.path.replace(/\{([A-Za-z_]+)\}/g, (_m, param: string) =>
+    broken?.param === param ? broken.value : pathIds(world, op, param).own,
+  );
 }
 
 function paramsOf(op: DocumentedOperation): string[] {
@@ -100,7 +133,8 @@ function baseline(schema: Schema, world: FuzzWorld): Record<string, unknown> {
     if (property !== undefined) input[name] = plausible(property);
   }
   if (properties.has('company_id')) input.company_id = world.own.company;
-  if (properties.has('hub.mode')) Object.assign(input, { 'hub.mode': 'subscribe', 'hub.verify_token': 'not-the-token', 'hub.challenge': '1' });
+  if (properties.has('hub.mode'))
+    Object.assign(input, { 'hub.mode': 'subscribe', 'hub.verify_token': 'not-the-token', 'hub.challenge': '1' });
   return input;
 }
 
@@ -117,7 +151,9 @@ function brokenInput(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fu
     const schema = op.query;
     arbitraries.push(
       field(schema)
-        .chain((name) => badText(propertiesOf(schema).get(name)!).map((value) => ({ ...baseline(schema, world), [name]: value })))
+        .chain((name) =>
+          badText(propertiesOf(schema).get(name)!).map((value) => ({ ...baseline(schema, world), [name]: value })),
+        )
         .map((input) => formText(input))
         .filter((text) => textBreaks(schema, text, false))
         .map((text) => ({ method: op.method, target: `${target}?${text}`, headers })),
@@ -126,15 +162,26 @@ function brokenInput(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fu
     if (op.method === 'GET' && op.security === 'api') {
       arbitraries.push(
         field(schema)
-          .chain((name) => badJson(propertiesOf(schema).get(name)!).map((value) => jsonText({ ...baseline(schema, world), [name]: value })))
+          .chain((name) =>
+            badJson(propertiesOf(schema).get(name)!).map((value) =>
+              jsonText({ ...baseline(schema, world), [name]: value }),
+            ),
+          )
           .filter((text) => jsonBreaks(schema, text, LIMITS.jsonDepth))
-          .map((text) => ({ method: op.method, target, headers: { ...headers, ...JSON_TYPE }, body: Buffer.from(text) })),
+          .map((text) => ({
+            method: op.method,
+            target,
+            headers: { ...headers, ...JSON_TYPE },
+            body: Buffer.from(text),
+          })),
       );
     }
   }
   if (op.body !== undefined && propertiesOf(op.body).size > 0) {
     const schema = op.body;
-    const broken = field(schema).chain((name) => badJson(propertiesOf(schema).get(name)!).map((value) => ({ name, value })));
+    const broken = field(schema).chain((name) =>
+      badJson(propertiesOf(schema).get(name)!).map((value) => ({ name, value })),
+    );
     arbitraries.push(
       broken
         .map(({ name, value }) => jsonText({ ...baseline(schema, world), [name]: value }))
@@ -152,9 +199,16 @@ function brokenInput(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fu
       broken
         .map(({ name, value }) => jsonText({ ...baseline(schema, world), [name]: value }))
         .filter((text) => jsonBreaks(schema, text, LIMITS.jsonDepth) && text.length < LIMITS.bodyBytes)
-        .map((text) => ({ method: op.method, target, headers: { ...headers, ...JSON_TYPE, 'content-encoding': 'gzip' }, body: gzipSync(text) })),
+        .map((text) => ({
+          method: op.method,
+          target,
+          headers: { ...headers, ...JSON_TYPE, 'content-encoding': 'gzip' },
+          body: gzipSync(text),
+        })),
       field(schema)
-        .chain((name) => badText(propertiesOf(schema).get(name)!).map((value) => ({ ...baseline(schema, world), [name]: value })))
+        .chain((name) =>
+          badText(propertiesOf(schema).get(name)!).map((value) => ({ ...baseline(schema, world), [name]: value })),
+        )
         .map((input) => formText(input))
         .filter((text) => textBreaks(schema, text, true))
         .map((text) => ({ method: op.method, target, headers: { ...headers, ...FORM_TYPE }, body: Buffer.from(text) })),
@@ -176,11 +230,26 @@ function brokenPath(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fuz
       .chain((param) => {
         const foreign = pathIds(world, op, param).foreign;
         const numeric = !['deliveryId', 'taskId', 'storageKey', 'fileName'].includes(param);
-        const values = numeric ? (foreign === undefined ? badIds : fc.oneof(badIds, fc.constant(foreign))) : fc.oneof(badIds, fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent).filter((s) => s !== '.' && s !== '..'));
+        const values = numeric
+          ? foreign === undefined
+            ? badIds
+            : fc.oneof(badIds, fc.constant(foreign))
+          : fc.oneof(
+              badIds,
+              fc
+                .string({ minLength: 1, maxLength: 40 })
+                .map(encodeURIComponent)
+                .filter((s) => s !== '.' && s !== '..'),
+            );
         return values.map((value) => ({ param, value }));
       })
       .filter(({ param, value }) => value !== pathIds(world, op, param).own)
-      .map((broken) => ({ method: op.method, target: `${pathWith(world, op, broken)}${query}`, headers, ...(body === undefined ? {} : { body }) })),
+      .map((broken) => ({
+        method: op.method,
+        target: `${pathWith(world, op, broken)}${query}`,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      })),
   ];
 }
 
@@ -191,28 +260,85 @@ function brokenAuth(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fuz
   const target = pathWith(world, op);
   const bad = fc.oneof(
     fc.constant({}),
-    fc.constantFrom('gwk_wrong', 'x', `${world.gw.token}x`, world.gw.token.slice(0, -1), ' ', ADMIN_TOKEN).map((t) => ({ 'x-private-api-token': t })),
-    fc.constantFrom('Bearer', 'Bearer ', 'Basic abc', `Bearer ${ADMIN_TOKEN}x`, `Bearer ${world.gw.token}`, `bearer  ${ADMIN_TOKEN.slice(1)}`).map((a) => ({ authorization: a })),
-    fc.string({ maxLength: 30 }).filter((s) => /^[\x21-\x7e]*$/.test(s)).map((t) => ({ 'x-private-api-token': t || 'z', authorization: `Bearer ${t || 'z'}` })),
+    fc
+      .constantFrom('gwk_wrong', 'x', `${world.gw.token}x`, world.gw.token.slice(0, -1), ' ', ADMIN_TOKEN)
+      .map((t) => ({ 'x-private-api-token': t })),
+    fc
+      .constantFrom(
+        'Bearer',
+        'Bearer ',
+        'Basic abc',
+        `Bearer ${ADMIN_TOKEN}x`,
+        `Bearer ${world.gw.token}`,
+        `bearer  ${ADMIN_TOKEN.slice(1)}`,
+      )
+      .map((a) => ({ authorization: a })),
+    fc
+      .string({ maxLength: 30 })
+      .filter((s) => /^[\x21-\x7e]*$/.test(s))
+      .map((t) => ({ 'x-private-api-token': t || 'z', authorization: `Bearer ${t || 'z'}` })),
   );
-  return [bad.filter((headers: Record<string, string>) => op.security !== 'admin' || headers.authorization !== `Bearer ${ADMIN_TOKEN}`).map((headers) => ({ method: op.method, target, headers }))];
+  return [
+    bad
+      .filter(
+        (headers: Record<string, string>) =>
+          op.security !== 'admin' || headers.authorization !== `Bearer ${ADMIN_TOKEN}`,
+      )
+      .map((headers) => ({ method: op.method, target, headers })),
+  ];
 }
 
 /** Requests of a web face without its session: no cookie, a wrong one, the other face's; a change without the CSRF token. */
-function brokenSession(world: FuzzWorld, op: DocumentedOperation, face: 'console' | 'portal'): fc.Arbitrary<FuzzRequest>[] {
+function brokenSession(
+  world: FuzzWorld,
+  op: DocumentedOperation,
+  face: 'console' | 'portal',
+): fc.Arbitrary<FuzzRequest>[] {
   const target = pathWith(world, op);
   const { cookie: validCookie, 'x-csrf-token': validCsrf } = sessionHeaders(world, face);
-  const { cookie: otherCookie, 'x-csrf-token': otherCsrf } = sessionHeaders(world, face === 'console' ? 'portal' : 'console');
+  const { cookie: otherCookie, 'x-csrf-token': otherCsrf } = sessionHeaders(
+    world,
+    face === 'console' ? 'portal' : 'console',
+  );
   const name = validCookie.slice(0, validCookie.indexOf('='));
   const value = validCookie.slice(name.length + 1);
   const cookies = fc.oneof(
-    fc.constantFrom('', `${name}=`, `${name}=${value}x`, `${name}=${value.slice(0, -1)}`, `${name}=${otherCookie.slice(otherCookie.indexOf('=') + 1)}`, otherCookie, `${name.toUpperCase()}=${value}`),
-    fc.string({ maxLength: 40 }).filter((s) => /^[\x21-\x7e]*$/.test(s) && !s.includes(';')).map((s) => `${name}=${s}`).filter((cookie) => cookie !== validCookie),
+    fc.constantFrom(
+      '',
+      `${name}=`,
+      `${name}=${value}x`,
+      `${name}=${value.slice(0, -1)}`,
+      `${name}=${otherCookie.slice(otherCookie.indexOf('=') + 1)}`,
+      otherCookie,
+      `${name.toUpperCase()}=${value}`,
+    ),
+    fc
+      .string({ maxLength: 40 })
+      .filter((s) => /^[\x21-\x7e]*$/.test(s) && !s.includes(';'))
+      .map((s) => `${name}=${s}`)
+      .filter((cookie) => cookie !== validCookie),
   );
-  const arbitraries: fc.Arbitrary<FuzzRequest>[] = [cookies.map((cookie) => ({ method: op.method, target, headers: { ...(cookie === '' ? {} : { cookie }), 'x-csrf-token': validCsrf } }))];
+  const arbitraries: fc.Arbitrary<FuzzRequest>[] = [
+    cookies.map((cookie) => ({
+      method: op.method,
+      target,
+      headers: { ...(cookie === '' ? {} : { cookie }), 'x-csrf-token': validCsrf },
+    })),
+  ];
   if (op.method !== 'GET') {
-    const csrf = fc.oneof(fc.constantFrom('', validCsrf.slice(1), `${validCsrf}x`, otherCsrf), fc.string({ maxLength: 50 }).filter((s) => /^[\x21-\x7e]+$/.test(s)));
-    arbitraries.push(csrf.filter((token) => token !== validCsrf).map((token) => ({ method: op.method, target, headers: { cookie: validCookie, ...(token === '' ? {} : { 'x-csrf-token': token }) } })));
+    const csrf = fc.oneof(
+      fc.constantFrom('', validCsrf.slice(1), `${validCsrf}x`, otherCsrf),
+      fc.string({ maxLength: 50 }).filter((s) => /^[\x21-\x7e]+$/.test(s)),
+    );
+    arbitraries.push(
+      csrf
+        .filter((token) => token !== validCsrf)
+        .map((token) => ({
+          method: op.method,
+          target,
+          headers: { cookie: validCookie, ...(token === '' ? {} : { 'x-csrf-token': token }) },
+        })),
+    );
   }
   return arbitraries;
 }
@@ -223,26 +349,68 @@ function brokenBody(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fuz
   const target = pathWith(world, op);
   const headers = credentials(op, world);
   const valid = Buffer.from(jsonText(op.body === undefined ? {} : baseline(op.body, world)));
-  const request = (extra: Record<string, string>, body: Buffer): FuzzRequest => ({ method: op.method, target, headers: { ...headers, ...extra }, body });
+  const request = (extra: Record<string, string>, body: Buffer): FuzzRequest => ({
+    method: op.method,
+    target,
+    headers: { ...headers, ...extra },
+    body,
+  });
   const arbitraries: fc.Arbitrary<FuzzRequest>[] = [
     fc.constant({ method: op.method, target, headers, body: valid }), // a body without a Content-Type
-    fc.constantFrom('text/plain', 'application/xml', 'application/octet-stream', 'image/png', 'application/jsonx', 'multipart/form-data; boundary=zz', 'text/json-seq').map((type) => request({ 'content-type': type }, valid)),
-    fc.constantFrom('compress', 'foo', 'gzip, br', 'x-gzip', 'zstd', 'identity, gzip').map((coding) => request({ ...JSON_TYPE, 'content-encoding': coding }, valid)),
-    fc.tuple(fc.constantFrom('gzip', 'deflate', 'br'), fc.uint8Array({ minLength: 1, maxLength: 64 })).map(([coding, bytes]) => request({ ...JSON_TYPE, 'content-encoding': coding }, Buffer.concat([Buffer.from('{"not":"compressed"}'), Buffer.from(bytes)]))),
-    fc.constantFrom('{', '{"a":', '[1,', "{'a':1}", 'nul', '{"a":1}}', '\u0000', '{"a":"\\x"}', '{"a":01}').map((text) => request(JSON_TYPE, Buffer.from(text))),
-    fc.uint8Array({ minLength: 1, maxLength: 40 }).filter((bytes) => !isJsonText(bytes)).map((bytes) => request(JSON_TYPE, Buffer.from(bytes))),
+    fc
+      .constantFrom(
+        'text/plain',
+        'application/xml',
+        'application/octet-stream',
+        'image/png',
+        'application/jsonx',
+        'multipart/form-data; boundary=zz',
+        'text/json-seq',
+      )
+      .map((type) => request({ 'content-type': type }, valid)),
+    fc
+      .constantFrom('compress', 'foo', 'gzip, br', 'x-gzip', 'zstd', 'identity, gzip')
+      .map((coding) => request({ ...JSON_TYPE, 'content-encoding': coding }, valid)),
+    fc
+      .tuple(fc.constantFrom('gzip', 'deflate', 'br'), fc.uint8Array({ minLength: 1, maxLength: 64 }))
+      .map(([coding, bytes]) =>
+        request(
+          { ...JSON_TYPE, 'content-encoding': coding },
+          Buffer.concat([Buffer.from('{"not":"compressed"}'), Buffer.from(bytes)]),
+        ),
+      ),
+    fc
+      .constantFrom('{', '{"a":', '[1,', "{'a':1}", 'nul', '{"a":1}}', '\u0000', '{"a":"\\x"}', '{"a":01}')
+      .map((text) => request(JSON_TYPE, Buffer.from(text))),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 40 })
+      .filter((bytes) => !isJsonText(bytes))
+      .map((bytes) => request(JSON_TYPE, Buffer.from(bytes))),
     // Bytes that are not UTF-8 inside a JSON string or a form value: never read as U+FFFD.
-    fc.tuple(fc.constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80]), fc.boolean()).map(([bytes, form]) =>
-      form
-        ? request(FORM_TYPE, Buffer.concat([Buffer.from('name='), Buffer.from(bytes)]))
-        : request(JSON_TYPE, Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('"}')])),
-    ),
-    fc.integer({ min: 1, max: 200 }).map((over) => request(JSON_TYPE, Buffer.from(JSON.stringify({ name: 'x'.repeat(LIMITS.bodyBytes + over) })))),
-    fc.integer({ min: LIMITS.jsonDepth + 1, max: 300 }).map((depth) => request(JSON_TYPE, Buffer.from(JSON.stringify({ name: deepNesting(depth) })))),
+    fc
+      .tuple(
+        fc.constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80]),
+        fc.boolean(),
+      )
+      .map(([bytes, form]) =>
+        form
+          ? request(FORM_TYPE, Buffer.concat([Buffer.from('name='), Buffer.from(bytes)]))
+          : request(JSON_TYPE, Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('"}')])),
+      ),
+    fc
+      .integer({ min: 1, max: 200 })
+      .map((over) => request(JSON_TYPE, Buffer.from(JSON.stringify({ name: 'x'.repeat(LIMITS.bodyBytes + over) })))),
+    fc
+      .integer({ min: LIMITS.jsonDepth + 1, max: 300 })
+      .map((depth) => request(JSON_TYPE, Buffer.from(JSON.stringify({ name: deepNesting(depth) })))),
   ];
   // Only where the body is the input: a GET or DELETE reads its query and drops a body that is no object.
   if (op.body !== undefined) {
-    arbitraries.push(fc.constantFrom('[]', '[{"a":1}]', '"text"', '42', 'null', 'true').map((text) => request(JSON_TYPE, Buffer.from(text))));
+    arbitraries.push(
+      fc
+        .constantFrom('[]', '[{"a":1}]', '"text"', '42', 'null', 'true')
+        .map((text) => request(JSON_TYPE, Buffer.from(text))),
+    );
   }
   return arbitraries;
 }
@@ -261,12 +429,22 @@ function brokenQuery(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fu
   const target = pathWith(world, op);
   const headers = credentials(op, world);
   const arbitraries: fc.Arbitrary<FuzzRequest>[] = [
-    fc.integer({ min: 1, max: 2000 }).map((over) => ({ method: op.method, target: `${target}?pad=${'a'.repeat(LIMITS.queryBytes + over)}`, headers })),
-    fc.constantFrom('x=%ZZ', 'x=%', 'x=%E2%82', '%ED%A0%80=1', 'x=%C0%AF', 'a=1&b=%FF').map((query) => ({ method: op.method, target: `${target}?${query}`, headers })),
+    fc
+      .integer({ min: 1, max: 2000 })
+      .map((over) => ({ method: op.method, target: `${target}?pad=${'a'.repeat(LIMITS.queryBytes + over)}`, headers })),
+    fc
+      .constantFrom('x=%ZZ', 'x=%', 'x=%E2%82', '%ED%A0%80=1', 'x=%C0%AF', 'a=1&b=%FF')
+      .map((query) => ({ method: op.method, target: `${target}?${query}`, headers })),
   ];
   if (op.query !== undefined) {
     arbitraries.push(
-      fc.constantFrom('a[b][c][d][e][f][g]=1', `${'a=1&'.repeat(1001)}b=2`, Array.from({ length: 102 }, () => 'l[]=1').join('&')).map((query) => ({ method: op.method, target: `${target}?${query}`, headers })),
+      fc
+        .constantFrom(
+          'a[b][c][d][e][f][g]=1',
+          `${'a=1&'.repeat(1001)}b=2`,
+          Array.from({ length: 102 }, () => 'l[]=1').join('&'),
+        )
+        .map((query) => ({ method: op.method, target: `${target}?${query}`, headers })),
     );
   }
   return arbitraries;
@@ -274,5 +452,11 @@ function brokenQuery(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<Fu
 
 /** Every kind of refused request for one operation. */
 export function refusedRequests(world: FuzzWorld, op: DocumentedOperation): fc.Arbitrary<FuzzRequest> {
-  return fc.oneof(...brokenInput(world, op), ...brokenPath(world, op), ...brokenAuth(world, op), ...brokenBody(world, op), ...brokenQuery(world, op));
+  return fc.oneof(
+    ...brokenInput(world, op),
+    ...brokenPath(world, op),
+    ...brokenAuth(world, op),
+    ...brokenBody(world, op),
+    ...brokenQuery(world, op),
+  );
 }

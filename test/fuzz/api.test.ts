@@ -16,27 +16,51 @@ let world: FuzzWorld;
 let operations: DocumentedOperation[];
 
 // Uploads and provider callbacks have suites of their own (multipart bodies, signatures).
-const OWN_SUITES = new Set(['POST /api/p2/companies/{companyId}/attachments', 'POST /callbacks/{provider}/{channelId}']);
+const OWN_SUITES = new Set([
+  'POST /api/p2/companies/{companyId}/attachments',
+  'POST /callbacks/{provider}/{channelId}',
+]);
 
 beforeAll(async () => {
   world = await startFuzzGateway();
   const document = await send(world, { method: 'GET', target: '/openapi.json', headers: {} });
-  operations = documentedOperations(document.body as Parameters<typeof documentedOperations>[0]).filter((op) => !OWN_SUITES.has(`${op.method} ${op.path}`));
+  operations = documentedOperations(document.body as Parameters<typeof documentedOperations>[0]).filter(
+    (op) => !OWN_SUITES.has(`${op.method} ${op.path}`),
+  );
 });
 afterAll(() => world.gw.close());
 
 describe(`fuzzing every operation (FUZZ_SEED=${FUZZ.seed} FUZZ_RUNS=${FUZZ.runs})`, () => {
   it('covers every documented operation of the API, the admin API and the service routes', () => {
     expect(operations.length).toBeGreaterThan(50);
-    for (const prefix of ['/p1/', '/api/p2/', '/admin/deliveries', '/admin/replays', '/admin/companies/', '/admin/pipeline', '/admin/channels/', '/admin/sandbox/', '/admin/tokens', '/callbacks/', '/files/', '/healthz', '/metrics']) {
-      expect(operations.some((op) => op.path.startsWith(prefix)), prefix).toBe(true);
+    for (const prefix of [
+      '/p1/',
+      '/api/p2/',
+      '/admin/deliveries',
+      '/admin/replays',
+      '/admin/companies/',
+      '/admin/pipeline',
+      '/admin/channels/',
+      '/admin/sandbox/',
+      '/admin/tokens',
+      '/callbacks/',
+      '/files/',
+      '/healthz',
+      '/metrics',
+    ]) {
+      expect(
+        operations.some((op) => op.path.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
     }
   });
 
   it('refuses every broken request with a documented 4xx in the error shape, in time, storing nothing', async () => {
     for (const [index, op] of operations.entries()) {
       await fc.assert(
-        fc.asyncProperty(refusedRequests(world, op), (request) => expectRefusedLeavingNothing(world, request, op.statuses).then(() => undefined)),
+        fc.asyncProperty(refusedRequests(world, op), (request) =>
+          expectRefusedLeavingNothing(world, request, op.statuses).then(() => undefined),
+        ),
         { seed: FUZZ.seed + index, numRuns: FUZZ.runs, endOnFailure: false },
       );
     }

@@ -27,7 +27,16 @@ const HANG_MS = 5_000;
 /** What the fuzz suite works on: account A's resources, account B's (foreign ids), and secrets. */
 export interface FuzzWorld {
   gw: TestGateway;
-  own: { company: number; chatB: number; cloud: number; session: number; conversation: number; message: number; webhook: number; attachmentUrl: string };
+  own: {
+    company: number;
+    chatB: number;
+    cloud: number;
+    session: number;
+    conversation: number;
+    message: number;
+    webhook: number;
+    attachmentUrl: string;
+  };
   foreign: { company: number; chatB: number; conversation: number; message: number; webhook: number };
   otherToken: string;
   /** Sessions of the console and of account A's company portal, once a suite opened them. */
@@ -58,29 +67,75 @@ export async function startFuzzGateway(): Promise<FuzzWorld> {
     GATEWAY_ADMIN_AUTH_GLOBAL_FAILURES: '1000000',
   });
   const a = await seedCompany(gw, gw.token, 'Fuzz A');
-  const created = async (res: Promise<{ status: number; body: { data?: { external_id?: number }; webhook?: { id?: number }; attachment?: { attachment_url?: string } }; text: string }>) => {
+  const created = async (
+    res: Promise<{
+      status: number;
+      body: { data?: { external_id?: number }; webhook?: { id?: number }; attachment?: { attachment_url?: string } };
+      text: string;
+    }>,
+  ) => {
     const answer = await res;
     if (answer.status !== 201) throw new Error(`seeding failed: ${answer.status} ${answer.text}`);
     return answer.body;
   };
-  const cloud = (await created(gw.request('POST', `/p1/companies/${a.companyId}/channels`, { json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'cloud-token' } }))).data!.external_id!;
-  const session = (await created(gw.request('POST', `/p1/companies/${a.companyId}/channels`, { json: { provider: 'chat_a' } }))).data!.external_id!;
+  const cloud = (
+    await created(
+      gw.request('POST', `/p1/companies/${a.companyId}/channels`, {
+        json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'cloud-token' },
+      }),
+    )
+  ).data!.external_id!;
+  const session = (
+    await created(gw.request('POST', `/p1/companies/${a.companyId}/channels`, { json: { provider: 'chat_a' } }))
+  ).data!.external_id!;
   const conversation = seedConversation(gw, a, { externalTimes: [Date.now() - 1000] });
-  const webhook = (await created(gw.request('POST', `/api/p2/companies/${a.companyId}/webhooks`, { json: { url: 'https://hooks.example.com/fuzz', active: false } }))).webhook!.id!;
+  const webhook = (
+    await created(
+      gw.request('POST', `/api/p2/companies/${a.companyId}/webhooks`, {
+        json: { url: 'https://hooks.example.com/fuzz', active: false },
+      }),
+    )
+  ).webhook!.id!;
   const form = new FormData();
   form.append('file', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
-  const upload = await fetch(`${gw.baseUrl}/api/p2/companies/${a.companyId}/attachments`, { method: 'POST', body: form, headers: { 'x-private-api-token': gw.token } });
+  const upload = await fetch(`${gw.baseUrl}/api/p2/companies/${a.companyId}/attachments`, {
+    method: 'POST',
+    body: form,
+    headers: { 'x-private-api-token': gw.token },
+  });
   const attachmentUrl = ((await upload.json()) as { attachment: { attachment_url: string } }).attachment.attachment_url;
 
   const otherToken = gw.createAccount('fuzz other');
   const b = await seedCompany(gw, otherToken, 'Fuzz B');
   const foreignConversation = seedConversation(gw, b, { sender: '555000222', externalTimes: [Date.now() - 1000] });
-  const foreignWebhook = (await created(gw.request('POST', `/api/p2/companies/${b.companyId}/webhooks`, { token: otherToken, json: { url: 'https://hooks.example.com/b', active: false } }))).webhook!.id!;
+  const foreignWebhook = (
+    await created(
+      gw.request('POST', `/api/p2/companies/${b.companyId}/webhooks`, {
+        token: otherToken,
+        json: { url: 'https://hooks.example.com/b', active: false },
+      }),
+    )
+  ).webhook!.id!;
 
   const world: FuzzWorld = {
     gw,
-    own: { company: a.companyId, chatB: a.channelId, cloud, session, conversation: conversation.conversationId, message: conversation.messageIds[0]!, webhook, attachmentUrl },
-    foreign: { company: b.companyId, chatB: b.channelId, conversation: foreignConversation.conversationId, message: foreignConversation.messageIds[0]!, webhook: foreignWebhook },
+    own: {
+      company: a.companyId,
+      chatB: a.channelId,
+      cloud,
+      session,
+      conversation: conversation.conversationId,
+      message: conversation.messageIds[0]!,
+      webhook,
+      attachmentUrl,
+    },
+    foreign: {
+      company: b.companyId,
+      chatB: b.channelId,
+      conversation: foreignConversation.conversationId,
+      message: foreignConversation.messageIds[0]!,
+      webhook: foreignWebhook,
+    },
     otherToken,
   };
   await settle(world);
@@ -102,11 +157,21 @@ async function settle(world: FuzzWorld): Promise<void> {
 /** A digest of every row of every table, and the files of the data dir beside the store. */
 export function snapshot({ gw }: FuzzWorld): { store: string; files: string } {
   const db = gw.gateway.store.db;
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all() as { name: string }[];
   const hash = createHash('sha256');
   for (const { name } of tables) {
     hash.update(`\u0001${name}`);
-    for (const row of db.prepare(`SELECT ${columnsOf(db, name)} FROM "${name}"`).raw().iterate()) hash.update(JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('hex') : v)));
+    for (const row of db
+      .prepare(`SELECT ${columnsOf(db, name)} FROM "${name}"`)
+      .raw()
+      .iterate())
+      hash.update(
+        JSON.stringify(row, (_k, v: unknown) =>
+          typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('hex') : v,
+        ),
+      );
   }
   return { store: hash.digest('hex'), files: listFiles(gw.dataDir).join('\n') };
 }
@@ -116,8 +181,13 @@ export function snapshot({ gw }: FuzzWorld): { store: string; files: string } {
  * most once a minute) whatever the request asked for.
  */
 function columnsOf(db: TestGateway['gateway']['store']['db'], table: string): string {
-  const columns = (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((c) => c.name);
-  return columns.filter((column) => !(table === 'web_sessions' && column === 'expires_at')).map((column) => `"${column}"`).join(', ');
+  const columns = (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map(
+    (c) => c.name,
+  );
+  return columns
+    .filter((column) => !(table === 'web_sessions' && column === 'expires_at'))
+    .map((column) => `"${column}"`)
+    .join(', ');
 }
 
 function listFiles(dir: string): string[] {
@@ -150,8 +220,18 @@ export interface FuzzAnswer {
  */
 export function send(world: FuzzWorld, request: FuzzRequest): Promise<FuzzAnswer> {
   return new Promise((resolve, reject) => {
-    const headers = { ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(request.body.length) }) };
-    const req = http.request({ host: '127.0.0.1', port: world.gw.gateway.port, method: request.method, path: request.target, headers, agent: false });
+    const headers = {
+      ...request.headers,
+      ...(request.body === undefined ? {} : { 'content-length': String(request.body.length) }),
+    };
+    const req = http.request({
+      host: '127.0.0.1',
+      port: world.gw.gateway.port,
+      method: request.method,
+      path: request.target,
+      headers,
+      agent: false,
+    });
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`no answer within ${HANG_MS} ms to ${describe(request)}`));
@@ -184,7 +264,10 @@ export function send(world: FuzzWorld, request: FuzzRequest): Promise<FuzzAnswer
 }
 
 export function describe(request: FuzzRequest): string {
-  const body = request.body === undefined ? '' : ` body(${request.body.length})=${JSON.stringify(request.body.subarray(0, 300).toString('utf8'))}`;
+  const body =
+    request.body === undefined
+      ? ''
+      : ` body(${request.body.length})=${JSON.stringify(request.body.subarray(0, 300).toString('utf8'))}`;
   return `${request.method} ${request.target.slice(0, 300)} ${JSON.stringify(request.headers)}${body}`;
 }
 
@@ -192,7 +275,11 @@ export function describe(request: FuzzRequest): string {
  * The property every fuzzed request keeps: a 4xx among the statuses its operation documents, in
  * the contract's error shape, and the store and the data dir exactly as they were.
  */
-export async function expectRefusedLeavingNothing(world: FuzzWorld, request: FuzzRequest, documented: readonly number[]): Promise<FuzzAnswer> {
+export async function expectRefusedLeavingNothing(
+  world: FuzzWorld,
+  request: FuzzRequest,
+  documented: readonly number[],
+): Promise<FuzzAnswer> {
   const before = snapshot(world);
   const answer = await send(world, request);
   const context = `${answer.status} ${answer.text.slice(0, 400)}\n  for ${describe(request)}`;
@@ -208,8 +295,16 @@ export function expectErrorBody(answer: FuzzAnswer, context: string): void {
   const errors = (answer.body as { errors?: unknown } | undefined)?.errors;
   expect(Array.isArray(errors) && errors.length > 0, `the error shape: ${context}`).toBe(true);
   for (const entry of errors as Record<string, unknown>[]) {
-    expect(Object.keys(entry).filter((k) => k !== 'source').sort(), `error entry keys: ${context}`).toEqual(['code', 'detail', 'status', 'title']);
+    expect(
+      Object.keys(entry)
+        .filter((k) => k !== 'source')
+        .sort(),
+      `error entry keys: ${context}`,
+    ).toEqual(['code', 'detail', 'status', 'title']);
     expect(entry.status, `error entry status: ${context}`).toBe(answer.status);
-    expect(typeof entry.code === 'string' && typeof entry.title === 'string' && typeof entry.detail === 'string', `error entry fields: ${context}`).toBe(true);
+    expect(
+      typeof entry.code === 'string' && typeof entry.title === 'string' && typeof entry.detail === 'string',
+      `error entry fields: ${context}`,
+    ).toBe(true);
   }
 }

@@ -58,10 +58,15 @@ function validatorsOf(schema: Schema): { json: ValidateFunction; text: ValidateF
 const NOT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
 
-function strings(value: unknown, path: (string | number)[] = [], found: { path: (string | number)[]; text: string }[] = []) {
+function strings(
+  value: unknown,
+  path: (string | number)[] = [],
+  found: { path: (string | number)[]; text: string }[] = [],
+) {
   if (typeof value === 'string') found.push({ path, text: value });
   else if (Array.isArray(value)) value.forEach((item, i) => strings(item, [...path, i], found));
-  else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) strings(v, [...path, k], found);
+  else if (typeof value === 'object' && value !== null)
+    for (const [k, v] of Object.entries(value)) strings(v, [...path, k], found);
   return found;
 }
 
@@ -94,8 +99,14 @@ export function textBreaks(schema: Schema, text: string, form: boolean): boolean
   let value: Record<string, unknown>;
   try {
     value = form
-      ? (qs.parse(text, { allowDots: true }))
-      : (qs.parse(text, { depth: 5, arrayLimit: 100, parameterLimit: 1000, strictDepth: true, throwOnLimitExceeded: true }));
+      ? qs.parse(text, { allowDots: true })
+      : qs.parse(text, {
+          depth: 5,
+          arrayLimit: 100,
+          parameterLimit: 1000,
+          strictDepth: true,
+          throwOnLimitExceeded: true,
+        });
   } catch {
     return true;
   }
@@ -108,7 +119,11 @@ export function textBreaks(schema: Schema, text: string, form: boolean): boolean
 }
 
 function at(value: unknown, path: (string | number)[]): unknown {
-  return path.reduce<unknown>((current, key) => (typeof current === 'object' && current !== null ? (current as Record<string, unknown>)[key] : undefined), value);
+  return path.reduce<unknown>(
+    (current, key) =>
+      typeof current === 'object' && current !== null ? (current as Record<string, unknown>)[key] : undefined,
+    value,
+  );
 }
 
 /** JSON text of a value in which RawJson parts stand as written. */
@@ -125,7 +140,13 @@ export function jsonText(value: unknown): string {
 
 /** Percent-encoding of text as UTF-8 (unpaired surrogates become U+FFFD, as any UTF-8 encoder does). */
 function encode(text: string): string {
-  return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(text, 'utf8')]
+    .map((byte) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 /** Query or form text of an input: brackets for nesting, TextValue parts as given. */
@@ -135,7 +156,8 @@ export function formText(input: Record<string, unknown>): string {
     if (value instanceof TextValue) pairs.push(`${key}=${value.encoded ? value.text : encode(value.text)}`);
     else if (value instanceof RawJson) pairs.push(`${key}=${encode(value.text)}`);
     else if (Array.isArray(value)) value.forEach((item) => add(`${key}%5B%5D`, item));
-    else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) add(`${key}%5B${encode(k)}%5D`, v);
+    else if (typeof value === 'object' && value !== null)
+      for (const [k, v] of Object.entries(value)) add(`${key}%5B${encode(k)}%5D`, v);
     else pairs.push(`${key}=${encode(value === null ? '' : String(value))}`);
   };
   for (const [name, value] of Object.entries(input)) add(encode(name), value);

@@ -2,7 +2,16 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedOperations } from './api-requests.js';
-import { expectRefusedLeavingNothing, FUZZ, LIMITS, send, snapshot, startFuzzGateway, type FuzzRequest, type FuzzWorld } from './fuzz-gateway.js';
+import {
+  expectRefusedLeavingNothing,
+  FUZZ,
+  LIMITS,
+  send,
+  snapshot,
+  startFuzzGateway,
+  type FuzzRequest,
+  type FuzzWorld,
+} from './fuzz-gateway.js';
 
 /**
  * Multipart uploads (POST /api/p2/companies/<id>/attachments), fuzzed: files over the limit by a
@@ -17,7 +26,9 @@ let statuses: number[];
 beforeAll(async () => {
   world = await startFuzzGateway();
   const document = await send(world, { method: 'GET', target: '/openapi.json', headers: {} });
-  statuses = documentedOperations(document.body as Parameters<typeof documentedOperations>[0]).find((op) => op.method === 'POST' && op.path === '/api/p2/companies/{companyId}/attachments')!.statuses;
+  statuses = documentedOperations(document.body as Parameters<typeof documentedOperations>[0]).find(
+    (op) => op.method === 'POST' && op.path === '/api/p2/companies/{companyId}/attachments',
+  )!.statuses;
 });
 afterAll(() => world.gw.close());
 
@@ -34,51 +45,146 @@ function multipart(parts: Part[], { close = true, boundary = BOUNDARY } = {}): B
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const disposition = `form-data; name="${part.field}"${part.fileName === undefined ? '' : `; filename="${part.fileName}"`}`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.type === undefined ? '' : `Content-Type: ${part.type}\r\n`}\r\n`), part.content, Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.type === undefined ? '' : `Content-Type: ${part.type}\r\n`}\r\n`,
+      ),
+      part.content,
+      Buffer.from('\r\n'),
+    );
   }
   if (close) chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
 }
 
-const fileNames = fc.constantFrom('a.txt', 'photo.jpg', '', '../../etc/passwd', 'x\u202etxt.exe', '👩‍👩‍👧.png', 'a"b.txt', `${'n'.repeat(400)}.bin`);
+const fileNames = fc.constantFrom(
+  'a.txt',
+  'photo.jpg',
+  '',
+  '../../etc/passwd',
+  'x\u202etxt.exe',
+  '👩‍👩‍👧.png',
+  'a"b.txt',
+  `${'n'.repeat(400)}.bin`,
+);
 const bytes = (size: number, fill: number) => Buffer.alloc(size, fill);
 
-function upload(body: Buffer, headers: Record<string, string> = {}, company: number | string = world.own.company, token: string | null = world.gw.token): FuzzRequest {
+function upload(
+  body: Buffer,
+  headers: Record<string, string> = {},
+  company: number | string = world.own.company,
+  token: string | null = world.gw.token,
+): FuzzRequest {
   return {
     method: 'POST',
     target: `/api/p2/companies/${company}/attachments`,
-    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, ...(token === null ? {} : { 'x-private-api-token': token }), ...headers },
+    headers: {
+      'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      ...(token === null ? {} : { 'x-private-api-token': token }),
+      ...headers,
+    },
     body,
   };
 }
 
 /** Every kind of refused upload (built once the world exists: foreign ids come from it). */
-const refusedUploads = (): fc.Arbitrary<FuzzRequest> => fc.oneof(
-  // Over the limit: by a few bytes (the case that hung), by more, with fields before and after.
-  fc.tuple(fc.integer({ min: 1, max: 64 }), fileNames, fc.boolean(), fc.integer({ min: 0, max: 255 })).map(([over, fileName, withFields, fill]) =>
-    upload(multipart([...(withFields ? [{ field: 'note', content: Buffer.from('before') }] : []), { field: 'file', fileName, type: 'application/octet-stream', content: bytes(LIMITS.attachmentBytes + over, fill) }, ...(withFields ? [{ field: 'after', content: Buffer.from('x') }] : [])])),
-  ),
-  fc.integer({ min: 2, max: 3 }).map((times) => upload(multipart([{ field: 'file', fileName: 'big.bin', content: bytes(LIMITS.attachmentBytes * times, 7) }]))),
-  // No file, an empty one, two, a misnamed part, fields only.
-  fileNames.map((fileName) => upload(multipart([{ field: 'file', fileName, content: Buffer.alloc(0) }]))),
-  fc.integer({ min: 1, max: 100 }).map((size) => upload(multipart([{ field: 'file', fileName: 'a.txt', content: bytes(size, 97) }, { field: 'file', fileName: 'b.txt', content: bytes(size, 98) }]))),
-  fc.constantFrom('File', 'files', 'file[]', 'attachment', '').map((field) => upload(multipart([{ field, fileName: 'a.txt', content: Buffer.from('hello') }]))),
-  fc.constant(upload(multipart([{ field: 'file', content: Buffer.from('not a file part') }]))),
-  fc.constant(upload(multipart([]))),
-  // Too many parts or fields.
-  fc.integer({ min: 25, max: 40 }).map((count) => upload(multipart(Array.from({ length: count }, (_, i) => ({ field: `f${i}`, content: Buffer.from('x') }))))),
-  // Cut short, no closing boundary, another boundary, none at all.
-  fc.integer({ min: 1, max: 200 }).map((size) => upload(multipart([{ field: 'file', fileName: 'a.txt', content: bytes(size, 97) }], { close: false }))),
-  fc.integer({ min: 1, max: 200 }).map((size) => upload(multipart([{ field: 'file', fileName: 'a.txt', content: bytes(size, 97) }]).subarray(0, 60 + (size % 40)))),
-  fc.constant(upload(multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('x') }], { boundary: 'other' }))),
-  fc.constantFrom('multipart/form-data', 'multipart/form-data; boundary=', 'multipart/mixed; boundary=x').map((type) => upload(multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('x') }]), { 'content-type': type })),
-  // Other media types and content codings.
-  fc.constantFrom('application/json', 'text/plain', 'application/octet-stream', 'image/png').map((type) => upload(Buffer.from('{"file":"x"}'), { 'content-type': type })),
-  fc.constantFrom('gzip', 'deflate', 'br', 'foo').map((coding) => upload(coding === 'gzip' ? gzipSync(multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('hello') }])) : multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('hello') }]), { 'content-encoding': coding })),
-  // Not the caller's company, or no caller at all.
-  fc.constantFrom<number | string>(world.foreign.company, '0', '999999', 'abc', '99999999999999999999').map((company) => upload(multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('hello') }]), {}, company)),
-  fc.constantFrom<string | null>(null, 'gwk_wrong', 'x').map((token) => upload(multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('hello') }]), {}, world.own.company, token)),
-);
+const refusedUploads = (): fc.Arbitrary<FuzzRequest> =>
+  fc.oneof(
+    // Over the limit: by a few bytes (the case that hung), by more, with fields before and after.
+    fc
+      .tuple(fc.integer({ min: 1, max: 64 }), fileNames, fc.boolean(), fc.integer({ min: 0, max: 255 }))
+      .map(([over, fileName, withFields, fill]) =>
+        upload(
+          multipart([
+            ...(withFields ? [{ field: 'note', content: Buffer.from('before') }] : []),
+            {
+              field: 'file',
+              fileName,
+              type: 'application/octet-stream',
+              content: bytes(LIMITS.attachmentBytes + over, fill),
+            },
+            ...(withFields ? [{ field: 'after', content: Buffer.from('x') }] : []),
+          ]),
+        ),
+      ),
+    fc
+      .integer({ min: 2, max: 3 })
+      .map((times) =>
+        upload(multipart([{ field: 'file', fileName: 'big.bin', content: bytes(LIMITS.attachmentBytes * times, 7) }])),
+      ),
+    // No file, an empty one, two, a misnamed part, fields only.
+    fileNames.map((fileName) => upload(multipart([{ field: 'file', fileName, content: Buffer.alloc(0) }]))),
+    fc.integer({ min: 1, max: 100 }).map((size) =>
+      upload(
+        multipart([
+          { field: 'file', fileName: 'a.txt', content: bytes(size, 97) },
+          { field: 'file', fileName: 'b.txt', content: bytes(size, 98) },
+        ]),
+      ),
+    ),
+    fc
+      .constantFrom('File', 'files', 'file[]', 'attachment', '')
+      .map((field) => upload(multipart([{ field, fileName: 'a.txt', content: Buffer.from('hello') }]))),
+    fc.constant(upload(multipart([{ field: 'file', content: Buffer.from('not a file part') }]))),
+    fc.constant(upload(multipart([]))),
+    // Too many parts or fields.
+    fc
+      .integer({ min: 25, max: 40 })
+      .map((count) =>
+        upload(multipart(Array.from({ length: count }, (_, i) => ({ field: `f${i}`, content: Buffer.from('x') })))),
+      ),
+    // Cut short, no closing boundary, another boundary, none at all.
+    fc
+      .integer({ min: 1, max: 200 })
+      .map((size) =>
+        upload(multipart([{ field: 'file', fileName: 'a.txt', content: bytes(size, 97) }], { close: false })),
+      ),
+    fc
+      .integer({ min: 1, max: 200 })
+      .map((size) =>
+        upload(
+          multipart([{ field: 'file', fileName: 'a.txt', content: bytes(size, 97) }]).subarray(0, 60 + (size % 40)),
+        ),
+      ),
+    fc.constant(
+      upload(multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('x') }], { boundary: 'other' })),
+    ),
+    fc
+      .constantFrom('multipart/form-data', 'multipart/form-data; boundary=', 'multipart/mixed; boundary=x')
+      .map((type) =>
+        upload(multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('x') }]), { 'content-type': type }),
+      ),
+    // Other media types and content codings.
+    fc
+      .constantFrom('application/json', 'text/plain', 'application/octet-stream', 'image/png')
+      .map((type) => upload(Buffer.from('{"file":"x"}'), { 'content-type': type })),
+    fc
+      .constantFrom('gzip', 'deflate', 'br', 'foo')
+      .map((coding) =>
+        upload(
+          coding === 'gzip'
+            ? gzipSync(multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('hello') }]))
+            : multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('hello') }]),
+          { 'content-encoding': coding },
+        ),
+      ),
+    // Not the caller's company, or no caller at all.
+    fc
+      .constantFrom<number | string>(world.foreign.company, '0', '999999', 'abc', '99999999999999999999')
+      .map((company) =>
+        upload(multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('hello') }]), {}, company),
+      ),
+    fc
+      .constantFrom<string | null>(null, 'gwk_wrong', 'x')
+      .map((token) =>
+        upload(
+          multipart([{ field: 'file', fileName: 'a.txt', content: Buffer.from('hello') }]),
+          {},
+          world.own.company,
+          token,
+        ),
+      ),
+  );
 
 describe(`fuzzing uploads (FUZZ_SEED=${FUZZ.seed} FUZZ_RUNS=${FUZZ.runs})`, () => {
   it('refuses every broken upload at once with a documented 4xx, leaving no row and no file', async () => {
@@ -86,7 +192,8 @@ describe(`fuzzing uploads (FUZZ_SEED=${FUZZ.seed} FUZZ_RUNS=${FUZZ.runs})`, () =
       fc.asyncProperty(refusedUploads(), async (request) => {
         const answer = await expectRefusedLeavingNothing(world, request, statuses);
         // A refused upload's connection is not kept for another request: its body may still be coming.
-        if (answer.status !== 401 && answer.status !== 404) expect(answer.headers.connection, `${answer.status} ${answer.text}`).toBe('close');
+        if (answer.status !== 401 && answer.status !== 404)
+          expect(answer.headers.connection, `${answer.status} ${answer.text}`).toBe('close');
       }),
       { seed: FUZZ.seed, numRuns: FUZZ.runs * 3 },
     );

@@ -12,7 +12,9 @@ export const CHROMIUM = '/usr/bin/chromium';
  */
 export async function launchChromium(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's chromium package (apt-get install -y chromium; .ci/run installs it).`);
+    throw new Error(
+      `${CHROMIUM} is missing: the browser tests need Debian's chromium package (apt-get install -y chromium; .ci/run installs it).`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,

@@ -24,7 +24,10 @@ export interface CallbackInfo {
 
 /** What the operator sees at GET /admin/channels/<id>/callback. */
 export async function callbackInfo(gw: TestGateway, channelId: number): Promise<CallbackInfo> {
-  const res = await gw.request('GET', `/admin/channels/${channelId}/callback`, { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const res = await gw.request('GET', `/admin/channels/${channelId}/callback`, {
+    token: null,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
   if (res.status !== 200) throw new Error(`callback info of ${channelId}: ${res.status} ${res.text}`);
   return res.body as CallbackInfo;
 }
@@ -34,7 +37,13 @@ export function cloudSignature(body: string, appSecret: string): string {
 }
 
 /** Posts a cloud-style callback signed with the app secret (or with the given header). */
-export function postCloud(gw: TestGateway, channelId: number, body: string, appSecret: string, headers: Record<string, string> = {}): Promise<TestResponse> {
+export function postCloud(
+  gw: TestGateway,
+  channelId: number,
+  body: string,
+  appSecret: string,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
   return gw.request('POST', `/callbacks/chat_a_business/${channelId}`, {
     token: null,
     body,
@@ -42,16 +51,29 @@ export function postCloud(gw: TestGateway, channelId: number, body: string, appS
   });
 }
 
-export function postBot(gw: TestGateway, channelId: number, body: string, secretToken: string | null): Promise<TestResponse> {
+export function postBot(
+  gw: TestGateway,
+  channelId: number,
+  body: string,
+  secretToken: string | null,
+): Promise<TestResponse> {
   return gw.request('POST', `/callbacks/chat_b/${channelId}`, {
     token: null,
     body,
-    headers: { 'content-type': 'application/json', ...(secretToken === null ? {} : { 'x-bot-api-secret-token': secretToken }) },
+    headers: {
+      'content-type': 'application/json',
+      ...(secretToken === null ? {} : { 'x-bot-api-secret-token': secretToken }),
+    },
   });
 }
 
 /** Standard Webhooks headers for a body, signed by the standardwebhooks package (not our code). */
-export function connectorHeaders(body: string, secret: string, id = `msg_${randomUUID()}`, at = new Date()): Record<string, string> {
+export function connectorHeaders(
+  body: string,
+  secret: string,
+  id = `msg_${randomUUID()}`,
+  at = new Date(),
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     'webhook-id': id,
@@ -60,8 +82,19 @@ export function connectorHeaders(body: string, secret: string, id = `msg_${rando
   };
 }
 
-export function postConnector(gw: TestGateway, provider: string, channelId: number, body: string, secret: string, id?: string): Promise<TestResponse> {
-  return gw.request('POST', `/callbacks/${provider}/${channelId}`, { token: null, body, headers: connectorHeaders(body, secret, id) });
+export function postConnector(
+  gw: TestGateway,
+  provider: string,
+  channelId: number,
+  body: string,
+  secret: string,
+  id?: string,
+): Promise<TestResponse> {
+  return gw.request('POST', `/callbacks/${provider}/${channelId}`, {
+    token: null,
+    body,
+    headers: connectorHeaders(body, secret, id),
+  });
 }
 
 /** Events after `before`, each validated against its schema (v2 envelopes, v1 channel payloads, job results): test/helpers/events.ts. */
@@ -71,7 +104,14 @@ export const checkedEvents = newEvents;
  * Row counts of the tables a callback writes, and the events emitted (published in their commit,
  * they leave no outbox row): proof that a refused one left nothing.
  */
-export function rowCounts(store: Store): { contacts: number; conversations: number; messages: number; attachments: number; events: number; callback_receipts: number } {
+export function rowCounts(store: Store): {
+  contacts: number;
+  conversations: number;
+  messages: number;
+  attachments: number;
+  events: number;
+  callback_receipts: number;
+} {
   const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   return {
     contacts: count('contacts'),
@@ -84,7 +124,13 @@ export function rowCounts(store: Store): { contacts: number; conversations: numb
 }
 
 /** An outgoing message with a provider id, as the sender will leave it once the provider accepted it. */
-export function seedOutgoing(store: Store, conversationId: number, companyId: number, externalId: string, status: 'created' | 'sent' = 'sent'): number {
+export function seedOutgoing(
+  store: Store,
+  conversationId: number,
+  companyId: number,
+  externalId: string,
+  status: 'created' | 'sent' = 'sent',
+): number {
   return store.transaction(() => {
     const conversation = store.conversations.find(companyId, conversationId)!;
     const row = store.messages.insert({
@@ -105,22 +151,31 @@ export function seedOutgoing(store: Store, conversationId: number, companyId: nu
 }
 
 /** Posts exact bytes (which need not be valid UTF-8), unlike gw.request which sends text. */
-export function postBytes(gw: TestGateway, pathAndQuery: string, body: Buffer, headers: Record<string, string>): Promise<TestResponse> {
+export function postBytes(
+  gw: TestGateway,
+  pathAndQuery: string,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
-    const request = http.request(`${gw.baseUrl}${pathAndQuery}`, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: parsed });
-      });
-    });
+    const request = http.request(
+      `${gw.baseUrl}${pathAndQuery}`,
+      { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON: keep the text
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: parsed });
+        });
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -148,11 +203,15 @@ export interface CallbackChannels {
 
 /** A company with a channel of each callback family, created through the API; the gateway needs GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN. */
 export async function createCallbackChannels(gw: TestGateway, companyName: string): Promise<CallbackChannels> {
-  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: companyName } })).body.data.external_id as number;
-  const create = async (json: Record<string, unknown>) => (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json })).body.data.external_id as number;
+  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: companyName } })).body.data
+    .external_id as number;
+  const create = async (json: Record<string, unknown>) =>
+    (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json })).body.data.external_id as number;
   const botChannel = await create({ provider: 'chat_b', token: '123456:bot-token' });
   const cloudChannel = await create({ provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' });
-  const connectorChannel = (await gw.request('POST', `/api/p2/companies/${companyId}/auths`, { json: { provider: 'chat_d' } })).body.auth.id as number;
+  const connectorChannel = (
+    await gw.request('POST', `/api/p2/companies/${companyId}/auths`, { json: { provider: 'chat_d' } })
+  ).body.auth.id as number;
   const cloud = await callbackInfo(gw, cloudChannel);
   return {
     companyId,

@@ -45,7 +45,9 @@ function storedEvents(store: Store): EventRecord[] {
   const published = (publishedBy.get(store.outbox) ?? []).filter((row) => row.stream === 'gateway.events');
   const seen = new Set(published.map((row) => row.id));
   const rows = store.db
-    .prepare<[], { id: number; payload: string }>("SELECT id, payload FROM outbox WHERE stream = 'gateway.events' ORDER BY id")
+    .prepare<[], { id: number; payload: string }>(
+      "SELECT id, payload FROM outbox WHERE stream = 'gateway.events' ORDER BY id",
+    )
     .all()
     .filter((row) => !seen.has(row.id));
   return [...published, ...rows].map((row) => JSON.parse(row.payload) as EventRecord);
@@ -84,7 +86,9 @@ export function assertValidEvent(event: EventRecord): void {
   const validate = validators.get(family);
   if (validate === undefined) throw new Error(`no schema registered for events of type ${family}`);
   if (!validate(event.body)) {
-    throw new Error(`event ${event.name} does not match its schema: ${schemaErrors(validate)}\n${JSON.stringify(event.body)}`);
+    throw new Error(
+      `event ${event.name} does not match its schema: ${schemaErrors(validate)}\n${JSON.stringify(event.body)}`,
+    );
   }
   const v1 = family === 'channel' || family === 'job' || family === 'webhook_url';
   const name =
@@ -98,8 +102,11 @@ export function assertValidEvent(event: EventRecord): void {
     throw new Error(`event record and body disagree: ${JSON.stringify(event)}`);
   }
   const inCatalog = catalogValidators.get(event.name);
-  if (inCatalog === undefined) throw new Error(`event ${event.name} is not in the event catalog (schemas/events/catalog.ts)`);
+  if (inCatalog === undefined)
+    throw new Error(`event ${event.name} is not in the event catalog (schemas/events/catalog.ts)`);
   if (!inCatalog(event.body)) {
-    throw new Error(`event ${event.name} does not match its catalog schema: ${v1Ajv.errorsText(inCatalog.errors)}\n${JSON.stringify(event.body)}`);
+    throw new Error(
+      `event ${event.name} does not match its catalog schema: ${v1Ajv.errorsText(inCatalog.errors)}\n${JSON.stringify(event.body)}`,
+    );
   }
 }

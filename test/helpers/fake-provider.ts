@@ -88,21 +88,52 @@ export class FakeProvider {
     const at = new Date();
     const response = await fetch(session.callbackUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(session.secret).sign(id, at, body) },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(session.secret).sign(id, at, body),
+      },
       body,
     });
     return response.status;
   }
 
   /** Posts a cloud-style status callback for a message id, signed with the app secret. */
-  async cloudStatus(gatewayUrl: string, channelId: number, appSecret: string, messageId: string, status: string, recipient = '491701234567'): Promise<number> {
+  async cloudStatus(
+    gatewayUrl: string,
+    channelId: number,
+    appSecret: string,
+    messageId: string,
+    status: string,
+    recipient = '491701234567',
+  ): Promise<number> {
     const body = JSON.stringify({
       object: 'chat_a_business_account',
-      entry: [{ id: 'WABA1', changes: [{ field: 'messages', value: { messaging_product: 'chat_a', metadata: { display_phone_number: '15550001111', phone_number_id: 'PN1' }, statuses: [{ id: messageId, status, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recipient }] } }] }],
+      entry: [
+        {
+          id: 'WABA1',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'chat_a',
+                metadata: { display_phone_number: '15550001111', phone_number_id: 'PN1' },
+                statuses: [
+                  { id: messageId, status, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recipient },
+                ],
+              },
+            },
+          ],
+        },
+      ],
     });
     const response = await fetch(`${gatewayUrl}/callbacks/chat_a_business/${channelId}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}` },
+      headers: {
+        'content-type': 'application/json',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`,
+      },
       body,
     });
     return response.status;
@@ -117,7 +148,11 @@ export class FakeProvider {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const path = req.url ?? '/';
-    const family: ReceivedCall['family'] = path.startsWith('/connector') ? 'connector' : path.startsWith('/bot') ? 'bot' : 'cloud';
+    const family: ReceivedCall['family'] = path.startsWith('/connector')
+      ? 'connector'
+      : path.startsWith('/bot')
+        ? 'bot'
+        : 'cloud';
     const body = text === '' ? undefined : JSON.parse(text);
     this.calls.push({ family, method: req.method ?? 'GET', path, headers: req.headers, body });
     const scripted = this.scripts[family]!.shift();
@@ -126,42 +161,83 @@ export class FakeProvider {
     res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
   }
 
-  private answer(family: ReceivedCall['family'], method: string, path: string, headers: http.IncomingHttpHeaders, body: any): ScriptedAnswer {
+  private answer(
+    family: ReceivedCall['family'],
+    method: string,
+    path: string,
+    headers: http.IncomingHttpHeaders,
+    body: any,
+  ): ScriptedAnswer {
     this.counter += 1;
     if (family === 'cloud') {
       if (method === 'POST' && /^\/v21\.0\/[^/]+\/messages$/.test(path)) {
-        return { status: 200, body: { messaging_product: 'chat_a', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.FAKE${this.counter}` }] } };
+        return {
+          status: 200,
+          body: {
+            messaging_product: 'chat_a',
+            contacts: [{ input: body.to, wa_id: body.to }],
+            messages: [{ id: `wamid.FAKE${this.counter}` }],
+          },
+        };
       }
-      if (method === 'GET' && /^\/v21\.0\/[^/]+\/message_templates/.test(path)) return { status: 200, body: { data: this.templates, paging: {} } };
+      if (method === 'GET' && /^\/v21\.0\/[^/]+\/message_templates/.test(path))
+        return { status: 200, body: { data: this.templates, paging: {} } };
       return { status: 404, body: { error: { code: 100, message: 'Unknown path' } } };
     }
     if (family === 'bot') {
       const match = /^\/bot([^/]+)\/(\w+)$/.exec(path);
-      if (match === null || method !== 'POST') return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
-      return { status: 200, body: { ok: true, result: { message_id: 1000 + this.counter, chat: { id: Number(body.chat_id) || body.chat_id }, date: Math.floor(Date.now() / 1000) } } };
+      if (match === null || method !== 'POST')
+        return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
+      return {
+        status: 200,
+        body: {
+          ok: true,
+          result: {
+            message_id: 1000 + this.counter,
+            chat: { id: Number(body.chat_id) || body.chat_id },
+            date: Math.floor(Date.now() / 1000),
+          },
+        },
+      };
     }
-    if (headers.authorization !== 'Bearer connector-token-of-the-tests') return { status: 401, body: { error: { code: 'unauthorized', title: 'bad token' } } };
+    if (headers.authorization !== 'Bearer connector-token-of-the-tests')
+      return { status: 401, body: { error: { code: 'unauthorized', title: 'bad token' } } };
     const session = /^\/connector\/sessions\/(\d+)(\/.*)?$/.exec(path);
     if (session === null) return { status: 404, body: { error: { code: 'not_found', title: 'no such path' } } };
     const channelId = Number(session[1]);
     const rest = session[2] ?? '';
     if (method === 'PUT' && rest === '') {
-      this.sessions.set(channelId, { provider: body.provider, callbackUrl: body.callback.url, secret: body.callback.signing_secret, body });
-      return { status: 200, body: this.sessionAnswers[body.provider] ?? { qr: `2@fakeqr${channelId}`, state: 'pending' } };
+      this.sessions.set(channelId, {
+        provider: body.provider,
+        callbackUrl: body.callback.url,
+        secret: body.callback.signing_secret,
+        body,
+      });
+      return {
+        status: 200,
+        body: this.sessionAnswers[body.provider] ?? { qr: `2@fakeqr${channelId}`, state: 'pending' },
+      };
     }
     if (method === 'DELETE' && rest === '') return { status: 204, body: undefined };
     if (method === 'POST' && rest === '/request_code') {
       const provider = this.sessions.get(channelId)?.provider;
-      if (provider === 'chat_a') return { status: 200, body: { sessionId: `sess-${channelId}`, code: 'ABCD-EFGH', ttl: '60' } };
-      if (provider === 'chat_b_personal') return { status: 200, body: { code_length: 5, code_type: 'sms', expires_in: 120, next_type: 'call', session_id: 987654 } };
+      if (provider === 'chat_a')
+        return { status: 200, body: { sessionId: `sess-${channelId}`, code: 'ABCD-EFGH', ttl: '60' } };
+      if (provider === 'chat_b_personal')
+        return {
+          status: 200,
+          body: { code_length: 5, code_type: 'sms', expires_in: 120, next_type: 'call', session_id: 987654 },
+        };
       return { status: 200, body: {} };
     }
     if (method === 'POST' && rest === '/confirm') {
-      if (body.code === '00000') return { status: 422, body: { error: { code: 'wrong_code', title: 'The code is not the one sent.' } } };
+      if (body.code === '00000')
+        return { status: 422, body: { error: { code: 'wrong_code', title: 'The code is not the one sent.' } } };
       return { status: 200, body: this.confirmAnswers.shift() ?? { state: 'enabled' } };
     }
     const contact = /^\/contacts\/([^/]+)$/.exec(rest);
-    if (method === 'GET' && contact !== null) return { status: 200, body: { exists: this.knownPhones.has(decodeURIComponent(contact[1]!)) } };
+    if (method === 'GET' && contact !== null)
+      return { status: 200, body: { exists: this.knownPhones.has(decodeURIComponent(contact[1]!)) } };
     if (method === 'GET' && rest === '/pages') return { status: 200, body: { pages: this.pages } };
     if (method === 'POST' && rest.startsWith('/pages/')) return { status: 200, body: { state: 'enabled' } };
     if (method === 'POST' && rest === '/messages') {

@@ -29,9 +29,16 @@ export interface GatewayProcess {
  * thousand times the documented ones, which `env` may override) and waits for its
  * start line: `gateway listening` for a role with an HTTP server, `worker started` for a worker.
  */
-export async function startGatewayProcess(role: 'all' | 'core' | 'worker', env: Record<string, string>, startTimeoutMs = 60_000): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  role: 'all' | 'core' | 'worker',
+  env: Record<string, string>,
+  startTimeoutMs = 60_000,
+): Promise<GatewayProcess> {
   const args = role === 'all' ? [BIN, 'serve'] : [BIN, 'serve', '--role', role];
-  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_API_RATE_LIMIT_FACTOR: '1000', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_API_RATE_LIMIT_FACTOR: '1000', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
@@ -47,9 +54,17 @@ export async function startGatewayProcess(role: 'all' | 'core' | 'worker', env: 
     new Promise<void>((resolve, reject) => {
       const check = () => {
         if (text.indexOf(wanted, from) >= 0) return done(null);
-        if (child.exitCode !== null || child.signalCode !== null) done(new Error(`gateway ${role} exited (${child.exitCode ?? child.signalCode}) before "${wanted}":\n${text.slice(-4_000)}`));
+        if (child.exitCode !== null || child.signalCode !== null)
+          done(
+            new Error(
+              `gateway ${role} exited (${child.exitCode ?? child.signalCode}) before "${wanted}":\n${text.slice(-4_000)}`,
+            ),
+          );
       };
-      const timer = setTimeout(() => done(new Error(`gateway ${role}: no "${wanted}" within ${timeoutMs} ms:\n${text.slice(-4_000)}`)), timeoutMs);
+      const timer = setTimeout(
+        () => done(new Error(`gateway ${role}: no "${wanted}" within ${timeoutMs} ms:\n${text.slice(-4_000)}`)),
+        timeoutMs,
+      );
       function done(error: Error | null) {
         clearTimeout(timer);
         listeners.delete(check);

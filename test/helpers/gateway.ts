@@ -25,7 +25,10 @@ export const TO_RECEIVERS: Record<string, string> = {
 
 /** The shared test broker (test/global-setup.ts) under a namespace of its own: give the same settings to a gateway's `--role worker` processes. */
 export function kafkaStreams(prefix = 'test'): Record<string, string> {
-  return { GATEWAY_KAFKA_BROKERS: inject('kafkaBrokers'), GATEWAY_KAFKA_NAMESPACE: `${prefix}-${randomUUID().slice(0, 8)}.` };
+  return {
+    GATEWAY_KAFKA_BROKERS: inject('kafkaBrokers'),
+    GATEWAY_KAFKA_NAMESPACE: `${prefix}-${randomUUID().slice(0, 8)}.`,
+  };
 }
 
 export interface TestGatewayOptions {
@@ -71,7 +74,7 @@ export interface TestResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
-   
+
   body: any;
 }
 
@@ -79,7 +82,10 @@ export interface TestResponse {
  * A real gateway in the test process (real Koa app, real SQLite file in a fresh temp dir, the
  * pipeline running) on a free loopback port.
  */
-export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  env: Record<string, string> = {},
+  options: TestGatewayOptions = {},
+): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   const token = generateApiToken();
   const config = loadConfig({
@@ -100,7 +106,11 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       done();
     },
   });
-  const gateway = await startGateway(config, createLogger(config.logLevel, sink, { traceFields: options.traceFields }), { clock: options.clock, role: options.role });
+  const gateway = await startGateway(
+    config,
+    createLogger(config.logLevel, sink, { traceFields: options.traceFields }),
+    { clock: options.clock, role: options.role },
+  );
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
 
   return {
@@ -133,7 +143,11 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       const headers: Record<string, string> = {};
       if (adminToken !== null) headers.authorization = `Bearer ${adminToken}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(`${baseUrl}${urlPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${baseUrl}${urlPath}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const textBody = await response.text();
       return { status: response.status, body: textBody === '' ? undefined : JSON.parse(textBody) };
     },
@@ -153,7 +167,12 @@ export async function startTestGateway(env: Record<string, string> = {}, options
 }
 
 /** node:http rather than fetch: fetch refuses a body on GET, which the contract's samples send. */
-function send(url: string, method: string, headers: Record<string, string>, body: string | undefined): Promise<TestResponse> {
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<TestResponse> {
   if (body !== undefined) headers['content-length'] ??= String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
     const request = http.request(url, { method, headers, agent: false }, (response) => {
@@ -176,7 +195,11 @@ function send(url: string, method: string, headers: Record<string, string>, body
 }
 
 /** The contract's error body: asserts the shape and answers the entries. */
-export function expectErrorShape(response: TestResponse, status: number, code: string): { detail: string; source?: { pointer: string } }[] {
+export function expectErrorShape(
+  response: TestResponse,
+  status: number,
+  code: string,
+): { detail: string; source?: { pointer: string } }[] {
   const errors = (response.body as { errors?: unknown })?.errors;
   if (response.status !== status || !Array.isArray(errors) || errors.length === 0) {
     throw new Error(`expected ${status} ${code} in the error shape, got ${response.status}: ${response.text}`);
@@ -186,7 +209,12 @@ export function expectErrorShape(response: TestResponse, status: number, code: s
     if (!['code,detail,status,title', 'code,detail,source,status,title'].includes(keys)) {
       throw new Error(`error entry has unexpected keys ${keys}: ${response.text}`);
     }
-    if (entry.status !== status || entry.code !== code || typeof entry.title !== 'string' || typeof entry.detail !== 'string') {
+    if (
+      entry.status !== status ||
+      entry.code !== code ||
+      typeof entry.title !== 'string' ||
+      typeof entry.detail !== 'string'
+    ) {
       throw new Error(`error entry is not {status: ${status}, code: ${code}, ...}: ${response.text}`);
     }
   }

@@ -25,7 +25,11 @@ type OtlpAttribute = { key: string; value: OtlpValue };
 
 function attributes(list: OtlpAttribute[] | undefined): Record<string, string | number | boolean> {
   return Object.fromEntries(
-    (list ?? []).map(({ key, value }) => [key, value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue ?? ''))]),
+    (list ?? []).map(({ key, value }) => [
+      key,
+      value.stringValue ??
+        (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue ?? '')),
+    ]),
   );
 }
 
@@ -41,7 +45,11 @@ export async function startOtlpReceiver() {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       requests += 1;
-      if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
+      if (
+        req.method !== 'POST' ||
+        req.url !== '/v1/traces' ||
+        !String(req.headers['content-type']).startsWith('application/json')
+      ) {
         res.writeHead(415).end();
         return;
       }
@@ -59,11 +67,13 @@ export async function startOtlpReceiver() {
               name: span.name,
               kind: span.kind,
               attributes: attributes(span.attributes),
-              links: (span.links ?? []).map((link: { traceId: string; spanId: string; attributes?: OtlpAttribute[] }) => ({
-                traceId: link.traceId,
-                spanId: link.spanId,
-                attributes: attributes(link.attributes),
-              })),
+              links: (span.links ?? []).map(
+                (link: { traceId: string; spanId: string; attributes?: OtlpAttribute[] }) => ({
+                  traceId: link.traceId,
+                  spanId: link.spanId,
+                  attributes: attributes(link.attributes),
+                }),
+              ),
               status: span.status?.code ?? 0,
               startNs: BigInt(span.startTimeUnixNano),
               endNs: BigInt(span.endTimeUnixNano),

@@ -16,14 +16,17 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
  * A page that records what goes wrong in it: uncaught errors, console errors (a Content-Security-
  * Policy violation is one) and failed requests. `problems()` is empty on a healthy page.
  */
-export async function watchedPage(context: BrowserContext): Promise<{ page: Page; problems: () => string[]; transferred: () => number }> {
+export async function watchedPage(
+  context: BrowserContext,
+): Promise<{ page: Page; problems: () => string[]; transferred: () => number }> {
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   const problems: string[] = [];
   let bytes = 0;
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console error: ${message.text()}`);
+    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
+      problems.push(`console error: ${message.text()}`);
   });
   // A request cut short by the page navigating away (ERR_ABORTED) is not a failure.
   page.on('requestfailed', (request) => {

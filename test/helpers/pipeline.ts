@@ -28,18 +28,38 @@ export function insertEndpoint(
       `INSERT INTO webhook_endpoints (company_id, source, url, secret, previous_secret, previous_secret_expires_at, event_types, created_at, updated_at)
        VALUES (?, 'api', ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     )
-    .get(companyId, url, secret, options.previousSecret ?? null, options.previousExpiresAt ?? null, options.eventTypes ? JSON.stringify(options.eventTypes) : null, now, now) as {
+    .get(
+      companyId,
+      url,
+      secret,
+      options.previousSecret ?? null,
+      options.previousExpiresAt ?? null,
+      options.eventTypes ? JSON.stringify(options.eventTypes) : null,
+      now,
+      now,
+    ) as {
     id: number;
   };
   return { id: row.id, secret };
 }
 
-export function emitEvent(store: Store, companyId: number, name = 'message.create', object: Record<string, unknown> = { id: 1, text: 'hi' }): EventRecord {
+export function emitEvent(
+  store: Store,
+  companyId: number,
+  name = 'message.create',
+  object: Record<string, unknown> = { id: 1, text: 'hi' },
+): EventRecord {
   const id = newEventId();
   handMadeEvents.add(id);
   const [type, event] = name.split('.');
   const createdAt = new Date().toISOString();
   return store.transaction(() =>
-    appendEvent(store.outbox, { id, company_id: companyId, name, created_at: createdAt, body: { id, event, type, created_at: createdAt, object } }),
+    appendEvent(store.outbox, {
+      id,
+      company_id: companyId,
+      name,
+      created_at: createdAt,
+      body: { id, event, type, created_at: createdAt, object },
+    }),
   );
 }

@@ -23,16 +23,27 @@ export interface PrivateBroker {
 export async function startPrivateBroker(prefix: string): Promise<PrivateBroker> {
   const port = 21000 + Math.floor(Math.random() * 4000) * 2;
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
-  const env = { ...process.env, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(port + 1), KAFKA_STATE_DIR: stateDir, KAFKA_LEASE: '' };
+  const env = {
+    ...process.env,
+    KAFKA_PORT: String(port),
+    KAFKA_CONTROLLER_PORT: String(port + 1),
+    KAFKA_STATE_DIR: stateDir,
+    KAFKA_LEASE: '',
+  };
   const script = (command: 'start' | 'stop' | 'status'): Promise<void> =>
     new Promise((resolve, reject) =>
-      execFile('bash', ['scripts/kafka/kafka.sh', command], { env }, (error, _out, stderr) => (error ? reject(new Error(`kafka.sh ${command}: ${stderr}`)) : resolve())),
+      execFile('bash', ['scripts/kafka/kafka.sh', command], { env }, (error, _out, stderr) =>
+        error ? reject(new Error(`kafka.sh ${command}: ${stderr}`)) : resolve(),
+      ),
     );
   const pidFile = path.join(stateDir, 'kafka.pid');
   await script('start');
   // The broker's own command line, read once while it runs: `start` of kafka.sh would format fresh data.
   const firstPid = Number(fs.readFileSync(pidFile, 'utf8'));
-  const argv = fs.readFileSync(`/proc/${firstPid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+  const argv = fs
+    .readFileSync(`/proc/${firstPid}/cmdline`, 'utf8')
+    .split('\0')
+    .filter((a) => a !== '');
 
   return {
     brokers: `127.0.0.1:${port}`,
@@ -45,7 +56,15 @@ export async function startPrivateBroker(prefix: string): Promise<PrivateBroker>
       const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: 'ignore' });
       child.unref();
       fs.writeFileSync(pidFile, String(child.pid));
-      await eventually('the broker answering again', () => script('status').then(() => true, () => false), 90_000);
+      await eventually(
+        'the broker answering again',
+        () =>
+          script('status').then(
+            () => true,
+            () => false,
+          ),
+        90_000,
+      );
     },
     async remove() {
       await script('stop').catch(() => {});

@@ -10,9 +10,14 @@ const jsQR = jsQRModule.default;
  * or throws when the image is not a PNG or holds no readable QR code.
  */
 export function readQr(image: Buffer | string): string {
-  const bytes = typeof image === 'string' ? Buffer.from(image.replace(/^data:image\/png;base64,/, ''), 'base64') : image;
+  const bytes =
+    typeof image === 'string' ? Buffer.from(image.replace(/^data:image\/png;base64,/, ''), 'base64') : image;
   const png = PNG.sync.read(bytes);
-  const found = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
+  const found = jsQR(
+    new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length),
+    png.width,
+    png.height,
+  );
   if (found === null) throw new Error(`no readable QR code in the ${png.width}×${png.height} PNG`);
   return found.data;
 }

@@ -9,10 +9,17 @@ export interface Seeded {
 }
 
 /** A company through the API, with a (token-enabled) chat_b channel. */
-export async function seedCompany(gw: TestGateway, token = gw.token, name = 'Seeded Co'): Promise<{ companyId: number; channelId: number }> {
+export async function seedCompany(
+  gw: TestGateway,
+  token = gw.token,
+  name = 'Seeded Co',
+): Promise<{ companyId: number; channelId: number }> {
   const company = await gw.request('POST', '/p1/companies', { token, json: { name } });
   const companyId = company.body.data.external_id as number;
-  const channel = await gw.request('POST', `/p1/companies/${companyId}/channels`, { token, json: { provider: 'chat_b', token: `bot-${companyId}` } });
+  const channel = await gw.request('POST', `/p1/companies/${companyId}/channels`, {
+    token,
+    json: { provider: 'chat_b', token: `bot-${companyId}` },
+  });
   return { companyId, channelId: channel.body.data.external_id as number };
 }
 
@@ -37,21 +44,22 @@ export function seedConversation(
       phone: null,
     });
     const { conversation } = store.conversations.findOrCreate(target.companyId, target.channelId, contact.id);
-    const messageIds = (options.externalTimes ?? []).map((time, i) =>
-      store.messages.insert({
-        companyId: target.companyId,
-        channelId: target.channelId,
-        conversationId: conversation.id,
-        contactId: contact.id,
-        externalId: `ext-${sender}-${i}`,
-        repliedToId: null,
-        income: true,
-        status: 'created',
-        text: `incoming ${i}`,
-        details: null,
-        sendToCrm: true,
-        externalCreatedAt: time,
-      }).id,
+    const messageIds = (options.externalTimes ?? []).map(
+      (time, i) =>
+        store.messages.insert({
+          companyId: target.companyId,
+          channelId: target.channelId,
+          conversationId: conversation.id,
+          contactId: contact.id,
+          externalId: `ext-${sender}-${i}`,
+          repliedToId: null,
+          income: true,
+          status: 'created',
+          text: `incoming ${i}`,
+          details: null,
+          sendToCrm: true,
+          externalCreatedAt: time,
+        }).id,
     );
     return { ...target, conversationId: conversation.id, contactId: contact.id, messageIds };
   });

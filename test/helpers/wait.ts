@@ -2,7 +2,11 @@ import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../src/log.js';
 
 /** Polls until `check` returns true; fails with `what` after `timeoutMs` (a ceiling, not a measurement). */
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function eventually(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
@@ -26,7 +30,10 @@ export function memoryLogger(level: 'warn' | 'info' | 'debug' = 'warn'): { logge
  * Runs a janitor (src/workers/janitor.ts) until its first pass is done, then stops it; answers its
  * log (debug), whose `pruned <what>` line says how many rows the pass deleted.
  */
-export async function firstJanitorPass(start: (logger: Logger, signal: AbortSignal) => Promise<void>, what: string): Promise<string> {
+export async function firstJanitorPass(
+  start: (logger: Logger, signal: AbortSignal) => Promise<void>,
+  what: string,
+): Promise<string> {
   const abort = new AbortController();
   const log = memoryLogger('debug');
   const running = start(log.logger, abort.signal);

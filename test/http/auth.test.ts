@@ -13,8 +13,11 @@ beforeAll(async () => {
   // One wrong admin token per admin route: more than the throttle lets through (test/security/auth-throttle.test.ts).
   gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_ADMIN_AUTH_FREE_FAILURES: '1000' });
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Owned' } })).body.data.external_id;
-  channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: 'bot-secret' } }))
-    .body.data.external_id;
+  channelId = (
+    await gw.request('POST', `/p1/companies/${companyId}/channels`, {
+      json: { provider: 'chat_b', token: 'bot-secret' },
+    })
+  ).body.data.external_id;
 });
 afterAll(() => gw.close());
 
@@ -97,12 +100,17 @@ describe('where the token is read', () => {
   });
 
   it('accepts the private_api_token query parameter', async () => {
-    const res = await gw.request('GET', `/p1/companies?private_api_token=${encodeURIComponent(gw.token)}`, { token: null });
+    const res = await gw.request('GET', `/p1/companies?private_api_token=${encodeURIComponent(gw.token)}`, {
+      token: null,
+    });
     expect(res.status).toBe(200);
   });
 
   it('accepts the private_api_token field of a JSON body, and does not treat it as input', async () => {
-    const res = await gw.request('POST', '/p1/companies', { token: null, json: { private_api_token: gw.token, name: 'Json body' } });
+    const res = await gw.request('POST', '/p1/companies', {
+      token: null,
+      json: { private_api_token: gw.token, name: 'Json body' },
+    });
     expect(res.status).toBe(201);
   });
 
@@ -113,13 +121,19 @@ describe('where the token is read', () => {
   });
 
   it('accepts a JSON body token on GET, as the contract samples send', async () => {
-    const res = await gw.request('GET', '/p1/companies', { token: null, json: { private_api_token: gw.token, per: 1 } });
+    const res = await gw.request('GET', '/p1/companies', {
+      token: null,
+      json: { private_api_token: gw.token, per: 1 },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.companies).toHaveLength(1);
   });
 
   it('prefers the header: a wrong header token is refused even with a right body token', async () => {
-    const res = await gw.request('POST', '/p1/companies', { token: 'gwk_wrong', json: { private_api_token: gw.token, name: 'x' } });
+    const res = await gw.request('POST', '/p1/companies', {
+      token: 'gwk_wrong',
+      json: { private_api_token: gw.token, name: 'x' },
+    });
     expectErrorShape(res, 401, 'unauthorized');
   });
 
@@ -129,7 +143,10 @@ describe('where the token is read', () => {
   });
 
   it('refuses a token given as a non-string body field', async () => {
-    const res = await gw.request('POST', '/p1/companies', { token: null, json: { private_api_token: 12345, name: 'x' } });
+    const res = await gw.request('POST', '/p1/companies', {
+      token: null,
+      json: { private_api_token: 12345, name: 'x' },
+    });
     expectErrorShape(res, 401, 'unauthorized');
   });
 });
@@ -147,7 +164,9 @@ describe('accounts are isolated', () => {
     const missing = await gw.request('PUT', '/p1/companies/999999', { token: other, json: { name: 'hijack' } });
     expectErrorShape(foreign, 404, 'not_found');
     expectErrorShape(missing, 404, 'not_found');
-    expect(foreign.body.errors[0].detail.replace(String(companyId), 'N')).toBe(missing.body.errors[0].detail.replace('999999', 'N'));
+    expect(foreign.body.errors[0].detail.replace(String(companyId), 'N')).toBe(
+      missing.body.errors[0].detail.replace('999999', 'N'),
+    );
 
     for (const [method, path] of [
       ['GET', `/p1/companies/${companyId}/channels`],
@@ -155,7 +174,10 @@ describe('accounts are isolated', () => {
       ['PUT', `/p1/companies/${companyId}/channels/${channelId}`],
       ['DELETE', `/p1/companies/${companyId}/channels/${channelId}`],
     ] as const) {
-      const res = await gw.request(method, path, { token: other, json: method === 'GET' || method === 'DELETE' ? undefined : { provider: 'chat_c', token: 't' } });
+      const res = await gw.request(method, path, {
+        token: other,
+        json: method === 'GET' || method === 'DELETE' ? undefined : { provider: 'chat_c', token: 't' },
+      });
       expectErrorShape(res, 404, 'not_found');
     }
     const channels = await gw.request('GET', `/p1/companies/${companyId}/channels`);

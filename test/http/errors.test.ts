@@ -17,7 +17,9 @@ describe('error vocabulary over HTTP', () => {
   it('answers an unknown route with 404 in the error shape', async () => {
     const res = await gw.request('GET', '/p1/nothing-here');
     expect(res.body).toEqual({
-      errors: [{ status: 404, code: 'not_found', title: 'Not found', detail: 'No route matches GET /p1/nothing-here.' }],
+      errors: [
+        { status: 404, code: 'not_found', title: 'Not found', detail: 'No route matches GET /p1/nothing-here.' },
+      ],
     });
   });
 
@@ -28,14 +30,23 @@ describe('error vocabulary over HTTP', () => {
   it('answers a wrong method with 405', async () => {
     const res = await gw.request('PATCH', '/p1/companies');
     expect(res.body).toEqual({
-      errors: [{ status: 405, code: 'method_not_allowed', title: 'Method not allowed', detail: 'PATCH is not allowed on /p1/companies.' }],
+      errors: [
+        {
+          status: 405,
+          code: 'method_not_allowed',
+          title: 'Method not allowed',
+          detail: 'PATCH is not allowed on /p1/companies.',
+        },
+      ],
     });
   });
 
   it('answers malformed JSON with 400', async () => {
     const res = await gw.request('POST', '/p1/companies', { json: '{"name": "x",' });
     expect(res.body).toEqual({
-      errors: [{ status: 400, code: 'bad_request', title: 'Bad request', detail: 'The request body is not valid JSON.' }],
+      errors: [
+        { status: 400, code: 'bad_request', title: 'Bad request', detail: 'The request body is not valid JSON.' },
+      ],
     });
   });
 
@@ -45,14 +56,19 @@ describe('error vocabulary over HTTP', () => {
   });
 
   it('answers a body over the limit with 413 and stores nothing', async () => {
-    const res = await gw.request('POST', '/p1/companies', { json: { name: 'big', description: 'x'.repeat(1024 * 1024 + 10) } });
+    const res = await gw.request('POST', '/p1/companies', {
+      json: { name: 'big', description: 'x'.repeat(1024 * 1024 + 10) },
+    });
     expectErrorShape(res, 413, 'payload_too_large');
     const list = await gw.request('GET', '/p1/companies');
     expect(list.body.data.companies.map((c: { name: string }) => c.name)).not.toContain('big');
   });
 
   it('answers an unsupported media type with 415', async () => {
-    const res = await gw.request('POST', '/p1/companies', { body: 'name=x', headers: { 'content-type': 'text/plain' } });
+    const res = await gw.request('POST', '/p1/companies', {
+      body: 'name=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expectErrorShape(res, 415, 'unsupported_media_type');
   });
 
@@ -95,7 +111,14 @@ describe('unexpected failures', () => {
       const body = await response.json();
       expect(response.status).toBe(500);
       expect(body).toEqual({
-        errors: [{ status: 500, code: 'internal_error', title: 'Internal server error', detail: 'An unexpected error occurred (request id req-500).' }],
+        errors: [
+          {
+            status: 500,
+            code: 'internal_error',
+            title: 'Internal server error',
+            detail: 'An unexpected error occurred (request id req-500).',
+          },
+        ],
       });
       expect(JSON.stringify(body)).not.toContain('SQLITE');
       const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unhandled error');
@@ -111,7 +134,9 @@ describe('input that would exhaust the server', () => {
   it('refuses a body nested deeper than 32 levels with 400, before anything walks it', async () => {
     const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
     const res = await gw.request('POST', '/p1/companies', { json: `{"name":"deep","description":null,"x":${deep}}` });
-    expect(expectErrorShape(res, 400, 'bad_request')[0]!.detail).toBe('The request body is nested more than 32 levels deep.');
+    expect(expectErrorShape(res, 400, 'bad_request')[0]!.detail).toBe(
+      'The request body is nested more than 32 levels deep.',
+    );
     const list = await gw.request('GET', '/p1/companies');
     expect(list.body.data.companies.map((c: { name: string }) => c.name)).not.toContain('deep');
   });

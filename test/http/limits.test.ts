@@ -63,13 +63,16 @@ function parsed(exchange: RawExchange): TestResponse {
   return { status, headers: {}, text: body, body: body === '' ? undefined : JSON.parse(body) };
 }
 
-const companies = (): number => (gw.gateway.store.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n;
+const companies = (): number =>
+  (gw.gateway.store.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n;
 const partFiles = (): string[] => fs.readdirSync(path.join(gw.dataDir, 'attachments'));
 
 describe('slow clients (GATEWAY_HEADERS_TIMEOUT, GATEWAY_REQUEST_TIMEOUT)', () => {
   it('answers 408 in the error shape and closes the connection of a client that never finishes its headers', async () => {
     const exchange = await rawExchange(['GET /healthz HTTP/1.1\r\n', 'Host: x\r\n']);
-    expect(expectErrorShape(parsed(exchange), 408, 'request_timeout')[0]!.detail).toBe('The request was not received in time.');
+    expect(expectErrorShape(parsed(exchange), 408, 'request_timeout')[0]!.detail).toBe(
+      'The request was not received in time.',
+    );
     expect(exchange.ms).toBeGreaterThanOrEqual(900);
     expect(exchange.ms).toBeLessThan(4_000);
   });
@@ -105,26 +108,52 @@ describe('uploads at once (GATEWAY_UPLOAD_CONCURRENCY)', () => {
     const held = [0, 1].map(() => {
       const socket = net.connect(gw.gateway.port, '127.0.0.1');
       socket.on('error', () => undefined);
-      socket.write(`${head}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.bin"\r\n\r\nabc`);
+      socket.write(
+        `${head}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.bin"\r\n\r\nabc`,
+      );
       return socket;
     });
     await eventually('the partial files of both held uploads', () => partFiles().length === 2, 5_000);
     const form = new FormData();
     form.append('file', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
-    const refused = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, { method: 'POST', body: form, headers: { 'x-private-api-token': gw.token } });
+    const refused = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, {
+      method: 'POST',
+      body: form,
+      headers: { 'x-private-api-token': gw.token },
+    });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(await refused.json()).toEqual({
-      errors: [{ status: 503, code: 'service_unavailable', title: 'Service unavailable', detail: 'As many uploads as this gateway takes at once for one account are under way; try again shortly.' }],
+      errors: [
+        {
+          status: 503,
+          code: 'service_unavailable',
+          title: 'Service unavailable',
+          detail: 'As many uploads as this gateway takes at once for one account are under way; try again shortly.',
+        },
+      ],
     });
     // Slots are held per account: another account's upload does not wait for these.
     const other = gw.createAccount('other uploads');
-    const otherCompany = (await gw.request('POST', '/p1/companies', { token: other, json: { name: 'Other uploads' } })).body.data.external_id as number;
-    const elsewhere = await fetch(`${gw.baseUrl}/api/p2/companies/${otherCompany}/attachments`, { method: 'POST', body: form, headers: { 'x-private-api-token': other } });
+    const otherCompany = (await gw.request('POST', '/p1/companies', { token: other, json: { name: 'Other uploads' } }))
+      .body.data.external_id as number;
+    const elsewhere = await fetch(`${gw.baseUrl}/api/p2/companies/${otherCompany}/attachments`, {
+      method: 'POST',
+      body: form,
+      headers: { 'x-private-api-token': other },
+    });
     expect(elsewhere.status).toBe(201);
     for (const socket of held) socket.destroy();
-    await eventually('the partial files removed', () => partFiles().filter((name) => name.endsWith('.part')).length === 0, 5_000);
-    const taken = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, { method: 'POST', body: form, headers: { 'x-private-api-token': gw.token } });
+    await eventually(
+      'the partial files removed',
+      () => partFiles().filter((name) => name.endsWith('.part')).length === 0,
+      5_000,
+    );
+    const taken = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, {
+      method: 'POST',
+      body: form,
+      headers: { 'x-private-api-token': gw.token },
+    });
     expect(taken.status).toBe(201);
   });
 });
@@ -132,8 +161,12 @@ describe('uploads at once (GATEWAY_UPLOAD_CONCURRENCY)', () => {
 describe('JSON depth and query size (GATEWAY_JSON_MAX_DEPTH, GATEWAY_QUERY_MAX_BYTES)', () => {
   it('refuses JSON nested deeper than the configured depth with 400, and takes it at that depth', async () => {
     const deep = await gw.request('POST', '/p1/companies', { json: { name: 'deep', x: { a: { b: { c: {} } } } } });
-    expect(expectErrorShape(deep, 400, 'bad_request')[0]!.detail).toBe('The request body is nested more than 4 levels deep.');
-    expect((await gw.request('POST', '/p1/companies', { json: { name: 'shallow', x: { a: { b: {} } } } })).status).toBe(201);
+    expect(expectErrorShape(deep, 400, 'bad_request')[0]!.detail).toBe(
+      'The request body is nested more than 4 levels deep.',
+    );
+    expect((await gw.request('POST', '/p1/companies', { json: { name: 'shallow', x: { a: { b: {} } } } })).status).toBe(
+      201,
+    );
   });
 
   it('answers 414 to a query string over the limit, and reads one at the limit', async () => {

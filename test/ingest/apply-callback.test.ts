@@ -33,7 +33,13 @@ describe('applyCallback', () => {
       {
         kind: 'message',
         externalId,
-        chat: { externalId: `chat-${externalId}`, externalPublicId: `chat-${externalId}`, name: 'Someone', phone: null, isGroup: false },
+        chat: {
+          externalId: `chat-${externalId}`,
+          externalPublicId: `chat-${externalId}`,
+          name: 'Someone',
+          phone: null,
+          isGroup: false,
+        },
         income: true,
         sentAt: 1749416383000,
         text: 'hi',
@@ -47,7 +53,10 @@ describe('applyCallback', () => {
   it('throws and rolls everything back when the message insert finds the id taken', async () => {
     const counts = rowCounts(store());
     vi.spyOn(store().messages, 'insertOnce').mockReturnValue(undefined);
-    const body = JSON.stringify({ update_id: 990001, message: { message_id: 1, chat: { id: 777001, type: 'private', first_name: 'New' }, date: 1749416383, text: 'x' } });
+    const body = JSON.stringify({
+      update_id: 990001,
+      message: { message_id: 1, chat: { id: 777001, type: 'private', first_name: 'New' }, date: 1749416383, text: 'x' },
+    });
     expectErrorShape(await postBot(gw, botChannel, body, botSecret), 500, 'internal_error');
     // The receipt, contact and conversation written before the insert are gone too.
     expect(rowCounts(store())).toEqual(counts);
@@ -56,7 +65,12 @@ describe('applyCallback', () => {
   it('counts the events it records without reading the outbox lag', () => {
     const lag = vi.spyOn(store().outbox, 'lag');
     const start = emittedEvents(store()).length;
-    const outcome = applyCallback(store(), { id: botChannel, api: 'v2' }, textBatch(nextId()), createPresenters(publicUrls(gw.baseUrl)));
+    const outcome = applyCallback(
+      store(),
+      { id: botChannel, api: 'v2' },
+      textBatch(nextId()),
+      createPresenters(publicUrls(gw.baseUrl)),
+    );
     expect(outcome).toEqual({ duplicate: false, messages: 1, events: 2 });
     expect(checkedEvents(store(), start)).toHaveLength(2);
     expect(lag).not.toHaveBeenCalled();
@@ -66,7 +80,12 @@ describe('applyCallback', () => {
     const find = vi.spyOn(store().callbacks, 'find');
     const start = emittedEvents(store()).length;
     // The connector channel was created through v2; told v1, the v1 payload follows the auth event.
-    const outcome = applyCallback(store(), { id: connectorChannel, api: 'v1' }, { receipt: null, items: [{ kind: 'code', code: '123-456' }] }, createPresenters(publicUrls(gw.baseUrl)));
+    const outcome = applyCallback(
+      store(),
+      { id: connectorChannel, api: 'v1' },
+      { receipt: null, items: [{ kind: 'code', code: '123-456' }] },
+      createPresenters(publicUrls(gw.baseUrl)),
+    );
     expect(outcome).toEqual({ duplicate: false, messages: 0, events: 2 });
     expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['auth.update', 'channel.code']);
     expect(find).not.toHaveBeenCalled();

@@ -17,7 +17,10 @@ let connectorSecret: string;
 
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
-  ({ botChannel, botSecret, cloudChannel, appSecret, connectorChannel, connectorSecret } = await createCallbackChannels(gw, 'Bodies Co'));
+  ({ botChannel, botSecret, cloudChannel, appSecret, connectorChannel, connectorSecret } = await createCallbackChannels(
+    gw,
+    'Bodies Co',
+  ));
 });
 afterAll(() => gw.close());
 
@@ -26,10 +29,26 @@ let seq = 0;
 const nextId = () => `review-${++seq}`;
 
 function cloudBody(messages: unknown[] = [], statuses: unknown[] = []): string {
-  return JSON.stringify({ object: 'x', entry: [{ id: '1', changes: [{ field: 'messages', value: { contacts: [{ wa_id: '4915112345678', profile: { name: 'Lena' } }], messages, statuses } }] }] });
+  return JSON.stringify({
+    object: 'x',
+    entry: [
+      {
+        id: '1',
+        changes: [
+          {
+            field: 'messages',
+            value: { contacts: [{ wa_id: '4915112345678', profile: { name: 'Lena' } }], messages, statuses },
+          },
+        ],
+      },
+    ],
+  });
 }
 function botBody(message: Record<string, unknown>, key = 'message'): string {
-  return JSON.stringify({ update_id: 900000 + ++seq, [key]: { message_id: seq, chat: { id: 555, type: 'private', first_name: 'Ivo' }, date: 1749416383, ...message } });
+  return JSON.stringify({
+    update_id: 900000 + ++seq,
+    [key]: { message_id: seq, chat: { id: 555, type: 'private', first_name: 'Ivo' }, date: 1749416383, ...message },
+  });
 }
 
 describe('bodies that are not valid UTF-8', () => {
@@ -40,16 +59,37 @@ describe('bodies that are not valid UTF-8', () => {
 
   it('are refused with 400 before a signature is checked (cloud-style)', async () => {
     const counts = rowCounts(store());
-    const bytes = invalid(cloudBody([{ id: nextId(), from: '4915112345678', timestamp: '1749416450', type: 'text', text: { body: 'bad MARK bytes' } }]));
+    const bytes = invalid(
+      cloudBody([
+        {
+          id: nextId(),
+          from: '4915112345678',
+          timestamp: '1749416450',
+          type: 'text',
+          text: { body: 'bad MARK bytes' },
+        },
+      ]),
+    );
     const signature = `sha256=${createHmac('sha256', appSecret).update(bytes).digest('hex')}`;
-    const res = await postBytes(gw, `/callbacks/chat_a_business/${cloudChannel}`, bytes, { 'content-type': 'application/json', 'x-hub-signature-256': signature });
+    const res = await postBytes(gw, `/callbacks/chat_a_business/${cloudChannel}`, bytes, {
+      'content-type': 'application/json',
+      'x-hub-signature-256': signature,
+    });
     expectErrorShape(res, 400, 'bad_request');
     expect(rowCounts(store())).toEqual(counts);
   });
 
   it('are refused with 400 (connector: the library would verify the lossy text, not the bytes)', async () => {
     const counts = rowCounts(store());
-    const bytes = invalid(JSON.stringify({ type: 'message', id: nextId(), chat: { id: 'c-1' }, timestamp: Math.floor(Date.now() / 1000), text: 'bad MARK bytes' }));
+    const bytes = invalid(
+      JSON.stringify({
+        type: 'message',
+        id: nextId(),
+        chat: { id: 'c-1' },
+        timestamp: Math.floor(Date.now() / 1000),
+        text: 'bad MARK bytes',
+      }),
+    );
     const id = `msg_${randomUUID()}`;
     const at = new Date();
     const headers = {
@@ -70,11 +110,23 @@ describe('callback bodies sent in chunks (no Content-Length)', () => {
     new Promise((resolve, reject) => {
       const request = http.request(
         `${gw.baseUrl}/callbacks/chat_b/${botChannel}`,
-        { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-bot-api-secret-token': botSecret } },
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'transfer-encoding': 'chunked',
+            'x-bot-api-secret-token': botSecret,
+          },
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
+            }),
+          );
         },
       );
       request.on('error', reject);

@@ -23,7 +23,20 @@ const store = () => gw.gateway.store;
 const admin = { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
 
 function cloudBody(messages: unknown[] = [], statuses: unknown[] = []): string {
-  return JSON.stringify({ object: 'x', entry: [{ id: '1', changes: [{ field: 'messages', value: { contacts: [{ wa_id: '4915112345678', profile: { name: 'Lena' } }], messages, statuses } }] }] });
+  return JSON.stringify({
+    object: 'x',
+    entry: [
+      {
+        id: '1',
+        changes: [
+          {
+            field: 'messages',
+            value: { contacts: [{ wa_id: '4915112345678', profile: { name: 'Lena' } }], messages, statuses },
+          },
+        ],
+      },
+    ],
+  });
 }
 
 describe('channel ids in the path, secrets compared, the handshake refused', () => {
@@ -44,7 +57,9 @@ describe('channel ids in the path, secrets compared, the handshake refused', () 
       const res = await gw.request('GET', `/admin/channels/${id}/callback`, admin);
       expect(expectErrorShape(res, 404, 'not_found')[0]!.detail).toBe(`Channel ${id} was not found.`);
       const callback = await postCloud(gw, id as unknown as number, cloudBody(), appSecret);
-      expect(expectErrorShape(callback, 404, 'not_found')[0]!.detail).toBe(`chat_a_business channel ${id} was not found.`);
+      expect(expectErrorShape(callback, 404, 'not_found')[0]!.detail).toBe(
+        `chat_a_business channel ${id} was not found.`,
+      );
     }
   });
 });
@@ -53,11 +68,39 @@ describe('callback settings are read, never created on the fly', () => {
   it('the subscribe handshake validates its query first, then compares the token', async () => {
     const url = (query: string) => `/callbacks/chat_a_business/${cloudChannel}?${query}`;
     // Malformed queries are 422 whatever the token, a wrong mode included.
-    expectErrorShape(await gw.request('GET', url('hub.mode=subscribe&hub.verify_token=nope'), { token: null }), 422, 'validation_failed');
-    expectErrorShape(await gw.request('GET', url(`hub.mode=unsubscribe&hub.verify_token=${verifyToken}&hub.challenge=1`), { token: null }), 422, 'validation_failed');
-    expectErrorShape(await gw.request('GET', url(`hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.verify_token=x&hub.challenge=1`), { token: null }), 422, 'validation_failed');
-    expectErrorShape(await gw.request('GET', url('hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1'), { token: null }), 403, 'forbidden');
-    expect((await gw.request('GET', url(`hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=42`), { token: null })).text).toBe('42');
+    expectErrorShape(
+      await gw.request('GET', url('hub.mode=subscribe&hub.verify_token=nope'), { token: null }),
+      422,
+      'validation_failed',
+    );
+    expectErrorShape(
+      await gw.request('GET', url(`hub.mode=unsubscribe&hub.verify_token=${verifyToken}&hub.challenge=1`), {
+        token: null,
+      }),
+      422,
+      'validation_failed',
+    );
+    expectErrorShape(
+      await gw.request(
+        'GET',
+        url(`hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.verify_token=x&hub.challenge=1`),
+        { token: null },
+      ),
+      422,
+      'validation_failed',
+    );
+    expectErrorShape(
+      await gw.request('GET', url('hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1'), { token: null }),
+      403,
+      'forbidden',
+    );
+    expect(
+      (
+        await gw.request('GET', url(`hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=42`), {
+          token: null,
+        })
+      ).text,
+    ).toBe('42');
   });
 
   it('a GET of a channel without settings writes nothing', async () => {
@@ -67,7 +110,9 @@ describe('callback settings are read, never created on the fly', () => {
     store().db.prepare('DELETE FROM channel_callbacks WHERE channel_id = ?').run(channel);
     const res = await gw.request('GET', `/admin/channels/${channel}/callback`, admin);
     expect(res.status).toBe(500);
-    expect(store().db.prepare('SELECT count(*) AS n FROM channel_callbacks WHERE channel_id = ?').get(channel)).toEqual({ n: 0 });
+    expect(store().db.prepare('SELECT count(*) AS n FROM channel_callbacks WHERE channel_id = ?').get(channel)).toEqual(
+      { n: 0 },
+    );
     expect(JSON.stringify(res.body)).not.toMatch(/secret_token/);
   });
 });

@@ -16,12 +16,20 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 async function botChannel(): Promise<{ companyId: number; channelId: number; secretToken: string }> {
-  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Cache Co' } })).body.data.external_id as number;
-  const channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: '123456:bot-token' } })).body.data.external_id as number;
+  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Cache Co' } })).body.data
+    .external_id as number;
+  const channelId = (
+    await gw.request('POST', `/p1/companies/${companyId}/channels`, {
+      json: { provider: 'chat_b', token: '123456:bot-token' },
+    })
+  ).body.data.external_id as number;
   return { companyId, channelId, secretToken: (await callbackInfo(gw, channelId)).secrets.secret_token! };
 }
 
-const update = (n: number) => fixture('bot/text').replace('815207301', String(815_300_000 + n)).replace('"message_id": 1201', `"message_id": ${5000 + n}`);
+const update = (n: number) =>
+  fixture('bot/text')
+    .replace('815207301', String(815_300_000 + n))
+    .replace('"message_id": 1201', `"message_id": ${5000 + n}`);
 
 describe('the channel cache of provider callbacks', () => {
   it('refuses a channel deleted right after it was cached (API delete), storing nothing', async () => {
@@ -81,15 +89,38 @@ describe('the size of the channel caches', () => {
   it('keeps the most recently used channels only, and answers an evicted one from the store', async () => {
     const { companyId, channelId, secretToken } = await botChannel();
     expect((await postBot(gw, channelId, update(10), secretToken)).status).toBe(200);
-    const first = { channel: store().channels.findLiveCached(channelId)!, settings: store().callbacks.getCached(channelId) };
+    const first = {
+      channel: store().channels.findLiveCached(channelId)!,
+      settings: store().callbacks.getCached(channelId),
+    };
 
     // Every company has one channel per provider: as many others as the caches keep, each read once.
-    const accountId = store().db.prepare('SELECT account_id FROM companies WHERE id = ?').pluck().get(companyId) as number;
+    const accountId = store()
+      .db.prepare('SELECT account_id FROM companies WHERE id = ?')
+      .pluck()
+      .get(companyId) as number;
     const others = store().transaction(() =>
       Array.from({ length: CACHED_CHANNELS }, (_, n) => {
-        const other = store().companies.insert({ accountId, name: `Busy ${n}`, phone: null, description: null, webhookUrl: null });
-        const channel = store().channels.insert({ companyId: other.id, provider: 'chat_b', state: 'enabled', settings: {}, credentials: { token: `${n}:bot` } });
-        store().callbacks.create({ channelId: channel.id, api: 'v1', signingSecret: 'ab'.repeat(32), verifyToken: 'cd'.repeat(16) });
+        const other = store().companies.insert({
+          accountId,
+          name: `Busy ${n}`,
+          phone: null,
+          description: null,
+          webhookUrl: null,
+        });
+        const channel = store().channels.insert({
+          companyId: other.id,
+          provider: 'chat_b',
+          state: 'enabled',
+          settings: {},
+          credentials: { token: `${n}:bot` },
+        });
+        store().callbacks.create({
+          channelId: channel.id,
+          api: 'v1',
+          signingSecret: 'ab'.repeat(32),
+          verifyToken: 'cd'.repeat(16),
+        });
         return channel.id;
       }),
     );
@@ -122,8 +153,35 @@ describe('the log line of a callback', () => {
     const request = lines.filter((l) => l.msg === 'request' && l.path === `/callbacks/chat_b/${channelId}`);
     expect(request).toHaveLength(1);
     const { time, reqId, ms, ...rest } = request[0]!;
-    expect(Object.keys(request[0]!)).toEqual(['level', 'time', 'service', 'reqId', 'method', 'path', 'status', 'ms', 'channel', 'family', 'duplicate', 'messages', 'events', 'msg']);
-    expect(rest).toEqual({ level: 30, service: 'gateway', method: 'POST', path: `/callbacks/chat_b/${channelId}`, status: 200, channel: channelId, family: 'bot', duplicate: false, messages: 1, events: 2, msg: 'request' });
+    expect(Object.keys(request[0]!)).toEqual([
+      'level',
+      'time',
+      'service',
+      'reqId',
+      'method',
+      'path',
+      'status',
+      'ms',
+      'channel',
+      'family',
+      'duplicate',
+      'messages',
+      'events',
+      'msg',
+    ]);
+    expect(rest).toEqual({
+      level: 30,
+      service: 'gateway',
+      method: 'POST',
+      path: `/callbacks/chat_b/${channelId}`,
+      status: 200,
+      channel: channelId,
+      family: 'bot',
+      duplicate: false,
+      messages: 1,
+      events: 2,
+      msg: 'request',
+    });
     expect(lines.filter((l) => l.reqId === reqId)).toHaveLength(1);
     expect(typeof time).toBe('string');
     expect(typeof ms).toBe('number');

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
 import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { callbackInfo, checkedEvents, fixture, messageOfEvent, postCloud, rowCounts, seedOutgoing } from '../helpers/callbacks.js';
+import {
+  callbackInfo,
+  checkedEvents,
+  fixture,
+  messageOfEvent,
+  postCloud,
+  rowCounts,
+  seedOutgoing,
+} from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;
@@ -15,8 +23,11 @@ const OUTGOING_ID = 'bmid.OUTGOING00000000000000000000000001';
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Cloud Co' } })).body.data.external_id;
-  channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' } }))
-    .body.data.external_id;
+  channelId = (
+    await gw.request('POST', `/p1/companies/${companyId}/channels`, {
+      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' },
+    })
+  ).body.data.external_id;
   const info = await callbackInfo(gw, channelId);
   appSecret = info.secrets.app_secret!;
   verifyToken = info.secrets.verify_token!;
@@ -27,12 +38,21 @@ const store = () => gw.gateway.store;
 const before = () => emittedEvents(store()).length;
 
 async function conversationOf(sender: string) {
-  const row = store().db.prepare('SELECT conversations.id FROM conversations JOIN contacts ON contacts.id = contact_id WHERE contacts.external_id = ?').get(sender) as { id: number };
+  const row = store()
+    .db.prepare(
+      'SELECT conversations.id FROM conversations JOIN contacts ON contacts.id = contact_id WHERE contacts.external_id = ?',
+    )
+    .get(sender) as { id: number };
   return (await gw.request('GET', `/api/p2/conversations/${row.id}?company_id=${companyId}`)).body.conversation;
 }
 async function messageOf(externalId: string) {
-  const row = store().db.prepare('SELECT id, conversation_id FROM messages WHERE external_id = ?').get(externalId) as { id: number; conversation_id: number };
-  return (await gw.request('GET', `/api/p2/conversations/${row.conversation_id}/messages/${row.id}?company_id=${companyId}`)).body.message;
+  const row = store().db.prepare('SELECT id, conversation_id FROM messages WHERE external_id = ?').get(externalId) as {
+    id: number;
+    conversation_id: number;
+  };
+  return (
+    await gw.request('GET', `/api/p2/conversations/${row.conversation_id}/messages/${row.id}?company_id=${companyId}`)
+  ).body.message;
 }
 
 describe('cloud-style callbacks: admin view and handshake', () => {
@@ -42,24 +62,52 @@ describe('cloud-style callbacks: admin view and handshake', () => {
       url: `${gw.baseUrl}/callbacks/chat_a_business/${channelId}`,
       provider: 'chat_a_business',
       family: 'cloud',
-      secrets: { app_secret: expect.stringMatching(/^[0-9a-f]{64}$/), app_secret_source: 'channel', verify_token: expect.stringMatching(/^[0-9a-f]{32}$/), signature_header: 'x-hub-signature-256' },
+      secrets: {
+        app_secret: expect.stringMatching(/^[0-9a-f]{64}$/),
+        app_secret_source: 'channel',
+        verify_token: expect.stringMatching(/^[0-9a-f]{32}$/),
+        signature_header: 'x-hub-signature-256',
+      },
     });
     const noToken = await gw.request('GET', `/admin/channels/${channelId}/callback`, { token: null });
     expectErrorShape(noToken, 401, 'unauthorized');
-    const missing = await gw.request('GET', '/admin/channels/999999/callback', { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const missing = await gw.request('GET', '/admin/channels/999999/callback', {
+      token: null,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expectErrorShape(missing, 404, 'not_found');
   });
 
   it('answers the subscribe handshake with the challenge as text, 403 for a wrong token, 422 for a wrong mode', async () => {
-    const ok = await gw.request('GET', `/callbacks/chat_a_business/${channelId}?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1158201444`, { token: null });
+    const ok = await gw.request(
+      'GET',
+      `/callbacks/chat_a_business/${channelId}?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1158201444`,
+      { token: null },
+    );
     expect(ok.status).toBe(200);
     expect(ok.headers['content-type']).toMatch(/^text\/plain/);
     expect(ok.text).toBe('1158201444');
-    const wrong = await gw.request('GET', `/callbacks/chat_a_business/${channelId}?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`, { token: null });
+    const wrong = await gw.request(
+      'GET',
+      `/callbacks/chat_a_business/${channelId}?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`,
+      { token: null },
+    );
     expectErrorShape(wrong, 403, 'forbidden');
-    const mode = await gw.request('GET', `/callbacks/chat_a_business/${channelId}?hub.mode=unsubscribe&hub.verify_token=${verifyToken}&hub.challenge=1`, { token: null });
+    const mode = await gw.request(
+      'GET',
+      `/callbacks/chat_a_business/${channelId}?hub.mode=unsubscribe&hub.verify_token=${verifyToken}&hub.challenge=1`,
+      { token: null },
+    );
     expectErrorShape(mode, 422, 'validation_failed');
-    expectErrorShape(await gw.request('GET', `/callbacks/chat_a_business/999999?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1`, { token: null }), 404, 'not_found');
+    expectErrorShape(
+      await gw.request(
+        'GET',
+        `/callbacks/chat_a_business/999999?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1`,
+        { token: null },
+      ),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -68,20 +116,61 @@ describe('cloud-style callbacks: refusals leave nothing', () => {
     const counts = rowCounts(store());
     const body = fixture('cloud/text');
     expectErrorShape(await postCloud(gw, 999999, body, appSecret), 404, 'not_found');
-    expectErrorShape(await gw.request('POST', `/callbacks/chat_b/${channelId}`, { token: null, body }), 404, 'not_found');
-    expectErrorShape(await gw.request('POST', `/callbacks/chat_a_business/abc`, { token: null, body }), 404, 'not_found');
-    expectErrorShape(await postCloud(gw, channelId, body, appSecret, { 'x-hub-signature-256': '' }), 401, 'unauthorized');
+    expectErrorShape(
+      await gw.request('POST', `/callbacks/chat_b/${channelId}`, { token: null, body }),
+      404,
+      'not_found',
+    );
+    expectErrorShape(
+      await gw.request('POST', `/callbacks/chat_a_business/abc`, { token: null, body }),
+      404,
+      'not_found',
+    );
+    expectErrorShape(
+      await postCloud(gw, channelId, body, appSecret, { 'x-hub-signature-256': '' }),
+      401,
+      'unauthorized',
+    );
     expectErrorShape(await postCloud(gw, channelId, body, 'not-the-app-secret'), 401, 'unauthorized');
-    expectErrorShape(await postCloud(gw, channelId, body, appSecret, { 'x-hub-signature-256': 'sha256=abc' }), 401, 'unauthorized');
+    expectErrorShape(
+      await postCloud(gw, channelId, body, appSecret, { 'x-hub-signature-256': 'sha256=abc' }),
+      401,
+      'unauthorized',
+    );
     // The signature covers the raw bytes: the same JSON re-serialised is another body.
     const reformatted = JSON.stringify(JSON.parse(body));
-    expectErrorShape(await postCloud(gw, channelId, reformatted, appSecret, { 'x-hub-signature-256': (await import('../helpers/callbacks.js')).cloudSignature(body, appSecret) }), 401, 'unauthorized');
+    expectErrorShape(
+      await postCloud(gw, channelId, reformatted, appSecret, {
+        'x-hub-signature-256': (await import('../helpers/callbacks.js')).cloudSignature(body, appSecret),
+      }),
+      401,
+      'unauthorized',
+    );
     expectErrorShape(await postCloud(gw, channelId, '{"object": ', appSecret), 400, 'bad_request');
-    const schema = await postCloud(gw, channelId, JSON.stringify({ object: 'x', entry: [{ id: '1', changes: [{ field: 'messages', value: { messages: [{ id: 'm', from: '1', timestamp: 'yesterday', type: 'text' }] } }] }] }), appSecret);
-    expect(expectErrorShape(schema, 422, 'validation_failed').map((e) => e.source?.pointer).sort()).toEqual([
-      '/entry/0/changes/0/value/messages/0/text',
-      '/entry/0/changes/0/value/messages/0/timestamp',
-    ]);
+    const schema = await postCloud(
+      gw,
+      channelId,
+      JSON.stringify({
+        object: 'x',
+        entry: [
+          {
+            id: '1',
+            changes: [
+              {
+                field: 'messages',
+                value: { messages: [{ id: 'm', from: '1', timestamp: 'yesterday', type: 'text' }] },
+              },
+            ],
+          },
+        ],
+      }),
+      appSecret,
+    );
+    expect(
+      expectErrorShape(schema, 422, 'validation_failed')
+        .map((e) => e.source?.pointer)
+        .sort(),
+    ).toEqual(['/entry/0/changes/0/value/messages/0/text', '/entry/0/changes/0/value/messages/0/timestamp']);
     expectErrorShape(await postCloud(gw, channelId, '[1, 2]', appSecret), 422, 'validation_failed');
     const huge = JSON.stringify({ object: 'x', entry: [], pad: 'x'.repeat(1024 * 1024) });
     expectErrorShape(await postCloud(gw, channelId, huge, appSecret), 413, 'payload_too_large');
@@ -94,8 +183,16 @@ describe('cloud-style callbacks: messages', () => {
     const start = before();
     const res = await postCloud(gw, channelId, fixture('cloud/text'), appSecret);
     expect(res.status).toBe(200);
-    const contact = store().db.prepare('SELECT external_id, external_public_id, name, phone, is_group FROM contacts WHERE external_id = ?').get('16505551234');
-    expect(contact).toEqual({ external_id: '16505551234', external_public_id: '16505551234', name: 'Sheena Nelson', phone: '16505551234', is_group: 0 });
+    const contact = store()
+      .db.prepare('SELECT external_id, external_public_id, name, phone, is_group FROM contacts WHERE external_id = ?')
+      .get('16505551234');
+    expect(contact).toEqual({
+      external_id: '16505551234',
+      external_public_id: '16505551234',
+      name: 'Sheena Nelson',
+      phone: '16505551234',
+      is_group: 0,
+    });
     const message = await messageOf(TEXT_ID);
     expect(message).toMatchObject({
       external_id: TEXT_ID,
@@ -110,7 +207,16 @@ describe('cloud-style callbacks: messages', () => {
       attachments: [],
     });
     const conversation = await conversationOf('16505551234');
-    expect(conversation).toMatchObject({ sender_name: 'Sheena Nelson', sender_phone: '16505551234', sender_external_id: '16505551234', provider: 'chat_a_business', operational_state: 'open', replied_state: 'unreplied', last_message_id: message.id, group: false });
+    expect(conversation).toMatchObject({
+      sender_name: 'Sheena Nelson',
+      sender_phone: '16505551234',
+      sender_external_id: '16505551234',
+      provider: 'chat_a_business',
+      operational_state: 'open',
+      replied_state: 'unreplied',
+      last_message_id: message.id,
+      group: false,
+    });
     const events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['conversation.create', 'message.create']);
     expect(events[0]!.body.object).toEqual(conversation);
@@ -120,10 +226,22 @@ describe('cloud-style callbacks: messages', () => {
 
   it('describes provider media as attachments (not downloaded)', async () => {
     const cases = [
-      ['cloud/image', { file_name: 'image.jpg', mime_type: 'image/jpeg', size: 0, aspect_ratio: null, data: {}, push_to_talk: false }, 'This one, in blue'],
-      ['cloud/audio-voice', { file_name: 'voice.ogg', mime_type: 'audio/ogg', size: 0, aspect_ratio: null, data: {}, push_to_talk: true }, null],
+      [
+        'cloud/image',
+        { file_name: 'image.jpg', mime_type: 'image/jpeg', size: 0, aspect_ratio: null, data: {}, push_to_talk: false },
+        'This one, in blue',
+      ],
+      [
+        'cloud/audio-voice',
+        { file_name: 'voice.ogg', mime_type: 'audio/ogg', size: 0, aspect_ratio: null, data: {}, push_to_talk: true },
+        null,
+      ],
       ['cloud/video', { file_name: 'video.mp4', mime_type: 'video/mp4', push_to_talk: false }, 'unboxing'],
-      ['cloud/document', { file_name: 'invoice-2025-06.pdf', mime_type: 'application/pdf', push_to_talk: false }, 'Invoice'],
+      [
+        'cloud/document',
+        { file_name: 'invoice-2025-06.pdf', mime_type: 'application/pdf', push_to_talk: false },
+        'Invoice',
+      ],
       ['cloud/sticker', { file_name: 'sticker.webp', mime_type: 'image/webp', push_to_talk: false }, null],
     ] as const;
     for (const [name, attachment, text] of cases) {
@@ -133,16 +251,32 @@ describe('cloud-style callbacks: messages', () => {
       const externalId = JSON.parse(body).entry[0].changes[0].value.messages[0].id as string;
       const message = await messageOf(externalId);
       expect(message.message, name).toBe(text);
-      expect(message.attachments, name).toEqual([expect.objectContaining({ ...attachment, message_id: message.id, attachment_url: expect.stringMatching(new RegExp(`^${gw.baseUrl}/files/[A-Za-z0-9_-]{43}/`)) })]);
+      expect(message.attachments, name).toEqual([
+        expect.objectContaining({
+          ...attachment,
+          message_id: message.id,
+          attachment_url: expect.stringMatching(new RegExp(`^${gw.baseUrl}/files/[A-Za-z0-9_-]{43}/`)),
+        }),
+      ]);
       expect('preview_url' in message.attachments[0], name).toBe(!attachment.mime_type.startsWith('audio/'));
       const media = JSON.parse(body).entry[0].changes[0].value.messages[0];
-      const row = store().db.prepare('SELECT origin, provider_media FROM attachments WHERE message_id = ?').get(message.id) as { origin: string; provider_media: string };
+      const row = store()
+        .db.prepare('SELECT origin, provider_media FROM attachments WHERE message_id = ?')
+        .get(message.id) as { origin: string; provider_media: string };
       expect(row.origin).toBe('provider');
-      expect(JSON.parse(row.provider_media)).toMatchObject({ id: media[media.type].id, sha256: media[media.type].sha256 });
+      expect(JSON.parse(row.provider_media)).toMatchObject({
+        id: media[media.type].id,
+        sha256: media[media.type].sha256,
+      });
       // Not downloaded yet: the address answers 404 until the media fetcher stores the bytes.
-      expect((await gw.request('GET', new URL(message.attachments[0].attachment_url).pathname, { token: null })).status).toBe(404);
+      expect(
+        (await gw.request('GET', new URL(message.attachments[0].attachment_url).pathname, { token: null })).status,
+      ).toBe(404);
       const events = checkedEvents(store(), start);
-      expect(events.map((e) => e.name), name).toEqual(['message.create']);
+      expect(
+        events.map((e) => e.name),
+        name,
+      ).toEqual(['message.create']);
       expect(messageOfEvent(events[0]!.body.object)).toEqual(message);
     }
   });
@@ -150,12 +284,29 @@ describe('cloud-style callbacks: messages', () => {
   it('keeps a location in details, a button reply as text with its reply reference', async () => {
     expect((await postCloud(gw, channelId, fixture('cloud/location'), appSecret)).status).toBe(200);
     const location = await messageOf('bmid.HBgLMTY1MDU1NTEyMzQVAgASGBQzQUJDMDAwMDAwMDAwMDAwMDAwNgA=');
-    expect(location).toMatchObject({ message: null, details: { location: { address: '1 Hacker Way, Menlo Park, CA 94025', latitude: 37.483307, longitude: -122.148981, name: 'Head office' } } });
+    expect(location).toMatchObject({
+      message: null,
+      details: {
+        location: {
+          address: '1 Hacker Way, Menlo Park, CA 94025',
+          latitude: 37.483307,
+          longitude: -122.148981,
+          name: 'Head office',
+        },
+      },
+    });
     expect((await postCloud(gw, channelId, fixture('cloud/interactive-button-reply'), appSecret)).status).toBe(200);
     const reply = await messageOf('bmid.HBgLMTY1MDU1NTEyMzQVAgASGBQzQUJDMDAwMDAwMDAwMDAwMDAwOAA=');
-    expect(reply).toMatchObject({ message: 'Change', replied_to_id: OUTGOING_ID, details: { interactive: { type: 'button_reply', id: 'change-button', title: 'Change' } } });
+    expect(reply).toMatchObject({
+      message: 'Change',
+      replied_to_id: OUTGOING_ID,
+      details: { interactive: { type: 'button_reply', id: 'change-button', title: 'Change' } },
+    });
     expect((await postCloud(gw, channelId, fixture('cloud/text-reply'), appSecret)).status).toBe(200);
-    expect(await messageOf('bmid.HBgLMTY1MDU1NTEyMzQVAgASGBQzQUJDMDAwMDAwMDAwMDAwMDAwOQA=')).toMatchObject({ message: 'Yes, please ship it', replied_to_id: OUTGOING_ID });
+    expect(await messageOf('bmid.HBgLMTY1MDU1NTEyMzQVAgASGBQzQUJDMDAwMDAwMDAwMDAwMDAwOQA=')).toMatchObject({
+      message: 'Yes, please ship it',
+      replied_to_id: OUTGOING_ID,
+    });
   });
 
   it('puts a reaction onto the message it reacts to (message.update), once', async () => {
@@ -174,22 +325,37 @@ describe('cloud-style callbacks: messages', () => {
   it('counts every entry and change of one callback', async () => {
     const start = before();
     expect((await postCloud(gw, channelId, fixture('cloud/multiple-entries'), appSecret)).status).toBe(200);
-    expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['conversation.create', 'message.create', 'message.create', 'conversation.create', 'message.create']);
+    expect(checkedEvents(store(), start).map((e) => e.name)).toEqual([
+      'conversation.create',
+      'message.create',
+      'message.create',
+      'conversation.create',
+      'message.create',
+    ]);
     expect((await conversationOf('5511987654321')).sender_name).toBe('Ana Lima');
     expect((await conversationOf('819012345678')).sender_name).toBe('Ken Sato');
-    for (const id of ['bmid.MULTI0001', 'bmid.MULTI0002', 'bmid.MULTI0003']) expect((await messageOf(id)).status).toBe('created');
+    for (const id of ['bmid.MULTI0001', 'bmid.MULTI0002', 'bmid.MULTI0003'])
+      expect((await messageOf(id)).status).toBe('created');
   });
 
   it('reopens an archived conversation and marks it unreplied (conversation.update)', async () => {
     const conversation = await conversationOf('16505551234');
-    await gw.request('PUT', `/api/p2/conversations/${conversation.id}`, { json: { company_id: companyId, operational_state: 'archived', replied_state: 'replied' } });
+    await gw.request('PUT', `/api/p2/conversations/${conversation.id}`, {
+      json: { company_id: companyId, operational_state: 'archived', replied_state: 'replied' },
+    });
     const start = before();
-    const body = fixture('cloud/text').replace(TEXT_ID, 'bmid.REOPEN0001').replace('Does it come in another color?', 'Hello again');
+    const body = fixture('cloud/text')
+      .replace(TEXT_ID, 'bmid.REOPEN0001')
+      .replace('Does it come in another color?', 'Hello again');
     expect((await postCloud(gw, channelId, body, appSecret)).status).toBe(200);
     const events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['conversation.update', 'message.create']);
     const now = await conversationOf('16505551234');
-    expect(now).toMatchObject({ operational_state: 'open', replied_state: 'unreplied', last_message_id: (await messageOf('bmid.REOPEN0001')).id });
+    expect(now).toMatchObject({
+      operational_state: 'open',
+      replied_state: 'unreplied',
+      last_message_id: (await messageOf('bmid.REOPEN0001')).id,
+    });
     expect(events[0]!.body.object).toEqual(now);
   });
 
@@ -198,7 +364,9 @@ describe('cloud-style callbacks: messages', () => {
     const body = fixture('cloud/text').replace(TEXT_ID, 'bmid.CONCURRENT0001');
     const answers = await Promise.all(Array.from({ length: 25 }, () => postCloud(gw, channelId, body, appSecret)));
     expect(answers.map((a) => a.status)).toEqual(Array(25).fill(200));
-    expect(store().db.prepare("SELECT count(*) AS n FROM messages WHERE external_id = 'bmid.CONCURRENT0001'").get()).toEqual({ n: 1 });
+    expect(
+      store().db.prepare("SELECT count(*) AS n FROM messages WHERE external_id = 'bmid.CONCURRENT0001'").get(),
+    ).toEqual({ n: 1 });
     expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['message.create']);
   });
 });
@@ -208,12 +376,16 @@ describe('cloud-style callbacks: statuses', () => {
     const conversation = await conversationOf('16505551234');
     const id = seedOutgoing(store(), conversation.id, companyId, OUTGOING_ID, 'created');
     const status = (name: string) => postCloud(gw, channelId, fixture(`cloud/status-${name}`), appSecret);
-    const read = async () => (await gw.request('GET', `/api/p2/conversations/${conversation.id}/messages/${id}?company_id=${companyId}`)).body.message;
+    const read = async () =>
+      (await gw.request('GET', `/api/p2/conversations/${conversation.id}/messages/${id}?company_id=${companyId}`)).body
+        .message;
 
     let start = before();
     expect((await status('delivered')).status).toBe(200);
     expect((await read()).status).toBe('delivered');
-    expect(checkedEvents(store(), start).map((e) => [e.name, (e.body.object as { status: string }).status])).toEqual([['message.update', 'delivered']]);
+    expect(checkedEvents(store(), start).map((e) => [e.name, (e.body.object as { status: string }).status])).toEqual([
+      ['message.update', 'delivered'],
+    ]);
 
     start = before();
     expect((await status('sent')).status).toBe(200); // late: nothing
@@ -236,10 +408,23 @@ describe('cloud-style callbacks: statuses', () => {
     const id = seedOutgoing(store(), conversation.id, companyId, 'bmid.OUTGOING-FAIL', 'sent');
     const start = before();
     expect((await postCloud(gw, channelId, failedBody, appSecret)).status).toBe(200);
-    expect((await postCloud(gw, channelId, fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.OUTGOING-FAIL'), appSecret)).status).toBe(200);
-    const message = (await gw.request('GET', `/api/p2/conversations/${conversation.id}/messages/${id}?company_id=${companyId}`)).body.message;
+    expect(
+      (
+        await postCloud(
+          gw,
+          channelId,
+          fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.OUTGOING-FAIL'),
+          appSecret,
+        )
+      ).status,
+    ).toBe(200);
+    const message = (
+      await gw.request('GET', `/api/p2/conversations/${conversation.id}/messages/${id}?company_id=${companyId}`)
+    ).body.message;
     expect(message.status).toBe('error');
-    expect(message.details).toEqual({ errors: [JSON.parse(failedBody).entry[0].changes[0].value.statuses[0].errors[0]] });
+    expect(message.details).toEqual({
+      errors: [JSON.parse(failedBody).entry[0].changes[0].value.statuses[0].errors[0]],
+    });
     const events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['message.update']);
     expect(messageOfEvent(events[0]!.body.object)).toEqual(message);
@@ -247,7 +432,10 @@ describe('cloud-style callbacks: statuses', () => {
 
   it('answers 200 and stores nothing for a status of an unknown message', async () => {
     const counts = rowCounts(store());
-    expect((await postCloud(gw, channelId, fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.NEVER-SEEN'), appSecret)).status).toBe(200);
+    expect(
+      (await postCloud(gw, channelId, fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.NEVER-SEEN'), appSecret))
+        .status,
+    ).toBe(200);
     expect(rowCounts(store())).toEqual(counts);
   });
 });
@@ -272,10 +460,18 @@ describe('callback secrets', () => {
 describe('GATEWAY_CHAT_A_BUSINESS_APP_SECRET', () => {
   it('verifies every cloud-style channel with the configured app secret instead', async () => {
     const configured = 'operator-app-secret-0123456789abcdef';
-    const other = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_CHAT_A_BUSINESS_APP_SECRET: configured });
+    const other = await startTestGateway({
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEWAY_CHAT_A_BUSINESS_APP_SECRET: configured,
+    });
     try {
-      const company = (await other.request('POST', '/p1/companies', { json: { name: 'Configured' } })).body.data.external_id;
-      const channel = (await other.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't' } })).body.data.external_id;
+      const company = (await other.request('POST', '/p1/companies', { json: { name: 'Configured' } })).body.data
+        .external_id;
+      const channel = (
+        await other.request('POST', `/p1/companies/${company}/channels`, {
+          json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't' },
+        })
+      ).body.data.external_id;
       const info = await callbackInfo(other, channel);
       expect(info.secrets).toMatchObject({ app_secret: null, app_secret_source: 'configuration' });
       const perChannel = other.gateway.store.callbacks.find(channel)!.signing_secret;
@@ -287,22 +483,35 @@ describe('GATEWAY_CHAT_A_BUSINESS_APP_SECRET', () => {
     }
   });
 
-  it('applies only the changes about the channel\'s own phone-number id when the channel knows it', async () => {
+  it("applies only the changes about the channel's own phone-number id when the channel knows it", async () => {
     const configured = 'operator-app-secret-0123456789abcdef';
-    const other = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_CHAT_A_BUSINESS_APP_SECRET: configured });
+    const other = await startTestGateway({
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEWAY_CHAT_A_BUSINESS_APP_SECRET: configured,
+    });
     try {
-      const company = (await other.request('POST', '/p1/companies', { json: { name: 'Two numbers' } })).body.data.external_id;
+      const company = (await other.request('POST', '/p1/companies', { json: { name: 'Two numbers' } })).body.data
+        .external_id;
       const create = (vendorChannelId: string) =>
-        other.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', vendor_channel_id: vendorChannelId } });
+        other.request('POST', `/p1/companies/${company}/channels`, {
+          json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', vendor_channel_id: vendorChannelId },
+        });
       const mine = (await create('106540352242922')).body.data.external_id;
-      const messages = () => (other.gateway.store.db.prepare('SELECT count(*) AS n FROM messages WHERE channel_id = ?').get(mine) as { n: number }).n;
+      const messages = () =>
+        (
+          other.gateway.store.db.prepare('SELECT count(*) AS n FROM messages WHERE channel_id = ?').get(mine) as {
+            n: number;
+          }
+        ).n;
 
       // The fixture is about phone-number id 106540352242922: posted to a channel of that number, it counts.
       expect((await postCloud(other, mine, fixture('cloud/text'), configured)).status).toBe(200);
       expect(messages()).toBe(1);
 
       // The same signed body about another number, posted at this channel's address, changes nothing.
-      const foreign = fixture('cloud/text').replaceAll('106540352242922', '999000111222333').replaceAll('bmid.', 'bmid.other.');
+      const foreign = fixture('cloud/text')
+        .replaceAll('106540352242922', '999000111222333')
+        .replaceAll('bmid.', 'bmid.other.');
       expect((await postCloud(other, mine, foreign, configured)).status).toBe(200);
       expect(messages()).toBe(1);
     } finally {

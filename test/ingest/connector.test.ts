@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
 import { readQr } from '../helpers/qr.js';
 import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { callbackInfo, checkedEvents, connectorHeaders, fixture, messageOfEvent, postConnector, rowCounts, seedOutgoing } from '../helpers/callbacks.js';
+import {
+  callbackInfo,
+  checkedEvents,
+  connectorHeaders,
+  fixture,
+  messageOfEvent,
+  postConnector,
+  rowCounts,
+  seedOutgoing,
+} from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;
@@ -17,8 +26,10 @@ let v2Secret: string;
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Connector Co' } })).body.data.external_id;
-  v1Channel = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_a' } })).body.data.external_id;
-  v2Channel = (await gw.request('POST', `/api/p2/companies/${companyId}/auths`, { json: { provider: 'chat_d' } })).body.auth.id;
+  v1Channel = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_a' } })).body
+    .data.external_id;
+  v2Channel = (await gw.request('POST', `/api/p2/companies/${companyId}/auths`, { json: { provider: 'chat_d' } })).body
+    .auth.id;
   const info = await callbackInfo(gw, v1Channel);
   expect(info).toEqual({
     url: `${gw.baseUrl}/callbacks/chat_a/${v1Channel}`,
@@ -35,7 +46,8 @@ const store = () => gw.gateway.store;
 const before = () => emittedEvents(store()).length;
 const post = (name: string, channel = v1Channel, secret = v1Secret, id?: string) =>
   postConnector(gw, channel === v1Channel ? 'chat_a' : 'chat_d', channel, fixture(name), secret, id);
-const postBody = (body: unknown, channel = v1Channel, secret = v1Secret) => postConnector(gw, channel === v1Channel ? 'chat_a' : 'chat_d', channel, JSON.stringify(body), secret);
+const postBody = (body: unknown, channel = v1Channel, secret = v1Secret) =>
+  postConnector(gw, channel === v1Channel ? 'chat_a' : 'chat_d', channel, JSON.stringify(body), secret);
 async function auth(id: number) {
   return (await gw.request('GET', `/api/p2/companies/${companyId}/auths/${id}`)).body.auth;
 }
@@ -45,18 +57,42 @@ describe('connector protocol: verification', () => {
     const counts = rowCounts(store());
     const body = fixture('connector/message-text');
     const url = `/callbacks/chat_a/${v1Channel}`;
-    expectErrorShape(await gw.request('POST', url, { token: null, body, headers: { 'content-type': 'application/json' } }), 401, 'unauthorized');
-    expectErrorShape(await gw.request('POST', url, { token: null, body, headers: connectorHeaders(body, v2Secret) }), 401, 'unauthorized');
+    expectErrorShape(
+      await gw.request('POST', url, { token: null, body, headers: { 'content-type': 'application/json' } }),
+      401,
+      'unauthorized',
+    );
+    expectErrorShape(
+      await gw.request('POST', url, { token: null, body, headers: connectorHeaders(body, v2Secret) }),
+      401,
+      'unauthorized',
+    );
     const stale = connectorHeaders(body, v1Secret, 'msg_stale', new Date(Date.now() - 10 * 60_000));
     expectErrorShape(await gw.request('POST', url, { token: null, body, headers: stale }), 401, 'unauthorized');
     const tampered = connectorHeaders(body, v1Secret);
-    expectErrorShape(await gw.request('POST', url, { token: null, body: body.replace('Guten Tag', 'Guten Abend'), headers: tampered }), 401, 'unauthorized');
+    expectErrorShape(
+      await gw.request('POST', url, { token: null, body: body.replace('Guten Tag', 'Guten Abend'), headers: tampered }),
+      401,
+      'unauthorized',
+    );
     expectErrorShape(await postConnector(gw, 'chat_d', v1Channel, body, v1Secret), 404, 'not_found');
     const malformed = '{"type": "message",';
-    expectErrorShape(await gw.request('POST', url, { token: null, body: malformed, headers: connectorHeaders(malformed, v1Secret) }), 400, 'bad_request');
-    for (const invalid of [{ type: 'selfie' }, { type: 'status', message_id: 'x', status: 'lost', timestamp: 1 }, { type: 'message', id: 'x', chat: { id: '1' }, timestamp: 1, extra: true }]) {
+    expectErrorShape(
+      await gw.request('POST', url, { token: null, body: malformed, headers: connectorHeaders(malformed, v1Secret) }),
+      400,
+      'bad_request',
+    );
+    for (const invalid of [
+      { type: 'selfie' },
+      { type: 'status', message_id: 'x', status: 'lost', timestamp: 1 },
+      { type: 'message', id: 'x', chat: { id: '1' }, timestamp: 1, extra: true },
+    ]) {
       const text = JSON.stringify(invalid);
-      expectErrorShape(await gw.request('POST', url, { token: null, body: text, headers: connectorHeaders(text, v1Secret) }), 422, 'validation_failed');
+      expectErrorShape(
+        await gw.request('POST', url, { token: null, body: text, headers: connectorHeaders(text, v1Secret) }),
+        422,
+        'validation_failed',
+      );
     }
     expect(rowCounts(store())).toEqual(counts);
   });
@@ -66,11 +102,30 @@ describe('connector protocol: messages and statuses', () => {
   it('stores a message from a new chat with its events', async () => {
     const start = before();
     expect((await post('connector/message-text')).status).toBe(200);
-    const row = store().db.prepare("SELECT id, conversation_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D7'").get() as { id: number; conversation_id: number };
-    const message = (await gw.request('GET', `/api/p2/conversations/${row.conversation_id}/messages/${row.id}?company_id=${companyId}`)).body.message;
-    const conversation = (await gw.request('GET', `/api/p2/conversations/${row.conversation_id}?company_id=${companyId}`)).body.conversation;
-    expect(message).toMatchObject({ income: true, status: 'created', message: 'Guten Tag!', external_created_at: '2025-06-08T20:59:43.000Z' });
-    expect(conversation).toMatchObject({ sender_name: 'Jonas Weber', sender_phone: '491701234567', sender_external_id: '491701234567', sender_external_public_id: '491701234567', avatar_url: 'https://media.connector.example/avatars/491701234567.jpg', provider: 'chat_a', group: false });
+    const row = store()
+      .db.prepare("SELECT id, conversation_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D7'")
+      .get() as { id: number; conversation_id: number };
+    const message = (
+      await gw.request('GET', `/api/p2/conversations/${row.conversation_id}/messages/${row.id}?company_id=${companyId}`)
+    ).body.message;
+    const conversation = (
+      await gw.request('GET', `/api/p2/conversations/${row.conversation_id}?company_id=${companyId}`)
+    ).body.conversation;
+    expect(message).toMatchObject({
+      income: true,
+      status: 'created',
+      message: 'Guten Tag!',
+      external_created_at: '2025-06-08T20:59:43.000Z',
+    });
+    expect(conversation).toMatchObject({
+      sender_name: 'Jonas Weber',
+      sender_phone: '491701234567',
+      sender_external_id: '491701234567',
+      sender_external_public_id: '491701234567',
+      avatar_url: 'https://media.connector.example/avatars/491701234567.jpg',
+      provider: 'chat_a',
+      group: false,
+    });
     const events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['conversation.create', 'message.create']);
     expect(events[0]!.body.object).toEqual(conversation);
@@ -79,45 +134,97 @@ describe('connector protocol: messages and statuses', () => {
 
   it('describes media by id or URL and keeps the reply reference', async () => {
     expect((await post('connector/message-media')).status).toBe(200);
-    const row = store().db.prepare("SELECT id, conversation_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D8'").get() as { id: number; conversation_id: number };
-    const message = (await gw.request('GET', `/api/p2/conversations/${row.conversation_id}/messages/${row.id}?company_id=${companyId}`)).body.message;
+    const row = store()
+      .db.prepare("SELECT id, conversation_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D8'")
+      .get() as { id: number; conversation_id: number };
+    const message = (
+      await gw.request('GET', `/api/p2/conversations/${row.conversation_id}/messages/${row.id}?company_id=${companyId}`)
+    ).body.message;
     expect(message.replied_to_id).toBe('3EB0C431C26A1916E5D7');
     expect(message.attachments).toEqual([
-      expect.objectContaining({ file_name: 'image.jpg', mime_type: 'image/jpeg', size: 48213, aspect_ratio: 1.3333, data: { width: 1024, height: 768 }, push_to_talk: false }),
-      expect.objectContaining({ file_name: 'voice.ogg', mime_type: 'audio/ogg', size: 9120, data: {}, push_to_talk: true }),
+      expect.objectContaining({
+        file_name: 'image.jpg',
+        mime_type: 'image/jpeg',
+        size: 48213,
+        aspect_ratio: 1.3333,
+        data: { width: 1024, height: 768 },
+        push_to_talk: false,
+      }),
+      expect.objectContaining({
+        file_name: 'voice.ogg',
+        mime_type: 'audio/ogg',
+        size: 9120,
+        data: {},
+        push_to_talk: true,
+      }),
     ]);
-    const media = store().db.prepare('SELECT provider_media FROM attachments WHERE message_id = ? ORDER BY id').all(row.id) as { provider_media: string }[];
-    expect(media.map((m) => JSON.parse(m.provider_media))).toEqual([{ kind: 'image', id: 'media-7f3a' }, { kind: 'voice', url: 'https://media.connector.example/m/9c1d.ogg' }]);
+    const media = store()
+      .db.prepare('SELECT provider_media FROM attachments WHERE message_id = ? ORDER BY id')
+      .all(row.id) as { provider_media: string }[];
+    expect(media.map((m) => JSON.parse(m.provider_media))).toEqual([
+      { kind: 'image', id: 'media-7f3a' },
+      { kind: 'voice', url: 'https://media.connector.example/m/9c1d.ogg' },
+    ]);
   });
 
   it('threads a group and stores a message sent from the phone as outgoing (replied)', async () => {
     expect((await post('connector/message-group')).status).toBe(200);
-    const group = store().db.prepare("SELECT details, contact_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D9'").get() as { details: string; contact_id: number };
+    const group = store()
+      .db.prepare("SELECT details, contact_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D9'")
+      .get() as { details: string; contact_id: number };
     expect(JSON.parse(group.details)).toEqual({ sender: { id: '491701234567', name: 'Jonas Weber' } });
-    expect(store().db.prepare('SELECT is_group, name FROM contacts WHERE id = ?').get(group.contact_id)).toEqual({ is_group: 1, name: 'Lieferanten' });
+    expect(store().db.prepare('SELECT is_group, name FROM contacts WHERE id = ?').get(group.contact_id)).toEqual({
+      is_group: 1,
+      name: 'Lieferanten',
+    });
     const start = before();
     expect((await post('connector/message-from-me')).status).toBe(200);
-    const mine = store().db.prepare("SELECT income, status, conversation_id FROM messages WHERE external_id = '3EB0C431C26A1916E5DA'").get() as { income: number; status: string; conversation_id: number };
+    const mine = store()
+      .db.prepare("SELECT income, status, conversation_id FROM messages WHERE external_id = '3EB0C431C26A1916E5DA'")
+      .get() as { income: number; status: string; conversation_id: number };
     expect(mine).toMatchObject({ income: 0, status: 'sent' });
     expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['conversation.update', 'message.create']);
-    expect(store().db.prepare('SELECT replied_state FROM conversations WHERE id = ?').get(mine.conversation_id)).toEqual({ replied_state: 'replied' });
+    expect(
+      store().db.prepare('SELECT replied_state FROM conversations WHERE id = ?').get(mine.conversation_id),
+    ).toEqual({ replied_state: 'replied' });
   });
 
   it('applies statuses forward only; failed ends as error with the reason', async () => {
-    const conversationId = (store().db.prepare("SELECT conversation_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D7'").get() as { conversation_id: number }).conversation_id;
+    const conversationId = (
+      store().db.prepare("SELECT conversation_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D7'").get() as {
+        conversation_id: number;
+      }
+    ).conversation_id;
     const id = seedOutgoing(store(), conversationId, companyId, '3EB0OUTGOING0000001', 'sent');
     let start = before();
     expect((await post('connector/status-delivered')).status).toBe(200);
-    expect(checkedEvents(store(), start).map((e) => [e.name, (e.body.object as { status: string }).status])).toEqual([['message.update', 'delivered']]);
+    expect(checkedEvents(store(), start).map((e) => [e.name, (e.body.object as { status: string }).status])).toEqual([
+      ['message.update', 'delivered'],
+    ]);
     start = before();
     expect((await post('connector/status-failed')).status).toBe(200); // after delivery: nothing
     expect(checkedEvents(store(), start)).toEqual([]);
 
     const failing = seedOutgoing(store(), conversationId, companyId, '3EB0OUTGOING0000002', 'sent');
     start = before();
-    expect((await postConnector(gw, 'chat_a', v1Channel, fixture('connector/status-failed').replace('0000001', '0000002'), v1Secret)).status).toBe(200);
-    const message = (await gw.request('GET', `/api/p2/conversations/${conversationId}/messages/${failing}?company_id=${companyId}`)).body.message;
-    expect(message).toMatchObject({ status: 'error', details: { errors: [{ code: 'recipient_unreachable', title: "The recipient's number is not on the network" }] } });
+    expect(
+      (
+        await postConnector(
+          gw,
+          'chat_a',
+          v1Channel,
+          fixture('connector/status-failed').replace('0000001', '0000002'),
+          v1Secret,
+        )
+      ).status,
+    ).toBe(200);
+    const message = (
+      await gw.request('GET', `/api/p2/conversations/${conversationId}/messages/${failing}?company_id=${companyId}`)
+    ).body.message;
+    expect(message).toMatchObject({
+      status: 'error',
+      details: { errors: [{ code: 'recipient_unreachable', title: "The recipient's number is not on the network" }] },
+    });
     expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['message.update']);
     expect(store().messages.find(conversationId, id)!.status).toBe('delivered');
   });
@@ -132,21 +239,50 @@ describe('connector protocol: connection flow', () => {
     expect((await post('connector/pages')).status).toBe(200);
     expect((await post('connector/oauth')).status).toBe(200);
     const events = checkedEvents(store(), start);
-    expect(events.map((e) => e.name)).toEqual(['auth.update', 'channel.qr_code', 'auth.update', 'channel.code', 'auth.update', 'channel.pages', 'auth.update']);
+    expect(events.map((e) => e.name)).toEqual([
+      'auth.update',
+      'channel.qr_code',
+      'auth.update',
+      'channel.code',
+      'auth.update',
+      'channel.pages',
+      'auth.update',
+    ]);
     const current = await auth(v1Channel);
     // The pages are stored by the pages event: the auth objects before it have none.
-    expect(current.pages.map((p: { external_id: string; enabled: boolean }) => [p.external_id, p.enabled])).toEqual(JSON.parse(fixture('connector/pages')).pages.map((p: { id: string }) => [p.id, false]));
+    expect(current.pages.map((p: { external_id: string; enabled: boolean }) => [p.external_id, p.enabled])).toEqual(
+      JSON.parse(fixture('connector/pages')).pages.map((p: { id: string }) => [p.id, false]),
+    );
     const payload = JSON.parse(fixture('connector/qr')).qr;
     const v2Qr = (events[0]!.body.object as { qr: string }).qr;
-    expect(events[0]!.body.object).toEqual({ ...current, pages: null, qr: expect.stringMatching(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/) });
+    expect(events[0]!.body.object).toEqual({
+      ...current,
+      pages: null,
+      qr: expect.stringMatching(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/),
+    });
     expect(readQr(v2Qr)).toBe(payload);
     const base = { entity: 'channel', company_id: companyId, channel_id: v1Channel, channel_type: 'chat_a' };
-    expect(events[1]!.body).toEqual({ id: events[1]!.id, created_at: events[1]!.created_at, type: 'qr_code', event: 'new', ...base, data: v2Qr.slice('data:image/png;base64,'.length) });
+    expect(events[1]!.body).toEqual({
+      id: events[1]!.id,
+      created_at: events[1]!.created_at,
+      type: 'qr_code',
+      event: 'new',
+      ...base,
+      data: v2Qr.slice('data:image/png;base64,'.length),
+    });
     expect(readQr(Buffer.from(events[1]!.body.data as string, 'base64'))).toBe(payload);
     expect(events[2]!.body.object).toEqual({ ...current, pages: null, code: 'K7QX-2M4P' });
     expect(events[3]!.body).toMatchObject({ type: 'code', event: 'new', ...base, data: 'K7QX-2M4P' });
-    expect(events[5]!.body).toMatchObject({ type: 'pages', event: 'new', ...base, data: JSON.parse(fixture('connector/pages')).pages });
-    expect(events[6]!.body.object).toEqual({ ...current, oauth_provider_url: JSON.parse(fixture('connector/oauth')).oauth_provider_url });
+    expect(events[5]!.body).toMatchObject({
+      type: 'pages',
+      event: 'new',
+      ...base,
+      data: JSON.parse(fixture('connector/pages')).pages,
+    });
+    expect(events[6]!.body.object).toEqual({
+      ...current,
+      oauth_provider_url: JSON.parse(fixture('connector/oauth')).oauth_provider_url,
+    });
   });
 
   // pact-im/api-doc _includes/v1_webhooks.md ("channel connected sucessfuly", "channel disabled").
@@ -168,7 +304,14 @@ describe('connector protocol: connection flow', () => {
       channel_id: v1Channel,
       channel_type: 'chat_a',
       created_at: events[1]!.created_at,
-      data: { message: 'authorized', date: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/), date_timestamp: expect.any(Number), timestamp: expect.any(Number), details: { entity: 'channel', entity_id: v1Channel }, reason: 'session connected' },
+      data: {
+        message: 'authorized',
+        date: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/),
+        date_timestamp: expect.any(Number),
+        timestamp: expect.any(Number),
+        details: { entity: 'channel', entity_id: v1Channel },
+        reason: 'session connected',
+      },
     });
     expect(notice.data.date_timestamp).toBe(Math.floor(Date.parse(events[1]!.created_at) / 1000));
     expect(notice.data.date).toBe(`${events[1]!.created_at.slice(0, 19).replace('T', ' ')} UTC`);
@@ -182,7 +325,11 @@ describe('connector protocol: connection flow', () => {
     expect(current.state).toBe('disabled');
     events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(['auth.update', 'channel.state']);
-    expect(events[1]!.body).toMatchObject({ type: 'system', severity: 'critical', data: { message: 'disabled', reason: 'logged out on the phone' } });
+    expect(events[1]!.body).toMatchObject({
+      type: 'system',
+      severity: 'critical',
+      data: { message: 'disabled', reason: 'logged out on the phone' },
+    });
   });
 
   // pact-im/api-doc _includes/v1_webhooks.md: phone offline, phone online, unavailable, trying_resume_work, synchronized.
@@ -201,8 +348,14 @@ describe('connector protocol: connection flow', () => {
     }
     const events = checkedEvents(store(), start);
     expect(events.map((e) => e.name)).toEqual(notices.map(() => 'channel.state'));
-    expect(events.map((e) => [e.body.type, e.body.severity, (e.body.data as { message: string }).message])).toEqual(notices.map(([, text]) => ['system', 'critical', text]));
-    expect(events[0]!.body.data).toMatchObject({ date: '2025-06-08 21:00:00 UTC', date_timestamp: 1_749_416_400, details: { entity: 'channel', entity_id: v1Channel } });
+    expect(events.map((e) => [e.body.type, e.body.severity, (e.body.data as { message: string }).message])).toEqual(
+      notices.map(([, text]) => ['system', 'critical', text]),
+    );
+    expect(events[0]!.body.data).toMatchObject({
+      date: '2025-06-08 21:00:00 UTC',
+      date_timestamp: 1_749_416_400,
+      details: { entity: 'channel', entity_id: v1Channel },
+    });
     expect((await auth(v1Channel)).state).toBe(stateBefore);
     expect((await postBody({ type: 'notice', notice: 'phone_off' })).status).toBe(422);
     const v2Start = before();
@@ -231,7 +384,13 @@ describe('connector protocol: connection flow', () => {
     const counts = rowCounts(store());
     expect((await post('connector/message-text', v2Channel, v2Secret, 'msg_text_1')).status).toBe(200);
     const stored = rowCounts(store());
-    expect(stored).toEqual({ ...counts, contacts: counts.contacts + 1, conversations: counts.conversations + 1, messages: counts.messages + 1, events: counts.events + 2 });
+    expect(stored).toEqual({
+      ...counts,
+      contacts: counts.contacts + 1,
+      conversations: counts.conversations + 1,
+      messages: counts.messages + 1,
+      events: counts.events + 2,
+    });
     expect((await post('connector/message-text', v2Channel, v2Secret, 'msg_text_1')).status).toBe(200);
     expect((await post('connector/message-text', v2Channel, v2Secret, 'msg_text_2')).status).toBe(200);
     expect(rowCounts(store())).toEqual(stored);

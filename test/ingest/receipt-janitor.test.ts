@@ -21,10 +21,18 @@ function storeWithChannel(): { store: Store; channelId: number } {
   });
   const now = Date.now();
   store.db.prepare('INSERT INTO accounts (id, name, created_at) VALUES (1, ?, ?)').run('acct', now);
-  const company = store.companies.insert({ accountId: 1, name: 'Acme', phone: null, description: null, webhookUrl: null }).id;
+  const company = store.companies.insert({
+    accountId: 1,
+    name: 'Acme',
+    phone: null,
+    description: null,
+    webhookUrl: null,
+  }).id;
   const channelId = (
     store.db
-      .prepare(`INSERT INTO channels (company_id, provider, state, created_at, updated_at) VALUES (?, 'chat_b', 'enabled', ?, ?) RETURNING id`)
+      .prepare(
+        `INSERT INTO channels (company_id, provider, state, created_at, updated_at) VALUES (?, 'chat_b', 'enabled', ?, ?) RETURNING id`,
+      )
       .get(company, now, now) as { id: number }
   ).id;
   return { store, channelId };

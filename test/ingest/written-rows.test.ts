@@ -14,14 +14,24 @@ afterAll(() => gw.close());
 
 describe('rows answered without reading them back', () => {
   it('equal what a read of the table answers: contact, conversation, message, changed conversation', async () => {
-    const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Rows Co' } })).body.data.external_id as number;
-    const channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: '123456:bot-token' } })).body.data.external_id as number;
+    const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Rows Co' } })).body.data
+      .external_id as number;
+    const channelId = (
+      await gw.request('POST', `/p1/companies/${companyId}/channels`, {
+        json: { provider: 'chat_b', token: '123456:bot-token' },
+      })
+    ).body.data.external_id as number;
     const s = store();
     const channel = s.channels.findLiveCached(channelId)!;
     s.transaction(() => {
-      const { contact, created } = s.contacts.findOrCreate({ companyId, channelId, externalId: 'rows-1', externalPublicId: '@rows', name: 'Rows', phone: '+100' }, 1_700_000_000_123);
+      const { contact, created } = s.contacts.findOrCreate(
+        { companyId, channelId, externalId: 'rows-1', externalPublicId: '@rows', name: 'Rows', phone: '+100' },
+        1_700_000_000_123,
+      );
       expect(created).toBe(true);
-      expect(Object.entries(contact)).toEqual(Object.entries(s.db.prepare('SELECT * FROM contacts WHERE id = ?').get(contact.id) as object));
+      expect(Object.entries(contact)).toEqual(
+        Object.entries(s.db.prepare('SELECT * FROM contacts WHERE id = ?').get(contact.id) as object),
+      );
 
       const { conversation, created: opened } = s.conversations.findOrCreateFor(channel, contact, 1_700_000_000_456);
       expect(opened).toBe(true);
@@ -29,13 +39,47 @@ describe('rows answered without reading them back', () => {
       expect(s.conversations.findOrCreateFor(channel, contact, 1)).toEqual({ conversation, created: false });
 
       const message = s.messages.insertOnce(
-        { companyId, channelId, conversationId: conversation.id, contactId: contact.id, externalId: 'rows-m1', repliedToId: 'rows-m0', income: true, status: 'created', text: 'hi', details: { a: [1] }, sendToCrm: true, externalCreatedAt: 1_600_000_000_000 },
+        {
+          companyId,
+          channelId,
+          conversationId: conversation.id,
+          contactId: contact.id,
+          externalId: 'rows-m1',
+          repliedToId: 'rows-m0',
+          income: true,
+          status: 'created',
+          text: 'hi',
+          details: { a: [1] },
+          sendToCrm: true,
+          externalCreatedAt: 1_600_000_000_000,
+        },
         1_700_000_000_789,
       )!;
       expect(Object.entries(message)).toEqual(Object.entries(s.messages.findById(message.id)!));
-      expect(s.messages.insertOnce({ companyId, channelId, conversationId: conversation.id, contactId: contact.id, externalId: 'rows-m1', repliedToId: null, income: false, status: 'sent', text: null, details: null, sendToCrm: false }, 1)).toBeUndefined();
+      expect(
+        s.messages.insertOnce(
+          {
+            companyId,
+            channelId,
+            conversationId: conversation.id,
+            contactId: contact.id,
+            externalId: 'rows-m1',
+            repliedToId: null,
+            income: false,
+            status: 'sent',
+            text: null,
+            details: null,
+            sendToCrm: false,
+          },
+          1,
+        ),
+      ).toBeUndefined();
 
-      const changed = s.conversations.changeInTransaction(conversation, { last_message_id: message.id, replied_state: 'replied', operational_state: 'archived' }, 1_700_000_001_000);
+      const changed = s.conversations.changeInTransaction(
+        conversation,
+        { last_message_id: message.id, replied_state: 'replied', operational_state: 'archived' },
+        1_700_000_001_000,
+      );
       expect(Object.entries(changed)).toEqual(Object.entries(s.conversations.find(companyId, conversation.id)!));
     });
   });

@@ -92,8 +92,7 @@ describe('kafka test broker', () => {
     });
 
     // Exactly the produced messages (order across partitions is not defined).
-    const asPairs = (ms: { key: string; value: string }[]) =>
-      ms.map((m) => `${m.key}=${m.value}`).sort();
+    const asPairs = (ms: { key: string; value: string }[]) => ms.map((m) => `${m.key}=${m.value}`).sort();
     expect(asPairs(received)).toEqual(asPairs(sent));
 
     // Same key -> same partition, in production order.

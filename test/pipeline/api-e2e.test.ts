@@ -37,7 +37,10 @@ describe('embedded mode end to end', () => {
     expect(webhook.status).toBe(201);
     secret = webhook.body.webhook.secret;
 
-    const created = await api('POST', `/api/p2/companies/${company}/auths`, { provider: 'chat_b', token: '123456:bot-token' });
+    const created = await api('POST', `/api/p2/companies/${company}/auths`, {
+      provider: 'chat_b',
+      token: '123456:bot-token',
+    });
     expect(created.status).toBe(201);
     const disabled = await api('PUT', `/api/p2/companies/${company}/auths/${created.body.auth.id}/disable`);
     expect(disabled.status).toBe(200);

@@ -58,7 +58,10 @@ async function emitAcrossKill(store: Store, company: number, what: string, ready
 }
 
 /** Every webhook received is of an accepted event and verifies with the endpoint's secret. */
-function expectOnlyAcceptedAndSigned(received: readonly { id: string; verifiedBy: number[] }[], accepted: readonly string[]): void {
+function expectOnlyAcceptedAndSigned(
+  received: readonly { id: string; verifiedBy: number[] }[],
+  accepted: readonly string[],
+): void {
   for (const hook of received) {
     expect(accepted).toContain(hook.id);
     expect(hook.verifiedBy).toEqual([0]);
@@ -80,9 +83,18 @@ describe('crash safety (embedded mode)', () => {
     try {
       const company = insertCompany(store);
       insertEndpoint(store, company, receiver.url, { secret });
-      const accepted = await emitAcrossKill(store, company, 'some deliveries before the kill', () => receiver.received.length > 0);
+      const accepted = await emitAcrossKill(
+        store,
+        company,
+        'some deliveries before the kill',
+        () => receiver.received.length > 0,
+      );
       daemon = await startDaemon();
-      await eventually('every accepted event received', () => accepted.every((id) => receiver.received.some((h) => h.id === id)), 60_000);
+      await eventually(
+        'every accepted event received',
+        () => accepted.every((id) => receiver.received.some((h) => h.id === id)),
+        60_000,
+      );
       expectOnlyAcceptedAndSigned(receiver.received, accepted);
     } finally {
       store.close();
@@ -94,7 +106,12 @@ describe('crash safety (embedded mode)', () => {
   it('delivers every event whose first attempt failed across a SIGKILL among its retries', async () => {
     // A store of its own: the retries come 200 ms after a failed first attempt.
     const retryDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-crash-retries-'));
-    const retryEnv = { ...env, GATEWAY_DATA_DIR: retryDir, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0, 200ms, 1m', GATEWAY_WEBHOOK_RETRY_JITTER: '0' };
+    const retryEnv = {
+      ...env,
+      GATEWAY_DATA_DIR: retryDir,
+      GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0, 200ms, 1m',
+      GATEWAY_WEBHOOK_RETRY_JITTER: '0',
+    };
     daemon = await startDaemon(retryEnv);
     const store = Store.open(path.join(retryDir, 'gateway.db'));
     const secret = newSecret();
@@ -116,12 +133,25 @@ describe('crash safety (embedded mode)', () => {
     try {
       const company = insertCompany(store);
       insertEndpoint(store, company, receiver.url, { secret });
-      const accepted = await emitAcrossKill(store, company, 'a retry in flight before the kill', () => receiver.hanging.length > 0);
+      const accepted = await emitAcrossKill(
+        store,
+        company,
+        'a retry in flight before the kill',
+        () => receiver.hanging.length > 0,
+      );
       killed = true;
       daemon = await startDaemon(retryEnv);
-      await eventually('every accepted event answered 200 once it was retried', () => accepted.every((id) => answered200.has(id)), 60_000);
-      const count = (where: string) => store.db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM webhook_deliveries ${where}`).get()!.n;
-      await eventually('every delivery recorded as delivered', () => count("WHERE status = 'delivered'") === accepted.length);
+      await eventually(
+        'every accepted event answered 200 once it was retried',
+        () => accepted.every((id) => answered200.has(id)),
+        60_000,
+      );
+      const count = (where: string) =>
+        store.db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM webhook_deliveries ${where}`).get()!.n;
+      await eventually(
+        'every delivery recorded as delivered',
+        () => count("WHERE status = 'delivered'") === accepted.length,
+      );
       expect(count('')).toBe(accepted.length);
       expectOnlyAcceptedAndSigned(receiver.received, accepted);
     } finally {

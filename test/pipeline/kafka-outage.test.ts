@@ -13,7 +13,10 @@ let broker: PrivateBroker;
 let core: TestGateway;
 beforeAll(async () => {
   broker = await startPrivateBroker('gateway-kafka-outage');
-  core = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_KAFKA_BROKERS: broker.brokers, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,1s,1s' }, { clock: systemClock, streams: 'kafka' });
+  core = await startTestGateway(
+    { ...TO_RECEIVERS, GATEWAY_KAFKA_BROKERS: broker.brokers, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,1s,1s' },
+    { clock: systemClock, streams: 'kafka' },
+  );
 }, 180_000);
 afterAll(async () => {
   await core?.close();
@@ -27,16 +30,32 @@ describe('Kafka broker outage', () => {
       const company = insertCompany(core.store);
       insertEndpoint(core.store, company, receiver.url);
       const accepted = Array.from({ length: 5 }, (_, i) => emitEvent(core.store, company, 'message.create', { i }).id);
-      await eventually('deliveries before the outage', () => accepted.every((id) => receiver.received.some((h) => h.id === id)), 60_000);
+      await eventually(
+        'deliveries before the outage',
+        () => accepted.every((id) => receiver.received.some((h) => h.id === id)),
+        60_000,
+      );
 
       await broker.stop();
       for (let i = 0; i < 5; i += 1) accepted.push(emitEvent(core.store, company, 'message.create', { i: i + 5 }).id);
-      await eventually('the relay failing to publish', () => core.logText().includes('outbox relay publishing a batch failed'), 60_000);
+      await eventually(
+        'the relay failing to publish',
+        () => core.logText().includes('outbox relay publishing a batch failed'),
+        60_000,
+      );
       expect(core.store.outbox.lag().pending).toBeGreaterThan(0);
       await broker.start();
 
-      await eventually('every accepted event received', () => accepted.every((id) => receiver.received.some((h) => h.id === id)), 90_000);
-      await eventually('every delivery recorded', () => core.store.deliverySearch.count({ company_id: company, status: 'delivered' }) === 10, 60_000);
+      await eventually(
+        'every accepted event received',
+        () => accepted.every((id) => receiver.received.some((h) => h.id === id)),
+        90_000,
+      );
+      await eventually(
+        'every delivery recorded',
+        () => core.store.deliverySearch.count({ company_id: company, status: 'delivered' }) === 10,
+        60_000,
+      );
       expect(core.store.outbox.lag().pending).toBe(0);
     } finally {
       await receiver.close();

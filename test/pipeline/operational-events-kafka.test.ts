@@ -10,7 +10,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { systemClock } from '../../src/streams/stream.js';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
-import { exhaustedScenario, goneEndpointScenario, operatorEnv, startOperatorReceiver, type OperatorReceiver } from './operational-scenarios.js';
+import {
+  exhaustedScenario,
+  goneEndpointScenario,
+  operatorEnv,
+  startOperatorReceiver,
+  type OperatorReceiver,
+} from './operational-scenarios.js';
 import { eventually } from '../helpers/wait.js';
 
 const BIN = path.resolve('bin/gateway.js');
@@ -30,7 +36,13 @@ beforeAll(async () => {
   const env = { ...kafkaEnv, ...operatorEnv(operator) };
   core = await startTestGateway({ ...TO_RECEIVERS, ...env }, { clock: systemClock, role: 'core', streams: 'kafka' });
   const child = spawn(process.execPath, [BIN, 'serve', '--role', 'worker'], {
-    env: { ...process.env, ...env, GATEWAY_DATA_DIR: workerDir, GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', GATEWAY_LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      ...env,
+      GATEWAY_DATA_DIR: workerDir,
+      GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+      GATEWAY_LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const started = { child, log: '' };
@@ -39,7 +51,10 @@ beforeAll(async () => {
   child.stderr.on('data', (chunk: Buffer) => (started.log += chunk.toString()));
   await eventually(
     'the worker holding the partitions of gateway.events',
-    () => started.log.split('\n').some((line) => line.includes('consumer joined its group') && line.includes('"stream":"gateway.events"')),
+    () =>
+      started.log
+        .split('\n')
+        .some((line) => line.includes('consumer joined its group') && line.includes('"stream":"gateway.events"')),
     60_000,
   );
 }, 120_000);

@@ -64,15 +64,35 @@ describe('operational events (embedded streams)', () => {
       // A change that leaves the state as it is writes nothing.
       expect((await api.call('PUT', base, { active: false, event_types: ['auth.create'] })).status).toBe(200);
       expect((await gw.admin('POST', `/admin/companies/${company}/endpoints/${toggled.id}/enable`)).status).toBe(200);
-      expect((await gw.admin('POST', `/admin/companies/${company}/endpoints/${toggled.id}/disable`, { reason: 'maintenance window' })).status).toBe(200);
+      expect(
+        (
+          await gw.admin('POST', `/admin/companies/${company}/endpoints/${toggled.id}/disable`, {
+            reason: 'maintenance window',
+          })
+        ).status,
+      ).toBe(200);
       expect((await api.call('PATCH', base, { active: true, event_types: null })).status).toBe(200);
 
       const events = companyEvents(gw, company);
       expect(events.map((e) => [e.name, e.body.object])).toEqual([
         ['webhook.disabled', expect.objectContaining({ id: toggled.id, active: false, disabled_reason: null })],
-        ['webhook.enabled', expect.objectContaining({ id: toggled.id, active: true, disabled_reason: null, event_types: ['auth.create'] })],
-        ['webhook.disabled', expect.objectContaining({ id: toggled.id, active: false, disabled_reason: 'maintenance window' })],
-        ['webhook.enabled', expect.objectContaining({ id: toggled.id, active: true, disabled_reason: null, event_types: null })],
+        [
+          'webhook.enabled',
+          expect.objectContaining({
+            id: toggled.id,
+            active: true,
+            disabled_reason: null,
+            event_types: ['auth.create'],
+          }),
+        ],
+        [
+          'webhook.disabled',
+          expect.objectContaining({ id: toggled.id, active: false, disabled_reason: 'maintenance window' }),
+        ],
+        [
+          'webhook.enabled',
+          expect.objectContaining({ id: toggled.id, active: true, disabled_reason: null, event_types: null }),
+        ],
       ]);
       // The object is the endpoint as the API shows it after the change (updated_at included): both written together.
       const shown = (await api.call('GET', base)).body.webhook;
@@ -82,7 +102,11 @@ describe('operational events (embedded streams)', () => {
       expect(watcher.receiver.received.map((h) => h.id)).toEqual(events.map((e) => e.id));
       // The toggled endpoint hears of its enabling (it is active then), never of its disabling. The
       // first enable came while it filtered on auth.create only, so the last one alone reached it.
-      await eventually('the toggled endpoint received its last enable', () => toggled.receiver.received.some((h) => !h.id.startsWith('test_')), 30_000);
+      await eventually(
+        'the toggled endpoint received its last enable',
+        () => toggled.receiver.received.some((h) => !h.id.startsWith('test_')),
+        30_000,
+      );
       // Enabling it through the API sent the activation's test POST (webhook-id test_...) before.
       const received = toggled.receiver.received.filter((h) => !h.id.startsWith('test_'));
       expect(received.map(nameOf)).toEqual(['webhook.enabled']);
@@ -100,7 +124,10 @@ describe('operational events (embedded streams)', () => {
     // disabled one would hold the retry until it is enabled again: test/dispatch/delivery-order.test.ts).
     const slow = await api.endpoint(company, () => ({ status: 503, headers: { 'retry-after': '3' } }));
     const watcher = await api.endpoint(company, () => ({ status: 200 }), ['delivery.failed']);
-    const before = await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="endpoint_unavailable"}');
+    const before = await metricValue(
+      gw,
+      'gateway_webhook_deliveries_failed_total{target="company",reason="endpoint_unavailable"}',
+    );
     try {
       await api.authCreate(company);
       await eventually('the first attempt answered 503', () => slow.receiver.received.length === 1, 30_000);
@@ -108,10 +135,25 @@ describe('operational events (embedded streams)', () => {
       await eventually('delivery.failed at the watcher', () => watcher.receiver.received.length === 1, 30_000);
       const [failed] = companyEvents(gw, company, 'delivery.failed');
       expect(watcher.receiver.received[0]!.body).toEqual(failed!.body);
-      expect(failed!.body.object).toMatchObject({ endpoint_id: slow.id, event_type: 'auth.create', status: 'failed', attempt_count: 1 });
-      expect((failed!.body.object as { last_error: string }).last_error).toMatch(new RegExp(`^The endpoint ${slow.id} of delivery dlv_[0-9a-f]+ no longer exists`));
+      expect(failed!.body.object).toMatchObject({
+        endpoint_id: slow.id,
+        event_type: 'auth.create',
+        status: 'failed',
+        attempt_count: 1,
+      });
+      expect((failed!.body.object as { last_error: string }).last_error).toMatch(
+        new RegExp(`^The endpoint ${slow.id} of delivery dlv_[0-9a-f]+ no longer exists`),
+      );
       expect(slow.receiver.received).toHaveLength(1);
-      await eventually('counted', async () => (await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="endpoint_unavailable"}')) === before + 1);
+      await eventually(
+        'counted',
+        async () =>
+          (await metricValue(
+            gw,
+            'gateway_webhook_deliveries_failed_total{target="company",reason="endpoint_unavailable"}',
+          )) ===
+          before + 1,
+      );
     } finally {
       await Promise.all([slow.receiver.close(), watcher.receiver.close()]);
     }
@@ -122,7 +164,9 @@ describe('operational events (embedded streams)', () => {
     const company = await api.company('Replayed');
     const endpoint = await api.endpoint(company, () => ({ status: 200 }));
     try {
-      expect((await api.call('PATCH', `/api/p2/companies/${company}/webhooks/${endpoint.id}`, { active: false })).status).toBe(200);
+      expect(
+        (await api.call('PATCH', `/api/p2/companies/${company}/webhooks/${endpoint.id}`, { active: false })).status,
+      ).toBe(200);
       const [event] = companyEvents(gw, company, 'webhook.disabled');
       const operatorCopies = () => operator.receiver.received.filter((h) => h.id === event!.id);
       await eventually('the operator received it', () => operatorCopies().length === 1, 30_000);
@@ -134,7 +178,10 @@ describe('operational events (embedded streams)', () => {
       expect(operatorCopies()[1]!.verifiedBy).toEqual([0]);
       expect(operatorCopies()[1]!.body).toEqual(event!.body);
       const shown = await gw.admin('GET', `/admin/deliveries/${delivery.id}`);
-      await eventually('the manual attempt recorded', async () => (await gw.admin('GET', `/admin/deliveries/${delivery.id}`)).body.attempts.length === 2);
+      await eventually(
+        'the manual attempt recorded',
+        async () => (await gw.admin('GET', `/admin/deliveries/${delivery.id}`)).body.attempts.length === 2,
+      );
       expect(shown.body.event).toEqual(event!.body);
     } finally {
       await endpoint.receiver.close();
@@ -158,21 +205,42 @@ describe('operational events (embedded streams)', () => {
       const cookie = /gw_portal=[^;]+/.exec(entered.headers.getSetCookie().join(';'))![0];
       const csrf = ((await entered.json()) as { session: { csrf_token: string } }).session.csrf_token;
       const portal = async (method: string, path: string, json: unknown = {}) =>
-        (await fetch(`${gw.baseUrl}${path}`, { method, headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify(json) })).status;
+        (
+          await fetch(`${gw.baseUrl}${path}`, {
+            method,
+            headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+            body: JSON.stringify(json),
+          })
+        ).status;
 
       expect(await portal('PATCH', `/portal/api/webhooks/${endpoint.id}`, { active: false })).toBe(200);
       const [disabled] = companyEvents(gw, company, 'webhook.disabled');
-      expect(disabled!.body.object).toMatchObject({ id: endpoint.id, active: false, disabled_reason: 'disabled in the company portal' });
-      await eventually('counted', async () => (await metricValue(gw, 'gateway_webhook_endpoint_state_changes_total{state="disabled",by="portal"}')) === before + 1);
+      expect(disabled!.body.object).toMatchObject({
+        id: endpoint.id,
+        active: false,
+        disabled_reason: 'disabled in the company portal',
+      });
+      await eventually(
+        'counted',
+        async () =>
+          (await metricValue(gw, 'gateway_webhook_endpoint_state_changes_total{state="disabled",by="portal"}')) ===
+          before + 1,
+      );
 
       expect(await portal('PATCH', `/portal/api/webhooks/${endpoint.id}`, { active: true })).toBe(200);
       expect(await portal('POST', `/portal/api/webhooks/${endpoint.id}/test`)).toBe(202);
-      await eventually('the test event tried twice', () => endpoint.receiver.received.filter((h) => nameOf(h) === 'webhook.test').length === 2, 30_000);
+      await eventually(
+        'the test event tried twice',
+        () => endpoint.receiver.received.filter((h) => nameOf(h) === 'webhook.test').length === 2,
+        30_000,
+      );
       const validate = compileSchema(EVENT_CATALOG.find((entry) => entry.name === 'webhook.test')!.schema);
       const test = endpoint.receiver.received.find((h) => nameOf(h) === 'webhook.test')!;
       expect(validate(test.body), schemaErrors(validate)).toBe(true);
       await eventually('the test delivery failed', async () =>
-        (await gw.admin('GET', '/admin/deliveries?event_type=webhook.test&status=failed')).body.deliveries.some((d: { event_id: string }) => d.event_id === test.id),
+        (await gw.admin('GET', '/admin/deliveries?event_type=webhook.test&status=failed')).body.deliveries.some(
+          (d: { event_id: string }) => d.event_id === test.id,
+        ),
       );
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(companyEvents(gw, company).map((e) => e.name)).toEqual(['webhook.disabled', 'webhook.enabled']);

@@ -20,7 +20,10 @@ export interface OperatorReceiver {
 export async function startOperatorReceiver(): Promise<OperatorReceiver> {
   const secret = newSecret();
   const answer = { status: 200 };
-  const receiver = await startReceiver(() => [secret], () => ({ status: answer.status }));
+  const receiver = await startReceiver(
+    () => [secret],
+    () => ({ status: answer.status }),
+  );
   return { receiver, secret, answer };
 }
 
@@ -54,7 +57,7 @@ export class ApiClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) };
+    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
   }
 
   async company(name: string): Promise<number> {
@@ -64,10 +67,18 @@ export class ApiClient {
   }
 
   /** A webhook endpoint created through the API, and a receiver verifying with its secret. */
-  async endpoint(company: number, answer: (n: number) => Answer, eventTypes: string[] | null = null): Promise<{ id: number; receiver: Receiver }> {
+  async endpoint(
+    company: number,
+    answer: (n: number) => Answer,
+    eventTypes: string[] | null = null,
+  ): Promise<{ id: number; receiver: Receiver }> {
     let secret = '';
     const receiver = await startReceiver(() => [secret], answer);
-    const created = await this.call('POST', `/api/p2/companies/${company}/webhooks`, { url: receiver.url, event_types: eventTypes, active: true });
+    const created = await this.call('POST', `/api/p2/companies/${company}/webhooks`, {
+      url: receiver.url,
+      event_types: eventTypes,
+      active: true,
+    });
     expect(created.status).toBe(201);
     secret = created.body.webhook.secret;
     return { id: created.body.webhook.id as number, receiver };
@@ -75,7 +86,10 @@ export class ApiClient {
 
   /** An event of the company through the API: a chat_b auth created (`auth.create`). */
   async authCreate(company: number): Promise<void> {
-    expect((await this.call('POST', `/api/p2/companies/${company}/auths`, { provider: 'chat_b', token: '123456:bot-token' })).status).toBe(201);
+    expect(
+      (await this.call('POST', `/api/p2/companies/${company}/auths`, { provider: 'chat_b', token: '123456:bot-token' }))
+        .status,
+    ).toBe(201);
   }
 }
 
@@ -103,20 +117,47 @@ export async function goneEndpointScenario(gw: TestGateway, operator: OperatorRe
   const api = new ApiClient(gw);
   const company = await api.company('Gone');
   const gone = await api.endpoint(company, () => ({ status: 410 }));
-  const watcher = await api.endpoint(company, () => ({ status: 200 }), ['webhook.disabled', 'webhook.enabled', 'delivery.failed']);
+  const watcher = await api.endpoint(company, () => ({ status: 200 }), [
+    'webhook.disabled',
+    'webhook.enabled',
+    'delivery.failed',
+  ]);
   const authsOnly = await api.endpoint(company, () => ({ status: 200 }), ['auth.create']);
   const operatorOf = () => operator.receiver.received.filter((h) => bodyOf(h).object.company_id === company);
   try {
-    const disabledBefore = await metricValue(gw, 'gateway_webhook_endpoint_state_changes_total{state="disabled",by="gateway"}');
+    const disabledBefore = await metricValue(
+      gw,
+      'gateway_webhook_endpoint_state_changes_total{state="disabled",by="gateway"}',
+    );
     const goneBefore = await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="gone"}');
     await api.authCreate(company);
-    await eventually('webhook.disabled and delivery.failed at the watcher and the operator', () => watcher.receiver.received.length >= 2 && operatorOf().length >= 2, 60_000);
+    await eventually(
+      'webhook.disabled and delivery.failed at the watcher and the operator',
+      () => watcher.receiver.received.length >= 2 && operatorOf().length >= 2,
+      60_000,
+    );
 
     const [disabled] = companyEvents(gw, company, 'webhook.disabled');
     const [failed] = companyEvents(gw, company, 'delivery.failed');
-    expect(companyEvents(gw, company).map((e) => e.name).sort()).toEqual(['auth.create', 'delivery.failed', 'webhook.disabled']);
-    expect(disabled!.body.object).toMatchObject({ id: gone.id, company_id: company, active: false, disabled_reason: 'the endpoint answered 410 Gone' });
-    expect(failed!.body.object).toMatchObject({ company_id: company, endpoint_id: gone.id, event_type: 'auth.create', status: 'failed', attempt_count: 1, last_status_code: 410 });
+    expect(
+      companyEvents(gw, company)
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['auth.create', 'delivery.failed', 'webhook.disabled']);
+    expect(disabled!.body.object).toMatchObject({
+      id: gone.id,
+      company_id: company,
+      active: false,
+      disabled_reason: 'the endpoint answered 410 Gone',
+    });
+    expect(failed!.body.object).toMatchObject({
+      company_id: company,
+      endpoint_id: gone.id,
+      event_type: 'auth.create',
+      status: 'failed',
+      attempt_count: 1,
+      last_status_code: 410,
+    });
 
     expect(watcher.receiver.received.map(nameOf).sort()).toEqual(['delivery.failed', 'webhook.disabled']);
     expect(operatorOf().map(nameOf).sort()).toEqual(['delivery.failed', 'webhook.disabled']);
@@ -133,13 +174,24 @@ export async function goneEndpointScenario(gw: TestGateway, operator: OperatorRe
     expect(authsOnly.receiver.received.map(nameOf)).toEqual(['auth.create']);
 
     // The operator's deliveries: recorded like any, under endpoint and company 0, delivered.
-    await eventually('operator deliveries recorded as delivered', async () => {
-      const list = await gw.admin('GET', `/admin/deliveries?event_type=webhook.disabled`);
-      return list.body.deliveries.some((d: any) => d.event_id === disabled!.id && d.endpoint_id === 0 && d.company_id === 0 && d.status === 'delivered');
-    }, 30_000);
-    await eventually('the metrics counted the disable and the failure', async () =>
-      (await metricValue(gw, 'gateway_webhook_endpoint_state_changes_total{state="disabled",by="gateway"}')) === disabledBefore + 1 &&
-      (await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="gone"}')) === goneBefore + 1,
+    await eventually(
+      'operator deliveries recorded as delivered',
+      async () => {
+        const list = await gw.admin('GET', `/admin/deliveries?event_type=webhook.disabled`);
+        return list.body.deliveries.some(
+          (d: any) =>
+            d.event_id === disabled!.id && d.endpoint_id === 0 && d.company_id === 0 && d.status === 'delivered',
+        );
+      },
+      30_000,
+    );
+    await eventually(
+      'the metrics counted the disable and the failure',
+      async () =>
+        (await metricValue(gw, 'gateway_webhook_endpoint_state_changes_total{state="disabled",by="gateway"}')) ===
+          disabledBefore + 1 &&
+        (await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="gone"}')) ===
+          goneBefore + 1,
     );
   } finally {
     await Promise.all([gone, watcher, authsOnly].map((e) => e.receiver.close()));
@@ -158,15 +210,24 @@ export async function exhaustedScenario(gw: TestGateway, operator: OperatorRecei
   const first = await api.endpoint(company, () => ({ status: 500 }));
   const second = await api.endpoint(company, () => ({ status: 500 }));
   const operatorOf = () => operator.receiver.received.filter((h) => bodyOf(h).object.company_id === company);
-  const exhaustedBefore = await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="attempts_exhausted"}');
-  const operatorBefore = await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="operator",reason="attempts_exhausted"}');
+  const exhaustedBefore = await metricValue(
+    gw,
+    'gateway_webhook_deliveries_failed_total{target="company",reason="attempts_exhausted"}',
+  );
+  const operatorBefore = await metricValue(
+    gw,
+    'gateway_webhook_deliveries_failed_total{target="operator",reason="attempts_exhausted"}',
+  );
   operator.answer.status = 500;
   try {
     await api.authCreate(company);
     const settled = async () => {
       const list = await gw.admin('GET', `/admin/deliveries?company_id=${company}`);
       const failedIds = companyEvents(gw, company, 'delivery.failed').map((e) => e.id);
-      const operatorList = await gw.admin('GET', `/admin/deliveries?event_type=delivery.failed&status=failed&limit=200`);
+      const operatorList = await gw.admin(
+        'GET',
+        `/admin/deliveries?event_type=delivery.failed&status=failed&limit=200`,
+      );
       return (
         list.body.deliveries.length === 4 &&
         list.body.deliveries.every((d: any) => d.status === 'failed' && d.attempt_count === 2) &&
@@ -180,22 +241,52 @@ export async function exhaustedScenario(gw: TestGateway, operator: OperatorRecei
 
     const failedEvents = companyEvents(gw, company, 'delivery.failed');
     expect(failedEvents).toHaveLength(2);
-    const about = (endpointId: number) => failedEvents.find((e) => (e.body.object as { endpoint_id: number }).endpoint_id === endpointId)!;
+    const about = (endpointId: number) =>
+      failedEvents.find((e) => (e.body.object as { endpoint_id: number }).endpoint_id === endpointId)!;
     for (const [endpoint, other] of [
       [first, second],
       [second, first],
     ] as const) {
-      expect(about(endpoint.id).body.object).toMatchObject({ event_type: 'auth.create', status: 'failed', attempt_count: 2, last_status_code: 500 });
+      expect(about(endpoint.id).body.object).toMatchObject({
+        event_type: 'auth.create',
+        status: 'failed',
+        attempt_count: 2,
+        last_status_code: 500,
+      });
       // Each event twice (the schedule's two attempts), with the same webhook-id; the other's failure, never its own.
       // The other's failure may come before this endpoint's own retry: the two go out at about the same time.
-      expect(endpoint.receiver.received.map(nameOf).sort()).toEqual(['auth.create', 'auth.create', 'delivery.failed', 'delivery.failed']);
-      expect(endpoint.receiver.received.filter((h) => nameOf(h) === 'delivery.failed').map((h) => h.id)).toEqual([about(other.id).id, about(other.id).id]);
-      expect(new Set(endpoint.receiver.received.filter((h) => nameOf(h) === 'auth.create').map((h) => h.id)).size).toBe(1);
+      expect(endpoint.receiver.received.map(nameOf).sort()).toEqual([
+        'auth.create',
+        'auth.create',
+        'delivery.failed',
+        'delivery.failed',
+      ]);
+      expect(endpoint.receiver.received.filter((h) => nameOf(h) === 'delivery.failed').map((h) => h.id)).toEqual([
+        about(other.id).id,
+        about(other.id).id,
+      ]);
+      expect(new Set(endpoint.receiver.received.filter((h) => nameOf(h) === 'auth.create').map((h) => h.id)).size).toBe(
+        1,
+      );
     }
-    expect(operatorOf().map((h) => h.id).sort()).toEqual(failedEvents.flatMap((e) => [e.id, e.id]).sort());
-    await eventually("the metrics counted the company's four failures and the operator's two", async () =>
-      (await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="company",reason="attempts_exhausted"}')) === exhaustedBefore + 4 &&
-      (await metricValue(gw, 'gateway_webhook_deliveries_failed_total{target="operator",reason="attempts_exhausted"}')) === operatorBefore + 2,
+    expect(
+      operatorOf()
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(failedEvents.flatMap((e) => [e.id, e.id]).sort());
+    await eventually(
+      "the metrics counted the company's four failures and the operator's two",
+      async () =>
+        (await metricValue(
+          gw,
+          'gateway_webhook_deliveries_failed_total{target="company",reason="attempts_exhausted"}',
+        )) ===
+          exhaustedBefore + 4 &&
+        (await metricValue(
+          gw,
+          'gateway_webhook_deliveries_failed_total{target="operator",reason="attempts_exhausted"}',
+        )) ===
+          operatorBefore + 2,
     );
   } finally {
     operator.answer.status = 200;

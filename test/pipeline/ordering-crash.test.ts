@@ -19,7 +19,10 @@ afterEach(async () => {
 
 /** A receiver that answers 200 after `delayMs`, so the kill lands while events are on their way; answers the webhook-ids received, in arrival order. */
 async function slowReceiver(delayMs: number) {
-  const receiver = await startReceiver(() => [], () => ({ status: 200, delayMs }));
+  const receiver = await startReceiver(
+    () => [],
+    () => ({ status: 200, delayMs }),
+  );
   cleanups.push(() => receiver.close());
   return { url: receiver.url, ids: () => receiver.received.map((r) => r.id) };
 }
@@ -67,16 +70,25 @@ describe.each(['embedded', 'kafka'] as const)('strict ordering across a SIGKILL 
     await daemon.kill();
     const atKill = receiver.ids().length;
     expect(atKill).toBeLessThan(created.length);
-    created.push(...Array.from({ length: 5 }, (_, i) => emitEvent(store, company, 'message.create', { id: 100 + i }).id));
+    created.push(
+      ...Array.from({ length: 5 }, (_, i) => emitEvent(store, company, 'message.create', { id: 100 + i }).id),
+    );
 
     daemon = await startGatewayProcess('all', env);
     const delivered = () =>
-      (store.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'").get(endpoint.id) as { n: number }).n;
+      (
+        store.db
+          .prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered'")
+          .get(endpoint.id) as { n: number }
+      ).n;
     await eventually('every event delivered', () => delivered() === created.length, 90_000);
     expect(firstArrivals(receiver.ids())).toEqual(created);
     // Nothing is sent again but what was in flight at the kill: the repeats are events sent before it.
     const ids = receiver.ids();
     const repeats = ids.filter((id, i) => ids.indexOf(id) !== i);
-    expect(repeats.every((id) => ids.indexOf(id) < atKill), repeats.join()).toBe(true);
+    expect(
+      repeats.every((id) => ids.indexOf(id) < atKill),
+      repeats.join(),
+    ).toBe(true);
   }, 180_000);
 });

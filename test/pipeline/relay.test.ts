@@ -45,14 +45,18 @@ describe('outbox relay', () => {
     insertEndpoint(store, company, 'https://a.example/hook');
     insertEndpoint(store, company, 'https://b.example/hook');
     const event = emitEvent(store, company);
-    store.transaction(() => store.outbox.append({ stream: 'gateway.outbound', key: '9', messageId: 'job-1', payload: { send: 'x' } }));
+    store.transaction(() =>
+      store.outbox.append({ stream: 'gateway.outbound', key: '9', messageId: 'job-1', payload: { send: 'x' } }),
+    );
     const heard: string[] = [];
     store.outbox.onPublished((rows) => heard.push(...rows.map((row) => row.message_id)));
     expect(await relay.relayBatch()).toBe(2);
     // Its listeners hear of both once they are marked.
     expect(heard).toEqual([event.id, 'job-1']);
     expect(bus.acknowledged.map((a) => a.stream)).toEqual(['gateway.events', 'gateway.events', 'gateway.outbound']);
-    const jobs = bus.acknowledged.slice(0, 2).map((a) => a.message.value as { event: { id: string }; endpoint: { url: string }; attempt: number });
+    const jobs = bus.acknowledged
+      .slice(0, 2)
+      .map((a) => a.message.value as { event: { id: string }; endpoint: { url: string }; attempt: number });
     expect(jobs.map((j) => [j.event.id, j.endpoint.url, j.attempt])).toEqual([
       [event.id, 'https://a.example/hook', 1],
       [event.id, 'https://b.example/hook', 1],
@@ -64,7 +68,10 @@ describe('outbox relay', () => {
     const bus = new FlakyBus();
     bus.mode = 'down';
     const relay = new OutboxRelay({ store, bus, clock: new ManualClock(), logger: memoryLogger().logger, idleMs: 5 });
-    for (let n = 0; n < 5; n += 1) store.transaction(() => store.outbox.append({ stream: 'gateway.outbound', key: 'k', messageId: `m${n}`, payload: { n } }));
+    for (let n = 0; n < 5; n += 1)
+      store.transaction(() =>
+        store.outbox.append({ stream: 'gateway.outbound', key: 'k', messageId: `m${n}`, payload: { n } }),
+      );
     const abort = new AbortController();
     const running = relay.run(abort.signal);
     await eventually('two refused tries', () => bus.refused >= 2, 30_000);
@@ -88,7 +95,9 @@ describe('outbox relay', () => {
     await relay.relayBatch();
     const [first, second] = bus.acknowledged.map((a) => a.message);
     expect(second!.id).toBe(first!.id);
-    expect((second!.value as { delivery_id: string }).delivery_id).toBe((first!.value as { delivery_id: string }).delivery_id);
+    expect((second!.value as { delivery_id: string }).delivery_id).toBe(
+      (first!.value as { delivery_id: string }).delivery_id,
+    );
     expect(store.deliverySearch.count({})).toBe(1);
   });
 
@@ -98,7 +107,12 @@ describe('outbox relay', () => {
     const [row] = store.outbox.pendingHere(10);
     expect(JSON.parse(row!.payload)).toEqual(JSON.parse(JSON.stringify(event)));
     expect(jsonOf(event.body)).toBe(JSON.stringify(event.body));
-    const endpoint = { id: 3, url: 'https://a.example/hook', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], rate_limit: 5 };
+    const endpoint = {
+      id: 3,
+      url: 'https://a.example/hook',
+      secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      rate_limit: 5,
+    };
     const message = firstAttempt('dlv_1', event, endpoint, undefined, row!.payload);
     expect(JSON.parse(message.json!)).toEqual(JSON.parse(JSON.stringify(message.value)));
     // Without the event's text (a v1 rendition), the job is serialized whole when published.
@@ -106,7 +120,11 @@ describe('outbox relay', () => {
   });
 
   describe('on the embedded streams', () => {
-    const streamRows = () => store.db.prepare<[], { message_id: string }>('SELECT message_id FROM stream_messages ORDER BY seq').all().map((r) => r.message_id);
+    const streamRows = () =>
+      store.db
+        .prepare<[], { message_id: string }>('SELECT message_id FROM stream_messages ORDER BY seq')
+        .all()
+        .map((r) => r.message_id);
 
     it('commits the delivery rows, the stream messages and the outbox mark in one transaction', async () => {
       const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger);
@@ -117,9 +135,16 @@ describe('outbox relay', () => {
       emitEvent(store, company);
       emitEvent(store, company);
       expect(await relay.relayBatch()).toBe(2);
-      const deliveries = store.deliverySearch.list({}, undefined, 10).rows.map((d) => d.id).sort();
+      const deliveries = store.deliverySearch
+        .list({}, undefined, 10)
+        .rows.map((d) => d.id)
+        .sort();
       expect(deliveries).toHaveLength(4);
-      expect(streamRows().map((id) => id.replace(/:1$/, '')).sort()).toEqual(deliveries);
+      expect(
+        streamRows()
+          .map((id) => id.replace(/:1$/, ''))
+          .sort(),
+      ).toEqual(deliveries);
       expect(store.outbox.lag().pending).toBe(0);
       expect(await relay.relayBatch()).toBe(0);
     });
@@ -130,7 +155,11 @@ describe('outbox relay', () => {
       const company = insertCompany(store);
       insertEndpoint(store, company, 'https://a.example/hook');
       const received: string[] = [];
-      const subscription = bus.subscribe({ stream: 'gateway.events', group: 'test', handler: async (message) => void received.push(message.id) });
+      const subscription = bus.subscribe({
+        stream: 'gateway.events',
+        group: 'test',
+        handler: async (message) => void received.push(message.id),
+      });
       const abort = new AbortController();
       const running = relay.run(abort.signal);
       const heard: string[] = [];
@@ -140,7 +169,13 @@ describe('outbox relay', () => {
         const event = await store.grouped(() => {
           const id = newEventId();
           const createdAt = new Date().toISOString();
-          return appendEvent(store.outbox, { id, company_id: company, name: 'message.create', created_at: createdAt, body: { id } });
+          return appendEvent(store.outbox, {
+            id,
+            company_id: company,
+            name: 'message.create',
+            created_at: createdAt,
+            body: { id },
+          });
         });
         // No turn of the event loop since the commit: the relay ran in it, not after it.
         expect(store.outbox.lag().pending).toBe(0);
@@ -168,7 +203,11 @@ describe('outbox relay', () => {
       try {
         await store.grouped(() => {
           emitEvent(store, company);
-          store.db.prepare("INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES ('gateway.events', '1', 'broken', 'not json', 0)").run();
+          store.db
+            .prepare(
+              "INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES ('gateway.events', '1', 'broken', 'not json', 0)",
+            )
+            .run();
         });
         expect(store.outbox.lag().pending).toBe(2);
         expect(store.deliverySearch.count({})).toBe(0);
@@ -187,7 +226,11 @@ describe('outbox relay', () => {
       insertEndpoint(store, company, 'https://a.example/hook');
       emitEvent(store, company);
       // A row the fan-out cannot read, after a good one of the same batch.
-      store.db.prepare("INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES ('gateway.events', '1', 'broken', 'not json', 0)").run();
+      store.db
+        .prepare(
+          "INSERT INTO outbox (stream, key, message_id, payload, created_at) VALUES ('gateway.events', '1', 'broken', 'not json', 0)",
+        )
+        .run();
       await expect(relay.relayBatch()).rejects.toThrow(SyntaxError);
       expect(store.deliverySearch.count({})).toBe(0);
       expect(streamRows()).toEqual([]);

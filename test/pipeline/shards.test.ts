@@ -39,7 +39,13 @@ function env(shard: number): Record<string, string> {
 }
 const namespace = `shards-${randomBytes(4).toString('hex')}.`;
 
-async function call(core: GatewayProcess, method: string, url: string, body?: unknown, token = TOKEN): Promise<{ status: number; body: any }> {
+async function call(
+  core: GatewayProcess,
+  method: string,
+  url: string,
+  body?: unknown,
+  token = TOKEN,
+): Promise<{ status: number; body: any }> {
   const answer = await fetch(`http://127.0.0.1:${core.port}${url}`, {
     method,
     headers: { 'x-private-api-token': token, 'content-type': 'application/json' },
@@ -74,7 +80,10 @@ describe('a cluster of two shards', () => {
     expect(companies.map((id) => shardOfId(id, SLOTS))).toEqual([0, 1]);
 
     for (const [shard, core] of cores.entries()) {
-      const endpoint = await call(core, 'POST', `/api/p2/companies/${companies[shard]}/webhooks`, { url: receiver.url, active: true });
+      const endpoint = await call(core, 'POST', `/api/p2/companies/${companies[shard]}/webhooks`, {
+        url: receiver.url,
+        active: true,
+      });
       expect(endpoint.status).toBe(201);
       secrets.push(endpoint.body.webhook.secret);
     }
@@ -87,7 +96,11 @@ describe('a cluster of two shards', () => {
     expect(auths.map((id) => shardOfId(id, SLOTS))).toEqual([0, 1]);
 
     // The auth.create of each shard, signed with its own company's endpoint secret.
-    const createOf = (id: number) => receiver.received.find((r) => (r.body as { event: string }).event === 'create' && (r.body as { object: { id: number } }).object.id === id);
+    const createOf = (id: number) =>
+      receiver.received.find(
+        (r) =>
+          (r.body as { event: string }).event === 'create' && (r.body as { object: { id: number } }).object.id === id,
+      );
     await eventually('both auth.create webhooks', () => auths.every((id) => createOf(id) !== undefined));
     for (const [shard, id] of auths.entries()) {
       const webhook = createOf(id)!;
@@ -97,7 +110,10 @@ describe('a cluster of two shards', () => {
 
   it('authenticates on every shard an account made on one of them, within a second or so', async () => {
     const created = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'token', 'create', '--name', 'second team'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env(1), GATEWAY_DATA_DIR: dirs[1]! }, stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn(process.execPath, [BIN, 'token', 'create', '--name', 'second team'], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env(1), GATEWAY_DATA_DIR: dirs[1]! },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       let stdout = '';
       child.stdout.on('data', (chunk) => (stdout += String(chunk)));
       child.once('exit', (code) => resolve({ code, stdout }));
@@ -106,10 +122,18 @@ describe('a cluster of two shards', () => {
     const token = created.stdout.trim();
     expect(token).toMatch(/^gwk_/);
     expect((await call(cores[1]!, 'GET', '/p1/companies', undefined, token)).status).toBe(200);
-    await eventually('the new token on shard 0', async () => (await call(cores[0]!, 'GET', '/p1/companies', undefined, token)).status === 200, 5_000);
+    await eventually(
+      'the new token on shard 0',
+      async () => (await call(cores[0]!, 'GET', '/p1/companies', undefined, token)).status === 200,
+      5_000,
+    );
     // Its companies are its own on either shard.
     const mine = await call(cores[0]!, 'POST', '/p1/companies', { name: 'second team co' }, token);
     expect(mine.status).toBe(201);
-    expect((await call(cores[0]!, 'GET', '/p1/companies', undefined, token)).body.data.companies.map((c: { external_id: number }) => c.external_id)).toEqual([mine.body.data.external_id]);
+    expect(
+      (await call(cores[0]!, 'GET', '/p1/companies', undefined, token)).body.data.companies.map(
+        (c: { external_id: number }) => c.external_id,
+      ),
+    ).toEqual([mine.body.data.external_id]);
   });
 });

@@ -16,9 +16,14 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-const lastUsed = (id: number) => gw.gateway.store.db.prepare('SELECT last_used_at FROM api_tokens WHERE id = ?').pluck().get(id) as number | null;
+const lastUsed = (id: number) =>
+  gw.gateway.store.db.prepare('SELECT last_used_at FROM api_tokens WHERE id = ?').pluck().get(id) as number | null;
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, [BIN, 'token', ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_DATA_DIR: gw.dataDir }, encoding: 'utf8', timeout: 15_000 });
+  spawnSync(process.execPath, [BIN, 'token', ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_DATA_DIR: gw.dataDir },
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
 
 describe('the admin API', () => {
   it('lists tokens with their prefix and last use, never the token; revoking one makes its next request a 401', async () => {
@@ -55,13 +60,26 @@ describe('the admin API', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body.token).toEqual({ ...mine, state: 'revoked', revoked_at: expect.any(String) });
     const refused = await gw.request('GET', '/p1/companies', { token: other });
-    expect(refused.body).toEqual({ errors: [{ status: 401, code: 'unauthorized', title: 'Unauthorized', detail: 'The API token is invalid or has been revoked.' }] });
+    expect(refused.body).toEqual({
+      errors: [
+        {
+          status: 401,
+          code: 'unauthorized',
+          title: 'Unauthorized',
+          detail: 'The API token is invalid or has been revoked.',
+        },
+      ],
+    });
     // A second revocation keeps the first time.
-    expect((await gw.request('POST', `/admin/tokens/${mine.id}/revoke`, admin)).body.token.revoked_at).toBe(revoked.body.token.revoked_at);
+    expect((await gw.request('POST', `/admin/tokens/${mine.id}/revoke`, admin)).body.token.revoked_at).toBe(
+      revoked.body.token.revoked_at,
+    );
   });
 
   it('answers 404 for an unknown token, 401 without the admin token', async () => {
-    expect((await gw.request('POST', '/admin/tokens/987654/revoke', admin)).body).toEqual({ errors: [{ status: 404, code: 'not_found', title: 'Not found', detail: 'API token 987654 was not found.' }] });
+    expect((await gw.request('POST', '/admin/tokens/987654/revoke', admin)).body).toEqual({
+      errors: [{ status: 404, code: 'not_found', title: 'Not found', detail: 'API token 987654 was not found.' }],
+    });
     expectErrorShape(await gw.request('POST', '/admin/tokens/abc/revoke', admin), 404, 'not_found');
     expectErrorShape(await gw.request('GET', '/admin/tokens', { token: gw.token }), 401, 'unauthorized');
     expectErrorShape(await gw.request('POST', '/admin/tokens/1/revoke', { token: gw.token }), 401, 'unauthorized');
@@ -85,9 +103,15 @@ describe('gateway token list and revoke', () => {
 
     const revoked = cli('revoke', String(id));
     expect(revoked.status, revoked.stderr).toBe(0);
-    expect(revoked.stderr).toMatch(new RegExp(`^Revoked API token ${id} \\(${token.slice(0, 12)}\\) of account \\d+ "cli team" at \\S+Z\\.\\n$`));
+    expect(revoked.stderr).toMatch(
+      new RegExp(`^Revoked API token ${id} \\(${token.slice(0, 12)}\\) of account \\d+ "cli team" at \\S+Z\\.\\n$`),
+    );
     expect((await gw.request('GET', '/p1/companies', { token })).status).toBe(401);
-    expect(cli('list').stdout.split('\n').find((l) => l.includes('cli team'))).toMatch(/Z\s+\S+Z$/);
+    expect(
+      cli('list')
+        .stdout.split('\n')
+        .find((l) => l.includes('cli team')),
+    ).toMatch(/Z\s+\S+Z$/);
 
     const unknown = cli('revoke', '987654');
     expect(unknown.status).toBe(1);

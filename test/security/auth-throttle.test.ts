@@ -7,7 +7,11 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const ADMIN_TOKEN = 'admin-token-of-the-throttle-tests-01';
 const METRICS_TOKEN = 'metrics-token-of-the-throttle-test-01';
-const TOO_MANY = { errors: [{ status: 429, code: 'too_many_requests', title: 'Too many requests error', detail: 'Please wait for 1 seconds' }] };
+const TOO_MANY = {
+  errors: [
+    { status: 429, code: 'too_many_requests', title: 'Too many requests error', detail: 'Please wait for 1 seconds' },
+  ],
+};
 
 let gw: TestGateway | undefined;
 afterEach(async () => {
@@ -16,9 +20,11 @@ afterEach(async () => {
 });
 
 const bearer = (token: string) => ({ token: null, headers: { authorization: `Bearer ${token}` } });
-const expectStatus = (answer: { status: number; text: string }, status: number) => expect(answer.status, answer.text).toBe(status);
+const expectStatus = (answer: { status: number; text: string }, status: number) =>
+  expect(answer.status, answer.text).toBe(status);
 /** One sample of the scrape, 0 when absent. */
-const sample = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+const sample = (text: string, series: string) =>
+  Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
 
 describe('wrong admin tokens', () => {
   it('thirty on /admin/* and /metrics meet a 429, the right token included, counted per path in the metrics', async () => {
@@ -35,7 +41,9 @@ describe('wrong admin tokens', () => {
     for (const path of ['/admin/deliveries', '/metrics']) {
       const refused = await gw.request('GET', path, bearer(ADMIN_TOKEN));
       expect(refused.status).toBe(429);
-      expect(refused.body).toEqual({ errors: [{ ...TOO_MANY.errors[0], detail: expect.stringMatching(/^Please wait for \d+ seconds$/) }] });
+      expect(refused.body).toEqual({
+        errors: [{ ...TOO_MANY.errors[0], detail: expect.stringMatching(/^Please wait for \d+ seconds$/) }],
+      });
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(2);
     }
@@ -63,25 +71,41 @@ describe('wrong admin tokens', () => {
     for (const seconds of [1, 2, 4]) {
       expectStatus(await wrong(), 401); // counted: the address waits `seconds` from now
       const refused = await wrong();
-      expect(refused.body).toEqual({ errors: [{ ...TOO_MANY.errors[0], detail: `Please wait for ${seconds} seconds` }] });
+      expect(refused.body).toEqual({
+        errors: [{ ...TOO_MANY.errors[0], detail: `Please wait for ${seconds} seconds` }],
+      });
       expect(refused.headers['retry-after']).toBe(String(seconds));
       if (seconds < 4) await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 50));
     }
   }, 20_000);
 
   it('a metrics token of its own is throttled the same way', async () => {
-    gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_METRICS_TOKEN: METRICS_TOKEN, GATEWAY_ADMIN_AUTH_FREE_FAILURES: '2' });
+    gw = await startTestGateway({
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEWAY_METRICS_TOKEN: METRICS_TOKEN,
+      GATEWAY_ADMIN_AUTH_FREE_FAILURES: '2',
+    });
     const statuses = [];
-    for (let i = 0; i < 4; i += 1) statuses.push((await gw.request('GET', '/metrics', bearer(`wrong-metrics-${i}`))).status);
+    for (let i = 0; i < 4; i += 1)
+      statuses.push((await gw.request('GET', '/metrics', bearer(`wrong-metrics-${i}`))).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
   });
 
   it('past the global ceiling every check is paced, not refused: the right token still passes, only later', async () => {
-    gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN, GATEWAY_ADMIN_AUTH_FREE_FAILURES: '1000', GATEWAY_ADMIN_AUTH_GLOBAL_FAILURES: '3' });
-    for (let i = 0; i < 4; i += 1) expect((await gw.request('GET', '/admin/deliveries', bearer(`wrong-${i}`))).status).toBe(401);
+    gw = await startTestGateway({
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEWAY_ADMIN_AUTH_FREE_FAILURES: '1000',
+      GATEWAY_ADMIN_AUTH_GLOBAL_FAILURES: '3',
+    });
+    for (let i = 0; i < 4; i += 1)
+      expect((await gw.request('GET', '/admin/deliveries', bearer(`wrong-${i}`))).status).toBe(401);
     // Ten checks at once, the right token among them: all are answered, at 5 a second.
     const began = Date.now();
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => gw!.request('GET', '/admin/deliveries', bearer(i === 9 ? ADMIN_TOKEN : `wrong-again-${i}`))));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        gw!.request('GET', '/admin/deliveries', bearer(i === 9 ? ADMIN_TOKEN : `wrong-again-${i}`)),
+      ),
+    );
     expect(answers.map((a) => a.status)).toEqual([...Array(9).fill(401), 200]);
     expect(Date.now() - began).toBeGreaterThanOrEqual(900);
     const scrape = await gw.request('GET', '/metrics', bearer(ADMIN_TOKEN));
@@ -92,7 +116,8 @@ describe('wrong admin tokens', () => {
 describe('wrong API tokens', () => {
   it('are counted in the metrics, and never make the right one wait', async () => {
     gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
-    for (let i = 0; i < 25; i += 1) expect((await gw.request('GET', '/p1/companies', { token: `gwk_wrong-${i}` })).status).toBe(401);
+    for (let i = 0; i < 25; i += 1)
+      expect((await gw.request('GET', '/p1/companies', { token: `gwk_wrong-${i}` })).status).toBe(401);
     expect((await gw.request('GET', '/p1/companies')).status).toBe(200);
     const scrape = await gw.request('GET', '/metrics', bearer(ADMIN_TOKEN));
     expect(sample(scrape.text, 'gateway_auth_failures_total{credential="api",face="api"}')).toBe(25);

@@ -14,7 +14,8 @@ let companyId: number;
 
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_UPLOAD_CONCURRENCY: '2', GATEWAY_BODY_TIMEOUT: `${BODY_TIMEOUT_MS}ms` });
-  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Slots Co' } })).body.data.external_id as number;
+  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Slots Co' } })).body.data
+    .external_id as number;
 });
 afterAll(() => gw?.close());
 
@@ -44,7 +45,12 @@ function trickle(head: string, firstBytes: string): Trickle {
       const body = text.slice(end + 4);
       if (Buffer.byteLength(body) < length) return false;
       clearInterval(timer);
-      resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(headers)?.[1] ?? 0), body: body === '' ? undefined : JSON.parse(body), headers, elapsedMs: Date.now() - began });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d+)/.exec(headers)?.[1] ?? 0),
+        body: body === '' ? undefined : JSON.parse(body),
+        headers,
+        elapsedMs: Date.now() - began,
+      });
       return true;
     };
     socket.on('data', (chunk: Buffer) => {
@@ -52,7 +58,13 @@ function trickle(head: string, firstBytes: string): Trickle {
       complete();
     });
   });
-  return { answer, stop: () => { clearInterval(timer); socket.destroy(); } };
+  return {
+    answer,
+    stop: () => {
+      clearInterval(timer);
+      socket.destroy();
+    },
+  };
 }
 
 const BOUNDARY = 'trickle-boundary';
@@ -64,7 +76,11 @@ async function validUpload(target: string): Promise<{ status: number; text: stri
   const form = new FormData();
   form.append('file', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
   form.append('company_id', String(companyId));
-  const res = await fetch(`${gw.baseUrl}${target}`, { method: 'POST', body: form, headers: { 'x-private-api-token': gw.token } });
+  const res = await fetch(`${gw.baseUrl}${target}`, {
+    method: 'POST',
+    body: form,
+    headers: { 'x-private-api-token': gw.token },
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -79,18 +95,39 @@ describe('uploads without a token', () => {
       for (const answer of refused) {
         expect(answer.status).toBe(503);
         expect(answer.body).toEqual({
-          errors: [{ status: 503, code: 'service_unavailable', title: 'Service unavailable', detail: 'As many uploads as this gateway receives at once from one address before their token is read are under way; try again shortly, or send the token in the X-Private-Api-Token header.' }],
+          errors: [
+            {
+              status: 503,
+              code: 'service_unavailable',
+              title: 'Service unavailable',
+              detail:
+                'As many uploads as this gateway receives at once from one address before their token is read are under way; try again shortly, or send the token in the X-Private-Api-Token header.',
+            },
+          ],
         });
       }
       // Meanwhile the account's uploads, at both paths, find their slots free.
-      for (const target of ['/api/p2/attachments', `/api/p2/companies/${companyId}/attachments`, '/api/p2/attachments']) {
+      for (const target of [
+        '/api/p2/attachments',
+        `/api/p2/companies/${companyId}/attachments`,
+        '/api/p2/attachments',
+      ]) {
         const upload = await validUpload(target);
         expect(upload.status, upload.text).toBe(201);
       }
       // The two still trickling are cut by the body's deadline: 408, their partial files removed.
       for (const answer of await Promise.all(slow.slice(0, 2).map((t) => t.answer))) {
         expect(answer.status).toBe(408);
-        expect(answer.body).toEqual({ errors: [{ status: 408, code: 'request_timeout', title: 'Request timeout', detail: `The request body did not arrive within ${BODY_TIMEOUT_MS} ms (GATEWAY_BODY_TIMEOUT).` }] });
+        expect(answer.body).toEqual({
+          errors: [
+            {
+              status: 408,
+              code: 'request_timeout',
+              title: 'Request timeout',
+              detail: `The request body did not arrive within ${BODY_TIMEOUT_MS} ms (GATEWAY_BODY_TIMEOUT).`,
+            },
+          ],
+        });
         expect(answer.headers).toMatch(/^connection: close$/im);
         expect(answer.elapsedMs).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS);
         expect(answer.elapsedMs).toBeLessThan(BODY_TIMEOUT_MS + 5_000);
@@ -102,7 +139,10 @@ describe('uploads without a token', () => {
   });
 
   it('an upload with a wrong token in the header is refused before a byte of its body is read', async () => {
-    const slow = trickle(multipartHead(`/api/p2/companies/${companyId}/attachments`, 'X-Private-Api-Token: gwk_wrong\r\n'), filePartStart);
+    const slow = trickle(
+      multipartHead(`/api/p2/companies/${companyId}/attachments`, 'X-Private-Api-Token: gwk_wrong\r\n'),
+      filePartStart,
+    );
     try {
       const answer = await slow.answer;
       expect(answer.status).toBe(401);
@@ -123,7 +163,16 @@ describe('slow JSON and form bodies', () => {
     try {
       const answer = await slow.answer;
       expect(answer.status).toBe(408);
-      expect(answer.body).toEqual({ errors: [{ status: 408, code: 'request_timeout', title: 'Request timeout', detail: `The request body did not arrive within ${BODY_TIMEOUT_MS} ms (GATEWAY_BODY_TIMEOUT).` }] });
+      expect(answer.body).toEqual({
+        errors: [
+          {
+            status: 408,
+            code: 'request_timeout',
+            title: 'Request timeout',
+            detail: `The request body did not arrive within ${BODY_TIMEOUT_MS} ms (GATEWAY_BODY_TIMEOUT).`,
+          },
+        ],
+      });
       expect(answer.elapsedMs).toBeLessThan(BODY_TIMEOUT_MS + 5_000);
     } finally {
       slow.stop();

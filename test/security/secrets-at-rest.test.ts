@@ -10,7 +10,8 @@ let companyId: number;
 
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
-  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Secrets Co' } })).body.data.external_id as number;
+  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Secrets Co' } })).body.data
+    .external_id as number;
 });
 afterAll(() => gw?.close());
 
@@ -33,29 +34,59 @@ const withheld = (key: string, status: number) => ({
 describe('idempotent repeats of an answer carrying a secret', () => {
   it("a webhook's secret appears nowhere in the idempotency table; the repeat is refused with 409, creating nothing", async () => {
     const headers = { 'Idempotency-Key': 'create-hook-1' };
-    const created = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: 'https://hooks.example.com/a' }, headers });
+    const created = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, {
+      json: { url: 'https://hooks.example.com/a' },
+      headers,
+    });
     expect(created.status).toBe(201);
     const secret = created.body.webhook.secret as string;
     expect(secret).toMatch(/^whsec_/);
     expect(idempotencyTable()).not.toContain(secret);
     expect(idempotencyTable()).not.toContain(secret.slice('whsec_'.length));
-    expect(gw.gateway.store.db.prepare("SELECT status, body, withheld FROM idempotency_keys WHERE idempotency_key = 'create-hook-1'").get()).toEqual({ status: 201, body: null, withheld: 1 });
+    expect(
+      gw.gateway.store.db
+        .prepare("SELECT status, body, withheld FROM idempotency_keys WHERE idempotency_key = 'create-hook-1'")
+        .get(),
+    ).toEqual({ status: 201, body: null, withheld: 1 });
 
-    const repeat = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: 'https://hooks.example.com/a' }, headers });
+    const repeat = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, {
+      json: { url: 'https://hooks.example.com/a' },
+      headers,
+    });
     expect(repeat.status).toBe(409);
     expect(repeat.body).toEqual(withheld('create-hook-1', 201));
     expect((await gw.request('GET', `/api/p2/companies/${companyId}/webhooks`)).body.webhooks).toHaveLength(1);
     // The same key with another request is still the usual 422.
-    expect((await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: 'https://hooks.example.com/b' }, headers })).status).toBe(422);
+    expect(
+      (
+        await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, {
+          json: { url: 'https://hooks.example.com/b' },
+          headers,
+        })
+      ).status,
+    ).toBe(422);
 
     const rotateHeaders = { 'Idempotency-Key': 'rotate-1' };
-    const rotated = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks/${created.body.webhook.id}/rotate_secret`, { headers: rotateHeaders });
+    const rotated = await gw.request(
+      'POST',
+      `/api/p2/companies/${companyId}/webhooks/${created.body.webhook.id}/rotate_secret`,
+      { headers: rotateHeaders },
+    );
     expect(rotated.status).toBe(200);
     expect(idempotencyTable()).not.toContain(rotated.body.webhook.secret);
-    const again = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks/${created.body.webhook.id}/rotate_secret`, { headers: rotateHeaders });
+    const again = await gw.request(
+      'POST',
+      `/api/p2/companies/${companyId}/webhooks/${created.body.webhook.id}/rotate_secret`,
+      { headers: rotateHeaders },
+    );
     expect(again.body).toEqual(withheld('rotate-1', 200));
     // Not rotated a second time: the secret the first answer gave still signs.
-    expect(gw.gateway.store.db.prepare('SELECT secret FROM webhook_endpoints WHERE id = ?').pluck().get(created.body.webhook.id)).toBe(rotated.body.webhook.secret);
+    expect(
+      gw.gateway.store.db
+        .prepare('SELECT secret FROM webhook_endpoints WHERE id = ?')
+        .pluck()
+        .get(created.body.webhook.id),
+    ).toBe(rotated.body.webhook.secret);
   });
 
   it('a portal link is not kept either', async () => {
@@ -64,7 +95,9 @@ describe('idempotent repeats of an answer carrying a secret', () => {
     expect(link.status).toBe(201);
     const token = new URL(link.body.portal_session.url).hash.slice(1);
     expect(idempotencyTable()).not.toContain(token);
-    expect((await gw.request('POST', `/api/p2/companies/${companyId}/portal_sessions`, { headers })).body).toEqual(withheld('portal-1', 201));
+    expect((await gw.request('POST', `/api/p2/companies/${companyId}/portal_sessions`, { headers })).body).toEqual(
+      withheld('portal-1', 201),
+    );
   });
 
   it('an answer without a secret is still answered again', async () => {
@@ -78,16 +111,24 @@ describe('idempotent repeats of an answer carrying a secret', () => {
 });
 
 describe('answers carrying a secret or an event body', () => {
-  const expectPrivate = (answer: { headers: Record<string, unknown>; status: number; text: string }, status: number) => {
+  const expectPrivate = (
+    answer: { headers: Record<string, unknown>; status: number; text: string },
+    status: number,
+  ) => {
     expect(answer.status, answer.text).toBe(status);
-    expect(answer.headers["cache-control"], answer.text).toBe("no-store");
+    expect(answer.headers['cache-control'], answer.text).toBe('no-store');
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
   };
 
   it('say Cache-Control: no-store and X-Content-Type-Options: nosniff', async () => {
-    const created = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: 'https://hooks.example.com/c' } });
+    const created = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, {
+      json: { url: 'https://hooks.example.com/c' },
+    });
     expectPrivate(created, 201);
-    expectPrivate(await gw.request('POST', `/api/p2/companies/${companyId}/webhooks/${created.body.webhook.id}/rotate_secret`), 200);
+    expectPrivate(
+      await gw.request('POST', `/api/p2/companies/${companyId}/webhooks/${created.body.webhook.id}/rotate_secret`),
+      200,
+    );
     expectPrivate(await gw.request('POST', `/api/p2/companies/${companyId}/portal_sessions`), 201);
     const admin = { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
     expectPrivate(await gw.request('GET', '/admin/deliveries', admin), 200);
@@ -98,8 +139,14 @@ describe('answers carrying a secret or an event body', () => {
     // A file keeps its own caching: its unguessable URL is the capability.
     const form = new FormData();
     form.append('file', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
-    const upload = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, { method: 'POST', body: form, headers: { 'x-private-api-token': gw.token } });
-    const file = await fetch(((await upload.json()) as { attachment: { attachment_url: string } }).attachment.attachment_url);
+    const upload = await fetch(`${gw.baseUrl}/api/p2/companies/${companyId}/attachments`, {
+      method: 'POST',
+      body: form,
+      headers: { 'x-private-api-token': gw.token },
+    });
+    const file = await fetch(
+      ((await upload.json()) as { attachment: { attachment_url: string } }).attachment.attachment_url,
+    );
     expect(file.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(file.headers.get('x-content-type-options')).toBe('nosniff');
   });

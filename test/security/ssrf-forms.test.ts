@@ -29,11 +29,13 @@ let companyId: number;
 
 beforeAll(async () => {
   gw = await startTestGateway();
-  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Guarded Co' } })).body.data.external_id as number;
+  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Guarded Co' } })).body.data
+    .external_id as number;
 });
 afterAll(() => gw?.close());
 
-const webhookCount = () => (gw.gateway.store.db.prepare('SELECT count(*) AS n FROM webhook_endpoints').get() as { n: number }).n;
+const webhookCount = () =>
+  (gw.gateway.store.db.prepare('SELECT count(*) AS n FROM webhook_endpoints').get() as { n: number }).n;
 
 describe.each(FORMS)('the guard refuses %s', (host, reason) => {
   const url = `http://${host}:8080/hook`;
@@ -41,25 +43,61 @@ describe.each(FORMS)('the guard refuses %s', (host, reason) => {
   it('when a webhook endpoint is created or moved there (v2), naming the range', async () => {
     const before = webhookCount();
     const created = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url } });
-    expect(created.body).toEqual({ errors: [{ status: 422, code: 'validation_failed', title: 'Validation failed', detail: refusal('url', host, reason), source: { pointer: '/url' } }] });
+    expect(created.body).toEqual({
+      errors: [
+        {
+          status: 422,
+          code: 'validation_failed',
+          title: 'Validation failed',
+          detail: refusal('url', host, reason),
+          source: { pointer: '/url' },
+        },
+      ],
+    });
     expect(webhookCount()).toBe(before);
 
-    const endpoint = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: 'https://hooks.example.com/in' } });
+    const endpoint = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, {
+      json: { url: 'https://hooks.example.com/in' },
+    });
     expect(endpoint.status).toBe(201);
-    const moved = await gw.request('PATCH', `/api/p2/companies/${companyId}/webhooks/${endpoint.body.webhook.id}`, { json: { url } });
-    expect(moved.body.errors).toEqual([{ status: 422, code: 'validation_failed', title: 'Validation failed', detail: refusal('url', host, reason), source: { pointer: '/url' } }]);
-    expect((await gw.request('GET', `/api/p2/companies/${companyId}/webhooks/${endpoint.body.webhook.id}`)).body.webhook.url).toBe('https://hooks.example.com/in');
+    const moved = await gw.request('PATCH', `/api/p2/companies/${companyId}/webhooks/${endpoint.body.webhook.id}`, {
+      json: { url },
+    });
+    expect(moved.body.errors).toEqual([
+      {
+        status: 422,
+        code: 'validation_failed',
+        title: 'Validation failed',
+        detail: refusal('url', host, reason),
+        source: { pointer: '/url' },
+      },
+    ]);
+    expect(
+      (await gw.request('GET', `/api/p2/companies/${companyId}/webhooks/${endpoint.body.webhook.id}`)).body.webhook.url,
+    ).toBe('https://hooks.example.com/in');
 
     // The test POST of an endpoint whose stored address the guard refuses (stored before the check
     // existed) is refused by the guard, not sent and reported as a failed connection.
     gw.gateway.store.db.prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?').run(url, endpoint.body.webhook.id);
     const tested = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks/${endpoint.body.webhook.id}/test`);
-    expect(tested.body.errors).toEqual([{ status: 422, code: 'validation_failed', title: 'Validation failed', detail: refusal('url', host, reason), source: { pointer: '/url' } }]);
-    expect((await gw.request('DELETE', `/api/p2/companies/${companyId}/webhooks/${endpoint.body.webhook.id}`)).status).toBe(204);
+    expect(tested.body.errors).toEqual([
+      {
+        status: 422,
+        code: 'validation_failed',
+        title: 'Validation failed',
+        detail: refusal('url', host, reason),
+        source: { pointer: '/url' },
+      },
+    ]);
+    expect(
+      (await gw.request('DELETE', `/api/p2/companies/${companyId}/webhooks/${endpoint.body.webhook.id}`)).status,
+    ).toBe(204);
   });
 
   it('as an attachment file_url, naming the range', async () => {
-    const fetched = await gw.request('POST', '/api/p2/attachments', { json: { company_id: companyId, file_url: `${url.replace('/hook', '/photo.png')}` } });
+    const fetched = await gw.request('POST', '/api/p2/attachments', {
+      json: { company_id: companyId, file_url: `${url.replace('/hook', '/photo.png')}` },
+    });
     const [entry] = expectErrorShape(fetched, 422, 'validation_failed');
     expect(entry).toEqual({
       status: 422,
@@ -72,24 +110,58 @@ describe.each(FORMS)('the guard refuses %s', (host, reason) => {
 });
 
 it('lets a public NAT64 or 6to4 address through the guard (it is only refused for what it embeds)', async () => {
-  const created = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: 'http://[64:ff9b::808:808]/hook' } });
+  const created = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, {
+    json: { url: 'http://[64:ff9b::808:808]/hook' },
+  });
   expect(created.status, created.text).toBe(201);
-  expect((await gw.request('DELETE', `/api/p2/companies/${companyId}/webhooks/${created.body.webhook.id}`)).status).toBe(204);
+  expect(
+    (await gw.request('DELETE', `/api/p2/companies/${companyId}/webhooks/${created.body.webhook.id}`)).status,
+  ).toBe(204);
 });
 
 it("refuses the forms in the portal's webhook create and update too", async () => {
   const link = await gw.request('POST', `/api/p2/companies/${companyId}/portal_sessions`);
-  const opened = await gw.request('POST', '/portal/session', { token: null, json: { token: new URL(link.body.portal_session.url).hash.slice(1) } });
+  const opened = await gw.request('POST', '/portal/session', {
+    token: null,
+    json: { token: new URL(link.body.portal_session.url).hash.slice(1) },
+  });
   expect(opened.status, opened.text).toBe(201);
-  const session = { token: null, headers: { cookie: String(opened.headers['set-cookie']![0]).split(';')[0]!, 'x-csrf-token': opened.body.session.csrf_token as string } };
+  const session = {
+    token: null,
+    headers: {
+      cookie: String(opened.headers['set-cookie']![0]).split(';')[0]!,
+      'x-csrf-token': opened.body.session.csrf_token as string,
+    },
+  };
   const before = webhookCount();
   for (const [host, reason] of FORMS) {
-    const created = await gw.request('POST', '/portal/api/webhooks', { ...session, json: { url: `https://${host}/hook` } });
-    expect(created.body).toEqual({ errors: [{ status: 422, code: 'validation_failed', title: 'Validation failed', detail: refusal('url', host, reason), source: { pointer: '/url' } }] });
+    const created = await gw.request('POST', '/portal/api/webhooks', {
+      ...session,
+      json: { url: `https://${host}/hook` },
+    });
+    expect(created.body).toEqual({
+      errors: [
+        {
+          status: 422,
+          code: 'validation_failed',
+          title: 'Validation failed',
+          detail: refusal('url', host, reason),
+          source: { pointer: '/url' },
+        },
+      ],
+    });
   }
   expect(webhookCount()).toBe(before);
-  const endpoint = await gw.request('POST', '/portal/api/webhooks', { ...session, json: { url: 'https://hooks.example.com/portal' } });
+  const endpoint = await gw.request('POST', '/portal/api/webhooks', {
+    ...session,
+    json: { url: 'https://hooks.example.com/portal' },
+  });
   expect(endpoint.status, endpoint.text).toBe(201);
-  const moved = await gw.request('PATCH', `/portal/api/webhooks/${endpoint.body.webhook.id}`, { ...session, json: { url: 'https://[::7f00:1]/hook' } });
-  expect(moved.body.errors[0].detail).toBe(refusal('url', '[::7f00:1]', '::7f00:1 is an IPv4-compatible IPv6 address embedding 127.0.0.1, a loopback address'));
+  const moved = await gw.request('PATCH', `/portal/api/webhooks/${endpoint.body.webhook.id}`, {
+    ...session,
+    json: { url: 'https://[::7f00:1]/hook' },
+  });
+  expect(moved.body.errors[0].detail).toBe(
+    refusal('url', '[::7f00:1]', '::7f00:1 is an IPv4-compatible IPv6 address embedding 127.0.0.1, a loopback address'),
+  );
 });

@@ -10,7 +10,11 @@ export interface BusUnderTest {
 }
 
 /** `open` makes a bus on the given clock; several buses of one test share the same backing store or broker. */
-export function streamConformance(name: string, open: (clock: ManualClock) => Promise<BusUnderTest>, options: { leaseMs: number }): void {
+export function streamConformance(
+  name: string,
+  open: (clock: ManualClock) => Promise<BusUnderTest>,
+  options: { leaseMs: number },
+): void {
   describe(`stream conformance: ${name}`, () => {
     const cleanups: (() => Promise<void>)[] = [];
     afterEach(async () => {
@@ -28,7 +32,13 @@ export function streamConformance(name: string, open: (clock: ManualClock) => Pr
       await b.ensureStreams([{ name: stream, partitions: 3 }]);
       return stream;
     }
-    function consume(b: StreamBus, stream: string, group: string, handler: (m: IncomingMessage) => Promise<void>, maxInFlight?: number) {
+    function consume(
+      b: StreamBus,
+      stream: string,
+      group: string,
+      handler: (m: IncomingMessage) => Promise<void>,
+      maxInFlight?: number,
+    ) {
       const subscription: Subscription = b.subscribe({ stream, group, handler, maxInFlight });
       cleanups.push(() => subscription.stop());
       return subscription;
@@ -39,7 +49,10 @@ export function streamConformance(name: string, open: (clock: ManualClock) => Pr
       const b = await bus();
       const stream = await freshStream(b);
       const group = `g-${randomUUID()}`;
-      await b.publish(stream, [1, 2, 3].map((n) => ({ key: `k${n}`, id: `m${n}`, value: { n } })));
+      await b.publish(
+        stream,
+        [1, 2, 3].map((n) => ({ key: `k${n}`, id: `m${n}`, value: { n } })),
+      );
       const received: IncomingMessage[] = [];
       const first = consume(b, stream, group, async (m) => void received.push(m));
       await eventually('three messages', () => received.length === 3);
@@ -63,7 +76,10 @@ export function streamConformance(name: string, open: (clock: ManualClock) => Pr
       const b = await bus();
       const stream = await freshStream(b);
       const group = `g-${randomUUID()}`;
-      await b.publish(stream, [1, 2].map((n) => ({ key: `k${n}`, id: `m${n}`, value: { n } })));
+      await b.publish(
+        stream,
+        [1, 2].map((n) => ({ key: `k${n}`, id: `m${n}`, value: { n } })),
+      );
       const seenByDead: string[] = [];
       const dead = consume(b, stream, group, (m) => {
         seenByDead.push(m.id);
@@ -115,7 +131,8 @@ export function streamConformance(name: string, open: (clock: ManualClock) => Pr
     it('keeps the order within a key while other keys go on', async () => {
       const b = await bus();
       const stream = await freshStream(b);
-      for (let n = 0; n < 20; n += 1) await b.publish(stream, [{ key: n % 2 ? 'odd' : 'even', id: `m${n}`, value: { n } }]);
+      for (let n = 0; n < 20; n += 1)
+        await b.publish(stream, [{ key: n % 2 ? 'odd' : 'even', id: `m${n}`, value: { n } }]);
       const byKey = new Map<string, number[]>();
       consume(b, stream, `g-${randomUUID()}`, async (m) => {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 10));
@@ -143,9 +160,18 @@ export function streamConformance(name: string, open: (clock: ManualClock) => Pr
         2,
       );
       await subscription.ready;
-      await b.publish(stream, Array.from({ length: 12 }, (_, n) => ({ key: 'slow', id: `slow-${n}`, value: { n } })));
-      await b.publish(stream, Array.from({ length: 4 }, (_, n) => ({ key: `other-${n}`, id: `other-${n}`, value: { n } })));
-      await eventually('the other keys while the slow one is stuck', () => handled.filter((id) => id.startsWith('other')).length === 4);
+      await b.publish(
+        stream,
+        Array.from({ length: 12 }, (_, n) => ({ key: 'slow', id: `slow-${n}`, value: { n } })),
+      );
+      await b.publish(
+        stream,
+        Array.from({ length: 4 }, (_, n) => ({ key: `other-${n}`, id: `other-${n}`, value: { n } })),
+      );
+      await eventually(
+        'the other keys while the slow one is stuck',
+        () => handled.filter((id) => id.startsWith('other')).length === 4,
+      );
       expect(handled.filter((id) => id.startsWith('slow'))).toEqual([]);
       release();
       await eventually('the slow key, in order', () => handled.filter((id) => id.startsWith('slow')).length === 12);
@@ -184,7 +210,10 @@ export function streamConformance(name: string, open: (clock: ManualClock) => Pr
       };
       const subscriptions = [consume(b, stream, group, handler('a'), 2), consume(b, stream, group, handler('b'), 2)];
       await Promise.all(subscriptions.map((s) => s.ready));
-      await b.publish(stream, Array.from({ length: 24 }, (_, n) => ({ key: `key-${n}`, id: `m${n}`, value: { n } })));
+      await b.publish(
+        stream,
+        Array.from({ length: 24 }, (_, n) => ({ key: `key-${n}`, id: `m${n}`, value: { n } })),
+      );
       await eventually('both consumers working', () => seen.a.length > 0 && seen.b.length > 0, 30_000);
       release();
       await eventually('every message once the gate opened', () => new Set([...seen.a, ...seen.b]).size === 24, 30_000);

@@ -47,7 +47,7 @@ class AnswerDroppingRelay {
     let fromBroker = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
       fromClient = Buffer.concat([fromClient, chunk]);
-      for (let frame; (frame = nextFrame(fromClient)) !== null; ) {
+      for (let frame; (frame = nextFrame(fromClient)) !== null;) {
         fromClient = fromClient.subarray(frame.length);
         // Request header: size, api key (int16), api version (int16), correlation id (int32).
         if (frame.readInt16BE(4) === PRODUCE && this.dropAnswers > 0) {
@@ -59,7 +59,7 @@ class AnswerDroppingRelay {
     });
     upstream.on('data', (chunk: Buffer) => {
       fromBroker = Buffer.concat([fromBroker, chunk]);
-      for (let frame; (frame = nextFrame(fromBroker)) !== null; ) {
+      for (let frame; (frame = nextFrame(fromBroker)) !== null;) {
         fromBroker = fromBroker.subarray(frame.length);
         // Response header: size, correlation id. The broker appended the batch and said so.
         if (doomed.has(frame.readInt32BE(4))) {
@@ -143,7 +143,11 @@ describe('KafkaPublisher after a batch the broker appended but never confirmed',
 
 /** The message ids of a one-partition topic, in offset order: what a reader gets within a few seconds. */
 async function topicIds(brokers: string, topic: string): Promise<string[]> {
-  const consumer = new Kafka({ clientId: 'recovery-reader', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).consumer({ groupId: `reader-${randomUUID()}` });
+  const consumer = new Kafka({
+    clientId: 'recovery-reader',
+    brokers: brokers.split(','),
+    logLevel: logLevel.NOTHING,
+  }).consumer({ groupId: `reader-${randomUUID()}` });
   const ids: string[] = [];
   await consumer.connect();
   try {
@@ -157,7 +161,8 @@ async function topicIds(brokers: string, topic: string): Promise<string[]> {
     });
     // Done once nothing new came for two seconds after the first message (or after 20 s without any).
     const started = Date.now();
-    while (ids.length === 0 ? Date.now() - started < 20_000 : Date.now() - last < 2_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (ids.length === 0 ? Date.now() - started < 20_000 : Date.now() - last < 2_000)
+      await new Promise((resolve) => setTimeout(resolve, 100));
   } finally {
     await consumer.disconnect();
   }

@@ -8,7 +8,10 @@ import { streamConformance } from './conformance.js';
 streamConformance(
   'Kafka',
   async (clock) => {
-    const bus = new KafkaStreamBus({ brokers: inject('kafkaBrokers').split(','), clock, clientId: 'conformance' }, memoryLogger().logger);
+    const bus = new KafkaStreamBus(
+      { brokers: inject('kafkaBrokers').split(','), clock, clientId: 'conformance' },
+      memoryLogger().logger,
+    );
     return { bus, close: () => bus.close() };
   },
   { leaseMs: 0 },
@@ -25,8 +28,14 @@ describe('Kafka consumer start', () => {
 
     const { logger, text } = memoryLogger();
     const namespace = `start-${Date.now()}-`;
-    const bus = new KafkaStreamBus({ brokers: [`127.0.0.1:${relayPort}`], namespace, clientId: 'start-test', connectionRetries: 0 }, logger);
-    const publisher = new KafkaStreamBus({ brokers: inject('kafkaBrokers').split(','), namespace, clientId: 'start-test-publisher' }, memoryLogger().logger);
+    const bus = new KafkaStreamBus(
+      { brokers: [`127.0.0.1:${relayPort}`], namespace, clientId: 'start-test', connectionRetries: 0 },
+      logger,
+    );
+    const publisher = new KafkaStreamBus(
+      { brokers: inject('kafkaBrokers').split(','), namespace, clientId: 'start-test-publisher' },
+      memoryLogger().logger,
+    );
     const relay = net.createServer((client) => {
       const upstream = net.connect(Number(port), host);
       client.pipe(upstream).pipe(client);
@@ -36,8 +45,16 @@ describe('Kafka consumer start', () => {
     try {
       await publisher.ensureStreams([{ name: 'unreachable', partitions: 1 }]);
       const received: unknown[] = [];
-      const subscription = bus.subscribe({ stream: 'unreachable', group: 'g', handler: async (m) => void received.push(m.value) });
-      await eventually('a failed start logged', () => text().includes('kafka consumer failed to start; trying again'), 30_000);
+      const subscription = bus.subscribe({
+        stream: 'unreachable',
+        group: 'g',
+        handler: async (m) => void received.push(m.value),
+      });
+      await eventually(
+        'a failed start logged',
+        () => text().includes('kafka consumer failed to start; trying again'),
+        30_000,
+      );
       await new Promise<void>((resolve) => relay.listen(relayPort, '127.0.0.1', resolve));
       await subscription.ready;
       await publisher.publish('unreachable', [{ key: 'k', id: 'm1', value: { n: 1 } }]);
@@ -100,11 +117,19 @@ describe('Kafka batch subscription', () => {
       await bus.publish('runs', [{ key: 'k', id: 'm1', value: { n: 1 } }]);
       let entered: () => void = () => {};
       const inHandler = new Promise<void>((resolve) => (entered = resolve));
-      const first = bus.subscribeBatches({ stream: 'runs', group: 'g', handler: () => (entered(), new Promise<void>(() => {})) });
+      const first = bus.subscribeBatches({
+        stream: 'runs',
+        group: 'g',
+        handler: () => (entered(), new Promise<void>(() => {})),
+      });
       await inHandler;
       await first.stop();
       const again: number[] = [];
-      const second = bus.subscribeBatches({ stream: 'runs', group: 'g', handler: async (run) => void again.push(...run.map((m) => (m.value as { n: number }).n)) });
+      const second = bus.subscribeBatches({
+        stream: 'runs',
+        group: 'g',
+        handler: async (run) => void again.push(...run.map((m) => (m.value as { n: number }).n)),
+      });
       await eventually('handed out again', () => again.includes(1), 30_000);
       await second.drain();
     } finally {
@@ -127,7 +152,10 @@ describe('Kafka packed records', () => {
   it('hands out again every message of a packed record while one of them was unfinished when its consumer stopped', async () => {
     const bus = await packingBus('packs-stop');
     try {
-      await bus.publish('packs', [1, 2, 3].map((n) => ({ key: `k${n}`, id: `m${n}`, value: { n } })));
+      await bus.publish(
+        'packs',
+        [1, 2, 3].map((n) => ({ key: `k${n}`, id: `m${n}`, value: { n } })),
+      );
       const seenByDead: string[] = [];
       const dead = bus.subscribe({
         stream: 'packs',
@@ -155,10 +183,18 @@ describe('Kafka packed records', () => {
     try {
       // 60 messages of 20 kB on one partition: 1.2 MB, which as one record batch the broker refuses for good.
       const text = 'x'.repeat(20_000);
-      await bus.publish('packs', Array.from({ length: 60 }, (_, n) => ({ key: `k${n % 3}`, id: `m${n + 1}`, value: { n: n + 1, text } })));
+      await bus.publish(
+        'packs',
+        Array.from({ length: 60 }, (_, n) => ({ key: `k${n % 3}`, id: `m${n + 1}`, value: { n: n + 1, text } })),
+      );
       await bus.publish('packs', [{ key: 'k0', id: 'huge', value: { n: 61, text: 'é'.repeat(1_500_000) } }]);
       const received: { id: string; length: number }[] = [];
-      const subscription = bus.subscribe({ stream: 'packs', group: 'g', handler: async (m) => void received.push({ id: m.id, length: (m.value as { text?: string }).text?.length ?? 0 }) });
+      const subscription = bus.subscribe({
+        stream: 'packs',
+        group: 'g',
+        handler: async (m) =>
+          void received.push({ id: m.id, length: (m.value as { text?: string }).text?.length ?? 0 }),
+      });
       await eventually('every message consumed', () => received.length === 62, 60_000);
       await subscription.drain();
       // Every one once; keys run side by side, each in its order.
@@ -175,10 +211,18 @@ describe('Kafka packed records', () => {
   it('hands a batch subscriber whole records, in order, and commits each once handled', async () => {
     const bus = await packingBus('packs-batches');
     try {
-      await bus.publish('packs', Array.from({ length: 10 }, (_, n) => ({ key: `k${n % 2}`, id: `m${n + 1}`, value: { n: n + 1 } })));
+      await bus.publish(
+        'packs',
+        Array.from({ length: 10 }, (_, n) => ({ key: `k${n % 2}`, id: `m${n + 1}`, value: { n: n + 1 } })),
+      );
       await bus.publish('packs', [{ key: 'k0', id: 'm11', value: { n: 11 } }]);
       const runs: number[][] = [];
-      const first = bus.subscribeBatches({ stream: 'packs', group: 'g', maxBatch: 4, handler: async (run) => void runs.push(run.map((m) => (m.value as { n: number }).n)) });
+      const first = bus.subscribeBatches({
+        stream: 'packs',
+        group: 'g',
+        maxBatch: 4,
+        handler: async (run) => void runs.push(run.map((m) => (m.value as { n: number }).n)),
+      });
       await eventually('every message handled', () => runs.flat().length === 12, 30_000);
       await first.drain();
       // The warm-up and the message after the pack fit beside it in no run of 4: each record is a run.
@@ -196,7 +240,11 @@ describe('Kafka packed records', () => {
  */
 async function expectOnlyWhatComesNext(bus: KafkaStreamBus, stream: string, key: string, n: number): Promise<void> {
   const again: number[] = [];
-  const next = bus.subscribeBatches({ stream, group: 'g', handler: async (run) => void again.push(...run.map((m) => (m.value as { n: number }).n)) });
+  const next = bus.subscribeBatches({
+    stream,
+    group: 'g',
+    handler: async (run) => void again.push(...run.map((m) => (m.value as { n: number }).n)),
+  });
   await next.ready;
   await bus.publish(stream, [{ key, id: `m${n}`, value: { n } }]);
   await eventually('the next message handled', () => again.includes(n), 30_000);

@@ -3,9 +3,17 @@ import { KeyedRunner, type KeyedRunnerOptions } from '../../src/streams/keyed-ru
 import type { IncomingMessage } from '../../src/streams/stream.js';
 import { eventually } from '../helpers/wait.js';
 
-const msg = (key: string, id: string, notBefore = 0): IncomingMessage => ({ stream: 's', key, id, value: { id }, notBefore });
+const msg = (key: string, id: string, notBefore = 0): IncomingMessage => ({
+  stream: 's',
+  key,
+  id,
+  value: { id },
+  notBefore,
+});
 
-function runner(options: Partial<KeyedRunnerOptions<IncomingMessage>> & Pick<KeyedRunnerOptions<IncomingMessage>, 'handler'>) {
+function runner(
+  options: Partial<KeyedRunnerOptions<IncomingMessage>> & Pick<KeyedRunnerOptions<IncomingMessage>, 'handler'>,
+) {
   const committed: string[] = [];
   const gaveUp: string[] = [];
   const r = new KeyedRunner<IncomingMessage>({
@@ -27,7 +35,9 @@ describe('KeyedRunner', () => {
     const { r, committed } = runner({
       handler: async (m) => {
         handled.push(m.id);
-        return { durable: new Promise<void>((resolve, reject) => (durable.set(m.id, resolve), failed.set(m.id, reject))) };
+        return {
+          durable: new Promise<void>((resolve, reject) => (durable.set(m.id, resolve), failed.set(m.id, reject))),
+        };
       },
     });
     for (const id of ['a', 'b', 'c', 'd']) r.submit(msg('k', id));
@@ -51,7 +61,9 @@ describe('KeyedRunner', () => {
 
   it('waits for commits pending on side effects when draining', async () => {
     let release: () => void = () => {};
-    const { r, committed } = runner({ handler: async () => ({ durable: new Promise<void>((resolve) => (release = resolve)) }) });
+    const { r, committed } = runner({
+      handler: async () => ({ durable: new Promise<void>((resolve) => (release = resolve)) }),
+    });
     r.submit(msg('k', 'only'));
     await eventually('the handler ran', () => r.holding === 0);
     const drained = r.drain();

@@ -45,15 +45,24 @@ async function until(what: string, condition: () => boolean, ms = 10_000): Promi
   }
 }
 /** Rows ever appended to the log (its AUTOINCREMENT counter): 0 when every message went without one. */
-const everAppended = (store: Store) => store.db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'stream_messages'").get()?.seq ?? 0;
-const storedIds = (store: Store) => store.db.prepare<[], { message_id: string }>('SELECT message_id FROM stream_messages ORDER BY seq').all().map((r) => r.message_id);
+const everAppended = (store: Store) =>
+  store.db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'stream_messages'").get()?.seq ??
+  0;
+const storedIds = (store: Store) =>
+  store.db
+    .prepare<[], { message_id: string }>('SELECT message_id FROM stream_messages ORDER BY seq')
+    .all()
+    .map((r) => r.message_id);
 
 describe('SQLite streams across a restart', () => {
   it('deletes what was committed and hands out everything else again from the store at the next start', async () => {
     const file = storeFile();
     let store = Store.open(file);
     let bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 20 });
-    await bus.publish('s', ['m1', 'm2', 'm3'].map((id, n) => ({ key: `k${n}`, id, value: { n } })));
+    await bus.publish(
+      's',
+      ['m1', 'm2', 'm3'].map((id, n) => ({ key: `k${n}`, id, value: { n } })),
+    );
     const first: string[] = [];
     const dying = bus.subscribe({
       stream: 's',
@@ -87,17 +96,32 @@ describe('SQLite streams across a restart', () => {
     const store = Store.open(storeFile());
     const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger);
     const first = bus.subscribe({ stream: 's', group: 'g', handler: async () => {} });
-    expect(() => bus.subscribe({ stream: 's', group: 'other', handler: async () => {} })).toThrow('The embedded stream s is consumed by group g; it takes one group only.');
+    expect(() => bus.subscribe({ stream: 's', group: 'other', handler: async () => {} })).toThrow(
+      'The embedded stream s is consumed by group g; it takes one group only.',
+    );
     void first.stop();
     store.close();
   });
 
   it('migration 7 keeps the uncommitted messages of the claim-based log, with their seqs, and drops the committed ones', () => {
     const db = openDatabase(storeFile());
-    migrate(db, MIGRATIONS.filter((m) => m.version < 7));
-    const insert = db.prepare('INSERT INTO stream_messages (seq, stream, key, message_id, value, not_before, created_at) VALUES (?, ?, ?, ?, ?, 0, 0)');
-    for (const [seq, id] of [[5, 'done'], [6, 'claimed'], [7, 'open'], [9, 'done-last']] as const) insert.run(seq, 's', 'k', id, '{}');
-    const claim = db.prepare('INSERT INTO stream_claims (group_name, seq, claimed_until, committed_at) VALUES (?, ?, ?, ?)');
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 7),
+    );
+    const insert = db.prepare(
+      'INSERT INTO stream_messages (seq, stream, key, message_id, value, not_before, created_at) VALUES (?, ?, ?, ?, ?, 0, 0)',
+    );
+    for (const [seq, id] of [
+      [5, 'done'],
+      [6, 'claimed'],
+      [7, 'open'],
+      [9, 'done-last'],
+    ] as const)
+      insert.run(seq, 's', 'k', id, '{}');
+    const claim = db.prepare(
+      'INSERT INTO stream_claims (group_name, seq, claimed_until, committed_at) VALUES (?, ?, ?, ?)',
+    );
     claim.run('g', 5, 0, 100);
     claim.run('g', 6, 999, null);
     claim.run('g', 9, 0, 100);
@@ -107,8 +131,12 @@ describe('SQLite streams across a restart', () => {
       { seq: 7, message_id: 'open' },
     ]);
     // Numbering goes on past every seq the old log handed out.
-    db.prepare("INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at) VALUES ('s', 'k', 'new', '{}', 0, 0)").run();
-    expect(db.prepare<[], { seq: number }>("SELECT seq FROM stream_messages WHERE message_id = 'new'").get()!.seq).toBe(10);
+    db.prepare(
+      "INSERT INTO stream_messages (stream, key, message_id, value, not_before, created_at) VALUES ('s', 'k', 'new', '{}', 0, 0)",
+    ).run();
+    expect(db.prepare<[], { seq: number }>("SELECT seq FROM stream_messages WHERE message_id = 'new'").get()!.seq).toBe(
+      10,
+    );
     db.close();
   });
 });
@@ -122,8 +150,14 @@ describe('SQLite stream backlogs larger than memory', () => {
     const stuck = new Promise<void>((resolve) => (releaseStuck = resolve));
     try {
       // 3,000 messages of a key whose handler hangs (a hanging endpoint), then other keys.
-      await bus.publish('s', Array.from({ length: 3_000 }, (_, i) => ({ key: 'stuck', id: `stuck-${i}`, value: { i } })));
-      await bus.publish('s', ['a', 'b', 'c'].map((key) => ({ key, id: `${key}-0`, value: {} })));
+      await bus.publish(
+        's',
+        Array.from({ length: 3_000 }, (_, i) => ({ key: 'stuck', id: `stuck-${i}`, value: { i } })),
+      );
+      await bus.publish(
+        's',
+        ['a', 'b', 'c'].map((key) => ({ key, id: `${key}-0`, value: {} })),
+      );
       const subscription = bus.subscribe({
         stream: 's',
         group: 'g',
@@ -154,7 +188,10 @@ describe('SQLite stream backlogs larger than memory', () => {
     try {
       const keys = 100;
       const message = (n: number) => ({ key: `k${n % keys}`, id: `m${n}`, value: { n } });
-      await bus.publish('s', Array.from({ length: 12_000 }, (_, n) => message(n)));
+      await bus.publish(
+        's',
+        Array.from({ length: 12_000 }, (_, n) => message(n)),
+      );
       const seen = new Map<string, number[]>();
       let count = 0;
       const subscription = bus.subscribe({
@@ -167,11 +204,16 @@ describe('SQLite stream backlogs larger than memory', () => {
           count += 1;
         },
       });
-      for (let n = 12_000; n < 13_000; n += 100) await bus.publish('s', Array.from({ length: 100 }, (_, i) => message(n + i)));
+      for (let n = 12_000; n < 13_000; n += 100)
+        await bus.publish(
+          's',
+          Array.from({ length: 100 }, (_, i) => message(n + i)),
+        );
       await until('every message', () => count >= 13_000, 30_000);
       await subscription.drain();
       expect(count).toBe(13_000);
-      for (let k = 0; k < keys; k += 1) expect(seen.get(`k${k}`)).toEqual(Array.from({ length: 130 }, (_, i) => i * keys + k));
+      for (let k = 0; k < keys; k += 1)
+        expect(seen.get(`k${k}`)).toEqual(Array.from({ length: 130 }, (_, i) => i * keys + k));
       expect(storedIds(store)).toEqual([]);
     } finally {
       store.close();
@@ -185,7 +227,11 @@ describe('SQLite streams: hand-out of a fresh publish', () => {
     const bus = new SqliteStreamBus(store.streamMessages, memoryLogger().logger, { pollMs: 1_000 });
     try {
       const order: string[] = [];
-      const subscription = bus.subscribe({ stream: 's', group: 'g', handler: async (m) => void order.push(`handled ${m.id}`) });
+      const subscription = bus.subscribe({
+        stream: 's',
+        group: 'g',
+        handler: async (m) => void order.push(`handled ${m.id}`),
+      });
       await subscription.ready;
       // Idle for longer than the group commit's gap: the publish commits in the next turn (setImmediate).
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -225,7 +271,8 @@ describe('SQLite streams: recoverable messages', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     return { bus, handled, release, subscription };
   }
-  const stuckKeyConsumer = (store: Store, maxInFlight?: number) => gatedConsumer(store, (key) => key === 'stuck', maxInFlight);
+  const stuckKeyConsumer = (store: Store, maxInFlight?: number) =>
+    gatedConsumer(store, (key) => key === 'stuck', maxInFlight);
 
   it('keeps them in memory only while the consumer keeps up: handed out in order, counted in the lag, no row ever written', async () => {
     const store = Store.open(storeFile());
@@ -280,12 +327,18 @@ describe('SQLite streams: recoverable messages', () => {
     try {
       // One transaction (publishes of the same turn): 600 plain messages, then a recoverable one of their key.
       await Promise.all([
-        bus.publish('s', Array.from({ length: 600 }, (_, i) => ({ key: 'stuck', id: `stuck-${i}`, value: { i } }))),
+        bus.publish(
+          's',
+          Array.from({ length: 600 }, (_, i) => ({ key: 'stuck', id: `stuck-${i}`, value: { i } })),
+        ),
         bus.publish('s', [recoverable('stuck', 'stuck-600', 600)]),
       ]);
       expect(storedIds(store)).toContain('stuck-600');
       // A key spilled past memory: the next recoverable message of it gets a row too, and waits its turn.
-      await bus.publish('s', Array.from({ length: 1_000 }, (_, i) => ({ key: 'stuck', id: `stuck-${601 + i}`, value: { i } })));
+      await bus.publish(
+        's',
+        Array.from({ length: 1_000 }, (_, i) => ({ key: 'stuck', id: `stuck-${601 + i}`, value: { i } })),
+      );
       await bus.publish('s', [recoverable('stuck', 'stuck-1601', 1601)]);
       expect(storedIds(store)).toContain('stuck-1601');
       releaseStuck();
@@ -315,7 +368,10 @@ describe('SQLite streams: direct handling of recoverable messages', () => {
    * A consumer of stream 's' whose direct handling takes what `takes` allows and finishes once
    * `finish` is called for the message; its handler waits, for the keys `hangs` names, until released.
    */
-  async function directConsumer(store: Store, options: { takes: (m: IncomingMessage) => boolean; hangs?: (key: string) => boolean; fails?: boolean }) {
+  async function directConsumer(
+    store: Store,
+    options: { takes: (m: IncomingMessage) => boolean; hangs?: (key: string) => boolean; fails?: boolean },
+  ) {
     const log = memoryLogger();
     const bus = new SqliteStreamBus(store.streamMessages, log.logger, { pollMs: 20 });
     const direct: string[] = [];
@@ -333,7 +389,9 @@ describe('SQLite streams: direct handling of recoverable messages', () => {
       direct: (m) => {
         if (!options.takes(m)) return null;
         direct.push(m.id);
-        return new Promise<void>((resolve, reject) => finishing.set(m.id, () => (options.fails ? reject(new Error('poster gone')) : resolve())));
+        return new Promise<void>((resolve, reject) =>
+          finishing.set(m.id, () => (options.fails ? reject(new Error('poster gone')) : resolve())),
+        );
       },
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -404,8 +462,14 @@ describe('SQLite streams: direct handling of recoverable messages', () => {
     expect(direct).toEqual(['a1']);
     expect(await lagOf(bus)).toBe(0);
     expect(storedIds(store)).toEqual([]);
-    const lines = log.text().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { msg: string; message_id?: string });
-    expect(lines.filter((line) => line.msg.startsWith('direct handling failed')).map((line) => line.message_id)).toEqual(['a1']);
+    const lines = log
+      .text()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { msg: string; message_id?: string });
+    expect(
+      lines.filter((line) => line.msg.startsWith('direct handling failed')).map((line) => line.message_id),
+    ).toEqual(['a1']);
     store.close();
   });
 });

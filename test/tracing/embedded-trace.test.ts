@@ -19,13 +19,21 @@ const GATEWAY_ENV = {
 };
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-const isMessageCreate = (body: unknown) => (body as { type?: string; event?: string }).type === 'message' && (body as { event?: string }).event === 'create';
+const isMessageCreate = (body: unknown) =>
+  (body as { type?: string; event?: string }).type === 'message' && (body as { event?: string }).event === 'create';
 
 /** A company with a bot-style channel and one webhook endpoint; answers what a callback needs. */
 async function setUp(gw: TestGateway, hooks: Receiver) {
-  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Traced Co' } })).body.data.external_id as number;
-  const channelId = (await gw.request('POST', `/p1/companies/${companyId}/channels`, { json: { provider: 'chat_b', token: '4242:traced-bot' } })).body.data.external_id as number;
-  const endpoint = (await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: hooks.url, active: true } })).body.webhook as { id: number; secret: string };
+  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Traced Co' } })).body.data
+    .external_id as number;
+  const channelId = (
+    await gw.request('POST', `/p1/companies/${companyId}/channels`, {
+      json: { provider: 'chat_b', token: '4242:traced-bot' },
+    })
+  ).body.data.external_id as number;
+  const endpoint = (
+    await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: hooks.url, active: true } })
+  ).body.webhook as { id: number; secret: string };
   const { secrets } = await callbackInfo(gw, channelId);
   return { companyId, channelId, endpoint, secretToken: secrets.secret_token! };
 }
@@ -46,7 +54,10 @@ describe('tracing off (no OTLP endpoint)', () => {
     try {
       const { channelId, endpoint, secretToken } = await setUp(gw, hooks);
       secret = endpoint.secret;
-      expect((await postCallback(gw, channelId, secretToken, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` })).status).toBe(200);
+      expect(
+        (await postCallback(gw, channelId, secretToken, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }))
+          .status,
+      ).toBe(200);
       await eventually('the message.create webhook', () => hooks.received.some((r) => isMessageCreate(r.body)));
       for (const received of hooks.received) {
         expect(received.verifiedBy).toEqual([0]);
@@ -54,7 +65,9 @@ describe('tracing off (no OTLP endpoint)', () => {
       }
       const db = gw.gateway.store.db;
       expect(db.prepare('SELECT count(*) AS n FROM outbox WHERE traceparent IS NOT NULL').get()).toEqual({ n: 0 });
-      expect(db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE traceparent IS NOT NULL').get()).toEqual({ n: 0 });
+      expect(db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE traceparent IS NOT NULL').get()).toEqual({
+        n: 0,
+      });
       expect(gw.logText()).toContain(`"path":"/callbacks/chat_b/${channelId}","status":200`);
       expect(gw.logText()).not.toContain('trace_id');
     } finally {
@@ -74,13 +87,18 @@ describe('tracing on: one trace from the provider callback to the webhook answer
 
   beforeAll(async () => {
     otlp = await startOtlpReceiver();
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    };
     Object.assign(process.env, env);
     tracing = (await startTracing(loadConfig(env).tracing, { role: 'all', version: 'test' }))!;
     // The first message.create attempt fails: its retry is a trace of its own, linked to this one.
     hooks = await startReceiver(
       () => [target.endpoint.secret],
-      (n) => (isMessageCreate(hooks.received[n - 1]!.body) && (messageCreates += 1) === 1 ? { status: 500 } : { status: 200 }),
+      (n) =>
+        isMessageCreate(hooks.received[n - 1]!.body) && (messageCreates += 1) === 1 ? { status: 500 } : { status: 200 },
     );
     gw = await startTestGateway(GATEWAY_ENV, { traceFields: true });
     target = await setUp(gw, hooks);
@@ -91,22 +109,39 @@ describe('tracing on: one trace from the provider callback to the webhook answer
     await tracing?.shutdown();
     await hooks?.close();
     await otlp?.close();
-    for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_BSP_SCHEDULE_DELAY']) delete process.env[key];
+    for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_BSP_SCHEDULE_DELAY'])
+      delete process.env[key];
   });
 
   const one = (spans: ReceivedSpan[], what: string, match: (span: ReceivedSpan) => boolean): ReceivedSpan => {
     const found = spans.filter(match);
-    if (found.length !== 1) throw new Error(`expected one ${what}, found ${found.length}: ${JSON.stringify(spans.map((s) => [s.name, s.traceId, s.spanId, s.parentSpanId]))}`);
+    if (found.length !== 1)
+      throw new Error(
+        `expected one ${what}, found ${found.length}: ${JSON.stringify(spans.map((s) => [s.name, s.traceId, s.spanId, s.parentSpanId]))}`,
+      );
     return found[0]!;
   };
 
   it('follows the callback through its transaction, the relay, the stream and the attempt; the receiver gets its traceparent', async () => {
-    const answer = await postCallback(gw, target.channelId, target.secretToken, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` });
+    const answer = await postCallback(gw, target.channelId, target.secretToken, {
+      traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+    });
     expect(answer.status).toBe(200);
-    await eventually('the retried message.create delivered', () => hooks.received.filter((r) => isMessageCreate(r.body)).length === 2, 10_000);
+    await eventually(
+      'the retried message.create delivered',
+      () => hooks.received.filter((r) => isMessageCreate(r.body)).length === 2,
+      10_000,
+    );
     await tracing.flush();
-    const attempt = (n: number) => (s: ReceivedSpan) => s.name === 'POST webhook' && s.attributes['gateway.event.name'] === 'message.create' && s.attributes['gateway.webhook.attempt'] === n;
-    await eventually('both attempts exported', () => otlp.spans.filter((s) => attempt(1)(s) || attempt(2)(s)).length === 2, 10_000);
+    const attempt = (n: number) => (s: ReceivedSpan) =>
+      s.name === 'POST webhook' &&
+      s.attributes['gateway.event.name'] === 'message.create' &&
+      s.attributes['gateway.webhook.attempt'] === n;
+    await eventually(
+      'both attempts exported',
+      () => otlp.spans.filter((s) => attempt(1)(s) || attempt(2)(s)).length === 2,
+      10_000,
+    );
 
     // The request: a SERVER span continuing the caller's trace.
     const trace = otlp.trace(CALLER_TRACE);
@@ -115,29 +150,52 @@ describe('tracing on: one trace from the provider callback to the webhook answer
       name: 'POST /callbacks/:provider/:channelId',
       parentSpanId: CALLER_SPAN,
       status: 0,
-      attributes: { 'http.request.method': 'POST', 'http.route': '/callbacks/:provider/:channelId', 'http.response.status_code': 200, 'url.path': `/callbacks/chat_b/${target.channelId}` },
+      attributes: {
+        'http.request.method': 'POST',
+        'http.route': '/callbacks/:provider/:channelId',
+        'http.response.status_code': 200,
+        'url.path': `/callbacks/chat_b/${target.channelId}`,
+      },
       resource: { 'service.name': 'gateway', 'service.version': 'test', 'gateway.role': 'all' },
     });
     expect(server.attributes['gateway.request_id']).toBe(answer.headers['x-request-id']);
 
     // Its store transaction: a span of its own, linked both ways.
-    const commit = one(otlp.spans, 'transaction span linked to the request', (s) => s.name === 'store transaction' && s.links.some((l) => l.spanId === server.spanId));
+    const commit = one(
+      otlp.spans,
+      'transaction span linked to the request',
+      (s) => s.name === 'store transaction' && s.links.some((l) => l.spanId === server.spanId),
+    );
     expect(commit.traceId).not.toBe(CALLER_TRACE);
     expect(commit.parentSpanId).toBe('');
     expect(commit.attributes).toMatchObject({ 'db.system.name': 'sqlite' });
     expect(server.links).toContainEqual({ traceId: commit.traceId, spanId: commit.spanId, attributes: {} });
     // Transactions without a traced caller (background work alone) make no span.
-    for (const transaction of otlp.spans.filter((s) => s.name === 'store transaction')) expect(transaction.links.length).toBeGreaterThan(0);
+    for (const transaction of otlp.spans.filter((s) => s.name === 'store transaction'))
+      expect(transaction.links.length).toBeGreaterThan(0);
 
     // The relay's publish of each event the callback wrote, under the request.
     const sends = trace.filter((s) => s.name === 'send gateway.events');
     expect(sends.length).toBe(2); // the new conversation's event and the message's
-    for (const send of sends) expect(send).toMatchObject({ kind: KIND.producer, parentSpanId: server.spanId, attributes: { 'messaging.system': 'sqlite', 'messaging.destination.name': 'gateway.events', 'messaging.batch.message_count': 1 } });
+    for (const send of sends)
+      expect(send).toMatchObject({
+        kind: KIND.producer,
+        parentSpanId: server.spanId,
+        attributes: {
+          'messaging.system': 'sqlite',
+          'messaging.destination.name': 'gateway.events',
+          'messaging.batch.message_count': 1,
+        },
+      });
 
     // The first attempt, in the dispatcher's consume span of the job that publish carried.
     const first = one(trace, 'first attempt', attempt(1));
     const consume = one(trace, 'consume span of the first attempt', (s) => s.spanId === first.parentSpanId);
-    expect(consume).toMatchObject({ name: 'process gateway.events', kind: KIND.consumer, attributes: { 'messaging.consumer.group.name': 'gateway-dispatcher', 'messaging.operation.type': 'process' } });
+    expect(consume).toMatchObject({
+      name: 'process gateway.events',
+      kind: KIND.consumer,
+      attributes: { 'messaging.consumer.group.name': 'gateway-dispatcher', 'messaging.operation.type': 'process' },
+    });
     const send = one(sends, 'publish of the message event', (s) => s.spanId === consume.parentSpanId);
     expect(first).toMatchObject({
       kind: KIND.client,
@@ -163,33 +221,75 @@ describe('tracing on: one trace from the provider callback to the webhook answer
     // The retry: a new trace, started by the scheduler's publish, linked to the delivery's publish.
     const retry = one(otlp.spans, 'second attempt', attempt(2));
     expect(retry.traceId).not.toBe(CALLER_TRACE);
-    expect(retry).toMatchObject({ status: 0, attributes: { 'http.response.status_code': 200, 'gateway.webhook.outcome': 'delivered', 'gateway.webhook.step': 2 } });
+    expect(retry).toMatchObject({
+      status: 0,
+      attributes: {
+        'http.response.status_code': 200,
+        'gateway.webhook.outcome': 'delivered',
+        'gateway.webhook.step': 2,
+      },
+    });
     const retryTrace = otlp.trace(retry.traceId);
     const retryConsume = one(retryTrace, 'consume span of the retry', (s) => s.spanId === retry.parentSpanId);
     expect(retryConsume.name).toBe('process gateway.retries');
     const retryPublish = one(retryTrace, 'publish of the retry', (s) => s.spanId === retryConsume.parentSpanId);
     expect(retryPublish).toMatchObject({ name: 'send gateway.retries', kind: KIND.producer, parentSpanId: '' });
-    expect(retryPublish.links).toEqual([{ traceId: CALLER_TRACE, spanId: send.spanId, attributes: { 'gateway.link.reason': 'delivery created' } }]);
+    expect(retryPublish.links).toEqual([
+      { traceId: CALLER_TRACE, spanId: send.spanId, attributes: { 'gateway.link.reason': 'delivery created' } },
+    ]);
     expect(retryReceived!.headers.traceparent).toBe(`00-${retry.traceId}-${retry.spanId}-01`);
     expect(retryReceived!.verifiedBy).toEqual([0]);
 
     // Logs join traces: the lines written in the request carry its ids.
-    const lines = gw.logText().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-    const requestLine = lines.find((line) => line.msg === 'request' && line.path === `/callbacks/chat_b/${target.channelId}`)!;
+    const lines = gw
+      .logText()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requestLine = lines.find(
+      (line) => line.msg === 'request' && line.path === `/callbacks/chat_b/${target.channelId}`,
+    )!;
     expect(requestLine).toMatchObject({ trace_id: CALLER_TRACE, span_id: server.spanId });
     // Nothing but its own fields and the callback's outcome: no line carries the fields of lines written before it.
-    expect(Object.keys(requestLine).sort()).toEqual(['channel', 'duplicate', 'events', 'family', 'level', 'messages', 'method', 'ms', 'msg', 'path', 'reqId', 'service', 'span_id', 'status', 'time', 'trace_id']);
+    expect(Object.keys(requestLine).sort()).toEqual([
+      'channel',
+      'duplicate',
+      'events',
+      'family',
+      'level',
+      'messages',
+      'method',
+      'ms',
+      'msg',
+      'path',
+      'reqId',
+      'service',
+      'span_id',
+      'status',
+      'time',
+      'trace_id',
+    ]);
     expect(lines.filter((line) => 'schema_version' in line).map((line) => line.msg)).toEqual(['store ready']);
   });
 
   it('publishes a manual replay under the admin request, linked to the delivery it replays', async () => {
-    const delivery = gw.gateway.store.db.prepare("SELECT id, traceparent FROM webhook_deliveries WHERE event_name = 'message.create'").get() as { id: string; traceparent: string };
+    const delivery = gw.gateway.store.db
+      .prepare("SELECT id, traceparent FROM webhook_deliveries WHERE event_name = 'message.create'")
+      .get() as { id: string; traceparent: string };
     const sendSpanId = delivery.traceparent.split('-')[2];
-    const replayed = await gw.request('POST', `/admin/deliveries/${delivery.id}/replay`, { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const replayed = await gw.request('POST', `/admin/deliveries/${delivery.id}/replay`, {
+      token: null,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(replayed.status).toBe(202);
-    await eventually('the replay delivered', () => hooks.received.filter((r) => isMessageCreate(r.body)).length === 3, 10_000);
+    await eventually(
+      'the replay delivered',
+      () => hooks.received.filter((r) => isMessageCreate(r.body)).length === 3,
+      10_000,
+    );
     await tracing.flush();
-    const manual = (s: ReceivedSpan) => s.name === 'POST webhook' && s.attributes['gateway.webhook.trigger'] === 'manual';
+    const manual = (s: ReceivedSpan) =>
+      s.name === 'POST webhook' && s.attributes['gateway.webhook.trigger'] === 'manual';
     await eventually('the manual attempt exported', () => otlp.spans.some(manual), 10_000);
     const attempt = one(otlp.spans, 'manual attempt', manual);
     const trace = otlp.trace(attempt.traceId);
@@ -197,8 +297,15 @@ describe('tracing on: one trace from the provider callback to the webhook answer
     expect(request.name).toBe('POST /admin/deliveries/:deliveryId/replay');
     const publish = one(trace, 'replay publish', (s) => s.name === 'send gateway.replays');
     expect(publish.parentSpanId).toBe(request.spanId);
-    expect(publish.links).toEqual([{ traceId: CALLER_TRACE, spanId: sendSpanId, attributes: { 'gateway.link.reason': 'delivery created' } }]);
-    expect(one(trace, 'replay consume', (s) => s.spanId === attempt.parentSpanId)).toMatchObject({ name: 'process gateway.replays', parentSpanId: publish.spanId });
-    expect(hooks.received.filter((r) => isMessageCreate(r.body))[2]!.headers.traceparent).toBe(`00-${attempt.traceId}-${attempt.spanId}-01`);
+    expect(publish.links).toEqual([
+      { traceId: CALLER_TRACE, spanId: sendSpanId, attributes: { 'gateway.link.reason': 'delivery created' } },
+    ]);
+    expect(one(trace, 'replay consume', (s) => s.spanId === attempt.parentSpanId)).toMatchObject({
+      name: 'process gateway.replays',
+      parentSpanId: publish.spanId,
+    });
+    expect(hooks.received.filter((r) => isMessageCreate(r.body))[2]!.headers.traceparent).toBe(
+      `00-${attempt.traceId}-${attempt.spanId}-01`,
+    );
   });
 });

@@ -32,7 +32,8 @@ describe('Kafka message headers', () => {
       await consumer.subscribe({ topics: [`${namespace}traced`], fromBeginning: true });
       await consumer.run({ eachMessage: async ({ message }) => void seen.push(message) });
       await eventually('the three records read', () => seen.length === 3, 60_000);
-      const headers = (message: KafkaMessage) => Object.fromEntries(Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]));
+      const headers = (message: KafkaMessage) =>
+        Object.fromEntries(Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]));
       expect(headers(seen[0]!)).toEqual({ 'message-id': 'plain', 'not-before': '1' });
       expect(headers(seen[1]!)).toEqual({ 'message-id': 'with-context', 'not-before': '2', traceparent });
       expect(headers(seen[2]!)).toEqual({ packed: '2' });
@@ -42,7 +43,11 @@ describe('Kafka message headers', () => {
       ]);
       // The consumer side hands the context on with the message.
       const received: { id: string; traceparent: string | undefined }[] = [];
-      const subscription = bus.subscribe({ stream: 'traced', group: 'g', handler: async (m) => void received.push({ id: m.id, traceparent: m.traceparent }) });
+      const subscription = bus.subscribe({
+        stream: 'traced',
+        group: 'g',
+        handler: async (m) => void received.push({ id: m.id, traceparent: m.traceparent }),
+      });
       await eventually('the four messages consumed', () => received.length === 4, 60_000);
       await subscription.stop();
       expect(received).toEqual([

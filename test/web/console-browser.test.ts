@@ -26,15 +26,22 @@ const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2<
 
 beforeAll(async () => {
   gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock: new ManualClock() });
-  receiver = await startReceiver(() => [], () => (failing ? { status: 500, body: `<h1>oops</h1>${HOSTILE}` } : { status: 204 }));
+  receiver = await startReceiver(
+    () => [],
+    () => (failing ? { status: 500, body: `<h1>oops</h1>${HOSTILE}` } : { status: 204 }),
+  );
   acme = insertCompany(gw.store, 'Acme');
   globex = insertCompany(gw.store, 'Globex');
   acmeEndpoint = insertEndpoint(gw.store, acme, receiver.url).id;
   insertEndpoint(gw.store, globex, receiver.url);
   emitEvent(gw.store, acme, 'message.create', { id: 1, text: HOSTILE });
-  for (let i = 2; i <= 6; i += 1) emitEvent(gw.store, acme, i % 2 ? 'conversation.update' : 'message.create', { id: i, text: `hello ${i}` });
+  for (let i = 2; i <= 6; i += 1)
+    emitEvent(gw.store, acme, i % 2 ? 'conversation.update' : 'message.create', { id: i, text: `hello ${i}` });
   for (let i = 0; i < 3; i += 1) emitEvent(gw.store, globex);
-  await eventually('nine failed deliveries', async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 9);
+  await eventually(
+    'nine failed deliveries',
+    async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 9,
+  );
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   ({ page, problems } = await watchedPage(context));
@@ -78,7 +85,9 @@ describe('the operator console in Chromium', () => {
     await page.waitForSelector('#deliveries');
     expect(page.url()).toBe(`${gw.baseUrl}/console#/deliveries`);
     const cookies = await context.cookies();
-    expect(cookies).toEqual([expect.objectContaining({ name: 'gw_console', httpOnly: true, sameSite: 'Strict', path: '/' })]);
+    expect(cookies).toEqual([
+      expect.objectContaining({ name: 'gw_console', httpOnly: true, sameSite: 'Strict', path: '/' }),
+    ]);
     expect(await page.evaluate('document.cookie')).toBe('');
   });
 
@@ -98,7 +107,9 @@ describe('the operator console in Chromium', () => {
   });
 
   it('shows a failed delivery with its attempts and its event body as text, replays it, and the webhook arrives', async () => {
-    const [delivery] = (await gw.admin('GET', `/admin/deliveries?company_id=${acme}&event_type=message.create&status=failed&limit=200`)).body.deliveries.slice(-1);
+    const [delivery] = (
+      await gw.admin('GET', `/admin/deliveries?company_id=${acme}&event_type=message.create&status=failed&limit=200`)
+    ).body.deliveries.slice(-1);
     await go('#/deliveries');
     await page.getByRole('searchbox').fill(delivery.event_id);
     await page.keyboard.press('Enter');
@@ -134,12 +145,18 @@ describe('the operator console in Chromium', () => {
     await page.waitForSelector('#replay-progress');
     await expect.poll(() => page.textContent('#replay-counts')).toBe('5 of 5 deliveries replayed');
     await expect.poll(() => page.textContent('#status')).toBe('The replay is completed: 5 of 5 replayed.');
-    expect(await page.evaluate("[document.getElementById('replay-progress').value, document.getElementById('replay-progress').max]")).toEqual([5, 5]);
+    expect(
+      await page.evaluate(
+        "[document.getElementById('replay-progress').value, document.getElementById('replay-progress').max]",
+      ),
+    ).toEqual([5, 5]);
     expect(await page.getByRole('button', { name: 'Cancel' }).isDisabled()).toBe(true);
     await eventually('five webhooks arrived', () => receiver.received.length === before + 5);
     await screenshot(page, 'console-bulk-replay');
     expect((await gw.admin('GET', `/admin/deliveries?company_id=${acme}&status=failed`)).body.deliveries).toEqual([]);
-    expect((await gw.admin('GET', `/admin/deliveries?company_id=${globex}&status=failed`)).body.deliveries).toHaveLength(3);
+    expect(
+      (await gw.admin('GET', `/admin/deliveries?company_id=${globex}&status=failed`)).body.deliveries,
+    ).toHaveLength(3);
   });
 
   it("disables and enables a company's endpoint, and recovers what failed meanwhile", async () => {
@@ -151,7 +168,10 @@ describe('the operator console in Chromium', () => {
     await panel.getByRole('button', { name: 'Disable' }).click();
     await expect.poll(() => page.textContent('#status')).toBe(`Endpoint ${acmeEndpoint} is disabled.`);
     await expect.poll(() => panel.textContent()).toContain('receiver moves to a new host');
-    expect((await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints[0]).toMatchObject({ active: false, disabled_reason: 'receiver moves to a new host' });
+    expect((await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints[0]).toMatchObject({
+      active: false,
+      disabled_reason: 'receiver moves to a new host',
+    });
     await screenshot(page, 'console-endpoints');
 
     // While it is down, its events are held; enabling it sends them, and the operator replays what failed before.
@@ -170,10 +190,24 @@ describe('the operator console in Chromium', () => {
     // while it was down until the scheduler lets it out): a delivery still on its way or held when
     // the endpoint is disabled would be held too.
     const ofEndpoint = async (status: 'pending' | 'held') =>
-      (await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&status=${status}`)).body.deliveries.map((d: { event_id: string }) => d.event_id);
-    await eventually('no delivery of the endpoint on its way or held', async () => (await ofEndpoint('pending')).length === 0 && (await ofEndpoint('held')).length === 0);
-    expect((await gw.admin('POST', `/admin/companies/${acme}/endpoints/${acmeEndpoint}/disable`, { reason: 'held for the test' })).status).toBe(200);
-    const held = [emitEvent(gw.store, acme, 'message.create', { id: 8 }).id, emitEvent(gw.store, acme, 'message.create', { id: 9 }).id];
+      (await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&status=${status}`)).body.deliveries.map(
+        (d: { event_id: string }) => d.event_id,
+      );
+    await eventually(
+      'no delivery of the endpoint on its way or held',
+      async () => (await ofEndpoint('pending')).length === 0 && (await ofEndpoint('held')).length === 0,
+    );
+    expect(
+      (
+        await gw.admin('POST', `/admin/companies/${acme}/endpoints/${acmeEndpoint}/disable`, {
+          reason: 'held for the test',
+        })
+      ).status,
+    ).toBe(200);
+    const held = [
+      emitEvent(gw.store, acme, 'message.create', { id: 8 }).id,
+      emitEvent(gw.store, acme, 'message.create', { id: 9 }).id,
+    ];
     await eventually('both events held', async () => {
       const ids = await ofEndpoint('held');
       return held.every((id) => ids.includes(id));
@@ -187,16 +221,24 @@ describe('the operator console in Chromium', () => {
     expect(facts).toContain('Orderingdefault');
     expect(facts).toContain('Rate limitnone');
     const link = panel.getByRole('link', { name: '2', exact: true });
-    expect(await link.getAttribute('href')).toBe(`#/deliveries?company_id=${acme}&endpoint_id=${acmeEndpoint}&status=held`);
+    expect(await link.getAttribute('href')).toBe(
+      `#/deliveries?company_id=${acme}&endpoint_id=${acmeEndpoint}&status=held`,
+    );
 
     await panel.getByRole('button', { name: 'Discard 2 held' }).click();
-    await expect.poll(() => page.textContent('#status')).toBe(`2 held deliveries of endpoint ${acmeEndpoint} discarded.`);
+    await expect
+      .poll(() => page.textContent('#status'))
+      .toBe(`2 held deliveries of endpoint ${acmeEndpoint} discarded.`);
     await expect.poll(() => panel.getByRole('button', { name: /^Discard/ }).count()).toBe(0);
-    const failed = (await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&status=failed`)).body.deliveries.map((d: { event_id: string }) => d.event_id);
+    const failed = (
+      await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&status=failed`)
+    ).body.deliveries.map((d: { event_id: string }) => d.event_id);
     expect(failed).toEqual(expect.arrayContaining(held));
     // Enabled again, the endpoint hears of it (webhook.enabled): wait for that attempt, which the pipeline page counts.
     const enabledEnded = async () =>
-      (await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&event_type=webhook.enabled`)).body.deliveries.filter((d: { status: string }) => d.status !== 'pending').length;
+      (
+        await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&event_type=webhook.enabled`)
+      ).body.deliveries.filter((d: { status: string }) => d.status !== 'pending').length;
     const before = await enabledEnded();
     expect((await gw.admin('POST', `/admin/companies/${acme}/endpoints/${acmeEndpoint}/enable`)).status).toBe(200);
     await eventually('the webhook.enabled attempt', async () => (await enabledEnded()) === before + 1);

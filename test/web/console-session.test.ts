@@ -32,7 +32,10 @@ describe('logging in', () => {
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatch(/^gw_console=gws_[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/);
     const token = /gw_console=([^;]+)/.exec(cookies[0]!)![1]!;
-    expect(res.body.session).toEqual({ csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expires_at: expect.any(String) });
+    expect(res.body.session).toEqual({
+      csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      expires_at: expect.any(String),
+    });
     expect(res.body.session.csrf_token).not.toBe(token);
     expect(Date.parse(res.body.session.expires_at) - Date.now()).toBeGreaterThan(29 * 60_000);
     expect(Date.parse(res.body.session.expires_at) - Date.now()).toBeLessThanOrEqual(30 * 60_000);
@@ -46,14 +49,44 @@ describe('logging in', () => {
   });
 
   it('refuses a wrong token (401), a missing one (422), a form post (415) and a post from another site (403)', async () => {
-    expect(expectErrorShape(await gw.request('POST', '/console/session', { token: null, json: { token: 'not-it' } }), 401, 'unauthorized')[0]!.detail).toMatch(/invalid/);
+    expect(
+      expectErrorShape(
+        await gw.request('POST', '/console/session', { token: null, json: { token: 'not-it' } }),
+        401,
+        'unauthorized',
+      )[0]!.detail,
+    ).toMatch(/invalid/);
     expectErrorShape(await gw.request('POST', '/console/session', { token: null, json: {} }), 422, 'validation_failed');
-    expectErrorShape(await gw.request('POST', '/console/session', { token: null, json: { token: 42 } }), 422, 'validation_failed');
-    expectErrorShape(await gw.request('POST', '/console/session', { token: null, form: `token=${ADMIN_TOKEN}` }), 415, 'unsupported_media_type');
+    expectErrorShape(
+      await gw.request('POST', '/console/session', { token: null, json: { token: 42 } }),
+      422,
+      'validation_failed',
+    );
+    expectErrorShape(
+      await gw.request('POST', '/console/session', { token: null, form: `token=${ADMIN_TOKEN}` }),
+      415,
+      'unsupported_media_type',
+    );
     const crossSite = { token: null, json: { token: ADMIN_TOKEN } };
-    expectErrorShape(await gw.request('POST', '/console/session', { ...crossSite, headers: { origin: 'https://evil.example' } }), 403, 'forbidden');
-    expectErrorShape(await gw.request('POST', '/console/session', { ...crossSite, headers: { 'sec-fetch-site': 'cross-site' } }), 403, 'forbidden');
-    expectErrorShape(await gw.request('POST', '/console/session', { token: null, body: '{"token":', headers: { 'content-type': 'application/json' } }), 400, 'bad_request');
+    expectErrorShape(
+      await gw.request('POST', '/console/session', { ...crossSite, headers: { origin: 'https://evil.example' } }),
+      403,
+      'forbidden',
+    );
+    expectErrorShape(
+      await gw.request('POST', '/console/session', { ...crossSite, headers: { 'sec-fetch-site': 'cross-site' } }),
+      403,
+      'forbidden',
+    );
+    expectErrorShape(
+      await gw.request('POST', '/console/session', {
+        token: null,
+        body: '{"token":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'bad_request',
+    );
   });
 
   it('never writes the admin token or the session token to the log', async () => {
@@ -69,55 +102,121 @@ describe('the session opens the admin API', () => {
     const { cookie, csrf } = await login();
     expect((await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie } })).status).toBe(200);
     const replay = { token: null, json: { status: 'failed' } };
-    expect(expectErrorShape(await gw.request('POST', '/admin/replays', { ...replay, headers: { cookie } }), 403, 'forbidden')[0]!.detail).toMatch(/CSRF/);
-    expectErrorShape(await gw.request('POST', '/admin/replays', { ...replay, headers: { cookie, 'x-csrf-token': `${csrf}x` } }), 403, 'forbidden');
+    expect(
+      expectErrorShape(
+        await gw.request('POST', '/admin/replays', { ...replay, headers: { cookie } }),
+        403,
+        'forbidden',
+      )[0]!.detail,
+    ).toMatch(/CSRF/);
+    expectErrorShape(
+      await gw.request('POST', '/admin/replays', { ...replay, headers: { cookie, 'x-csrf-token': `${csrf}x` } }),
+      403,
+      'forbidden',
+    );
     const { csrf: otherSessionsCsrf } = await login();
-    expectErrorShape(await gw.request('POST', '/admin/replays', { ...replay, headers: { cookie, 'x-csrf-token': otherSessionsCsrf } }), 403, 'forbidden');
-    expect((await gw.request('POST', '/admin/replays', { ...replay, headers: { cookie, 'x-csrf-token': csrf } })).status).toBe(202);
+    expectErrorShape(
+      await gw.request('POST', '/admin/replays', { ...replay, headers: { cookie, 'x-csrf-token': otherSessionsCsrf } }),
+      403,
+      'forbidden',
+    );
+    expect(
+      (await gw.request('POST', '/admin/replays', { ...replay, headers: { cookie, 'x-csrf-token': csrf } })).status,
+    ).toBe(202);
   });
 
   it('answers the same CSRF token to GET /console/session, and refuses an unknown cookie', async () => {
     const { cookie, csrf } = await login();
-    expect((await gw.request('GET', '/console/session', { token: null, headers: { cookie } })).body.session.csrf_token).toBe(csrf);
+    expect(
+      (await gw.request('GET', '/console/session', { token: null, headers: { cookie } })).body.session.csrf_token,
+    ).toBe(csrf);
     const forged = { cookie: 'gw_console=gws_forged0000000000000000000000000000000000000' };
-    expect(expectErrorShape(await gw.request('GET', '/admin/deliveries', { token: null, headers: forged }), 401, 'unauthorized')[0]!.detail).toMatch(/ended/);
-    expectErrorShape(await gw.request('GET', '/console/session', { token: null, headers: forged }), 401, 'unauthorized');
+    expect(
+      expectErrorShape(
+        await gw.request('GET', '/admin/deliveries', { token: null, headers: forged }),
+        401,
+        'unauthorized',
+      )[0]!.detail,
+    ).toMatch(/ended/);
+    expectErrorShape(
+      await gw.request('GET', '/console/session', { token: null, headers: forged }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('does not open the routes that take the bearer token only, nor the REST API', async () => {
     const { cookie } = await login();
     expectErrorShape(await gw.request('GET', '/metrics', { token: null, headers: { cookie } }), 401, 'unauthorized');
-    expectErrorShape(await gw.request('GET', '/admin/channels/1/callback', { token: null, headers: { cookie } }), 401, 'unauthorized');
-    expectErrorShape(await gw.request('GET', '/p1/companies', { token: null, headers: { cookie } }), 401, 'unauthorized');
+    expectErrorShape(
+      await gw.request('GET', '/admin/channels/1/callback', { token: null, headers: { cookie } }),
+      401,
+      'unauthorized',
+    );
+    expectErrorShape(
+      await gw.request('GET', '/p1/companies', { token: null, headers: { cookie } }),
+      401,
+      'unauthorized',
+    );
   });
 });
 
 describe('the end of a session', () => {
   it('ends at log out: the cookie is cleared and opens nothing after', async () => {
     const { cookie, csrf } = await login();
-    expectErrorShape(await gw.request('DELETE', '/console/session', { token: null, headers: { cookie } }), 403, 'forbidden');
-    const out = await gw.request('DELETE', '/console/session', { token: null, headers: { cookie, 'x-csrf-token': csrf } });
+    expectErrorShape(
+      await gw.request('DELETE', '/console/session', { token: null, headers: { cookie } }),
+      403,
+      'forbidden',
+    );
+    const out = await gw.request('DELETE', '/console/session', {
+      token: null,
+      headers: { cookie, 'x-csrf-token': csrf },
+    });
     expect(out.status).toBe(200);
     expect(String(out.headers['set-cookie'])).toMatch(/^gw_console=; Path=\/; HttpOnly; SameSite=Strict; Max-Age=0$/);
-    expectErrorShape(await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie } }), 401, 'unauthorized');
+    expectErrorShape(
+      await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('ends when it expires, and when the admin token it was opened with is no longer the configured one', async () => {
     const first = await login();
-    gw.gateway.store.db.prepare('UPDATE web_sessions SET expires_at = ? WHERE token_sha256 = ?').run(Date.now() - 1, sha256(first.token));
-    expectErrorShape(await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie: first.cookie } }), 401, 'unauthorized');
+    gw.gateway.store.db
+      .prepare('UPDATE web_sessions SET expires_at = ? WHERE token_sha256 = ?')
+      .run(Date.now() - 1, sha256(first.token));
+    expectErrorShape(
+      await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie: first.cookie } }),
+      401,
+      'unauthorized',
+    );
     const second = await login();
-    gw.gateway.store.db.prepare('UPDATE web_sessions SET credential_sha256 = ? WHERE token_sha256 = ?').run(sha256('the-admin-token-before'), sha256(second.token));
-    expectErrorShape(await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie: second.cookie } }), 401, 'unauthorized');
+    gw.gateway.store.db
+      .prepare('UPDATE web_sessions SET credential_sha256 = ? WHERE token_sha256 = ?')
+      .run(sha256('the-admin-token-before'), sha256(second.token));
+    expectErrorShape(
+      await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie: second.cookie } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('moves its idle end out when used, never past its longest lifetime', async () => {
     const { cookie, token } = await login();
-    const row = () => gw.gateway.store.db.prepare('SELECT expires_at, hard_expires_at FROM web_sessions WHERE token_sha256 = ?').get(sha256(token)) as { expires_at: number; hard_expires_at: number };
-    gw.gateway.store.db.prepare('UPDATE web_sessions SET expires_at = ? WHERE token_sha256 = ?').run(Date.now() + 60_000, sha256(token));
+    const row = () =>
+      gw.gateway.store.db
+        .prepare('SELECT expires_at, hard_expires_at FROM web_sessions WHERE token_sha256 = ?')
+        .get(sha256(token)) as { expires_at: number; hard_expires_at: number };
+    gw.gateway.store.db
+      .prepare('UPDATE web_sessions SET expires_at = ? WHERE token_sha256 = ?')
+      .run(Date.now() + 60_000, sha256(token));
     await gw.request('GET', '/console/session', { token: null, headers: { cookie } });
     expect(row().expires_at - Date.now()).toBeGreaterThan(29 * 60_000);
-    gw.gateway.store.db.prepare('UPDATE web_sessions SET expires_at = ?, hard_expires_at = ? WHERE token_sha256 = ?').run(Date.now() + 60_000, Date.now() + 120_000, sha256(token));
+    gw.gateway.store.db
+      .prepare('UPDATE web_sessions SET expires_at = ?, hard_expires_at = ? WHERE token_sha256 = ?')
+      .run(Date.now() + 60_000, Date.now() + 120_000, sha256(token));
     await gw.request('GET', '/console/session', { token: null, headers: { cookie } });
     expect(row().expires_at).toBe(row().hard_expires_at);
   });
@@ -142,7 +241,8 @@ describe('pages', () => {
       expect(res.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['x-frame-options']).toBe('DENY');
-      if (path.endsWith('.js')) expect(res.text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+      if (path.endsWith('.js'))
+        expect(res.text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
       if (path === '/console/login') expect(res.text).not.toMatch(/<script>|<style|style="/);
     }
     expect(CONTENT_SECURITY_POLICY).toMatch(/^default-src 'self'; script-src 'self'; style-src 'self';/);
@@ -161,11 +261,24 @@ describe('pages', () => {
       'GET /portal/assets/:file',
       'POST /portal/session',
     ]);
-    const routes = gw.gateway.webRouter.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`));
-    expect(routes).toEqual(expect.arrayContaining(['GET /console', 'GET /console/session', 'DELETE /console/session', 'GET /portal', 'PATCH /portal/api/webhooks/:id']));
+    const routes = gw.gateway.webRouter.stack.flatMap((layer) =>
+      layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`),
+    );
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'GET /console',
+        'GET /console/session',
+        'DELETE /console/session',
+        'GET /portal',
+        'PATCH /portal/api/webhooks/:id',
+      ]),
+    );
     for (const route of routes.filter((r) => !PUBLIC.has(r))) {
       const [method, path] = route.split(' ') as [string, string];
-      const res = await gw.request(method, path.replace(/:[A-Za-z]+/g, '1'), { token: null, json: method === 'GET' ? undefined : {} });
+      const res = await gw.request(method, path.replace(/:[A-Za-z]+/g, '1'), {
+        token: null,
+        json: method === 'GET' ? undefined : {},
+      });
       if (route === 'GET /console' || route === 'GET /portal') expect(res.status, route).toBe(303);
       else expectErrorShape(res, 401, 'unauthorized');
     }
@@ -187,10 +300,21 @@ describe('guessing the admin token', () => {
       // The 11th wrong token started a wait of one second: nothing is compared while it lasts.
       for (const token of ['guess-again', ADMIN_TOKEN]) {
         const refused = await attempt(token);
-        expect(refused.body).toEqual({ errors: [{ status: 429, code: 'too_many_requests', title: 'Too many requests error', detail: 'Please wait for 1 seconds' }] });
+        expect(refused.body).toEqual({
+          errors: [
+            {
+              status: 429,
+              code: 'too_many_requests',
+              title: 'Too many requests error',
+              detail: 'Please wait for 1 seconds',
+            },
+          ],
+        });
         expect(refused.headers['retry-after']).toBe('1');
       }
-      expect(guarded.gateway.store.db.prepare("SELECT count(*) AS n FROM web_sessions WHERE face = 'console'").get()).toEqual({ n: 1 });
+      expect(
+        guarded.gateway.store.db.prepare("SELECT count(*) AS n FROM web_sessions WHERE face = 'console'").get(),
+      ).toEqual({ n: 1 });
       expect(guarded.logText()).toContain('console login with a wrong admin token');
       expect(guarded.logText()).not.toContain('guess-');
     } finally {

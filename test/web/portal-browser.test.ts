@@ -27,17 +27,35 @@ let linkUrl: string;
 
 beforeAll(async () => {
   gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock: new ManualClock() });
-  failingReceiver = await startReceiver(() => [], () => (failing ? { status: 502, body: 'bad gateway' } : { status: 200 }));
-  newReceiver = await startReceiver(() => secrets, () => ({ status: 204 }));
-  acme = gw.store.companies.insert({ accountId: 1, name: 'Acme <Shipping>', phone: null, description: null, webhookUrl: null }).id;
+  failingReceiver = await startReceiver(
+    () => [],
+    () => (failing ? { status: 502, body: 'bad gateway' } : { status: 200 }),
+  );
+  newReceiver = await startReceiver(
+    () => secrets,
+    () => ({ status: 204 }),
+  );
+  acme = gw.store.companies.insert({
+    accountId: 1,
+    name: 'Acme <Shipping>',
+    phone: null,
+    description: null,
+    webhookUrl: null,
+  }).id;
   const globex = insertCompany(gw.store, 'Globex');
   insertEndpoint(gw.store, acme, failingReceiver.url);
   insertEndpoint(gw.store, globex, failingReceiver.url);
   for (let i = 0; i < 3; i += 1) emitEvent(gw.store, acme, 'message.create', { id: i, text: `order ${i}` });
   emitEvent(gw.store, globex, 'message.create', { id: 99, text: 'globex secret plans' });
-  await eventually('four failed deliveries', async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 4);
+  await eventually(
+    'four failed deliveries',
+    async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 4,
+  );
   globexDelivery = (await gw.admin('GET', `/admin/deliveries?company_id=${globex}`)).body.deliveries[0];
-  const res = await fetch(`${gw.baseUrl}/api/p2/companies/${acme}/portal_sessions`, { method: 'POST', headers: { 'x-private-api-token': gw.token } });
+  const res = await fetch(`${gw.baseUrl}/api/p2/companies/${acme}/portal_sessions`, {
+    method: 'POST',
+    headers: { 'x-private-api-token': gw.token },
+  });
   linkUrl = ((await res.json()) as { portal_session: { url: string } }).portal_session.url;
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -59,7 +77,9 @@ describe('the company portal in Chromium', () => {
     await page.waitForSelector('[data-endpoint]');
     expect(await page.textContent('#company')).toBe('Acme <Shipping> · webhooks');
     expect(page.url()).not.toContain('gwp_');
-    expect(await context.cookies()).toEqual([expect.objectContaining({ name: 'gw_portal', httpOnly: true, sameSite: 'Strict', path: '/portal' })]);
+    expect(await context.cookies()).toEqual([
+      expect.objectContaining({ name: 'gw_portal', httpOnly: true, sameSite: 'Strict', path: '/portal' }),
+    ]);
   });
 
   it('adds an endpoint, shows its secret once, and a test event arrives signed with it', async () => {
@@ -72,9 +92,15 @@ describe('the company portal in Chromium', () => {
     const [created] = (await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints.slice(-1);
     expect(created.url).toBe(newReceiver.url);
     await panel(created.endpoint_id).getByRole('button', { name: 'Send test event' }).click();
-    await expect.poll(() => page.textContent('#status'), { timeout: 15_000 }).toBe('Test event: Attempt 1: delivered (204).');
+    await expect
+      .poll(() => page.textContent('#status'), { timeout: 15_000 })
+      .toBe('Test event: Attempt 1: delivered (204).');
     expect(newReceiver.received).toHaveLength(1);
-    expect(newReceiver.received[0]!.body).toMatchObject({ event: 'test', type: 'webhook', object: { webhook_id: created.endpoint_id } });
+    expect(newReceiver.received[0]!.body).toMatchObject({
+      event: 'test',
+      type: 'webhook',
+      object: { webhook_id: created.endpoint_id },
+    });
     expect(newReceiver.received[0]!.verifiedBy).toEqual([0]);
     await page.reload();
     await page.waitForSelector('[data-endpoint]');
@@ -89,7 +115,9 @@ describe('the company portal in Chromium', () => {
     await own.getByRole('checkbox', { name: 'conversation.update' }).check();
     await own.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.textContent('#status')).toBe(`Endpoint ${endpoint.endpoint_id} saved.`);
-    expect(gw.store.webhooks.find(acme, endpoint.endpoint_id)!.event_types).toBe('["message.create","conversation.update"]');
+    expect(gw.store.webhooks.find(acme, endpoint.endpoint_id)!.event_types).toBe(
+      '["message.create","conversation.update"]',
+    );
     expect(await panel(endpoint.endpoint_id).textContent()).toContain('message.create, conversation.update');
     await screenshot(page, 'portal-endpoints');
 
@@ -97,10 +125,14 @@ describe('the company portal in Chromium', () => {
     await page.waitForSelector('#secret-overlap');
     const rotated = (await page.textContent('#secret-value'))!;
     expect(rotated).not.toBe(secrets[0]);
-    expect(await page.textContent('#secret-overlap')).toMatch(/^The previous secret keeps signing too until .+: switch your receiver over before then\.$/);
+    expect(await page.textContent('#secret-overlap')).toMatch(
+      /^The previous secret keeps signing too until .+: switch your receiver over before then\.$/,
+    );
     secrets.push(rotated);
     await panel(endpoint.endpoint_id).getByRole('button', { name: 'Send test event' }).click();
-    await expect.poll(() => page.textContent('#status'), { timeout: 15_000 }).toBe('Test event: Attempt 1: delivered (204).');
+    await expect
+      .poll(() => page.textContent('#status'), { timeout: 15_000 })
+      .toBe('Test event: Attempt 1: delivered (204).');
     // Both secrets sign during the overlap: a receiver with either verifies.
     expect(newReceiver.received.at(-1)!.verifiedBy).toEqual([0, 1]);
 
@@ -111,7 +143,7 @@ describe('the company portal in Chromium', () => {
     expect(gw.store.webhooks.find(acme, endpoint.endpoint_id)!.active).toBe(0);
   });
 
-  it("reads the event log, replays a failed event and then all of them", async () => {
+  it('reads the event log, replays a failed event and then all of them', async () => {
     await page.getByRole('link', { name: 'Event log' }).click();
     await page.waitForSelector('#events');
     // Three failed events, two test events, and the webhook.disabled of the endpoint disabled above,
@@ -133,10 +165,14 @@ describe('the company portal in Chromium', () => {
     await page.getByRole('button', { name: 'Replay all failed events' }).click();
     await page.waitForSelector('#replay-progress');
     await expect.poll(() => page.textContent('#status')).toBe('The replay is completed: 3 of 3 replayed.');
-    await eventually('acme has no failed delivery', async () => (await gw.admin('GET', `/admin/deliveries?company_id=${acme}&status=failed`)).body.deliveries.length === 0);
+    await eventually(
+      'acme has no failed delivery',
+      async () =>
+        (await gw.admin('GET', `/admin/deliveries?company_id=${acme}&status=failed`)).body.deliveries.length === 0,
+    );
   });
 
-  it("shows nothing of another company whatever is typed in the address bar", async () => {
+  it('shows nothing of another company whatever is typed in the address bar', async () => {
     await page.goto(`${gw.baseUrl}/portal#/events/${globexDelivery.id}`);
     await expect.poll(() => page.textContent('#status')).toBe(`There is no delivery ${globexDelivery.id}.`);
     expect(await page.textContent('main')).not.toContain('globex secret plans');
@@ -164,7 +200,9 @@ describe('the company portal in Chromium', () => {
 
     const stranger = await watchedPage(await browser.newContext());
     await stranger.page.goto(linkUrl);
-    await expect.poll(() => stranger.page.textContent('#status')).toBe('This portal link was used already or has expired.');
+    await expect
+      .poll(() => stranger.page.textContent('#status'))
+      .toBe('This portal link was used already or has expired.');
     await stranger.page.goto(`${gw.baseUrl}/portal`);
     expect(stranger.page.url()).toBe(`${gw.baseUrl}/portal/enter`);
   });

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
-import { expectErrorShape, type TestResponse, ADMIN_TOKEN, TO_RECEIVERS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  expectErrorShape,
+  type TestResponse,
+  ADMIN_TOKEN,
+  TO_RECEIVERS,
+  startTestGateway,
+  type TestGateway,
+} from '../helpers/gateway.js';
 import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
@@ -21,11 +28,20 @@ let session: { cookie: string; csrf: string };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-async function call(method: string, path: string, options: { json?: unknown; headers?: Record<string, string>; token?: string } = {}): Promise<TestResponse> {
+async function call(
+  method: string,
+  path: string,
+  options: { json?: unknown; headers?: Record<string, string>; token?: string } = {},
+): Promise<TestResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers['x-private-api-token'] = options.token;
   if (options.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${gw.baseUrl}${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json), redirect: 'manual' });
+  const response = await fetch(`${gw.baseUrl}${path}`, {
+    method,
+    headers,
+    body: options.json === undefined ? undefined : JSON.stringify(options.json),
+    redirect: 'manual',
+  });
   const text = await response.text();
   let body: unknown;
   try {
@@ -51,18 +67,25 @@ async function enter(linkToken: string): Promise<{ cookie: string; csrf: string;
 }
 
 /** A request of company A's portal session (cookie and CSRF token). */
-const asA = (method: string, path: string, json?: unknown) => call(method, path, { json, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+const asA = (method: string, path: string, json?: unknown) =>
+  call(method, path, { json, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
 
 beforeAll(async () => {
   gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock: new ManualClock() });
-  receiver = await startReceiver(() => [], () => ({ status: 500 }));
+  receiver = await startReceiver(
+    () => [],
+    () => ({ status: 500 }),
+  );
   companyA = insertCompany(gw.store, 'A');
   companyB = insertCompany(gw.store, 'B');
   endpointA = insertEndpoint(gw.store, companyA, receiver.url).id;
   endpointB = insertEndpoint(gw.store, companyB, receiver.url);
   emitEvent(gw.store, companyA);
   emitEvent(gw.store, companyB);
-  await eventually('two failed deliveries', async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 2);
+  await eventually(
+    'two failed deliveries',
+    async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 2,
+  );
   deliveryB = (await gw.admin('GET', `/admin/deliveries?company_id=${companyB}`)).body.deliveries[0].id;
   taskB = (await gw.admin('POST', '/admin/replays', { company_id: companyB, status: 'delivered' })).body.task.id;
   session = await enter(await link(companyA));
@@ -76,23 +99,45 @@ describe('portal links', () => {
   it("answers a link into the company's portal, valid for ten minutes, its token stored as a digest only", async () => {
     const res = await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: gw.token });
     expect(res.status).toBe(201);
-    expect(res.body.portal_session).toEqual({ company_id: companyA, url: expect.stringMatching(new RegExp(`^${gw.baseUrl}/portal/enter#gwp_[A-Za-z0-9_-]{43}$`)), expires_at: expect.any(String) });
+    expect(res.body.portal_session).toEqual({
+      company_id: companyA,
+      url: expect.stringMatching(new RegExp(`^${gw.baseUrl}/portal/enter#gwp_[A-Za-z0-9_-]{43}$`)),
+      expires_at: expect.any(String),
+    });
     const ttl = Date.parse(res.body.portal_session.expires_at) - Date.now();
     expect(ttl).toBeGreaterThan(9 * 60_000);
     expect(ttl).toBeLessThanOrEqual(10 * 60_000);
     const token = new URL(res.body.portal_session.url).hash.slice(1);
     const rows = gw.store.db.prepare('SELECT * FROM portal_links').all();
     expect(JSON.stringify(rows)).not.toContain(token);
-    expect(rows).toContainEqual(expect.objectContaining({ token_sha256: sha256(token), company_id: companyA, used_at: null }));
+    expect(rows).toContainEqual(
+      expect.objectContaining({ token_sha256: sha256(token), company_id: companyA, used_at: null }),
+    );
   });
 
   it("refuses a link to another account's company, an unknown one, and a caller without a valid API token", async () => {
     gw.store.transaction(() => gw.store.accounts.createWithToken('other', sha256('gwk_other_account_token_0123')));
-    expectErrorShape(await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: 'gwk_other_account_token_0123' }), 404, 'not_found');
-    expectErrorShape(await call('POST', '/api/p2/companies/999999/portal_sessions', { token: gw.token }), 404, 'not_found');
-    expectErrorShape(await call('POST', '/api/p2/companies/abc/portal_sessions', { token: gw.token }), 404, 'not_found');
+    expectErrorShape(
+      await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: 'gwk_other_account_token_0123' }),
+      404,
+      'not_found',
+    );
+    expectErrorShape(
+      await call('POST', '/api/p2/companies/999999/portal_sessions', { token: gw.token }),
+      404,
+      'not_found',
+    );
+    expectErrorShape(
+      await call('POST', '/api/p2/companies/abc/portal_sessions', { token: gw.token }),
+      404,
+      'not_found',
+    );
     expectErrorShape(await call('POST', `/api/p2/companies/${companyA}/portal_sessions`), 401, 'unauthorized');
-    expectErrorShape(await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: 'gwk_wrong' }), 401, 'unauthorized');
+    expectErrorShape(
+      await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: 'gwk_wrong' }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('opens one session, once: a second use, an expired link and a made-up one answer 401', async () => {
@@ -100,14 +145,27 @@ describe('portal links', () => {
     const first = await call('POST', '/portal/session', { json: { token } });
     expect(first.status).toBe(201);
     expect(first.body.company).toEqual({ id: companyA, name: 'A' });
-    expect(first.headers['set-cookie']).toEqual([expect.stringMatching(/^gw_portal=gws_[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Strict$/)]);
-    expect(expectErrorShape(await call('POST', '/portal/session', { json: { token } }), 401, 'unauthorized')[0]!.detail).toMatch(/used already or expired/);
+    expect(first.headers['set-cookie']).toEqual([
+      expect.stringMatching(/^gw_portal=gws_[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Strict$/),
+    ]);
+    expect(
+      expectErrorShape(await call('POST', '/portal/session', { json: { token } }), 401, 'unauthorized')[0]!.detail,
+    ).toMatch(/used already or expired/);
     const stale = await link(companyA);
-    gw.store.db.prepare('UPDATE portal_links SET expires_at = ? WHERE token_sha256 = ?').run(Date.now() - 1, sha256(stale));
+    gw.store.db
+      .prepare('UPDATE portal_links SET expires_at = ? WHERE token_sha256 = ?')
+      .run(Date.now() - 1, sha256(stale));
     expectErrorShape(await call('POST', '/portal/session', { json: { token: stale } }), 401, 'unauthorized');
     expectErrorShape(await call('POST', '/portal/session', { json: { token: 'gwp_made_up' } }), 401, 'unauthorized');
     expectErrorShape(await call('POST', '/portal/session', { json: {} }), 422, 'validation_failed');
-    expectErrorShape(await call('POST', '/portal/session', { json: { token: await link(companyA) }, headers: { origin: 'https://evil.example' } }), 403, 'forbidden');
+    expectErrorShape(
+      await call('POST', '/portal/session', {
+        json: { token: await link(companyA) },
+        headers: { origin: 'https://evil.example' },
+      }),
+      403,
+      'forbidden',
+    );
     expect(gw.logText()).not.toContain(token);
     expect(gw.logText()).not.toContain(/gw_portal=([^;]+)/.exec(String(first.headers['set-cookie']))![1]!);
   });
@@ -124,14 +182,21 @@ describe("a portal session reaches its own company's data", () => {
   });
 
   it('changes nothing without the CSRF token', async () => {
-    const res = await call('PATCH', `/portal/api/webhooks/${endpointA}`, { json: { active: false }, headers: { cookie: session.cookie } });
+    const res = await call('PATCH', `/portal/api/webhooks/${endpointA}`, {
+      json: { active: false },
+      headers: { cookie: session.cookie },
+    });
     expectErrorShape(res, 403, 'forbidden');
     expect(gw.store.webhooks.find(companyA, endpointA)!.active).toBe(1);
   });
 
   it('answers bad input with a 4xx in the error shape', async () => {
     expectErrorShape(await asA('POST', '/portal/api/webhooks', { url: 'ftp://example.com' }), 422, 'validation_failed');
-    expectErrorShape(await asA('PATCH', `/portal/api/webhooks/${endpointA}`, { event_types: ['message.nothing'] }), 422, 'validation_failed');
+    expectErrorShape(
+      await asA('PATCH', `/portal/api/webhooks/${endpointA}`, { event_types: ['message.nothing'] }),
+      422,
+      'validation_failed',
+    );
     expectErrorShape(await asA('GET', '/portal/api/deliveries?limit=0'), 422, 'validation_failed');
     expectErrorShape(await asA('GET', '/portal/api/deliveries?cursor=nonsense'), 422, 'validation_failed');
     const malformed = await fetch(`${gw.baseUrl}/portal/api/webhooks/${endpointA}`, {
@@ -141,14 +206,23 @@ describe("a portal session reaches its own company's data", () => {
     });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('bad_request');
-    expectErrorShape(await asA('POST', `/portal/api/webhooks/${endpointA}/rotate_secret`, { anything: 1 }), 422, 'validation_failed');
+    expectErrorShape(
+      await asA('POST', `/portal/api/webhooks/${endpointA}/rotate_secret`, { anything: 1 }),
+      422,
+      'validation_failed',
+    );
   });
 });
 
-describe("nothing of another company is reachable from a portal session", () => {
+describe('nothing of another company is reachable from a portal session', () => {
   const unchangedB = () => {
     const row = gw.store.webhooks.find(companyB, endpointB.id)!;
-    expect({ url: row.url, active: row.active, secret: row.secret, event_types: row.event_types }).toEqual({ url: receiver.url, active: 1, secret: endpointB.secret, event_types: null });
+    expect({ url: row.url, active: row.active, secret: row.secret, event_types: row.event_types }).toEqual({
+      url: receiver.url,
+      active: 1,
+      secret: endpointB.secret,
+      event_types: null,
+    });
   };
 
   it("answers 404 for the other company's endpoints, deliveries and tasks, on every route, and changes nothing", async () => {
@@ -175,11 +249,26 @@ describe("nothing of another company is reachable from a portal session", () => 
 
   it('refuses a company named in a query or a body, and filters by its own company whatever endpoint is asked for', async () => {
     expectErrorShape(await asA('GET', `/portal/api/deliveries?company_id=${companyB}`), 422, 'validation_failed');
-    expectErrorShape(await asA('POST', '/portal/api/webhooks', { url: 'https://example.com/x', company_id: companyB }), 422, 'validation_failed');
-    expectErrorShape(await asA('PATCH', `/portal/api/webhooks/${endpointA}`, { company_id: companyB }), 422, 'validation_failed');
+    expectErrorShape(
+      await asA('POST', '/portal/api/webhooks', { url: 'https://example.com/x', company_id: companyB }),
+      422,
+      'validation_failed',
+    );
+    expectErrorShape(
+      await asA('PATCH', `/portal/api/webhooks/${endpointA}`, { company_id: companyB }),
+      422,
+      'validation_failed',
+    );
     expectErrorShape(await asA('POST', '/portal/api/replays', { company_id: companyB }), 422, 'validation_failed');
     expect((await asA('GET', `/portal/api/deliveries?endpoint_id=${endpointB.id}`)).body.deliveries).toEqual([]);
-    expect((await asA('GET', `/portal/api/deliveries?event_id=${encodeURIComponent((await gw.admin('GET', `/admin/deliveries/${deliveryB}`)).body.delivery.event_id)}`)).body.deliveries).toEqual([]);
+    expect(
+      (
+        await asA(
+          'GET',
+          `/portal/api/deliveries?event_id=${encodeURIComponent((await gw.admin('GET', `/admin/deliveries/${deliveryB}`)).body.delivery.event_id)}`,
+        )
+      ).body.deliveries,
+    ).toEqual([]);
     const all = await asA('POST', '/portal/api/replays', {});
     expect(all.status).toBe(202);
     expect(all.body.task.filter).toEqual({ company_id: companyA, status: 'failed' });
@@ -190,13 +279,27 @@ describe("nothing of another company is reachable from a portal session", () => 
   it('opens neither the admin API, the REST API nor the console, and a console session does not open the portal', async () => {
     const cookie = { cookie: session.cookie };
     expectErrorShape(await call('GET', '/admin/deliveries', { headers: cookie }), 401, 'unauthorized');
-    expectErrorShape(await call('GET', `/api/p2/companies/${companyA}/webhooks`, { headers: cookie }), 401, 'unauthorized');
+    expectErrorShape(
+      await call('GET', `/api/p2/companies/${companyA}/webhooks`, { headers: cookie }),
+      401,
+      'unauthorized',
+    );
     expectErrorShape(await call('GET', '/console/session', { headers: cookie }), 401, 'unauthorized');
     const consoleLogin = await call('POST', '/console/session', { json: { token: ADMIN_TOKEN } });
     const consoleCookie = /gw_console=[^;]+/.exec(String(consoleLogin.headers['set-cookie']))![0];
-    expectErrorShape(await call('GET', '/portal/api/webhooks', { headers: { cookie: consoleCookie } }), 401, 'unauthorized');
+    expectErrorShape(
+      await call('GET', '/portal/api/webhooks', { headers: { cookie: consoleCookie } }),
+      401,
+      'unauthorized',
+    );
     // The session token itself, sent as the other face's cookie, is refused too: sessions belong to one face.
-    expectErrorShape(await call('GET', '/portal/api/webhooks', { headers: { cookie: consoleCookie.replace('gw_console', 'gw_portal') } }), 401, 'unauthorized');
+    expectErrorShape(
+      await call('GET', '/portal/api/webhooks', {
+        headers: { cookie: consoleCookie.replace('gw_console', 'gw_portal') },
+      }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('ends with its company: a deleted company leaves its sessions nothing', async () => {
@@ -204,7 +307,11 @@ describe("nothing of another company is reachable from a portal session", () => 
     const doomedSession = await enter(await link(doomed));
     expect((await call('GET', '/portal/api/webhooks', { headers: { cookie: doomedSession.cookie } })).status).toBe(200);
     gw.store.db.prepare('DELETE FROM companies WHERE id = ?').run(doomed);
-    expectErrorShape(await call('GET', '/portal/api/webhooks', { headers: { cookie: doomedSession.cookie } }), 401, 'unauthorized');
+    expectErrorShape(
+      await call('GET', '/portal/api/webhooks', { headers: { cookie: doomedSession.cookie } }),
+      401,
+      'unauthorized',
+    );
     expect((await call('GET', '/portal', { headers: { cookie: doomedSession.cookie } })).status).toBe(303);
   });
 });

@@ -3,15 +3,27 @@
 import { api, badge, field, h, isoToLocal, localToIso, show, timeEl } from '/assets/ui.js';
 
 export const EVENT_TYPES = [
-  'message.create', 'message.update', 'conversation.create', 'conversation.update', 'auth.create', 'auth.update',
-  'auth.delete', 'channel.qr_code', 'channel.code', 'channel.state', 'channel.pages', 'job.executed', 'webhook.test',
+  'message.create',
+  'message.update',
+  'conversation.create',
+  'conversation.update',
+  'auth.create',
+  'auth.update',
+  'auth.delete',
+  'channel.qr_code',
+  'channel.code',
+  'channel.state',
+  'channel.pages',
+  'job.executed',
+  'webhook.test',
 ];
 const FILTERS = ['company_id', 'endpoint_id', 'status', 'event_type', 'event_id', 'since', 'until'];
 
 /** The #/deliveries address of a filter (and cursor). */
 export function deliveriesHash(filter) {
   const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(filter)) if (value !== undefined && value !== '') query.set(key, String(value));
+  for (const [key, value] of Object.entries(filter))
+    if (value !== undefined && value !== '') query.set(key, String(value));
   const text = query.toString();
   return text === '' ? '#/deliveries' : `#/deliveries?${text}`;
 }
@@ -24,7 +36,14 @@ export async function deliveriesPage({ view, params, isCurrent }) {
   show(view, heading, searchForm(), filterForm(filter), h('p', {}, 'Loading…'));
   const page = await api('GET', `/admin/deliveries?${query}`);
   if (!isCurrent()) return;
-  show(view, heading, searchForm(), filterForm(filter), deliveryTable(page.deliveries), pager(filter, params.get('cursor'), page.next_cursor));
+  show(
+    view,
+    heading,
+    searchForm(),
+    filterForm(filter),
+    deliveryTable(page.deliveries),
+    pager(filter, params.get('cursor'), page.next_cursor),
+  );
 }
 
 function searchForm() {
@@ -38,7 +57,9 @@ function searchForm() {
         event.preventDefault();
         const text = input.value.trim();
         if (text === '') return;
-        location.hash = text.startsWith('dlv_') ? `#/deliveries/${encodeURIComponent(text)}` : deliveriesHash({ event_id: text });
+        location.hash = text.startsWith('dlv_')
+          ? `#/deliveries/${encodeURIComponent(text)}`
+          : deliveriesHash({ event_id: text });
       },
     },
     field('Find by event id (webhook-id) or delivery id', input),
@@ -47,9 +68,21 @@ function searchForm() {
 }
 
 function filterForm(filter) {
-  const number = (name) => h('input', { name, type: 'number', min: '1', step: '1', inputmode: 'numeric', value: filter[name] ?? '' });
-  const status = h('select', { name: 'status' }, ...['', 'pending', 'held', 'delivered', 'failed'].map((s) => h('option', { value: s, selected: filter.status === s }, s || 'any')));
-  const type = h('select', { name: 'event_type' }, h('option', { value: '' }, 'any'), ...EVENT_TYPES.map((t) => h('option', { value: t, selected: filter.event_type === t }, t)));
+  const number = (name) =>
+    h('input', { name, type: 'number', min: '1', step: '1', inputmode: 'numeric', value: filter[name] ?? '' });
+  const status = h(
+    'select',
+    { name: 'status' },
+    ...['', 'pending', 'held', 'delivered', 'failed'].map((s) =>
+      h('option', { value: s, selected: filter.status === s }, s || 'any'),
+    ),
+  );
+  const type = h(
+    'select',
+    { name: 'event_type' },
+    h('option', { value: '' }, 'any'),
+    ...EVENT_TYPES.map((t) => h('option', { value: t, selected: filter.event_type === t }, t)),
+  );
   const since = h('input', { name: 'since', type: 'datetime-local', value: isoToLocal(filter.since) });
   const until = h('input', { name: 'until', type: 'datetime-local', value: isoToLocal(filter.until) });
   const form = h(
@@ -77,7 +110,12 @@ function filterForm(filter) {
     field('Event type', type),
     field('Created from', since),
     field('Created until', until),
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter'), h('a', { href: '#/deliveries' }, 'Clear')),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit' }, 'Filter'),
+      h('a', { href: '#/deliveries' }, 'Clear'),
+    ),
   );
   return form;
 }
@@ -91,7 +129,25 @@ function deliveryTable(deliveries) {
       'table',
       { id: 'deliveries' },
       h('caption', { class: 'skip' }, 'Deliveries, newest first'),
-      h('thead', {}, h('tr', {}, ...['Delivery', 'Created', 'Company', 'Endpoint', 'Event', 'Status', 'Attempts', 'Last answer', 'Next retry'].map((c) => h('th', { scope: 'col' }, c)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...[
+            'Delivery',
+            'Created',
+            'Company',
+            'Endpoint',
+            'Event',
+            'Status',
+            'Attempts',
+            'Last answer',
+            'Next retry',
+          ].map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -120,7 +176,9 @@ function pager(filter, cursor, nextCursor) {
     'nav',
     { class: 'actions', 'aria-label': 'Pages' },
     cursor ? h('a', { href: deliveriesHash(filter) }, '« Newest') : null,
-    nextCursor ? h('a', { href: deliveriesHash({ ...filter, cursor: nextCursor }), rel: 'next', id: 'older' }, 'Older »') : null,
+    nextCursor
+      ? h('a', { href: deliveriesHash({ ...filter, cursor: nextCursor }), rel: 'next', id: 'older' }, 'Older »')
+      : null,
     h('a', { href: `#/replays?${new URLSearchParams(filter)}` }, 'Replay everything matching…'),
   );
 }

@@ -26,13 +26,28 @@ function render(view, { delivery, event, attempts }, isCurrent) {
     h(
       'dl',
       { class: 'facts' },
-      fact('Status', badge(delivery.status), delivery.held_reason === 'endpoint_disabled' ? ' until its endpoint is enabled' : delivery.held_reason === 'ordering' ? ' until the earlier deliveries of its endpoint ended (strict ordering)' : ''),
+      fact(
+        'Status',
+        badge(delivery.status),
+        delivery.held_reason === 'endpoint_disabled'
+          ? ' until its endpoint is enabled'
+          : delivery.held_reason === 'ordering'
+            ? ' until the earlier deliveries of its endpoint ended (strict ordering)'
+            : '',
+      ),
       fact('Event', `${delivery.event_type} · `, h('span', { class: 'mono' }, delivery.event_id), ' (webhook-id)'),
       fact('Company', h('a', { href: `#/endpoints?company_id=${delivery.company_id}` }, String(delivery.company_id))),
       fact('Endpoint', String(delivery.endpoint_id)),
       fact('Created', timeEl(delivery.created_at)),
       fact('Attempts', String(delivery.attempt_count)),
-      fact('Next retry', delivery.next_attempt_at ? timeEl(delivery.next_attempt_at) : delivery.status === 'pending' ? 'on its way' : 'none'),
+      fact(
+        'Next retry',
+        delivery.next_attempt_at
+          ? timeEl(delivery.next_attempt_at)
+          : delivery.status === 'pending'
+            ? 'on its way'
+            : 'none',
+      ),
       fact('Last error', delivery.last_error ?? '—'),
     ),
     h('div', { class: 'actions' }, replay),
@@ -51,13 +66,17 @@ function fact(label, ...value) {
 function watchFor(view, id, number, isCurrent) {
   const until = Date.now() + 60_000;
   let done = false;
-  every(500, () => isCurrent() && !done && Date.now() < until, async () => {
-    const shown = await api('GET', `/admin/deliveries/${encodeURIComponent(id)}`).catch(() => undefined);
-    if (shown === undefined || !isCurrent()) return;
-    const recorded = shown.attempts.find((a) => a.number === number);
-    if (recorded === undefined) return;
-    done = true;
-    render(view, shown, isCurrent);
-    announce(attemptOutcome(recorded), recorded.outcome === 'delivered' ? 'ok' : 'error');
-  });
+  every(
+    500,
+    () => isCurrent() && !done && Date.now() < until,
+    async () => {
+      const shown = await api('GET', `/admin/deliveries/${encodeURIComponent(id)}`).catch(() => undefined);
+      if (shown === undefined || !isCurrent()) return;
+      const recorded = shown.attempts.find((a) => a.number === number);
+      if (recorded === undefined) return;
+      done = true;
+      render(view, shown, isCurrent);
+      announce(attemptOutcome(recorded), recorded.outcome === 'delivered' ? 'ok' : 'error');
+    },
+  );
 }

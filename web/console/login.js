@@ -13,7 +13,10 @@ form.addEventListener('submit', async (event) => {
     input.value = '';
     location.assign('/console#/deliveries');
   } catch (error) {
-    announce(error instanceof ApiError && error.status === 401 ? 'That is not the admin token.' : error.message, 'error');
+    announce(
+      error instanceof ApiError && error.status === 401 ? 'That is not the admin token.' : error.message,
+      'error',
+    );
     input.select();
   } finally {
     button.disabled = false;

@@ -23,12 +23,28 @@ function render(body, { outbox, streams, attempts }) {
       { class: 'cards' },
       card('Outbox rows waiting', String(outbox.pending), 'outbox-pending'),
       card('Outbox lag', `${(outbox.lag_ms / 1000).toFixed(1)} s`, 'outbox-lag'),
-      card('Delivered per second', attempts.delivered_per_second.toFixed(2), 'delivered-rate', 'over the last whole minute'),
-      card('Error rate', attempts.error_rate === null ? '—' : `${(attempts.error_rate * 100).toFixed(1)} %`, 'error-rate', `of ${total} attempts in the last hour`),
+      card(
+        'Delivered per second',
+        attempts.delivered_per_second.toFixed(2),
+        'delivered-rate',
+        'over the last whole minute',
+      ),
+      card(
+        'Error rate',
+        attempts.error_rate === null ? '—' : `${(attempts.error_rate * 100).toFixed(1)} %`,
+        'error-rate',
+        `of ${total} attempts in the last hour`,
+      ),
     ),
     h('h2', {}, 'Attempts per minute, last hour'),
     chart(minutes),
-    h('p', { class: 'axis', 'aria-hidden': 'true' }, h('span', {}, '60 min ago'), h('span', {}, `peak ${Math.max(0, ...minutes.map((m) => m.delivered + m.failed))} per minute`), h('span', {}, 'now')),
+    h(
+      'p',
+      { class: 'axis', 'aria-hidden': 'true' },
+      h('span', {}, '60 min ago'),
+      h('span', {}, `peak ${Math.max(0, ...minutes.map((m) => m.delivered + m.failed))} per minute`),
+      h('span', {}, 'now'),
+    ),
     h('h2', {}, 'Stream lag'),
     streams.length === 0
       ? h('p', {}, 'This process reads no stream lag.')
@@ -38,15 +54,43 @@ function render(body, { outbox, streams, attempts }) {
           h(
             'table',
             { id: 'streams' },
-            h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Stream'), h('th', { scope: 'col' }, 'Consumer group'), h('th', { scope: 'col' }, 'Messages waiting'))),
-            h('tbody', {}, ...streams.map((s) => h('tr', {}, h('td', { class: 'mono' }, s.stream), h('td', { class: 'mono' }, s.group), h('td', { class: 'num' }, String(s.messages))))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                h('th', { scope: 'col' }, 'Stream'),
+                h('th', { scope: 'col' }, 'Consumer group'),
+                h('th', { scope: 'col' }, 'Messages waiting'),
+              ),
+            ),
+            h(
+              'tbody',
+              {},
+              ...streams.map((s) =>
+                h(
+                  'tr',
+                  {},
+                  h('td', { class: 'mono' }, s.stream),
+                  h('td', { class: 'mono' }, s.group),
+                  h('td', { class: 'num' }, String(s.messages)),
+                ),
+              ),
+            ),
           ),
         ),
   );
 }
 
 function card(label, value, id, note) {
-  return h('div', { class: 'card' }, h('div', { class: 'label' }, label), h('div', { class: 'value', id }, value), note ? h('div', { class: 'label' }, note) : null);
+  return h(
+    'div',
+    { class: 'card' },
+    h('div', { class: 'label' }, label),
+    h('div', { class: 'value', id }, value),
+    note ? h('div', { class: 'label' }, note) : null,
+  );
 }
 
 /** Stacked bars per minute: delivered (green) below, not delivered (red) above. */
@@ -57,16 +101,33 @@ function chart(minutes) {
   const bar = width / minutes.length;
   const delivered = minutes.reduce((sum, m) => sum + m.delivered, 0);
   const failed = minutes.reduce((sum, m) => sum + m.failed, 0);
-  const graphic = svg(
-    'svg',
-    { class: 'chart', viewBox: `0 0 ${width} ${height}`, preserveAspectRatio: 'none', role: 'img', 'aria-label': `Attempts per minute over the last hour: ${delivered} delivered, ${failed} not delivered; at most ${peak} in a minute.` },
-  );
+  const graphic = svg('svg', {
+    class: 'chart',
+    viewBox: `0 0 ${width} ${height}`,
+    preserveAspectRatio: 'none',
+    role: 'img',
+    'aria-label': `Attempts per minute over the last hour: ${delivered} delivered, ${failed} not delivered; at most ${peak} in a minute.`,
+  });
   minutes.forEach((m, index) => {
     const okHeight = (m.delivered / peak) * (height - 4);
     const badHeight = (m.failed / peak) * (height - 4);
     const x = index * bar + 0.5;
-    if (okHeight > 0) graphic.append(svg('rect', { class: 'ok', x, y: height - okHeight, width: bar - 1, height: okHeight }, svg('title', {}, `${new Date(m.start).toLocaleTimeString()}: ${m.delivered} delivered`)));
-    if (badHeight > 0) graphic.append(svg('rect', { class: 'bad', x, y: height - okHeight - badHeight, width: bar - 1, height: badHeight }, svg('title', {}, `${new Date(m.start).toLocaleTimeString()}: ${m.failed} not delivered`)));
+    if (okHeight > 0)
+      graphic.append(
+        svg(
+          'rect',
+          { class: 'ok', x, y: height - okHeight, width: bar - 1, height: okHeight },
+          svg('title', {}, `${new Date(m.start).toLocaleTimeString()}: ${m.delivered} delivered`),
+        ),
+      );
+    if (badHeight > 0)
+      graphic.append(
+        svg(
+          'rect',
+          { class: 'bad', x, y: height - okHeight - badHeight, width: bar - 1, height: badHeight },
+          svg('title', {}, `${new Date(m.start).toLocaleTimeString()}: ${m.failed} not delivered`),
+        ),
+      );
   });
   return graphic;
 }

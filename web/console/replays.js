@@ -5,9 +5,21 @@ import { EVENT_TYPES } from './deliveries.js';
 
 export async function replaysPage({ view, params }) {
   const value = (name) => params.get(name) ?? '';
-  const number = (name) => h('input', { name, type: 'number', min: '1', step: '1', inputmode: 'numeric', value: value(name) });
-  const status = h('select', { name: 'status' }, ...['failed', 'pending', 'delivered', ''].map((s) => h('option', { value: s, selected: value('status') === s }, s || 'any')));
-  const type = h('select', { name: 'event_type' }, h('option', { value: '' }, 'any'), ...EVENT_TYPES.map((t) => h('option', { value: t, selected: value('event_type') === t }, t)));
+  const number = (name) =>
+    h('input', { name, type: 'number', min: '1', step: '1', inputmode: 'numeric', value: value(name) });
+  const status = h(
+    'select',
+    { name: 'status' },
+    ...['failed', 'pending', 'delivered', ''].map((s) =>
+      h('option', { value: s, selected: value('status') === s }, s || 'any'),
+    ),
+  );
+  const type = h(
+    'select',
+    { name: 'event_type' },
+    h('option', { value: '' }, 'any'),
+    ...EVENT_TYPES.map((t) => h('option', { value: t, selected: value('event_type') === t }, t)),
+  );
   const form = h(
     'form',
     { class: 'filters', id: 'bulk-replay', 'aria-label': 'Deliveries to replay' },
@@ -32,7 +44,11 @@ export async function replaysPage({ view, params }) {
   show(
     view,
     h('h1', {}, 'Bulk replay'),
-    h('p', {}, 'Replays every delivery matching the filter, oldest first; deliveries whose endpoint is disabled or gone are skipped. Name at least a status, a company or an endpoint.'),
+    h(
+      'p',
+      {},
+      'Replays every delivery matching the filter, oldest first; deliveries whose endpoint is disabled or gone are skipped. Name at least a status, a company or an endpoint.',
+    ),
     form,
   );
 }
@@ -56,21 +72,36 @@ export async function replayTaskPage({ view, id, isCurrent }) {
   let finished = false;
   const update = (task) => {
     filterText.textContent = JSON.stringify(task.filter);
-    show(state, 'Status: ', badge(task.status), ' · started ', timeEl(task.created_at), task.error ? ` · ${task.error}` : '');
+    show(
+      state,
+      'Status: ',
+      badge(task.status),
+      ' · started ',
+      timeEl(task.created_at),
+      task.error ? ` · ${task.error}` : '',
+    );
     progress.max = Math.max(task.total, 1);
     progress.value = task.status === 'completed' ? progress.max : Math.min(task.enqueued, task.total);
     counts.textContent = `${task.enqueued} of ${task.total} deliveries replayed`;
     finished = !['queued', 'running'].includes(task.status);
     cancel.disabled = finished;
-    if (finished) announce(`The replay is ${task.status}: ${task.enqueued} of ${task.total} replayed.`, task.status === 'completed' ? 'ok' : 'info');
+    if (finished)
+      announce(
+        `The replay is ${task.status}: ${task.enqueued} of ${task.total} replayed.`,
+        task.status === 'completed' ? 'ok' : 'info',
+      );
   };
   cancel.addEventListener('click', async () => {
     const answer = await attempt(() => api('POST', `/admin/replays/${encodeURIComponent(id)}/cancel`));
     if (answer !== undefined) update(answer.task);
   });
   update((await api('GET', `/admin/replays/${encodeURIComponent(id)}`)).task);
-  every(500, () => isCurrent() && !finished, async () => {
-    const answer = await api('GET', `/admin/replays/${encodeURIComponent(id)}`).catch(() => undefined);
-    if (answer !== undefined && isCurrent()) update(answer.task);
-  });
+  every(
+    500,
+    () => isCurrent() && !finished,
+    async () => {
+      const answer = await api('GET', `/admin/replays/${encodeURIComponent(id)}`).catch(() => undefined);
+      if (answer !== undefined && isCurrent()) update(answer.task);
+    },
+  );
 }

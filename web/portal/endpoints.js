@@ -5,8 +5,18 @@ import { announce, api, attempt, badge, every, field, h, show, timeEl, when } fr
 import { attemptOutcome } from '/assets/attempts.js';
 
 const EVENT_TYPES = [
-  'message.create', 'message.update', 'conversation.create', 'conversation.update', 'auth.create', 'auth.update',
-  'auth.delete', 'channel.qr_code', 'channel.code', 'channel.state', 'channel.pages', 'job.executed',
+  'message.create',
+  'message.update',
+  'conversation.create',
+  'conversation.update',
+  'auth.create',
+  'auth.update',
+  'auth.delete',
+  'channel.qr_code',
+  'channel.code',
+  'channel.state',
+  'channel.pages',
+  'job.executed',
 ];
 
 export async function endpointsPage({ view, isCurrent }) {
@@ -26,9 +36,28 @@ export async function endpointsPage({ view, isCurrent }) {
 
 /** A fieldset of event checkboxes; no box ticked means every event. */
 function eventFilter(selected, legend) {
-  const boxes = EVENT_TYPES.map((name) => h('input', { type: 'checkbox', name: 'event_types', value: name, checked: selected !== null && selected.includes(name) }));
-  const node = h('fieldset', {}, h('legend', {}, legend), ...boxes.map((box) => h('label', {}, box, box.value)), h('small', {}, 'Tick none to receive every event.'));
-  return { node, value: () => { const picked = boxes.filter((b) => b.checked).map((b) => b.value); return picked.length === 0 ? null : picked; } };
+  const boxes = EVENT_TYPES.map((name) =>
+    h('input', {
+      type: 'checkbox',
+      name: 'event_types',
+      value: name,
+      checked: selected !== null && selected.includes(name),
+    }),
+  );
+  const node = h(
+    'fieldset',
+    {},
+    h('legend', {}, legend),
+    ...boxes.map((box) => h('label', {}, box, box.value)),
+    h('small', {}, 'Tick none to receive every event.'),
+  );
+  return {
+    node,
+    value: () => {
+      const picked = boxes.filter((b) => b.checked).map((b) => b.value);
+      return picked.length === 0 ? null : picked;
+    },
+  };
 }
 
 function showSecret(slot, webhook, rotated) {
@@ -37,10 +66,19 @@ function showSecret(slot, webhook, rotated) {
     h(
       'div',
       { class: 'secret', role: 'status', id: 'new-secret' },
-      h('p', {}, h('strong', {}, `Signing secret of endpoint ${webhook.id}: `), h('code', { id: 'secret-value' }, webhook.secret)),
+      h(
+        'p',
+        {},
+        h('strong', {}, `Signing secret of endpoint ${webhook.id}: `),
+        h('code', { id: 'secret-value' }, webhook.secret),
+      ),
       h('p', {}, 'It is shown this once: store it where your receiver verifies signatures.'),
       rotated && webhook.previous_secret_expires_at
-        ? h('p', { id: 'secret-overlap' }, `The previous secret keeps signing too until ${when(webhook.previous_secret_expires_at)}: switch your receiver over before then.`)
+        ? h(
+            'p',
+            { id: 'secret-overlap' },
+            `The previous secret keeps signing too until ${when(webhook.previous_secret_expires_at)}: switch your receiver over before then.`,
+          )
         : null,
     ),
   );
@@ -49,9 +87,26 @@ function showSecret(slot, webhook, rotated) {
 
 function endpointPanel(webhook, { reload, isCurrent }) {
   const base = `/portal/api/webhooks/${webhook.id}`;
-  const url = h('input', { name: 'url', type: 'url', required: true, maxlength: '2048', value: webhook.url, disabled: webhook.source === 'company' });
+  const url = h('input', {
+    name: 'url',
+    type: 'url',
+    required: true,
+    maxlength: '2048',
+    value: webhook.url,
+    disabled: webhook.source === 'company',
+  });
   const filter = eventFilter(webhook.event_types, 'Events to receive');
-  const edit = h('form', { 'aria-label': `Change endpoint ${webhook.id}` }, field('URL', url, webhook.source === 'company' ? "The company's webhook_url: change it through the API." : undefined), filter.node, h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save')));
+  const edit = h(
+    'form',
+    { 'aria-label': `Change endpoint ${webhook.id}` },
+    field(
+      'URL',
+      url,
+      webhook.source === 'company' ? "The company's webhook_url: change it through the API." : undefined,
+    ),
+    filter.node,
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save')),
+  );
   edit.addEventListener('submit', async (event) => {
     event.preventDefault();
     const changes = { event_types: filter.value() };
@@ -61,7 +116,11 @@ function endpointPanel(webhook, { reload, isCurrent }) {
       announce(`Endpoint ${webhook.id} saved.`, 'ok');
     }
   });
-  const toggle = h('button', { type: 'button', class: webhook.active ? 'danger' : '' }, webhook.active ? 'Disable' : 'Enable');
+  const toggle = h(
+    'button',
+    { type: 'button', class: webhook.active ? 'danger' : '' },
+    webhook.active ? 'Disable' : 'Enable',
+  );
   toggle.addEventListener('click', async () => {
     if (await attempt(() => api('PATCH', base, { active: !webhook.active }))) {
       await reload();
@@ -82,13 +141,17 @@ function endpointPanel(webhook, { reload, isCurrent }) {
     announce('Test event sent; waiting for the answer of your endpoint…');
     let done = false;
     const until = Date.now() + 60_000;
-    every(500, () => isCurrent() && !done && Date.now() < until, async () => {
-      const shown = await api('GET', `/portal/api/deliveries/${answer.delivery.id}`).catch(() => undefined);
-      const first = shown?.attempts[0];
-      if (first === undefined) return;
-      done = true;
-      announce(`Test event: ${attemptOutcome(first)}`, first.outcome === 'delivered' ? 'ok' : 'error');
-    });
+    every(
+      500,
+      () => isCurrent() && !done && Date.now() < until,
+      async () => {
+        const shown = await api('GET', `/portal/api/deliveries/${answer.delivery.id}`).catch(() => undefined);
+        const first = shown?.attempts[0];
+        if (first === undefined) return;
+        done = true;
+        announce(`Test event: ${attemptOutcome(first)}`, first.outcome === 'delivered' ? 'ok' : 'error');
+      },
+    );
   });
   const health = webhook.health;
   return h(
@@ -98,26 +161,55 @@ function endpointPanel(webhook, { reload, isCurrent }) {
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'URL'), h('dd', { class: 'mono' }, webhook.url),
-      h('dt', {}, 'Events'), h('dd', {}, webhook.event_types === null ? 'every event' : webhook.event_types.join(', ')),
-      h('dt', {}, 'Last success'), h('dd', {}, timeEl(health?.last_success_at)),
-      h('dt', {}, 'Failing since'), h('dd', {}, timeEl(health?.failing_since)),
-      h('dt', {}, 'Failures in a row'), h('dd', {}, String(health?.consecutive_failures ?? 0)),
+      h('dt', {}, 'URL'),
+      h('dd', { class: 'mono' }, webhook.url),
+      h('dt', {}, 'Events'),
+      h('dd', {}, webhook.event_types === null ? 'every event' : webhook.event_types.join(', ')),
+      h('dt', {}, 'Last success'),
+      h('dd', {}, timeEl(health?.last_success_at)),
+      h('dt', {}, 'Failing since'),
+      h('dd', {}, timeEl(health?.failing_since)),
+      h('dt', {}, 'Failures in a row'),
+      h('dd', {}, String(health?.consecutive_failures ?? 0)),
       webhook.active ? null : [h('dt', {}, 'Disabled because'), h('dd', {}, webhook.disabled_reason ?? '—')],
-      webhook.previous_secret_expires_at ? [h('dt', {}, 'Previous secret signs until'), h('dd', {}, timeEl(webhook.previous_secret_expires_at))] : null,
+      webhook.previous_secret_expires_at
+        ? [h('dt', {}, 'Previous secret signs until'), h('dd', {}, timeEl(webhook.previous_secret_expires_at))]
+        : null,
     ),
-    h('div', { class: 'actions' }, toggle, rotate, test, h('a', { href: `#/events?endpoint_id=${webhook.id}` }, 'Its events')),
+    h(
+      'div',
+      { class: 'actions' },
+      toggle,
+      rotate,
+      test,
+      h('a', { href: `#/events?endpoint_id=${webhook.id}` }, 'Its events'),
+    ),
     h('details', {}, h('summary', {}, 'Change URL and events'), edit),
   );
 }
 
 function addForm({ reload }) {
-  const url = h('input', { name: 'url', type: 'url', required: true, maxlength: '2048', placeholder: 'https://example.com/webhooks' });
+  const url = h('input', {
+    name: 'url',
+    type: 'url',
+    required: true,
+    maxlength: '2048',
+    placeholder: 'https://example.com/webhooks',
+  });
   const filter = eventFilter(null, 'Events to receive');
-  const form = h('form', { class: 'panel', id: 'add-endpoint', 'aria-labelledby': 'add-heading' }, h('h2', { id: 'add-heading' }, 'Add an endpoint'), field('URL', url), filter.node, h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Add endpoint')));
+  const form = h(
+    'form',
+    { class: 'panel', id: 'add-endpoint', 'aria-labelledby': 'add-heading' },
+    h('h2', { id: 'add-heading' }, 'Add an endpoint'),
+    field('URL', url),
+    filter.node,
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Add endpoint')),
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const answer = await attempt(() => api('POST', '/portal/api/webhooks', { url: url.value, event_types: filter.value() }));
+    const answer = await attempt(() =>
+      api('POST', '/portal/api/webhooks', { url: url.value, event_types: filter.value() }),
+    );
     if (answer === undefined) return;
     await reload();
     showSecret(document.getElementById('secret-slot'), answer.webhook, false);

@@ -15,7 +15,12 @@ async function enter() {
     await api('POST', '/portal/session', { token });
     location.replace('/portal#/endpoints');
   } catch (error) {
-    announce(error instanceof ApiError && error.status === 401 ? 'This portal link was used already or has expired.' : error.message, 'error');
+    announce(
+      error instanceof ApiError && error.status === 401
+        ? 'This portal link was used already or has expired.'
+        : error.message,
+      'error',
+    );
     document.getElementById('help').hidden = false;
   }
 }

@@ -8,8 +8,19 @@ export async function eventsPage({ view, params, isCurrent }) {
   for (const name of ['status', 'endpoint_id', 'cursor']) if (params.get(name)) query.set(name, params.get(name));
   const page = await api('GET', `/portal/api/deliveries?${query}`);
   if (!isCurrent()) return;
-  const status = h('select', { name: 'status' }, ...['', 'failed', 'pending', 'delivered'].map((s) => h('option', { value: s, selected: (params.get('status') ?? '') === s }, s || 'any')));
-  const filters = h('form', { class: 'filters', 'aria-label': 'Filter events' }, field('Status', status), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter')));
+  const status = h(
+    'select',
+    { name: 'status' },
+    ...['', 'failed', 'pending', 'delivered'].map((s) =>
+      h('option', { value: s, selected: (params.get('status') ?? '') === s }, s || 'any'),
+    ),
+  );
+  const filters = h(
+    'form',
+    { class: 'filters', 'aria-label': 'Filter events' },
+    field('Status', status),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter')),
+  );
   filters.addEventListener('submit', (event) => {
     event.preventDefault();
     const next = new URLSearchParams();
@@ -17,7 +28,11 @@ export async function eventsPage({ view, params, isCurrent }) {
     if (params.get('endpoint_id')) next.set('endpoint_id', params.get('endpoint_id'));
     location.hash = `#/events?${next}`;
   });
-  const replayAll = h('button', { type: 'button', id: 'replay-failed' }, params.get('endpoint_id') ? 'Replay failed events of this endpoint' : 'Replay all failed events');
+  const replayAll = h(
+    'button',
+    { type: 'button', id: 'replay-failed' },
+    params.get('endpoint_id') ? 'Replay failed events of this endpoint' : 'Replay all failed events',
+  );
   replayAll.addEventListener('click', async () => {
     const body = params.get('endpoint_id') ? { endpoint_id: Number(params.get('endpoint_id')) } : {};
     const answer = await attempt(() => api('POST', '/portal/api/replays', body));
@@ -38,7 +53,17 @@ export async function eventsPage({ view, params, isCurrent }) {
           h(
             'table',
             { id: 'events' },
-            h('thead', {}, h('tr', {}, ...['Event', 'Type', 'Created', 'Endpoint', 'Status', 'Attempts', 'Last answer'].map((c) => h('th', { scope: 'col' }, c)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ...['Event', 'Type', 'Created', 'Endpoint', 'Status', 'Attempts', 'Last answer'].map((c) =>
+                  h('th', { scope: 'col' }, c),
+                ),
+              ),
+            ),
             h(
               'tbody',
               {},
@@ -58,7 +83,13 @@ export async function eventsPage({ view, params, isCurrent }) {
             ),
           ),
         ),
-    page.next_cursor ? h('nav', { class: 'actions', 'aria-label': 'Pages' }, h('a', { href: `#/events?${older}`, rel: 'next' }, 'Older »')) : null,
+    page.next_cursor
+      ? h(
+          'nav',
+          { class: 'actions', 'aria-label': 'Pages' },
+          h('a', { href: `#/events?${older}`, rel: 'next' }, 'Older »'),
+        )
+      : null,
   );
 }
 
@@ -72,14 +103,18 @@ export async function eventPage({ view, id, isCurrent }) {
     if (answer === undefined) return;
     announce(`Replay queued as attempt ${answer.replay.attempt}.`, 'ok');
     let done = false;
-    every(500, () => isCurrent() && !done, async () => {
-      const again = await api('GET', `/portal/api/deliveries/${encodeURIComponent(id)}`).catch(() => undefined);
-      const recorded = again?.attempts.find((a) => a.number === answer.replay.attempt);
-      if (recorded === undefined) return;
-      done = true;
-      await eventPage({ view, id, isCurrent });
-      announce(attemptOutcome(recorded), recorded.outcome === 'delivered' ? 'ok' : 'error');
-    });
+    every(
+      500,
+      () => isCurrent() && !done,
+      async () => {
+        const again = await api('GET', `/portal/api/deliveries/${encodeURIComponent(id)}`).catch(() => undefined);
+        const recorded = again?.attempts.find((a) => a.number === answer.replay.attempt);
+        if (recorded === undefined) return;
+        done = true;
+        await eventPage({ view, id, isCurrent });
+        announce(attemptOutcome(recorded), recorded.outcome === 'delivered' ? 'ok' : 'error');
+      },
+    );
   });
   show(
     view,
@@ -88,10 +123,14 @@ export async function eventPage({ view, id, isCurrent }) {
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'Status'), h('dd', {}, badge(delivery.status)),
-      h('dt', {}, 'Endpoint'), h('dd', {}, String(delivery.endpoint_id)),
-      h('dt', {}, 'Created'), h('dd', {}, timeEl(delivery.created_at)),
-      h('dt', {}, 'Next retry'), h('dd', {}, delivery.next_attempt_at ? timeEl(delivery.next_attempt_at) : 'none'),
+      h('dt', {}, 'Status'),
+      h('dd', {}, badge(delivery.status)),
+      h('dt', {}, 'Endpoint'),
+      h('dd', {}, String(delivery.endpoint_id)),
+      h('dt', {}, 'Created'),
+      h('dd', {}, timeEl(delivery.created_at)),
+      h('dt', {}, 'Next retry'),
+      h('dd', {}, delivery.next_attempt_at ? timeEl(delivery.next_attempt_at) : 'none'),
     ),
     h('div', { class: 'actions' }, replay),
     h('h2', {}, 'Attempts'),
@@ -104,18 +143,32 @@ export async function eventPage({ view, id, isCurrent }) {
 export async function replayPage({ view, id, isCurrent }) {
   const progress = h('progress', { id: 'replay-progress', max: '1', value: '0', 'aria-label': 'Replay progress' });
   const counts = h('p', { id: 'replay-counts' });
-  show(view, h('p', {}, h('a', { href: '#/events' }, '« Event log')), h('h1', {}, 'Replaying failed events'), progress, counts);
+  show(
+    view,
+    h('p', {}, h('a', { href: '#/events' }, '« Event log')),
+    h('h1', {}, 'Replaying failed events'),
+    progress,
+    counts,
+  );
   let finished = false;
   const update = (task) => {
     progress.max = Math.max(task.total, 1);
     progress.value = task.status === 'completed' ? progress.max : Math.min(task.enqueued, task.total);
     counts.textContent = `${task.enqueued} of ${task.total} events replayed`;
     finished = !['queued', 'running'].includes(task.status);
-    if (finished) announce(`The replay is ${task.status}: ${task.enqueued} of ${task.total} replayed.`, task.status === 'completed' ? 'ok' : 'info');
+    if (finished)
+      announce(
+        `The replay is ${task.status}: ${task.enqueued} of ${task.total} replayed.`,
+        task.status === 'completed' ? 'ok' : 'info',
+      );
   };
   update((await api('GET', `/portal/api/replays/${encodeURIComponent(id)}`)).task);
-  every(500, () => isCurrent() && !finished, async () => {
-    const answer = await api('GET', `/portal/api/replays/${encodeURIComponent(id)}`).catch(() => undefined);
-    if (answer !== undefined && isCurrent()) update(answer.task);
-  });
+  every(
+    500,
+    () => isCurrent() && !finished,
+    async () => {
+      const answer = await api('GET', `/portal/api/replays/${encodeURIComponent(id)}`).catch(() => undefined);
+      if (answer !== undefined && isCurrent()) update(answer.task);
+    },
+  );
 }

@@ -10,7 +10,17 @@ export function attemptTable(attempts) {
     h(
       'table',
       { id: 'attempts' },
-      h('thead', {}, h('tr', {}, ...['#', 'Trigger', 'Started', 'Duration', 'Status', 'Outcome', 'Response excerpt', 'Error'].map((c) => h('th', { scope: 'col' }, c)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['#', 'Trigger', 'Started', 'Duration', 'Status', 'Outcome', 'Response excerpt', 'Error'].map((c) =>
+            h('th', { scope: 'col' }, c),
+          ),
+        ),
+      ),
       h(
         'tbody',
         {},

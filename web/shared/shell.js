@@ -31,7 +31,12 @@ export async function startShell({ routes, home, sessionPath, signInPath, titleO
     }
     document.title = titleOf(route);
     try {
-      await route.page({ view, params: new URLSearchParams(query), id: route.pattern.exec(path)[1], isCurrent: () => current === generation });
+      await route.page({
+        view,
+        params: new URLSearchParams(query),
+        id: route.pattern.exec(path)[1],
+        isCurrent: () => current === generation,
+      });
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) return void location.assign(signInPath);
       if (current === generation) announce(error.message, 'error');

@@ -63,13 +63,38 @@ for (let n = 1; n <= Number(channelsText); n += 1) {
 // The threaded level opens its store on the thread.
 const sql = level === 'ingest-threaded' ? null : openFloorStore(path.join(dir, `floor-complete-${level}.db`));
 
-const logger = pino({ level: 'info', base: { service: 'floor' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: path.join(dir, `floor-complete-${level}.log`), sync: true }));
+const logger = pino(
+  { level: 'info', base: { service: 'floor' }, timestamp: pino.stdTimeFunctions.isoTime },
+  pino.destination({ dest: path.join(dir, `floor-complete-${level}.log`), sync: true }),
+);
 const registry = new Registry();
 const metrics = {
-  accepted: new Counter({ name: 'callbacks_accepted_total', help: 'accepted', labelNames: ['provider', 'duplicate'], registers: [registry] }),
-  duration: new Histogram({ name: 'http_request_duration_seconds', help: 'latency', labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] }),
-  attempts: new Counter({ name: 'webhook_attempts_total', help: 'attempts', labelNames: ['outcome', 'trigger'], registers: [registry] }),
-  deliveryLatency: new Histogram({ name: 'webhook_delivery_latency_seconds', help: 'latency', labelNames: ['trigger'], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60], registers: [registry] }),
+  accepted: new Counter({
+    name: 'callbacks_accepted_total',
+    help: 'accepted',
+    labelNames: ['provider', 'duplicate'],
+    registers: [registry],
+  }),
+  duration: new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'latency',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  }),
+  attempts: new Counter({
+    name: 'webhook_attempts_total',
+    help: 'attempts',
+    labelNames: ['outcome', 'trigger'],
+    registers: [registry],
+  }),
+  deliveryLatency: new Histogram({
+    name: 'webhook_delivery_latency_seconds',
+    help: 'latency',
+    labelNames: ['trigger'],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60],
+    registers: [registry],
+  }),
 };
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, allowUnionTypes: true });
 ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
@@ -114,7 +139,8 @@ function flush() {
       job.error = error;
     }
   }
-  for (const a of recorded) sql.recordDelivered(a.e.id, a.e.companyId, a.e.endpoint, a.statusCode, a.startedAt, a.durationMs, a.answer, now);
+  for (const a of recorded)
+    sql.recordDelivered(a.e.id, a.e.companyId, a.e.endpoint, a.statusCode, a.startedAt, a.durationMs, a.answer, now);
   sql.commit.run();
   for (const job of batch) {
     if (job.error === undefined && deliver !== null && job.events !== null) for (const e of job.events) deliver(e);
@@ -136,7 +162,9 @@ const groupedHere = (channel, message) =>
  * handed over in one message; answers the callback's events as counts (null for a repeat).
  */
 function storeOnThread() {
-  const thread = new Worker(new URL('./floor-store-thread.mjs', import.meta.url), { workerData: { file: path.join(dir, 'floor-complete-ingest-threaded.db') } });
+  const thread = new Worker(new URL('./floor-store-thread.mjs', import.meta.url), {
+    workerData: { file: path.join(dir, 'floor-complete-ingest-threaded.db') },
+  });
   const waiting = new Map();
   let outgoing = [];
   let seq = 0;
@@ -167,7 +195,12 @@ function storeOnThread() {
 const grouped = level === 'ingest-threaded' ? storeOnThread() : groupedHere;
 
 /** `deliver`: hands a committed event to the poster thread; `deliver-inline`: sends it from this thread. */
-const deliver = level === 'deliver' ? posterThread() : level === 'deliver-inline' ? endpointSender({ receiverUrl, keys: loadKeys(secretsFile), answered }) : null;
+const deliver =
+  level === 'deliver'
+    ? posterThread()
+    : level === 'deliver-inline'
+      ? endpointSender({ receiverUrl, keys: loadKeys(secretsFile), answered })
+      : null;
 
 /** An attempt answered 2xx: counted, and recorded in the next group commit. */
 function answered(e, statusCode, startedAt, durationMs, answer) {
@@ -179,13 +212,16 @@ function answered(e, statusCode, startedAt, durationMs, answer) {
 
 /** `deliver`: each turn's committed events to the poster thread in one message; its answers recorded. */
 function posterThread() {
-  const thread = new Worker(new URL('./floor-poster-thread.mjs', import.meta.url), { workerData: { receiverUrl, secretsFile } });
+  const thread = new Worker(new URL('./floor-poster-thread.mjs', import.meta.url), {
+    workerData: { receiverUrl, secretsFile },
+  });
   thread.on('error', (error) => {
     process.stderr.write(`floor poster thread failed: ${error.message}\n`);
     process.exit(1);
   });
   thread.on('message', (answers) => {
-    for (const [id, companyId, endpoint, createdAt, statusCode, startedAt, durationMs, answer] of answers) answered({ id, companyId, endpoint, createdAt }, statusCode, startedAt, durationMs, answer);
+    for (const [id, companyId, endpoint, createdAt, statusCode, startedAt, durationMs, answer] of answers)
+      answered({ id, companyId, endpoint, createdAt }, statusCode, startedAt, durationMs, answer);
   });
   let outgoing = [];
   const send = () => {
@@ -212,7 +248,9 @@ app.use(async (ctx) => {
     try {
       text = utf8.decode(await getRawBody(ctx.req, { limit: 1024 * 1024 }));
     } catch (error) {
-      throw error.type === 'entity.too.large' ? new Refused(413, 'payload_too_large', 'body too large') : new Refused(400, 'bad_request', 'body not UTF-8');
+      throw error.type === 'entity.too.large'
+        ? new Refused(413, 'payload_too_large', 'body too large')
+        : new Refused(400, 'bad_request', 'body not UTF-8');
     }
     const given = digest(ctx.get('x-bot-api-secret-token'));
     if (!crypto.timingSafeEqual(given, channel.digest)) throw new Refused(401, 'unauthorized', 'bad secret token');
@@ -223,7 +261,8 @@ app.use(async (ctx) => {
       throw new Refused(400, 'bad_request', 'not JSON');
     }
     if (deeperThan(update, MAX_DEPTH)) throw new Refused(400, 'bad_request', 'nested too deep');
-    if (typeof update !== 'object' || update === null || Array.isArray(update) || !validate(update)) throw new Refused(422, 'validation_failed', ajv.errorsText(validate.errors));
+    if (typeof update !== 'object' || update === null || Array.isArray(update) || !validate(update))
+      throw new Refused(422, 'validation_failed', ajv.errorsText(validate.errors));
     const message = update.message ?? update.channel_post;
     const events = message === undefined ? [] : await grouped(channel, message);
     logger.info({ channel: channel.id, duplicate: events === null, events: events?.length ?? 0 }, 'callback applied');

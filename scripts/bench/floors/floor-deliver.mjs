@@ -11,7 +11,9 @@ import { Pool } from 'undici';
 
 /** The endpoints' signing keys, by endpoint index, from the floor's secrets file (floors.mjs floorSecrets). */
 export function loadKeys(secretsFile) {
-  return JSON.parse(fs.readFileSync(secretsFile, 'utf8')).map((s) => crypto.createSecretKey(Buffer.from(s.slice('whsec_'.length), 'base64')));
+  return JSON.parse(fs.readFileSync(secretsFile, 'utf8')).map((s) =>
+    crypto.createSecretKey(Buffer.from(s.slice('whsec_'.length), 'base64')),
+  );
 }
 
 /**
@@ -44,12 +46,20 @@ export function endpointSender({ receiverUrl, keys, answered }) {
   function post(e) {
     const started = Date.now();
     const timestamp = String(Math.floor(started / 1000));
-    const signature = crypto.createHmac('sha256', keys[e.endpoint]).update(`${e.id}.${timestamp}.${e.json}`).digest('base64');
+    const signature = crypto
+      .createHmac('sha256', keys[e.endpoint])
+      .update(`${e.id}.${timestamp}.${e.json}`)
+      .digest('base64');
     pool
       .request({
         method: 'POST',
         path: `${receiver.pathname}?c=${e.endpoint}`,
-        headers: { 'content-type': 'application/json', 'webhook-id': e.id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` },
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': e.id,
+          'webhook-timestamp': timestamp,
+          'webhook-signature': `v1,${signature}`,
+        },
         body: e.json,
       })
       .then(async (response) => {

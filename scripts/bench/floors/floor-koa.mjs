@@ -29,7 +29,8 @@ import getRawBody from 'raw-body';
 import { Pool } from 'undici';
 
 const [portText, dir, level, receiverUrl, secretsFile] = process.argv.slice(2);
-if (level !== 'insert' && level !== 'design' && level !== 'deliver') throw new Error(`unknown level ${level}: insert, design or deliver`);
+if (level !== 'insert' && level !== 'design' && level !== 'deliver')
+  throw new Error(`unknown level ${level}: insert, design or deliver`);
 const db = new Database(path.join(dir, `floor-${level}.db`));
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
@@ -50,7 +51,9 @@ const insertConversation = db.prepare(
   `INSERT INTO conversations (channel, chat, replied_state, last_message_at) VALUES (?, ?, 'unreplied', ?)
    ON CONFLICT (channel, chat) DO NOTHING`,
 );
-const touchConversation = db.prepare("UPDATE conversations SET replied_state = 'unreplied', last_message_at = ? WHERE channel = ? AND chat = ?");
+const touchConversation = db.prepare(
+  "UPDATE conversations SET replied_state = 'unreplied', last_message_at = ? WHERE channel = ? AND chat = ?",
+);
 const markDelivered = db.prepare('UPDATE outbox SET delivered_at = ? WHERE id = ?');
 const upsertConversation = db.prepare(
   `INSERT INTO conversations (channel, chat, replied_state, last_message_at) VALUES (?, ?, 'unreplied', ?)
@@ -68,12 +71,25 @@ function store(channel, raw, update) {
     return [];
   }
   const message = update.message;
-  const written = insertMessage.run(channel, `${message.chat.id}:${message.message_id}`, message.chat.id, message.text ?? null, now);
+  const written = insertMessage.run(
+    channel,
+    `${message.chat.id}:${message.message_id}`,
+    message.chat.id,
+    message.text ?? null,
+    now,
+  );
   if (written.changes === 0) return []; // a repeated callback: nothing more
   const messageId = Number(written.lastInsertRowid);
   if (level === 'design') {
     upsertConversation.run(channel, message.chat.id, now);
-    insertEvent.run(JSON.stringify({ event: 'create', type: 'message', object: { id: messageId, chat: message.chat.id, text: message.text } }), now);
+    insertEvent.run(
+      JSON.stringify({
+        event: 'create',
+        type: 'message',
+        object: { id: messageId, chat: message.chat.id, text: message.text },
+      }),
+      now,
+    );
     return [];
   }
   const events = [];
@@ -83,8 +99,17 @@ function store(channel, raw, update) {
   };
   const created = insertConversation.run(channel, message.chat.id, now);
   if (created.changes === 0) touchConversation.run(now, channel, message.chat.id);
-  else event({ event: 'create', type: 'conversation', object: { id: Number(created.lastInsertRowid), chat: message.chat.id, replied_state: 'unreplied' } });
-  event({ event: 'create', type: 'message', object: { id: messageId, chat: message.chat.id, message: message.text, income: true } });
+  else
+    event({
+      event: 'create',
+      type: 'conversation',
+      object: { id: Number(created.lastInsertRowid), chat: message.chat.id, replied_state: 'unreplied' },
+    });
+  event({
+    event: 'create',
+    type: 'message',
+    object: { id: messageId, chat: message.chat.id, message: message.text, income: true },
+  });
   return events;
 }
 
@@ -124,19 +149,32 @@ const grouped = (job) =>
 
 const receiver = level === 'deliver' ? new URL(receiverUrl) : null;
 const pool = receiver ? new Pool(receiver.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 }) : null;
-const keys = level === 'deliver' ? JSON.parse(fs.readFileSync(secretsFile, 'utf8')).map((secret) => Buffer.from(secret.slice('whsec_'.length), 'base64')) : [];
+const keys =
+  level === 'deliver'
+    ? JSON.parse(fs.readFileSync(secretsFile, 'utf8')).map((secret) =>
+        Buffer.from(secret.slice('whsec_'.length), 'base64'),
+      )
+    : [];
 
 /** POSTs one committed event, signed with its channel's secret; marks it delivered once answered 2xx. */
 function deliver({ id, json, channel }) {
   const index = Number(channel.slice(channel.lastIndexOf('/') + 1)) - 1;
   const webhookId = `evt_${id}`;
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const signature = crypto.createHmac('sha256', keys[index]).update(`${webhookId}.${timestamp}.${json}`).digest('base64');
+  const signature = crypto
+    .createHmac('sha256', keys[index])
+    .update(`${webhookId}.${timestamp}.${json}`)
+    .digest('base64');
   pool
     .request({
       method: 'POST',
       path: `${receiver.pathname}?c=${index}`,
-      headers: { 'content-type': 'application/json', 'webhook-id': webhookId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': webhookId,
+        'webhook-timestamp': timestamp,
+        'webhook-signature': `v1,${signature}`,
+      },
       body: json,
     })
     .then(async (response) => {

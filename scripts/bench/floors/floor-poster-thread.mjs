@@ -15,10 +15,12 @@ const deliver = endpointSender({
   receiverUrl: workerData.receiverUrl,
   keys: loadKeys(workerData.secretsFile),
   answered: (e, statusCode, startedAt, durationMs, answer) => {
-    if (answers.push([e.id, e.companyId, e.endpoint, e.createdAt, statusCode, startedAt, durationMs, answer]) === 1) setImmediate(flush);
+    if (answers.push([e.id, e.companyId, e.endpoint, e.createdAt, statusCode, startedAt, durationMs, answer]) === 1)
+      setImmediate(flush);
   },
 });
 
 parentPort.on('message', (events) => {
-  for (const [id, json, companyId, endpoint, createdAt] of events) deliver({ id, json, companyId, endpoint, createdAt });
+  for (const [id, json, companyId, endpoint, createdAt] of events)
+    deliver({ id, json, companyId, endpoint, createdAt });
 });

@@ -31,18 +31,32 @@ export function openFloorStore(file) {
   `);
   const sql = {
     messageByExternalId: db.prepare('SELECT id FROM messages WHERE channel_id = ? AND external_id = ?').pluck(),
-    contact: db.prepare('SELECT id, name, external_public_id, phone, avatar_url, is_group FROM contacts WHERE channel_id = ? AND external_id = ?'),
-    insertContact: db.prepare('INSERT INTO contacts (company_id, channel_id, external_id, external_public_id, name, phone, is_group, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    contact: db.prepare(
+      'SELECT id, name, external_public_id, phone, avatar_url, is_group FROM contacts WHERE channel_id = ? AND external_id = ?',
+    ),
+    insertContact: db.prepare(
+      'INSERT INTO contacts (company_id, channel_id, external_id, external_public_id, name, phone, is_group, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
     refreshContact: db.prepare('UPDATE contacts SET name = ?, external_public_id = ?, updated_at = ? WHERE id = ?'),
-    conversation: db.prepare('SELECT id, operational_state, replied_state, assignee_id, created_at FROM conversations WHERE channel_id = ? AND contact_id = ?'),
-    insertConversation: db.prepare('INSERT INTO conversations (company_id, channel_id, contact_id, created_at, last_updated_at) VALUES (?, ?, ?, ?, ?)'),
-    moveConversation: db.prepare("UPDATE conversations SET replied_state = 'unreplied', operational_state = 'open', last_message_id = ?, last_updated_at = ? WHERE id = ?"),
+    conversation: db.prepare(
+      'SELECT id, operational_state, replied_state, assignee_id, created_at FROM conversations WHERE channel_id = ? AND contact_id = ?',
+    ),
+    insertConversation: db.prepare(
+      'INSERT INTO conversations (company_id, channel_id, contact_id, created_at, last_updated_at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    moveConversation: db.prepare(
+      "UPDATE conversations SET replied_state = 'unreplied', operational_state = 'open', last_message_id = ?, last_updated_at = ? WHERE id = ?",
+    ),
     insertMessage: db.prepare(
       "INSERT INTO messages (company_id, channel_id, conversation_id, contact_id, external_id, replied_to_id, income, status, text, created_at, external_created_at) VALUES (?, ?, ?, ?, ?, ?, 1, 'created', ?, ?, ?)",
     ),
     insertEvent: db.prepare('INSERT INTO outbox (key, message_id, payload, created_at) VALUES (?, ?, ?, ?)'),
-    insertDelivery: db.prepare("INSERT INTO deliveries (event_id, company_id, endpoint, status, attempt_count, last_status_code, created_at, updated_at) VALUES (?, ?, ?, 'delivered', 1, ?, ?, ?)"),
-    insertAttempt: db.prepare("INSERT INTO attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, outcome) VALUES (?, 1, 'auto', ?, ?, ?, ?, 'delivered')"),
+    insertDelivery: db.prepare(
+      "INSERT INTO deliveries (event_id, company_id, endpoint, status, attempt_count, last_status_code, created_at, updated_at) VALUES (?, ?, ?, 'delivered', 1, ?, ?, ?)",
+    ),
+    insertAttempt: db.prepare(
+      "INSERT INTO attempts (delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, outcome) VALUES (?, 1, 'auto', ?, ?, ?, ?, 'delivered')",
+    ),
     markPublished: db.prepare('UPDATE outbox SET published_at = ? WHERE message_id = ?'),
     begin: db.prepare('BEGIN IMMEDIATE'),
     commit: db.prepare('COMMIT'),

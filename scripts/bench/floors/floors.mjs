@@ -18,7 +18,10 @@ import { startBareKoa } from '../suite/baseline.mjs';
  * (the minimal floors and bare Koa ignore them).
  */
 export function floorTargets(count) {
-  return Array.from({ length: count }, (_, i) => ({ callbackPath: `/callbacks/chat_b/${i + 1}`, secretToken: floorSecretToken(i + 1) }));
+  return Array.from({ length: count }, (_, i) => ({
+    callbackPath: `/callbacks/chat_b/${i + 1}`,
+    secretToken: floorSecretToken(i + 1),
+  }));
 }
 
 /**
@@ -29,17 +32,34 @@ export function floorTargets(count) {
  * from the first send to the last arrival, and the CPU per callback of the floor, the receiver and
  * the load generator.
  */
-export async function measureDeliverFloor({ receiver, handler, targets, warmSeconds, seconds, drainMs = 120_000, cpuProf = null }) {
+export async function measureDeliverFloor({
+  receiver,
+  handler,
+  targets,
+  warmSeconds,
+  seconds,
+  drainMs = 120_000,
+  cpuProf = null,
+}) {
   const floor = await startBareKoa(cpuProf, handler);
   try {
     // Senders of its own: the measured load then opens its conversations as the gateway's does.
-    await warmUp({ receiver, base: floor.base, companies: targets, seconds: warmSeconds, drainMs, what: handler[0], firstSender: 900_000 });
+    await warmUp({
+      receiver,
+      base: floor.base,
+      companies: targets,
+      seconds: warmSeconds,
+      drainMs,
+      what: handler[0],
+      firstSender: 900_000,
+    });
     await receiver.reset();
     const [f0, r0, g0, t0] = [cpuMsOf(floor.pid), cpuMsOf(receiver.pid), cpuMsOf(process.pid), byTid(floor.pid)];
     const start = epochNow();
     const result = await maxRate({ base: floor.base, companies: targets, seconds });
     const state = await waitArrivals(receiver, result.accepted, drainMs);
-    if (state.missing > 0 || state.bad > 0) throw new Error(`${handler[0]}: ${state.missing} events missing, ${state.bad} bad signatures`);
+    if (state.missing > 0 || state.bad > 0)
+      throw new Error(`${handler[0]}: ${state.missing} events missing, ${state.bad} bad signatures`);
     const n = result.accepted.length;
     const perCallback = (ms) => (ms * 1000) / n;
     return {
@@ -75,10 +95,24 @@ export async function floorSecrets(receiver, dir, count) {
 export async function startIngestFloors(dir, companies) {
   const companiesOf = floorTargets(companies);
   const floors = [
-    { kind: 'minimal', name: 'minimal ingest floor', handler: ['floors/floor-koa.mjs', fresh(dir, 'ingest-'), 'design'] },
-    { kind: 'complete', name: 'complete ingest floor', handler: ['floors/floor-complete.mjs', fresh(dir, 'ingest-'), String(companies), 'ingest'] },
+    {
+      kind: 'minimal',
+      name: 'minimal ingest floor',
+      handler: ['floors/floor-koa.mjs', fresh(dir, 'ingest-'), 'design'],
+    },
+    {
+      kind: 'complete',
+      name: 'complete ingest floor',
+      handler: ['floors/floor-complete.mjs', fresh(dir, 'ingest-'), String(companies), 'ingest'],
+    },
   ];
-  return started(floors, (floor, server) => ({ kind: floor.kind, name: floor.name, base: server.base, pids: [server.pid], companies: companiesOf }));
+  return started(floors, (floor, server) => ({
+    kind: floor.kind,
+    name: floor.name,
+    base: server.base,
+    pids: [server.pid],
+    companies: companiesOf,
+  }));
 }
 
 /**
@@ -93,8 +127,16 @@ export async function startDeliverFloors({ receiver, dir, companies, warmSeconds
   fs.mkdirSync(dir, { recursive: true });
   const { file, webhookCompanies } = await floorSecrets(receiver, dir, companies);
   const floors = [
-    { kind: 'minimal', name: 'minimal deliver floor', handler: ['floors/floor-koa.mjs', fresh(dir, 'deliver-'), 'deliver', receiver.url, file] },
-    { kind: 'complete', name: 'complete deliver floor', handler: ['floors/floor-complete.mjs', fresh(dir, 'deliver-'), String(companies), 'deliver', receiver.url, file] },
+    {
+      kind: 'minimal',
+      name: 'minimal deliver floor',
+      handler: ['floors/floor-koa.mjs', fresh(dir, 'deliver-'), 'deliver', receiver.url, file],
+    },
+    {
+      kind: 'complete',
+      name: 'complete deliver floor',
+      handler: ['floors/floor-complete.mjs', fresh(dir, 'deliver-'), String(companies), 'deliver', receiver.url, file],
+    },
   ];
   const contestants = await started(floors, (floor, server) => ({
     kind: floor.kind,
@@ -103,7 +145,16 @@ export async function startDeliverFloors({ receiver, dir, companies, warmSeconds
     pids: [server.pid],
     companies: companiesOf,
     // Senders of its own, as in measureDeliverFloor.
-    warm: () => warmUp({ receiver, base: server.base, companies: companiesOf, seconds: warmSeconds, drainMs, what: floor.name, firstSender: 900_000 }),
+    warm: () =>
+      warmUp({
+        receiver,
+        base: server.base,
+        companies: companiesOf,
+        seconds: warmSeconds,
+        drainMs,
+        what: floor.name,
+        firstSender: 900_000,
+      }),
   }));
   return { ...contestants, webhookCompanies };
 }
@@ -122,7 +173,10 @@ async function started(floors, contestant) {
     await Promise.all(servers.map((server) => server.stop()));
     throw error;
   }
-  return { contestants: floors.map((floor, i) => contestant(floor, servers[i])), stop: () => Promise.all(servers.map((server) => server.stop())) };
+  return {
+    contestants: floors.map((floor, i) => contestant(floor, servers[i])),
+    stop: () => Promise.all(servers.map((server) => server.stop())),
+  };
 }
 
 /**
@@ -136,13 +190,22 @@ export function floorRows(row, label, gateway, floors, targets) {
   for (const floor of floors) {
     const ratio = gateway.value / floor.value;
     const target = targets[floor.kind];
-    row(label, `  ratio to the ${floor.kind} floor`, gateway.value, { baseline: floor.value, ratio, ...(target === undefined ? {} : { target: `≥ ${target.toFixed(2)}`, ok: ratio >= target }) });
-    row(label, `  ratio to the ${floor.kind} floor, round by round`, gateway.rounds.map((g, i) => (g / floor.rounds[i]).toFixed(2)).join(' '));
+    row(label, `  ratio to the ${floor.kind} floor`, gateway.value, {
+      baseline: floor.value,
+      ratio,
+      ...(target === undefined ? {} : { target: `≥ ${target.toFixed(2)}`, ok: ratio >= target }),
+    });
+    row(
+      label,
+      `  ratio to the ${floor.kind} floor, round by round`,
+      gateway.rounds.map((g, i) => (g / floor.rounds[i]).toFixed(2)).join(' '),
+    );
   }
   const minimal = floors.find((floor) => floor.kind === 'minimal');
   const complete = floors.find((floor) => floor.kind === 'complete');
   if (minimal === undefined || complete === undefined) return;
   const share = complete.value / minimal.value;
   row(label, '  complete floor against the minimal one', complete.value, { baseline: minimal.value, ratio: share });
-  if (targets.minimal !== undefined) row(label, "  the minimal floor's target, as a ratio to the complete floor", (targets.minimal / share).toFixed(2));
+  if (targets.minimal !== undefined)
+    row(label, "  the minimal floor's target, as a ratio to the complete floor", (targets.minimal / share).toFixed(2));
 }

@@ -45,8 +45,27 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { floorSecrets, floorTargets, measureDeliverFloor } from '../floors/floors.mjs';
-import { bySendSecond, call, freePort, percentile, setupCompanies, sleep, startDaemon, testBroker } from '../suite/lib.mjs';
-import { byTid, cpuMsOf, mainThread, perThread, percents, sampleMachine, threadName, threads, us } from '../suite/proc-stats.mjs';
+import {
+  bySendSecond,
+  call,
+  freePort,
+  percentile,
+  setupCompanies,
+  sleep,
+  startDaemon,
+  testBroker,
+} from '../suite/lib.mjs';
+import {
+  byTid,
+  cpuMsOf,
+  mainThread,
+  perThread,
+  percents,
+  sampleMachine,
+  threadName,
+  threads,
+  us,
+} from '../suite/proc-stats.mjs';
 import { fixedRate, maxRate, waitArrivals, waitIdle } from '../suite/load.mjs';
 import { measureBare } from '../suite/baseline.mjs';
 import { startOtlpSink, startReceiver } from '../suite/sinks.mjs';
@@ -63,7 +82,13 @@ const receiver = await startReceiver();
 const tracing = process.env.BENCH_TRACING ? await startOtlpSink(`http/${process.env.BENCH_TRACING}`) : null;
 try {
   if (mode === 'e2e') {
-    const d = await startDaemon({ name: 'cpu-e2e', dataDir: dir, port: await freePort(), cpuProf, env: tracing?.env ?? {} });
+    const d = await startDaemon({
+      name: 'cpu-e2e',
+      dataDir: dir,
+      port: await freePort(),
+      cpuProf,
+      env: tracing?.env ?? {},
+    });
     try {
       const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
@@ -71,8 +96,19 @@ try {
       await sleep(1_000);
       await receiver.reset();
       const spans0 = (await tracing?.status())?.spans ?? 0;
-      const [m0, t0, r0, b0, g0, s0] = [mainThread(d.pid), cpuMsOf(d.pid), cpuMsOf(receiver.pid), byTid(d.pid), cpuMsOf(process.pid), tracing ? cpuMsOf(tracing.pid) : 0];
-      const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(d.base, companies, Number(amount ?? 8));
+      const [m0, t0, r0, b0, g0, s0] = [
+        mainThread(d.pid),
+        cpuMsOf(d.pid),
+        cpuMsOf(receiver.pid),
+        byTid(d.pid),
+        cpuMsOf(process.pid),
+        tracing ? cpuMsOf(tracing.pid) : 0,
+      ];
+      const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(
+        d.base,
+        companies,
+        Number(amount ?? 8),
+      );
       // Read right after the last arrival, like a run without tracing; at most the batch
       // processor's queue (2,048 spans) is still to be exported then.
       const cpu = {
@@ -83,9 +119,18 @@ try {
         sink: tracing ? us(cpuMsOf(tracing.pid) - s0, n) : '',
         threads: perThread(d.pid, b0, n),
       };
-      console.log(`e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`);
-      console.log(`daemon CPU per callback (with its events): event loop ${cpu.loop}, all threads ${cpu.all}; receiver ${cpu.receiver}; load generator ${cpu.load}`);
-      console.log(`daemon threads (CPU ms since start): ${threads(d.pid).filter((t) => t.ms > 0).map((t) => `${t.name} ${t.ms}`).join(', ')}`);
+      console.log(
+        `e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`,
+      );
+      console.log(
+        `daemon CPU per callback (with its events): event loop ${cpu.loop}, all threads ${cpu.all}; receiver ${cpu.receiver}; load generator ${cpu.load}`,
+      );
+      console.log(
+        `daemon threads (CPU ms since start): ${threads(d.pid)
+          .filter((t) => t.ms > 0)
+          .map((t) => `${t.name} ${t.ms}`)
+          .join(', ')}`,
+      );
       console.log(`daemon CPU per callback by thread id: ${cpu.threads}`);
       if (tracing) await reportSpans(spans0, n, cpu.sink);
     } finally {
@@ -93,24 +138,48 @@ try {
     }
   } else if (mode === 'kafka') {
     const broker = testBroker();
-    if (broker.run('start').status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
+    if (broker.run('start').status !== 0)
+      throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
     const brokerPid = broker.pid();
     const env = { GATEWAY_KAFKA_BROKERS: broker.brokers, GATEWAY_KAFKA_NAMESPACE: `cpu-${process.pid}-${Date.now()}.` };
     let core;
     let worker;
     try {
-      core = await startDaemon({ name: 'cpu-kafka-core', dataDir: dir, port: await freePort(), role: 'core', env, cpuProf });
+      core = await startDaemon({
+        name: 'cpu-kafka-core',
+        dataDir: dir,
+        port: await freePort(),
+        role: 'core',
+        env,
+        cpuProf,
+      });
       worker = await startDaemon({ name: 'cpu-kafka-worker', dataDir: dir, role: 'worker', env, cpuProf });
       const companies = await setupCompanies(core.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
       await sleep(2_000);
       await receiver.reset();
-      const pids = { core: core.pid, worker: worker.pid, broker: brokerPid, receiver: receiver.pid, 'load generator': process.pid };
+      const pids = {
+        core: core.pid,
+        worker: worker.pid,
+        broker: brokerPid,
+        receiver: receiver.pid,
+        'load generator': process.pid,
+      };
       const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
       const [c0, cb0, wb0, bb0] = [mainThread(core.pid), byTid(core.pid), byTid(worker.pid), byTid(brokerPid)];
-      const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(core.base, companies, Number(amount ?? 8));
-      console.log(`kafka: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`);
-      console.log(`CPU per callback (with its events): ${Object.entries(pids).map(([name, pid]) => `${name} ${us(cpuMsOf(pid) - before[name], n)}`).join(', ')}; core event loop ${us(mainThread(core.pid) - c0, n)}`);
+      const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(
+        core.base,
+        companies,
+        Number(amount ?? 8),
+      );
+      console.log(
+        `kafka: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`,
+      );
+      console.log(
+        `CPU per callback (with its events): ${Object.entries(pids)
+          .map(([name, pid]) => `${name} ${us(cpuMsOf(pid) - before[name], n)}`)
+          .join(', ')}; core event loop ${us(mainThread(core.pid) - c0, n)}`,
+      );
       console.log(`by thread id: core ${perThread(core.pid, cb0, n)}; worker ${perThread(worker.pid, wb0, n)}`);
       // The broker's JVM threads by kind (name without its number): request handlers, GC, JIT compilers...
       const kinds = new Map();
@@ -118,7 +187,13 @@ try {
         const kind = threadName(brokerPid, tid).replace(/[-#\s]*\d+$/, '');
         kinds.set(kind, (kinds.get(kind) ?? 0) + ms - (bb0.get(tid) ?? 0));
       }
-      console.log(`broker threads by kind: ${[...kinds].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([kind, ms]) => `${kind} ${us(ms, n)}`).join(', ')}`);
+      console.log(
+        `broker threads by kind: ${[...kinds]
+          .filter(([, ms]) => ms > 0)
+          .sort((a, b) => b[1] - a[1])
+          .map(([kind, ms]) => `${kind} ${us(ms, n)}`)
+          .join(', ')}`,
+      );
     } finally {
       await worker?.stop();
       await core?.stop();
@@ -128,8 +203,12 @@ try {
     // The baseline's side of the ratios: what a bare Koa request and the load generator's request
     // cost, so what is left of two cores for the daemon at a given fraction of the baseline.
     const bare = await measureBare({ warmSeconds: 3, seconds: Number(amount ?? 8) });
-    console.log(`bare Koa: ${bare.total} requests (${bare.rps.toFixed(0)}/s, answer p50 ${bare.p50.toFixed(1)} ms, p99 ${bare.p99.toFixed(1)} ms)`);
-    console.log(`CPU per request: bare Koa ${bare.bareUs.toFixed(0)} µs, load generator ${bare.loadUs.toFixed(0)} µs; machine CPU busy / idle / stolen ${percents(bare.machine)} %`);
+    console.log(
+      `bare Koa: ${bare.total} requests (${bare.rps.toFixed(0)}/s, answer p50 ${bare.p50.toFixed(1)} ms, p99 ${bare.p99.toFixed(1)} ms)`,
+    );
+    console.log(
+      `CPU per request: bare Koa ${bare.bareUs.toFixed(0)} µs, load generator ${bare.loadUs.toFixed(0)} µs; machine CPU busy / idle / stolen ${percents(bare.machine)} %`,
+    );
   } else if (mode === 'floor') {
     // Each floor next to the bare-Koa run just before it: the machine's speed moves within minutes.
     const seconds = Number(amount ?? 8);
@@ -139,8 +218,17 @@ try {
       for (const level of ['insert', 'design', 'complete']) {
         const bare = await measureBare({ warmSeconds: 3, seconds, targets });
         console.log(floorLine('bare Koa', bare));
-        const handler = level === 'complete' ? ['floors/floor-complete.mjs', dir, String(COMPANIES), 'ingest'] : ['floors/floor-koa.mjs', dir, level];
-        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler, cpuProf: cpuProf && path.join(cpuProf, `floor-${level}-${round}`) });
+        const handler =
+          level === 'complete'
+            ? ['floors/floor-complete.mjs', dir, String(COMPANIES), 'ingest']
+            : ['floors/floor-koa.mjs', dir, level];
+        const floor = await measureBare({
+          warmSeconds: 3,
+          seconds,
+          targets,
+          handler,
+          cpuProf: cpuProf && path.join(cpuProf, `floor-${level}-${round}`),
+        });
         console.log(floorLine(`floor ${level}`, floor, bare));
         if (cpuProf) console.log(`  its .cpuprofile covers ${floor.handled} callbacks (warm-up included)`);
       }
@@ -151,7 +239,12 @@ try {
     const targets = floorTargets(COMPANIES);
     for (let round = 1; round <= 3; round += 1) {
       for (const level of ['ingest', 'ingest-threaded']) {
-        const floor = await measureBare({ warmSeconds: 3, seconds, targets, handler: ['floors/floor-complete.mjs', dir, String(COMPANIES), level] });
+        const floor = await measureBare({
+          warmSeconds: 3,
+          seconds,
+          targets,
+          handler: ['floors/floor-complete.mjs', dir, String(COMPANIES), level],
+        });
         console.log(floorLine(`complete ${level}`, floor));
       }
     }
@@ -173,14 +266,24 @@ try {
       }
       const n = result.accepted.length;
       const rate = mode === 'ingest' ? result.rps : result.rate;
-      console.log(`${mode}: ${n} callbacks (${rate.toFixed(0)}/s answered, answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms)`);
-      console.log(`daemon CPU per callback: event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(cpuMsOf(d.pid) - t0, n)}`);
+      console.log(
+        `${mode}: ${n} callbacks (${rate.toFixed(0)}/s answered, answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms)`,
+      );
+      console.log(
+        `daemon CPU per callback: event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(cpuMsOf(d.pid) - t0, n)}`,
+      );
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
     } finally {
       await d.stop();
     }
   } else if (mode === 'fixed') {
-    const d = await startDaemon({ name: 'cpu-fixed', dataDir: dir, port: await freePort(), cpuProf, env: tracing?.env ?? {} });
+    const d = await startDaemon({
+      name: 'cpu-fixed',
+      dataDir: dir,
+      port: await freePort(),
+      cpuProf,
+      env: tracing?.env ?? {},
+    });
     try {
       const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
@@ -193,26 +296,43 @@ try {
       const warm = await maxRate({ base: d.base, companies, seconds: 3, connections: 8 });
       await waitArrivals(receiver, healthy(warm.accepted), 60_000);
       // The fixed-rate load itself, shorter: without it the first seconds fall behind by hundreds of ms.
-      const warmFixed = await fixedRate({ base: d.base, companies, rate: FIXED_RATE, seconds: Number(process.env.BENCH_WARM_FIXED ?? 3) });
+      const warmFixed = await fixedRate({
+        base: d.base,
+        companies,
+        rate: FIXED_RATE,
+        seconds: Number(process.env.BENCH_WARM_FIXED ?? 3),
+      });
       await waitArrivals(receiver, healthy(warmFixed.accepted), 60_000);
       if (!broken) await waitIdle(d.base, 60_000);
       if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
       await receiver.reset();
       const spans0 = (await tracing?.status())?.spans ?? 0;
-      const [m0, t0, r0, b0, g0, s0] = [mainThread(d.pid), cpuMsOf(d.pid), cpuMsOf(receiver.pid), byTid(d.pid), cpuMsOf(process.pid), tracing ? cpuMsOf(tracing.pid) : 0];
+      const [m0, t0, r0, b0, g0, s0] = [
+        mainThread(d.pid),
+        cpuMsOf(d.pid),
+        cpuMsOf(receiver.pid),
+        byTid(d.pid),
+        cpuMsOf(process.pid),
+        tracing ? cpuMsOf(tracing.pid) : 0,
+      ];
       const machine = sampleMachine();
       const result = await fixedRate({ base: d.base, companies, rate: FIXED_RATE, seconds: Number(amount ?? 30) });
       const cpu = machine.stop();
       const timed = healthy(result.accepted);
       const state = await waitArrivals(receiver, timed, 120_000);
-      if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
+      if (state.missing > 0 || state.bad > 0)
+        throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
       const n = result.accepted.length;
       const accepted = [...timed].sort((a, b) => a - b);
       const latencies = await receiver.latenciesOf(accepted);
       const seconds = bySendSecond(accepted, latencies, FIXED_RATE);
       const all = [...latencies].sort((a, b) => a - b);
-      console.log(`fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`);
-      console.log(`daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(cpuMsOf(d.pid) - t0, n)}; receiver ${us(cpuMsOf(receiver.pid) - r0, n)}; load generator ${us(cpuMsOf(process.pid) - g0, n)}`);
+      console.log(
+        `fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`,
+      );
+      console.log(
+        `daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(cpuMsOf(d.pid) - t0, n)}; receiver ${us(cpuMsOf(receiver.pid) - r0, n)}; load generator ${us(cpuMsOf(process.pid) - g0, n)}`,
+      );
       console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
       console.log(`machine CPU busy / idle / stolen: ${percents(cpu.whole)} %`);
       if (tracing) await reportSpans(spans0, n, us(cpuMsOf(tracing.pid) - s0, n));
@@ -234,7 +354,12 @@ try {
     const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
     await d.stop();
     for (const [index, c] of companies.entries()) {
-      prefillFailedDeliveries(path.join(dir, 'gateway.db'), { companyId: c.companyId, endpointId: c.endpointId, count: count / COMPANIES, from: index * 1_000_000 });
+      prefillFailedDeliveries(path.join(dir, 'gateway.db'), {
+        companyId: c.companyId,
+        endpointId: c.endpointId,
+        count: count / COMPANIES,
+        from: index * 1_000_000,
+      });
     }
     await receiver.useCompanies(companies);
     d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort(), cpuProf });
@@ -250,7 +375,9 @@ try {
       }
       const seconds = (performance.now() - start) / 1000;
       console.log(`replay: ${count} deliveries in ${seconds.toFixed(1)} s = ${(count / seconds).toFixed(0)}/s`);
-      console.log(`daemon CPU per delivery: event loop ${us(mainThread(d.pid) - m0, count)}, all threads ${us(cpuMsOf(d.pid) - t0, count)}; receiver ${us(cpuMsOf(receiver.pid) - r0, count)}`);
+      console.log(
+        `daemon CPU per delivery: event loop ${us(mainThread(d.pid) - m0, count)}, all threads ${us(cpuMsOf(d.pid) - t0, count)}; receiver ${us(cpuMsOf(receiver.pid) - r0, count)}`,
+      );
       console.log(`daemon CPU per delivery by thread id: ${perThread(d.pid, b0, count)}`);
     } finally {
       await d.stop();
@@ -264,13 +391,24 @@ try {
     for (let round = 1; round <= 2; round += 1) {
       const bare = await measureBare({ warmSeconds: 3, seconds, targets });
       console.log(floorLine('bare Koa', bare));
-      const contestants = [['minimal', 'floors/floor-koa.mjs', ['deliver']], ['complete', 'floors/floor-complete.mjs', [String(COMPANIES), 'deliver']]];
-      if (mode === 'floor-e2e-inline') contestants.push(['complete inline', 'floors/floor-complete.mjs', [String(COMPANIES), 'deliver-inline']]);
+      const contestants = [
+        ['minimal', 'floors/floor-koa.mjs', ['deliver']],
+        ['complete', 'floors/floor-complete.mjs', [String(COMPANIES), 'deliver']],
+      ];
+      if (mode === 'floor-e2e-inline')
+        contestants.push(['complete inline', 'floors/floor-complete.mjs', [String(COMPANIES), 'deliver-inline']]);
       for (const [name, script, args] of contestants) {
         // A fresh store each time, warmed up by other senders: the measured load opens its
         // conversations (an event each) as the daemon's e2e run does.
         const handler = [script, fs.mkdtempSync(path.join(dir, 'floor-e2e-')), ...args, receiver.url, secretsFile];
-        const r = await measureDeliverFloor({ receiver, handler, targets, warmSeconds: 3, seconds, cpuProf: cpuProf && path.join(cpuProf, `floor-e2e-${name.replace(' ', '-')}-${round}`) });
+        const r = await measureDeliverFloor({
+          receiver,
+          handler,
+          targets,
+          warmSeconds: 3,
+          seconds,
+          cpuProf: cpuProf && path.join(cpuProf, `floor-e2e-${name.replace(' ', '-')}-${round}`),
+        });
         console.log(
           `${`floor ${name}`.padEnd(23)} ${r.eventsPerSecond.toFixed(0).padStart(6)} events/s = ${(r.eventsPerSecond / bare.rps).toFixed(2)} of bare Koa (${r.n} callbacks, ${r.rps.toFixed(0)}/s answered, ${r.events} events); ` +
             `CPU per callback: handler ${r.handlerUs.toFixed(0)} µs, receiver ${r.receiverUs.toFixed(0)} µs, load generator ${r.loadUs.toFixed(0)} µs`,
@@ -279,7 +417,9 @@ try {
       }
     }
   } else {
-    throw new Error(`unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay, kafka, bare, floor, floor-thread, floor-e2e or floor-e2e-inline`);
+    throw new Error(
+      `unknown mode ${mode}: e2e, ingest, ingest-fixed, fixed, replay, kafka, bare, floor, floor-thread, floor-e2e or floor-e2e-inline`,
+    );
   }
 } finally {
   await receiver.close();
@@ -297,7 +437,8 @@ async function deliveredRun(base, companies, seconds) {
   const start = performance.timeOrigin + performance.now();
   const result = await maxRate({ base, companies, seconds });
   const state = await waitArrivals(receiver, result.accepted, 120_000);
-  if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
+  if (state.missing > 0 || state.bad > 0)
+    throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
   const status = await receiver.status();
   const elapsed = (status.lastArrival - start) / 1000;
   return { result, status, n: result.accepted.length, elapsed, eventsPerSecond: status.hooks / elapsed };
@@ -315,7 +456,9 @@ async function reportSpans(before, n, sinkCpu) {
     await sleep(6_000);
     spans = (await tracing.status()).spans;
   }
-  console.log(`tracing (${process.env.BENCH_TRACING}, 100 % sampled): ${spans - before} spans received = ${((spans - before) / n).toFixed(1)} per callback; OTLP receiver ${sinkCpu} per callback`);
+  console.log(
+    `tracing (${process.env.BENCH_TRACING}, 100 % sampled): ${spans - before} spans received = ${((spans - before) / n).toFixed(1)} per callback; OTLP receiver ${sinkCpu} per callback`,
+  );
 }
 
 /** One line of `floor` and `floor-e2e`: a measureBare result, and its ratio to `bare` when given. */

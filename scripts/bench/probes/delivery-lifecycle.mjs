@@ -21,7 +21,14 @@ import { parseArgs } from 'node:util';
 import { insertBenchEndpoint, ROOT } from '../suite/lib.mjs';
 import { openFloorStore } from '../floors/floor-store.mjs';
 
-const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, narrow: { type: 'boolean', default: false }, 'events-table': { type: 'boolean', default: false } } });
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    repo: { type: 'string' },
+    narrow: { type: 'boolean', default: false },
+    'events-table': { type: 'boolean', default: false },
+  },
+});
 if (options['events-table'] && !options.narrow) throw new Error('--events-table goes with --narrow');
 const [which, eventsText = '40000'] = positionals;
 if (which !== 'gateway' && which !== 'floor') throw new Error('give gateway or floor');
@@ -30,7 +37,12 @@ const WARM_UP = 8_000;
 const COMPANIES = 32;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-lifecycle-'));
 // A message event's body of the bench's size (about 1 kB, as scenario 2's `message.create`).
-const body = JSON.stringify({ event: 'create', type: 'message', created_at: new Date().toISOString(), object: { message: 'x'.repeat(950) } });
+const body = JSON.stringify({
+  event: 'create',
+  type: 'message',
+  created_at: new Date().toISOString(),
+  object: { message: 'x'.repeat(950) },
+});
 const eventId = (n) => `evt_${n.toString(16).padStart(24, '0')}`;
 
 /** Writes the deliveries of `count` new events and records the attempts of the batch before it. */
@@ -40,8 +52,13 @@ try {
   const before = process.cpuUsage();
   for (let n = WARM_UP; n < WARM_UP + EVENTS; n += COMPANIES) batch(n);
   const used = process.cpuUsage(before);
-  const label = which === 'gateway' ? `gateway (${path.basename(path.resolve(options.repo ?? ROOT))}${options.narrow ? ', narrow rows' : ''}${options['events-table'] ? ', events table' : ''})` : 'complete floor';
-  console.log(`${label}: ${((used.user + used.system) / EVENTS).toFixed(1)} µs of CPU per event: its delivery written, then its attempt recorded`);
+  const label =
+    which === 'gateway'
+      ? `gateway (${path.basename(path.resolve(options.repo ?? ROOT))}${options.narrow ? ', narrow rows' : ''}${options['events-table'] ? ', events table' : ''})`
+      : 'complete floor';
+  console.log(
+    `${label}: ${((used.user + used.system) / EVENTS).toFixed(1)} µs of CPU per event: its delivery written, then its attempt recorded`,
+  );
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
@@ -52,14 +69,24 @@ async function gatewayBatches(repo) {
   store.accounts.createWithToken('bench', 'digest');
   const endpoints = [];
   for (let c = 0; c < COMPANIES; c += 1) {
-    const company = store.companies.insert({ accountId: 1, name: `company ${c}`, phone: null, description: null, webhookUrl: null }).id;
+    const company = store.companies.insert({
+      accountId: 1,
+      name: `company ${c}`,
+      phone: null,
+      description: null,
+      webhookUrl: null,
+    }).id;
     endpoints.push({ company, id: insertBenchEndpoint(store, company) });
   }
   const inTransaction = store.db.transaction((fn) => fn());
   let insertEvent = null;
   if (options['events-table']) {
-    store.db.exec('CREATE TABLE bench_events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, company_id INTEGER NOT NULL, name TEXT NOT NULL, created_at TEXT NOT NULL, body TEXT NOT NULL)');
-    insertEvent = store.db.prepare('INSERT INTO bench_events (id, company_id, name, created_at, body) VALUES (?, ?, ?, ?, ?)');
+    store.db.exec(
+      'CREATE TABLE bench_events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, company_id INTEGER NOT NULL, name TEXT NOT NULL, created_at TEXT NOT NULL, body TEXT NOT NULL)',
+    );
+    insertEvent = store.db.prepare(
+      'INSERT INTO bench_events (id, company_id, name, created_at, body) VALUES (?, ?, ?, ?, ?)',
+    );
   }
   let previous = [];
   return (from) => {
@@ -70,14 +97,34 @@ async function gatewayBatches(repo) {
       endpoints.forEach((endpoint, k) => {
         const id = eventId(from + k);
         insertEvent?.run(id, endpoint.company, 'message.create', createdAt, body);
-        const json = options.narrow ? `{"id":"${id}"}` : `{"id":"${id}","company_id":${endpoint.company},"name":"message.create","created_at":"${createdAt}","body":${body}}`;
-        const [deliveryId] = store.deliveries.createForEvent({ id, name: 'message.create', company_id: endpoint.company }, [endpoint], now, json, null);
+        const json = options.narrow
+          ? `{"id":"${id}"}`
+          : `{"id":"${id}","company_id":${endpoint.company},"name":"message.create","created_at":"${createdAt}","body":${body}}`;
+        const [deliveryId] = store.deliveries.createForEvent(
+          { id, name: 'message.create', company_id: endpoint.company },
+          [endpoint],
+          now,
+          json,
+          null,
+        );
         made.push({ deliveryId, endpoint });
       });
     });
     const attempts = previous.map(({ deliveryId, endpoint }) => ({
-      id: `att_${deliveryId.slice(4)}`, delivery_id: deliveryId, company_id: endpoint.company, endpoint_id: endpoint.id, number: 1, step: 1, trigger: 'auto',
-      started_at: now, duration_ms: 3, status_code: 200, response_body: 'ok', error: null, outcome: 'delivered', next_attempt_at: null,
+      id: `att_${deliveryId.slice(4)}`,
+      delivery_id: deliveryId,
+      company_id: endpoint.company,
+      endpoint_id: endpoint.id,
+      number: 1,
+      step: 1,
+      trigger: 'auto',
+      started_at: now,
+      duration_ms: 3,
+      status_code: 200,
+      response_body: 'ok',
+      error: null,
+      outcome: 'delivered',
+      next_attempt_at: null,
     }));
     inTransaction(() => store.deliveries.applyAttempts(attempts, now, () => null));
     previous = made;

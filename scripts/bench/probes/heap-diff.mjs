@@ -18,8 +18,12 @@ export function readSnapshot(file) {
   const meta = raw.snapshot.meta;
   const nodeFields = meta.node_fields.length;
   const edgeFields = meta.edge_fields.length;
-  const [typeAt, nameAt, idAt, sizeAt, edgeCountAt] = ['type', 'name', 'id', 'self_size', 'edge_count'].map((f) => meta.node_fields.indexOf(f));
-  const [edgeTypeAt, edgeNameAt, edgeToAt] = ['type', 'name_or_index', 'to_node'].map((f) => meta.edge_fields.indexOf(f));
+  const [typeAt, nameAt, idAt, sizeAt, edgeCountAt] = ['type', 'name', 'id', 'self_size', 'edge_count'].map((f) =>
+    meta.node_fields.indexOf(f),
+  );
+  const [edgeTypeAt, edgeNameAt, edgeToAt] = ['type', 'name_or_index', 'to_node'].map((f) =>
+    meta.edge_fields.indexOf(f),
+  );
   const nodeTypes = meta.node_types[0];
   const edgeTypes = meta.edge_types[0];
   const { nodes, edges, strings } = raw;
@@ -64,7 +68,8 @@ export function readSnapshot(file) {
 function kindOf({ type, name }) {
   if (type === 'object') return name;
   if (type === 'closure') return `closure ${name || '(anonymous)'}`;
-  if (type === 'array' || type === 'hidden' || type === 'code' || type === 'object shape') return `(${type}) ${name.length > 40 ? `${name.slice(0, 40)}…` : name}`;
+  if (type === 'array' || type === 'hidden' || type === 'code' || type === 'object shape')
+    return `(${type}) ${name.length > 40 ? `${name.slice(0, 40)}…` : name}`;
   return `(${type})`;
 }
 
@@ -111,13 +116,17 @@ export function summary(firstFile, secondFile, top = 15) {
 
 export function printSummary(result, write = (line) => process.stdout.write(`${line}\n`)) {
   const mb = (b) => (b / 1024 / 1024).toFixed(1);
-  write(`live heap: ${mb(result.firstBytes)} MB → ${mb(result.secondBytes)} MB (${((result.secondBytes / result.firstBytes - 1) * 100).toFixed(1)} %)`);
+  write(
+    `live heap: ${mb(result.firstBytes)} MB → ${mb(result.secondBytes)} MB (${((result.secondBytes / result.firstBytes - 1) * 100).toFixed(1)} %)`,
+  );
   write('objects of the second snapshot not in the first, by kind (count, self size), and what holds one of them:');
-  for (const k of result.newObjects) write(`  ${k.kind}: ${k.count} objects, ${(k.bytes / 1024).toFixed(0)} kB\n      ${k.retainers}`);
+  for (const k of result.newObjects)
+    write(`  ${k.kind}: ${k.count} objects, ${(k.bytes / 1024).toFixed(0)} kB\n      ${k.retainers}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [firstFile, secondFile, top] = process.argv.slice(2);
-  if (!firstFile || !secondFile) throw new Error('usage: heap-diff.mjs <first.heapsnapshot> <second.heapsnapshot> [top]');
+  if (!firstFile || !secondFile)
+    throw new Error('usage: heap-diff.mjs <first.heapsnapshot> <second.heapsnapshot> [top]');
   printSummary(summary(firstFile, secondFile, Number(top ?? 15)));
 }

@@ -42,7 +42,8 @@ function packed(texts, keyOf) {
   });
   const messages = [];
   for (const [partition, list] of byPartition) {
-    for (let from = 0; from < list.length; from += PACK) messages.push({ partition, value: `[${list.slice(from, from + PACK).join(',')}]` });
+    for (let from = 0; from < list.length; from += PACK)
+      messages.push({ partition, value: `[${list.slice(from, from + PACK).join(',')}]` });
   }
   return messages;
 }
@@ -72,7 +73,25 @@ async function worker(brokers, namespace) {
       for (const message of batch.messages) {
         for (const job of JSON.parse(message.value.toString())) {
           companies.push(job.event.company_id);
-          records.push(JSON.stringify({ id: `att_${job.delivery_id}`, delivery_id: job.delivery_id, company_id: job.event.company_id, endpoint_id: job.endpoint.id, number: 1, step: 1, trigger: 'auto', started_at: Date.now(), duration_ms: 2, status_code: 200, response_body: '{"ok":true}', error: null, outcome: 'delivered', next_attempt_at: null, event_created_at: job.event.created_at }));
+          records.push(
+            JSON.stringify({
+              id: `att_${job.delivery_id}`,
+              delivery_id: job.delivery_id,
+              company_id: job.event.company_id,
+              endpoint_id: job.endpoint.id,
+              number: 1,
+              step: 1,
+              trigger: 'auto',
+              started_at: Date.now(),
+              duration_ms: 2,
+              status_code: 200,
+              response_body: '{"ok":true}',
+              error: null,
+              outcome: 'delivered',
+              next_attempt_at: null,
+              event_created_at: job.event.created_at,
+            }),
+          );
         }
       }
       await producer.send({ topic: `${namespace}records`, acks: -1, messages: packed(records, (i) => companies[i]) });
@@ -84,7 +103,8 @@ async function worker(brokers, namespace) {
 /** Publishes jobs with WINDOW in flight, counts the records that come back; measures the three processes. */
 async function core(seconds) {
   const broker = testBroker();
-  if (broker.run('start').status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
+  if (broker.run('start').status !== 0)
+    throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
   const { brokers } = broker;
   const namespace = `transport-${process.pid}-${Date.now()}.`;
   const kafka = client(brokers, 'transport-core');
@@ -92,7 +112,10 @@ async function core(seconds) {
   try {
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: ['jobs', 'records'].map((name) => ({ topic: `${namespace}${name}`, numPartitions: PARTITIONS })) });
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: ['jobs', 'records'].map((name) => ({ topic: `${namespace}${name}`, numPartitions: PARTITIONS })),
+    });
     await admin.disconnect();
     child = fork(fileURLToPath(import.meta.url), ['--worker', brokers, namespace], { stdio: 'inherit' });
     await new Promise((resolve, reject) => {
@@ -123,7 +146,11 @@ async function core(seconds) {
         const count = Math.min(BATCH, WINDOW - (sent - answered));
         const jobs = Array.from({ length: count }, (_, i) => jobText(sent + i));
         sent += count;
-        await producer.send({ topic: `${namespace}jobs`, acks: -1, messages: packed(jobs, (i) => (sent - count + i) % KEYS) });
+        await producer.send({
+          topic: `${namespace}jobs`,
+          acks: -1,
+          messages: packed(jobs, (i) => (sent - count + i) % KEYS),
+        });
       }
     })();
     await sleep(5_000);
@@ -138,8 +165,12 @@ async function core(seconds) {
     running = false;
     wake();
     await load;
-    console.log(`kafka transport: ${jobs} jobs and their records in ${elapsed.toFixed(1)} s = ${(jobs / elapsed).toFixed(0)} round trips/s`);
-    console.log(`CPU per job: ${cpu.map(([name, us]) => `${name} ${us.toFixed(0)} µs`).join(', ')}; all three ${cpu.reduce((sum, [, us]) => sum + us, 0).toFixed(0)} µs`);
+    console.log(
+      `kafka transport: ${jobs} jobs and their records in ${elapsed.toFixed(1)} s = ${(jobs / elapsed).toFixed(0)} round trips/s`,
+    );
+    console.log(
+      `CPU per job: ${cpu.map(([name, us]) => `${name} ${us.toFixed(0)} µs`).join(', ')}; all three ${cpu.reduce((sum, [, us]) => sum + us, 0).toFixed(0)} µs`,
+    );
     await consumer.disconnect();
     await producer.disconnect();
   } finally {
@@ -156,8 +187,32 @@ function jobText(n) {
     company_id: company,
     name: 'message.create',
     created_at: new Date().toISOString(),
-    body: { id: `evt_${n}`, event: 'create', type: 'message', created_at: new Date().toISOString(), object: { id: n, conversation_id: n % 10_000, company_id: company, text: `b:${n}:${'x'.repeat(600)}`, contact: { id: n % 10_000, name: 'Sender' } } },
+    body: {
+      id: `evt_${n}`,
+      event: 'create',
+      type: 'message',
+      created_at: new Date().toISOString(),
+      object: {
+        id: n,
+        conversation_id: n % 10_000,
+        company_id: company,
+        text: `b:${n}:${'x'.repeat(600)}`,
+        contact: { id: n % 10_000, name: 'Sender' },
+      },
+    },
   };
-  const endpoint = { id: company, url: `http://127.0.0.1:4000/hooks?c=${company}`, secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], ordering: 'default' };
-  return JSON.stringify({ delivery_id: `dlv_${n.toString(16).padStart(16, '0')}`, event, endpoint, attempt: 1, step: 1, trigger: 'auto' });
+  const endpoint = {
+    id: company,
+    url: `http://127.0.0.1:4000/hooks?c=${company}`,
+    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    ordering: 'default',
+  };
+  return JSON.stringify({
+    delivery_id: `dlv_${n.toString(16).padStart(16, '0')}`,
+    event,
+    endpoint,
+    attempt: 1,
+    step: 1,
+    trigger: 'auto',
+  });
 }

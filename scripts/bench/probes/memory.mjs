@@ -55,7 +55,16 @@ function residentBy(pid) {
     if (head) {
       const size = parseInt(head[2], 16) - parseInt(head[1], 16);
       const name = head[3];
-      kind = name === '[heap]' ? 'malloc' : name === '' ? (size <= 1024 * 1024 ? 'anon ≤ 1 MiB' : 'anon > 1 MiB') : name.startsWith('/') ? 'files' : 'other';
+      kind =
+        name === '[heap]'
+          ? 'malloc'
+          : name === ''
+            ? size <= 1024 * 1024
+              ? 'anon ≤ 1 MiB'
+              : 'anon > 1 MiB'
+            : name.startsWith('/')
+              ? 'files'
+              : 'other';
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
@@ -102,16 +111,34 @@ let failed = false;
 try {
   let base;
   if (mode === 'embedded') {
-    const d = await startDaemon({ name: 'embedded', dataDir: dir, port: await freePort(), nodeArgs: snapshotArgs('embedded') });
+    const d = await startDaemon({
+      name: 'embedded',
+      dataDir: dir,
+      port: await freePort(),
+      nodeArgs: snapshotArgs('embedded'),
+    });
     daemons.push(d);
     base = d.base;
   } else {
     broker = testBroker();
-    if (broker.run('start').status !== 0) throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
-    const env = { GATEWAY_KAFKA_BROKERS: broker.brokers, GATEWAY_KAFKA_NAMESPACE: `memory-${process.pid}-${Date.now()}.` };
-    const core = await startDaemon({ name: 'core', dataDir: dir, port: await freePort(), role: 'core', env, nodeArgs: snapshotArgs('core') });
+    if (broker.run('start').status !== 0)
+      throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
+    const env = {
+      GATEWAY_KAFKA_BROKERS: broker.brokers,
+      GATEWAY_KAFKA_NAMESPACE: `memory-${process.pid}-${Date.now()}.`,
+    };
+    const core = await startDaemon({
+      name: 'core',
+      dataDir: dir,
+      port: await freePort(),
+      role: 'core',
+      env,
+      nodeArgs: snapshotArgs('core'),
+    });
     daemons.push(core);
-    daemons.push(await startDaemon({ name: 'worker', dataDir: dir, role: 'worker', env, nodeArgs: snapshotArgs('worker') }));
+    daemons.push(
+      await startDaemon({ name: 'worker', dataDir: dir, role: 'worker', env, nodeArgs: snapshotArgs('worker') }),
+    );
     base = core.base;
   }
   const companies = await setupCompanies(base, receiver.url, companiesWanted);
@@ -121,7 +148,8 @@ try {
   const phase = async (length) => {
     const result = await fixedRate({ base, companies, rate, seconds: length });
     const state = await waitArrivals(receiver, result.accepted, 120_000);
-    if (state.missing > 0 || state.bad > 0) throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
+    if (state.missing > 0 || state.bad > 0)
+      throw new Error(`${state.missing} events missing, ${state.bad} bad signatures`);
     await waitIdle(base, 60_000);
     // The relay's and the attempt recorder's timers of the last events: let them run out.
     await sleep(2_000);
@@ -132,31 +160,47 @@ try {
   await phase(Math.min(15, seconds / 4));
   const taken = { warm: [], half: [], end: [] };
   for (const d of daemons) taken.warm.push(await checkpoint(d, '1-warm'));
-  const rss = sampleRss(daemons.map((d) => d.pid), 1_000);
+  const rss = sampleRss(
+    daemons.map((d) => d.pid),
+    1_000,
+  );
   const first = await phase(seconds / 2);
   for (const d of daemons) taken.half.push(await checkpoint(d, '2-half'));
   const second = await phase(seconds / 2);
   for (const d of daemons) taken.end.push(await checkpoint(d, '3-end'));
   const samples = rss.stop();
-  log(`${mode}: ${first.accepted.length + second.accepted.length} callbacks at ${rate}/s over two halves of ${seconds / 2} s (${((performance.now() - started) / 1000).toFixed(0)} s in all), every event delivered and verified`);
+  log(
+    `${mode}: ${first.accepted.length + second.accepted.length} callbacks at ${rate}/s over two halves of ${seconds / 2} s (${((performance.now() - started) / 1000).toFixed(0)} s in all), every event delivered and verified`,
+  );
 
   for (const [index, d] of daemons.entries()) {
     const list = samples[d.pid];
     const fives = [];
     for (const s of list) (fives[Math.floor(s.t / 5_000)] ??= []).push(s.rss);
-    log(`\n${d.name}: RSS per 5 s (MB${snapshots ? ", the snapshots' own cost included" : ''}): ${fives.map((xs) => (xs ? mb(xs.reduce((a, b) => a + b, 0) / xs.length).slice(0, -2) : '-')).join(' ')}`);
-    const at = (which) => Object.entries(taken[which][index].resident).map(([kind, value]) => `${kind} ${value.toFixed(1)}`).join(', ');
-    log(`resident by mapping (MB) after the warm-up: ${at('warm')}\n  after the first half: ${at('half')}\n  after the second half: ${at('end')}`);
+    log(
+      `\n${d.name}: RSS per 5 s (MB${snapshots ? ", the snapshots' own cost included" : ''}): ${fives.map((xs) => (xs ? mb(xs.reduce((a, b) => a + b, 0) / xs.length).slice(0, -2) : '-')).join(' ')}`,
+    );
+    const at = (which) =>
+      Object.entries(taken[which][index].resident)
+        .map(([kind, value]) => `${kind} ${value.toFixed(1)}`)
+        .join(', ');
+    log(
+      `resident by mapping (MB) after the warm-up: ${at('warm')}\n  after the first half: ${at('half')}\n  after the second half: ${at('end')}`,
+    );
     if (!snapshots) continue;
     const warmToHalf = diff(taken.warm[index].file, taken.half[index].file, 5);
-    log(`first half (the caches filling, the JIT's code): live heap ${mb(warmToHalf.firstBytes)} → ${mb(warmToHalf.secondBytes)} MB`);
+    log(
+      `first half (the caches filling, the JIT's code): live heap ${mb(warmToHalf.firstBytes)} → ${mb(warmToHalf.secondBytes)} MB`,
+    );
     const halfToEnd = diff(taken.half[index].file, taken.end[index].file, 15);
     log('second half:');
     printSummary(halfToEnd, (line) => log(`  ${line}`));
     const growth = halfToEnd.secondBytes / halfToEnd.firstBytes;
     const ok = growth <= HEAP_GROWTH_LIMIT;
     if (!ok) failed = true;
-    log(`${d.name}: live heap growth over the second half ${growth.toFixed(3)} (limit ${HEAP_GROWTH_LIMIT}): ${ok ? 'flat' : 'GROWING'}`);
+    log(
+      `${d.name}: live heap growth over the second half ${growth.toFixed(3)} (limit ${HEAP_GROWTH_LIMIT}): ${ok ? 'flat' : 'GROWING'}`,
+    );
   }
 } finally {
   for (const d of daemons.reverse()) await d.stop();
@@ -170,7 +214,11 @@ process.exit(failed ? 1 : 0);
 /** heap-diff's summary in a process of its own, with the heap a large snapshot's JSON needs. */
 function diff(firstFile, secondFile, top) {
   const script = `import(${JSON.stringify(path.join(ROOT, 'scripts/bench/probes/heap-diff.mjs'))}).then((m) => process.stdout.write(JSON.stringify(m.summary(${JSON.stringify(firstFile)}, ${JSON.stringify(secondFile)}, ${top}))))`;
-  const out = spawnSync(process.execPath, ['--max-old-space-size=4096', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = spawnSync(process.execPath, ['--max-old-space-size=4096', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (out.status !== 0) throw new Error(`heap-diff failed: ${out.stderr}`);
   return JSON.parse(out.stdout);
 }

@@ -61,5 +61,6 @@ for (const arg of process.argv.slice(2)) {
     spent.set(part, (spent.get(part) ?? 0) + us);
   });
   console.log(`\n${file}: ${(busy / units).toFixed(0)} µs busy per unit (${units} units)`);
-  for (const [part, us] of [...spent].sort((a, b) => b[1] - a[1])) console.log(`${(us / units).toFixed(1).padStart(7)} µs  ${part}`);
+  for (const [part, us] of [...spent].sort((a, b) => b[1] - a[1]))
+    console.log(`${(us / units).toFixed(1).padStart(7)} µs  ${part}`);
 }

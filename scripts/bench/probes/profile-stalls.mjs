@@ -53,8 +53,11 @@ if (run !== null && run.us >= minUs) runs.push(run);
 
 const total = (profile.endTime - profile.startTime) / 1000;
 const busy = runs.reduce((a, r) => a + r.us, 0) / 1000;
-console.log(`${runs.length} busy runs of ${minText} ms or more in ${(total / 1000).toFixed(1)} s; ${busy.toFixed(0)} ms in them; longest ${(Math.max(0, ...runs.map((r) => r.us)) / 1000).toFixed(1)} ms`);
-for (const limit of [20, 50, 100, 200]) console.log(`  ≥ ${limit} ms: ${runs.filter((r) => r.us >= limit * 1000).length}`);
+console.log(
+  `${runs.length} busy runs of ${minText} ms or more in ${(total / 1000).toFixed(1)} s; ${busy.toFixed(0)} ms in them; longest ${(Math.max(0, ...runs.map((r) => r.us)) / 1000).toFixed(1)} ms`,
+);
+for (const limit of [20, 50, 100, 200])
+  console.log(`  ≥ ${limit} ms: ${runs.filter((r) => r.us >= limit * 1000).length}`);
 const sum = (key) => {
   const all = new Map();
   for (const r of runs) for (const [k, us] of r[key]) all.set(k, (all.get(k) ?? 0) + us);
@@ -66,6 +69,10 @@ console.log('\nin those runs, self time:');
 for (const [k, us] of sum('self')) console.log(`${((100 * us) / (busy * 1000)).toFixed(1).padStart(5)}%  ${k}`);
 console.log('\nthe 5 longest (ms from the profile start: length, top entries):');
 for (const r of [...runs].sort((a, b) => b.us - a.us).slice(0, 5)) {
-  const entries = [...r.entries].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join('; ');
+  const entries = [...r.entries]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`)
+    .join('; ');
   console.log(`  at ${((r.start - profile.startTime) / 1000).toFixed(0)}: ${(r.us / 1000).toFixed(1)} ms — ${entries}`);
 }

@@ -20,12 +20,20 @@ for (const [id, us] of self) {
   const where = callFrame.url.replace(/^file:\/\/.*?\/(node_modules|dist|src)\//, '$1/') || '(native)';
   const fn = `${callFrame.functionName || '(anonymous)'} ${where}:${callFrame.lineNumber + 1}`;
   fnTotals.set(fn, (fnTotals.get(fn) ?? 0) + us);
-  const pkg = where.startsWith('node_modules/') ? where.split('/').slice(0, where.startsWith('node_modules/@') ? 3 : 2).join('/') : where.startsWith('node:') ? 'node:*' : where;
+  const pkg = where.startsWith('node_modules/')
+    ? where
+        .split('/')
+        .slice(0, where.startsWith('node_modules/@') ? 3 : 2)
+        .join('/')
+    : where.startsWith('node:')
+      ? 'node:*'
+      : where;
   fileTotals.set(pkg, (fileTotals.get(pkg) ?? 0) + us);
 }
 const show = (title, map) => {
   console.log(`\n${title} (total ${(total / 1e6).toFixed(2)} s sampled)`);
-  for (const [name, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${name}`);
+  for (const [name, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${name}`);
 };
 show('self time by function', fnTotals);
 show('self time by file or package', fileTotals);

@@ -18,18 +18,29 @@ import { parseArgs } from 'node:util';
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
-  options: { after: { type: 'string', default: '9' }, seconds: { type: 'string', default: '4' }, out: { type: 'string' }, all: { type: 'boolean', default: false } },
+  options: {
+    after: { type: 'string', default: '9' },
+    seconds: { type: 'string', default: '4' },
+    out: { type: 'string' },
+    all: { type: 'boolean', default: false },
+  },
 });
 const port = Number(positionals[0]);
-if (!Number.isInteger(port) || port <= 0) throw new Error('give the inspector port: promoted.mjs <port> [--after=s] [--seconds=s]');
-if (typeof WebSocket !== 'function') throw new Error('run with node --experimental-websocket (Node 20 has no WebSocket client without it)');
+if (!Number.isInteger(port) || port <= 0)
+  throw new Error('give the inspector port: promoted.mjs <port> [--after=s] [--seconds=s]');
+if (typeof WebSocket !== 'function')
+  throw new Error('run with node --experimental-websocket (Node 20 has no WebSocket client without it)');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const target = await inspectorTarget(port, 60_000);
 await sleep(Number(options.after) * 1000);
 const inspector = await connect(target);
 await inspector.call('HeapProfiler.enable');
-await inspector.call('HeapProfiler.startSampling', { samplingInterval: 2048, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: options.all });
+await inspector.call('HeapProfiler.startSampling', {
+  samplingInterval: 2048,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: options.all,
+});
 await sleep(Number(options.seconds) * 1000);
 const { profile } = await inspector.call('HeapProfiler.getSamplingProfile');
 await inspector.call('HeapProfiler.stopSampling');
@@ -72,7 +83,9 @@ async function connect(url) {
     call: (method, params = {}) =>
       new Promise((resolve, reject) => {
         const id = (lastId += 1);
-        waiting.set(id, (message) => (message.error ? reject(new Error(`${method}: ${message.error.message}`)) : resolve(message.result)));
+        waiting.set(id, (message) =>
+          message.error ? reject(new Error(`${method}: ${message.error.message}`)) : resolve(message.result),
+        );
         socket.send(JSON.stringify({ id, method, params }));
       }),
     close: () => socket.close(),
@@ -96,6 +109,8 @@ function report(sampled, rows) {
   walk(sampled.head, []);
   console.log(`${options.all ? 'allocated' : 'promoted or still alive'}: ${(total / 1e6).toFixed(1)} MB sampled`);
   for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
-    console.log(`${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${(bytes / 1e6).toFixed(2).padStart(6)} MB  ${site}`);
+    console.log(
+      `${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${(bytes / 1e6).toFixed(2).padStart(6)} MB  ${site}`,
+    );
   }
 }

@@ -22,7 +22,14 @@ import { insertBenchEndpoint, ROOT } from '../suite/lib.mjs';
 import { statCpu } from '../suite/proc-stats.mjs';
 import { walFramesByBtree } from './wal.mjs';
 
-const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { repo: { type: 'string' }, 'no-endpoints': { type: 'boolean', default: false }, pages: { type: 'boolean', default: false } } });
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    repo: { type: 'string' },
+    'no-endpoints': { type: 'boolean', default: false },
+    pages: { type: 'boolean', default: false },
+  },
+});
 const [callbacksText = '20000', groupText = '4'] = positionals;
 const callbacks = Number(callbacksText);
 const group = Number(groupText);
@@ -52,8 +59,20 @@ const checkpointer = options.pages ? null : new WalCheckpointer(store.db, file, 
 store.accounts.createWithToken('bench', 'digest');
 const channels = [];
 for (let c = 0; c < COMPANIES; c += 1) {
-  const company = store.companies.insert({ accountId: 1, name: `company ${c}`, phone: null, description: null, webhookUrl: null }).id;
-  const channel = store.channels.insert({ companyId: company, provider: 'chat_b', state: 'enabled', settings: {}, credentials: {} });
+  const company = store.companies.insert({
+    accountId: 1,
+    name: `company ${c}`,
+    phone: null,
+    description: null,
+    webhookUrl: null,
+  }).id;
+  const channel = store.channels.insert({
+    companyId: company,
+    provider: 'chat_b',
+    state: 'enabled',
+    settings: {},
+    credentials: {},
+  });
   store.callbacks.create({ channelId: channel.id, api: 'v2', signingSecret: 'secret', verifyToken: 'token' });
   if (!options['no-endpoints']) insertBenchEndpoint(store, company);
   channels.push(channel.id);
@@ -66,23 +85,39 @@ const relaying = relay.run(abort.signal);
 
 const update = (n) => {
   const sender = { id: 1_000 + (n % SENDERS), is_bot: false, first_name: 'Sender' };
-  return { update_id: n, message: { message_id: n, date: 1_700_000_000, chat: { ...sender, type: 'private' }, from: sender, text: `message ${n}` } };
+  return {
+    update_id: n,
+    message: {
+      message_id: n,
+      date: 1_700_000_000,
+      chat: { ...sender, type: 'private' },
+      from: sender,
+      text: `message ${n}`,
+    },
+  };
 };
 /** Callbacks from..from+count, `group` at a time: each batch shares one transaction. */
 async function apply(from, count) {
   for (let n = from; n < from + count; n += group) {
     const batch = [];
     for (let k = n; k < Math.min(n + group, from + count); k += 1) {
-      batch.push(store.grouped(() => applyCallbackGrouped(store, { id: channels[k % COMPANIES], api: 'v2' }, normalizeBotUpdate(update(k)), presenters)));
+      batch.push(
+        store.grouped(() =>
+          applyCallbackGrouped(
+            store,
+            { id: channels[k % COMPANIES], api: 'v2' },
+            normalizeBotUpdate(update(k)),
+            presenters,
+          ),
+        ),
+      );
     }
     await Promise.all(batch);
   }
 }
 /** CPU ms per thread of this process, by thread id. */
 const threads = () =>
-  new Map(
-    fs.readdirSync('/proc/self/task').map((task) => [task, statCpu(`/proc/self/task/${task}/stat`)]),
-  );
+  new Map(fs.readdirSync('/proc/self/task').map((task) => [task, statCpu(`/proc/self/task/${task}/stat`)]));
 const written = () => Number(/wchar: (\d+)/.exec(fs.readFileSync(`/proc/self/task/${process.pid}/io`, 'utf8'))[1]);
 
 try {
@@ -95,7 +130,10 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const [bytes, wall] = [written() - written0, performance.now() - wall0];
   const byThread = [...threads()]
-    .map(([task, { name, ms }]) => [task === String(process.pid) ? 'event loop' : name, ms - (threads0.get(task)?.ms ?? 0)])
+    .map(([task, { name, ms }]) => [
+      task === String(process.pid) ? 'event loop' : name,
+      ms - (threads0.get(task)?.ms ?? 0),
+    ])
     .filter(([, ms]) => ms > 0)
     .map(([name, ms]) => `${name} ${((ms * 1000) / callbacks).toFixed(0)} µs`);
   if (store.outbox.lag().pending !== 0) throw new Error(`${store.outbox.lag().pending} outbox rows left pending`);
@@ -122,7 +160,9 @@ function gcd(a, b) {
 /** The WAL's frames by the table or index their page belongs to now (dbstat), per callback. */
 function framesByBtree() {
   const { total, byBtree } = walFramesByBtree(`${file}-wal`, store.db);
-  console.log(`WAL frames per callback: ${(total / callbacks).toFixed(2)}, by table or index (frames per callback, distinct pages):`);
+  console.log(
+    `WAL frames per callback: ${(total / callbacks).toFixed(2)}, by table or index (frames per callback, distinct pages):`,
+  );
   for (const [name, { frames: count, pages }] of byBtree) {
     console.log(`  ${name} ${(count / callbacks).toFixed(3)} (${pages} pages)`);
   }

@@ -18,7 +18,11 @@ const db = new Database(dbFile, { readonly: true, fileMustExist: true });
 const { total, commits, byBtree } = walFramesByBtree(`${dbFile}-wal`, db);
 db.close();
 if (commits === 0) throw new Error('no whole commit in the WAL yet');
-console.log(`${total} frames in ${commits} commits: ${(total / commits).toFixed(1)} per commit, by table or index (frames per commit, share, distinct pages):`);
+console.log(
+  `${total} frames in ${commits} commits: ${(total / commits).toFixed(1)} per commit, by table or index (frames per commit, share, distinct pages):`,
+);
 for (const [name, { frames, pages }] of byBtree) {
-  console.log(`${(frames / commits).toFixed(2).padStart(8)}  ${((frames / total) * 100).toFixed(1).padStart(5)} %  ${String(pages).padStart(6)}  ${name}`);
+  console.log(
+    `${(frames / commits).toFixed(2).padStart(8)}  ${((frames / total) * 100).toFixed(1).padStart(5)} %  ${String(pages).padStart(6)}  ${name}`,
+  );
 }

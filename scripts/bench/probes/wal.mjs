@@ -34,7 +34,12 @@ export function walFramesByBtree(walFile, db) {
   } finally {
     fs.closeSync(fd);
   }
-  const owner = new Map(db.prepare('SELECT name, pageno FROM dbstat').all().map((row) => [row.pageno, row.name]));
+  const owner = new Map(
+    db
+      .prepare('SELECT name, pageno FROM dbstat')
+      .all()
+      .map((row) => [row.pageno, row.name]),
+  );
   const byBtree = new Map();
   for (const [page, count] of frames) {
     const name = owner.get(page) ?? '(new or free)';

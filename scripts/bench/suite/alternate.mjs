@@ -21,8 +21,18 @@ import { epochNow, maxRate, waitArrivals } from './load.mjs';
  * CPU and the load generator's per callback.
  */
 export async function alternateIngest(contestants, { rounds, seconds, warmSeconds, checkLoad }) {
-  for (const c of contestants) checkLoad(await maxRate({ base: c.base, companies: c.companies, seconds: warmSeconds }), `${c.name}: warm-up`);
-  const tallies = contestants.map(() => ({ total: 0, seconds: 0, rounds: [], accepted: [], p50: 0, p99: 0, cpuMs: 0, loadMs: 0 }));
+  for (const c of contestants)
+    checkLoad(await maxRate({ base: c.base, companies: c.companies, seconds: warmSeconds }), `${c.name}: warm-up`);
+  const tallies = contestants.map(() => ({
+    total: 0,
+    seconds: 0,
+    rounds: [],
+    accepted: [],
+    p50: 0,
+    p99: 0,
+    cpuMs: 0,
+    loadMs: 0,
+  }));
   for (let round = 0; round < rounds; round += 1) {
     for (const index of turnOrder(contestants.length, round)) {
       const c = contestants[index];
@@ -60,13 +70,25 @@ export async function alternateIngest(contestants, { rounds, seconds, warmSecond
  * last arrival), each round's events/s, the callback → webhook latencies of every callback, and its
  * CPU, the receiver's and the load generator's per callback.
  */
-export async function alternateEndToEnd(contestants, { receiver, webhookCompanies, rounds, seconds, drainMs, checkLoad }) {
+export async function alternateEndToEnd(
+  contestants,
+  { receiver, webhookCompanies, rounds, seconds, drainMs, checkLoad },
+) {
   await receiver.useCompanies(webhookCompanies);
   for (const c of contestants) {
     await c.warm();
     await quiet(receiver);
   }
-  const tallies = contestants.map(() => ({ events: 0, callbacks: 0, seconds: 0, rounds: [], latencies: [], cpuMs: 0, receiverMs: 0, loadMs: 0 }));
+  const tallies = contestants.map(() => ({
+    events: 0,
+    callbacks: 0,
+    seconds: 0,
+    rounds: [],
+    latencies: [],
+    cpuMs: 0,
+    receiverMs: 0,
+    loadMs: 0,
+  }));
   for (let round = 0; round < rounds; round += 1) {
     for (const index of turnOrder(contestants.length, round)) {
       const c = contestants[index];
@@ -78,7 +100,10 @@ export async function alternateEndToEnd(contestants, { receiver, webhookCompanie
       checkLoad(result, c.name);
       const state = await waitArrivals(receiver, result.accepted, drainMs);
       if (state.bad > 0) throw new Error(`${c.name}: ${state.bad} webhooks failed signature verification`);
-      if (state.missing > 0) throw new Error(`${c.name}: ${state.missing} of ${result.accepted.length} events never arrived within ${drainMs / 1000}s`);
+      if (state.missing > 0)
+        throw new Error(
+          `${c.name}: ${state.missing} of ${result.accepted.length} events never arrived within ${drainMs / 1000}s`,
+        );
       tally.cpuMs += cpuOf(c.pids) - own;
       tally.receiverMs += cpuMsOf(receiver.pid) - received;
       tally.loadMs += cpuMsOf(process.pid) - load;
@@ -108,7 +133,7 @@ export async function alternateEndToEnd(contestants, { receiver, webhookCompanie
  * event (a conversation's update after its message) land before the next round counts.
  */
 async function quiet(receiver) {
-  for (let last = -1, calm = 0; calm < 3; ) {
+  for (let last = -1, calm = 0; calm < 3;) {
     const { hooks } = await receiver.status();
     calm = hooks === last ? calm + 1 : 0;
     last = hooks;

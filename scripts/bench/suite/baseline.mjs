@@ -24,7 +24,13 @@ export async function measureBare({ warmSeconds, seconds, handler = [], targets 
     const result = await maxRate({ base: bare.base, companies: targets, seconds });
     const perRequest = (ms) => (ms * 1000) / result.total;
     // `handled`: every request of the process's life, the units of its .cpuprofile (profile-categories.mjs).
-    return { ...result, handled: warm.total + result.total, machine: machine.stop().whole, bareUs: perRequest(cpuMsOf(bare.pid) - b0), loadUs: perRequest(cpuMsOf(process.pid) - g0) };
+    return {
+      ...result,
+      handled: warm.total + result.total,
+      machine: machine.stop().whole,
+      bareUs: perRequest(cpuMsOf(bare.pid) - b0),
+      loadUs: perRequest(cpuMsOf(process.pid) - g0),
+    };
   } finally {
     await bare.stop();
   }
@@ -38,9 +44,16 @@ export async function startBareKoa(cpuProf = null, handler = []) {
   const port = await freePort();
   // BENCH_FLOOR_NODE_ARGS: node flags for the baseline and the floors only (e.g. --trace-gc); what
   // they print after the start goes to the bench's stderr.
-  const nodeArgs = [...(process.env.BENCH_FLOOR_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [])];
+  const nodeArgs = [
+    ...(process.env.BENCH_FLOOR_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+    ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []),
+  ];
   const [script = 'suite/bare-koa.mjs', ...args] = handler;
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'scripts/bench', script), String(port), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, path.join(ROOT, 'scripts/bench', script), String(port), ...args],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await new Promise((resolve, reject) => {
     child.stdout.once('data', resolve);
     child.once('exit', () => reject(new Error(`${script} exited during start`)));

@@ -25,11 +25,19 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export function testBroker() {
   const port = process.env.KAFKA_PORT ?? '19092';
-  const home = process.env.GATEWAY_KAFKA_HOME ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'gateway-kafka');
+  const home =
+    process.env.GATEWAY_KAFKA_HOME ??
+    path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'gateway-kafka');
   const env = { ...process.env, KAFKA_LEASE: String(process.pid) };
   return {
     brokers: `127.0.0.1:${port}`,
-    run: (command) => spawnSync('bash', [path.join(ROOT, 'scripts/kafka/kafka.sh'), command], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+    run: (command) =>
+      spawnSync('bash', [path.join(ROOT, 'scripts/kafka/kafka.sh'), command], {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
     pid: () => Number(fs.readFileSync(path.join(home, `state-${port}`, 'kafka.pid'), 'utf8')),
   };
 }
@@ -64,7 +72,15 @@ export function percentile(sorted, p) {
  * Starts `node bin/gateway.js serve` (the built daemon) on a data dir; resolves once /healthz
  * answers (or, for a worker, once it logged that it started). Its log goes to <dataDir>/<name>.log.
  */
-export async function startDaemon({ name, dataDir, port, role = 'all', env = {}, cpuProf = null, nodeArgs: extraNodeArgs = [] }) {
+export async function startDaemon({
+  name,
+  dataDir,
+  port,
+  role = 'all',
+  env = {},
+  cpuProf = null,
+  nodeArgs: extraNodeArgs = [],
+}) {
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(dataDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
@@ -88,7 +104,11 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
       GATEWAY_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       // BENCH_GATEWAY_<KEY>=v in the bench's environment sets GATEWAY_<KEY>=v for every daemon
       // (experiments, e.g. BENCH_GATEWAY_WEBHOOK_THREADS=0).
-      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('BENCH_GATEWAY_')).map(([key, value]) => [key.slice('BENCH_'.length), value])),
+      ...Object.fromEntries(
+        Object.entries(process.env)
+          .filter(([key]) => key.startsWith('BENCH_GATEWAY_'))
+          .map(([key, value]) => [key.slice('BENCH_'.length), value]),
+      ),
       ...env,
     },
     stdio: ['ignore', out, out],
@@ -99,12 +119,19 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited) throw new Error(`${name} exited during start (${JSON.stringify(exited)}); log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
-    if (Date.now() > deadline) throw new Error(`${name} did not start within 60 s; log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+    if (exited)
+      throw new Error(
+        `${name} exited during start (${JSON.stringify(exited)}); log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`,
+      );
+    if (Date.now() > deadline)
+      throw new Error(`${name} did not start within 60 s; log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
     if (role === 'worker') {
       if (fs.readFileSync(logFile, 'utf8').includes('"worker started"')) break;
     } else {
-      const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
     }
     await sleep(100);
@@ -130,7 +157,11 @@ export async function startDaemon({ name, dataDir, port, role = 'all', env = {},
 export async function call(base, method, urlPath, { body, admin = false, expect = [200, 201, 202] } = {}) {
   const headers = admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'x-private-api-token': API_TOKEN };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${urlPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${base}${urlPath}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   if (!expect.includes(response.status)) throw new Error(`${method} ${urlPath}: ${response.status} ${text}`);
   return text === '' ? undefined : JSON.parse(text);
@@ -158,11 +189,25 @@ export async function setupCompanies(base, receiverUrl, count, concurrency = 1, 
 
 export async function setupCompany(base, webhookUrl) {
   const companyId = (await call(base, 'POST', '/p1/companies', { body: { name: 'Bench Co' } })).data.external_id;
-  const channelId = (await call(base, 'POST', `/p1/companies/${companyId}/channels`, { body: { provider: 'chat_b', token: '123456:bench-bot' } })).data.external_id;
+  const channelId = (
+    await call(base, 'POST', `/p1/companies/${companyId}/channels`, {
+      body: { provider: 'chat_b', token: '123456:bench-bot' },
+    })
+  ).data.external_id;
   const info = await call(base, 'GET', `/admin/channels/${channelId}/callback`, { admin: true });
   let webhook = null;
-  if (webhookUrl) webhook = (await call(base, 'POST', `/api/p2/companies/${companyId}/webhooks`, { body: { url: webhookUrl, active: true } })).webhook;
-  return { companyId, channelId, secretToken: info.secrets.secret_token, callbackPath: `/callbacks/chat_b/${channelId}`, webhookSecret: webhook?.secret ?? null, endpointId: webhook?.id ?? null };
+  if (webhookUrl)
+    webhook = (
+      await call(base, 'POST', `/api/p2/companies/${companyId}/webhooks`, { body: { url: webhookUrl, active: true } })
+    ).webhook;
+  return {
+    companyId,
+    channelId,
+    secretToken: info.secrets.secret_token,
+    callbackPath: `/callbacks/chat_b/${channelId}`,
+    webhookSecret: webhook?.secret ?? null,
+    endpointId: webhook?.id ?? null,
+  };
 }
 
 /**
@@ -172,6 +217,9 @@ export async function setupCompany(base, webhookUrl) {
  */
 export function insertBenchEndpoint(store, companyId) {
   const now = Date.now();
-  const sql = "INSERT INTO webhook_endpoints (company_id, source, url, secret, created_at, updated_at) VALUES (?, 'api', 'https://receiver.example/hook', ?, ?, ?)";
-  return Number(store.db.prepare(sql).run(companyId, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now, now).lastInsertRowid);
+  const sql =
+    "INSERT INTO webhook_endpoints (company_id, source, url, secret, created_at, updated_at) VALUES (?, 'api', 'https://receiver.example/hook', ?, ?, ?)";
+  return Number(
+    store.db.prepare(sql).run(companyId, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now, now).lastInsertRowid,
+  );
 }

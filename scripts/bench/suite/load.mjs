@@ -36,7 +36,10 @@ export const takeN = () => counter++;
  */
 export async function maxRate({ base, companies, seconds, connections = 32, senders = 10_000, firstSender = 100_000 }) {
   const accepted = [];
-  const targets = companies.map((c) => ({ path: c.callbackPath, headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': c.secretToken } }));
+  const targets = companies.map((c) => ({
+    path: c.callbackPath,
+    headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': c.secretToken },
+  }));
   const result = await autocannon({
     url: base,
     connections,
@@ -51,7 +54,12 @@ export async function maxRate({ base, companies, seconds, connections = 32, send
           const mine = takeN();
           context.n = mine;
           const target = targets[mine % targets.length];
-          return { ...req, path: target.path, headers: target.headers, body: botBody(mine, senders, epochNow(), firstSender) };
+          return {
+            ...req,
+            path: target.path,
+            headers: target.headers,
+            body: botBody(mine, senders, epochNow(), firstSender),
+          };
         },
         onResponse(status, _body, context) {
           if (status >= 200 && status < 300) accepted.push(context.n);
@@ -80,8 +88,15 @@ export async function fixedRate({ base, companies, rate, seconds, senders = 10_0
   // keep-alive connections. Opened on demand, they were opened in the measured seconds whenever the
   // answers slowed, and some callbacks were then answered 100-500 ms after they were sent while the
   // daemon's request log had none above 84 ms.
-  await Promise.all(Array.from({ length: connections }, () => pool.request({ method: 'GET', path: '/healthz' }).then((res) => res.body.dump())));
-  const targets = companies.map((c) => ({ path: c.callbackPath, headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': c.secretToken } }));
+  await Promise.all(
+    Array.from({ length: connections }, () =>
+      pool.request({ method: 'GET', path: '/healthz' }).then((res) => res.body.dump()),
+    ),
+  );
+  const targets = companies.map((c) => ({
+    path: c.callbackPath,
+    headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': c.secretToken },
+  }));
   const latencies = [];
   const accepted = [];
   let failed = 0;
@@ -97,7 +112,12 @@ export async function fixedRate({ base, companies, rate, seconds, senders = 10_0
       const t0 = performance.now();
       const target = targets[mine % targets.length];
       const p = pool
-        .request({ method: 'POST', path: target.path, headers: target.headers, body: botBody(mine, senders, epochNow()) })
+        .request({
+          method: 'POST',
+          path: target.path,
+          headers: target.headers,
+          body: botBody(mine, senders, epochNow()),
+        })
         .then(async (res) => {
           await res.body.dump();
           latencies.push(performance.now() - t0);
@@ -114,7 +134,15 @@ export async function fixedRate({ base, companies, rate, seconds, senders = 10_0
   const elapsed = (performance.now() - start) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { rate: sent / elapsed, total: sent, failed, accepted, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p999: percentile(latencies, 99.9) };
+  return {
+    rate: sent / elapsed,
+    total: sent,
+    failed,
+    accepted,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    p999: percentile(latencies, 99.9),
+  };
 }
 
 /**
@@ -133,7 +161,10 @@ export async function waitIdle(base, timeoutMs) {
     const text = await response.text();
     left = text
       .split('\n')
-      .filter((line) => /^gateway_(outbox_pending_rows|stream_lag_messages)\b/.test(line) && Number(line.split(' ').at(-1)) > 0);
+      .filter(
+        (line) =>
+          /^gateway_(outbox_pending_rows|stream_lag_messages)\b/.test(line) && Number(line.split(' ').at(-1)) > 0,
+      );
     idleTimes = left.length === 0 ? idleTimes + 1 : 0;
     const waitedMs = performance.now() - started;
     if (idleTimes === 2) return { waitedMs, left: null };
@@ -147,10 +178,21 @@ export async function waitIdle(base, timeoutMs) {
  * defaults when not given), `check`ed, then the wait until every event it set off reached the
  * receiver; throws, naming `what`, when some never did.
  */
-export async function warmUp({ receiver, base, companies, seconds, drainMs, what, connections, firstSender, check = () => {} }) {
+export async function warmUp({
+  receiver,
+  base,
+  companies,
+  seconds,
+  drainMs,
+  what,
+  connections,
+  firstSender,
+  check = () => {},
+}) {
   const warm = await maxRate({ base, companies, seconds, connections, firstSender });
   check(warm, `${what}: warm-up`);
-  if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0) throw new Error(`${what}: warm-up events never arrived`);
+  if ((await waitArrivals(receiver, warm.accepted, drainMs)).missing > 0)
+    throw new Error(`${what}: warm-up events never arrived`);
 }
 
 /** Waits until every accepted message number reached the receiver, or the timeout passed; answers the receiver's status. */

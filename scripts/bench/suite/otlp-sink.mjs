@@ -23,7 +23,7 @@ function varint(buffer, at) {
 /** The length-delimited fields numbered `field` of a protobuf message, as [start, end] ranges. */
 function fields(buffer, start, end, field) {
   const found = [];
-  for (let at = start; at < end; ) {
+  for (let at = start; at < end;) {
     const [key, next] = varint(buffer, at);
     const wire = key & 7;
     at = next;

@@ -25,7 +25,11 @@ export function prefillStore(dbFile, { companyId, channelId, conversations, mess
        SELECT company_id, channel_id, id, @now, @now FROM contacts WHERE channel_id = @channelId AND external_id LIKE 'pre%'`,
     ).run({ channelId, now });
   })();
-  const conv = db.prepare("SELECT min(c.id) AS first, min(k.id) AS contact FROM conversations c JOIN contacts k ON k.id = c.contact_id WHERE k.external_id LIKE 'pre%'").get();
+  const conv = db
+    .prepare(
+      "SELECT min(c.id) AS first, min(k.id) AS contact FROM conversations c JOIN contacts k ON k.id = c.contact_id WHERE k.external_id LIKE 'pre%'",
+    )
+    .get();
   const chunk = 500_000;
   for (let from = 0; from < messages; from += chunk) {
     const to = Math.min(messages, from + chunk);
@@ -35,7 +39,17 @@ export function prefillStore(dbFile, { companyId, channelId, conversations, mess
          INSERT INTO messages (company_id, channel_id, conversation_id, contact_id, external_id, income, status, text, created_at, external_created_at)
          SELECT @companyId, @channelId, @firstConv + (i % @conversations), @firstContact + (i % @conversations), 'pre:' || i, 1, 'created',
                 'A prefilled message number ' || i, @now, @now - (@messages - i) * 1000 FROM n`,
-      ).run({ from, to, companyId, channelId, firstConv: conv.first, firstContact: conv.contact, conversations, messages, now });
+      ).run({
+        from,
+        to,
+        companyId,
+        channelId,
+        firstConv: conv.first,
+        firstContact: conv.contact,
+        conversations,
+        messages,
+        now,
+      });
       db.prepare(
         `WITH RECURSIVE n(i) AS (SELECT @from UNION ALL SELECT i + 1 FROM n WHERE i < @to - 1)
          INSERT INTO callback_receipts (channel_id, key, created_at) SELECT @channelId, 'update:pre' || i, @now FROM n`,
@@ -48,7 +62,11 @@ export function prefillStore(dbFile, { companyId, channelId, conversations, mess
   ).run(channelId);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.exec('ANALYZE');
-  const counts = db.prepare('SELECT (SELECT count(*) FROM messages) AS messages, (SELECT count(*) FROM conversations) AS conversations').get();
+  const counts = db
+    .prepare(
+      'SELECT (SELECT count(*) FROM messages) AS messages, (SELECT count(*) FROM conversations) AS conversations',
+    )
+    .get();
   db.close();
   // synchronous = OFF left the file's pages to the kernel's writeback: flushed here, not by the
   // daemon's first checkpoint (its fsync took 0.6 s at the start of the measured run).

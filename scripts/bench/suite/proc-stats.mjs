@@ -17,7 +17,10 @@ export function rssOf(pid) {
 export function statCpu(file) {
   const raw = fs.readFileSync(file, 'utf8');
   const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-  return { name: raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')')), ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+  return {
+    name: raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')')),
+    ms: (Number(fields[11]) + Number(fields[12])) * 10,
+  };
 }
 
 /** CPU ms a process has used, all its threads. */
@@ -30,7 +33,12 @@ export const percents = ({ busy, idle, steal }) => `${busy.toFixed(0)} / ${idle.
 
 /** The machine's CPU ticks so far (Linux /proc/stat, all CPUs): busy, idle (with I/O wait) and steal. */
 function machineTicks() {
-  const [, user, nice, system, idle, iowait, irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).map(Number);
+  const [, user, nice, system, idle, iowait, irq, softirq, steal] = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
 }
 
@@ -43,7 +51,11 @@ export function sampleMachine(everyMs = 1_000) {
   let last = machineTicks();
   const share = (from, to) => {
     const total = to.busy + to.idle + to.steal - (from.busy + from.idle + from.steal) || 1;
-    return { busy: (100 * (to.busy - from.busy)) / total, idle: (100 * (to.idle - from.idle)) / total, steal: (100 * (to.steal - from.steal)) / total };
+    return {
+      busy: (100 * (to.busy - from.busy)) / total,
+      idle: (100 * (to.idle - from.idle)) / total,
+      steal: (100 * (to.steal - from.steal)) / total,
+    };
   };
   const first = last;
   const timer = setInterval(() => {
@@ -82,7 +94,11 @@ export function sampleRss(pids, everyMs = 200) {
 export function rssThirds(samples, steady = samples) {
   const mean = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length / 1024 / 1024;
   const window = Math.max(1, Math.round(steady.length / 3));
-  return { peak: samples.reduce((max, s) => Math.max(max, s.rss), 0) / 1024 / 1024, first: mean(steady.slice(0, window)), last: mean(steady.slice(-window)) };
+  return {
+    peak: samples.reduce((max, s) => Math.max(max, s.rss), 0) / 1024 / 1024,
+    first: mean(steady.slice(0, window)),
+    last: mean(steady.slice(-window)),
+  };
 }
 
 /** CPU ms per thread of a process (name, ms), the busiest first. */

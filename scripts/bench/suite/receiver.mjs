@@ -28,7 +28,8 @@ function verifier(secret) {
     const id = headers['webhook-id'];
     const timestamp = headers['webhook-timestamp'];
     const signatures = headers['webhook-signature'];
-    if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') throw new Error('missing headers');
+    if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string')
+      throw new Error('missing headers');
     if (Math.abs(Date.now() / 1000 - Number(timestamp)) > TOLERANCE_S) throw new Error('timestamp out of tolerance');
     const expected = crypto.createHmac('sha256', key).update(`${id}.${timestamp}.${raw}`).digest();
     const ok = signatures.split(' ').some((entry) => {
@@ -109,7 +110,16 @@ process.on('message', (message) => {
       break;
     case 'status': {
       const missing = expected.filter((n) => !state.arrived.has(n)).length;
-      process.send({ type: 'status', missing, arrived: state.arrived.size, replayed: state.replayed.size, bad: state.bad, hooks: state.hooks, ids: state.ids.size, lastArrival: state.lastArrival });
+      process.send({
+        type: 'status',
+        missing,
+        arrived: state.arrived.size,
+        replayed: state.replayed.size,
+        bad: state.bad,
+        hooks: state.hooks,
+        ids: state.ids.size,
+        lastArrival: state.lastArrival,
+      });
       break;
     }
     case 'latencies':

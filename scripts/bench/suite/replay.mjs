@@ -19,14 +19,40 @@ export async function replayScenario({ daemon, dataDir, receiver, row, P, compan
   // endpoint go out one at a time, so a replay to a single endpoint is bounded by its round trip.
   for (const [index, c] of companies.entries()) {
     const count = Math.floor(P.replay / companies.length) + (index < P.replay % companies.length ? 1 : 0);
-    prefillFailedDeliveries(path.join(dataDir('s5-replay'), 'gateway.db'), { companyId: c.companyId, endpointId: c.endpointId, count, from: index * 1_000_000 });
+    prefillFailedDeliveries(path.join(dataDir('s5-replay'), 'gateway.db'), {
+      companyId: c.companyId,
+      endpointId: c.endpointId,
+      count,
+      from: index * 1_000_000,
+    });
   }
   await receiver.useCompanies(companies);
   // Baseline: what the receiver itself takes (signed POSTs, verified) at maximum rate.
-  const body = JSON.stringify({ id: 'evt_base', event: 'create', type: 'message', created_at: new Date().toISOString(), object: { id: 1, message: 'x:baseline' } });
-  const headers = { 'content-type': 'application/json', 'webhook-id': 'evt_base', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
-  headers['webhook-signature'] = new Webhook(company.webhookSecret).sign('evt_base', new Date(Number(headers['webhook-timestamp']) * 1000), body);
-  const base = await autocannon({ url: `${receiver.url}?c=0`, method: 'POST', headers, body, connections: 8, duration: P.ingest });
+  const body = JSON.stringify({
+    id: 'evt_base',
+    event: 'create',
+    type: 'message',
+    created_at: new Date().toISOString(),
+    object: { id: 1, message: 'x:baseline' },
+  });
+  const headers = {
+    'content-type': 'application/json',
+    'webhook-id': 'evt_base',
+    'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+  };
+  headers['webhook-signature'] = new Webhook(company.webhookSecret).sign(
+    'evt_base',
+    new Date(Number(headers['webhook-timestamp']) * 1000),
+    body,
+  );
+  const base = await autocannon({
+    url: `${receiver.url}?c=0`,
+    method: 'POST',
+    headers,
+    body,
+    connections: 8,
+    duration: P.ingest,
+  });
   const baseRps = base.requests.total / base.duration;
   await receiver.reset();
   d = await daemon('s5-replay');
@@ -46,21 +72,46 @@ export async function replayScenario({ daemon, dataDir, receiver, row, P, compan
     const samples = rss.stop()[d.pid];
     const seconds = (state.lastArrival - t0) / 1000;
     if (state.bad > 0) throw new Error(`${state.bad} webhooks failed signature verification`);
-    if (state.replayed < P.replay) throw new Error(`only ${state.replayed} of ${P.replay} replays arrived (task ${task.id})`);
+    if (state.replayed < P.replay)
+      throw new Error(`only ${state.replayed} of ${P.replay} replays arrived (task ${task.id})`);
     const rate = P.replay / seconds;
-    row('5 replay', `deliveries/s (${P.replay.toLocaleString('en')} replayed)`, rate, { baseline: baseRps, ratio: rate / baseRps, target: '≥ 2,000/s', ok: rate >= 2000 });
+    row('5 replay', `deliveries/s (${P.replay.toLocaleString('en')} replayed)`, rate, {
+      baseline: baseRps,
+      ratio: rate / baseRps,
+      target: '≥ 2,000/s',
+      ok: rate >= 2000,
+    });
     // Steady to the end: the deliveries of the last third of the sending time against the first
     // third's (from the first poll that saw one arrive: the task's start is not a rate).
     const begun = progress.find((p) => p.replayed > 0)?.at ?? t0;
     const third = (state.lastArrival - begun) / 3;
     const replayedAt = (at) => progress.findLast((p) => p.at <= at)?.replayed ?? 0;
-    const [first, last] = [(replayedAt(begun + third) - replayedAt(begun)) / third, (P.replay - replayedAt(begun + 2 * third)) / third];
+    const [first, last] = [
+      (replayedAt(begun + third) - replayedAt(begun)) / third,
+      (P.replay - replayedAt(begun + 2 * third)) / third,
+    ];
     // A third shorter than a few polls (the quick form's 2,000) says nothing.
-    if (third >= 3_000) row('5 replay', 'deliveries/s, first → last third of the replay', `${(first * 1000).toFixed(0)} → ${(last * 1000).toFixed(0)}`, { ratio: last / first, target: '≥ 0.9', ok: last / first >= 0.9 });
+    if (third >= 3_000)
+      row(
+        '5 replay',
+        'deliveries/s, first → last third of the replay',
+        `${(first * 1000).toFixed(0)} → ${(last * 1000).toFixed(0)}`,
+        { ratio: last / first, target: '≥ 0.9', ok: last / first >= 0.9 },
+      );
     const rssOfReplay = rssThirds(samples);
     row('5 replay', 'peak RSS (MB)', rssOfReplay.peak, { target: '≤ 200', ok: rssOfReplay.peak <= 200 });
     // Growth needs thirds of a few samples each (one a second): the quick form's replay is over in one.
-    if (samples.length >= 9) row('5 replay', 'RSS, first → last third (MB)', `${rssOfReplay.first.toFixed(0)} → ${rssOfReplay.last.toFixed(0)}`, { ratio: rssOfReplay.last / rssOfReplay.first, target: 'growth < 5 %', ok: rssOfReplay.last / rssOfReplay.first < 1.05 });
+    if (samples.length >= 9)
+      row(
+        '5 replay',
+        'RSS, first → last third (MB)',
+        `${rssOfReplay.first.toFixed(0)} → ${rssOfReplay.last.toFixed(0)}`,
+        {
+          ratio: rssOfReplay.last / rssOfReplay.first,
+          target: 'growth < 5 %',
+          ok: rssOfReplay.last / rssOfReplay.first < 1.05,
+        },
+      );
   } finally {
     await d.stop();
   }

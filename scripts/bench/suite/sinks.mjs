@@ -10,12 +10,18 @@ import { ROOT } from './lib.mjs';
  * (http/protobuf or http/json); `status()` answers the export requests, bytes and spans received.
  */
 export async function startOtlpSink(protocol = 'http/protobuf') {
-  const child = fork(path.join(ROOT, 'scripts/bench/suite/otlp-sink.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(ROOT, 'scripts/bench/suite/otlp-sink.mjs'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const next = () => new Promise((resolve) => child.once('message', resolve));
   const { port } = await next();
   return {
     pid: child.pid,
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_TRACES_SAMPLER: 'always_on' },
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+      OTEL_TRACES_SAMPLER: 'always_on',
+    },
     status: () => {
       const answer = next();
       child.send({ type: 'status' });
@@ -35,7 +41,9 @@ export async function startOtlpSink(protocol = 'http/protobuf') {
  * (performance.timeOrigin + performance.now()), comparable across the two processes.
  */
 export async function startReceiver() {
-  const child = fork(path.join(ROOT, 'scripts/bench/suite/receiver.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(ROOT, 'scripts/bench/suite/receiver.mjs'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const replies = [];
   let waiting = null;
   child.on('message', (message) => {
@@ -45,7 +53,8 @@ export async function startReceiver() {
       w(message);
     } else replies.push(message);
   });
-  const next = () => (replies.length > 0 ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = resolve)));
+  const next = () =>
+    replies.length > 0 ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = resolve));
   let queue = Promise.resolve();
   /** One request at a time over IPC, each answered by one message. */
   const ask = (message) => {
@@ -67,7 +76,8 @@ export async function startReceiver() {
     expect: (accepted) => ask({ type: 'expect', expect: accepted }),
     status: () => ask({ type: 'status' }),
     /** Callback → webhook ms of the given message numbers that arrived, sorted. */
-    latencies: async (of) => (await ask({ type: 'latencies', of })).latencies.filter((l) => l !== null).sort((a, b) => a - b),
+    latencies: async (of) =>
+      (await ask({ type: 'latencies', of })).latencies.filter((l) => l !== null).sort((a, b) => a - b),
     /** Callback → webhook ms of each given message number, in the order given (null: not arrived). */
     latenciesOf: async (of) => (await ask({ type: 'latencies', of })).latencies,
     async close() {

@@ -20,7 +20,13 @@ import { presentChannelItem } from '../../presenters/v1.js';
 const pageQuery = validator(v1PageQuery);
 
 /** v1 channels of a company (contract section 4, "v1 Channels"). */
-export function channelRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, flows: ConnectionFlows, presenters: Presenters): void {
+export function channelRoutes(
+  router: Router<AppState>,
+  store: Store,
+  auth: Middleware<AppState>,
+  flows: ConnectionFlows,
+  presenters: Presenters,
+): void {
   const base = '/p1/companies/:companyId/channels';
 
   router.get(base, auth, (ctx) => {

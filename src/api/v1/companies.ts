@@ -19,7 +19,6 @@ const pageQuery = validator(v1PageQuery);
 const createBody = validator(companyCreateBody);
 const updateBody = validator(companyUpdateBody);
 
-
 /**
  * Keeps the company's webhook_url mirrored as its `company` webhook endpoint (docs/design.md section 9),
  * inside the transaction of the company change: an address that would be a sixth endpoint is a 422

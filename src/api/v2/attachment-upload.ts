@@ -13,7 +13,14 @@ import type { Store } from '../../store/store.js';
 import { requireCompany } from '../lookup.js';
 import { FILE_URL_FIELD, type FileFetcher } from './fetch-file.js';
 import { FILE_FIELD, type ReceivedParts } from './receive-file.js';
-import { keepUpload, leaveMultipartUnread, receiveMultipart, removeQuietly, type StoragePlace, type UploadSlots } from './upload-intake.js';
+import {
+  keepUpload,
+  leaveMultipartUnread,
+  receiveMultipart,
+  removeQuietly,
+  type StoragePlace,
+  type UploadSlots,
+} from './upload-intake.js';
 
 const uploadBody = validator(attachmentUploadBody);
 
@@ -37,7 +44,10 @@ interface Received {
  * `company_id` in the body, the file as the multipart `file` part or downloaded from `file_url`
  * (src/api/v2/fetch-file.ts), `metadata` optional. Answers 201 `{attachment}`.
  */
-export function documentedUploadRoute(router: Router<AppState>, { store, auth, config, slots, fetcher, presenters }: DocumentedUploadDeps): void {
+export function documentedUploadRoute(
+  router: Router<AppState>,
+  { store, auth, config, slots, fetcher, presenters }: DocumentedUploadDeps,
+): void {
   const early = new WeakMap<object, Received>();
 
   /**
@@ -70,15 +80,22 @@ export function documentedUploadRoute(router: Router<AppState>, { store, auth, c
     }
     const place = received?.place ?? slots.place();
     try {
-      const input = received === undefined ? readJsonOrForm(ctx) : uploadBody(withoutToken(fieldsOf(received.parts)), 'text');
+      const input =
+        received === undefined ? readJsonOrForm(ctx) : uploadBody(withoutToken(fieldsOf(received.parts)), 'text');
       const company = requireCompany(store, ctx, input.company_id);
       let file = received?.parts.file;
       if (file !== undefined && input.file_url !== undefined) {
-        throw ValidationFailed.field(FILE_URL_FIELD, `send either a ${FILE_FIELD} part or a ${FILE_URL_FIELD}, not both`);
+        throw ValidationFailed.field(
+          FILE_URL_FIELD,
+          `send either a ${FILE_FIELD} part or a ${FILE_URL_FIELD}, not both`,
+        );
       }
       if (file === undefined) {
         if (input.file_url === undefined) {
-          throw ValidationFailed.field(FILE_FIELD, `${FILE_FIELD} or ${FILE_URL_FIELD} is required: a multipart/form-data file part, or the URL to download it from`);
+          throw ValidationFailed.field(
+            FILE_FIELD,
+            `${FILE_FIELD} or ${FILE_URL_FIELD} is required: a multipart/form-data file part, or the URL to download it from`,
+          );
         }
         const url = input.file_url;
         file = await slots.hold(ctx, () => fetcher.fetch(url, place.part));
@@ -96,7 +113,10 @@ export function documentedUploadRoute(router: Router<AppState>, { store, auth, c
 function readJsonOrForm(ctx: AppContext) {
   const body = ctx.request.body as Record<string, unknown> | undefined;
   if (body !== undefined && FILE_FIELD in body) {
-    throw ValidationFailed.field(FILE_FIELD, `a ${FILE_FIELD} is sent as a multipart/form-data file part; in a JSON or form body give ${FILE_URL_FIELD}`);
+    throw ValidationFailed.field(
+      FILE_FIELD,
+      `a ${FILE_FIELD} is sent as a multipart/form-data file part; in a JSON or form body give ${FILE_URL_FIELD}`,
+    );
   }
   return readInput(ctx, uploadBody);
 }

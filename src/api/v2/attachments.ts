@@ -29,7 +29,14 @@ export function attachmentsFolder(config: Pick<Config, 'dataDir'>): string {
  * (`POST /api/p2/attachments`, src/api/v2/attachment-upload.ts), and the public file route behind
  * `attachment_url` and `preview_url`.
  */
-export function attachmentRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, config: Config, fetcher: FileFetcher, presenters: Presenters): void {
+export function attachmentRoutes(
+  router: Router<AppState>,
+  store: Store,
+  auth: Middleware<AppState>,
+  config: Config,
+  fetcher: FileFetcher,
+  presenters: Presenters,
+): void {
   const folder = attachmentsFolder(config);
   const slots = new UploadSlots(config.uploadConcurrency, folder);
 
@@ -37,7 +44,11 @@ export function attachmentRoutes(router: Router<AppState>, store: Store, auth: M
     const company = findCompany(store, ctx, 'companyId');
     const place = slots.place();
     const { file } = await receiveMultipart(ctx, slots, place.part, config.attachmentMaxBytes);
-    if (file === undefined) throw ValidationFailed.field(FILE_FIELD, `${FILE_FIELD} is required: send it as a file part of a multipart/form-data body`);
+    if (file === undefined)
+      throw ValidationFailed.field(
+        FILE_FIELD,
+        `${FILE_FIELD} is required: send it as a file part of a multipart/form-data body`,
+      );
     const row = await keepUpload(store, place, company.id, file);
     ctx.status = 201;
     ctx.body = { attachment: presenters.attachment(row) };
@@ -50,7 +61,8 @@ export function attachmentRoutes(router: Router<AppState>, store: Store, auth: M
     const key = ctx.params.storageKey ?? '';
     const row = STORAGE_KEY.test(key) ? store.attachments.findByStorageKey(key) : undefined;
     // The name must be the one handed out: one URL per file, nothing to vary for a confused reader.
-    if (row === undefined || ctx.params.fileName !== row.file_name) throw new NotFound('There is no file at this address.');
+    if (row === undefined || ctx.params.fileName !== row.file_name)
+      throw new NotFound('There is no file at this address.');
     const file = path.join(folder, row.storage_key);
     const stat = await fs.promises.stat(file).catch(() => undefined);
     if (stat === undefined) throw new NotFound('There is no file at this address.');

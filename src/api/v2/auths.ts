@@ -1,7 +1,14 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { channelCreateBodies, type Provider } from '../../../schemas/v1/channels.js';
-import { accountAuthListQuery, authActionBody, authCreateCommon, authEnableBody, authListQuery, type SyncPeriod } from '../../../schemas/v2/auths.js';
+import {
+  accountAuthListQuery,
+  authActionBody,
+  authCreateCommon,
+  authEnableBody,
+  authListQuery,
+  type SyncPeriod,
+} from '../../../schemas/v2/auths.js';
 import { createAuth, deleteAuth, planAuthAction, type AuthAction } from '../../domain/auths.js';
 import { connectionFor, OAUTH_PROVIDERS, oauthConnection, withSyncPeriod } from '../../domain/channels.js';
 import { recordEvent } from '../../domain/events.js';
@@ -32,12 +39,17 @@ const enableBody = validator(authEnableBody);
  * for the paths). Every state change writes its auth event (contract section 6) in the same
  * transaction.
  */
-export function authRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, flows: ConnectionFlows): void {
+export function authRoutes(
+  router: Router<AppState>,
+  store: Store,
+  auth: Middleware<AppState>,
+  flows: ConnectionFlows,
+): void {
   const base = '/api/p2/companies/:companyId/auths';
 
   router.get('/api/p2/auths', auth, (ctx) => {
     const input = readInput(ctx, accountListQuery);
-        const { rows, total } = store.channels.listForAccount(accountOf(ctx).id, toWindow(input));
+    const { rows, total } = store.channels.listForAccount(accountOf(ctx).id, toWindow(input));
     ctx.body = { auths: authObjectsOf(store, rows), meta: toMeta(input.page, input.per_page, total) };
   });
 
@@ -45,7 +57,7 @@ export function authRoutes(router: Router<AppState>, store: Store, auth: Middlew
     const company = findCompany(store, ctx, 'companyId');
     const input = readInput(ctx, listQuery);
     matchPathCompany(company, input.company_id);
-        const { rows, total } = store.channels.listPage(company.id, toWindow(input));
+    const { rows, total } = store.channels.listPage(company.id, toWindow(input));
     ctx.body = { auths: authObjectsOf(store, rows), meta: toMeta(input.page, input.per_page, total) };
   });
 
@@ -53,7 +65,12 @@ export function authRoutes(router: Router<AppState>, store: Store, auth: Middlew
     const company = findCompany(store, ctx, 'companyId');
     const { provider, input, oauth, syncPeriod } = readCreate(ctx, company);
     const now = new Date();
-    const connection = withSyncPeriod(provider, oauth ? oauthConnection() : connectionFor(provider, input, now), syncPeriod, now);
+    const connection = withSyncPeriod(
+      provider,
+      oauth ? oauthConnection() : connectionFor(provider, input, now),
+      syncPeriod,
+      now,
+    );
     const created = createAuth(store, { companyId: company.id, provider, ...connection });
     // Creating starts the connection: the answer (and an auth.update) carries its qr, code or oauth_provider_url.
     const signal = await flows.startAfterCreate(created);
@@ -109,7 +126,8 @@ async function changeState(
   if (plan.kind === 'refuse') throw new Conflict(plan.reason);
   if (plan.kind === 'needs_code') throw ValidationFailed.field('code', plan.reason);
   if (plan.kind === 'needs_connector') {
-    const signal = action === 'enable' ? await verifyCode(flows, found, String(input.code)) : await startConfirmation(flows, found);
+    const signal =
+      action === 'enable' ? await verifyCode(flows, found, String(input.code)) : await startConfirmation(flows, found);
     const now = store.channels.find(company.id, found.id);
     if (now === undefined) throw new NotFound(`Auth ${found.id} was not found.`);
     return { ...authObjectOf(store, now), ...signal };
@@ -157,7 +175,10 @@ export function matchPathCompany(company: CompanyRow, companyId: number | undefi
  * The create request: company check, provider, then the provider's variant, every failing field of
  * these passes answered together in one 422.
  */
-function readCreate(ctx: RouteContext, company: CompanyRow): { provider: Provider; input: Input; oauth: boolean; syncPeriod: SyncPeriod | undefined } {
+function readCreate(
+  ctx: RouteContext,
+  company: CompanyRow,
+): { provider: Provider; input: Input; oauth: boolean; syncPeriod: SyncPeriod | undefined } {
   const problems = new Map<string, FieldProblem>();
   const collect = <T>(read: () => T): T | undefined => {
     try {
@@ -173,7 +194,8 @@ function readCreate(ctx: RouteContext, company: CompanyRow): { provider: Provide
   const provider = collect(() => readInput(ctx, providerBody).provider);
   const oauth = provider !== undefined && isOAuthCreate(ctx, provider);
   const input = provider === undefined ? undefined : oauth ? {} : collect(() => readVariant(ctx, provider));
-  if (provider === undefined || input === undefined || problems.size > 0) throw new ValidationFailed([...problems.values()]);
+  if (provider === undefined || input === undefined || problems.size > 0)
+    throw new ValidationFailed([...problems.values()]);
   return { provider, input, oauth, syncPeriod: common?.sync_period };
 }
 
@@ -203,7 +225,9 @@ function readVariant(ctx: RouteContext, provider: Provider): Input {
   } catch (error) {
     if (!aliased || !(error instanceof ValidationFailed)) throw error;
     throw new ValidationFailed(
-      error.problems.map((p) => (p.field === 'phone' ? { field: 'phone_number', detail: p.detail.replace(/^phone\b/, 'phone_number') } : p)),
+      error.problems.map((p) =>
+        p.field === 'phone' ? { field: 'phone_number', detail: p.detail.replace(/^phone\b/, 'phone_number') } : p,
+      ),
     );
   }
   return input;

@@ -45,7 +45,12 @@ export class FileFetcher {
     for (let hop = 0; ; hop += 1) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refused(`${url.protocol} is not http or https`);
       this.guard.checkLiteral(url.hostname);
-      const answer = await request(url, { dispatcher: this.agent, method: 'GET', signal, headers: { 'user-agent': 'gateway-attachments/1', accept: '*/*' } });
+      const answer = await request(url, {
+        dispatcher: this.agent,
+        method: 'GET',
+        signal,
+        headers: { 'user-agent': 'gateway-attachments/1', accept: '*/*' },
+      });
       const location = answer.headers.location;
       if (REDIRECTS.has(answer.statusCode) && typeof location === 'string') {
         await answer.body.dump();
@@ -110,10 +115,13 @@ function unreachable(url: string, error: unknown, timeoutMs: number): Validation
   const cause = (error as { cause?: unknown }).cause;
   const blocked = error instanceof BlockedAddressError ? error : cause instanceof BlockedAddressError ? cause : null;
   if (blocked !== null) {
-    return refused(`${blocked.reason}, which attachments may not be fetched from: private, loopback, link-local or reserved addresses are refused`);
+    return refused(
+      `${blocked.reason}, which attachments may not be fetched from: private, loopback, link-local or reserved addresses are refused`,
+    );
   }
   const name = (error as Error)?.name;
-  if (name === 'TimeoutError' || name === 'AbortError') return refused(`it did not send the whole file within ${timeoutMs} ms`);
+  if (name === 'TimeoutError' || name === 'AbortError')
+    return refused(`it did not send the whole file within ${timeoutMs} ms`);
   const code = (error as { code?: string }).code ?? (cause as { code?: string } | undefined)?.code;
   return refused(`${new URL(url).host} could not be reached${code ? ` (${code})` : ''}`);
 }

@@ -3,7 +3,15 @@ import fs from 'node:fs';
 /** Voice notes: Ogg audio (Opus, as the messengers record them, or Vorbis). */
 const VOICE_NOTE_TYPES = new Set(['audio/ogg', 'audio/opus']);
 /** Text formats magic bytes cannot tell apart; a client's claim of one is kept when the content is text. */
-const TEXT_TYPES = new Set(['text/plain', 'text/csv', 'text/markdown', 'text/calendar', 'text/vcard', 'text/x-vcard', 'application/json']);
+const TEXT_TYPES = new Set([
+  'text/plain',
+  'text/csv',
+  'text/markdown',
+  'text/calendar',
+  'text/vcard',
+  'text/x-vcard',
+  'application/json',
+]);
 
 export interface FileFacts {
   mimeType: string;

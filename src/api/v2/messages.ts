@@ -23,7 +23,12 @@ const writeFirstInput = validator(writeFirstBody);
 const deleteBody = validator(messageDeleteBody);
 
 /** v2 messages: read a conversation's history, send into it, delete from it, write first (contract section 4). */
-export function messageRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, presenters: Presenters): void {
+export function messageRoutes(
+  router: Router<AppState>,
+  store: Store,
+  auth: Middleware<AppState>,
+  presenters: Presenters,
+): void {
   router.get('/api/p2/conversations/:id/messages', auth, (ctx) => {
     const input = readInput(ctx, listQuery);
     const conversation = requireConversation(store, requireCompany(store, ctx, input.company_id), ctx.params.id);
@@ -57,7 +62,12 @@ export function messageRoutes(router: Router<AppState>, store: Store, auth: Midd
       storeOutgoing(
         store,
         requireConversation(store, company, ctx.params.id),
-        { text: input.text, attachmentId: input.attachment_ids?.[0], repliedToId: input.replied_to_id, sendToCrm: input.send_to_crm },
+        {
+          text: input.text,
+          attachmentId: input.attachment_ids?.[0],
+          repliedToId: input.replied_to_id,
+          sendToCrm: input.send_to_crm,
+        },
         presenters,
       ),
     );
@@ -68,7 +78,9 @@ export function messageRoutes(router: Router<AppState>, store: Store, auth: Midd
   router.delete('/api/p2/conversations/:id/messages', auth, (ctx) => {
     const input = readInput(ctx, deleteBody);
     const company = requireCompany(store, ctx, input.company_id);
-    const messages = store.transaction(() => deleteMessages(store, requireConversation(store, company, ctx.params.id), input.message_ids, presenters));
+    const messages = store.transaction(() =>
+      deleteMessages(store, requireConversation(store, company, ctx.params.id), input.message_ids, presenters),
+    );
     ctx.body = { messages };
   });
 

@@ -26,7 +26,10 @@ export interface ReceivedParts {
 export async function receiveFile(req: IncomingMessage, partPath: string, maxBytes: number): Promise<ReceivedFile> {
   const { file } = await receiveParts(req, partPath, maxBytes);
   if (file === undefined) {
-    throw ValidationFailed.field(FILE_FIELD, `${FILE_FIELD} is required: send it as a file part of a multipart/form-data body`);
+    throw ValidationFailed.field(
+      FILE_FIELD,
+      `${FILE_FIELD} is required: send it as a file part of a multipart/form-data body`,
+    );
   }
   return file;
 }
@@ -37,7 +40,12 @@ export async function receiveFile(req: IncomingMessage, partPath: string, maxByt
  * malformed, cut short) the partial file is closed and removed before the error is thrown, and the
  * rest of the body is read and dropped, so that the client gets to read the answer.
  */
-export async function receiveParts(req: IncomingMessage, partPath: string, maxBytes: number, timeoutMs?: number): Promise<ReceivedParts> {
+export async function receiveParts(
+  req: IncomingMessage,
+  partPath: string,
+  maxBytes: number,
+  timeoutMs?: number,
+): Promise<ReceivedParts> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -54,7 +62,8 @@ export async function receiveParts(req: IncomingMessage, partPath: string, maxBy
   const fields: [string, string][] = [];
   const parsed = new Promise<void>((resolve, reject) => {
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated || info.nameTruncated) reject(new BadRequest(`The multipart field "${name.slice(0, 64)}" is longer than 64 KiB.`));
+      if (info.valueTruncated || info.nameTruncated)
+        reject(new BadRequest(`The multipart field "${name.slice(0, 64)}" is longer than 64 KiB.`));
       else fields.push([name, value]);
     });
     parser.on('file', (field, stream, info) => {
@@ -63,8 +72,14 @@ export async function receiveParts(req: IncomingMessage, partPath: string, maxBy
         if (field === FILE_FIELD) reject(oneFileOnly());
         return;
       }
-      file = { fileName: cleanFileName(info.filename), declaredType: info.mimeType, sink: new FileSink(stream, partPath) };
-      stream.once('limit', () => reject(new PayloadTooLarge(`The file is larger than the limit of ${maxBytes} bytes.`)));
+      file = {
+        fileName: cleanFileName(info.filename),
+        declaredType: info.mimeType,
+        sink: new FileSink(stream, partPath),
+      };
+      stream.once('limit', () =>
+        reject(new PayloadTooLarge(`The file is larger than the limit of ${maxBytes} bytes.`)),
+      );
       file.sink.written.catch(reject);
     });
     parser.once('filesLimit', () => reject(oneFileOnly()));
@@ -119,7 +134,9 @@ class FileSink {
     });
     this.written = new Promise<number>((resolve, reject) => {
       // Closed, not only finished: the file is renamed and read right after.
-      this.out.once('close', () => (this.out.writableFinished ? resolve(this.size) : reject(new Error('the file was not written completely'))));
+      this.out.once('close', () =>
+        this.out.writableFinished ? resolve(this.size) : reject(new Error('the file was not written completely')),
+      );
       this.out.once('error', reject);
       part.once('error', reject);
     });
@@ -145,7 +162,7 @@ function oneFileOnly(): ValidationFailed {
 export function cleanFileName(name: string | undefined): string {
   // Browsers (and fetch's FormData) send a quote in a file name as %22 (WHATWG multipart encoding).
   const base = (name ?? '').replaceAll('%22', '"').split(/[/\\]/).pop() ?? '';
-   
+
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   const short = [...clean].slice(0, MAX_FILE_NAME).join('');
   return short === '' || short === '.' || short === '..' ? 'file' : short;

@@ -82,9 +82,16 @@ export class UploadSlots {
  * within it is a 408. A refused upload's connection is not reused: what the client still sends is
  * dropped (discardRest).
  */
-export async function receiveMultipart(ctx: AppContext, slots: UploadSlots, part: string, maxBytes: number, timeoutMs?: number): Promise<ReceivedParts> {
+export async function receiveMultipart(
+  ctx: AppContext,
+  slots: UploadSlots,
+  part: string,
+  maxBytes: number,
+  timeoutMs?: number,
+): Promise<ReceivedParts> {
   try {
-    if (!ctx.request.is('multipart/form-data')) throw new UnsupportedMediaType(`Send the file as multipart/form-data in the "${FILE_FIELD}" field.`);
+    if (!ctx.request.is('multipart/form-data'))
+      throw new UnsupportedMediaType(`Send the file as multipart/form-data in the "${FILE_FIELD}" field.`);
     requireIdentityEncoding(ctx.req, 'An upload');
     return await slots.hold(ctx, () => receiveParts(ctx.req, part, maxBytes, timeoutMs));
   } catch (error) {
@@ -108,19 +115,35 @@ export const leaveMultipartUnread: Middleware<AppState> = (ctx, next) => {
  * the client's metadata where the bytes say nothing, then moved to its storage key and its row
  * inserted. On any failure the file is removed and nothing is kept.
  */
-export async function keepUpload(store: Store, place: StoragePlace, companyId: number, upload: ReceivedFile, metadata: UploadMetadata = {}): Promise<AttachmentRow> {
+export async function keepUpload(
+  store: Store,
+  place: StoragePlace,
+  companyId: number,
+  upload: ReceivedFile,
+  metadata: UploadMetadata = {},
+): Promise<AttachmentRow> {
   try {
     const facts = await inspectFile(upload.path, upload.declaredType);
     const isAudio = facts.mimeType.startsWith('audio/');
     const isImage = facts.mimeType.startsWith('image/');
     if (metadata.push_to_talk === true && !isAudio) {
-      throw ValidationFailed.field('metadata/push_to_talk', `push_to_talk is for audio files only (this file is ${facts.mimeType})`);
+      throw ValidationFailed.field(
+        'metadata/push_to_talk',
+        `push_to_talk is for audio files only (this file is ${facts.mimeType})`,
+      );
     }
     if (metadata.data !== undefined && Object.keys(metadata.data).length > 0 && !isImage) {
-      throw ValidationFailed.field('metadata/data', `data (width and height) is for images only (this file is ${facts.mimeType})`);
+      throw ValidationFailed.field(
+        'metadata/data',
+        `data (width and height) is for images only (this file is ${facts.mimeType})`,
+      );
     }
     const declared = metadata.data;
-    const useDeclared = isImage && (facts.width === null || facts.height === null) && declared?.width !== undefined && declared.height !== undefined;
+    const useDeclared =
+      isImage &&
+      (facts.width === null || facts.height === null) &&
+      declared?.width !== undefined &&
+      declared.height !== undefined;
     await fs.promises.rename(upload.path, place.stored);
     return store.transaction(() =>
       store.attachments.insert({

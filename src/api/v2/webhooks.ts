@@ -1,7 +1,12 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { V1_WEBHOOK_EVENT_TYPES } from '../../../schemas/objects/webhook.js';
-import { webhookActionBody, webhookCreateBody, webhookListQuery, webhookUpdateBody } from '../../../schemas/v2/webhooks.js';
+import {
+  webhookActionBody,
+  webhookCreateBody,
+  webhookListQuery,
+  webhookUpdateBody,
+} from '../../../schemas/v2/webhooks.js';
 import { describeFailure, type EndpointTester } from '../../dispatch/endpoint-test.js';
 import { answersSecret, type AppState, type RouteContext } from '../../http/context.js';
 import { Conflict, NotFound, ValidationFailed } from '../../errors/errors.js';
@@ -35,7 +40,14 @@ const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook e
  * active through an update only once it answered the signed test POST (src/dispatch/endpoint-test.ts)
  * with a 2xx; `POST .../test` sends that same POST on demand.
  */
-export function webhookRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>, tester: EndpointTester, guard: SsrfGuard, metrics?: Metrics): void {
+export function webhookRoutes(
+  router: Router<AppState>,
+  store: Store,
+  auth: Middleware<AppState>,
+  tester: EndpointTester,
+  guard: SsrfGuard,
+  metrics?: Metrics,
+): void {
   const base = '/api/p2/companies/:companyId/webhooks';
 
   router.get(base, auth, (ctx) => {
@@ -57,7 +69,10 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
     requireReachableUrl(guard, input.url, 'url');
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
-        throw ValidationFailed.field('', `Company ${company.id} cannot have another webhook endpoint: ${LIMIT_TEXT}. Delete one first.`);
+        throw ValidationFailed.field(
+          '',
+          `Company ${company.id} cannot have another webhook endpoint: ${LIMIT_TEXT}. Delete one first.`,
+        );
       }
       return store.webhooks.create({
         companyId: company.id,
@@ -91,14 +106,31 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
           `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
         );
       }
-      const v2Types = endpoint.source === 'company' ? (input.event_types ?? []).filter((name) => !(V1_WEBHOOK_EVENT_TYPES as readonly string[]).includes(name)) : [];
+      const v2Types =
+        endpoint.source === 'company'
+          ? (input.event_types ?? []).filter((name) => !(V1_WEBHOOK_EVENT_TYPES as readonly string[]).includes(name))
+          : [];
       if (v2Types.length > 0) {
-        throw ValidationFailed.field('event_types', `the company's webhook_url receives v1 payloads only (${V1_WEBHOOK_EVENT_TYPES.join(', ')}), not ${v2Types.join(', ')}: create an endpoint for v2 events`);
+        throw ValidationFailed.field(
+          'event_types',
+          `the company's webhook_url receives v1 payloads only (${V1_WEBHOOK_EVENT_TYPES.join(', ')}), not ${v2Types.join(', ')}: create an endpoint for v2 events`,
+        );
       }
       await checkActivation(tester, endpoint, input);
       // A change of `active` writes webhook.disabled or webhook.enabled in the same transaction.
       const { endpoint: updated, stateChange } = store.transaction(() =>
-        changeWebhookEndpoint(store, endpoint, { url: input.url, eventTypes: input.event_types, active: input.active, ordering: input.ordering, rateLimit: input.rate_limit }, 'api'),
+        changeWebhookEndpoint(
+          store,
+          endpoint,
+          {
+            url: input.url,
+            eventTypes: input.event_types,
+            active: input.active,
+            ordering: input.ordering,
+            rateLimit: input.rate_limit,
+          },
+          'api',
+        ),
       );
       if (stateChange !== null) metrics?.endpointStateChanged(stateChange.state, stateChange.by);
       ctx.body = { webhook: presentWebhook(updated) };
@@ -113,7 +145,8 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
         `Webhook endpoint ${endpoint.id} is the company's webhook_url: clear it with PUT /p1/companies/${company.id} (webhook_url null).`,
       );
     }
-    if (!store.transaction(() => store.webhooks.delete(endpoint.id))) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
+    if (!store.transaction(() => store.webhooks.delete(endpoint.id)))
+      throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
     ctx.status = 204; // as the pages document: no body
   });
 
@@ -140,7 +173,11 @@ export function webhookRoutes(router: Router<AppState>, store: Store, auth: Midd
  * An update that activates an endpoint, or moves an active one to another url, first sends the
  * test POST to the url it would have; anything but a 2xx refuses the update (422), changing nothing.
  */
-async function checkActivation(tester: EndpointTester, endpoint: WebhookEndpointRow, input: { url?: string; active?: boolean }): Promise<void> {
+async function checkActivation(
+  tester: EndpointTester,
+  endpoint: WebhookEndpointRow,
+  input: { url?: string; active?: boolean },
+): Promise<void> {
   const url = input.url ?? endpoint.url;
   const activating = input.active === true && endpoint.active !== 1;
   const moving = url !== endpoint.url && (input.active ?? endpoint.active === 1);

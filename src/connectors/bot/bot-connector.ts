@@ -16,26 +16,48 @@ export class BotConnector implements SendConnector {
   async send(job: ProviderSendJob & { send: SendRequest }): Promise<SendResult> {
     const { send } = job;
     const token = send.credentials.token;
-    if (this.baseUrl === null) return { kind: 'failed', permanent: true, error: { code: 'not_configured', title: 'Cannot send: GATEWAY_CHAT_B_API_URL is not set.' } };
-    if (typeof token !== 'string') return { kind: 'failed', permanent: true, error: { code: 'not_configured', title: 'Cannot send: the channel has no bot token.' } };
+    if (this.baseUrl === null)
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'not_configured', title: 'Cannot send: GATEWAY_CHAT_B_API_URL is not set.' },
+      };
+    if (typeof token !== 'string')
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'not_configured', title: 'Cannot send: the channel has no bot token.' },
+      };
     const { method, body } = botCall(send);
     // The token is part of the path: this URL is never logged nor put into an error.
     const outcome = await this.http.call('POST', `${this.baseUrl}/bot${token}/${method}`, {}, body);
     if (outcome.ok) {
-      const result = (outcome.answer.body as { ok?: unknown; result?: { message_id?: unknown; chat?: { id?: unknown } } } | undefined)?.result;
+      const result = (
+        outcome.answer.body as { ok?: unknown; result?: { message_id?: unknown; chat?: { id?: unknown } } } | undefined
+      )?.result;
       if (typeof result?.message_id !== 'number' && typeof result?.message_id !== 'string') {
-        return { kind: 'failed', permanent: true, error: { code: 'bad_provider_answer', title: 'The provider answered without a message_id.' } };
+        return {
+          kind: 'failed',
+          permanent: true,
+          error: { code: 'bad_provider_answer', title: 'The provider answered without a message_id.' },
+        };
       }
       const chatId = result.chat?.id;
-      const chat = typeof chatId === 'number' || typeof chatId === 'string' ? String(chatId) : send.recipient.external_id;
+      const chat =
+        typeof chatId === 'number' || typeof chatId === 'string' ? String(chatId) : send.recipient.external_id;
       return { kind: 'sent', externalId: `${chat}:${String(result.message_id)}` };
     }
-    const answer = outcome.body as { error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } } | undefined;
-    const retryAfter = typeof answer?.parameters?.retry_after === 'number' ? answer.parameters.retry_after * 1000 : outcome.retryAfterMs;
+    const answer = outcome.body as
+      { error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } } | undefined;
+    const retryAfter =
+      typeof answer?.parameters?.retry_after === 'number' ? answer.parameters.retry_after * 1000 : outcome.retryAfterMs;
     return {
       kind: 'failed',
       permanent: outcome.permanent,
-      error: { code: isScalar(answer?.error_code) ? `provider_${answer.error_code}` : outcome.error.code, title: clip(answer?.description) ?? outcome.error.title },
+      error: {
+        code: isScalar(answer?.error_code) ? `provider_${answer.error_code}` : outcome.error.code,
+        title: clip(answer?.description) ?? outcome.error.title,
+      },
       retryAfterMs: retryAfter,
     };
   }
@@ -47,10 +69,13 @@ export function botCall(send: SendRequest): { method: string; body: Record<strin
   // Our ids of bot-style messages are `<chat id>:<message id>`: the provider wants the message id.
   if (send.reply_to !== null) {
     const messageId = Number(send.reply_to.split(':').at(-1));
-    if (Number.isInteger(messageId)) body.reply_parameters = { message_id: messageId, allow_sending_without_reply: true };
+    if (Number.isInteger(messageId))
+      body.reply_parameters = { message_id: messageId, allow_sending_without_reply: true };
   }
   if (send.attachment === null) return { method: 'sendMessage', body: { ...body, text: send.text ?? '' } };
-  const field = { image: 'photo', video: 'video', audio: 'audio', voice: 'voice', document: 'document' }[send.attachment.kind];
+  const field = { image: 'photo', video: 'video', audio: 'audio', voice: 'voice', document: 'document' }[
+    send.attachment.kind
+  ];
   const method = `send${field[0]!.toUpperCase()}${field.slice(1)}`;
   return { method, body: { ...body, [field]: send.attachment.url, ...(send.text ? { caption: send.text } : {}) } };
 }

@@ -36,23 +36,56 @@ export class CloudConnector implements SendConnector, TemplateSource {
     const phoneNumberId = send.settings.vendor_channel_id;
     const token = this.tokenOf(send.credentials);
     if (this.options.baseUrl === null) return notConfigured('GATEWAY_CHAT_A_BUSINESS_API_URL is not set');
-    if (typeof phoneNumberId !== 'string') return notConfigured('the channel has no vendor_channel_id (its phone-number id)');
+    if (typeof phoneNumberId !== 'string')
+      return notConfigured('the channel has no vendor_channel_id (its phone-number id)');
     if (token === null) return notConfigured('the channel has no token and GATEWAY_CHAT_A_BUSINESS_TOKEN is not set');
-    const outcome = await this.http.call('POST', `${this.options.baseUrl}/${encodeURIComponent(phoneNumberId)}/messages`, auth(token), cloudMessage(send));
-    if (!outcome.ok) return { kind: 'failed', permanent: outcome.permanent, error: cloudError(outcome), retryAfterMs: outcome.retryAfterMs };
+    const outcome = await this.http.call(
+      'POST',
+      `${this.options.baseUrl}/${encodeURIComponent(phoneNumberId)}/messages`,
+      auth(token),
+      cloudMessage(send),
+    );
+    if (!outcome.ok)
+      return {
+        kind: 'failed',
+        permanent: outcome.permanent,
+        error: cloudError(outcome),
+        retryAfterMs: outcome.retryAfterMs,
+      };
     const id = (outcome.answer.body as { messages?: { id?: unknown }[] } | undefined)?.messages?.[0]?.id;
-    if (typeof id !== 'string') return { kind: 'failed', permanent: true, error: { code: 'bad_provider_answer', title: 'The provider answered without a message id.' } };
+    if (typeof id !== 'string')
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'bad_provider_answer', title: 'The provider answered without a message id.' },
+      };
     return { kind: 'sent', externalId: id };
   }
 
-  async fetchTemplates(channel: { settings: Record<string, unknown>; credentials: Record<string, unknown> }): Promise<ProviderTemplate[]> {
+  async fetchTemplates(channel: {
+    settings: Record<string, unknown>;
+    credentials: Record<string, unknown>;
+  }): Promise<ProviderTemplate[]> {
     const accountId = channel.settings.vendor_client_id;
     const token = this.tokenOf(channel.credentials);
-    if (this.options.baseUrl === null) throw new ConnectorCallError(true, { code: 'not_configured', title: 'GATEWAY_CHAT_A_BUSINESS_API_URL is not set.' });
-    if (typeof accountId !== 'string') throw new ConnectorCallError(true, { code: 'not_configured', title: 'The channel has no vendor_client_id (its business account id).' });
-    if (token === null) throw new ConnectorCallError(true, { code: 'not_configured', title: 'The channel has no token and GATEWAY_CHAT_A_BUSINESS_TOKEN is not set.' });
+    if (this.options.baseUrl === null)
+      throw new ConnectorCallError(true, {
+        code: 'not_configured',
+        title: 'GATEWAY_CHAT_A_BUSINESS_API_URL is not set.',
+      });
+    if (typeof accountId !== 'string')
+      throw new ConnectorCallError(true, {
+        code: 'not_configured',
+        title: 'The channel has no vendor_client_id (its business account id).',
+      });
+    if (token === null)
+      throw new ConnectorCallError(true, {
+        code: 'not_configured',
+        title: 'The channel has no token and GATEWAY_CHAT_A_BUSINESS_TOKEN is not set.',
+      });
     const templates: ProviderTemplate[] = [];
-    let url: string | undefined = `${this.options.baseUrl}/${encodeURIComponent(accountId)}/message_templates?limit=100`;
+    let url: string | undefined =
+      `${this.options.baseUrl}/${encodeURIComponent(accountId)}/message_templates?limit=100`;
     // Follow the provider's cursor, within reason.
     for (let page = 0; url !== undefined && page < 50; page += 1) {
       const outcome: CallOutcome = await this.http.call('GET', url, auth(token));
@@ -106,11 +139,22 @@ function auth(token: string): Record<string, string> {
 
 /** The send body: text, media by the URL of our attachment, or a template with body parameters. */
 export function cloudMessage(send: SendRequest): Record<string, unknown> {
-  const base: Record<string, unknown> = { messaging_product: MESSAGING_PRODUCT, recipient_type: 'individual', to: send.recipient.phone ?? send.recipient.external_id };
+  const base: Record<string, unknown> = {
+    messaging_product: MESSAGING_PRODUCT,
+    recipient_type: 'individual',
+    to: send.recipient.phone ?? send.recipient.external_id,
+  };
   if (send.reply_to !== null) base.context = { message_id: send.reply_to };
   if (send.template !== null) {
-    const components = send.template.parameters.length === 0 ? [] : [{ type: 'body', parameters: send.template.parameters.map((text) => ({ type: 'text', text })) }];
-    return { ...base, type: 'template', template: { name: send.template.name, language: { code: send.template.language }, components } };
+    const components =
+      send.template.parameters.length === 0
+        ? []
+        : [{ type: 'body', parameters: send.template.parameters.map((text) => ({ type: 'text', text })) }];
+    return {
+      ...base,
+      type: 'template',
+      template: { name: send.template.name, language: { code: send.template.language }, components },
+    };
   }
   if (send.attachment !== null) {
     const type = send.attachment.kind === 'voice' ? 'audio' : send.attachment.kind;
@@ -126,7 +170,10 @@ export function cloudMessage(send: SendRequest): Record<string, unknown> {
 function cloudError(outcome: Extract<CallOutcome, { ok: false }>): { code: string; title: string } {
   const error = (outcome.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
   if (error === undefined) return outcome.error;
-  return { code: isScalar(error.code) ? `provider_${error.code}` : outcome.error.code, title: clip(error.message) ?? outcome.error.title };
+  return {
+    code: isScalar(error.code) ? `provider_${error.code}` : outcome.error.code,
+    title: clip(error.message) ?? outcome.error.title,
+  };
 }
 
 function notConfigured(why: string): SendResult {

@@ -66,7 +66,10 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
       default:
         if (channel.provider === 'social_c_business') {
           this.report(channel.id, [{ kind: 'pages', pages: SANDBOX_PAGES }], this.stepMs);
-          return { oauth_provider_url: `https://sandbox.invalid/oauth/authorize?channel=${channel.id}`, state: 'pending' };
+          return {
+            oauth_provider_url: `https://sandbox.invalid/oauth/authorize?channel=${channel.id}`,
+            state: 'pending',
+          };
         }
         return { state: 'enabled' };
     }
@@ -78,7 +81,13 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
         this.connectLater(channel, 'sandbox: pairing code entered');
         return { sessionId: `sbx-${randomBytes(8).toString('hex')}`, code: pairingCode(), ttl: '60' };
       case 'chat_b_personal':
-        return { code_length: 5, code_type: 'sms', expires_in: 120, next_type: 'call', session_id: randomInt(1, 2 ** 31) };
+        return {
+          code_length: 5,
+          code_type: 'sms',
+          expires_in: 120,
+          next_type: 'call',
+          session_id: randomInt(1, 2 ** 31),
+        };
       default:
         return {};
     }
@@ -89,8 +98,16 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
    * its sync period), and the history is synchronized one step after that.
    */
   private connectLater(channel: SessionChannel, reason: string): void {
-    this.report(channel.id, [{ kind: 'state', state: 'enabled', reason, account: SANDBOX_ACCOUNT }, ...sandboxHistory(channel)], 4 * this.stepMs);
-    this.report(channel.id, [{ kind: 'notice', notice: 'synchronized', at: Date.now() + 5 * this.stepMs }], 5 * this.stepMs);
+    this.report(
+      channel.id,
+      [{ kind: 'state', state: 'enabled', reason, account: SANDBOX_ACCOUNT }, ...sandboxHistory(channel)],
+      4 * this.stepMs,
+    );
+    this.report(
+      channel.id,
+      [{ kind: 'notice', notice: 'synchronized', at: Date.now() + 5 * this.stepMs }],
+      5 * this.stepMs,
+    );
   }
 
   async confirm(channel: SessionChannel): Promise<ConfirmAnswer> {
@@ -104,7 +121,14 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
    */
   async completeOAuth(channel: SessionChannel, params: { page?: string }): Promise<OAuthAnswer> {
     if (channel.provider === 'social_a' && params.page === undefined) {
-      return { state: 'pending', pages: SANDBOX_PAGES.map((page) => ({ id: page.id, name: page.name, oauth_provider_url: oauthRedirect(channel, page.id) })) };
+      return {
+        state: 'pending',
+        pages: SANDBOX_PAGES.map((page) => ({
+          id: page.id,
+          name: page.name,
+          oauth_provider_url: oauthRedirect(channel, page.id),
+        })),
+      };
     }
     this.reportHistory(channel);
     return { state: 'enabled', account: { username: 'sandbox.account' } };
@@ -137,7 +161,11 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
 
   async send(job: ProviderSendJob & { send: SendRequest }): Promise<SendResult & { later?: LaterStatus[] }> {
     if (job.send.text?.trim() === SANDBOX_REFUSE_TEXT) {
-      return { kind: 'failed', permanent: true, error: { code: 'sandbox_refused', title: `The sandbox refuses every message "${SANDBOX_REFUSE_TEXT}".` } };
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'sandbox_refused', title: `The sandbox refuses every message "${SANDBOX_REFUSE_TEXT}".` },
+      };
     }
     return {
       kind: 'sent',
@@ -151,8 +179,24 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
 
   async fetchTemplates(): Promise<ProviderTemplate[]> {
     return [
-      { id: 'sbx_welcome', name: 'welcome', language: 'en', body: 'Hello {{1}}, welcome to {{2}}!', header_content_type: null, header: null, namespace: 'sandbox' },
-      { id: 'sbx_order_shipped', name: 'order_shipped', language: 'en', body: 'Your order {{1}} has shipped.', header_content_type: 'text', header: 'Good news', namespace: 'sandbox' },
+      {
+        id: 'sbx_welcome',
+        name: 'welcome',
+        language: 'en',
+        body: 'Hello {{1}}, welcome to {{2}}!',
+        header_content_type: null,
+        header: null,
+        namespace: 'sandbox',
+      },
+      {
+        id: 'sbx_order_shipped',
+        name: 'order_shipped',
+        language: 'en',
+        body: 'Your order {{1}} has shipped.',
+        header_content_type: 'text',
+        header: 'Good news',
+        namespace: 'sandbox',
+      },
     ];
   }
 }
@@ -168,12 +212,21 @@ export const SANDBOX_HISTORY_AGES_MS = [2 * 3_600_000, 3 * 86_400_000, 20 * 86_4
  * since the auth's `sync_messages_from`; none without it (no sync asked for).
  */
 export function sandboxHistory(channel: Pick<SessionChannel, 'id' | 'settings'>, now = Date.now()): IngestItem[] {
-  const from = typeof channel.settings.sync_messages_from === 'string' ? Date.parse(channel.settings.sync_messages_from) : Number.NaN;
+  const from =
+    typeof channel.settings.sync_messages_from === 'string'
+      ? Date.parse(channel.settings.sync_messages_from)
+      : Number.NaN;
   if (Number.isNaN(from)) return [];
   return SANDBOX_HISTORY_AGES_MS.filter((age) => now - age >= from).map((age, i) => ({
     kind: 'message',
     externalId: `sbx_history_${channel.id}_${age}`,
-    chat: { externalId: '79990000001', externalPublicId: '79990000001', name: 'Sandbox History', phone: '79990000001', isGroup: false },
+    chat: {
+      externalId: '79990000001',
+      externalPublicId: '79990000001',
+      name: 'Sandbox History',
+      phone: '79990000001',
+      isGroup: false,
+    },
     income: true,
     sentAt: now - age,
     text: `History message ${i + 1}`,
@@ -185,7 +238,10 @@ export function sandboxHistory(channel: Pick<SessionChannel, 'id' | 'settings'>,
 
 /** The gateway's OAuth redirect of a channel, as the provider sends the user's browser to it (`page`: one page's). */
 function oauthRedirect(channel: SessionChannel, page?: string): string {
-  const query = new URLSearchParams({ state: typeof channel.credentials.oauth_state === 'string' ? channel.credentials.oauth_state : '', code: `sbx-${randomBytes(6).toString('hex')}` });
+  const query = new URLSearchParams({
+    state: typeof channel.credentials.oauth_state === 'string' ? channel.credentials.oauth_state : '',
+    code: `sbx-${randomBytes(6).toString('hex')}`,
+  });
   if (page !== undefined) query.set('page', page);
   return `${channel.callback.url}/oauth?${query.toString()}`;
 }

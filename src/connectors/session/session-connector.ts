@@ -50,16 +50,26 @@ export class ConnectorProtocolClient implements SendConnector, SessionConnector,
     return start;
   }
 
-  async requestCode(channel: SessionChannel, params: { challenge_variant?: string; challenge_type?: string }): Promise<Record<string, unknown>> {
+  async requestCode(
+    channel: SessionChannel,
+    params: { challenge_variant?: string; challenge_type?: string },
+  ): Promise<Record<string, unknown>> {
     return object(await this.expect('POST', `/sessions/${channel.id}/request_code`, params));
   }
 
-  async confirm(channel: SessionChannel, params: { type: string; code?: string; password?: string; variant?: number }): Promise<ConfirmAnswer> {
+  async confirm(
+    channel: SessionChannel,
+    params: { type: string; code?: string; password?: string; variant?: number },
+  ): Promise<ConfirmAnswer> {
     const answer = object(await this.expect('POST', `/sessions/${channel.id}/confirm`, params));
     return {
       state: answer.state === 'enabled' ? 'enabled' : 'pending',
-      ...(Array.isArray(answer.two_factor_requires) ? { two_factor_requires: answer.two_factor_requires as ConfirmAnswer['two_factor_requires'] } : {}),
-      ...(Array.isArray(answer.confirmation_requires) ? { confirmation_requires: answer.confirmation_requires as ConfirmAnswer['confirmation_requires'] } : {}),
+      ...(Array.isArray(answer.two_factor_requires)
+        ? { two_factor_requires: answer.two_factor_requires as ConfirmAnswer['two_factor_requires'] }
+        : {}),
+      ...(Array.isArray(answer.confirmation_requires)
+        ? { confirmation_requires: answer.confirmation_requires as ConfirmAnswer['confirmation_requires'] }
+        : {}),
     };
   }
 
@@ -70,8 +80,16 @@ export class ConnectorProtocolClient implements SendConnector, SessionConnector,
       : [];
   }
 
-  async enablePage(channel: SessionChannel, pageId: string, syncPeriod: string): Promise<{ state: 'enabled' | 'pending' }> {
-    const answer = object(await this.expect('POST', `/sessions/${channel.id}/pages/${encodeURIComponent(pageId)}`, { sync_period: syncPeriod }));
+  async enablePage(
+    channel: SessionChannel,
+    pageId: string,
+    syncPeriod: string,
+  ): Promise<{ state: 'enabled' | 'pending' }> {
+    const answer = object(
+      await this.expect('POST', `/sessions/${channel.id}/pages/${encodeURIComponent(pageId)}`, {
+        sync_period: syncPeriod,
+      }),
+    );
     return { state: answer.state === 'pending' ? 'pending' : 'enabled' };
   }
 
@@ -81,46 +99,87 @@ export class ConnectorProtocolClient implements SendConnector, SessionConnector,
 
   async userExists(channel: SessionChannel, phone: string): Promise<boolean> {
     const answer = object(await this.expect('GET', `/sessions/${channel.id}/contacts/${encodeURIComponent(phone)}`));
-    if (typeof answer.exists !== 'boolean') throw new ConnectorCallError(false, { code: 'bad_provider_answer', title: 'The connector answered a contact check without exists.' });
+    if (typeof answer.exists !== 'boolean')
+      throw new ConnectorCallError(false, {
+        code: 'bad_provider_answer',
+        title: 'The connector answered a contact check without exists.',
+      });
     return answer.exists;
   }
 
   async completeOAuth(channel: SessionChannel, params: { code?: string; page?: string }): Promise<OAuthAnswer> {
     const answer = object(await this.expect('POST', `/sessions/${channel.id}/oauth`, params));
-    const pages = Array.isArray(answer.pages) ? (answer.pages as Page[]).filter((p) => typeof p?.id === 'string' && typeof p?.name === 'string') : undefined;
+    const pages = Array.isArray(answer.pages)
+      ? (answer.pages as Page[]).filter((p) => typeof p?.id === 'string' && typeof p?.name === 'string')
+      : undefined;
     const account = object(answer.account);
     return {
       state: answer.state === 'enabled' ? 'enabled' : 'pending',
       ...(pages === undefined ? {} : { pages }),
-      account: { ...(typeof account.phone === 'string' ? { phone: account.phone } : {}), ...(typeof account.username === 'string' ? { username: account.username } : {}) },
+      account: {
+        ...(typeof account.phone === 'string' ? { phone: account.phone } : {}),
+        ...(typeof account.username === 'string' ? { username: account.username } : {}),
+      },
     };
   }
 
   async deleteMessages(request: DeleteRequest, idempotencyKey: string): Promise<DeleteResult> {
-    if (this.options.baseUrl === null) return { kind: 'failed', permanent: true, error: { code: 'not_configured', title: 'Cannot delete: GATEWAY_CONNECTOR_URL is not set.' } };
+    if (this.options.baseUrl === null)
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'not_configured', title: 'Cannot delete: GATEWAY_CONNECTOR_URL is not set.' },
+      };
     const outcome = await this.http.call(
       'POST',
       `${this.options.baseUrl}/sessions/${request.channel_id}/messages/delete`,
       { ...this.auth(), 'idempotency-key': idempotencyKey },
       { chat_id: request.chat_id, ids: request.external_ids },
     );
-    if (!outcome.ok) return { kind: 'failed', permanent: outcome.permanent, error: protocolError(outcome), retryAfterMs: outcome.retryAfterMs };
+    if (!outcome.ok)
+      return {
+        kind: 'failed',
+        permanent: outcome.permanent,
+        error: protocolError(outcome),
+        retryAfterMs: outcome.retryAfterMs,
+      };
     return { kind: 'deleted' };
   }
 
   async send(job: ProviderSendJob & { send: SendRequest }): Promise<SendResult> {
-    if (this.options.baseUrl === null) return { kind: 'failed', permanent: true, error: { code: 'not_configured', title: 'Cannot send: GATEWAY_CONNECTOR_URL is not set.' } };
+    if (this.options.baseUrl === null)
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'not_configured', title: 'Cannot send: GATEWAY_CONNECTOR_URL is not set.' },
+      };
     const { send } = job;
     const outcome = await this.http.call(
       'POST',
       `${this.options.baseUrl}/sessions/${job.channel_id}/messages`,
       // The job id makes a repeated send (after a timeout or a crash) the same send at the connector.
       { ...this.auth(), 'idempotency-key': job.job_id },
-      { to: { id: send.recipient.external_id, phone: send.recipient.phone }, text: send.text, attachment: send.attachment, reply_to: send.reply_to },
+      {
+        to: { id: send.recipient.external_id, phone: send.recipient.phone },
+        text: send.text,
+        attachment: send.attachment,
+        reply_to: send.reply_to,
+      },
     );
-    if (!outcome.ok) return { kind: 'failed', permanent: outcome.permanent, error: protocolError(outcome), retryAfterMs: outcome.retryAfterMs };
+    if (!outcome.ok)
+      return {
+        kind: 'failed',
+        permanent: outcome.permanent,
+        error: protocolError(outcome),
+        retryAfterMs: outcome.retryAfterMs,
+      };
     const id = object(outcome.answer.body).id;
-    if (typeof id !== 'string' || id === '') return { kind: 'failed', permanent: true, error: { code: 'bad_provider_answer', title: 'The connector answered without a message id.' } };
+    if (typeof id !== 'string' || id === '')
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'bad_provider_answer', title: 'The connector answered without a message id.' },
+      };
     return { kind: 'sent', externalId: id };
   }
 
@@ -130,7 +189,8 @@ export class ConnectorProtocolClient implements SendConnector, SessionConnector,
 
   /** One connection-flow call; throws ConnectorCallError unless it answered 2xx. */
   private async expect(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
-    if (this.options.baseUrl === null) throw new ConnectorCallError(false, { code: 'not_configured', title: 'GATEWAY_CONNECTOR_URL is not set.' });
+    if (this.options.baseUrl === null)
+      throw new ConnectorCallError(false, { code: 'not_configured', title: 'GATEWAY_CONNECTOR_URL is not set.' });
     const outcome = await this.http.call(method, `${this.options.baseUrl}${path}`, this.auth(), body);
     if (!outcome.ok) throw new ConnectorCallError(outcome.permanent, protocolError(outcome));
     return outcome.answer.body;

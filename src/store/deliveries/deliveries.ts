@@ -1,9 +1,20 @@
 import { transactionRunner, type Db, type TransactionRunner } from '../engine/db.js';
 import { pruneStep, type PruneStep } from '../engine/prune.js';
 import { INSERT_DELIVERY, newDeliveryId, type DeliveryInsertValues } from './delivery-insert.js';
-import type { DeliveryStatus, DeliveryRow, AttemptToRecord, AttemptRow, DisableRule, AttemptEffects } from './delivery-rows.js';
+import type {
+  DeliveryStatus,
+  DeliveryRow,
+  AttemptToRecord,
+  AttemptRow,
+  DisableRule,
+  AttemptEffects,
+} from './delivery-rows.js';
 import type { WebhookEndpointRow } from '../resources/webhooks.js';
-import { EndpointHealthBatch, endpointHealthStatements, type EndpointHealthStatements } from './endpoint-health-batch.js';
+import {
+  EndpointHealthBatch,
+  endpointHealthStatements,
+  type EndpointHealthStatements,
+} from './endpoint-health-batch.js';
 
 /** Webhook deliveries, their attempts and the health of endpoints, as attempts are recorded. */
 export class DeliveryStore {
@@ -29,9 +40,13 @@ export class DeliveryStore {
   constructor(db: Db) {
     this.inTransaction = transactionRunner(db);
     this.insertDelivery = db.prepare<DeliveryInsertValues>(INSERT_DELIVERY);
-    this.idByEventEndpoint = db.prepare<[string, number], { id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?');
+    this.idByEventEndpoint = db.prepare<[string, number], { id: string }>(
+      'SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?',
+    );
     this.byId = db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?');
-    this.statusOf = db.prepare<[string], { status: DeliveryStatus }>('SELECT status FROM webhook_deliveries WHERE id = ?');
+    this.statusOf = db.prepare<[string], { status: DeliveryStatus }>(
+      'SELECT status FROM webhook_deliveries WHERE id = ?',
+    );
     // Nothing for a delivery this store never made (another install's topic): not ours to record.
     this.insertAttempt = db.prepare<AttemptToRecord>(
       `INSERT INTO webhook_attempts (id, delivery_id, number, trigger, started_at, duration_ms, status_code, response_body, error, outcome)
@@ -71,8 +86,12 @@ export class DeliveryStore {
          last_status_code = @status_code, last_error = @error, updated_at = @now
        WHERE id = @id`,
     );
-    this.eventCreated = db.prepare<[string], { created_at: string | null }>("SELECT json_extract(event, '$.created_at') AS created_at FROM webhook_deliveries WHERE id = ?");
-    this.attemptsOf = db.prepare<[string], AttemptRow>('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY started_at, number');
+    this.eventCreated = db.prepare<[string], { created_at: string | null }>(
+      "SELECT json_extract(event, '$.created_at') AS created_at FROM webhook_deliveries WHERE id = ?",
+    );
+    this.attemptsOf = db.prepare<[string], AttemptRow>(
+      'SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY started_at, number',
+    );
     this.health = endpointHealthStatements(db);
     this.disableEndpoint = db.prepare<[string, number, number]>(
       'UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND active = 1',
@@ -92,13 +111,17 @@ export class DeliveryStore {
       `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ?
        WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`,
     );
-    this.nextBySeq = db.prepare<[number, number], { key: number; created_at: number }>('SELECT seq AS key, created_at FROM webhook_deliveries WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.nextBySeq = db.prepare<[number, number], { key: number; created_at: number }>(
+      'SELECT seq AS key, created_at FROM webhook_deliveries WHERE seq > ? ORDER BY seq LIMIT ?',
+    );
     // Their attempts go with them (ON DELETE CASCADE). Held deliveries are bound by the retention too.
     this.deleteFinished = db.prepare<[number, number, number]>(
       `DELETE FROM webhook_deliveries WHERE seq > ? AND seq <= ? AND updated_at < ?
          AND (status IN ('delivered', 'failed') OR held_reason IS NOT NULL)`,
     );
-    this.markDisabledAt = db.prepare<[number, number]>('UPDATE webhook_endpoint_health SET disabled_at = ? WHERE endpoint_id = ?');
+    this.markDisabledAt = db.prepare<[number, number]>(
+      'UPDATE webhook_endpoint_health SET disabled_at = ? WHERE endpoint_id = ?',
+    );
   }
 
   /**
@@ -116,7 +139,21 @@ export class DeliveryStore {
   ): string[] {
     return endpoints.map((endpoint) => {
       const id = newDeliveryId();
-      if (this.insertDelivery.run(id, event.id, event.name, event.company_id, endpoint.id, eventJson, null, now, now, traceparent).changes === 1) return id;
+      if (
+        this.insertDelivery.run(
+          id,
+          event.id,
+          event.name,
+          event.company_id,
+          endpoint.id,
+          eventJson,
+          null,
+          now,
+          now,
+          traceparent,
+        ).changes === 1
+      )
+        return id;
       return this.idByEventEndpoint.get(event.id, endpoint.id)!.id;
     });
   }
@@ -157,7 +194,13 @@ export class DeliveryStore {
     return effects;
   }
 
-  private applyAttempt(attempt: AttemptToRecord, now: number, disableRule: DisableRule, effects: AttemptEffects, health: EndpointHealthBatch): void {
+  private applyAttempt(
+    attempt: AttemptToRecord,
+    now: number,
+    disableRule: DisableRule,
+    effects: AttemptEffects,
+    health: EndpointHealthBatch,
+  ): void {
     // Recorded already, or of a delivery this store never made (another install's topic).
     if (this.insertAttempt.run(attempt).changes === 0) return;
     const delivered = attempt.outcome === 'delivered';
@@ -175,7 +218,8 @@ export class DeliveryStore {
       now,
       id: attempt.delivery_id,
     });
-    if (before !== undefined && before !== 'failed' && this.statusOf.get(attempt.delivery_id)?.status === 'failed') effects.failed.push(attempt.delivery_id);
+    if (before !== undefined && before !== 'failed' && this.statusOf.get(attempt.delivery_id)?.status === 'failed')
+      effects.failed.push(attempt.delivery_id);
     const endpointId = attempt.endpoint_id;
     if (delivered) {
       health.success(endpointId, attempt.started_at);
@@ -199,7 +243,8 @@ export class DeliveryStore {
    */
   scheduled(deliveries: readonly Pick<DeliveryRow, 'id' | 'next_attempt_at'>[], now: number): void {
     this.inTransaction.immediate(() => {
-      for (const delivery of deliveries) if (delivery.next_attempt_at !== null) this.markScheduled.run(now, delivery.id, delivery.next_attempt_at);
+      for (const delivery of deliveries)
+        if (delivery.next_attempt_at !== null) this.markScheduled.run(now, delivery.id, delivery.next_attempt_at);
     });
   }
 
@@ -226,6 +271,11 @@ export class DeliveryStore {
    * however old: their attempts are still owed. Answers the last seq looked at (null: nothing old left) and the count.
    */
   pruneFinished(before: number, afterSeq: number, limit: number): PruneStep {
-    return pruneStep(this.nextBySeq.all(afterSeq, limit), before, afterSeq, (from, upto) => this.deleteFinished.run(from, upto, before).changes);
+    return pruneStep(
+      this.nextBySeq.all(afterSeq, limit),
+      before,
+      afterSeq,
+      (from, upto) => this.deleteFinished.run(from, upto, before).changes,
+    );
   }
 }

@@ -6,7 +6,18 @@ export function newDeliveryId(): string {
 }
 
 /** id, event_id, event_name, company_id, endpoint_id, event (JSON), held_reason, created_at, updated_at, traceparent. */
-export type DeliveryInsertValues = [string, string, string, number, number, string, string | null, number, number, string | null];
+export type DeliveryInsertValues = [
+  string,
+  string,
+  string,
+  number,
+  number,
+  string,
+  string | null,
+  number,
+  number,
+  string | null,
+];
 
 /**
  * One delivery of an event to an endpoint, `pending`, held for a reason or not (held_reason NULL);

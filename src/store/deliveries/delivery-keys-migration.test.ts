@@ -14,7 +14,10 @@ let db: Db;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-delivery-keys-'));
   db = openDatabase(path.join(dir, 'gateway.db'));
-  migrate(db, MIGRATIONS.filter((m) => m.version <= 14));
+  migrate(
+    db,
+    MIGRATIONS.filter((m) => m.version <= 14),
+  );
   const delivery = db.prepare(
     `INSERT INTO webhook_deliveries (id, seq, event_id, event_name, company_id, endpoint_id, event, status, attempt_count, next_attempt_at,
        last_status_code, last_error, created_at, updated_at, auto_attempts, traceparent, held_reason)
@@ -42,25 +45,57 @@ const attempts = () => db.prepare('SELECT * FROM webhook_attempts ORDER BY id').
 describe('migration 15: delivery seq as rowid, attempts keyed by delivery', () => {
   it('keeps every delivery and attempt, column for column, and their link', () => {
     const [rowsBefore, attemptsBefore] = [deliveries(), attempts()];
-    expect(migrate(db, MIGRATIONS.filter((m) => m.version <= 15))).toEqual([15]);
+    expect(
+      migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version <= 15),
+      ),
+    ).toEqual([15]);
     expect(schemaVersion(db)).toBe(15);
     expect(deliveries()).toEqual(rowsBefore);
     expect(attempts()).toEqual(attemptsBefore);
     expect(db.pragma('foreign_key_check')).toEqual([]);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    const indexes = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'webhook_deliveries' AND sql IS NOT NULL ORDER BY name").pluck().all();
-    expect(indexes).toEqual(['webhook_deliveries_company', 'webhook_deliveries_due', 'webhook_deliveries_held', 'webhook_deliveries_status']);
+    const indexes = db
+      .prepare(
+        "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'webhook_deliveries' AND sql IS NOT NULL ORDER BY name",
+      )
+      .pluck()
+      .all();
+    expect(indexes).toEqual([
+      'webhook_deliveries_company',
+      'webhook_deliveries_due',
+      'webhook_deliveries_held',
+      'webhook_deliveries_status',
+    ]);
     expect(db.prepare("SELECT name FROM sqlite_schema WHERE name LIKE '%_new'").all()).toEqual([]);
   });
 
   it('gives new deliveries the next seq, cascades a delivery to its attempts, and records an attempt once', () => {
     migrate(db);
     const store = new DeliveryStore(db);
-    const [created] = store.createForEvent({ id: 'evt_d', name: 'message.create', company_id: 7 }, [{ id: 3 }], 2000, '{"id":"evt_d"}');
+    const [created] = store.createForEvent(
+      { id: 'evt_d', name: 'message.create', company_id: 7 },
+      [{ id: 3 }],
+      2000,
+      '{"id":"evt_d"}',
+    );
     expect(db.prepare('SELECT seq FROM webhook_deliveries WHERE id = ?').pluck().get(created)).toBe(6);
     const record = {
-      id: 'att_d', delivery_id: created!, company_id: 7, endpoint_id: 3, number: 1, step: 1, trigger: 'auto' as const, started_at: 2001,
-      duration_ms: 3, status_code: 200, response_body: 'ok', error: null, outcome: 'delivered' as const, next_attempt_at: null,
+      id: 'att_d',
+      delivery_id: created!,
+      company_id: 7,
+      endpoint_id: 3,
+      number: 1,
+      step: 1,
+      trigger: 'auto' as const,
+      started_at: 2001,
+      duration_ms: 3,
+      status_code: 200,
+      response_body: 'ok',
+      error: null,
+      outcome: 'delivered' as const,
+      next_attempt_at: null,
     };
     db.transaction(() => store.applyAttempts([record, record], 2002, () => null))();
     expect(store.attempts(created!).map((a) => a.id)).toEqual(['att_d']);

@@ -44,7 +44,8 @@ export class EndpointHealthBatch {
     fold.failures += 1;
     fold.failingSince ??= at;
     if (fold.reset) return fold.failingSince;
-    if (fold.storedFailingSince === undefined) fold.storedFailingSince = this.statements.failingSince.get(endpointId)?.failing_since ?? null;
+    if (fold.storedFailingSince === undefined)
+      fold.storedFailingSince = this.statements.failingSince.get(endpointId)?.failing_since ?? null;
     return fold.storedFailingSince ?? fold.failingSince;
   }
 
@@ -88,13 +89,22 @@ export function endpointHealthStatements(db: Db): EndpointHealthStatements {
 }
 
 function prepareFailingSince(db: Db) {
-  return db.prepare<[number], { failing_since: number | null }>('SELECT failing_since FROM webhook_endpoint_health WHERE endpoint_id = ?');
+  return db.prepare<[number], { failing_since: number | null }>(
+    'SELECT failing_since FROM webhook_endpoint_health WHERE endpoint_id = ?',
+  );
 }
 
 // Nothing when the endpoint is gone (deleted since the attempt): its health row would violate the
 // foreign key, and there is nothing left to record.
 function prepareUpsert(db: Db) {
-  return db.prepare<{ endpoint_id: number; last_success_at: number | null; last_failure_at: number | null; reset: number; failing_since: number | null; failures: number }>(
+  return db.prepare<{
+    endpoint_id: number;
+    last_success_at: number | null;
+    last_failure_at: number | null;
+    reset: number;
+    failing_since: number | null;
+    failures: number;
+  }>(
     `INSERT INTO webhook_endpoint_health (endpoint_id, last_success_at, last_failure_at, failing_since, consecutive_failures)
      SELECT @endpoint_id, @last_success_at, @last_failure_at, @failing_since, @failures
      WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = @endpoint_id)

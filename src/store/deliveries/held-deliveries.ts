@@ -89,7 +89,20 @@ export class HeldDeliveryStore {
     traceparent: string | null,
   ): CreatedDelivery {
     const id = newDeliveryId();
-    if (this.insertOne.run(id, event.id, event.name, event.company_id, endpointId, eventJson, heldReason, now, now, traceparent).changes === 1) {
+    if (
+      this.insertOne.run(
+        id,
+        event.id,
+        event.name,
+        event.company_id,
+        endpointId,
+        eventJson,
+        heldReason,
+        now,
+        now,
+        traceparent,
+      ).changes === 1
+    ) {
       return { id, held: heldReason !== null, owed: heldReason === null };
     }
     const row = this.existing.get(event.id, endpointId)!;

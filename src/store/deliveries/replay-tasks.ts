@@ -28,7 +28,9 @@ export class ReplayTaskStore {
       `INSERT INTO replay_tasks (id, filter, status, total, created_at, updated_at) VALUES (?, ?, 'queued', ?, ?, ?) RETURNING *`,
     );
     this.byId = db.prepare<[string], ReplayTaskRow>('SELECT * FROM replay_tasks WHERE id = ?');
-    this.nextOpen = db.prepare<[], ReplayTaskRow>("SELECT * FROM replay_tasks WHERE status IN ('queued', 'running') ORDER BY created_at LIMIT 1");
+    this.nextOpen = db.prepare<[], ReplayTaskRow>(
+      "SELECT * FROM replay_tasks WHERE status IN ('queued', 'running') ORDER BY created_at LIMIT 1",
+    );
     // Progress and the end apply to an open task only: a task cancelled while its page was on its
     // way stays cancelled (the page already published is counted nowhere, and nothing follows it).
     this.progressOne = db.prepare<[number, number, number, string]>(

@@ -24,7 +24,11 @@ const timer = setInterval(() => {
   // Nothing new since the last one (or the WAL is empty): nothing to report.
   if (row.log <= 0 || (row.log === last.log && row.checkpointed === last.checkpointed)) return;
   last = row;
-  const report: CheckpointReport = { walFrames: row.log, checkpointed: row.checkpointed, durationMs: performance.now() - began };
+  const report: CheckpointReport = {
+    walFrames: row.log,
+    checkpointed: row.checkpointed,
+    durationMs: performance.now() - began,
+  };
   port.postMessage(report);
 }, intervalMs);
 

@@ -50,7 +50,9 @@ describe('WalCheckpointer', () => {
         const { mxFrame, nBackfill } = walIndex();
         return mxFrame > 0 && nBackfill === mxFrame;
       });
-      await eventually('its report of a whole checkpoint', () => reports.some((r) => r.walFrames > 0 && r.checkpointed === r.walFrames));
+      await eventually('its report of a whole checkpoint', () =>
+        reports.some((r) => r.walFrames > 0 && r.checkpointed === r.walFrames),
+      );
       expect(reports.every((r) => r.durationMs >= 0 && r.checkpointed <= r.walFrames)).toBe(true);
       // Once fully copied (and the thread stopped, so that no checkpoint of it is reading the WAL
       // at that moment), the next write starts the WAL over instead of growing it.

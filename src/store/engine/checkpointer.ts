@@ -43,7 +43,11 @@ export class WalCheckpointer {
     db.pragma(`wal_autocheckpoint = ${WalCheckpointer.SAFETY_NET_PAGES}`);
     const data: CheckpointThreadData = { file, intervalMs };
     // The thread runs one statement now and then: the smallest heap V8 takes keeps the daemon's memory budget.
-    this.thread = startWorkerThread(THREAD_SCRIPT, { workerData: data, name: 'wal-checkpointer', resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 } });
+    this.thread = startWorkerThread(THREAD_SCRIPT, {
+      workerData: data,
+      name: 'wal-checkpointer',
+      resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
+    });
     // It must not keep a stopping process alive.
     this.thread.unref();
     this.thread.on('message', (report: CheckpointReport) => this.onCheckpoint(report));

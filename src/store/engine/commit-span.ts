@@ -1,5 +1,14 @@
 import { ATTR } from '../../tracing/attributes.js';
-import { linkToSpan, ROOT_CONTEXT, SpanKind, spanOf, startSpan, type Context, type Link, type Span } from '../../tracing/tracer.js';
+import {
+  linkToSpan,
+  ROOT_CONTEXT,
+  SpanKind,
+  spanOf,
+  startSpan,
+  type Context,
+  type Link,
+  type Span,
+} from '../../tracing/tracer.js';
 
 /**
  * The `store transaction` span of one group commit (docs/tracing.md). One SQLite transaction serves
@@ -24,7 +33,15 @@ export function startCommitSpan(callers: readonly (Context | undefined)[]): Span
   if (links.length === 0) return undefined;
   const commit = startSpan(
     'store transaction',
-    { kind: SpanKind.INTERNAL, links, attributes: { [ATTR.dbSystem]: 'sqlite', [ATTR.commitUnits]: callers.length, [ATTR.commitTracedUnits]: links.length } },
+    {
+      kind: SpanKind.INTERNAL,
+      links,
+      attributes: {
+        [ATTR.dbSystem]: 'sqlite',
+        [ATTR.commitUnits]: callers.length,
+        [ATTR.commitTracedUnits]: links.length,
+      },
+    },
     ROOT_CONTEXT,
   );
   const back = linkToSpan(commit);

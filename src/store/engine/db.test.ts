@@ -19,8 +19,12 @@ afterEach(() => {
 function analyzedFile(): string {
   const file = path.join(dir, 'gateway.db');
   const db = new Database(file);
-  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, channel_id INTEGER NOT NULL, external_id TEXT NOT NULL, UNIQUE (channel_id, external_id))');
-  db.prepare("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO t (channel_id, external_id) SELECT i % 7, 'x' || i FROM n").run();
+  db.exec(
+    'CREATE TABLE t (id INTEGER PRIMARY KEY, channel_id INTEGER NOT NULL, external_id TEXT NOT NULL, UNIQUE (channel_id, external_id))',
+  );
+  db.prepare(
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO t (channel_id, external_id) SELECT i % 7, 'x' || i FROM n",
+  ).run();
   db.exec('ANALYZE');
   expect(db.prepare<[], { n: number }>('SELECT count(*) AS n FROM sqlite_stat4').get()!.n).toBeGreaterThan(0);
   db.close();
@@ -33,11 +37,17 @@ describe('openDatabase', () => {
     const db = openDatabase(file);
     try {
       expect(db.prepare<[], { n: number }>('SELECT count(*) AS n FROM sqlite_stat4').get()!.n).toBe(0);
-      expect(db.prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_stat1 WHERE tbl = 't'").get()!.n).toBeGreaterThan(0);
+      expect(
+        db.prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_stat1 WHERE tbl = 't'").get()!.n,
+      ).toBeGreaterThan(0);
       // The connection answered is usable with the pragmas set.
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-      expect(db.prepare<[number, string], { id: number }>('SELECT id FROM t WHERE channel_id = ? AND external_id = ?').get(3, 'x3')).toEqual({ id: 3 });
+      expect(
+        db
+          .prepare<[number, string], { id: number }>('SELECT id FROM t WHERE channel_id = ? AND external_id = ?')
+          .get(3, 'x3'),
+      ).toEqual({ id: 3 });
     } finally {
       db.close();
     }

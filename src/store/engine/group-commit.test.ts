@@ -19,7 +19,11 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const values = (): string[] => db.prepare<[], { v: string }>('SELECT v FROM t ORDER BY v').all().map((r) => r.v);
+const values = (): string[] =>
+  db
+    .prepare<[], { v: string }>('SELECT v FROM t ORDER BY v')
+    .all()
+    .map((r) => r.v);
 const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
 
 describe('GroupCommit', () => {
@@ -172,16 +176,26 @@ describe('GroupCommit', () => {
       const remove = group.beforeCommit({
         run: () => {
           // The units' writes are there, and nobody else sees them yet: one transaction.
-          seen.push(`hook sees ${values().join('')}, others ${other.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n}`);
+          seen.push(
+            `hook sees ${values().join('')}, others ${other.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n}`,
+          );
           insert('z')();
-          return () => seen.push(`after: others see ${other.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n}`);
+          return () =>
+            seen.push(`after: others see ${other.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n}`);
         },
         onError: (error) => seen.push(`error ${String(error)}`),
       });
       const a = group.run(insert('a'), () => seen.push('committed a')).then(() => seen.push('resolved a'));
       const b = group.run(insert('b'), () => seen.push('committed b')).then(() => seen.push('resolved b'));
       await Promise.all([a, b]);
-      expect(seen).toEqual(['hook sees ab, others 0', 'committed a', 'committed b', 'after: others see 3', 'resolved a', 'resolved b']);
+      expect(seen).toEqual([
+        'hook sees ab, others 0',
+        'committed a',
+        'committed b',
+        'after: others see 3',
+        'resolved a',
+        'resolved b',
+      ]);
       remove();
       seen.length = 0;
       await group.run(insert('c'));

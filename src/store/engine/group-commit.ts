@@ -1,5 +1,14 @@
 import { transactionRunner, type Db, type TransactionRunner } from './db.js';
-import { activeContext, endSpan, isTracing, ROOT_CONTEXT, runIn, withSpan, type Context, type Span } from '../../tracing/tracer.js';
+import {
+  activeContext,
+  endSpan,
+  isTracing,
+  ROOT_CONTEXT,
+  runIn,
+  withSpan,
+  type Context,
+  type Span,
+} from '../../tracing/tracer.js';
 import { startCommitSpan } from './commit-span.js';
 
 interface Job {
@@ -224,7 +233,10 @@ export class GroupCommit {
         try {
           // A nested better-sqlite3 transaction is a savepoint: a throw undoes this unit only (and
           // what it added to the tracked memory).
-          outcomes.push({ ok: true, value: job.trace === undefined ? this.runUnit(job) : runIn(job.trace, () => this.runUnit(job)) });
+          outcomes.push({
+            ok: true,
+            value: job.trace === undefined ? this.runUnit(job) : runIn(job.trace, () => this.runUnit(job)),
+          });
         } catch (error) {
           outcomes.push({ ok: false, error });
         }

@@ -18,7 +18,13 @@ function openStore(shard: number, slots: number): Store {
 
 function addCompanyWithChannel(store: Store, accountId: number): { company: number; channel: number } {
   const company = store.companies.insert({ accountId, name: 'c', phone: null, description: null, webhookUrl: null }).id;
-  const channel = store.channels.insert({ companyId: company, provider: 'chat_b', state: 'enabled', settings: {}, credentials: {} }).id;
+  const channel = store.channels.insert({
+    companyId: company,
+    provider: 'chat_b',
+    state: 'enabled',
+    settings: {},
+    credentials: {},
+  }).id;
   return { company, channel };
 }
 
@@ -45,7 +51,9 @@ describe('the ids a shard hands out (accounts, tokens, companies, channels)', ()
       { company: 67, channel: 67 },
       { company: 131, channel: 131 },
     ]);
-    expect(made.flatMap(({ company, channel }) => [shardOfId(company, 64), shardOfId(channel, 64)])).toEqual([2, 2, 2, 2, 2, 2]);
+    expect(made.flatMap(({ company, channel }) => [shardOfId(company, 64), shardOfId(channel, 64)])).toEqual([
+      2, 2, 2, 2, 2, 2,
+    ]);
     store.close();
   });
 });

@@ -17,11 +17,15 @@ function db(): Db {
 }
 
 const versions = (connection: Db) =>
-  connection.prepare<[], { version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version').all();
+  connection
+    .prepare<[], { version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version')
+    .all();
 
 const tables = (connection: Db) =>
   connection
-    .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .prepare<[], { name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
     .all()
     .map((t) => t.name);
 
@@ -55,7 +59,9 @@ describe('migrate', () => {
     expect(applied).toEqual(MIGRATIONS.map((m) => m.version));
     expect(schemaVersion(connection)).toBe(Math.max(...MIGRATIONS.map((m) => m.version)));
     expect(versions(connection)).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
-    expect(tables(connection)).toEqual(expect.arrayContaining(['accounts', 'api_tokens', 'companies', 'channels', 'schema_migrations']));
+    expect(tables(connection)).toEqual(
+      expect.arrayContaining(['accounts', 'api_tokens', 'companies', 'channels', 'schema_migrations']),
+    );
   });
 
   it('applies nothing the second time', () => {
@@ -98,7 +104,11 @@ describe('migrate', () => {
 
   it('rolls a failing migration back and leaves the version unchanged', () => {
     const connection = db();
-    const good: Migration = { version: 1, name: 'good', sql: 'CREATE TABLE good (x INTEGER); INSERT INTO good VALUES (1);' };
+    const good: Migration = {
+      version: 1,
+      name: 'good',
+      sql: 'CREATE TABLE good (x INTEGER); INSERT INTO good VALUES (1);',
+    };
     const bad: Migration = {
       version: 2,
       name: 'bad',
@@ -121,7 +131,9 @@ describe('migrate', () => {
 
   it('leaves a fresh store at version 0 when the first migration fails', () => {
     const connection = db();
-    expect(() => migrate(connection, [{ version: 1, name: 'broken', sql: 'CREATE TABLE a (x INTEGER); SELECT * FROM nope;' }])).toThrow();
+    expect(() =>
+      migrate(connection, [{ version: 1, name: 'broken', sql: 'CREATE TABLE a (x INTEGER); SELECT * FROM nope;' }]),
+    ).toThrow();
     expect(schemaVersion(connection)).toBe(0);
     expect(tables(connection)).toEqual(['schema_migrations']);
   });
@@ -134,7 +146,13 @@ describe('migrate', () => {
       { version: 2, name: 'two', sql: 'CREATE TABLE two (x INTEGER)' },
     ];
     // b has looked at the store (and would have seen version 0) before a migrates.
-    expect(schemaVersion(b.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)'))).toBe(0);
+    expect(
+      schemaVersion(
+        b.exec(
+          'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+        ),
+      ),
+    ).toBe(0);
     const fromA = migrate(a, list);
     const fromB = migrate(b, list);
     expect([...fromA, ...fromB].sort()).toEqual([1, 2]);
@@ -240,14 +258,31 @@ describe('migrate from concurrent connections', () => {
 describe('migration 9 (browser faces)', () => {
   it('keeps the replay tasks of a store made before it, and lets a task be cancelled after it', () => {
     const connection = db();
-    migrate(connection, MIGRATIONS.filter((m) => m.version < 9));
+    migrate(
+      connection,
+      MIGRATIONS.filter((m) => m.version < 9),
+    );
     connection
-      .prepare("INSERT INTO replay_tasks (id, filter, status, total, enqueued, cursor_seq, created_at, updated_at) VALUES ('rpl_old', '{}', 'running', 7, 3, 42, 1, 2)")
+      .prepare(
+        "INSERT INTO replay_tasks (id, filter, status, total, enqueued, cursor_seq, created_at, updated_at) VALUES ('rpl_old', '{}', 'running', 7, 3, 42, 1, 2)",
+      )
       .run();
-    expect(() => connection.prepare("UPDATE replay_tasks SET status = 'cancelled'").run()).toThrow(/CHECK constraint failed/);
+    expect(() => connection.prepare("UPDATE replay_tasks SET status = 'cancelled'").run()).toThrow(
+      /CHECK constraint failed/,
+    );
     expect(migrate(connection)).toEqual([9, ...MIGRATIONS.filter((m) => m.version > 9).map((m) => m.version)]);
     expect(connection.prepare('SELECT * FROM replay_tasks').all()).toEqual([
-      { id: 'rpl_old', filter: '{}', status: 'running', total: 7, enqueued: 3, cursor_seq: 42, error: null, created_at: 1, updated_at: 2 },
+      {
+        id: 'rpl_old',
+        filter: '{}',
+        status: 'running',
+        total: 7,
+        enqueued: 3,
+        cursor_seq: 42,
+        error: null,
+        created_at: 1,
+        updated_at: 2,
+      },
     ]);
     connection.prepare("UPDATE replay_tasks SET status = 'cancelled'").run();
     expect(tables(connection)).toEqual(expect.arrayContaining(['web_sessions', 'portal_links', 'replay_tasks']));

@@ -17,7 +17,9 @@ export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): 
     name TEXT NOT NULL,
     applied_at INTEGER NOT NULL
   )`);
-  const isApplied = db.prepare<[number], { version: number }>('SELECT version FROM schema_migrations WHERE version = ?');
+  const isApplied = db.prepare<[number], { version: number }>(
+    'SELECT version FROM schema_migrations WHERE version = ?',
+  );
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const applied: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
@@ -33,5 +35,8 @@ export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): 
 }
 
 export function schemaVersion(db: Db): number {
-  return db.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_migrations').get()?.version ?? 0;
+  return (
+    db.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_migrations').get()
+      ?.version ?? 0
+  );
 }

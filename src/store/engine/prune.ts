@@ -10,7 +10,12 @@ export interface PruneStep {
  * later (the scan stops there instead of reading the whole table), and `remove(after, upto)`
  * deletes what of that range may go, answering how many rows went.
  */
-export function pruneStep(rows: readonly { key: number; created_at: number }[], before: number, after: number, remove: (after: number, upto: number) => number): PruneStep {
+export function pruneStep(
+  rows: readonly { key: number; created_at: number }[],
+  before: number,
+  after: number,
+  remove: (after: number, upto: number) => number,
+): PruneStep {
   let upto: number | null = null;
   for (const row of rows) {
     if (row.created_at >= before) break;

@@ -15,14 +15,20 @@ describe('outbox lag (shown at /healthz)', () => {
     const [first] = store.outbox.pendingHere(1);
     store.outbox.markPublishedHere([first!.id], 3_000);
     expect(store.outbox.lag()).toEqual({ pending: 1, oldestCreatedAt: 2_000 });
-    store.outbox.markPublishedHere(store.outbox.pendingHere(10).map((r) => r.id), 4_000);
+    store.outbox.markPublishedHere(
+      store.outbox.pendingHere(10).map((r) => r.id),
+      4_000,
+    );
     expect(store.outbox.lag()).toEqual({ pending: 0, oldestCreatedAt: null });
   });
 
   it('keeps the order rows were written in and refuses a second row with the same message id', () => {
-    for (const id of ['evt_1', 'evt_2', 'evt_3']) store.outbox.append({ stream: 'gateway.events', key: '1', messageId: id, payload: {} });
+    for (const id of ['evt_1', 'evt_2', 'evt_3'])
+      store.outbox.append({ stream: 'gateway.events', key: '1', messageId: id, payload: {} });
     expect(store.outbox.pendingHere(10).map((r) => r.message_id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
-    expect(() => store.outbox.append({ stream: 'gateway.events', key: '1', messageId: 'evt_2', payload: {} })).toThrow(/UNIQUE/);
+    expect(() => store.outbox.append({ stream: 'gateway.events', key: '1', messageId: 'evt_2', payload: {} })).toThrow(
+      /UNIQUE/,
+    );
   });
 });
 
@@ -30,10 +36,13 @@ describe('publishing in group commits (the relay on the embedded streams)', () =
   type Call = { pending: string[]; appended: string[] };
   const rowsOf = () =>
     store.db
-      .prepare<[], { message_id: string; published: number }>('SELECT message_id, published_at IS NOT NULL AS published FROM outbox ORDER BY id')
+      .prepare<[], { message_id: string; published: number }>(
+        'SELECT message_id, published_at IS NOT NULL AS published FROM outbox ORDER BY id',
+      )
       .all()
       .map((r) => `${r.message_id}${r.published ? '' : ' (pending)'}`);
-  const append = (messageId: string) => store.outbox.append({ stream: 'gateway.events', key: '1', messageId, payload: { messageId } }, 1_000);
+  const append = (messageId: string) =>
+    store.outbox.append({ stream: 'gateway.events', key: '1', messageId, payload: { messageId } }, 1_000);
 
   /** A publisher that records what it was given and marks the pending rows, as the relay does. */
   function recording(batchSize = 100, fail: () => boolean = () => false) {

@@ -100,11 +100,19 @@ export class OutboxStore {
     this.insertOne = db.prepare<[string, string, string, string, number, string | null]>(
       'INSERT INTO outbox (stream, key, message_id, payload, created_at, traceparent) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    this.pendingIds = db.prepare<[number], { id: number; message_id: string }>('SELECT id, message_id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?');
+    this.pendingIds = db.prepare<[number], { id: number; message_id: string }>(
+      'SELECT id, message_id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?',
+    );
     this.byId = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE id = ?');
-    this.nextRows = db.prepare<[number, number], { key: number; created_at: number }>('SELECT id AS key, created_at FROM outbox WHERE id > ? ORDER BY id LIMIT ?');
-    this.deletePublished = db.prepare<[number, number]>('DELETE FROM outbox WHERE id > ? AND id <= ? AND published_at IS NOT NULL');
-    this.markOne = db.prepare<[number, number]>('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
+    this.nextRows = db.prepare<[number, number], { key: number; created_at: number }>(
+      'SELECT id AS key, created_at FROM outbox WHERE id > ? ORDER BY id LIMIT ?',
+    );
+    this.deletePublished = db.prepare<[number, number]>(
+      'DELETE FROM outbox WHERE id > ? AND id <= ? AND published_at IS NOT NULL',
+    );
+    this.markOne = db.prepare<[number, number]>(
+      'UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL',
+    );
     this.oldestPending = db.prepare<[], { n: number; oldest: number | null }>(
       'SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE published_at IS NULL',
     );
@@ -120,7 +128,16 @@ export class OutboxStore {
   append(message: NewOutboxMessage, now = Date.now()): void {
     const payload = message.json ?? JSON.stringify(message.payload);
     const traceparent = traceparentOf() ?? null;
-    const row: InCommitRow = { id: null, stream: message.stream, key: message.key, message_id: message.messageId, payload, created_at: now, traceparent, parsed: message.payload };
+    const row: InCommitRow = {
+      id: null,
+      stream: message.stream,
+      key: message.key,
+      message_id: message.messageId,
+      payload,
+      created_at: now,
+      traceparent,
+      parsed: message.payload,
+    };
     if (this.publishingInCommits && this.group.inUnits) this.inCommit.push(row);
     else this.insertPending([row]);
   }
@@ -128,7 +145,10 @@ export class OutboxStore {
   /** Writes the messages as pending rows, for the relay's loop (kept in memory for it too). */
   private insertPending(rows: readonly InCommitRow[]): void {
     for (const row of rows) {
-      const id = Number(this.insertOne.run(row.stream, row.key, row.message_id, row.payload, row.created_at, row.traceparent).lastInsertRowid);
+      const id = Number(
+        this.insertOne.run(row.stream, row.key, row.message_id, row.payload, row.created_at, row.traceparent)
+          .lastInsertRowid,
+      );
       if (this.fresh.size >= FRESH_ROWS) continue;
       // Written out field by field, one object shape for every row: each Kafka-mode append comes here (docs/decisions.md, "Object shapes").
       const { stream, key, message_id, payload, created_at, traceparent, parsed } = row;
@@ -151,7 +171,10 @@ export class OutboxStore {
   publishInCommits(publisher: CommitPublisher): () => void {
     this.publishingInCommits = true;
     let taken: InCommitRow[] = [];
-    const untrack = this.group.track({ mark: () => this.inCommit.length, undo: (mark) => void (this.inCommit.length = mark) });
+    const untrack = this.group.track({
+      mark: () => this.inCommit.length,
+      undo: (mark) => void (this.inCommit.length = mark),
+    });
     const removeHook = this.group.beforeCommit({
       run: () => {
         taken = this.inCommit;
@@ -269,7 +292,12 @@ export class OutboxStore {
    * looked at, to go on from (null: no row after `after` is old enough), and how many went.
    */
   prunePublished(before: number, after: number, limit: number): PruneStep {
-    return pruneStep(this.nextRows.all(after, limit), before, after, (from, upto) => this.deletePublished.run(from, upto).changes);
+    return pruneStep(
+      this.nextRows.all(after, limit),
+      before,
+      after,
+      (from, upto) => this.deletePublished.run(from, upto).changes,
+    );
   }
 
   /** Rows not yet published and the creation time of the oldest (relay lag). */

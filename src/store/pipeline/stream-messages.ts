@@ -53,12 +53,16 @@ export class StreamMessageStore {
        WHERE stream = ? AND key = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?`,
     );
     this.deleteOne = db.prepare<[number]>('DELETE FROM stream_messages WHERE seq = ?');
-    this.dueCount = db.prepare<[string, number], { n: number }>('SELECT count(*) AS n FROM stream_messages WHERE stream = ? AND not_before <= ?');
+    this.dueCount = db.prepare<[string, number], { n: number }>(
+      'SELECT count(*) AS n FROM stream_messages WHERE stream = ? AND not_before <= ?',
+    );
   }
 
   /** Appends the messages in the transaction open on this connection (the caller's); answers their seqs. */
   appendHere(stream: string, messages: readonly NewStreamMessage[], now: number): number[] {
-    return messages.map((m) => Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now, m.traceparent).lastInsertRowid));
+    return messages.map((m) =>
+      Number(this.insertOne.run(stream, m.key, m.messageId, m.value, m.notBefore, now, m.traceparent).lastInsertRowid),
+    );
   }
 
   /**

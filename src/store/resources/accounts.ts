@@ -65,13 +65,19 @@ export class AccountStore {
          api_tokens.created_at, api_tokens.last_used_at, api_tokens.revoked_at
        FROM api_tokens JOIN accounts ON accounts.id = api_tokens.account_id`;
     this.tokens = db.prepare<[], ApiTokenRow>(`${listed} ORDER BY api_tokens.id`);
-    this.tokensOfAccount = db.prepare<[number], ApiTokenRow>(`${listed} WHERE api_tokens.account_id = ? ORDER BY api_tokens.id`);
+    this.tokensOfAccount = db.prepare<[number], ApiTokenRow>(
+      `${listed} WHERE api_tokens.account_id = ? ORDER BY api_tokens.id`,
+    );
     this.tokenById = db.prepare<[number], ApiTokenRow>(`${listed} WHERE api_tokens.id = ?`);
     this.directoryToken = db.prepare<[number], DirectoryToken>(
       'SELECT id, account_id, token_sha256, created_at, prefix, revoked_at FROM api_tokens WHERE id = ?',
     );
-    this.revokeOne = db.prepare<[number, number]>('UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?');
-    this.touchOne = db.prepare<[number, number]>('UPDATE api_tokens SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?');
+    this.revokeOne = db.prepare<[number, number]>(
+      'UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?',
+    );
+    this.touchOne = db.prepare<[number, number]>(
+      'UPDATE api_tokens SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?',
+    );
   }
 
   /**
@@ -83,7 +89,12 @@ export class AccountStore {
   }
 
   /** createWithToken, answering the token's row too (what the directory carries: never the token). */
-  createWithTokenRow(name: string, tokenDigest: string, now = Date.now(), prefix: string | null = null): { account: AccountRow; token: DirectoryToken } {
+  createWithTokenRow(
+    name: string,
+    tokenDigest: string,
+    now = Date.now(),
+    prefix: string | null = null,
+  ): { account: AccountRow; token: DirectoryToken } {
     const account = this.insertAccount.get(name, now)!;
     return { account, token: this.insertToken.get(account.id, tokenDigest, now, prefix)! };
   }

@@ -44,7 +44,9 @@ export class AttachmentStore {
        VALUES (@company_id, @message_id, @storage_key, @file_name, @mime_type, @size, @width, @height, @push_to_talk, @origin,
          @provider_media, @created_at) RETURNING *`,
     );
-    this.byCompanyAndId = db.prepare<[number, number], AttachmentRow>('SELECT * FROM attachments WHERE company_id = ? AND id = ?');
+    this.byCompanyAndId = db.prepare<[number, number], AttachmentRow>(
+      'SELECT * FROM attachments WHERE company_id = ? AND id = ?',
+    );
     this.byStorageKey = db.prepare<[string], AttachmentRow>('SELECT * FROM attachments WHERE storage_key = ?');
     this.setMessage = db.prepare<[number, number, number]>(
       'UPDATE attachments SET message_id = ? WHERE id = ? AND (message_id IS NULL OR message_id = ?)',
@@ -56,15 +58,24 @@ export class AttachmentStore {
   }
 
   insert(attachment: NewAttachment, now = Date.now()): AttachmentRow {
-    return this.insertOne.get(insertParams(attachment, { message_id: null, origin: 'upload', provider_media: null }, now))!;
+    return this.insertOne.get(
+      insertParams(attachment, { message_id: null, origin: 'upload', provider_media: null }, now),
+    )!;
   }
 
   /**
    * An attachment a provider callback described (migration 4): linked to its message at once, its
    * bytes not downloaded; `providerMedia` keeps what the provider gave to fetch them.
    */
-  insertFromProvider(attachment: NewAttachment & { messageId: number; providerMedia: Record<string, unknown> }, now = Date.now()): AttachmentRow {
-    const origin = { message_id: attachment.messageId, origin: 'provider' as const, provider_media: JSON.stringify(attachment.providerMedia) };
+  insertFromProvider(
+    attachment: NewAttachment & { messageId: number; providerMedia: Record<string, unknown> },
+    now = Date.now(),
+  ): AttachmentRow {
+    const origin = {
+      message_id: attachment.messageId,
+      origin: 'provider' as const,
+      provider_media: JSON.stringify(attachment.providerMedia),
+    };
     return this.insertOne.get(insertParams(attachment, origin, now))!;
   }
 

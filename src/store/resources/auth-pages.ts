@@ -46,7 +46,8 @@ export class AuthPageStore {
 
   /** Keeps the listed pages (new ones added, known ones renamed) and drops the unlisted ones not enabled. */
   replaceListed(channel: { id: number; company_id: number }, pages: readonly ListedPage[], now = Date.now()): void {
-    for (const page of pages) this.upsertOne.run(channel.id, channel.company_id, page.id, page.name, page.username ?? null, now, now);
+    for (const page of pages)
+      this.upsertOne.run(channel.id, channel.company_id, page.id, page.name, page.username ?? null, now, now);
     this.removeUnlisted.run(channel.id, JSON.stringify(pages.map((p) => p.id)));
   }
 
@@ -58,7 +59,8 @@ export class AuthPageStore {
   forChannels(channelIds: readonly number[]): Map<number, AuthPageRow[]> {
     const pages = new Map<number, AuthPageRow[]>();
     if (channelIds.length === 0) return pages;
-    for (const row of this.byChannels.all(JSON.stringify(channelIds))) pages.set(row.channel_id, [...(pages.get(row.channel_id) ?? []), row]);
+    for (const row of this.byChannels.all(JSON.stringify(channelIds)))
+      pages.set(row.channel_id, [...(pages.get(row.channel_id) ?? []), row]);
     return pages;
   }
 

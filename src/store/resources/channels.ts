@@ -89,7 +89,10 @@ export class ChannelStore {
   private readonly accountOffsetPage;
   private readonly countAccountLive;
 
-  constructor(private readonly db: Db, ids: IdSpace) {
+  constructor(
+    private readonly db: Db,
+    ids: IdSpace,
+  ) {
     this.insertOne = db.prepare<[number, string, ChannelState, string, string, number, number], ChannelRecord>(
       `INSERT INTO channels (id, company_id, provider, state, settings, credentials, created_at, updated_at)
        VALUES (${nextIdSql('channels', ids)}, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -119,7 +122,9 @@ export class ChannelStore {
     this.offsetPage = db.prepare<[number, number, number], ChannelRecord>(
       'SELECT * FROM channels WHERE company_id = ? AND deleted_at IS NULL ORDER BY id LIMIT ? OFFSET ?',
     );
-    this.countLive = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM channels WHERE company_id = ? AND deleted_at IS NULL');
+    this.countLive = db.prepare<[number], { n: number }>(
+      'SELECT count(*) AS n FROM channels WHERE company_id = ? AND deleted_at IS NULL',
+    );
     this.accountOffsetPage = db.prepare<[number, number, number], ChannelRecord>(
       `SELECT channels.* FROM channels JOIN companies ON companies.id = channels.company_id
        WHERE companies.account_id = ? AND channels.deleted_at IS NULL ORDER BY channels.id LIMIT ? OFFSET ?`,
@@ -183,7 +188,12 @@ export class ChannelStore {
   }
 
   /** Replaces settings and credentials of a live channel; undefined when it is gone. */
-  updateConnection(id: number, settings: Record<string, unknown>, credentials: Record<string, unknown>, now = Date.now()): ChannelRow | undefined {
+  updateConnection(
+    id: number,
+    settings: Record<string, unknown>,
+    credentials: Record<string, unknown>,
+    now = Date.now(),
+  ): ChannelRow | undefined {
     this.live.delete(id);
     const record = this.setConnection.get(JSON.stringify(settings), JSON.stringify(credentials), now, id);
     return record === undefined ? undefined : fromRecord(record);
@@ -207,7 +217,10 @@ export class ChannelStore {
 
   /** Live channels of a company by id, one page by offset (v2 lists), with the count of all of them. */
   listPage(companyId: number, { offset, limit }: PageWindow): { rows: ChannelRow[]; total: number } {
-    return { rows: this.offsetPage.all(companyId, limit, offset).map(fromRecord), total: this.countLive.get(companyId)!.n };
+    return {
+      rows: this.offsetPage.all(companyId, limit, offset).map(fromRecord),
+      total: this.countLive.get(companyId)!.n,
+    };
   }
 
   /** Live channels of every company of an account by id, one page by offset, with the count of all of them. */

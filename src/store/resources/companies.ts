@@ -42,15 +42,28 @@ export class CompanyStore {
   private readonly updateInTransaction;
 
   constructor(db: Db, ids: IdSpace) {
-    this.insertOne = db.prepare<[number, string, string | null, string | null, string | null, number, number], CompanyRow>(
+    this.insertOne = db.prepare<
+      [number, string, string | null, string | null, string | null, number, number],
+      CompanyRow
+    >(
       `INSERT INTO companies (id, account_id, name, phone, description, webhook_url, created_at, updated_at)
        VALUES (${nextIdSql('companies', ids)}, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.byId = db.prepare<[number, number], CompanyRow>('SELECT * FROM companies WHERE account_id = ? AND id = ?');
     this.anyById = db.prepare<[number], { id: number }>('SELECT id FROM companies WHERE id = ?');
-    this.idsOfAccount = db.prepare<[number], { id: number }>('SELECT id FROM companies WHERE account_id = ? ORDER BY id');
+    this.idsOfAccount = db.prepare<[number], { id: number }>(
+      'SELECT id FROM companies WHERE account_id = ? ORDER BY id',
+    );
     this.updateOne = db.prepare<
-      { id: number; name: string; phone: string | null; description: string | null; webhook_url: string | null; hidden: number; updated_at: number },
+      {
+        id: number;
+        name: string;
+        phone: string | null;
+        description: string | null;
+        webhook_url: string | null;
+        hidden: number;
+        updated_at: number;
+      },
       CompanyRow
     >(
       `UPDATE companies SET name = @name, phone = @phone, description = @description, webhook_url = @webhook_url,
@@ -67,7 +80,15 @@ export class CompanyStore {
   }
 
   insert(company: NewCompany, now = Date.now()): CompanyRow {
-    return this.insertOne.get(company.accountId, company.name, company.phone, company.description, company.webhookUrl, now, now)!;
+    return this.insertOne.get(
+      company.accountId,
+      company.name,
+      company.phone,
+      company.description,
+      company.webhookUrl,
+      now,
+      now,
+    )!;
   }
 
   /** Ids of every company of the account. */

@@ -37,7 +37,9 @@ export class ContactStore {
     this.updateProfile = db.prepare<[string, string, string | null, string, number, number, number]>(
       `UPDATE contacts SET name = ?, external_public_id = ?, phone = ?, avatar_url = ?, is_group = ?, updated_at = ? WHERE id = ?`,
     );
-    this.byExternalId = db.prepare<[number, string], ContactRow>('SELECT * FROM contacts WHERE channel_id = ? AND external_id = ?');
+    this.byExternalId = db.prepare<[number, string], ContactRow>(
+      'SELECT * FROM contacts WHERE channel_id = ? AND external_id = ?',
+    );
   }
 
   /** The contact of a sender on a channel, created when new; `created` says which. */
@@ -56,7 +58,8 @@ export class ContactStore {
       now,
       now,
     );
-    if (changes !== 1) return { contact: this.byExternalId.get(contact.channelId, contact.externalId)!, created: false };
+    if (changes !== 1)
+      return { contact: this.byExternalId.get(contact.channelId, contact.externalId)!, created: false };
     // The row just inserted: what was bound, its id and the columns' defaults (a test compares it with a read).
     return {
       contact: {
@@ -77,7 +80,11 @@ export class ContactStore {
   }
 
   /** Brings a contact's profile up to what the provider reports now; answers it and whether anything changed. */
-  refreshProfile(contact: ContactRow, profile: ContactProfile, now = Date.now()): { contact: ContactRow; changed: boolean } {
+  refreshProfile(
+    contact: ContactRow,
+    profile: ContactProfile,
+    now = Date.now(),
+  ): { contact: ContactRow; changed: boolean } {
     const next = {
       name: profile.name ?? contact.name,
       external_public_id: profile.externalPublicId ?? contact.external_public_id,
@@ -87,7 +94,15 @@ export class ContactStore {
     };
     const changed = (Object.keys(next) as (keyof typeof next)[]).some((key) => next[key] !== contact[key]);
     if (!changed) return { contact, changed };
-    this.updateProfile.run(next.name, next.external_public_id, next.phone, next.avatar_url, next.is_group, now, contact.id);
+    this.updateProfile.run(
+      next.name,
+      next.external_public_id,
+      next.phone,
+      next.avatar_url,
+      next.is_group,
+      now,
+      contact.id,
+    );
     return { contact: { ...contact, ...next, updated_at: now }, changed };
   }
 }

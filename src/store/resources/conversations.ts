@@ -67,7 +67,9 @@ export class ConversationStore {
   private readonly countByState;
 
   constructor(db: Db) {
-    this.byId = db.prepare<[number, number], ConversationRow>(`${SELECT} WHERE conversations.company_id = ? AND conversations.id = ?`);
+    this.byId = db.prepare<[number, number], ConversationRow>(
+      `${SELECT} WHERE conversations.company_id = ? AND conversations.id = ?`,
+    );
     this.byContact = db.prepare<[number, number], ConversationRow>(
       `${SELECT} WHERE conversations.channel_id = ? AND conversations.contact_id = ?`,
     );
@@ -106,7 +108,12 @@ export class ConversationStore {
   }
 
   /** The conversation of a contact on a channel, created (open, unreplied) when new. */
-  findOrCreate(companyId: number, channelId: number, contactId: number, now = Date.now()): { conversation: ConversationRow; created: boolean } {
+  findOrCreate(
+    companyId: number,
+    channelId: number,
+    contactId: number,
+    now = Date.now(),
+  ): { conversation: ConversationRow; created: boolean } {
     // Known conversations (the common case) take one read; the insert only runs for a new one.
     const known = this.byContact.get(channelId, contactId);
     if (known !== undefined) return { conversation: known, created: false };
@@ -132,7 +139,11 @@ export class ConversationStore {
    * now, after any profile refresh): a new conversation is answered from them and the columns'
    * defaults instead of being read back (a test compares it with a read).
    */
-  findOrCreateFor(channel: ChannelRow, contact: ContactRow, now = Date.now()): { conversation: ConversationRow; created: boolean } {
+  findOrCreateFor(
+    channel: ChannelRow,
+    contact: ContactRow,
+    now = Date.now(),
+  ): { conversation: ConversationRow; created: boolean } {
     const known = this.byContact.get(channel.id, contact.id);
     if (known !== undefined) return { conversation: known, created: false };
     const { changes, lastInsertRowid } = this.insertIgnore.run(channel.company_id, channel.id, contact.id, now, now);
@@ -176,7 +187,13 @@ export class ConversationStore {
       last_message_id: changes.last_message_id ?? row.last_message_id,
       last_updated_at: now,
     };
-    const values = { id: next.id, replied_state: next.replied_state, assignee_id: next.assignee_id, last_message_id: next.last_message_id, last_updated_at: now };
+    const values = {
+      id: next.id,
+      replied_state: next.replied_state,
+      assignee_id: next.assignee_id,
+      last_message_id: next.last_message_id,
+      last_updated_at: now,
+    };
     // `row` was read in this transaction: its state is the stored one.
     this.write(values, next.operational_state === row.operational_state ? undefined : next.operational_state);
     return next;
@@ -189,10 +206,17 @@ export class ConversationStore {
   }
 
   /** Most recently updated first. */
-  list(companyId: number, state: OperationalState | undefined, { limit, offset }: PageWindow): { rows: ConversationRow[]; total: number } {
+  list(
+    companyId: number,
+    state: OperationalState | undefined,
+    { limit, offset }: PageWindow,
+  ): { rows: ConversationRow[]; total: number } {
     if (state === undefined) {
       return { rows: this.pageAll.all(companyId, limit, offset), total: this.countAll.get(companyId)!.n };
     }
-    return { rows: this.pageByState.all(companyId, state, limit, offset), total: this.countByState.get(companyId, state)!.n };
+    return {
+      rows: this.pageByState.all(companyId, state, limit, offset),
+      total: this.countByState.get(companyId, state)!.n,
+    };
   }
 }

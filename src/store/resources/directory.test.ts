@@ -23,7 +23,17 @@ describe('the directory in a store', () => {
     const pending = store.directory.pending(10);
     expect(pending.map(({ key, value }) => ({ key, value: JSON.parse(value!) as unknown }))).toEqual([
       { key: 'account:2', value: { id: 2, name: 'team', created_at: 5_000 } },
-      { key: 'token:2', value: { id: 2, account_id: 2, token_sha256: 'digest-1', created_at: 5_000, prefix: 'gwk_prefix12', revoked_at: null } },
+      {
+        key: 'token:2',
+        value: {
+          id: 2,
+          account_id: 2,
+          token_sha256: 'digest-1',
+          created_at: 5_000,
+          prefix: 'gwk_prefix12',
+          revoked_at: null,
+        },
+      },
     ]);
     store.directory.published(pending[0]!.id);
     expect(store.directory.pending(10).map((row) => row.key)).toEqual(['token:2']);
@@ -34,10 +44,19 @@ describe('the directory in a store', () => {
   it('applies what other shards publish, idempotently; a revoked or removed token stops authenticating', () => {
     const entries: [string, unknown][] = [
       ['account:1', { id: 1, name: 'first', created_at: 1 }],
-      ['token:1', { id: 1, account_id: 1, token_sha256: 'digest-a', created_at: 1, prefix: 'gwk_aaaaaaaa', revoked_at: null }],
+      [
+        'token:1',
+        { id: 1, account_id: 1, token_sha256: 'digest-a', created_at: 1, prefix: 'gwk_aaaaaaaa', revoked_at: null },
+      ],
       ['account:1', { id: 1, name: 'first, renamed', created_at: 1 }],
-      ['token:1', { id: 1, account_id: 1, token_sha256: 'digest-a', created_at: 1, prefix: 'gwk_aaaaaaaa', revoked_at: null }],
-      ['token:65', { id: 65, account_id: 1, token_sha256: 'digest-b', created_at: 2, prefix: 'gwk_bbbbbbbb', revoked_at: null }],
+      [
+        'token:1',
+        { id: 1, account_id: 1, token_sha256: 'digest-a', created_at: 1, prefix: 'gwk_aaaaaaaa', revoked_at: null },
+      ],
+      [
+        'token:65',
+        { id: 65, account_id: 1, token_sha256: 'digest-b', created_at: 2, prefix: 'gwk_bbbbbbbb', revoked_at: null },
+      ],
       ['something:9', { from: 'a later version' }],
     ];
     store.transaction(() => entries.forEach(([key, value]) => applyDirectoryEntry(store, key, value)));
@@ -46,7 +65,16 @@ describe('the directory in a store', () => {
     expect(store.directory.pending(10)).toEqual([]);
 
     // A revocation made on another shard: the token stops authenticating here, and stays listed.
-    store.transaction(() => applyDirectoryEntry(store, 'token:65', { id: 65, account_id: 1, token_sha256: 'digest-b', created_at: 2, prefix: 'gwk_bbbbbbbb', revoked_at: 9 }));
+    store.transaction(() =>
+      applyDirectoryEntry(store, 'token:65', {
+        id: 65,
+        account_id: 1,
+        token_sha256: 'digest-b',
+        created_at: 2,
+        prefix: 'gwk_bbbbbbbb',
+        revoked_at: 9,
+      }),
+    );
     expect(store.accounts.findByTokenDigest('digest-b')).toBeUndefined();
     expect(store.accounts.findToken(65)).toMatchObject({ prefix: 'gwk_bbbbbbbb', revoked_at: 9 });
 
@@ -61,8 +89,20 @@ describe('a revocation', () => {
     store.directory.published(store.directory.pending(10).at(-1)!.id);
     const revoked = store.transaction(() => revokeToken(store, 2, 6_000));
     expect(revoked).toMatchObject({ id: 2, revoked_at: 6_000 });
-    expect(store.directory.pending(10).map(({ key, value }) => ({ key, value: JSON.parse(value!) as unknown }))).toEqual([
-      { key: 'token:2', value: { id: 2, account_id: 2, token_sha256: 'digest-1', created_at: 5_000, prefix: 'gwk_prefix12', revoked_at: 6_000 } },
+    expect(
+      store.directory.pending(10).map(({ key, value }) => ({ key, value: JSON.parse(value!) as unknown })),
+    ).toEqual([
+      {
+        key: 'token:2',
+        value: {
+          id: 2,
+          account_id: 2,
+          token_sha256: 'digest-1',
+          created_at: 5_000,
+          prefix: 'gwk_prefix12',
+          revoked_at: 6_000,
+        },
+      },
     ]);
     expect(store.transaction(() => revokeToken(store, 999, 6_000))).toBeUndefined();
     expect(store.directory.pending(10)).toHaveLength(1);

@@ -41,7 +41,9 @@ export class DirectoryStore {
   private readonly deleteToken;
 
   constructor(db: Db) {
-    this.insertChange = db.prepare<[string, string | null, number]>('INSERT INTO directory_changes (key, value, created_at) VALUES (?, ?, ?)');
+    this.insertChange = db.prepare<[string, string | null, number]>(
+      'INSERT INTO directory_changes (key, value, created_at) VALUES (?, ?, ?)',
+    );
     this.pendingRows = db.prepare<[number], DirectoryChangeRow>('SELECT * FROM directory_changes ORDER BY id LIMIT ?');
     this.deleteUpTo = db.prepare<[number]>('DELETE FROM directory_changes WHERE id <= ?');
     this.upsertAccount = db.prepare<DirectoryAccount>(

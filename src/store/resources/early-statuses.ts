@@ -21,13 +21,23 @@ export class EarlyStatusStore {
     this.insertOne = db.prepare<[number, string, EarlyStatus, string | null, number]>(
       'INSERT INTO early_statuses (channel_id, external_id, status, error, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
     );
-    this.forMessage = db.prepare<[number, string], EarlyStatusRow>('SELECT * FROM early_statuses WHERE channel_id = ? AND external_id = ?');
-    this.removeForMessage = db.prepare<[number, string]>('DELETE FROM early_statuses WHERE channel_id = ? AND external_id = ?');
+    this.forMessage = db.prepare<[number, string], EarlyStatusRow>(
+      'SELECT * FROM early_statuses WHERE channel_id = ? AND external_id = ?',
+    );
+    this.removeForMessage = db.prepare<[number, string]>(
+      'DELETE FROM early_statuses WHERE channel_id = ? AND external_id = ?',
+    );
     this.removeOlder = db.prepare<[number]>('DELETE FROM early_statuses WHERE created_at < ?');
   }
 
   keep(channelId: number, externalId: string, status: EarlyStatus, error: unknown, now = Date.now()): void {
-    this.insertOne.run(channelId, externalId, status, error === undefined || error === null ? null : JSON.stringify(error), now);
+    this.insertOne.run(
+      channelId,
+      externalId,
+      status,
+      error === undefined || error === null ? null : JSON.stringify(error),
+      now,
+    );
   }
 
   /** The statuses kept for a provider id, removed as they are handed out. */

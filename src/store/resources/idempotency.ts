@@ -50,7 +50,15 @@ export class IdempotencyStore {
 
   save(answer: NewIdempotentAnswer, now = Date.now()): void {
     if (answer.withheld === true && answer.body !== null) throw new Error('a withheld answer keeps no body');
-    this.saveOne.run(answer.accountId, answer.key, answer.fingerprint, answer.status, answer.body, now, answer.withheld === true ? 1 : 0);
+    this.saveOne.run(
+      answer.accountId,
+      answer.key,
+      answer.fingerprint,
+      answer.status,
+      answer.body,
+      now,
+      answer.withheld === true ? 1 : 0,
+    );
   }
 
   /** Deletes up to `limit` answers stored before `before`; answers how many went. */

@@ -69,7 +69,9 @@ export class MessageStore {
     this.page = db.prepare<[number, number, number], MessageRow>(
       'SELECT * FROM messages WHERE conversation_id = ? ORDER BY external_created_at, id LIMIT ? OFFSET ?',
     );
-    this.countInConversation = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM messages WHERE conversation_id = ?');
+    this.countInConversation = db.prepare<[number], { n: number }>(
+      'SELECT count(*) AS n FROM messages WHERE conversation_id = ?',
+    );
     // The partial unique index messages_channel_external makes this the deduplication of callbacks.
     this.insertNew = db.prepare(
       `INSERT INTO messages (company_id, channel_id, conversation_id, contact_id, external_id, replied_to_id, income, status,
@@ -78,14 +80,22 @@ export class MessageStore {
          @text, @details, @send_to_crm, @created_at, @external_created_at)
        ON CONFLICT (channel_id, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
     );
-    this.byChannelExternalId = db.prepare<[number, string], MessageRow>('SELECT * FROM messages WHERE channel_id = ? AND external_id = ?');
+    this.byChannelExternalId = db.prepare<[number, string], MessageRow>(
+      'SELECT * FROM messages WHERE channel_id = ? AND external_id = ?',
+    );
     this.compareAndSetStatus = db.prepare<[MessageStatus, string | null, number, MessageStatus], MessageRow>(
       'UPDATE messages SET status = ?, details = ? WHERE id = ? AND status = ? RETURNING *',
     );
-    this.updateReactions = db.prepare<[string, number], MessageRow>('UPDATE messages SET reactions = ? WHERE id = ? RETURNING *');
-    this.updateText = db.prepare<[string | null, string | null, number], MessageRow>('UPDATE messages SET text = ?, details = ? WHERE id = ? RETURNING *');
+    this.updateReactions = db.prepare<[string, number], MessageRow>(
+      'UPDATE messages SET reactions = ? WHERE id = ? RETURNING *',
+    );
+    this.updateText = db.prepare<[string | null, string | null, number], MessageRow>(
+      'UPDATE messages SET text = ?, details = ? WHERE id = ? RETURNING *',
+    );
     this.byIdOnly = db.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?');
-    this.markDeletedOne = db.prepare<[number], MessageRow>('UPDATE messages SET deleted = 1 WHERE id = ? AND deleted = 0 RETURNING *');
+    this.markDeletedOne = db.prepare<[number], MessageRow>(
+      'UPDATE messages SET deleted = 1 WHERE id = ? AND deleted = 0 RETURNING *',
+    );
     // OR IGNORE: an id the channel already has (a connector's echo of the send) leaves the row as it is.
     // An outgoing message waits for its id as `sent` (or `created`, as older rows were stored).
     this.markSent = db.prepare<[string, number], MessageRow>(
@@ -135,7 +145,12 @@ export class MessageStore {
 
   /** Moves a message's status if it is still `from` (a concurrent move is never overwritten); undefined otherwise. */
   moveStatus(id: number, from: MessageStatus, to: MessageStatus, details: unknown): MessageRow | undefined {
-    return this.compareAndSetStatus.get(to, details === null || details === undefined ? null : JSON.stringify(details), id, from);
+    return this.compareAndSetStatus.get(
+      to,
+      details === null || details === undefined ? null : JSON.stringify(details),
+      id,
+      from,
+    );
   }
 
   setReactions(id: number, reactions: readonly unknown[]): MessageRow {
@@ -175,7 +190,10 @@ export class MessageStore {
 
   /** A page of a conversation's messages in the order they happened at the provider. */
   list(conversationId: number, { limit, offset }: PageWindow): { rows: MessageRow[]; total: number } {
-    return { rows: this.page.all(conversationId, limit, offset), total: this.countInConversation.get(conversationId)!.n };
+    return {
+      rows: this.page.all(conversationId, limit, offset),
+      total: this.countInConversation.get(conversationId)!.n,
+    };
   }
 }
 

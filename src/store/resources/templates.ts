@@ -37,7 +37,9 @@ export class TemplateStore {
        VALUES (@company_id, @channel_id, @name, @body, @biz_template_id, @language, @substitutions_count,
          @header_content_type, @header, @namespace, @position, @created_at) RETURNING *`,
     );
-    this.byBizId = db.prepare<[number, string], TemplateRow>('SELECT * FROM templates WHERE company_id = ? AND biz_template_id = ?');
+    this.byBizId = db.prepare<[number, string], TemplateRow>(
+      'SELECT * FROM templates WHERE company_id = ? AND biz_template_id = ?',
+    );
     // One statement per sort order; company ids travel as one JSON array parameter.
     const inCompanies = 'company_id IN (SELECT value FROM json_each(?))';
     this.pages = {};
@@ -84,7 +86,11 @@ export class TemplateStore {
   }
 
   /** A page of the templates of the given companies, in the given order (ties broken by id). */
-  list(companyIds: readonly number[], sort: TemplateSort, { limit, offset }: PageWindow): { rows: TemplateRow[]; total: number } {
+  list(
+    companyIds: readonly number[],
+    sort: TemplateSort,
+    { limit, offset }: PageWindow,
+  ): { rows: TemplateRow[]; total: number } {
     const ids = JSON.stringify(companyIds);
     const page = this.pages[`${sort.field} ${sort.direction}`]!;
     return { rows: page.all(ids, limit, offset), total: this.count.get(ids)!.n };

@@ -36,7 +36,9 @@ export class V1JobStore {
       `INSERT INTO v1_jobs (company_id, channel_id, conversation_id, message_id, send_job_id, state, created_at)
        VALUES (?, ?, ?, ?, ?, 'trying_deliver', ?) RETURNING *`,
     );
-    this.byId = db.prepare<[number, number, number], V1JobRow>('SELECT * FROM v1_jobs WHERE company_id = ? AND channel_id = ? AND id = ?');
+    this.byId = db.prepare<[number, number, number], V1JobRow>(
+      'SELECT * FROM v1_jobs WHERE company_id = ? AND channel_id = ? AND id = ?',
+    );
     this.bySendJob = db.prepare<[string], V1JobRow>('SELECT * FROM v1_jobs WHERE send_job_id = ?');
     this.idByMessage = db.prepare<[number], { id: number }>('SELECT id FROM v1_jobs WHERE message_id = ?');
     this.finishOne = db.prepare<[V1JobState, string | null, number, number], V1JobRow>(
@@ -63,7 +65,12 @@ export class V1JobStore {
   }
 
   /** Moves a job still trying to deliver to its final state; undefined when it had one already. */
-  finish(id: number, state: Exclude<V1JobState, 'trying_deliver'>, reason: string | null, now = Date.now()): V1JobRow | undefined {
+  finish(
+    id: number,
+    state: Exclude<V1JobState, 'trying_deliver'>,
+    reason: string | null,
+    now = Date.now(),
+  ): V1JobRow | undefined {
     return this.finishOne.get(state, reason, now, id);
   }
 }

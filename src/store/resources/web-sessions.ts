@@ -55,7 +55,9 @@ export class WebSessionStore {
     this.sessionByDigest = db.prepare<[string, WebFace, number], WebSessionRow>(
       'SELECT * FROM web_sessions WHERE token_sha256 = ? AND face = ? AND expires_at > ?',
     );
-    this.extendSession = db.prepare<[number, string]>('UPDATE web_sessions SET expires_at = min(?, hard_expires_at) WHERE token_sha256 = ?');
+    this.extendSession = db.prepare<[number, string]>(
+      'UPDATE web_sessions SET expires_at = min(?, hard_expires_at) WHERE token_sha256 = ?',
+    );
     this.deleteSession = db.prepare<[string]>('DELETE FROM web_sessions WHERE token_sha256 = ?');
     this.deleteExpiredSessions = db.prepare<[number]>('DELETE FROM web_sessions WHERE expires_at <= ?');
     this.insertLink = db.prepare<[string, number, number, number, number]>(
@@ -87,7 +89,10 @@ export class WebSessionStore {
     this.deleteSession.run(tokenSha256);
   }
 
-  createPortalLink(link: { tokenSha256: string; accountId: number; companyId: number; expiresAt: number }, now: number): void {
+  createPortalLink(
+    link: { tokenSha256: string; accountId: number; companyId: number; expiresAt: number },
+    now: number,
+  ): void {
     this.deleteExpiredLinks.run(now);
     this.insertLink.run(link.tokenSha256, link.accountId, link.companyId, now, link.expiresAt);
   }

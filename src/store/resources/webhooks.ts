@@ -70,12 +70,23 @@ export class WebhookEndpointStore {
       `SELECT count(*) AS n FROM webhook_endpoints e JOIN webhook_endpoint_health h ON h.endpoint_id = e.id
        WHERE e.active = 0 AND h.disabled_at IS NOT NULL`,
     );
-    this.byCompany = db.prepare<[number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE company_id = ? ORDER BY id');
-    this.byId = db.prepare<[number, number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE company_id = ? AND id = ?');
+    this.byCompany = db.prepare<[number], WebhookEndpointRow>(
+      'SELECT * FROM webhook_endpoints WHERE company_id = ? ORDER BY id',
+    );
+    this.byId = db.prepare<[number, number], WebhookEndpointRow>(
+      'SELECT * FROM webhook_endpoints WHERE company_id = ? AND id = ?',
+    );
     this.byIdAlone = db.prepare<[number], WebhookEndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?');
-    this.companyRow = db.prepare<[number], WebhookEndpointRow>("SELECT * FROM webhook_endpoints WHERE company_id = ? AND source = 'company'");
-    this.countByCompany = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM webhook_endpoints WHERE company_id = ?');
-    this.insertOne = db.prepare<[number, string, string, string, string | null, number, string, number | null, number, number], WebhookEndpointRow>(
+    this.companyRow = db.prepare<[number], WebhookEndpointRow>(
+      "SELECT * FROM webhook_endpoints WHERE company_id = ? AND source = 'company'",
+    );
+    this.countByCompany = db.prepare<[number], { n: number }>(
+      'SELECT count(*) AS n FROM webhook_endpoints WHERE company_id = ?',
+    );
+    this.insertOne = db.prepare<
+      [number, string, string, string, string | null, number, string, number | null, number, number],
+      WebhookEndpointRow
+    >(
       `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
@@ -153,7 +164,12 @@ export class WebhookEndpointStore {
     return this.updateOne.get({
       id: row.id,
       url: changes.url ?? row.url,
-      event_types: changes.eventTypes === undefined ? row.event_types : changes.eventTypes === null ? null : JSON.stringify(changes.eventTypes),
+      event_types:
+        changes.eventTypes === undefined
+          ? row.event_types
+          : changes.eventTypes === null
+            ? null
+            : JSON.stringify(changes.eventTypes),
       active,
       disabled_reason: active === 1 ? null : (changes.disabledReason ?? row.disabled_reason),
       ordering: changes.ordering ?? row.ordering,

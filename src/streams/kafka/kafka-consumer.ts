@@ -7,7 +7,15 @@ import type { KafkaClientHealth } from './kafka-health.js';
 import { coalescedCommits, OffsetTracker, type CommitCoalescer, type KafkaNames } from './kafka-offsets.js';
 import { decodeRecord, type KafkaMessage } from './kafka-records.js';
 import { tracedBatchHandler, tracedHandler } from '../traced-handler.js';
-import { pause, unlessAborted, waitUntil, type BatchSubscribeOptions, type Clock, type SubscribeOptions, type Subscription } from '../stream.js';
+import {
+  pause,
+  unlessAborted,
+  waitUntil,
+  type BatchSubscribeOptions,
+  type Clock,
+  type SubscribeOptions,
+  type Subscription,
+} from '../stream.js';
 
 /**
  * Group consumption of the stream topics: one message at a time through a KeyedRunner
@@ -33,12 +41,20 @@ export class KafkaConsumers {
     let fetching = true;
     const tracker = new OffsetTracker();
     let member: GroupMember | undefined;
-    const commits = coalescedCommits(() => member!.current, this.names, stream, group, this.logger, this.settings.commitIntervalMs ?? 100);
+    const commits = coalescedCommits(
+      () => member!.current,
+      this.names,
+      stream,
+      group,
+      this.logger,
+      this.settings.commitIntervalMs ?? 100,
+    );
     let heartbeat: () => Promise<void> = async () => {};
 
     // Parked until not_before without holding a running slot; a drain or stop aborts the wait
     // and the message stays uncommitted.
-    const until = (message: KafkaMessage, signal: AbortSignal) => waitUntil(this.clock, message.notBefore, signal, () => heartbeat());
+    const until = (message: KafkaMessage, signal: AbortSignal) =>
+      waitUntil(this.clock, message.notBefore, signal, () => heartbeat());
     const runner = new KeyedRunner<KafkaMessage>({
       handler: tracedHandler({ system: 'kafka', stream, group }, handler),
       maxInFlight,
@@ -54,10 +70,20 @@ export class KafkaConsumers {
         const offset = tracker.done(message.generation, message.partition, message.offset);
         if (offset !== null) commits.add(message.partition, offset);
       },
-      onFailed: (message, error) => this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
+      onFailed: (message, error) =>
+        this.logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
       onGaveUp: (message, error) =>
         this.logger.error(
-          { err: error, stream, group, message_id: message.id, key: message.key, partition: message.partition, offset: message.offset, value: message.value },
+          {
+            err: error,
+            stream,
+            group,
+            message_id: message.id,
+            key: message.key,
+            partition: message.partition,
+            offset: message.offset,
+            value: message.value,
+          },
           'stream handler keeps failing; message given up and committed',
         ),
     });
@@ -119,13 +145,20 @@ export class KafkaConsumers {
     let fetching = true;
     let generation = 0;
     let member: GroupMember | undefined;
-    const commits = coalescedCommits(() => member!.current, this.names, stream, group, this.logger, this.settings.commitIntervalMs ?? 100);
+    const commits = coalescedCommits(
+      () => member!.current,
+      this.names,
+      stream,
+      group,
+      this.logger,
+      this.settings.commitIntervalMs ?? 100,
+    );
     const running = new Set<Promise<void>>();
     // Runs one chunk until the handler resolved; false when stopped (the chunk stays uncommitted).
     const handle = async (messages: KafkaMessage[], heartbeat: () => Promise<void>): Promise<boolean> => {
       const last = messages.at(-1)!;
       if (!(await waitUntil(this.clock, last.notBefore, abort.signal, heartbeat))) return false;
-      for (let failures = 0; ; ) {
+      for (let failures = 0; ;) {
         if (abort.signal.aborted) return false;
         try {
           // A stop does not wait for the handler (it behaves like a crash): the run stays uncommitted.
@@ -135,7 +168,10 @@ export class KafkaConsumers {
           return !abort.signal.aborted;
         } catch (error) {
           failures += 1;
-          this.logger.warn({ err: error, stream, group, partition: last.partition, messages: messages.length }, 'stream handler failed; retrying');
+          this.logger.warn(
+            { err: error, stream, group, partition: last.partition, messages: messages.length },
+            'stream handler failed; retrying',
+          );
           await pause(Math.min(250 * 2 ** (failures - 1), 10_000), abort.signal);
           await heartbeat().catch(() => {});
         }
@@ -150,13 +186,14 @@ export class KafkaConsumers {
           const { partition } = batch;
           const mine = generation;
           const records = batch.messages.map((message) => decodeRecord(stream, partition, message, mine));
-          for (let from = 0; from < records.length; ) {
+          for (let from = 0; from < records.length;) {
             // Not resolved, so not committed: another consumer (or this one, later) gets them.
             if (!fetching || abort.signal.aborted) throw new Error('consumer stopped');
             if (!isRunning() || isStale() || generation !== mine) return;
             // Whole records, at most maxBatch messages unless one record alone has more.
             const chunk = records[from++]!.slice();
-            while (from < records.length && chunk.length + records[from]!.length <= maxBatch) chunk.push(...records[from++]!);
+            while (from < records.length && chunk.length + records[from]!.length <= maxBatch)
+              chunk.push(...records[from++]!);
             const task = handle(chunk, heartbeat);
             const tracked = task.then(() => undefined);
             running.add(tracked);
@@ -196,7 +233,13 @@ export class KafkaConsumers {
   }
 
   /** The group member of a subscription: a kafkajs consumer, replaced by a new one after a crash (kafka-group-member.ts). */
-  private member(stream: string, group: string, signal: AbortSignal, run: (consumer: Consumer) => Promise<void>, onNewGeneration: () => void): GroupMember {
+  private member(
+    stream: string,
+    group: string,
+    signal: AbortSignal,
+    run: (consumer: Consumer) => Promise<void>,
+    onNewGeneration: () => void,
+  ): GroupMember {
     return new GroupMember({
       kafka: this.kafka,
       groupId: this.names.groupId(group, stream),
@@ -216,7 +259,13 @@ export class KafkaConsumers {
    * then its run loop ends, pending offset commits go out and it disconnects. drain: `settle` (what
    * runs finishes and commits) first, then stop.
    */
-  private subscription(parts: { member: GroupMember; abort: AbortController; commits: CommitCoalescer; halt: () => void; settle: () => Promise<void> }): Subscription {
+  private subscription(parts: {
+    member: GroupMember;
+    abort: AbortController;
+    commits: CommitCoalescer;
+    halt: () => void;
+    settle: () => Promise<void>;
+  }): Subscription {
     const { member, abort, commits, halt, settle } = parts;
     const stop = async () => {
       halt();

@@ -39,11 +39,13 @@ export class KafkaDirectoryLog {
       clientId: 'gateway-directory',
       brokers: options.brokers,
       logLevel: logLevel.WARN,
-      logCreator: () => ({ level, log: entry }) => {
-        const { message, ...rest } = entry;
-        if (level <= logLevel.ERROR) log.error(rest, message);
-        else log.warn(rest, message);
-      },
+      logCreator:
+        () =>
+        ({ level, log: entry }) => {
+          const { message, ...rest } = entry;
+          if (level <= logLevel.ERROR) log.error(rest, message);
+          else log.warn(rest, message);
+        },
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 1_000 },
     });
     this.topic = `${options.namespace}${DIRECTORY_TOPIC}`;
@@ -69,7 +71,11 @@ export class KafkaDirectoryLog {
       this.producer = producer;
     }
     try {
-      await this.producer.send({ topic: this.topic, acks: -1, messages: records.map(({ key, value }) => ({ key, value })) });
+      await this.producer.send({
+        topic: this.topic,
+        acks: -1,
+        messages: records.map(({ key, value }) => ({ key, value })),
+      });
     } catch (error) {
       // A producer whose send failed may be in a state it cannot leave: the next publish makes another.
       const failed = this.producer;
@@ -83,7 +89,9 @@ export class KafkaDirectoryLog {
    * Reads the topic from its start and then follows it, handing each batch of records to `apply` in
    * order. `caughtUp` resolves once everything the topic held at the call has been applied.
    */
-  async follow(apply: (records: DirectoryRecord[]) => void): Promise<{ caughtUp: Promise<void>; stop(): Promise<void> }> {
+  async follow(
+    apply: (records: DirectoryRecord[]) => void,
+  ): Promise<{ caughtUp: Promise<void>; stop(): Promise<void> }> {
     const admin = this.kafka.admin();
     await admin.connect();
     const ends = await admin.fetchTopicOffsets(this.topic).finally(() => admin.disconnect());
@@ -92,14 +100,21 @@ export class KafkaDirectoryLog {
     const caughtUp = new Promise<void>((resolve) => (reached = resolve));
     if (end === 0) reached();
 
-    const consumer = this.kafka.consumer({ groupId: `${this.options.namespace}gateway.directory-reader.${randomUUID()}` });
+    const consumer = this.kafka.consumer({
+      groupId: `${this.options.namespace}gateway.directory-reader.${randomUUID()}`,
+    });
     this.consumers.add(consumer);
     await consumer.connect();
     await consumer.subscribe({ topics: [this.topic], fromBeginning: true });
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch, heartbeat }) => {
-        apply(batch.messages.map((m) => ({ key: m.key?.toString() ?? '', value: m.value === null ? null : m.value.toString() })));
+        apply(
+          batch.messages.map((m) => ({
+            key: m.key?.toString() ?? '',
+            value: m.value === null ? null : m.value.toString(),
+          })),
+        );
         const last = batch.messages.at(-1);
         if (last !== undefined && Number(last.offset) + 1 >= end) reached();
         await heartbeat();

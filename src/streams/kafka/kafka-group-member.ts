@@ -107,7 +107,7 @@ export class GroupMember {
   /** Starts the consumer, and after a crash or a failed start replaces it; resolves once the signal aborted. */
   private async keepRunning(): Promise<void> {
     const { signal, logger, context, health, topic } = this.options;
-    for (let failures = 0; !signal.aborted; ) {
+    for (let failures = 0; !signal.aborted;) {
       const consumer = this.consumer;
       let crashed: (error: unknown) => void = () => {};
       const crash = new Promise<unknown>((resolve) => (crashed = resolve));

@@ -20,7 +20,11 @@ export const FATAL_PRODUCER_ERRORS: ReadonlySet<string> = new Set([
  */
 export function protocolErrorTypes(error: unknown): string[] {
   const types: string[] = [];
-  for (let current = error, depth = 0; current instanceof Error && depth < 10; current = (current as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let current = error, depth = 0;
+    current instanceof Error && depth < 10;
+    current = (current as { cause?: unknown }).cause, depth += 1
+  ) {
     const type = (current as { type?: unknown }).type;
     if (typeof type === 'string') types.push(type);
   }
@@ -46,7 +50,10 @@ export function errorReason(error: unknown): string {
  * `recovered` once the new one works (a producer sent, a consumer joined its group).
  */
 export class KafkaClientHealth {
-  private readonly recoveringNow = new Map<string, { client: StreamClientKind; name: string; since: number; reason: string }>();
+  private readonly recoveringNow = new Map<
+    string,
+    { client: StreamClientKind; name: string; since: number; reason: string }
+  >();
   private readonly recreatedCount: Record<StreamClientKind, number> = { producer: 0, consumer: 0 };
 
   constructor(private readonly logger: Logger) {}
@@ -63,7 +70,10 @@ export class KafkaClientHealth {
 
   recreated(client: StreamClientKind, name: string, reason: string): void {
     this.recreatedCount[client] += 1;
-    this.logger.warn({ client, name, reason, recreated: this.recreatedCount[client] }, `kafka ${client} closed and recreated`);
+    this.logger.warn(
+      { client, name, reason, recreated: this.recreatedCount[client] },
+      `kafka ${client} closed and recreated`,
+    );
   }
 
   recovered(client: StreamClientKind, name: string): void {
@@ -75,6 +85,9 @@ export class KafkaClientHealth {
   }
 
   snapshot(): StreamClientHealth {
-    return { recovering: [...this.recoveringNow.values()].map((r) => ({ ...r })), recreated: { ...this.recreatedCount } };
+    return {
+      recovering: [...this.recoveringNow.values()].map((r) => ({ ...r })),
+      recreated: { ...this.recreatedCount },
+    };
   }
 }

@@ -41,5 +41,4 @@ describe('OffsetTracker', () => {
     expect(tracker.done(1, 0, 5)).toBeNull();
     expect(tracker.done(1, 0, 5)).toBe(6);
   });
-
 });

@@ -143,12 +143,26 @@ export class CommitCoalescer {
  * moment (`consumer`: a crashed one is replaced). A failed commit is logged at debug level and not
  * retried: the messages since the last commit may come again.
  */
-export function coalescedCommits(consumer: () => Consumer, names: KafkaNames, stream: string, group: string, logger: Logger, minGapMs: number): CommitCoalescer {
+export function coalescedCommits(
+  consumer: () => Consumer,
+  names: KafkaNames,
+  stream: string,
+  group: string,
+  logger: Logger,
+  minGapMs: number,
+): CommitCoalescer {
   return new CommitCoalescer(
     (offsets) =>
       consumer()
-        .commitOffsets(offsets.map(({ partition, offset }) => ({ topic: names.topic(stream), partition, offset: String(offset) })))
-        .catch((error: unknown) => logger.debug({ err: error, stream, group }, 'offset commit failed; the messages since the last one may come again')),
+        .commitOffsets(
+          offsets.map(({ partition, offset }) => ({ topic: names.topic(stream), partition, offset: String(offset) })),
+        )
+        .catch((error: unknown) =>
+          logger.debug(
+            { err: error, stream, group },
+            'offset commit failed; the messages since the last one may come again',
+          ),
+        ),
     minGapMs,
   );
 }
@@ -180,7 +194,11 @@ export class OffsetTracker {
   /** A record handed out with its `messages` (each one is `done` on its own). */
   started(partition: number, offset: number, messages = 1): void {
     let state = this.partitions.get(partition);
-    if (state === undefined) this.partitions.set(partition, (state = { order: [], head: 0, finished: new Set(), unfinished: new Map(), held: 0, highestDone: -1 }));
+    if (state === undefined)
+      this.partitions.set(
+        partition,
+        (state = { order: [], head: 0, finished: new Set(), unfinished: new Map(), held: 0, highestDone: -1 }),
+      );
     state.order.push(offset);
     state.held += messages;
     if (messages > 1) state.unfinished.set(offset, messages);

@@ -1,7 +1,16 @@
 // The publisher's answer to a producer the broker no longer accepts, driven with the errors kafkajs
 // raises for it: the producer is closed, a new one (a new producer id) sends the same batch again,
 // before anything published later. The real broker's side is in test/faults (npm run faults).
-import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, type Kafka, type Producer, type ProducerConfig, type TopicMessages } from 'kafkajs';
+import {
+  KafkaJSConnectionError,
+  KafkaJSNonRetriableError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+  type Kafka,
+  type Producer,
+  type ProducerConfig,
+  type TopicMessages,
+} from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../log.js';
 import { KafkaClientHealth } from './kafka-health.js';
@@ -11,7 +20,12 @@ import { systemClock } from '../stream.js';
 
 /** The broker's answer as kafkajs raises it (src/protocol/error.js builds it from the error code). */
 function brokerRefusal(type: string, code: number): KafkaJSProtocolError {
-  return new KafkaJSProtocolError({ type, code, retriable: false, message: `broker answered ${type}` } as unknown as Error);
+  return new KafkaJSProtocolError({
+    type,
+    code,
+    retriable: false,
+    message: `broker answered ${type}`,
+  } as unknown as Error);
 }
 
 /** One kafkajs producer as the publisher uses it: what it sent, whether it was closed, and its scripted failures. */
@@ -37,7 +51,10 @@ class FakeProducer {
 }
 
 /** A kafkajs client whose n-th producer fails its first sends with `failuresOf(n)` and connects once `connectOf(n)` resolves. */
-function fakeKafka(failuresOf: (serial: number) => unknown[], connectOf: (serial: number) => Promise<void> = async () => {}) {
+function fakeKafka(
+  failuresOf: (serial: number) => unknown[],
+  connectOf: (serial: number) => Promise<void> = async () => {},
+) {
   const producers: FakeProducer[] = [];
   const kafka = {
     producer: () => {
@@ -53,7 +70,10 @@ function fakeKafka(failuresOf: (serial: number) => unknown[], connectOf: (serial
 function publisherOf(kafka: Kafka) {
   const logger = createLogger('silent');
   const health = new KafkaClientHealth(logger);
-  return { publisher: new KafkaPublisher(kafka, new KafkaNames({ namespace: 'ns.' }), systemClock, health, logger), health };
+  return {
+    publisher: new KafkaPublisher(kafka, new KafkaNames({ namespace: 'ns.' }), systemClock, health, logger),
+    health,
+  };
 }
 
 const message = (key: string) => ({ key, id: `id-${key}`, value: { key } });
@@ -65,27 +85,33 @@ describe('KafkaPublisher with a producer the broker refuses', () => {
     ['UNKNOWN_PRODUCER_ID', 59],
     ['INVALID_PRODUCER_ID_MAPPING', 49],
     ['PRODUCER_FENCED', 90],
-  ])('closes the producer on %s, sends the same batch through a new one, and shows it while it happens', async (type, code) => {
-    let connectSecond: () => void = () => {};
-    const secondConnects = new Promise<void>((resolve) => (connectSecond = resolve));
-    const { kafka, producers } = fakeKafka((n) => (n === 1 ? [brokerRefusal(type, code)] : []), (n) => (n === 2 ? secondConnects : Promise.resolve()));
-    const { publisher, health } = publisherOf(kafka);
+  ])(
+    'closes the producer on %s, sends the same batch through a new one, and shows it while it happens',
+    async (type, code) => {
+      let connectSecond: () => void = () => {};
+      const secondConnects = new Promise<void>((resolve) => (connectSecond = resolve));
+      const { kafka, producers } = fakeKafka(
+        (n) => (n === 1 ? [brokerRefusal(type, code)] : []),
+        (n) => (n === 2 ? secondConnects : Promise.resolve()),
+      );
+      const { publisher, health } = publisherOf(kafka);
 
-    const published = publisher.publish('gateway.attempts', [message('a1'), message('a2')]);
-    await until(() => producers.length === 2);
-    // The new producer is connecting: the old one is closed, and the bus shows the replacement.
-    expect(producers[0]!.disconnected).toBe(true);
-    expect(health.snapshot()).toEqual({
-      recovering: [{ client: 'producer', name: 'publisher', since: expect.any(Number), reason: type }],
-      recreated: { producer: 1, consumer: 0 },
-    });
-    connectSecond();
-    await published;
-    expect(producers[0]!.sent).toEqual([]);
-    expect(producers[1]!.sent).toEqual([[{ topic: 'ns.gateway.attempts', keys: ['a1', 'a2'] }]]);
-    expect(producers[1]!.disconnected).toBe(false);
-    expect(health.snapshot()).toEqual({ recovering: [], recreated: { producer: 1, consumer: 0 } });
-  });
+      const published = publisher.publish('gateway.attempts', [message('a1'), message('a2')]);
+      await until(() => producers.length === 2);
+      // The new producer is connecting: the old one is closed, and the bus shows the replacement.
+      expect(producers[0]!.disconnected).toBe(true);
+      expect(health.snapshot()).toEqual({
+        recovering: [{ client: 'producer', name: 'publisher', since: expect.any(Number), reason: type }],
+        recreated: { producer: 1, consumer: 0 },
+      });
+      connectSecond();
+      await published;
+      expect(producers[0]!.sent).toEqual([]);
+      expect(producers[1]!.sent).toEqual([[{ topic: 'ns.gateway.attempts', keys: ['a1', 'a2'] }]]);
+      expect(producers[1]!.disconnected).toBe(false);
+      expect(health.snapshot()).toEqual({ recovering: [], recreated: { producer: 1, consumer: 0 } });
+    },
+  );
 
   it('finds the refusal inside the errors kafkajs wraps it in', async () => {
     const wrapped = new KafkaJSNonRetriableError(brokerRefusal('OUT_OF_ORDER_SEQUENCE_NUMBER', 45));
@@ -128,7 +154,10 @@ describe('KafkaPublisher with a producer the broker refuses', () => {
 
   it('closes a producer whose send failed for any other reason, so the next publish never reuses its sequence numbers', async () => {
     // kafkajs gave up on the batch after its retries (the broker away); it may have been appended.
-    const gaveUp = new KafkaJSNumberOfRetriesExceeded(new KafkaJSConnectionError('Connection error: connect ECONNREFUSED'), { retryCount: 8, retryTime: 1000 });
+    const gaveUp = new KafkaJSNumberOfRetriesExceeded(
+      new KafkaJSConnectionError('Connection error: connect ECONNREFUSED'),
+      { retryCount: 8, retryTime: 1000 },
+    );
     const { kafka, producers } = fakeKafka((n) => (n === 1 ? [gaveUp] : []));
     const { publisher, health } = publisherOf(kafka);
     await expect(publisher.publish('s', [message('k1')])).rejects.toBe(gaveUp);
@@ -152,7 +181,13 @@ describe('KafkaPublisher packing', () => {
         // As kafkajs does: every message placed by the partitioner, here in a topic of one partition.
         sendBatch: async ({ topicMessages }: { topicMessages: TopicMessages[] }) => {
           const place = createPartitioner!();
-          for (const { topic, messages } of topicMessages) for (const m of messages) place({ topic, partitionMetadata: [{ partitionErrorCode: 0, partitionId: 0, leader: 0, replicas: [0], isr: [0] }], message: m });
+          for (const { topic, messages } of topicMessages)
+            for (const m of messages)
+              place({
+                topic,
+                partitionMetadata: [{ partitionErrorCode: 0, partitionId: 0, leader: 0, replicas: [0], isr: [0] }],
+                message: m,
+              });
           sent.push(topicMessages);
           if (sent.length === 2) await new Promise<void>((resolve) => (release = resolve));
         },
@@ -162,11 +197,22 @@ describe('KafkaPublisher packing', () => {
     await publisher.publish('gateway.attempts', [message('first')]);
     const held = publisher.publish('gateway.attempts', [message('held')]);
     await until(() => sent.length === 2);
-    const queued = [publisher.publish('gateway.attempts', [message('q1')]), publisher.publish('gateway.attempts', [message('q2'), message('q3')])];
+    const queued = [
+      publisher.publish('gateway.attempts', [message('q1')]),
+      publisher.publish('gateway.attempts', [message('q2'), message('q3')]),
+    ];
     release();
     await Promise.all([held, ...queued]);
-    expect(sent.map((send) => send.map((t) => t.messages.map((m) => m.headers?.packed ?? m.key)))).toEqual([[['first']], [['held']], [['3']]]);
-    expect(JSON.parse(String(sent[2]![0]!.messages[0]!.value)).map((entry: { id: string }) => entry.id)).toEqual(['id-q1', 'id-q2', 'id-q3']);
+    expect(sent.map((send) => send.map((t) => t.messages.map((m) => m.headers?.packed ?? m.key)))).toEqual([
+      [['first']],
+      [['held']],
+      [['3']],
+    ]);
+    expect(JSON.parse(String(sent[2]![0]!.messages[0]!.value)).map((entry: { id: string }) => entry.id)).toEqual([
+      'id-q1',
+      'id-q2',
+      'id-q3',
+    ]);
   });
 });
 

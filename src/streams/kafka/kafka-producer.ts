@@ -100,9 +100,14 @@ export class KafkaPublisher {
    * so that no partition's part of a request passes the broker's limit (kafka-records.ts).
    */
   private requests(byTopic: Map<string, EncodedMessage[]>): TopicMessages[][] {
-    const perTopic = [...byTopic].map(([topic, list]) => ({ topic, parts: splitRequests(encodeRecords(topic, list, this.placer)) }));
+    const perTopic = [...byTopic].map(([topic, list]) => ({
+      topic,
+      parts: splitRequests(encodeRecords(topic, list, this.placer)),
+    }));
     const count = Math.max(...perTopic.map((t) => t.parts.length));
-    return Array.from({ length: count }, (_, n) => perTopic.flatMap(({ topic, parts }) => (n < parts.length ? [{ topic, messages: parts[n]! }] : [])));
+    return Array.from({ length: count }, (_, n) =>
+      perTopic.flatMap(({ topic, parts }) => (n < parts.length ? [{ topic, messages: parts[n]! }] : [])),
+    );
   }
 
   /**
@@ -116,7 +121,7 @@ export class KafkaPublisher {
    * Any other failure is the callers' to retry (the broker is away).
    */
   private async send(topicMessages: TopicMessages[]): Promise<void> {
-    for (let resends = 0; ; ) {
+    for (let resends = 0; ;) {
       const producer = await this.connectedProducer();
       try {
         await producer.sendBatch({ acks: -1, topicMessages });
@@ -128,14 +133,18 @@ export class KafkaPublisher {
         await this.discard(producer, reason);
         if (fatal === null || resends >= FATAL_RESENDS) throw error;
         resends += 1;
-        this.logger.warn({ reason: fatal, resends, messages: topicMessages.reduce((n, t) => n + t.messages.length, 0) }, 'kafka producer refused; sending the batch again through a new producer');
+        this.logger.warn(
+          { reason: fatal, resends, messages: topicMessages.reduce((n, t) => n + t.messages.length, 0) },
+          'kafka producer refused; sending the batch again through a new producer',
+        );
       }
     }
   }
 
   /** Closes a producer whose send failed; the next send connects a new one. */
   private async discard(producer: Producer, reason: string): Promise<void> {
-    if (this.producer !== undefined && (await this.producer.catch(() => undefined)) === producer) this.producer = undefined;
+    if (this.producer !== undefined && (await this.producer.catch(() => undefined)) === producer)
+      this.producer = undefined;
     await producer.disconnect().catch(() => {});
     this.health.recreated('producer', PRODUCER, reason);
   }

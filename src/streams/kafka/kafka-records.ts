@@ -1,4 +1,11 @@
-import { Partitioners, type ICustomPartitioner, type KafkaMessage as FetchedMessage, type Message, type PartitionerArgs, type PartitionMetadata } from 'kafkajs';
+import {
+  Partitioners,
+  type ICustomPartitioner,
+  type KafkaMessage as FetchedMessage,
+  type Message,
+  type PartitionerArgs,
+  type PartitionMetadata,
+} from 'kafkajs';
 import type { IncomingMessage, OutgoingMessage } from '../stream.js';
 
 /**
@@ -79,7 +86,13 @@ export class PartitionPlacer {
 
 /** A published message with its not_before (`now` when it has none) and trace context (the `active` one when it has none). */
 export function encodeMessage(m: OutgoingMessage, now: number, active: string | undefined): EncodedMessage {
-  return { key: m.key, id: m.id, notBefore: m.notBefore ?? now, traceparent: m.traceparent ?? active, json: m.json ?? JSON.stringify(m.value) };
+  return {
+    key: m.key,
+    id: m.id,
+    notBefore: m.notBefore ?? now,
+    traceparent: m.traceparent ?? active,
+    json: m.json ?? JSON.stringify(m.value),
+  };
 }
 
 /** A record and the partition it goes to (undefined while the topic's partition count is unknown). */
@@ -92,7 +105,11 @@ export interface PlacedRecord {
  * The records of messages sent together to `topic`: consecutive messages of a partition packed (at
  * most PACK_MESSAGES and PACK_CHARS a record, in the order given), a message alone as a plain record.
  */
-export function encodeRecords(topic: string, messages: readonly EncodedMessage[], placer: PartitionPlacer): PlacedRecord[] {
+export function encodeRecords(
+  topic: string,
+  messages: readonly EncodedMessage[],
+  placer: PartitionPlacer,
+): PlacedRecord[] {
   const byPartition = new Map<number | undefined, EncodedMessage[]>();
   for (const m of messages) {
     const partition = placer.partitionOf(topic, m.key);
@@ -106,11 +123,15 @@ export function encodeRecords(topic: string, messages: readonly EncodedMessage[]
       for (const m of list) records.push({ partition, record: plainRecord(m) });
       continue;
     }
-    for (let from = 0; from < list.length; ) {
+    for (let from = 0; from < list.length;) {
       let to = from + 1;
       let chars = list[from]!.json.length;
-      while (to < list.length && to - from < PACK_MESSAGES && chars + list[to]!.json.length <= PACK_CHARS) chars += list[to++]!.json.length;
-      records.push({ partition, record: to - from === 1 ? plainRecord(list[from]!) : packedRecord(list.slice(from, to), partition) });
+      while (to < list.length && to - from < PACK_MESSAGES && chars + list[to]!.json.length <= PACK_CHARS)
+        chars += list[to++]!.json.length;
+      records.push({
+        partition,
+        record: to - from === 1 ? plainRecord(list[from]!) : packedRecord(list.slice(from, to), partition),
+      });
       from = to;
     }
   }
@@ -159,7 +180,12 @@ function packedRecord(list: readonly EncodedMessage[], partition: number): Messa
 }
 
 /** The stream messages of a fetched record, in order (one for a plain record, its entries for a packed one). */
-export function decodeRecord(stream: string, partition: number, message: FetchedMessage, generation: number): KafkaMessage[] {
+export function decodeRecord(
+  stream: string,
+  partition: number,
+  message: FetchedMessage,
+  generation: number,
+): KafkaMessage[] {
   const offset = Number(message.offset);
   const headers = message.headers;
   const text = message.value?.toString() ?? 'null';

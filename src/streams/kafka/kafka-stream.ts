@@ -64,11 +64,13 @@ export class KafkaStreamBus implements StreamBus {
       clientId: options.clientId ?? 'gateway',
       brokers: options.brokers,
       logLevel: logLevel.WARN,
-      logCreator: () => ({ level, log: entry }) => {
-        const { message, ...rest } = entry;
-        if (level <= logLevel.ERROR) log.error(rest, message);
-        else log.warn(rest, message);
-      },
+      logCreator:
+        () =>
+        ({ level, log: entry }) => {
+          const { message, ...rest } = entry;
+          if (level <= logLevel.ERROR) log.error(rest, message);
+          else log.warn(rest, message);
+        },
       // Retries at most 1 s apart: once a broker is back, the next retry finds it within a second.
       retry: { retries: options.connectionRetries ?? 8, initialRetryTime: 100, maxRetryTime: 1_000 },
     });

@@ -71,7 +71,10 @@ export class FeedConsumer {
     this.maxInFlight = options.maxInFlight;
     this.direct = options.direct;
     this.directFailed = (messageId, error) =>
-      logger.warn({ err: error, stream, group, message_id: messageId }, 'direct handling failed; the message is made again by its publisher at the next start');
+      logger.warn(
+        { err: error, stream, group, message_id: messageId },
+        'direct handling failed; the message is made again by its publisher at the next start',
+      );
     this.maxHeld = Math.max(8 * options.maxInFlight, 256);
     this.runner = new KeyedRunner<Held>({
       handler: options.handler,
@@ -86,14 +89,29 @@ export class FeedConsumer {
         const commit = messages
           .commitGrouped(message.seq)
           .catch((error: unknown) =>
-            logger.warn({ err: error, stream, group, message_id: message.id }, 'stream commit failed; the message is handed out again at the next start'),
+            logger.warn(
+              { err: error, stream, group, message_id: message.id },
+              'stream commit failed; the message is handed out again at the next start',
+            ),
           )
           .finally(() => this.commits.delete(commit));
         this.commits.add(commit);
       },
-      onFailed: (message, error) => logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
+      onFailed: (message, error) =>
+        logger.warn({ err: error, stream, group, message_id: message.id }, 'stream handler failed; retrying'),
       onGaveUp: (message, error) =>
-        logger.error({ err: error, stream, group, message_id: message.id, key: message.key, seq: message.seq, value: message.value }, 'stream handler keeps failing; message given up and committed'),
+        logger.error(
+          {
+            err: error,
+            stream,
+            group,
+            message_id: message.id,
+            key: message.key,
+            seq: message.seq,
+            value: message.value,
+          },
+          'stream handler keeps failing; message given up and committed',
+        ),
     });
   }
 

@@ -109,7 +109,10 @@ export class Feed {
   appending(count: number): boolean {
     if (count === 0) return false;
     if (this.appendedThisTurn === 0) setImmediate(() => (this.appendedThisTurn = 0));
-    const fits = this.consumers.length > 0 && !this.backlog && this.inMemory + this.memoryOnlyInLanes + this.appendedThisTurn + count <= MEMORY_MESSAGES / 2;
+    const fits =
+      this.consumers.length > 0 &&
+      !this.backlog &&
+      this.inMemory + this.memoryOnlyInLanes + this.appendedThisTurn + count <= MEMORY_MESSAGES / 2;
     this.appendedThisTurn += count;
     return fits;
   }
@@ -198,7 +201,13 @@ export class Feed {
   private acceptMemoryOnly(message: Held): void {
     this.memoryOnly += 1;
     const lane = this.lanes.get(message.key);
-    if (lane === undefined && !this.spilled.has(message.key) && message.notBefore <= this.clock.now() && this.tookDirect(message)) return;
+    if (
+      lane === undefined &&
+      !this.spilled.has(message.key) &&
+      message.notBefore <= this.clock.now() &&
+      this.tookDirect(message)
+    )
+      return;
     if (lane === undefined) this.lanes.set(message.key, [message]);
     else lane.push(message);
     this.memoryOnlyInLanes += 1;

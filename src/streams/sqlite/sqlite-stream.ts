@@ -91,8 +91,10 @@ export class SqliteStreamBus implements StreamBus {
 
   subscribe({ stream, group, handler, maxInFlight = 32, direct }: SubscribeOptions): Subscription {
     let feed = this.feeds.get(stream);
-    if (feed === undefined) this.feeds.set(stream, (feed = new Feed(stream, group, this.messages, this.clock, this.pollMs, this.logger)));
-    else if (feed.group !== group) throw new Error(`The embedded stream ${stream} is consumed by group ${feed.group}; it takes one group only.`);
+    if (feed === undefined)
+      this.feeds.set(stream, (feed = new Feed(stream, group, this.messages, this.clock, this.pollMs, this.logger)));
+    else if (feed.group !== group)
+      throw new Error(`The embedded stream ${stream} is consumed by group ${feed.group}; it takes one group only.`);
     return feed.join(tracedHandler({ system: this.kind, stream, group }, handler), maxInFlight, direct);
   }
 
@@ -127,11 +129,30 @@ function logRows(
     if (memoryOnly[index]) {
       // No text: the feed hands out `parsed`, and there is no row to read it back from.
       const { key, id, notBefore = now, traceparent = active } = message;
-      out.push({ seq: 0, stream, key, message_id: id, value: '', not_before: notBefore, traceparent, parsed: message.value, memoryOnly: true });
+      out.push({
+        seq: 0,
+        stream,
+        key,
+        message_id: id,
+        value: '',
+        not_before: notBefore,
+        traceparent,
+        parsed: message.value,
+        memoryOnly: true,
+      });
       continue;
     }
     const row = rows[appended]!;
-    out.push({ seq: seqs[appended]!, stream, key: row.key, message_id: row.messageId, value: row.value, not_before: row.notBefore, traceparent: row.traceparent, parsed: message.value });
+    out.push({
+      seq: seqs[appended]!,
+      stream,
+      key: row.key,
+      message_id: row.messageId,
+      value: row.value,
+      not_before: row.notBefore,
+      traceparent: row.traceparent,
+      parsed: message.value,
+    });
     appended += 1;
   }
   return out;
@@ -139,5 +160,11 @@ function logRows(
 
 /** The log's rows of published messages; a message without a trace context of its own takes the publisher's (`active`). */
 function toRows(messages: readonly OutgoingMessage[], now: number, active: string | null): NewStreamMessage[] {
-  return messages.map((m) => ({ key: m.key, messageId: m.id, value: m.json ?? JSON.stringify(m.value), notBefore: m.notBefore ?? now, traceparent: m.traceparent ?? active }));
+  return messages.map((m) => ({
+    key: m.key,
+    messageId: m.id,
+    value: m.json ?? JSON.stringify(m.value),
+    notBefore: m.notBefore ?? now,
+    traceparent: m.traceparent ?? active,
+  }));
 }

@@ -21,4 +21,22 @@ import { directory } from './017-directory.js';
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
  * released migration is never edited, a change is a new entry. Times are unix milliseconds.
  */
-export const MIGRATIONS: readonly Migration[] = [foundation, messaging, pipeline, callbacks, retrySchedule, earlyStatuses, streamLog, conversationIndexes, webFaces, traceContext, v1Jobs, authPages, idempotencyKeys, deliveryOrder, deliveryKeys, secretsAndTokens, directory];
+export const MIGRATIONS: readonly Migration[] = [
+  foundation,
+  messaging,
+  pipeline,
+  callbacks,
+  retrySchedule,
+  earlyStatuses,
+  streamLog,
+  conversationIndexes,
+  webFaces,
+  traceContext,
+  v1Jobs,
+  authPages,
+  idempotencyKeys,
+  deliveryOrder,
+  deliveryKeys,
+  secretsAndTokens,
+  directory,
+];
