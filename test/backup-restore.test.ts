@@ -72,7 +72,8 @@ async function companyNames(port: number): Promise<string[]> {
   return names;
 }
 
-describe('backup and restore of a running store', () => {
+// Each test starts daemons and runs the command several times: on a loaded machine that takes a while.
+describe('backup and restore of a running store', { timeout: 120_000 }, () => {
   it('copies one commit of the store while the daemon writes, and a new process serves the copy', async () => {
     const source = tempDir();
     const daemon = await serve(source);
