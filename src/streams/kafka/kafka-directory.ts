@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
+import type { Consumer, Kafka, Producer } from 'kafkajs';
+import { kafkaClient } from './kafka-client.js';
 import type { Logger } from '../../log.js';
 import { ensureTopics } from './kafka-topics.js';
 
@@ -34,20 +35,10 @@ export class KafkaDirectoryLog {
     private readonly options: DirectoryLogOptions,
     private readonly logger: Logger,
   ) {
-    const log = logger.child({ component: 'kafkajs', topic: DIRECTORY_TOPIC });
-    this.kafka = new Kafka({
-      clientId: 'gateway-directory',
-      brokers: options.brokers,
-      logLevel: logLevel.WARN,
-      logCreator:
-        () =>
-        ({ level, log: entry }) => {
-          const { message, ...rest } = entry;
-          if (level <= logLevel.ERROR) log.error(rest, message);
-          else log.warn(rest, message);
-        },
-      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 1_000 },
-    });
+    this.kafka = kafkaClient(
+      { clientId: 'gateway-directory', brokers: options.brokers },
+      logger.child({ component: 'kafkajs', topic: DIRECTORY_TOPIC }),
+    );
     this.topic = `${options.namespace}${DIRECTORY_TOPIC}`;
   }
 

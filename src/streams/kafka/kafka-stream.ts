@@ -1,4 +1,4 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { kafkaClient } from './kafka-client.js';
 import type { Logger } from '../../log.js';
 import { KafkaConsumers } from './kafka-consumer.js';
 import type { GroupTimings } from './kafka-group-member.js';
@@ -59,21 +59,10 @@ export class KafkaStreamBus implements StreamBus {
 
   constructor(options: KafkaStreamOptions, logger: Logger) {
     const clock = options.clock ?? systemClock;
-    const log = logger.child({ component: 'kafkajs' });
-    const kafka = new Kafka({
-      clientId: options.clientId ?? 'gateway',
-      brokers: options.brokers,
-      logLevel: logLevel.WARN,
-      logCreator:
-        () =>
-        ({ level, log: entry }) => {
-          const { message, ...rest } = entry;
-          if (level <= logLevel.ERROR) log.error(rest, message);
-          else log.warn(rest, message);
-        },
-      // Retries at most 1 s apart: once a broker is back, the next retry finds it within a second.
-      retry: { retries: options.connectionRetries ?? 8, initialRetryTime: 100, maxRetryTime: 1_000 },
-    });
+    const kafka = kafkaClient(
+      { clientId: options.clientId ?? 'gateway', brokers: options.brokers, retries: options.connectionRetries },
+      logger.child({ component: 'kafkajs' }),
+    );
     const names = new KafkaNames(options);
     this.health = new KafkaClientHealth(logger.child({ component: 'kafka-clients' }));
     this.topicAdmin = new KafkaTopicAdmin(kafka, names, options);
