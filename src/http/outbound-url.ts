@@ -3,7 +3,7 @@ import { ValidationFailed } from '../errors/errors.js';
 
 /**
  * Refuses, as a 422 on `field`, a URL whose host is an IP literal the private-address guard refuses
- * (src/dispatch/ssrf.ts), naming the range: the refusal comes from the guard when the URL is
+ * (src/net/ssrf.ts), naming the range: the refusal comes from the guard when the URL is
  * given, not later from a connection that failed. A host name is checked on the addresses it
  * resolves to, each time a request is sent.
  */

@@ -1,4 +1,4 @@
-// The private-address guard (src/dispatch/ssrf.ts) on every IPv6 transition form and special-purpose
+// The private-address guard (src/net/ssrf.ts) on every IPv6 transition form and special-purpose
 // range of issue 51, through the API: webhook endpoints created and updated (v2 and the portal's),
 // the test POST, and attachments fetched by file_url. Each is refused by the guard, with a 422 in the
 // error shape naming the range, before any connection is tried.
