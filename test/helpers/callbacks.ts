@@ -224,3 +224,21 @@ export async function createCallbackChannels(gw: TestGateway, companyName: strin
     connectorSecret: (await callbackInfo(gw, connectorChannel)).secrets.signing_secret!,
   };
 }
+
+/** A cloud-style callback body carrying `messages` and `statuses` from one contact. */
+export function cloudBody(messages: unknown[] = [], statuses: unknown[] = []): string {
+  return JSON.stringify({
+    object: 'x',
+    entry: [
+      {
+        id: '1',
+        changes: [
+          {
+            field: 'messages',
+            value: { contacts: [{ wa_id: '4915112345678', profile: { name: 'Lena' } }], messages, statuses },
+          },
+        ],
+      },
+    ],
+  });
+}

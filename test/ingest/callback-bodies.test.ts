@@ -5,7 +5,7 @@ import http from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { createCallbackChannels, postBot, postBytes, rowCounts } from '../helpers/callbacks.js';
+import { cloudBody, createCallbackChannels, postBot, postBytes, rowCounts } from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let botChannel: number;
@@ -28,22 +28,6 @@ const store = () => gw.gateway.store;
 let seq = 0;
 const nextId = () => `review-${++seq}`;
 
-function cloudBody(messages: unknown[] = [], statuses: unknown[] = []): string {
-  return JSON.stringify({
-    object: 'x',
-    entry: [
-      {
-        id: '1',
-        changes: [
-          {
-            field: 'messages',
-            value: { contacts: [{ wa_id: '4915112345678', profile: { name: 'Lena' } }], messages, statuses },
-          },
-        ],
-      },
-    ],
-  });
-}
 function botBody(message: Record<string, unknown>, key = 'message'): string {
   return JSON.stringify({
     update_id: 900000 + ++seq,

@@ -5,7 +5,7 @@ import { sameSecret } from '../../src/domain/tokens.js';
 import { Forbidden } from '../../src/errors/errors.js';
 import { httpStatusOf } from '../../src/http/render-errors.js';
 import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { createCallbackChannels, postCloud } from '../helpers/callbacks.js';
+import { cloudBody, createCallbackChannels, postCloud } from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;
@@ -21,23 +21,6 @@ afterAll(() => gw.close());
 
 const store = () => gw.gateway.store;
 const admin = { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
-
-function cloudBody(messages: unknown[] = [], statuses: unknown[] = []): string {
-  return JSON.stringify({
-    object: 'x',
-    entry: [
-      {
-        id: '1',
-        changes: [
-          {
-            field: 'messages',
-            value: { contacts: [{ wa_id: '4915112345678', profile: { name: 'Lena' } }], messages, statuses },
-          },
-        ],
-      },
-    ],
-  });
-}
 
 describe('channel ids in the path, secrets compared, the handshake refused', () => {
   it('sameSecret compares any two texts, whatever their lengths', () => {

@@ -2,7 +2,14 @@
 // 500), and in a message's details only the provider fields it knows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { createCallbackChannels, postBot, postCloud, rowCounts, seedOutgoing } from '../helpers/callbacks.js';
+import {
+  cloudBody,
+  createCallbackChannels,
+  postBot,
+  postCloud,
+  rowCounts,
+  seedOutgoing,
+} from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;
@@ -24,22 +31,6 @@ const store = () => gw.gateway.store;
 let seq = 0;
 const nextId = () => `review-${++seq}`;
 
-function cloudBody(messages: unknown[] = [], statuses: unknown[] = []): string {
-  return JSON.stringify({
-    object: 'x',
-    entry: [
-      {
-        id: '1',
-        changes: [
-          {
-            field: 'messages',
-            value: { contacts: [{ wa_id: '4915112345678', profile: { name: 'Lena' } }], messages, statuses },
-          },
-        ],
-      },
-    ],
-  });
-}
 function botBody(message: Record<string, unknown>, key = 'message'): string {
   return JSON.stringify({
     update_id: 900000 + ++seq,
