@@ -153,6 +153,10 @@ describe('the generated walk', () => {
       const what = `${label(op)} as ${built.path} with B's API token`;
       expectRefusal(res, [401], what);
       expectNothingOf(res, a, what, what);
+      // Nor does B's portal session, presented as the console's cookie (the admin API's other credential).
+      const cookie = { cookie: `gw_console=${b.portal.token}`, 'x-csrf-token': b.portal.csrf };
+      const bySession = await sendBuilt(gw, op, built, { token: null, headers: cookie }, b);
+      expectRefusal(bySession, [401], `${what} as a console session`);
     }
   });
 

@@ -1,8 +1,8 @@
 // The operations of /openapi.json as the cross-account walk calls them: which account resource each
 // path parameter and each id-bearing input field names, a minimal valid input built from the
 // operation's own schema, and the variants that put another account's ids into those places.
-import { Ajv } from 'ajv';
 import type { AccountResources } from './walk-accounts.js';
+import { COMPANIONS, isRequired, minimalInput, validInput } from './walk-inputs.js';
 
 /** What an id in a path or an input names: a field of AccountResources. */
 export type Kind =
@@ -56,6 +56,15 @@ const PARAM_KINDS: Record<string, Kind> = {
   fileName: 'fileName',
   provider: 'provider',
   channelId: 'channel',
+};
+/** Input fields named like ids that name no resource of an account: the walk has nothing foreign to put there. */
+const NOT_ACCOUNT_IDS: Record<string, string> = {
+  vendor_channel_id: "the provider's id of a channel",
+  vendor_client_id: "the provider's id of its client",
+  page_id: "the provider's id of a business page",
+  social_a_id: "the provider's id of a user",
+  replied_to_id: "the provider's id of a message",
+  assignee_id: "a CRM user's id, which the gateway keeps as given",
 };
 /** `{id}` names a resource of the collection before it. */
 const COLLECTION_KINDS: Record<string, Kind> = {
@@ -113,6 +122,9 @@ export function walkOperations(document: { paths: Record<string, Record<string, 
       for (const name of inputFields(input)) {
         const ref = INPUT_KINDS[name];
         if (ref !== undefined) slots.push({ where: 'input', name, ...ref });
+        else if (auth !== 'admin' && /(^|_)ids?$/.test(name) && !(name in NOT_ACCOUNT_IDS)) {
+          throw new Error(`no known value for the id field ${name} of ${method.toUpperCase()} ${path}`);
+        }
       }
       return {
         method: method.toUpperCase(),
@@ -130,66 +142,6 @@ function inputFields(schema: any): string[] {
   if (schema === undefined) return [];
   const variants: any[] = schema.oneOf ?? schema.anyOf ?? [schema];
   return [...new Set(variants.flatMap((v) => Object.keys(v.properties ?? {})))];
-}
-
-/** Values of fields whose schema alone does not give a valid one (patterns, formats). */
-const SAMPLES: Record<string, unknown> = {
-  name: 'walk',
-  phone: '79250009999',
-  text: 'walk',
-  message: 'walk',
-  url: 'http://127.0.0.1:9/walk',
-  file_url: 'http://127.0.0.1:9/walk.png',
-  token: 'walk-token',
-  login: 'walk-login',
-  password: 'walk-password',
-  state: 'walk-unknown-state',
-  code: 'walk-code',
-  'hub.mode': 'subscribe',
-  'hub.challenge': 'walk-challenge',
-  // Both accounts have a connected chat_a channel: writing first through it reaches every check.
-  provider: 'chat_a',
-};
-
-/** Fields an optional id field needs beside it to be taken at all (a template is for chat_a_business only). */
-const COMPANIONS: Record<string, Record<string, unknown>> = {
-  biz_template_id: { provider: 'chat_a_business' },
-};
-
-/** Fields sent although optional: without them the route refuses the input before it looks at any id. */
-const HELPFUL = ['text', 'phone'];
-
-const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
-
-/** A minimal value of a schema: its required fields (and HELPFUL ones), each from SAMPLES or its type. */
-function sample(schema: any, name: string): unknown {
-  if (schema.const !== undefined) return schema.const;
-  if (SAMPLES[name] !== undefined && schema.type !== 'object') return SAMPLES[name];
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  const variants = schema.oneOf ?? schema.anyOf;
-  if (Array.isArray(variants)) {
-    for (const variant of variants) {
-      const value = sample(variant, name);
-      if (ajv.validate(variant, value)) return value;
-    }
-    return sample(variants[0], name);
-  }
-  switch (schema.type) {
-    case 'object': {
-      const properties = (schema.properties ?? {}) as Record<string, object>;
-      const fields = [...(schema.required ?? []), ...HELPFUL.filter((f) => f in properties)] as string[];
-      return Object.fromEntries([...new Set(fields)].map((field) => [field, sample(properties[field] ?? {}, field)]));
-    }
-    case 'array':
-      return [sample(schema.items ?? {}, name)];
-    case 'integer':
-    case 'number':
-      return Math.max(schema.minimum ?? 1, 1);
-    case 'boolean':
-      return false;
-    default:
-      return 'walk';
-  }
 }
 
 /** The value of an id of `kind` in `account`, as the path or the input carries it. */
@@ -250,21 +202,6 @@ export function isForeign(variant: Assignment, slot: Slot): boolean {
   return owner === 'foreign' || owner === 'unknown';
 }
 
-function isRequired(schema: any, name: string): boolean {
-  const variants: any[] = schema.oneOf ?? schema.anyOf ?? [schema];
-  return variants.some((v) => (v.required ?? []).includes(name));
-}
-
-/**
- * The document's oneOf of variants (channel bodies) overlap: the route picks the variant by the
- * channel's provider, so a body is valid when one variant takes it.
- */
-function lenient(schema: any): object {
-  if (!Array.isArray(schema.oneOf)) return schema as object;
-  const { oneOf, ...rest } = schema;
-  return { ...rest, anyOf: oneOf };
-}
-
 export interface BuiltRequest {
   path: string;
   input?: Record<string, unknown>;
@@ -286,7 +223,7 @@ export function buildRequest(
     path = path.replace(`{${slot.name}}`, encodeURIComponent(String(pick(slot))));
   }
   if (op.input === undefined) return { path };
-  const input = sample(op.input, '') as Record<string, unknown>;
+  const input = minimalInput(op.input);
   for (const slot of op.slots.filter((s) => s.where === 'input')) {
     // An optional id field goes in only to carry a foreign (or unknown) id: an own one would make
     // a request the walk must not send (a write of the caller's own) or clash with the foreign one.
@@ -294,9 +231,10 @@ export function buildRequest(
     input[slot.name] = slot.list === true ? [pick(slot)] : pick(slot);
     Object.assign(input, COMPANIONS[slot.name]);
   }
-  if (!ajv.validate(lenient(op.input), input)) {
+  const problems = validInput(op.input, input);
+  if (problems !== null) {
     throw new Error(
-      `the walk's input for ${op.method} ${op.path} is not valid (add a sample for the field): ${ajv.errorsText()}\n${JSON.stringify(input)}`,
+      `the walk's input for ${op.method} ${op.path} is not valid (add a sample for the field): ${problems}\n${JSON.stringify(input)}`,
     );
   }
   return { path, input };
