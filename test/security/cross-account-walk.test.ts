@@ -3,6 +3,7 @@
 // answer shows anything of the other account, and no row of the store and no event changes. The
 // operations are read from the document and the routers, so a new route is walked as soon as it exists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cloudBody, postCloud, postConnector } from '../helpers/callbacks.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { TO_RECEIVERS, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -181,6 +182,21 @@ describe('the generated walk', () => {
         expectNothingOf(res, a, what, what);
       }
     }
+  });
+
+  it("a provider callback signed with the caller's own channel secrets is refused on the other account's channels", async () => {
+    const text = {
+      from: '4915112345678',
+      id: 'wamid.walk',
+      timestamp: '1700000000',
+      type: 'text',
+      text: { body: 'walk' },
+    };
+    const cloud = await postCloud(gw, a.auth, cloudBody([text]), b.cloudSecret);
+    expectRefusal(cloud, [401], "B's cloud signature on A's chat_a_business auth");
+    const state = JSON.stringify({ type: 'state', state: 'disabled' });
+    const connector = await postConnector(gw, 'chat_a', a.channel, state, b.connectorSecret);
+    expectRefusal(connector, [401], "B's connector signature on A's chat_a channel");
   });
 
   it('the console and the portal: no session, and a portal session of B, reach nothing of A', async () => {

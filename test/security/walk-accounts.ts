@@ -44,6 +44,8 @@ export interface AccountResources {
   verifyToken: string;
   /** The secret the channel's connector signs its callbacks with. */
   connectorSecret: string;
+  /** The app secret the auth's cloud-style callbacks are signed with. */
+  cloudSecret: string;
   /** Text found in the account's answers only: an answer to the other account must never carry it. */
   marker: string;
 }
@@ -167,6 +169,7 @@ export async function giveResources(
     portal: await openPortal(gw, token, company),
     verifyToken: cloud.body.secrets.verify_token as string,
     connectorSecret: connector.body.secrets.signing_secret as string,
+    cloudSecret: cloud.body.secrets.app_secret as string,
     marker,
   };
 }
