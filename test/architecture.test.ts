@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,5 +98,73 @@ describe('the layer order of src/ (docs/architecture.md)', () => {
       'stream-implementations-apart: src/streams/kafka/kafka-stream.ts -> src/streams/sqlite/sqlite-stream.ts',
       'streams-contract-not-to-streams-implementations: src/streams/stream.ts -> src/streams/kafka/kafka-stream.ts',
     ]);
+  });
+});
+
+/**
+ * Fixed sleeps in tests: a promise resolved by a timer, or node:timers/promises. A test waits for a
+ * condition (eventually in test/helpers/wait.ts) or for a later marker instead; the sleeps left are
+ * listed here, each with why, and a file may hold at most that many.
+ */
+const SLEEP = /setTimeout\(\s*(?:resolve|r)\s*,|setTimeout\(\s*\(\)\s*=>\s*(?:resolve|r)\(\)|node:timers\/promises/g;
+
+const ALLOWED_SLEEPS: Record<string, { count: number; why: string }> = {
+  'test/helpers/wait.ts': { count: 1, why: "eventually's poll interval" },
+  'test/pipeline/startup.test.ts': { count: 1, why: 'polls /healthz while the gateway starts' },
+  'test/streams/sqlite.test.ts': {
+    count: 3,
+    why: "the poll loops until() and untilLag(); an idle time longer than the group commit's gap, on purpose",
+  },
+  'test/streams/conformance.ts': { count: 1, why: 'handlers of random length, to mix the order they finish in' },
+  'test/security/auth-throttle.test.ts': { count: 2, why: "waits out the throttle's real-clock wait: what is tested" },
+  'src/store/engine/checkpointer.test.ts': { count: 1, why: 'the quiet time the thread must stay silent over' },
+  'src/store/engine/migrate.test.ts': { count: 1, why: 'polls until every worker has its connection open' },
+  'src/store/engine/group-commit.test.ts': {
+    count: 2,
+    why: 'a unit queued part way into the gap: the timing is tested',
+  },
+  'src/connectors/connectors.test.ts': {
+    count: 1,
+    why: 'throttled calls last a moment, so overlapping ones would show',
+  },
+  'src/streams/kafka/kafka-producer.test.ts': { count: 1, why: 'the poll loop until()' },
+  'test/faults/callback-load.ts': { count: 1, why: 'the fault suite paces its load (audited with test/faults)' },
+  'test/faults/kafka-faults.test.ts': {
+    count: 2,
+    why: 'outages held for their planned length (audited with test/faults)',
+  },
+  'test/faults/invariants.ts': { count: 1, why: 'polls until a read in flight is done (audited with test/faults)' },
+};
+
+/** The test sources: every file under test/, and the *.test.ts beside the code in src/. */
+function testSources(dir: string): string[] {
+  return fs.readdirSync(path.join(repoRoot, dir), { withFileTypes: true }).flatMap((entry) => {
+    const file = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : testSources(file);
+    return file.endsWith('.ts') && (dir.startsWith('test') || file.endsWith('.test.ts')) ? [file] : [];
+  });
+}
+
+const sleepsIn = (text: string): number => text.match(SLEEP)?.length ?? 0;
+
+describe('fixed sleeps in tests', () => {
+  it('finds the forms of a sleep, and not a timer that does something', () => {
+    expect(sleepsIn('await new Promise((resolve) => setTimeout(resolve, 300));')).toBe(1);
+    expect(sleepsIn('await new Promise((r) => setTimeout(\n  r,\n  50));')).toBe(1);
+    expect(sleepsIn('setTimeout(() => resolve(), 20);')).toBe(1);
+    expect(sleepsIn("import { setTimeout as sleep } from 'node:timers/promises';")).toBe(1);
+    expect(sleepsIn('setTimeout(() => request.destroy(), 50); setImmediate(resolve);')).toBe(0);
+  });
+
+  it('are only those listed, with why', () => {
+    const files = [...testSources('test'), ...testSources('src')];
+    expect(files).toContain('test/architecture.test.ts');
+    expect(files).toContain('src/store/engine/checkpointer.test.ts');
+    const over = files
+      .map((file) => ({ file, count: sleepsIn(fs.readFileSync(path.join(repoRoot, file), 'utf8')) }))
+      .filter(({ file, count }) => count > (ALLOWED_SLEEPS[file]?.count ?? 0) && file !== 'test/architecture.test.ts')
+      .map(({ file, count }) => `${file}: ${count} (allowed ${ALLOWED_SLEEPS[file]?.count ?? 0})`);
+    expect(over).toEqual([]);
+    expect(Object.keys(ALLOWED_SLEEPS).filter((file) => !files.includes(file))).toEqual([]);
   });
 });

@@ -80,6 +80,7 @@ describe('ChannelThrottle', () => {
         running += 1;
         most = Math.max(most, running);
         started.push(Date.now());
+        // Each call lasts a moment, so that calls let through together would overlap.
         await new Promise((resolve) => setTimeout(resolve, 5));
         running -= 1;
       });

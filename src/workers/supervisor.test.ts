@@ -3,6 +3,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { pause } from '../streams/stream.js';
 import { repeatPasses, supervise, type Wake } from './supervisor.js';
+import { eventually } from '../../test/helpers/wait.js';
 
 /** A wake source that counts its live subscriptions and can fire them. */
 function wakeSource() {
@@ -39,7 +40,7 @@ describe('repeatPasses', () => {
       },
       { idleMs: 1, logger, what: 'test pass', wake: source.wake },
     );
-    while (passes < 50) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually('fifty passes', () => passes >= 50);
     // Each pause ran out by itself: its subscription was dropped before the next pass.
     expect(maxLive).toBe(0);
     expect(source.live()).toBeLessThanOrEqual(1);

@@ -90,28 +90,37 @@ describe('cancelling a bulk replay', () => {
     const original = replayer.replay.bind(replayer);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    let pages = 0;
+    // The size of each page the worker replayed, in order.
+    const pages: number[] = [];
     replayer.replay = async (deliveries) => {
-      pages += 1;
+      pages.push(deliveries.length);
       await held;
       return original(deliveries);
     };
     try {
       const created = await gw.admin('POST', '/admin/replays', { company_id: companyA, status: 'failed' });
       const id = created.body.task.id;
-      await eventually('the worker holds the first page', () => pages === 1);
+      await eventually('the worker holds the first page', () => pages.length === 1);
       const cancelled = await gw.admin('POST', `/admin/replays/${id}/cancel`);
       expect(cancelled.status).toBe(200);
       expect(cancelled.body.task).toMatchObject({ id, status: 'cancelled', total: 4, enqueued: 0 });
       const receivedBefore = receiver.received.length;
       release();
       await eventually('the held page published', () => receiver.received.length === receivedBefore + 4);
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      // A later task (created a millisecond after, so it comes second in the worker's order)
+      // completes only once the worker has passed the cancelled one: it had its chance to go on.
+      clock.advance(1);
+      const later = (await gw.admin('POST', '/admin/replays', { company_id: companyB, status: 'delivered' })).body.task;
+      await eventually(
+        'the later task completed',
+        async () => (await gw.admin('GET', `/admin/replays/${later.id}`)).body.task.status === 'completed',
+      );
       expect((await gw.admin('GET', `/admin/replays/${id}`)).body.task).toMatchObject({
         status: 'cancelled',
         enqueued: 0,
       });
-      expect(pages).toBe(1);
+      expect(pages).toEqual([4, 0]);
+      expect(receiver.received).toHaveLength(receivedBefore + 4);
       expectError(await gw.admin('POST', `/admin/replays/${id}/cancel`), 409, 'conflict');
     } finally {
       release();

@@ -4,6 +4,7 @@ import { emittedEvents, newEvents } from '../helpers/events.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
 import { seedCompany, seedConversation, type Seeded } from '../helpers/seed.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
 let seeded: Seeded;
@@ -178,7 +179,8 @@ describe('GET /api/p2/conversations', () => {
     const ids = ['1', '2', '3'].map((sender) => seedConversation(gw, target, { sender }).conversationId);
     // The change must come in a later millisecond than the seeds (updated_at is in ms, ties go by
     // id): on a fast machine the request was answered within the millisecond of the last seed.
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    const seededAt = Date.now();
+    await eventually('a later millisecond than the seeds', () => Date.now() > seededAt);
     await gw.request('PUT', `/api/p2/conversations/${ids[0]}`, {
       json: { company_id: target.companyId, operational_state: 'archived' },
     });

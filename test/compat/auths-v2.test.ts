@@ -59,7 +59,8 @@ describe('pact-im/api-doc content/ru/v2/auths/create-auth.md (sync_period)', () 
       username: 'sandbox.account',
       sync_messages_at: created.body.auth.sync_messages_at,
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The history comes in the batch that connected the auth: all of it is stored with the `enabled`.
+    await c.allDelivered(company);
     const history = c
       .hooks(company)
       .filter((h) => h.type === 'message')
@@ -81,7 +82,9 @@ describe('pact-im/api-doc content/ru/v2/auths/create-auth.md (sync_period)', () 
       () => [day, none].every((id) => c.hooks(id).some((h) => h.type === 'auth' && h.object.state === 'enabled')),
       10_000,
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The history comes in the batch that connected the auth: all of it is stored with the `enabled`.
+    await c.allDelivered(day);
+    await c.allDelivered(none);
     expect(
       c
         .hooks(day)

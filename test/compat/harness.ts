@@ -7,6 +7,8 @@ import { systemClock } from '../../src/streams/stream.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { emittedEvents } from '../helpers/events.js';
+import { eventually } from '../helpers/wait.js';
 
 export interface CompatGateway {
   gw: TestGateway;
@@ -16,6 +18,12 @@ export interface CompatGateway {
   company(name: string): Promise<number>;
   /** The webhook bodies received so far for a company, oldest first. */
   hooks(company: number): { event: string; type: string; object: any }[];
+  /**
+   * Waits until every event the gateway has stored for a company so far reached the receiver: what
+   * one provider batch brings is stored in one transaction, so once one of its events arrived, this
+   * waits for the rest of the batch.
+   */
+  allDelivered(company: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -67,6 +75,17 @@ export async function startCompatGateway(): Promise<CompatGateway> {
         .map((h) => h.body as { event: string; type: string; object: any })
         .filter((b) => b.object?.company_id === company)
         .map((b) => (checked(b), b));
+    },
+    async allDelivered(company) {
+      await eventually(
+        `every event of company ${company} delivered`,
+        () => {
+          const received = new Set(receiver.received.map((h) => h.id));
+          const stored = emittedEvents(gw.store).filter((e) => e.company_id === company);
+          return stored.length > 0 && stored.every((e) => received.has(e.id));
+        },
+        10_000,
+      );
     },
     async close() {
       await gw.close();

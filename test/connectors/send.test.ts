@@ -123,14 +123,28 @@ describe('cloud-style sender (chat_a_business)', () => {
     ).toEqual({ n: 0 });
   });
 
+  /**
+   * Sends a message behind those before it and waits until the provider took it: a channel sends one
+   * job at a time, in order, so every call for an earlier message was made before it.
+   */
+  async function sendMarker(): Promise<void> {
+    const id = await send(conversationId, { text: 'Marker' });
+    await eventually('the provider took the marker', () => message(id).external_id !== null);
+  }
+  const textsSent = (since: number) =>
+    fake
+      .callsOf('cloud', '/messages')
+      .slice(since)
+      .map((call) => (call.body as { text?: { body: string } }).text?.body);
+
   it('a provider answering 500 then 200 is called exactly once more, and the message is sent once', async () => {
     const before = emittedEvents(store()).length;
     const calls = fake.callsOf('cloud', '/messages').length;
     fake.script('cloud', { status: 500, body: { error: { code: 2, message: 'Service temporarily unavailable' } } });
     const id = await send(conversationId, { text: 'Second try' });
     await eventually('the provider took the message', () => message(id).external_id !== null);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(fake.callsOf('cloud', '/messages').length - calls).toBe(2);
+    await sendMarker();
+    expect(textsSent(calls)).toEqual(['Second try', 'Second try', 'Marker']);
     expect(updatesOf(id, before)).toEqual([{ status: 'sent', external_id: message(id).external_id }]);
   });
 
@@ -143,13 +157,15 @@ describe('cloud-style sender (chat_a_business)', () => {
     });
     const id = await send(conversationId, { text: 'Nobody home' });
     await eventually('the message is in error', () => message(id).status === 'error');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(fake.callsOf('cloud', '/messages').length - calls).toBe(1);
+    await sendMarker();
+    expect(textsSent(calls)).toEqual(['Nobody home', 'Marker']);
     expect(message(id).external_id).toBeNull();
     expect(JSON.parse(message(id).details!)).toEqual({
       errors: [{ code: 'provider_131026', title: 'Message undeliverable: the recipient is not on the network' }],
     });
-    const updates = checkedEvents(store(), before).filter((e) => e.name === 'message.update');
+    const updates = checkedEvents(store(), before).filter(
+      (e) => e.name === 'message.update' && (e.body.object as { id: number }).id === id,
+    );
     expect(updates).toHaveLength(1);
     expect(updates[0]!.body.object).toMatchObject({
       id,

@@ -212,7 +212,14 @@ describe('webhook dispatcher (SQLite streams)', () => {
         ).n === 2,
     );
     expect(r.received).toHaveLength(0);
-    const errors = gw.store.db.prepare('SELECT error FROM webhook_attempts').all() as { error: string }[];
+    // The attempts of the event's two deliveries, one each (GATEWAY_WEBHOOK_RETRY_SCHEDULE=0); the
+    // delivery.failed each endpoint then gets of the other's failure is refused the same way.
+    const errors = gw.store.db
+      .prepare(
+        'SELECT a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.event_id = ?',
+      )
+      .all(event.id) as { error: string }[];
+    expect(errors).toHaveLength(2);
     for (const { error } of errors) expect(error).toMatch(/refused to connect to .*(loopback|private)/);
   });
 

@@ -50,6 +50,7 @@ describe('WebhookHttpClient', () => {
     const { client, url } = await serve((_req, res) => {
       res.writeHead(200);
       res.write('a'.repeat(3000));
+      // The rest a moment later, so the answer arrives in more than one chunk.
       setTimeout(() => res.end('b'.repeat(1_000_000)), 20);
     });
     const answer = await post(client, url);

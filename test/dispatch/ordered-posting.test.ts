@@ -44,7 +44,22 @@ const request = (url: string, id: string, order?: string): SignedPost => ({
   timeoutMs: 10_000,
   order,
 });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Hands the poster an attempt of a key of its own and waits until it is answered: it goes out after
+ * anything handed over before it that was to go out at once, so a check of what did not go out
+ * follows it.
+ */
+async function marker(
+  p: WebhookPoster,
+  { receiver, answer }: Awaited<ReturnType<typeof hangingReceiver>>,
+  id: string,
+): Promise<void> {
+  const outcome = p.post(request(receiver.url, id, `marker-${id}`));
+  await eventually(`the marker ${id}`, () => receiver.received.some((r) => r.id === id));
+  answer(id);
+  expect((await outcome).statusCode).toBe(200);
+}
 
 describe.each([
   ['on the event loop', () => new InlinePoster(new WebhookHttpClient(new SsrfGuard(['127.0.0.1'])))],
@@ -60,45 +75,47 @@ describe.each([
   }
 
   it('sends the attempts of one order key one at a time, in order, and other keys beside them', async () => {
-    const { receiver, answer } = await hangingReceiver();
+    const hanging = await hangingReceiver();
+    const { receiver, answer } = hanging;
     const p = poster();
     const outcomes = ['a1', 'a2', 'a3'].map((id) => p.post(request(receiver.url, id, 'endpoint-a')));
     const other = p.post(request(receiver.url, 'b1', 'endpoint-b'));
     await eventually('the first of each key', () => receiver.received.length === 2);
-    await sleep(50);
-    expect(receiver.received.map((r) => r.id).sort()).toEqual(['a1', 'b1']);
+    await marker(p, hanging, 'm1');
+    expect(receiver.received.map((r) => r.id).sort()).toEqual(['a1', 'b1', 'm1']);
     // The answer to a1 starts a2, and nothing else of its key.
     answer('a1');
-    await eventually('a2 after a1 was answered', () => receiver.received.length === 3);
-    expect(receiver.received[2]!.id).toBe('a2');
+    await eventually('a2 after a1 was answered', () => receiver.received.length === 4);
+    expect(receiver.received[3]!.id).toBe('a2');
     answer('b1');
-    await sleep(50);
-    expect(receiver.received).toHaveLength(3);
+    await marker(p, hanging, 'm2');
+    expect(receiver.received.map((r) => r.id).slice(3)).toEqual(['a2', 'm2']);
     answer('a2');
-    await eventually('a3 last', () => receiver.received.length === 4);
-    expect(receiver.received[3]!.id).toBe('a3');
+    await eventually('a3 last', () => receiver.received.length === 6);
+    expect(receiver.received[5]!.id).toBe('a3');
     answer('a3');
     for (const outcome of [...outcomes, other]) expect((await outcome).statusCode).toBe(200);
   });
 
   it('fails the attempts queued behind another when cancelled, once their turn comes, and lets the running one finish', async () => {
-    const { receiver, answer } = await hangingReceiver();
+    const hanging = await hangingReceiver();
+    const { receiver, answer } = hanging;
     const p = poster();
     const [first, second, third] = ['c1', 'c2', 'c3'].map((id) => p.post(request(receiver.url, id, 'endpoint-c')));
     await eventually('c1 sent', () => receiver.received.length === 1);
     p.cancelQueued();
     // Attempts handed over after the cancel go out as usual, still behind the earlier ones.
     const later = p.post(request(receiver.url, 'c4', 'endpoint-c'));
-    await sleep(50);
-    expect(receiver.received.map((r) => r.id)).toEqual(['c1']);
+    await marker(p, hanging, 'm1');
+    expect(receiver.received.map((r) => r.id)).toEqual(['c1', 'm1']);
     answer('c1');
     expect((await first!).statusCode).toBe(200);
     await expect(second).rejects.toThrow(CANCELLED);
     await expect(third).rejects.toThrow(CANCELLED);
-    await eventually('c4 sent', () => receiver.received.length === 2);
+    await eventually('c4 sent', () => receiver.received.length === 3);
     answer('c4');
     expect((await later).statusCode).toBe(200);
-    expect(receiver.received.map((r) => r.id)).toEqual(['c1', 'c4']);
+    expect(receiver.received.map((r) => r.id)).toEqual(['c1', 'm1', 'c4']);
   });
 });
 
@@ -161,11 +178,11 @@ describe('DeliveryWorker hands attempts over without waiting for their answers',
     // A third attempt for the endpoint waits for a free slot: the first answer.
     let thirdHanded = false;
     const third = worker.deliver(job(3), undefined, 'k').then((d) => ((thirdHanded = true), d));
-    await sleep(20);
-    expect(thirdHanded).toBe(false);
-    // Another endpoint has slots of its own.
+    // Another endpoint has slots of its own: its attempt, asked for after the third, is handed over
+    // while the third still waits.
     await worker.deliver(job(4, 2), undefined, 'other');
-    expect(poster.posted).toHaveLength(3);
+    expect(thirdHanded).toBe(false);
+    expect(poster.posted.map((p) => p.request.id)).toEqual(['evt_1', 'evt_2', 'evt_4']);
 
     poster.posted[0]!.answer({ statusCode: 200, retryAfter: null, body: 'ok', error: null, durationMs: 3 });
     await first.recorded;

@@ -52,8 +52,9 @@ describe('dispatcher shutdown', () => {
     // The two others reach the poster behind it.
     const deliveries = gateway.store.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM webhook_deliveries');
     await eventually('the three deliveries made', () => deliveries.get()!.n === 3);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(gateway.store.db.prepare('SELECT count(*) AS n FROM stream_messages').get()).toEqual({ n: 0 });
+    // A job leaves the stream log once the dispatcher has handed it to the poster.
+    const streamRows = gateway.store.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM stream_messages');
+    await eventually('the two others handed to the poster', () => streamRows.get()!.n === 0);
 
     const closing = gateway;
     gateway = null;
@@ -126,8 +127,9 @@ describe('dispatcher shutdown', () => {
         >('SELECT status, attempt_count, auto_attempts, next_attempt_at FROM webhook_deliveries WHERE event_id = ?')
         .get(eventId)!;
     await eventually('both retries handed out', () => deliveryOf(queued).next_attempt_at === null);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(store().db.prepare('SELECT count(*) AS n FROM stream_messages').get()).toEqual({ n: 0 });
+    // A job leaves the stream log once the dispatcher has handed it to the poster.
+    const streamRows = store().db.prepare<[], { n: number }>('SELECT count(*) AS n FROM stream_messages');
+    await eventually('the other retry handed to the poster', () => streamRows.get()!.n === 0);
 
     const closing = gateway;
     gateway = null;

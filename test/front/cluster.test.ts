@@ -135,6 +135,7 @@ describe('a 3-shard cluster behind the front', () => {
     expect(new Set(companies).size).toBe(companies.length);
     expect(new Set(companies.map(shardOf))).toEqual(new Set([0, 1, 2]));
     // Each core lists exactly the companies whose ids name its shard.
+    expect(layout.cores).toHaveLength(3);
     for (const core of layout.cores) {
       const own = await call(core.url, 'GET', '/p1/companies?per=100');
       expect(own.status, own.text).toBe(200);
@@ -261,6 +262,7 @@ describe('a 3-shard cluster behind the front', () => {
       'service_unavailable',
     );
     expect(performance.now() - started).toBeLessThan(500);
+    expect(new Set(kept.map(shardOf))).toEqual(new Set([0, 2]));
     for (const id of kept) {
       const answer = await front('GET', `/api/p2/conversations?company_id=${id}`);
       expect(answer.status, answer.text).toBe(200);

@@ -37,20 +37,23 @@ registerEventSchema('delivery', deliveryEvent);
 const catalogValidators = new Map(EVENT_CATALOG.map((entry) => [entry.name, v1Ajv.compile(entry.schema)]));
 
 /**
- * Every event of `gateway.events` the outbox took, NOT validated (see emittedEvents): those it
- * published, in publish order (test/record-published.ts: in embedded mode the events of a group
- * commit leave no row), then the rows of the table not published yet, in id order.
+ * Every message of `stream` the outbox took, NOT validated: those it published, in publish order
+ * (test/record-published.ts: in embedded mode the events of a group commit leave no row), then the
+ * rows of the table not published yet, in id order.
  */
-function storedEvents(store: Store): EventRecord[] {
-  const published = (publishedBy.get(store.outbox) ?? []).filter((row) => row.stream === 'gateway.events');
+export function outboxMessages(store: Store, stream: string): unknown[] {
+  const published = (publishedBy.get(store.outbox) ?? []).filter((row) => row.stream === stream);
   const seen = new Set(published.map((row) => row.id));
   const rows = store.db
-    .prepare<[], { id: number; payload: string }>(
-      "SELECT id, payload FROM outbox WHERE stream = 'gateway.events' ORDER BY id",
-    )
-    .all()
+    .prepare<[string], { id: number; payload: string }>('SELECT id, payload FROM outbox WHERE stream = ? ORDER BY id')
+    .all(stream)
     .filter((row) => !seen.has(row.id));
-  return [...published, ...rows].map((row) => JSON.parse(row.payload) as EventRecord);
+  return [...published, ...rows].map((row) => JSON.parse(row.payload) as unknown);
+}
+
+/** Every event of `gateway.events` the outbox took, NOT validated (see emittedEvents). */
+function storedEvents(store: Store): EventRecord[] {
+  return outboxMessages(store, 'gateway.events') as EventRecord[];
 }
 
 /** Every event the outbox took for `gateway.events` (see storedEvents), each validated against its schema. */

@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { cloudBody, createCallbackChannels, postBot, postBytes, rowCounts } from '../helpers/callbacks.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
 let botChannel: number;
@@ -125,8 +126,23 @@ describe('callback bodies sent in chunks (no Content-Length)', () => {
     expect(res).toEqual({ status: 200, body: { status: 'ok' } });
   });
 
+  /** Callback requests the gateway has finished with (timed by its HTTP metrics), whatever their answer. */
+  async function callbacksFinished(): Promise<number> {
+    const text = await (
+      await fetch(`${gw.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    ).text();
+    return text
+      .split('\n')
+      .filter(
+        (line) =>
+          line.startsWith('gateway_http_request_duration_seconds_count{') && line.includes('route="/callbacks/'),
+      )
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  }
+
   it('cut short (the sender goes away before its Content-Length) store nothing, and the next one is taken', async () => {
     const counts = rowCounts(store());
+    const finished = await callbacksFinished();
     await new Promise<void>((resolve) => {
       const request = http.request(`${gw.baseUrl}/callbacks/chat_b/${botChannel}`, {
         method: 'POST',
@@ -134,9 +150,10 @@ describe('callback bodies sent in chunks (no Content-Length)', () => {
       });
       request.on('error', () => resolve());
       request.write(botBody({ text: 'never finished' }).slice(0, 40));
+      // Gone a moment after the first bytes, so the gateway has begun reading the body.
       setTimeout(() => request.destroy(), 50);
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually('the gateway done with the cut request', async () => (await callbacksFinished()) === finished + 1);
     expect(rowCounts(store())).toEqual(counts);
     expect((await postBot(gw, botChannel, botBody({ text: 'after the cut' }), botSecret)).status).toBe(200);
   });

@@ -52,6 +52,7 @@ describe('wrong admin tokens', () => {
     expect(login.status).toBe(429);
 
     // Once the wait is over (2 s at most after the 11th), the right token passes and clears the count.
+    // Waited out on the real clock on purpose: a request while it runs would be counted too.
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     const scrape = await gw.request('GET', '/metrics', bearer(ADMIN_TOKEN));
     expect(scrape.status).toBe(200);
@@ -75,6 +76,7 @@ describe('wrong admin tokens', () => {
         errors: [{ ...TOO_MANY.errors[0], detail: `Please wait for ${seconds} seconds` }],
       });
       expect(refused.headers['retry-after']).toBe(String(seconds));
+      // The wait is waited out on the real clock on purpose: it is what is tested.
       if (seconds < 4) await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 50));
     }
   }, 20_000);

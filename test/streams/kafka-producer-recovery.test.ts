@@ -13,7 +13,7 @@ import { KafkaNames, KafkaTopicAdmin } from '../../src/streams/kafka/kafka-offse
 import { KafkaPublisher } from '../../src/streams/kafka/kafka-producer.js';
 import { decodeRecord } from '../../src/streams/kafka/kafka-records.js';
 import { systemClock } from '../../src/streams/stream.js';
-import { memoryLogger } from '../helpers/wait.js';
+import { eventually, memoryLogger } from '../helpers/wait.js';
 
 const PRODUCE = 0;
 
@@ -141,28 +141,27 @@ describe('KafkaPublisher after a batch the broker appended but never confirmed',
   }, 60_000);
 });
 
-/** The message ids of a one-partition topic, in offset order: what a reader gets within a few seconds. */
+/** The message ids of a one-partition topic, in offset order: every record up to its end offset now. */
 async function topicIds(brokers: string, topic: string): Promise<string[]> {
-  const consumer = new Kafka({
-    clientId: 'recovery-reader',
-    brokers: brokers.split(','),
-    logLevel: logLevel.NOTHING,
-  }).consumer({ groupId: `reader-${randomUUID()}` });
+  const kafka = new Kafka({ clientId: 'recovery-reader', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const end = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+  expect(end).toHaveLength(1);
+  const high = Number(end[0]!.high);
+  const consumer = kafka.consumer({ groupId: `reader-${randomUUID()}` });
   const ids: string[] = [];
+  let next = 0;
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    let last = Date.now();
     void consumer.run({
       eachMessage: async ({ partition, message }) => {
         ids.push(...decodeRecord(topic, partition, message, 0).map((m) => m.id));
-        last = Date.now();
+        next = Number(message.offset) + 1;
       },
     });
-    // Done once nothing new came for two seconds after the first message (or after 20 s without any).
-    const started = Date.now();
-    while (ids.length === 0 ? Date.now() - started < 20_000 : Date.now() - last < 2_000)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(`the records of ${topic} up to offset ${high}`, () => next >= high);
   } finally {
     await consumer.disconnect();
   }

@@ -44,18 +44,22 @@ describe('KeyedRunner', () => {
     await eventually('every handler ran without waiting for a commit', () => handled.length === 4);
     expect(handled).toEqual(['a', 'b', 'c', 'd']);
     expect(committed).toEqual([]);
-    // b's side effects land first: its commit still waits for a's.
+    // b's side effects land first: its commit still waits for a's. Another key's message, its side
+    // effects landed after b's, is committed meanwhile: b's had their chance to go first.
     durable.get('b')!();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(committed).toEqual([]);
+    r.submit(msg('other', 'x'));
+    await eventually('the handler of x ran', () => durable.has('x'));
+    durable.get('x')!();
+    await eventually('x committed', () => committed.includes('x'));
+    expect(committed).toEqual(['x']);
     durable.get('a')!();
-    await eventually('a and b committed', () => committed.length === 2);
-    expect(committed).toEqual(['a', 'b']);
+    await eventually('a and b committed', () => committed.length === 3);
+    expect(committed).toEqual(['x', 'a', 'b']);
     // c's side effects failed: c stays uncommitted (handed out again later), d is committed.
     failed.get('c')!(new Error('store away'));
     durable.get('d')!();
     await eventually('d committed', () => committed.includes('d'));
-    expect(committed).toEqual(['a', 'b', 'd']);
+    expect(committed).toEqual(['x', 'a', 'b', 'd']);
     await r.drain();
   });
 
@@ -67,7 +71,8 @@ describe('KeyedRunner', () => {
     r.submit(msg('k', 'only'));
     await eventually('the handler ran', () => r.holding === 0);
     const drained = r.drain();
-    setTimeout(() => release(), 20);
+    // Released a turn after the drain began: a drain that did not wait would be done by then.
+    setImmediate(() => release());
     await drained;
     expect(committed).toEqual(['only']);
   });

@@ -44,6 +44,12 @@ async function until(what: string, condition: () => boolean, ms = 10_000): Promi
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+/**
+ * One turn of the event loop, for what the turn before queued: the feed reads the log in the turn its
+ * subscribe scheduled (sqlite-feed.ts), and a key's runner lets go of it a few promise steps after
+ * its message settled (keyed-runner.ts).
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Rows ever appended to the log (its AUTOINCREMENT counter): 0 when every message went without one. */
 const everAppended = (store: Store) =>
   store.db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'stream_messages'").get()?.seq ??
@@ -268,7 +274,7 @@ describe('SQLite streams: recoverable messages', () => {
         handled.push(m.id);
       },
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await nextTurn();
     return { bus, handled, release, subscription };
   }
   const stuckKeyConsumer = (store: Store, maxInFlight?: number) =>
@@ -394,7 +400,7 @@ describe('SQLite streams: direct handling of recoverable messages', () => {
         );
       },
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await nextTurn();
     const finish = (id: string) => finishing.get(id)!();
     return { bus, log, direct, handled, finish, release, subscription };
   }
@@ -411,9 +417,9 @@ describe('SQLite streams: direct handling of recoverable messages', () => {
     await untilLag(bus, 2);
     let drained = false;
     const draining = subscription.drain().then(() => (drained = true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(drained).toBe(false);
     finish('b1');
+    await untilLag(bus, 1);
+    expect(drained).toBe(false);
     finish('a2');
     await draining;
     expect(await lagOf(bus)).toBe(0);
@@ -424,7 +430,7 @@ describe('SQLite streams: direct handling of recoverable messages', () => {
   it("leaves to the handler what it declines, and a key's later messages while the handler holds the key", async () => {
     const store = Store.open(storeFile());
     const { bus, direct, handled, finish, release, subscription } = await directConsumer(store, {
-      takes: (m) => m.id !== 'busy-1',
+      takes: (m) => m.id !== 'busy-1' && m.key !== 'marker',
       hangs: (key) => key === 'busy',
     });
     try {
@@ -433,13 +439,17 @@ describe('SQLite streams: direct handling of recoverable messages', () => {
       // The runner holds the key: the next message of it waits there, behind the first.
       await bus.publish('s', [recoverable('busy', 'busy-2'), recoverable('free', 'free-1')]);
       expect(direct).toEqual(['free-1']);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(handled).toEqual(['busy-1']);
+      // A message of another key for the handler, published after them: handed out behind busy-2,
+      // had busy-2 been handed out.
+      await bus.publish('s', [recoverable('marker', 'marker-1')]);
+      await until('the marker in the handler', () => handled.includes('marker-1'));
+      expect(handled).toEqual(['busy-1', 'marker-1']);
       release();
-      await until('busy-2 after busy-1', () => handled.length === 2);
-      expect(handled).toEqual(['busy-1', 'busy-2']);
+      await until('busy-2 after busy-1', () => handled.length === 3);
+      expect(handled).toEqual(['busy-1', 'marker-1', 'busy-2']);
       // The key is free again once its handler returned: its next message is taken directly.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await untilLag(bus, 1);
+      await nextTurn();
       await bus.publish('s', [recoverable('busy', 'busy-3')]);
       expect(direct).toEqual(['free-1', 'busy-3']);
       finish('free-1');

@@ -64,6 +64,12 @@ describe('the operator console in Chromium', () => {
     expect(fresh.page.url()).toBe(`${gw.baseUrl}/console/login`);
     expect(await fresh.page.getByRole('heading', { level: 1 }).textContent()).toBe('Gateway console');
     const requests = await fresh.page.evaluate<string[]>("performance.getEntriesByType('resource').map((e) => e.name)");
+    // Its styles and scripts (the favicon may come too), all from the gateway itself.
+    expect(requests).toEqual(
+      expect.arrayContaining(
+        ['/assets/base.css', '/assets/ui.js', '/console/assets/login.js'].map((p) => gw.baseUrl + p),
+      ),
+    );
     expect(requests.every((url) => url.startsWith(gw.baseUrl))).toBe(true);
     // The login page with its styles and scripts, headers included, over gzip.
     console.info(`first page (/console → /console/login): ${fresh.transferred()} bytes transferred`);

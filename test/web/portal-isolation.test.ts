@@ -243,8 +243,16 @@ describe('nothing of another company is reachable from a portal session', () => 
       expect(res.text, `${method} ${path}`).not.toContain(receiver.url);
     }
     unchangedB();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(gw.store.deliveries.attempts(deliveryB)).toHaveLength(attemptsBefore);
+    // A replay of the operator's own goes on the same stream and key as any replay a probe might
+    // have started: once its attempt is recorded, one started before it would be too.
+    expect((await gw.admin('POST', `/admin/deliveries/${deliveryB}/replay`)).status).toBe(202);
+    await eventually(
+      "the operator's replay attempted",
+      () => gw.store.deliveries.attempts(deliveryB).length > attemptsBefore,
+    );
+    expect(gw.store.deliveries.attempts(deliveryB)).toHaveLength(attemptsBefore + 1);
+    // No test event of B's endpoint was made either: B has its one delivery still.
+    expect((await gw.admin('GET', `/admin/deliveries?company_id=${companyB}`)).body.deliveries).toHaveLength(1);
   });
 
   it('refuses a company named in a query or a body, and filters by its own company whatever endpoint is asked for', async () => {

@@ -121,6 +121,7 @@ describe('GroupCommit', () => {
       unit('b')();
       setImmediate(() => (turned = true));
     });
+    // 'c' comes part way into the gap: the timing is what is tested.
     await new Promise((resolve) => setTimeout(resolve, 10));
     let turnedBeforeC: boolean | undefined;
     const c = group.run(() => {
@@ -145,6 +146,7 @@ describe('GroupCommit', () => {
       ranAt.b = performance.now();
       insert('b')();
     });
+    // 'c' comes part way into the gap: the timing is what is tested.
     await new Promise((resolve) => setTimeout(resolve, 10));
     const c = group.runUrgent(() => {
       ranAt.c = performance.now();
