@@ -12,7 +12,8 @@ import { emittedEvents } from '../helpers/events.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broker.js';
 import { ADMIN_TOKEN } from '../helpers/gateway.js';
-import { startReceiver } from '../helpers/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import type { CoreView, Deployment } from './invariants.js';
 
 export interface Company {
   companyId: number;
@@ -29,9 +30,7 @@ export interface ClusterSettings {
   heartbeatInterval: string;
 }
 
-export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-export class FaultCluster {
+export class FaultCluster implements Deployment {
   readonly workers: (GatewayProcess | null)[] = [null, null];
   core!: GatewayProcess;
   store!: Store;
@@ -101,6 +100,10 @@ export class FaultCluster {
     const worker = await startGatewayProcess('worker', { ...this.env(), GATEWAY_WORKER_PORT: '0' });
     await worker.waitFor('"stream":"gateway.events","group":"gateway-dispatcher"', 60_000);
     this.workers[i] = worker;
+  }
+
+  cores(): CoreView[] {
+    return [{ store: this.store, setupEvents: this.setupEvents, baseUrl: this.baseUrl }];
   }
 
   /** The `kafka_clients` of each live process's /healthz, the core's first. */
