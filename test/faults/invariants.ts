@@ -21,7 +21,7 @@ export interface CoreView {
 /** What the checks read: every core of the deployment and the receiver of its webhooks. */
 export interface Deployment {
   receiver: Receiver;
-  cores(): CoreView[];
+  coreViews(): CoreView[];
 }
 
 /** What the checks ask of the load: the callbacks answered 200, and those whose webhook has not arrived. */
@@ -53,7 +53,7 @@ export async function assertQuiet(
   timeoutMs: number,
 ): Promise<QuietReport> {
   const { receiver } = deployment;
-  const cores = deployment.cores();
+  const cores = deployment.coreViews();
   await eventually('every accepted callback announced by webhook', () => load.undelivered().length === 0, timeoutMs);
   await eventually(
     'outbox published and every delivery delivered on every core',
@@ -215,12 +215,16 @@ export class OffsetWatcher {
   }
 }
 
+/**
+ * An admin client that tries each call up to three times, 100 ms apart: a client's first call
+ * finds no broker in its pool until a metadata refresh, which kafkajs makes between tries.
+ */
 async function connectAdmin(brokers: string): Promise<Admin> {
   const admin = new Kafka({
     clientId: 'fault-suite-offsets',
     brokers: [brokers],
     logLevel: logLevel.NOTHING,
-    retry: { retries: 0 },
+    retry: { retries: 2, initialRetryTime: 100 },
   }).admin();
   await admin.connect();
   return admin;
