@@ -79,9 +79,15 @@ export class ShardFaultCluster implements Deployment, LoadTarget {
     );
     const shards = [...Array(settings.shards).keys()];
     for (const shard of shards) fs.mkdirSync(cluster.coreDir(shard));
-    await Promise.all(shards.map((shard) => cluster.startCore(shard)));
+    // A front reaches for a core only when a request comes, so fronts and cores start together.
+    await Promise.all([
+      ...shards.map((shard) => cluster.startCore(shard)),
+      ...[...Array(settings.fronts).keys()].map((i) => cluster.startFront(i)),
+    ]);
     for (const shard of shards) cluster.stores.push(Store.open(path.join(cluster.coreDir(shard), 'gateway.db')));
-    await Promise.all([...Array(settings.fronts).keys()].map((i) => cluster.startFront(i)));
+    // The workers join their groups while the companies are set up: events of the setup find no endpoint either way.
+    const workersReady = Promise.all([cluster.startWorker(0), cluster.startWorker(1)]);
+    workersReady.catch(() => {}); // awaited below; a failed setup must not leave it unhandled
     const count = settings.shards * settings.companiesPerShard;
     for (let i = 0; i < count; i += 1)
       cluster.companies.push(await setupCompany(cluster.entryUrls[0]!, cluster.apiToken, receiver.url, i));
@@ -91,7 +97,7 @@ export class ShardFaultCluster implements Deployment, LoadTarget {
       if (own !== settings.companiesPerShard) throw new Error(`shard ${shard} got ${own} of the ${count} companies`);
       cluster.setupEvents.push(emittedEvents(cluster.stores[shard]!).length);
     }
-    await Promise.all([cluster.startWorker(0), cluster.startWorker(1)]);
+    await workersReady;
     return cluster;
   }
 
