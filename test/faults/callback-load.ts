@@ -1,8 +1,11 @@
-// A steady load of provider callbacks on the fault suite's core: bot-style updates, one new message
-// each, spread over the companies, posted at a fixed rate whatever the gateway is going through.
-// A callback answered 200 is accepted and must end up stored and announced by webhook; one refused
-// or unanswered (the core killed) is the provider's to send again and is not counted.
-import type { FaultCluster } from './fault-cluster.js';
+// A steady load of provider callbacks on the fault suite's deployment: bot-style updates, one new
+// message each, spread over the companies, posted at a fixed rate whatever the gateway is going
+// through. A callback answered 200 is accepted and must end up stored and announced by webhook. One
+// refused or unanswered (a process killed) is the provider's to send again: with `providerRetries`
+// the load does so, after the answer's Retry-After (else a second) and through the next entry URL,
+// as a provider behind a load balancer would; without it, the callback is dropped and not counted.
+import type { Receiver } from '../helpers/receiver.js';
+import type { Company } from './fault-cluster.js';
 
 export interface AcceptedCallback {
   n: number;
@@ -12,11 +15,39 @@ export interface AcceptedCallback {
   acceptedAt: number;
 }
 
+/** One try of a callback: where it went, when, how long its answer took, and the answer. */
+export interface CallbackAttempt {
+  n: number;
+  channelId: number;
+  /** Index of the entry URL it went to. */
+  entry: number;
+  startedAt: number;
+  ms: number;
+  /** The answer's status; 0 when none came (refused, reset or timed out). */
+  status: number;
+  /** The answer's Retry-After in seconds, if it had one. */
+  retryAfter: number | null;
+}
+
+/** What the load posts to: the companies, the receiver of their webhooks and where callbacks enter. */
+export interface LoadTarget {
+  readonly companies: readonly Company[];
+  readonly receiver: Receiver;
+  /** Base URLs that take callbacks (a core, or the fronts): a callback's tries go to them in turn. */
+  readonly entryUrls: readonly string[];
+}
+
 /** Senders per company: a few conversations each, so that their updates interleave. */
 const SENDERS = 3;
+/** A provider's retries of one callback stop this long after its first try. */
+const GIVE_UP_MS = 120_000;
 
 export class CallbackLoad {
   readonly accepted: AcceptedCallback[] = [];
+  /** Every try of every callback, in the order their answers came. */
+  readonly attempts: CallbackAttempt[] = [];
+  /** Callbacks whose retries gave up without a 200 (providerRetries only). */
+  readonly abandoned: number[] = [];
   refused = 0;
   private next = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -26,9 +57,15 @@ export class CallbackLoad {
   private receiverSeen = 0;
 
   constructor(
-    private readonly cluster: FaultCluster,
+    private readonly target: LoadTarget,
     private readonly perSecond: number,
+    private readonly options: { providerRetries?: boolean } = {},
   ) {}
+
+  /** How many callbacks were posted (their first try). */
+  get posted(): number {
+    return this.next;
+  }
 
   start(): void {
     if (this.timer !== null) return;
@@ -44,7 +81,7 @@ export class CallbackLoad {
 
   /** Accepted callbacks whose message.create webhook has not arrived, of those accepted before `before`. */
   undelivered(before = Infinity): AcceptedCallback[] {
-    const received = this.cluster.receiver.received;
+    const received = this.target.receiver.received;
     for (; this.receiverSeen < received.length; this.receiverSeen += 1) {
       const body = received[this.receiverSeen]!.body as {
         type?: string;
@@ -82,7 +119,7 @@ export class CallbackLoad {
 
   private fire(): void {
     const n = (this.next += 1);
-    const company = this.cluster.companies[n % this.cluster.companies.length]!;
+    const company = this.target.companies[n % this.target.companies.length]!;
     const chat = 500_000 + company.companyId * 10 + (n % SENDERS);
     const body = JSON.stringify({
       update_id: 2_000_000 + n,
@@ -94,23 +131,43 @@ export class CallbackLoad {
         text: `f:${n}`,
       },
     });
-    const posted = fetch(`${this.cluster.baseUrl}/callbacks/chat_b/${company.channelId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': company.secretToken },
-      body,
-      signal: AbortSignal.timeout(10_000),
-    }).then(
-      async (response) => {
-        await response.arrayBuffer();
-        if (response.status === 200)
-          this.accepted.push({ n, channelId: company.channelId, externalId: `${chat}:${n}`, acceptedAt: Date.now() });
-        else this.refused += 1;
-      },
-      () => {
-        this.refused += 1;
-      },
-    );
+    const posted = this.post(n, company, `${chat}:${n}`, body);
     this.inFlight.add(posted);
     void posted.finally(() => this.inFlight.delete(posted));
+  }
+
+  /** Posts one callback until it is answered 200, or once without providerRetries. */
+  private async post(n: number, company: Company, externalId: string, body: string): Promise<void> {
+    const firstAt = Date.now();
+    for (let attempt = 0; ; attempt += 1) {
+      const entry = (n + attempt) % this.target.entryUrls.length;
+      const startedAt = Date.now();
+      let status = 0;
+      let retryAfter: number | null = null;
+      try {
+        const response = await fetch(`${this.target.entryUrls[entry]}/callbacks/chat_b/${company.channelId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': company.secretToken },
+          body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        await response.arrayBuffer();
+        status = response.status;
+        const header = response.headers.get('retry-after');
+        retryAfter = header === null ? null : Number(header);
+      } catch {
+        // No answer: refused, reset or timed out.
+      }
+      const ms = Date.now() - startedAt;
+      this.attempts.push({ n, channelId: company.channelId, entry, startedAt, ms, status, retryAfter });
+      if (status === 200) {
+        this.accepted.push({ n, channelId: company.channelId, externalId, acceptedAt: Date.now() });
+        return;
+      }
+      this.refused += 1;
+      if (this.options.providerRetries !== true) return;
+      if (Date.now() - firstAt > GIVE_UP_MS) return void this.abandoned.push(n);
+      await new Promise((resolve) => setTimeout(resolve, (retryAfter ?? 1) * 1_000));
+    }
   }
 }

@@ -12,7 +12,8 @@ import { emittedEvents } from '../helpers/events.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broker.js';
 import { ADMIN_TOKEN } from '../helpers/gateway.js';
-import { startReceiver } from '../helpers/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import type { CoreView, Deployment } from './invariants.js';
 
 export interface Company {
   companyId: number;
@@ -29,9 +30,7 @@ export interface ClusterSettings {
   heartbeatInterval: string;
 }
 
-export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-export class FaultCluster {
+export class FaultCluster implements Deployment {
   readonly workers: (GatewayProcess | null)[] = [null, null];
   core!: GatewayProcess;
   store!: Store;
@@ -74,6 +73,11 @@ export class FaultCluster {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** Callbacks enter at the core. */
+  get entryUrls(): string[] {
+    return [this.baseUrl];
+  }
+
   private env(): Record<string, string> {
     return {
       GATEWAY_KAFKA_BROKERS: this.broker.brokers,
@@ -101,6 +105,10 @@ export class FaultCluster {
     const worker = await startGatewayProcess('worker', { ...this.env(), GATEWAY_WORKER_PORT: '0' });
     await worker.waitFor('"stream":"gateway.events","group":"gateway-dispatcher"', 60_000);
     this.workers[i] = worker;
+  }
+
+  coreViews(): CoreView[] {
+    return [{ store: this.store, setupEvents: this.setupEvents, baseUrl: this.baseUrl }];
   }
 
   /** The `kafka_clients` of each live process's /healthz, the core's first. */
@@ -135,35 +143,24 @@ export class FaultCluster {
     await this.broker.remove();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
-
-  /** A company, its bot-style channel and a webhook endpoint at the receiver, through the v1, admin and v2 APIs. */
-  private async setupCompany(i: number): Promise<Company> {
-    const company = await this.call('POST', '/p1/companies', { name: `Fault Co ${i}` });
-    const companyId = company.data.external_id as number;
-    const channel = await this.call('POST', `/p1/companies/${companyId}/channels`, {
-      provider: 'chat_b',
-      token: `123456:fault-bot-${i}`,
-    });
-    const channelId = channel.data.external_id as number;
-    const info = await this.call('GET', `/admin/channels/${channelId}/callback`, undefined, true);
-    const webhook = await this.call('POST', `/api/p2/companies/${companyId}/webhooks`, {
-      url: this.receiver.url,
-      active: true,
-    });
-    return {
-      companyId,
-      channelId,
-      secretToken: info.secrets.secret_token as string,
-      webhookSecret: webhook.webhook.secret as string,
-    };
+  private setupCompany(i: number): Promise<Company> {
+    return setupCompany(this.baseUrl, this.apiToken, this.receiver.url, i);
   }
+}
 
-  private async call(method: string, urlPath: string, body?: unknown, admin = false): Promise<any> {
+/** A company, its bot-style channel and a webhook endpoint at the receiver, through the v1, admin and v2 APIs at `baseUrl`. */
+export async function setupCompany(
+  baseUrl: string,
+  apiToken: string,
+  receiverUrl: string,
+  i: number,
+): Promise<Company> {
+  const call = async (method: string, urlPath: string, body?: unknown, admin = false): Promise<any> => {
     const headers: Record<string, string> = admin
       ? { authorization: `Bearer ${ADMIN_TOKEN}` }
-      : { 'x-private-api-token': this.apiToken };
+      : { 'x-private-api-token': apiToken };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.baseUrl}${urlPath}`, {
+    const response = await fetch(`${baseUrl}${urlPath}`, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -171,11 +168,26 @@ export class FaultCluster {
     const text = await response.text();
     if (response.status >= 300) throw new Error(`${method} ${urlPath}: ${response.status} ${text}`);
     return JSON.parse(text);
-  }
+  };
+  const company = await call('POST', '/p1/companies', { name: `Fault Co ${i}` });
+  const companyId = company.data.external_id as number;
+  const channel = await call('POST', `/p1/companies/${companyId}/channels`, {
+    provider: 'chat_b',
+    token: `123456:fault-bot-${i}`,
+  });
+  const channelId = channel.data.external_id as number;
+  const info = await call('GET', `/admin/channels/${channelId}/callback`, undefined, true);
+  const webhook = await call('POST', `/api/p2/companies/${companyId}/webhooks`, { url: receiverUrl, active: true });
+  return {
+    companyId,
+    channelId,
+    secretToken: info.secrets.secret_token as string,
+    webhookSecret: webhook.webhook.secret as string,
+  };
 }
 
 /** A port nothing listens on now: the core keeps it across restarts, so the load never changes address. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

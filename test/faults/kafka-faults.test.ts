@@ -73,7 +73,7 @@ async function underLoad(name: string, fault: () => Promise<string>): Promise<vo
   const clients = await cluster.kafkaClients();
   expect(clients.map((c) => [c.role, c.recovering])).toEqual(clients.map((c) => [c.role, []]));
   const recreated = clients.map((c) => `${c.role} ${c.recreated.producer}/${c.recreated.consumer}`).join(', ');
-  const line = `${name}: ${timings}; then ${quiet.accepted} callbacks accepted in all, ${quiet.events} events, ${quiet.webhooks} webhooks (${quiet.duplicates} so far sent twice, under the same webhook-id); producers/consumers recreated: ${recreated}`;
+  const line = `${name}: ${timings}; then ${quiet.accepted} callbacks accepted in all, ${quiet.events} events, ${quiet.webhooks} webhooks (${quiet.duplicates} so far sent twice, under the same webhook-id); committed offsets read ${quiet.offsetReads.ok} times (${quiet.offsetReads.failed} reads failed); producers/consumers recreated: ${recreated}`;
   results.push(line);
   console.log(line);
 }

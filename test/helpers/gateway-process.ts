@@ -6,8 +6,10 @@ import path from 'node:path';
 
 const BIN = path.resolve('bin/gateway.js');
 
+export type GatewayRole = 'all' | 'core' | 'worker' | 'front';
+
 export interface GatewayProcess {
-  readonly role: 'all' | 'core' | 'worker';
+  readonly role: GatewayRole;
   readonly child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
@@ -30,7 +32,7 @@ export interface GatewayProcess {
  * start line: `gateway listening` for a role with an HTTP server, `worker started` for a worker.
  */
 export async function startGatewayProcess(
-  role: 'all' | 'core' | 'worker',
+  role: GatewayRole,
   env: Record<string, string>,
   startTimeoutMs = 60_000,
 ): Promise<GatewayProcess> {
