@@ -103,10 +103,15 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
 
   // A front of a cluster asks here, at the shard that keeps the session, before it sends a console
   // request to the admin API of any shard with the admin token instead (src/front/console-auth.ts).
-  // Any method: the session check asks for the CSRF token exactly when the request it vouches for must carry it.
-  router.all(SESSION_CHECK_PATH, session, (ctx) => {
+  // The methods of the admin API: the check asks for the CSRF token exactly when the request it vouches for must carry it.
+  const vouched = (ctx: { status: number }) => {
     ctx.status = 204;
-  });
+  };
+  router.get(SESSION_CHECK_PATH, session, vouched);
+  router.post(SESSION_CHECK_PATH, session, vouched);
+  router.put(SESSION_CHECK_PATH, session, vouched);
+  router.patch(SESSION_CHECK_PATH, session, vouched);
+  router.delete(SESSION_CHECK_PATH, session, vouched);
 
   router.delete('/console/session', session, (ctx) => {
     endSession(ctx, store, policy);
