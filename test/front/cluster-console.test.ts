@@ -2,6 +2,7 @@
 // by `gateway cluster` on the real broker (three cores, two workers, the front): log in at the
 // front, search the deliveries of companies on every shard, open and change a company that lives
 // on a shard other than the one that keeps the session, and see every process on the pipeline page.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,5 +148,42 @@ describe('the console through the front of a 3-shard cluster', () => {
     // Each stream's lag is labelled with its shard.
     expect(new Set((await rowsOf('streams')).map((cells) => cells[0]))).toEqual(new Set(['0', '1', '2']));
     expect(problems()).toEqual([]);
+  });
+
+  it('lists the API tokens with their latest use on any shard, in the console API and in gateway token list', async () => {
+    const merged = await front('GET', '/admin/tokens', undefined, true);
+    expect(merged.status, merged.text).toBe(200);
+    const uses = await Promise.all(
+      cluster.layout.cores.map(async (core) => {
+        const own = await call(core.url, 'GET', '/admin/tokens', undefined, true);
+        return own.body.tokens[0].last_used_at as string | null;
+      }),
+    );
+    const latest = uses.filter((at) => at !== null).sort().at(-1)!;
+    expect(merged.body.tokens).toHaveLength(1);
+    expect(merged.body.tokens[0]).toMatchObject({ prefix: null, revoked_at: null });
+    expect(merged.body.tokens[0].last_used_at).toBe(latest);
+    // The command on a cluster's settings asks the front.
+    const listed = spawnSync(process.execPath, ['bin/gateway.js', 'token', 'list'], {
+      env: {
+        PATH: process.env.PATH,
+        GATEWAY_SHARD_SLOTS: String(SLOTS),
+        GATEWAY_PUBLIC_URL: cluster.layout.front.url,
+        GATEWAY_ADMIN_TOKEN: ADMIN,
+      },
+      encoding: 'utf8',
+    });
+    expect(listed.status, listed.stderr).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]!.split(/\s{2,}/)).toEqual([
+      String(merged.body.tokens[0].id),
+      `${merged.body.tokens[0].account_id} ${merged.body.tokens[0].account_name}`,
+      // The bootstrap token keeps no prefix.
+      '-',
+      merged.body.tokens[0].created_at,
+      latest,
+      '-',
+    ]);
   });
 });
