@@ -260,7 +260,11 @@ export class Front {
    * the request goes on with the admin token in place of the session and this answers true, else its
    * 401 or 403 is the answer. The check has no body: the request's body stays unread until sent on.
    */
-  private async vouchForConsoleSession(req: IncomingMessage, res: ServerResponse, adminToken: string): Promise<boolean> {
+  private async vouchForConsoleSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    adminToken: string,
+  ): Promise<boolean> {
     const check = await this.options.shards.request(
       this.anyLive(),
       { method: req.method as Dispatcher.HttpMethod, path: SESSION_CHECK_PATH, headers: upstreamHeaders(req, null) },

@@ -114,26 +114,22 @@ export function mergePipeline(
         outbox_lag_ms: null,
         messages_waiting: null,
       },
-      ...shards.map(
-        (s): ProcessRow => ({
-          role: 'core',
-          shard: s.shard,
-          address: s.url,
-          status: coreStatus(s.health),
-          outbox_lag_ms: s.pipeline?.outbox.lag_ms ?? null,
-          messages_waiting: s.pipeline === null ? null : waiting(s.pipeline.streams, (g) => g === CONSUMER_GROUP.core),
-        }),
-      ),
-      ...workers.map(
-        (w): ProcessRow => ({
-          role: 'worker',
-          shard: null,
-          address: w.address,
-          status: w.status,
-          outbox_lag_ms: null,
-          messages_waiting: w.status === 'down' ? null : workerWaiting,
-        }),
-      ),
+      ...shards.map((s): ProcessRow => ({
+        role: 'core',
+        shard: s.shard,
+        address: s.url,
+        status: coreStatus(s.health),
+        outbox_lag_ms: s.pipeline?.outbox.lag_ms ?? null,
+        messages_waiting: s.pipeline === null ? null : waiting(s.pipeline.streams, (g) => g === CONSUMER_GROUP.core),
+      })),
+      ...workers.map((w): ProcessRow => ({
+        role: 'worker',
+        shard: null,
+        address: w.address,
+        status: w.status,
+        outbox_lag_ms: null,
+        messages_waiting: w.status === 'down' ? null : workerWaiting,
+      })),
     ],
   };
 }

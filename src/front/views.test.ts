@@ -101,7 +101,14 @@ describe('mergePipeline', () => {
       { role: 'core', shard: 1, address: 'http://core-1', status: 'down', outbox_lag_ms: null, messages_waiting: null },
       { role: 'core', shard: 2, address: 'http://core-2', status: 'ok', outbox_lag_ms: 900, messages_waiting: 7 },
       // The workers share the dispatcher's and the senders' groups of every shard.
-      { role: 'worker', shard: null, address: 'http://10.0.0.7:9090', status: 'ok', outbox_lag_ms: null, messages_waiting: 9 },
+      {
+        role: 'worker',
+        shard: null,
+        address: 'http://10.0.0.7:9090',
+        status: 'ok',
+        outbox_lag_ms: null,
+        messages_waiting: 9,
+      },
       {
         role: 'worker',
         shard: null,

@@ -105,9 +105,9 @@ describe('the console through the front of a 3-shard cluster', () => {
     const far = companies[2]!;
     await page.getByLabel('Company').fill(String(far));
     await page.getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(async () => new Set((await rowsOf('deliveries')).map((cells) => Number(cells[2])))).toEqual(
-      new Set([far]),
-    );
+    await expect
+      .poll(async () => new Set((await rowsOf('deliveries')).map((cells) => Number(cells[2]))))
+      .toEqual(new Set([far]));
     // One delivery of that shard, opened by its id (the front asks every shard).
     const first = await page.locator('#deliveries tbody tr').first().getAttribute('data-delivery');
     await page.click(`a[href="#/deliveries/${first}"]`);
@@ -159,7 +159,10 @@ describe('the console through the front of a 3-shard cluster', () => {
         return own.body.tokens[0].last_used_at as string | null;
       }),
     );
-    const latest = uses.filter((at) => at !== null).sort().at(-1)!;
+    const latest = uses
+      .filter((at) => at !== null)
+      .sort()
+      .at(-1)!;
     expect(merged.body.tokens).toHaveLength(1);
     expect(merged.body.tokens[0]).toMatchObject({ prefix: null, revoked_at: null });
     expect(merged.body.tokens[0].last_used_at).toBe(latest);

@@ -94,9 +94,9 @@ beforeAll(async () => {
   }
   expect(company.map((id) => shardOfId(id, 64))).toEqual([0, 1]);
   await eventually('a delivery on each shard', async () =>
-    (
-      await Promise.all(cores.map((core) => core.admin('GET', '/admin/deliveries', undefined, ADMIN)))
-    ).every((answer) => answer.body.deliveries.length === 1),
+    (await Promise.all(cores.map((core) => core.admin('GET', '/admin/deliveries', undefined, ADMIN)))).every(
+      (answer) => answer.body.deliveries.length === 1,
+    ),
   );
 });
 
@@ -168,7 +168,9 @@ describe('the console through the front', () => {
 
   it('lists every API token once, with the latest use any shard saw', async () => {
     // The bootstrap token used on shard 1 only.
-    const used = await call('GET', `/api/p2/companies/${company[1]}/auths`, { headers: { 'x-private-api-token': TOKEN } });
+    const used = await call('GET', `/api/p2/companies/${company[1]}/auths`, {
+      headers: { 'x-private-api-token': TOKEN },
+    });
     expect(used.status, used.text).toBe(200);
     const own = await Promise.all(cores.map((core) => core.admin('GET', '/admin/tokens', undefined, ADMIN)));
     expect(own[0]!.body.tokens[0].last_used_at).toBeNull();
@@ -181,7 +183,7 @@ describe('the console through the front', () => {
     expect(refused.status, refused.text).toBe(422);
   });
 
-  it("shows every process of the cluster on the pipeline, a shard that is down as down", async () => {
+  it('shows every process of the cluster on the pipeline, a shard that is down as down', async () => {
     const pipeline = await asConsole('GET', '/admin/pipeline');
     expect(pipeline.status, pipeline.text).toBe(200);
     expect(
@@ -206,7 +208,9 @@ describe('the console through the front', () => {
       const answer = await asConsole('GET', '/admin/pipeline');
       return (
         answer.status === 200 &&
-        answer.body.processes.some((p: { shard: number | null; status: string }) => p.shard === 1 && p.status === 'down')
+        answer.body.processes.some(
+          (p: { shard: number | null; status: string }) => p.shard === 1 && p.status === 'down',
+        )
       );
     });
     const after = await asConsole('GET', '/admin/pipeline');

@@ -43,8 +43,8 @@ export async function startCluster(prefix: string, env: Record<string, string>):
       const line = output.split('\n').find((l) => l.includes('"msg":"cluster ready"'));
       if (line !== undefined) resolve(JSON.parse(line) as ClusterLayout);
     };
-    child.stdout!.on('data', look);
-    child.stderr!.on('data', look);
+    child.stdout.on('data', look);
+    child.stderr.on('data', look);
     child.once('exit', (code) =>
       reject(new Error(`gateway cluster exited (${code}) before it was ready:\n${output.slice(-4_000)}`)),
     );
