@@ -153,6 +153,8 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
     const front = start('front', 'front', frontPort, {
       ...common,
       GATEWAY_SHARD_URLS: shardUrls.join(','),
+      // The pipeline page's workers.
+      GATEWAY_WORKER_URLS: workerPorts.map((port) => `http://${localHost}:${port}`).join(','),
       GATEWAY_PORT: String(frontPort),
       GATEWAY_SHARD: undefined,
     });

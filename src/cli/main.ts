@@ -14,13 +14,14 @@ import { LISTEN_USAGE, listenCommand } from './webhook-listener.js';
 import { startWorker } from '../roles/worker-role.js';
 import { startFront } from '../roles/front-role.js';
 import { CLUSTER_USAGE, clusterCommand } from './cluster-command.js';
+import { adminCall } from './admin-client.js';
 import { Store } from '../store/store.js';
 
 const USAGE = `Usage:
   gateway serve [--role all|core|worker|front]  run the daemon (configured by GATEWAY_* environment variables)
 ${CLUSTER_USAGE}
   gateway token create --name <name>        create an account and print its new API token
-  gateway token list [--account <id>]       list API tokens: id, account, prefix, created, last used, revoked
+  gateway token list [--account <id>]       list API tokens: id, account, prefix, created, last used, revoked (in a cluster: through the front)
   gateway token revoke <id>                 revoke an API token: its next request answers 401
 ${BACKUP_USAGE}
 ${REPLAY_USAGE}
@@ -36,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve':
         return await serve(rest);
       case 'token':
-        return tokenCommand(rest);
+        return await tokenCommand(rest);
       case 'cluster':
         return await clusterCommand(rest);
       case 'backup':
@@ -131,7 +132,7 @@ async function serve(args: string[]): Promise<number> {
   return 0;
 }
 
-function tokenCommand(args: string[]): number {
+function tokenCommand(args: string[]): number | Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'list') return listTokens(rest);
   if (sub === 'revoke') return revokeToken(rest);
@@ -179,24 +180,50 @@ function withStore<T>(work: (store: Store) => T): T {
 
 const isoOrDash = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
 
-/** `gateway token list [--account <id>]`: one line per token, never the token itself (its prefix). */
-function listTokens(args: string[]): number {
+/**
+ * `gateway token list [--account <id>]`: one line per token, never the token itself (its prefix).
+ * In a cluster (GATEWAY_SHARD_SLOTS above 1) it asks the admin API at GATEWAY_PUBLIC_URL, the
+ * front, which merges every shard's last use; one shard's store knows only the uses it served.
+ */
+async function listTokens(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { account: { type: 'string' } } });
   const account = values.account === undefined ? undefined : Number(values.account);
   if (account !== undefined && (!Number.isSafeInteger(account) || account < 1)) {
     process.stderr.write(`gateway: --account must be an account id (got "${values.account}")\n`);
     return 2;
   }
-  const rows = withStore((store) => store.accounts.listTokens(account));
+  const config = loadConfig();
+  let rows: ListedToken[];
+  if (config.shardSlots > 1) {
+    try {
+      const answer = await adminCall(
+        config,
+        'GET',
+        `/admin/tokens${account === undefined ? '' : `?account_id=${account}`}`,
+      );
+      rows = answer.tokens as ListedToken[];
+    } catch (error) {
+      process.stderr.write(`gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+  } else {
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    rows = withStore((store) => store.accounts.listTokens(account)).map((row) => ({
+      ...row,
+      created_at: iso(row.created_at)!,
+      last_used_at: iso(row.last_used_at),
+      revoked_at: iso(row.revoked_at),
+    }));
+  }
   const lines = [['ID', 'ACCOUNT', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED']];
   for (const row of rows) {
     lines.push([
       String(row.id),
       `${row.account_id} ${row.account_name}`,
       row.prefix === null ? '-' : `${row.prefix}…`,
-      isoOrDash(row.created_at),
-      isoOrDash(row.last_used_at),
-      isoOrDash(row.revoked_at),
+      row.created_at,
+      row.last_used_at ?? '-',
+      row.revoked_at ?? '-',
     ]);
   }
   const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
@@ -208,6 +235,17 @@ function listTokens(args: string[]): number {
         .trimEnd()}\n`,
     );
   return 0;
+}
+
+/** A token as `gateway token list` prints it, from the store or from the admin API (times in ISO 8601). */
+interface ListedToken {
+  id: number;
+  account_id: number;
+  account_name: string;
+  prefix: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
 }
 
 /** `gateway token revoke <id>`: the token authenticates nothing from its next request on. */

@@ -42,6 +42,9 @@ export const CONSOLE_SESSION = {
   maxMs: 12 * 3_600_000,
 } as const;
 
+/** Answers 204 for a live console session (with the CSRF token an unsafe method needs), else the session's 401 or 403. */
+export const SESSION_CHECK_PATH = '/console/session/check';
+
 /**
  * The operator console (docs/console.md): its pages and the session that opens them. Logging in
  * exchanges the admin token for a session cookie; the pages then call the admin API (/admin/...)
@@ -97,6 +100,18 @@ export function consoleRoutes(router: Router<AppState>, deps: ConsoleDeps): Midd
   router.get('/console/session', session, (ctx) => {
     ctx.body = { session: presentSession(ctx) };
   });
+
+  // A front of a cluster asks here, at the shard that keeps the session, before it sends a console
+  // request to the admin API of any shard with the admin token instead (src/front/console-auth.ts).
+  // The methods of the admin API: the check asks for the CSRF token exactly when the request it vouches for must carry it.
+  const vouched = (ctx: { status: number }) => {
+    ctx.status = 204;
+  };
+  router.get(SESSION_CHECK_PATH, session, vouched);
+  router.post(SESSION_CHECK_PATH, session, vouched);
+  router.put(SESSION_CHECK_PATH, session, vouched);
+  router.patch(SESSION_CHECK_PATH, session, vouched);
+  router.delete(SESSION_CHECK_PATH, session, vouched);
 
   router.delete('/console/session', session, (ctx) => {
     endSession(ctx, store, policy);

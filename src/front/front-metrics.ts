@@ -20,7 +20,7 @@ export class FrontMetrics {
     const registers = [this.registry];
     this.requests = new Counter({
       name: 'gateway_front_proxied_requests_total',
-      help: 'Requests the front sent to a shard, by shard, route kind (id, input, upload, any, home, create, first, list) and outcome (answered: the shard answered; unavailable: the shard was down, answered 503; failed: the exchange broke after it began).',
+      help: 'Requests the front sent to a shard, by shard, route kind (id, input, upload, any, home, create, first, list, view, and session: a console session checked at its home shard) and outcome (answered: the shard answered; unavailable: the shard was down, answered 503; failed: the exchange broke after it began).',
       labelNames: ['shard', 'route', 'outcome'],
       registers,
     });

@@ -21,11 +21,13 @@ import { errorEntries, httpStatusOf } from '../http/render-errors.js';
 import type { Logger } from '../log.js';
 import { companyOfInput, companyOfQuery } from './company-input.js';
 import type { FrontMetrics } from './front-metrics.js';
-import { mergeList, type ListInput, type ShardAnswer } from './merge.js';
+import { mergeList, type ListInput, type Merged, type ShardAnswer } from './merge.js';
 import { routeOf, shardOfRoute, type Route } from './routing.js';
 import { ShardUnavailable, type ShardSet } from './shard-set.js';
 import { hasBody, readBody } from './body.js';
 import { readUpload } from './upload.js';
+import { callsAdminWithConsoleSession, SESSION_CHECK_PATH, useAdminToken } from './console-auth.js';
+import { clusterView } from './views.js';
 
 export interface FrontOptions {
   shards: ShardSet;
@@ -41,6 +43,12 @@ export interface FrontOptions {
   metricsToken: string | null;
   /** Seconds in Retry-After when a shard is down. */
   retryAfterSeconds: number;
+  /** GATEWAY_ADMIN_TOKEN: what the front sends the shards for a console session it checked; null: no admin API. */
+  adminToken: string | null;
+  /** GATEWAY_WORKER_URLS: the workers the pipeline page shows (src/front/worker-probe.ts). */
+  workerUrls: readonly string[];
+  /** This front's address, as the pipeline page lists it. */
+  address: () => string;
 }
 
 /** Request headers that belong to one connection, not to the request (RFC 9110 section 7.6.1), and Expect, which the front answers itself. */
@@ -128,6 +136,12 @@ export class Front {
     const querystring = mark < 0 ? '' : url.slice(mark + 1);
     const route = routeOf(req.method ?? 'GET', pathname);
     try {
+      if (
+        this.options.adminToken !== null &&
+        callsAdminWithConsoleSession(pathname, req.headers) &&
+        !(await this.vouchForConsoleSession(req, res, this.options.adminToken))
+      )
+        return;
       await this.serve(route, req, res, querystring);
     } catch (error) {
       this.answerError(req, res, error);
@@ -168,6 +182,23 @@ export class Front {
         return this.create(req, res);
       case 'first':
         return this.first(req, res);
+      case 'view': {
+        const merged = await clusterView(route.view, {
+          shards,
+          ask: async (shard) => {
+            const response = await shards.request(
+              shard,
+              { method: 'GET', path: req.url ?? '/', headers: upstreamHeaders(req, null) },
+              route.kind,
+            );
+            return { shard, status: response.statusCode, headers: response.headers, text: await response.body.text() };
+          },
+          workerUrls: this.options.workerUrls,
+          frontAddress: this.options.address(),
+          healthTimeoutMs: 2_000,
+        });
+        return this.answerMerged(res, merged);
+      }
       case 'list': {
         // A delivery search of one company is that company's shard's own list.
         if (route.list === 'deliveries') {
@@ -221,6 +252,31 @@ export class Front {
       // The client went away or the shard broke off mid-answer: nothing more can be said on this response.
       res.destroy();
     }
+  }
+
+  /**
+   * The console's call to the admin API (src/front/console-auth.ts): the home shard checks the
+   * session (with the request's method, so an unsafe one needs its CSRF token); when it answers 204
+   * the request goes on with the admin token in place of the session and this answers true, else its
+   * 401 or 403 is the answer. The check has no body: the request's body stays unread until sent on.
+   */
+  private async vouchForConsoleSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    adminToken: string,
+  ): Promise<boolean> {
+    const check = await this.options.shards.request(
+      this.anyLive(),
+      { method: req.method as Dispatcher.HttpMethod, path: SESSION_CHECK_PATH, headers: upstreamHeaders(req, null) },
+      'session',
+    );
+    if (check.statusCode !== 204) {
+      await this.send(res, check);
+      return false;
+    }
+    await check.body.dump();
+    useAdminToken(req.headers, adminToken);
+    return true;
   }
 
   /** POST /p1/companies: the next live shard in turn; one that cannot be reached created nothing, so the next is tried. */
@@ -303,6 +359,11 @@ export class Front {
       return { shard, status: response.statusCode, headers: response.headers, text: await response.body.text() };
     };
     const merged = await mergeList(list, shards.count, shards.down(), ask, { querystring, json });
+    this.answerMerged(res, merged);
+  }
+
+  /** A merged answer: one shard's refusal as it came, or the merged JSON. */
+  private answerMerged(res: ServerResponse, merged: Merged): void {
     if ('answer' in merged) {
       const { status, headers, text } = merged.answer;
       res.writeHead(status, { ...downstreamHeaders(headers), 'content-length': String(Buffer.byteLength(text)) });

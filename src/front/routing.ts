@@ -9,6 +9,9 @@ import { shardOfId } from '../lib/shards.js';
 /** The account-wide lists the front merges from every shard's answer (src/front/merge.ts). */
 export type MergedList = 'companies' | 'auths' | 'templates' | 'deliveries';
 
+/** The admin answers the front builds from every shard's: the pipeline's processes, the API tokens' last use. */
+export type ClusterView = 'pipeline' | 'tokens';
+
 export type Route =
   /** The shard of an integer company or channel id in the path. */
   | { kind: 'id'; id: number }
@@ -26,6 +29,8 @@ export type Route =
   | { kind: 'first' }
   /** Every shard's page of an account-wide list, merged. */
   | { kind: 'list'; list: MergedList }
+  /** A view of the whole cluster: every live shard's answer combined (src/front/pipeline-view.ts, token-view.ts). */
+  | { kind: 'view'; view: ClusterView }
   /** The front's own answers. */
   | { kind: 'healthz' }
   | { kind: 'metrics' };
@@ -103,6 +108,9 @@ export function routeOf(method: string, pathname: string): Route {
           return parts.length === 2 && m === 'POST'
             ? { kind: 'input', required: 'a bulk replay through the front names its company_id' }
             : { kind: 'first' };
+        case 'pipeline':
+        case 'tokens':
+          return parts.length === 2 && read ? { kind: 'view', view: second } : { kind: 'any' };
         default:
           return { kind: 'any' };
       }

@@ -1,4 +1,5 @@
 import http, { type Server } from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.js';
 import { Front } from '../front/front.js';
@@ -17,6 +18,7 @@ const RETRY_AFTER_SECONDS = 5;
  */
 export async function startFront(config: Config, logger: Logger): Promise<{ port: number; close(): Promise<void> }> {
   const metrics = new FrontMetrics();
+  let address = '';
   const shards = new ShardSet(
     config.shardUrls,
     {
@@ -38,6 +40,10 @@ export async function startFront(config: Config, logger: Logger): Promise<{ port
     uploadHoldBytes: config.attachmentMaxBytes + config.bodyLimitBytes,
     metricsToken: config.metricsToken ?? config.adminToken,
     retryAfterSeconds: RETRY_AFTER_SECONDS,
+    adminToken: config.adminToken,
+    workerUrls: config.workerUrls,
+    // Known once the server listens (a port of 0 picks one).
+    address: () => address,
   });
   const server: Server = http.createServer(
     {
@@ -54,6 +60,7 @@ export async function startFront(config: Config, logger: Logger): Promise<{ port
   });
   server.keepAliveTimeout = 5_000;
   const port = (server.address() as AddressInfo).port;
+  address = `http://${os.hostname()}:${port}`;
   logger.info(
     { host: config.host, port, role: 'front', shards: config.shardUrls, slots: config.shardSlots },
     'gateway listening',

@@ -1,14 +1,13 @@
 // A 3-shard cluster started by `gateway cluster` (the code behind `npm run cluster`), on the real
 // broker: real cores, workers and front, each a process; the test speaks HTTP to the front (and,
 // to see where things landed, to the cores directly).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterLayout } from '../../src/cli/cluster-command.js';
 import { shardOfId } from '../../src/lib/shards.js';
+import { startCluster, type TestCluster } from '../helpers/cluster.js';
 
 const TOKEN = `gwk_${randomBytes(16).toString('hex')}`;
 const ADMIN = `adm_${randomBytes(16).toString('hex')}`;
@@ -16,11 +15,8 @@ const SLOTS = 64;
 const FIXTURE = path.resolve('test/fixtures/callbacks/cloud/text.json');
 const IMAGE = path.resolve('test/fixtures/image.png');
 
-let child: ChildProcess;
-let output = '';
+let cluster: TestCluster;
 let layout: ClusterLayout;
-let dataDir: string;
-let exited: Promise<number | null>;
 
 interface Answer {
   status: number;
@@ -79,47 +75,15 @@ function alive(pid: number): boolean {
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cluster-'));
-  child = spawn(process.execPath, ['bin/gateway.js', 'cluster'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      GATEWAY_PORT: '0',
-      GATEWAY_DATA_DIR: dataDir,
-      GATEWAY_KAFKA_BROKERS: inject('kafkaBrokers'),
-      GATEWAY_KAFKA_NAMESPACE: `front-test-${process.pid}-${Date.now()}.`,
-      GATEWAY_BOOTSTRAP_TOKEN: TOKEN,
-      GATEWAY_ADMIN_TOKEN: ADMIN,
-      GATEWAY_API_RATE_LIMIT_FACTOR: '1000',
-      GATEWAY_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  const ready = new Promise<ClusterLayout>((resolve, reject) => {
-    const look = (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split('\n').find((l) => l.includes('"msg":"cluster ready"'));
-      if (line !== undefined) resolve(JSON.parse(line) as ClusterLayout);
-    };
-    child.stdout!.on('data', look);
-    child.stderr!.on('data', look);
-    child.once('exit', (code) =>
-      reject(new Error(`gateway cluster exited (${code}) before it was ready:\n${output.slice(-4_000)}`)),
-    );
-  });
-  layout = await ready;
+  cluster = await startCluster('front-test', { GATEWAY_BOOTSTRAP_TOKEN: TOKEN, GATEWAY_ADMIN_TOKEN: ADMIN });
+  layout = cluster.layout;
   // The front's /healthz is 200 once every shard answers its own.
   const health = await front('GET', '/healthz');
   expect(health.status, health.text).toBe(200);
 }, 120_000);
 
 afterAll(async () => {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM');
-    await exited;
-  }
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await cluster?.stop();
 });
 
 const companies: number[] = [];
@@ -280,8 +244,8 @@ describe('a 3-shard cluster behind the front', () => {
 
   it('stops every process on SIGTERM', async () => {
     const pids = [layout.front.pid, ...layout.cores.map((c) => c.pid), ...layout.workers.map((w) => w.pid)];
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    cluster.child.kill('SIGTERM');
+    expect(await cluster.exited).toBe(0);
     expect(pids.filter(alive)).toEqual([]);
   }, 60_000);
 });

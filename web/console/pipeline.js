@@ -1,6 +1,8 @@
 // The pipeline, live: the relay's outbox lag, each stream's lag, webhook deliveries per second
-// and the error rate over the last hour, from the daemon's own metrics. Refreshes every 2 s.
-import { api, every, h, show, svg } from '/assets/ui.js';
+// and the error rate over the last hour, from the daemon's own metrics; through the front of a
+// cluster, summed over the shards, with every process of the cluster (role, shard, health, lag).
+// Refreshes every 2 s.
+import { api, badge, every, h, show, svg } from '/assets/ui.js';
 
 export async function pipelinePage({ view, isCurrent }) {
   const body = h('div', {});
@@ -13,7 +15,7 @@ export async function pipelinePage({ view, isCurrent }) {
   every(2000, isCurrent, () => refresh().catch(() => undefined));
 }
 
-function render(body, { outbox, streams, attempts }) {
+function render(body, { outbox, streams, attempts, processes }) {
   const minutes = attempts.per_minute;
   const total = minutes.reduce((sum, m) => sum + m.delivered + m.failed, 0);
   show(
@@ -45,6 +47,7 @@ function render(body, { outbox, streams, attempts }) {
       h('span', {}, `peak ${Math.max(0, ...minutes.map((m) => m.delivered + m.failed))} per minute`),
       h('span', {}, 'now'),
     ),
+    processes === undefined ? null : processTable(processes),
     h('h2', {}, 'Stream lag'),
     streams.length === 0
       ? h('p', {}, 'This process reads no stream lag.')
@@ -60,6 +63,7 @@ function render(body, { outbox, streams, attempts }) {
               h(
                 'tr',
                 {},
+                processes === undefined ? null : h('th', { scope: 'col' }, 'Shard'),
                 h('th', { scope: 'col' }, 'Stream'),
                 h('th', { scope: 'col' }, 'Consumer group'),
                 h('th', { scope: 'col' }, 'Messages waiting'),
@@ -72,6 +76,7 @@ function render(body, { outbox, streams, attempts }) {
                 h(
                   'tr',
                   {},
+                  processes === undefined ? null : h('td', { class: 'num' }, String(s.shard)),
                   h('td', { class: 'mono' }, s.stream),
                   h('td', { class: 'mono' }, s.group),
                   h('td', { class: 'num' }, String(s.messages)),
@@ -81,6 +86,49 @@ function render(body, { outbox, streams, attempts }) {
           ),
         ),
   );
+}
+
+/** The cluster's processes, as the front lists them: each core (its shard), each worker, the front itself. */
+function processTable(processes) {
+  const orNone = (value, text) => (value === null ? '—' : text);
+  return [
+    h('h2', {}, 'Processes'),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { id: 'processes' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ...['Role', 'Shard', 'Address', 'Health', 'Outbox lag', 'Messages waiting'].map((c) =>
+              h('th', { scope: 'col' }, c),
+            ),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          ...processes.map((p) =>
+            h(
+              'tr',
+              { 'data-role': p.role, 'data-status': p.status },
+              h('td', {}, p.role),
+              h('td', { class: 'num' }, p.shard === null ? 'all' : String(p.shard)),
+              h('td', { class: 'mono' }, p.address),
+              h('td', {}, badge(p.status)),
+              h('td', { class: 'num' }, orNone(p.outbox_lag_ms, `${(p.outbox_lag_ms / 1000).toFixed(1)} s`)),
+              h('td', { class: 'num' }, orNone(p.messages_waiting, String(p.messages_waiting))),
+            ),
+          ),
+        ),
+      ),
+    ),
+  ];
 }
 
 function card(label, value, id, note) {
