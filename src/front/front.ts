@@ -300,8 +300,17 @@ export class Front {
         },
         'list',
       );
-      return { shard, status: response.statusCode, headers: response.headers, text: await response.body.text() };
+      const answer = {
+        shard,
+        status: response.statusCode,
+        headers: response.headers,
+        text: await response.body.text(),
+      };
+      if (first === null || shard < first.shard) first = answer;
+      return answer;
     };
+    // The merged answer carries the lowest shard's headers (X-Request-Id, Cache-Control) over its own body.
+    let first: ShardAnswer | null = null;
     const merged = await mergeList(list, shards.count, shards.down(), ask, { querystring, json });
     if ('answer' in merged) {
       const { status, headers, text } = merged.answer;
@@ -310,7 +319,13 @@ export class Front {
       return;
     }
     const text = JSON.stringify(merged.json);
+    const {
+      etag: _etag,
+      'content-encoding': _encoding,
+      ...headers
+    } = downstreamHeaders((first as ShardAnswer | null)?.headers ?? {});
     res.writeHead(200, {
+      ...headers,
       'content-type': 'application/json; charset=utf-8',
       'content-length': String(Buffer.byteLength(text)),
     });
