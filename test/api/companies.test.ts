@@ -502,7 +502,7 @@ describe('PUT /p1/companies/<ID>', () => {
     );
 
     it("for another account's company, exactly like a missing id, and leaves it unchanged", async () => {
-      const other = t.createAccount('intruder-target');
+      const other = await t.createAccount('intruder-target');
       const theirs = await create({ name: 'Theirs', phone: '1' }, other);
       const before = await getCompany(theirs, other);
 
@@ -554,7 +554,7 @@ describe('GET /p1/companies', () => {
   });
 
   it('answers an empty list with an empty next_page for an account without companies', async () => {
-    const token = t.createAccount('empty');
+    const token = await t.createAccount('empty');
     const res = await list('', token);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', data: { companies: [], next_page: '' } });
@@ -565,7 +565,7 @@ describe('GET /p1/companies', () => {
     let ids: number[];
 
     beforeAll(async () => {
-      token = t.createAccount('pager');
+      token = await t.createAccount('pager');
       ids = [];
       for (let i = 1; i <= 7; i++) ids.push(await create({ name: `Page ${i}` }, token));
     });
@@ -614,7 +614,7 @@ describe('GET /p1/companies', () => {
     });
 
     it('ends with an empty next_page and no empty trailing page when the count divides evenly', async () => {
-      const token2 = t.createAccount('even');
+      const token2 = await t.createAccount('even');
       const even = [
         await create({ name: 'E1' }, token2),
         await create({ name: 'E2' }, token2),
@@ -678,7 +678,7 @@ describe('GET /p1/companies', () => {
   });
 
   it('default per is 50', async () => {
-    const token = t.createAccount('many');
+    const token = await t.createAccount('many');
     const ids: number[] = [];
     for (let i = 0; i < 51; i++) ids.push(await create({ name: `Many ${i}` }, token));
     const first = await list('', token);
@@ -690,8 +690,8 @@ describe('GET /p1/companies', () => {
   });
 
   it('keeps accounts apart', async () => {
-    const alice = t.createAccount('alice');
-    const bob = t.createAccount('bob');
+    const alice = await t.createAccount('alice');
+    const bob = await t.createAccount('bob');
     const aliceIds = [await create({ name: 'A1' }, alice), await create({ name: 'A2' }, alice)];
     const bobIds = [
       await create({ name: 'B1' }, bob),
