@@ -10,6 +10,7 @@ export const CLUSTER_FILES = [
   'test/http/errors.test.ts',
   'test/pipeline/api-e2e.test.ts',
   'test/compat/auths-v2.test.ts',
+  'test/api/company-list.test.ts',
 ];
 
 /**
@@ -22,7 +23,8 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/attachments.test.ts': 'reads the attachment rows and the files under the data dir',
   'test/api/auths.test.ts': 'reads channel rows and the outbox to prove what is stored and emitted',
   'test/api/channels.test.ts': 'reads the stored channel rows (credentials) of every variant',
-  'test/api/companies.test.ts': 'counts the companies of every account in the store to prove a refusal stored nothing',
+  'test/api/companies.test.ts':
+    'counts the companies of every account in the store to prove a refusal stored nothing (its list: company-list.test.ts)',
   'test/api/conversations.test.ts': 'seeds conversations through the store and reads the events it emitted',
   'test/api/event-types.test.ts': 'reads every emitted event from the store, webhooks not sent included',
   'test/api/messages.test.ts': 'seeds through the store; reads outbound jobs and emitted events',
