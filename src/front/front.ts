@@ -356,8 +356,17 @@ export class Front {
         },
         'list',
       );
-      return { shard, status: response.statusCode, headers: response.headers, text: await response.body.text() };
+      const answer = {
+        shard,
+        status: response.statusCode,
+        headers: response.headers,
+        text: await response.body.text(),
+      };
+      if (first === null || shard < first.shard) first = answer;
+      return answer;
     };
+    // The merged answer carries the lowest shard's headers (X-Request-Id, Cache-Control) over its own body.
+    let first: ShardAnswer | null = null;
     const merged = await mergeList(list, shards.count, shards.down(), ask, { querystring, json });
     this.answerMerged(res, merged);
   }
@@ -371,7 +380,13 @@ export class Front {
       return;
     }
     const text = JSON.stringify(merged.json);
+    const {
+      etag: _etag,
+      'content-encoding': _encoding,
+      ...headers
+    } = downstreamHeaders((first as ShardAnswer | null)?.headers ?? {});
     res.writeHead(200, {
+      ...headers,
       'content-type': 'application/json; charset=utf-8',
       'content-length': String(Buffer.byteLength(text)),
     });

@@ -160,7 +160,7 @@ describe('pact-im/api-doc content/ru/v2/attachments/upload-attachment.md: multip
     expect(
       failingFields(await refused(() => multipart([['private_api_token', gw.token]], png), 422, 'validation_failed')),
     ).toEqual(['company_id']);
-    const other = gw.createAccount('uploads-other');
+    const other = await gw.createAccount('uploads-other');
     await refused(
       () =>
         multipart(

@@ -290,7 +290,7 @@ describe('POST /api/p2/companies/<id>/attachments', () => {
   });
 
   it("answers 404 for another account's company, exactly like a missing one, storing nothing", async () => {
-    const other = gw.createAccount('intruder');
+    const other = await gw.createAccount('intruder');
     const foreign = await refusedLeavingNothing(() => upload({ bytes: fixture('image.png'), token: other }));
     const missing = await refusedLeavingNothing(() => upload({ bytes: fixture('image.png'), company: 999999 }));
     expectErrorShape(foreign, 404, 'not_found');

@@ -467,7 +467,7 @@ describe('GET /api/p2/companies/:companyId/auths', () => {
 
 describe('GET /api/p2/auths', () => {
   it("lists the auths of every company of the account, never another account's", async () => {
-    const token = gw.createAccount('lister');
+    const token = await gw.createAccount('lister');
     const a = await newCompany(token);
     const b = await newCompany(token);
     const mine = [
@@ -489,7 +489,7 @@ describe('GET /api/p2/auths', () => {
     expect(page.body.meta).toEqual({ page: 2, entries_count: 3, per_page: 2 });
     expect(failingFields(await gw.request('GET', '/api/p2/auths?per_page=101', { token }))).toEqual(['per_page']);
 
-    const fresh = gw.createAccount('empty');
+    const fresh = await gw.createAccount('empty');
     expect((await gw.request('GET', '/api/p2/auths', { token: fresh })).body).toEqual({
       auths: [],
       meta: { page: 1, entries_count: 0, per_page: 25 },
@@ -834,7 +834,7 @@ describe("another account's company and auths are not found", () => {
   it('answers 404 like a missing id on every route and changes nothing', async () => {
     const company = await newCompany();
     const auth = await created(company, { provider: 'chat_b', token: secret() });
-    const stranger = gw.createAccount('stranger');
+    const stranger = await gw.createAccount('stranger');
     const routes: [string, string, Body | undefined][] = [
       ['GET', authsPath(company), undefined],
       ['POST', authsPath(company), { provider: 'chat_c', token: 't' }],

@@ -858,7 +858,7 @@ describe("another account's company is not found", () => {
   let channel: number;
 
   beforeAll(async () => {
-    otherToken = gw.createAccount('stranger');
+    otherToken = await gw.createAccount('stranger');
     company = await newCompany();
     channel = await createdId(company, { provider: 'social_b', token: 'owner-token' });
   });

@@ -118,7 +118,7 @@ describe('PUT /api/p2/conversations/<id>', () => {
     });
     expectErrorShape(crossCompany, 404, 'not_found');
 
-    const intruder = gw.createAccount('intruder');
+    const intruder = await gw.createAccount('intruder');
     const foreign = await gw.request('PUT', `/api/p2/conversations/${seeded.conversationId}`, {
       token: intruder,
       json: { company_id: seeded.companyId, operational_state: 'archived' },
@@ -166,7 +166,7 @@ describe('GET /api/p2/conversations/<id>', () => {
       'GET',
       `/api/p2/conversations/${seeded.conversationId}?company_id=${seeded.companyId}`,
       {
-        token: gw.createAccount(),
+        token: await gw.createAccount(),
       },
     );
     expectErrorShape(res, 404, 'not_found');

@@ -110,7 +110,7 @@ describe('GET /api/p2/conversations/<cid>/messages/<mid>', () => {
     const foreign = await gw.request(
       'GET',
       `${messagesPath()}/${seeded.messageIds[0]}?company_id=${seeded.companyId}`,
-      { token: gw.createAccount() },
+      { token: await gw.createAccount() },
     );
     expectErrorShape(foreign, 404, 'not_found');
   });
@@ -264,7 +264,7 @@ describe('POST /api/p2/conversations/<id>/messages', () => {
 
   it('answers 404 for a conversation of another account', async () => {
     const res = await gw.request('POST', messagesPath(), {
-      token: gw.createAccount(),
+      token: await gw.createAccount(),
       json: { company_id: seeded.companyId, text: 'x' },
     });
     expectErrorShape(res, 404, 'not_found');

@@ -17,7 +17,7 @@ beforeAll(async () => {
     (await gw.request('POST', '/p1/companies', { token, json: { name } })).body.data.external_id as number;
   first = await create(gw.token, 'First');
   second = await create(gw.token, 'Second');
-  const other = gw.createAccount();
+  const other = await gw.createAccount();
   foreign = await create(other, 'Foreign');
   // 30 templates in `first` (positions descending as they get newer), 2 in `second`, 1 foreign.
   const seed = (company: number, i: number, position: number) =>

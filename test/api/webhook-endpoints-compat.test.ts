@@ -242,7 +242,7 @@ describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test, the same test 
   it("answers 404 for another account's endpoint and sends nothing", async () => {
     const company = await newCompany();
     const hook = await createAtReceiver(company);
-    const other = gw.createAccount('test-other');
+    const other = await gw.createAccount('test-other');
     expectErrorShape(await gw.request('POST', `${hooks(company)}/${hook.id}/test`, { token: other }), 404, 'not_found');
     expectErrorShape(await gw.request('POST', `${hooks(company)}/999999/test`), 404, 'not_found');
     expect(receiver.received).toHaveLength(0);

@@ -584,7 +584,7 @@ describe("another account's company and endpoints are not found", () => {
   it('answers 404 like a missing id on every route and changes nothing', async () => {
     const company = await newCompany({ webhook_url: 'https://example.com/v1' });
     const hook = await createHook(company);
-    const stranger = gw.createAccount('stranger');
+    const stranger = await gw.createAccount('stranger');
     const routes: [string, string, Body | undefined][] = [
       ['GET', hooksPath(company), undefined],
       ['POST', hooksPath(company), { url: 'https://evil.example.com' }],

@@ -186,7 +186,7 @@ describe('POST /api/p2/messages (write first)', () => {
 
   it("answers 404 for another account's company", async () => {
     const res = await gw.request('POST', '/api/p2/messages', {
-      token: gw.createAccount(),
+      token: await gw.createAccount(),
       json: { company_id: companyId, provider: 'chat_a', phone: '79161234567', text: 'hi' },
     });
     expectErrorShape(res, 404, 'not_found');

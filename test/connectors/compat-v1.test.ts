@@ -287,7 +287,9 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
     expectErrorShape(await gw.request('GET', channelPath(company.id, channel, `jobs/${id + 1000}`)), 404, 'not_found');
     expectErrorShape(await gw.request('GET', channelPath(company.id, channel, 'jobs/abc')), 404, 'not_found');
     expectErrorShape(
-      await gw.request('GET', channelPath(company.id, channel, `jobs/${id}`), { token: gw.createAccount('stranger') }),
+      await gw.request('GET', channelPath(company.id, channel, `jobs/${id}`), {
+        token: await gw.createAccount('stranger'),
+      }),
       404,
       'not_found',
     );

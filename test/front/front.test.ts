@@ -143,6 +143,15 @@ describe('the front before two cores', () => {
     expect(bad.status).toBe(422);
   });
 
+  it('gives a merged list the headers of a shard’s answer: the request id, no-store', async () => {
+    for (const target of ['/p1/companies', '/api/p2/auths']) {
+      const answer = await send('GET', target, { 'x-request-id': 'merged-list-1' });
+      expect(answer.status, answer.text).toBe(200);
+      expect([answer.headers['x-request-id'], answer.headers['cache-control']]).toEqual(['merged-list-1', 'no-store']);
+      expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.text)));
+    }
+  });
+
   it('answers generated bad input with a 4xx in the error shape, never a 5xx', async () => {
     const idText = fc.oneof(
       fc.constantFrom(

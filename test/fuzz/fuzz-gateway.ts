@@ -106,7 +106,7 @@ export async function startFuzzGateway(): Promise<FuzzWorld> {
   });
   const attachmentUrl = ((await upload.json()) as { attachment: { attachment_url: string } }).attachment.attachment_url;
 
-  const otherToken = gw.createAccount('fuzz other');
+  const otherToken = await gw.createAccount('fuzz other');
   const b = await seedCompany(gw, otherToken, 'Fuzz B');
   const foreignConversation = seedConversation(gw, b, { sender: '555000222', externalTimes: [Date.now() - 1000] });
   const foreignWebhook = (

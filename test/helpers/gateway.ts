@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -12,9 +11,10 @@ import type { Store } from '../../src/store/store.js';
 import type { Clock } from '../../src/streams/stream.js';
 import { inject } from 'vitest';
 import { checkEmittedEvents } from './events.js';
+import { ADMIN_TOKEN, gatewayClient, type GatewayClient, type TestResponse } from './gateway-client.js';
+import { startTestCluster } from './test-cluster.js';
 
-/** The admin token of the tests' gateways (GATEWAY_ADMIN_TOKEN: the admin API is off without one). */
-export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+export { ADMIN_TOKEN, type RequestOptions, type TestResponse } from './gateway-client.js';
 
 /** Settings of a gateway that delivers webhooks to the test's own receivers (test/helpers/receiver.ts), admin API on. */
 export const TO_RECEIVERS: Record<string, string> = {
@@ -42,50 +42,43 @@ export interface TestGatewayOptions {
   traceFields?: boolean;
 }
 
-export interface TestGateway {
+/**
+ * The gateway a test talks to. With GATEWAY_TEST_TARGET=cluster (`npm run test:cluster`) it is a
+ * 3-shard cluster behind a front (test/helpers/test-cluster.ts): there `gateway`, `store` and
+ * `dataDir` have no single meaning and throw when read, so only black-box tests run against it.
+ */
+export interface TestGateway extends GatewayClient {
+  /** 'single': one daemon in this process; 'cluster': cores, a worker and a front (GATEWAY_TEST_TARGET). */
+  target: 'single' | 'cluster';
   baseUrl: string;
   gateway: RunningGateway;
   store: Store;
   /** API token of the bootstrap account (account 1). */
   token: string;
   dataDir: string;
-  /** Every log line the daemon wrote, as text (to prove secrets never reach it). */
+  /** Every log line the daemon (every process of a cluster) wrote, as text (to prove secrets never reach it). */
   logText(): string;
-  /** Creates another account and answers its token. */
-  createAccount(name?: string): string;
-  /** fetch against the gateway with the given API token in the X-Private-Api-Token header (null: none). */
-  request(method: string, pathAndQuery: string, options?: RequestOptions): Promise<TestResponse>;
-  /** fetch against the admin API with a bearer token, ADMIN_TOKEN unless given (null: none). */
-  admin(method: string, path: string, body?: unknown, token?: string | null): Promise<{ status: number; body: any }>;
+  /** Creates another account and answers its token, once every shard of a cluster accepts it. */
+  createAccount(name?: string): Promise<string>;
   /** Closes the gateway, then fails if an event it emitted does not match its schema (test/helpers/events.ts). */
   close(): Promise<void>;
 }
 
-export interface RequestOptions {
-  token?: string | null;
-  /** A plain object is sent as JSON; a string or URLSearchParams as given. */
-  json?: unknown;
-  form?: string | URLSearchParams;
-  body?: string;
-  headers?: Record<string, string>;
-}
-
-export interface TestResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-
-  body: any;
+/** Which gateway startTestGateway starts: GATEWAY_TEST_TARGET=cluster for a 3-shard cluster, else one daemon. */
+export function testTarget(): 'single' | 'cluster' {
+  return process.env.GATEWAY_TEST_TARGET === 'cluster' ? 'cluster' : 'single';
 }
 
 /**
  * A real gateway in the test process (real Koa app, real SQLite file in a fresh temp dir, the
- * pipeline running) on a free loopback port.
+ * pipeline running) on a free loopback port; with GATEWAY_TEST_TARGET=cluster a 3-shard cluster
+ * on the shared broker instead, its front's URL as `baseUrl`.
  */
 export async function startTestGateway(
   env: Record<string, string> = {},
   options: TestGatewayOptions = {},
 ): Promise<TestGateway> {
+  if (testTarget() === 'cluster') return startTestCluster(env, options);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   const token = generateApiToken();
   const config = loadConfig({
@@ -114,42 +107,18 @@ export async function startTestGateway(
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
 
   return {
+    target: 'single',
     baseUrl,
     gateway,
     store: gateway.store,
     token,
     dataDir,
     logText: () => lines.join(''),
-    createAccount(name = 'other') {
+    ...gatewayClient(baseUrl, token),
+    async createAccount(name = 'other') {
       const other = generateApiToken();
       gateway.store.transaction(() => gateway.store.accounts.createWithToken(name, digestApiToken(other)));
       return other;
-    },
-    async request(method, pathAndQuery, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      const sendToken = options.token === undefined ? token : options.token;
-      if (sendToken !== null) headers['x-private-api-token'] = sendToken;
-      let body: string | undefined = options.body;
-      if (options.json !== undefined) {
-        headers['content-type'] ??= 'application/json';
-        body = typeof options.json === 'string' ? options.json : JSON.stringify(options.json);
-      } else if (options.form !== undefined) {
-        headers['content-type'] ??= 'application/x-www-form-urlencoded';
-        body = String(options.form);
-      }
-      return send(`${baseUrl}${pathAndQuery}`, method, headers, body);
-    },
-    async admin(method, urlPath, body, adminToken = ADMIN_TOKEN) {
-      const headers: Record<string, string> = {};
-      if (adminToken !== null) headers.authorization = `Bearer ${adminToken}`;
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(`${baseUrl}${urlPath}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const textBody = await response.text();
-      return { status: response.status, body: textBody === '' ? undefined : JSON.parse(textBody) };
     },
     async close() {
       // Every event this gateway emitted must match its schema, whether or not a test read it.
@@ -164,34 +133,6 @@ export async function startTestGateway(
       if (invalidEvent !== undefined) throw invalidEvent as Error;
     },
   };
-}
-
-/** node:http rather than fetch: fetch refuses a body on GET, which the contract's samples send. */
-function send(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-): Promise<TestResponse> {
-  if (body !== undefined) headers['content-length'] ??= String(Buffer.byteLength(body));
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method, headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: parsed });
-      });
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
 }
 
 /** The contract's error body: asserts the shape and answers the entries. */

@@ -153,7 +153,7 @@ describe('where the token is read', () => {
 
 describe('accounts are isolated', () => {
   it("answers another account's company exactly like a missing one", async () => {
-    const other = gw.createAccount('intruder');
+    const other = await gw.createAccount('intruder');
     const own = await gw.request('POST', '/p1/companies', { token: other, json: { name: 'Theirs' } });
     expect(own.status).toBe(201);
 

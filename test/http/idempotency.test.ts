@@ -88,7 +88,7 @@ describe('Idempotency-Key on POST', () => {
       json: { name: 'Mine' },
       headers: { 'Idempotency-Key': shared },
     });
-    const other = gw.createAccount('idem-other');
+    const other = await gw.createAccount('idem-other');
     const theirs = await gw.request('POST', '/p1/companies', {
       token: other,
       json: { name: 'Mine' },

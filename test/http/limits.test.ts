@@ -134,7 +134,7 @@ describe('uploads at once (GATEWAY_UPLOAD_CONCURRENCY)', () => {
       ],
     });
     // Slots are held per account: another account's upload does not wait for these.
-    const other = gw.createAccount('other uploads');
+    const other = await gw.createAccount('other uploads');
     const otherCompany = (await gw.request('POST', '/p1/companies', { token: other, json: { name: 'Other uploads' } }))
       .body.data.external_id as number;
     const elsewhere = await fetch(`${gw.baseUrl}/api/p2/companies/${otherCompany}/attachments`, {

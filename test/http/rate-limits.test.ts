@@ -68,7 +68,7 @@ describe('pact-im/api-doc content/en/v2/rate-limits.md', () => {
       (await gw.request('GET', `/api/p2/conversations/${seeded.conversationId}?company_id=${seeded.companyId}`)).status,
     ).toBe(200);
     // Another account has its own budget.
-    const other = gw.createAccount('rate-other');
+    const other = await gw.createAccount('rate-other');
     const otherCompany = await seedCompany(gw, other, 'Other Co');
     expect(
       (await gw.request('GET', `/api/p2/conversations?company_id=${otherCompany.companyId}`, { token: other })).status,

@@ -27,7 +27,7 @@ const cli = (...args: string[]) =>
 
 describe('the admin API', () => {
   it('lists tokens with their prefix and last use, never the token; revoking one makes its next request a 401', async () => {
-    const other = gw.createAccount('tokens other');
+    const other = await gw.createAccount('tokens other');
     expect((await gw.request('GET', '/p1/companies', { token: other })).status).toBe(200);
     const listed = await gw.request('GET', '/admin/tokens', admin);
     expect(listed.status).toBe(200);

@@ -1,0 +1,68 @@
+// The black-box tests again, against a 3-shard cluster on the real broker (test/helpers/test-cluster.ts):
+// `npm run test:cluster`, part of `npm test`. startTestGateway starts the cluster, whose front
+// answers what one daemon answers. A cluster has no single store, data dir or daemon object, and a
+// test that reads one throws there, so only files that assert through HTTP alone are listed.
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/** Run against the cluster: every assertion through HTTP, webhooks and logs. */
+export const CLUSTER_FILES = [
+  'test/http/errors.test.ts',
+  'test/pipeline/api-e2e.test.ts',
+  'test/compat/auths-v2.test.ts',
+  'test/api/company-list.test.ts',
+];
+
+/**
+ * The API, callback and pipeline files that stay single-daemon-only, each with why. Making one
+ * black-box (its assertions through the API, equally strict) moves it to CLUSTER_FILES.
+ */
+export const SINGLE_DAEMON_ONLY: Record<string, string> = {
+  'test/api/attachment-upload.test.ts':
+    'proves a refused upload leaves no row and no file: reads the store and data dir',
+  'test/api/attachments.test.ts': 'reads the attachment rows and the files under the data dir',
+  'test/api/auths.test.ts': 'reads channel rows and the outbox to prove what is stored and emitted',
+  'test/api/channels.test.ts': 'reads the stored channel rows (credentials) of every variant',
+  'test/api/companies.test.ts':
+    'counts the companies of every account in the store to prove a refusal stored nothing (its list: company-list.test.ts)',
+  'test/api/conversations.test.ts': 'seeds conversations through the store and reads the events it emitted',
+  'test/api/event-types.test.ts': 'reads every emitted event from the store, webhooks not sent included',
+  'test/api/messages.test.ts': 'seeds through the store; reads outbound jobs and emitted events',
+  'test/api/openapi.test.ts': "walks the daemon's router to match routes and documented operations",
+  'test/api/templates.test.ts': 'seeds templates through the store',
+  'test/api/webhook-endpoints-compat.test.ts':
+    'reads endpoint rows and the outbox; writes an endpoint url the API refuses',
+  'test/api/webhooks.test.ts': 'reads endpoint rows and writes a private url straight into the store',
+  'test/api/write-first.test.ts': 'enables channels and seeds templates through the store',
+  'test/http/auth.test.ts':
+    "walks the daemon's router, reads a core's /healthz body and the token digests in the store",
+  'test/http/idempotency.test.ts': 'reads and ages the idempotency rows in the store',
+  'test/http/limits.test.ts': "opens raw sockets to the daemon's port; counts rows and the data dir's part files",
+  'test/http/rate-limits.test.ts': 'a cluster counts rate limits per core (docs/scaling.md); reads the store',
+  'test/ingest/apply-callback.test.ts': 'asserts the rows each callback writes',
+  'test/ingest/bot.test.ts': 'asserts the rows each callback writes',
+  'test/ingest/callback-bodies.test.ts': 'asserts the rows each callback writes',
+  'test/ingest/callback-settings.test.ts': 'deletes and counts channel_callbacks rows',
+  'test/ingest/channel-cache.test.ts': "the daemon's channel cache and its log line: reads and writes the store",
+  'test/ingest/cloud.test.ts': 'asserts the rows each callback writes',
+  'test/ingest/connector.test.ts': 'asserts the rows each callback writes',
+  'test/ingest/provider-values.test.ts': 'asserts the stored provider values',
+  'test/ingest/written-rows.test.ts': 'asserts the rows a callback writes',
+  'test/pipeline/operational-events.test.ts': 'reads emitted events and changes an endpoint through the store',
+  'test/compat/messages-v2.test.ts': 'reads and backdates message rows in the store',
+  'test/connectors/compat-v1.test.ts': 'reads channel and message rows in the store',
+  'test/connectors/flows-v1.test.ts': 'reads channel rows and jobs in the store',
+  'test/connectors/flows-v2.test.ts': 'reads channel rows in the store',
+  'test/connectors/sandbox.test.ts': 'reads channel and message rows in the store',
+  'test/connectors/send.test.ts': 'reads and seeds messages through the store',
+  'test/dispatch/delivery.test.ts': 'moves a ManualClock through the retry schedule',
+  'test/dispatch/delivery-order.test.ts': 'moves a ManualClock through the retry schedule',
+  'test/admin/admin.test.ts': 'moves a ManualClock through the retry schedule',
+  'test/admin/operator-actions.test.ts': 'moves a ManualClock through the retry schedule',
+};
+
+// Spread, not mergeConfig: that would add the base's include to this one.
+export default defineConfig({
+  ...base,
+  test: { ...base.test, include: CLUSTER_FILES, env: { GATEWAY_TEST_TARGET: 'cluster' } },
+});
