@@ -86,6 +86,7 @@ export async function clusterScenario({ daemon, receiver, row, log, P, companies
     const machine = sampleMachine();
     const tallies = contestants.map(() => ({
       callbacks: 0,
+      seconds: 0,
       cpuMs: {},
       receiverMs: 0,
       loadMs: 0,
@@ -99,6 +100,7 @@ export async function clusterScenario({ daemon, receiver, row, log, P, companies
         const measured = await measureRound(contestants[index], { receiver, rate, P, checkLoad });
         const tally = tallies[index];
         tally.callbacks += measured.callbacks;
+        tally.seconds += measured.seconds;
         for (const [name, ms] of Object.entries(measured.cpuMs)) tally.cpuMs[name] = (tally.cpuMs[name] ?? 0) + ms;
         tally.receiverMs += measured.receiverMs;
         tally.loadMs += measured.loadMs;
@@ -109,7 +111,7 @@ export async function clusterScenario({ daemon, receiver, row, log, P, companies
         );
       }
     }
-    cpuRows(row, contestants, tallies, idle, rate, machine.stop().whole);
+    cpuRows(row, contestants, tallies, idle, { rate, seconds: P.cluster.seconds, machine: machine.stop().whole });
 
     await clusterOutage({ cluster, sharded, shards, receiver, row, log, rate, P });
   } finally {
@@ -188,6 +190,7 @@ async function idleCpu(contestants, seconds) {
 async function measureRound(c, { receiver, rate, P, checkLoad }) {
   await receiver.reset();
   const processes = c.processes();
+  const started = performance.now();
   const before = processes.map(([, pid]) => cpuMsOf(pid));
   const [received, load] = [cpuMsOf(receiver.pid), cpuMsOf(process.pid)];
   const result = await fixedRate({ base: c.base, companies: c.companies, rate, seconds: P.cluster.seconds });
@@ -203,6 +206,7 @@ async function measureRound(c, { receiver, rate, P, checkLoad }) {
   const total = Object.values(cpuMs).reduce((a, b) => a + b, 0);
   return {
     callbacks: result.accepted.length,
+    seconds: (performance.now() - started) / 1000,
     cpuMs,
     totalUs: (total * 1000) / result.accepted.length,
     receiverMs: cpuMsOf(receiver.pid) - received,
@@ -225,9 +229,18 @@ function perCallback(cpuMs, callbacks) {
     .join(' / ');
 }
 
-function cpuRows(row, [single, sharded], [one, two], idle, rate, machine) {
+/**
+ * The rows of the CPU rounds. Besides the CPU per callback, its share beyond the fixed costs: each
+ * process's idle CPU a second times the rounds' seconds, taken off. The rounds last longer than
+ * their load (the wait for the last webhook and an idle pipeline), and longer still on a busy host,
+ * so at a low rate the fixed costs weigh on the ratio; the rest is what each callback costs.
+ */
+function cpuRows(row, [single, sharded], [one, two], idle, { rate, seconds, machine }) {
   const label = '9 cluster';
-  const total = (t) => (Object.values(t.cpuMs).reduce((a, b) => a + b, 0) * 1000) / t.callbacks;
+  const sum = (values) => values.reduce((a, b) => a + b, 0);
+  const total = (t) => (sum(Object.values(t.cpuMs)) * 1000) / t.callbacks;
+  const beyondIdle = (t, i) =>
+    ((sum(Object.values(t.cpuMs)) - sum(Object.values(idle[i])) * t.seconds) * 1000) / t.callbacks;
   const ratio = total(two) / total(one);
   row(label, 'rate asked (callbacks/s), each contestant in turn', rate);
   row(label, 'machine CPU busy / idle / stolen (%), all rounds', percents(machine));
@@ -255,6 +268,11 @@ function cpuRows(row, [single, sharded], [one, two], idle, rate, machine) {
         q,
       ).toFixed(1);
     row(label, `${c.name}: callback→webhook p50 / p99 (ms)`, `${p(50)} / ${p(99)}`);
+    row(
+      label,
+      `${c.name}: seconds per round, from the first callback to an idle pipeline (the load: ${seconds} s)`,
+      t.seconds / t.rounds.length,
+    );
   }
   row(
     label,
@@ -268,4 +286,8 @@ function cpuRows(row, [single, sharded], [one, two], idle, rate, machine) {
     },
   );
   row(label, '  ratio round by round', two.rounds.map((us, i) => (us / one.rounds[i]).toFixed(2)).join(' '));
+  row(label, "CPU per callback beyond the processes' idle CPU (µs; baseline: the single core)", beyondIdle(two, 1), {
+    baseline: beyondIdle(one, 0),
+    ratio: beyondIdle(two, 1) / beyondIdle(one, 0),
+  });
 }
