@@ -13,7 +13,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
 import { secretDigest, matchesSecretDigest } from '../domain/tokens.js';
 import { AppError, InternalError, ServiceUnavailable, Unauthorized, ValidationFailed } from '../errors/errors.js';
@@ -28,6 +27,7 @@ import { hasBody, readBody } from './body.js';
 import { readUpload } from './upload.js';
 import { callsAdminWithConsoleSession, SESSION_CHECK_PATH, useAdminToken } from './console-auth.js';
 import { clusterView } from './views.js';
+import { relayAnswer } from './relay.js';
 
 export interface FrontOptions {
   shards: ShardSet;
@@ -245,13 +245,7 @@ export class Front {
   }
 
   private async send(res: ServerResponse, response: Dispatcher.ResponseData): Promise<void> {
-    res.writeHead(response.statusCode, downstreamHeaders(response.headers));
-    try {
-      await pipeline(response.body, res);
-    } catch {
-      // The client went away or the shard broke off mid-answer: nothing more can be said on this response.
-      res.destroy();
-    }
+    await relayAnswer(res, response.statusCode, downstreamHeaders(response.headers), response.body);
   }
 
   /**

@@ -18,6 +18,7 @@ import { alternateEndToEnd, alternateIngest } from './alternate.mjs';
 import { floorRows, startDeliverFloors, startIngestFloors } from '../floors/floors.mjs';
 import { replayScenario } from './replay.mjs';
 import { benchRuns } from './runs.mjs';
+import { clusterScenario } from './cluster.mjs';
 import { manyCompanies, noisyNeighbour } from './tenants.mjs';
 import { freePort, ROOT, setupCompanies, startDaemon, testBroker } from './lib.mjs';
 import { percents, sampleMachine } from './proc-stats.mjs';
@@ -59,6 +60,7 @@ const P = quick
       noisyRounds: 2,
       manyCompanies: 200,
       many: 5,
+      cluster: { rate: 300, rounds: 2, seconds: 3, idleSeconds: 2, outage: { before: 3, down: 2, after: 2 } },
     }
   : {
       warm: 3,
@@ -78,6 +80,13 @@ const P = quick
       noisyRounds: 4,
       manyCompanies: 10_000,
       many: 60,
+      cluster: {
+        rate: Number(process.env.BENCH_CLUSTER_RATE ?? 1_000),
+        rounds: 3,
+        seconds: 20,
+        idleSeconds: 10,
+        outage: { before: 10, down: 5, after: 10 },
+      },
     };
 /** Scenarios the quick form leaves out unless --only names them: minutes of setup or of timeouts. */
 const SLOW = new Set(['7', '8']);
@@ -97,14 +106,15 @@ function row(scenario, metric, value, { baseline = null, ratio = null, target = 
   rows.push({ scenario, metric, value, baseline, ratio, target, ok, unit });
 }
 
-async function scenario(id, title, fn) {
+/** Runs a scenario unless left out; `quickLimitMs` is its watchdog in the quick form (the full form's is 20 minutes). */
+async function scenario(id, title, fn, { quickLimitMs = 100_000 } = {}) {
   if (only && !only.has(id)) return;
   if (quick && !only && SLOW.has(id)) return;
   log(`scenario ${id}: ${title}`);
   const t = performance.now();
   let timer;
   // A scenario that hangs fails with a message instead of stalling the whole run.
-  const limitMs = quick ? 100_000 : 1_200_000;
+  const limitMs = quick ? quickLimitMs : 1_200_000;
   const watchdog = new Promise(
     (_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish within ${limitMs / 1000}s`)), limitMs)),
   );
@@ -470,6 +480,16 @@ await scenario(
       companies: P.manyCompanies,
     });
   },
+);
+
+await scenario(
+  '9',
+  `a 2-shard cluster (two cores, a front, one worker) in turn with a single core in Kafka mode, at ${P.cluster.rate} callbacks/s; then one shard's core killed`,
+  async () => {
+    await clusterScenario({ daemon, receiver, row, log, P, companies: COMPANIES, checkLoad });
+  },
+  // Six processes to start, and a core to start again after its kill.
+  { quickLimitMs: 180_000 },
 );
 
 await receiver.close();

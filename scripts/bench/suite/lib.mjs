@@ -68,6 +68,10 @@ export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
+/** Daemons running now: whatever ends this process (a scenario's watchdog included), they do not outlive it. */
+const running = new Set();
+process.once('exit', () => running.forEach((child) => child.kill('SIGKILL')));
+
 /**
  * Starts `node bin/gateway.js serve` (the built daemon) on a data dir; resolves once /healthz
  * answers (or, for a worker, once it logged that it started). Its log goes to <dataDir>/<name>.log.
@@ -114,8 +118,12 @@ export async function startDaemon({
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);
+  running.add(child);
   let exited = null;
-  child.on('exit', (code, signal) => (exited = { code, signal }));
+  child.on('exit', (code, signal) => {
+    exited = { code, signal };
+    running.delete(child);
+  });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -149,6 +157,13 @@ export async function startDaemon({
       const result = await done;
       clearTimeout(timer);
       return result;
+    },
+    /** Ends it at once (SIGKILL): a crash, with no shutdown of its own. */
+    async kill() {
+      if (exited) return exited;
+      const done = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      child.kill('SIGKILL');
+      return done;
     },
   };
 }

@@ -81,8 +81,20 @@ export async function maxRate({ base, companies, seconds, connections = 32, send
 /**
  * Open-loop load at a fixed rate: `rate` callbacks per second spread evenly (every 5 ms a slice),
  * whatever the answers, over a pool of keep-alive connections. Answers per-request HTTP latencies.
+ * `onAnswer`, when given, hears of every callback: its message number `n` (its company is
+ * `companies[n % companies.length]`), `sentAt` (epoch ms), `ms` until answered, the `status` (0 when
+ * no answer came) and the `retryAfter` header. `until`, when given, ends the load early once it answers true.
  */
-export async function fixedRate({ base, companies, rate, seconds, senders = 10_000, connections = 64 }) {
+export async function fixedRate({
+  base,
+  companies,
+  rate,
+  seconds,
+  senders = 10_000,
+  connections = 64,
+  onAnswer = () => {},
+  until = () => false,
+}) {
   const pool = new Pool(base, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
   // Every connection is open before the clock starts, as a sender at a steady rate keeps its
   // keep-alive connections. Opened on demand, they were opened in the measured seconds whenever the
@@ -104,27 +116,33 @@ export async function fixedRate({ base, companies, rate, seconds, senders = 10_0
   const total = Math.round(rate * seconds);
   const start = performance.now();
   let sent = 0;
-  while (sent < total) {
+  while (sent < total && !until()) {
     const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
     while (sent < due) {
       const mine = takeN();
       sent += 1;
       const t0 = performance.now();
+      const sentAt = epochNow();
       const target = targets[mine % targets.length];
       const p = pool
         .request({
           method: 'POST',
           path: target.path,
           headers: target.headers,
-          body: botBody(mine, senders, epochNow()),
+          body: botBody(mine, senders, sentAt),
         })
         .then(async (res) => {
           await res.body.dump();
-          latencies.push(performance.now() - t0);
+          const ms = performance.now() - t0;
+          latencies.push(ms);
           if (res.statusCode >= 200 && res.statusCode < 300) accepted.push(mine);
           else failed += 1;
+          onAnswer({ n: mine, sentAt, ms, status: res.statusCode, retryAfter: res.headers['retry-after'] });
         })
-        .catch(() => (failed += 1))
+        .catch(() => {
+          failed += 1;
+          onAnswer({ n: mine, sentAt, ms: performance.now() - t0, status: 0, retryAfter: undefined });
+        })
         .finally(() => inflight.delete(p));
       inflight.add(p);
     }
