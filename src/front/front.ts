@@ -338,6 +338,8 @@ export class Front {
     }
     if (body.length > 0 && json === null) return this.forward(this.anyLive(), req, res, body, 'list');
     const pathname = (req.url ?? '/').split('?')[0]!;
+    // The merged answer carries the lowest shard's headers (X-Request-Id, Cache-Control) over its own body.
+    let first: ShardAnswer | null = null;
     const ask = async (shard: number, input: ListInput): Promise<ShardAnswer> => {
       const payload = input.json === null ? undefined : Buffer.from(JSON.stringify(input.json));
       const response = await shards.request(
@@ -359,14 +361,12 @@ export class Front {
       if (first === null || shard < first.shard) first = answer;
       return answer;
     };
-    // The merged answer carries the lowest shard's headers (X-Request-Id, Cache-Control) over its own body.
-    let first: ShardAnswer | null = null;
     const merged = await mergeList(list, shards.count, shards.down(), ask, { querystring, json });
-    this.answerMerged(res, merged);
+    this.answerMerged(res, merged, (first as ShardAnswer | null)?.headers);
   }
 
-  /** A merged answer: one shard's refusal as it came, or the merged JSON. */
-  private answerMerged(res: ServerResponse, merged: Merged): void {
+  /** A merged answer: one shard's refusal as it came, or the merged JSON under `shardHeaders` (the lowest shard's). */
+  private answerMerged(res: ServerResponse, merged: Merged, shardHeaders?: ShardAnswer['headers']): void {
     if ('answer' in merged) {
       const { status, headers, text } = merged.answer;
       res.writeHead(status, { ...downstreamHeaders(headers), 'content-length': String(Buffer.byteLength(text)) });
@@ -374,12 +374,11 @@ export class Front {
       return;
     }
     const text = JSON.stringify(merged.json);
-    const {
-      etag: _etag,
-      'content-encoding': _encoding,
-      ...headers
-    } = downstreamHeaders((first as ShardAnswer | null)?.headers ?? {});
+    const { etag: _etag, 'content-encoding': _encoding, ...headers } = downstreamHeaders(shardHeaders ?? {});
     res.writeHead(200, {
+      // Account-wide and admin data: never cached, never sniffed, as every core's own answers.
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
       ...headers,
       'content-type': 'application/json; charset=utf-8',
       'content-length': String(Buffer.byteLength(text)),

@@ -36,7 +36,7 @@ beforeAll(async () => {
   receiver = await startReceiver(() => []);
   gw = await startTestGateway({ ...TO_RECEIVERS, ...fake.env() });
   a = await giveResources(gw, fake, receiver, 'A', gw.token);
-  b = await giveResources(gw, fake, receiver, 'B', gw.createAccount('B'));
+  b = await giveResources(gw, fake, receiver, 'B', await gw.createAccount('B'));
   const document = (await gw.request('GET', '/openapi.json', { token: null })).body;
   operations = walkOperations(document);
   await settled(gw);
