@@ -128,12 +128,19 @@ const ALLOWED_SLEEPS: Record<string, { count: number; why: string }> = {
     why: 'throttled calls last a moment, so overlapping ones would show',
   },
   'src/streams/kafka/kafka-producer.test.ts': { count: 1, why: 'the poll loop until()' },
-  'test/faults/callback-load.ts': { count: 1, why: 'the fault suite paces its load (audited with test/faults)' },
+  'test/faults/callback-load.ts': {
+    count: 2,
+    why: 'the fault suite paces its load, and waits out Retry-After as a provider would',
+  },
+  'test/faults/shard-faults.test.ts': { count: 2, why: 'a shard held down for its planned length' },
   'test/faults/kafka-faults.test.ts': {
     count: 2,
     why: 'outages held for their planned length (audited with test/faults)',
   },
-  'test/faults/invariants.ts': { count: 1, why: 'polls until a read in flight is done (audited with test/faults)' },
+  'test/faults/invariants.ts': {
+    count: 2,
+    why: 'polls until a read in flight is done, and between retried offset reads',
+  },
 };
 
 /** The test sources: every file under test/, and the *.test.ts beside the code in src/. */
