@@ -23,6 +23,7 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
       shardUrls: [],
       frontConnectTimeoutMs: 1_000,
       frontConnections: 64,
+      workerUrls: [],
       adminToken: null,
       metricsToken: null,
       operatorWebhook: null,
@@ -126,6 +127,7 @@ describe('loadConfig values', () => {
       GATEWAY_SHARD_URLS: 'http://core-0:3000,http://core-1:3000/,https://core-2.internal',
       GATEWAY_FRONT_CONNECT_TIMEOUT: '250ms',
       GATEWAY_FRONT_CONNECTIONS: '16',
+      GATEWAY_WORKER_URLS: 'http://worker-0:9464/,http://workers.internal:9464',
       GATEWAY_WORKER_PORT: '9464',
       GATEWAY_API_RATE_LIMITS: 'off',
       GATEWAY_API_RATE_LIMIT_FACTOR: '2',
@@ -146,6 +148,7 @@ describe('loadConfig values', () => {
       shardUrls: ['http://core-0:3000', 'http://core-1:3000', 'https://core-2.internal'],
       frontConnectTimeoutMs: 250,
       frontConnections: 16,
+      workerUrls: ['http://worker-0:9464', 'http://workers.internal:9464'],
       adminToken: 'admin-token-0123456789',
       metricsToken: 'metrics-token-0123456789',
       operatorWebhook: null,
@@ -419,6 +422,12 @@ describe('webhook dispatcher settings', () => {
     ]);
     expect(problemsOf({ GATEWAY_SHARD_URLS: 'http://a:1,http://b:2' })).toEqual([
       'GATEWAY_SHARD_URLS names 2 shards, more than GATEWAY_SHARD_SLOTS (1)',
+    ]);
+  });
+
+  it('refuses a worker URL that is not an http(s) base URL', () => {
+    expect(problemsOf({ GATEWAY_WORKER_URLS: 'http://w:9464,tcp://x' })).toEqual([
+      'GATEWAY_WORKER_URLS must be a comma-separated list of http(s) base URLs (bad: tcp://x)',
     ]);
   });
 
