@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SendKind } from '../../schemas/provider-capabilities.js';
 import { presentConversation } from '../presenters/conversation.js';
 import type { MessageObject } from '../presenters/message.js';
 import { Conflict, ValidationFailed } from '../errors/errors.js';
@@ -7,6 +8,7 @@ import type { ConversationChanges, ConversationRow } from '../store/resources/co
 import type { Store } from '../store/store.js';
 import { recordEvent } from './events.js';
 import { recordMessageEvent } from './message-events.js';
+import { assertAttachmentFits } from './provider-rules.js';
 import type { Presenters } from '../presenters/presenters.js';
 
 /** What a company sends into a conversation. */
@@ -49,7 +51,8 @@ export interface SendRequest {
   template: { name: string; language: string; parameters: string[] } | null;
 }
 
-export type MediaKindOut = 'image' | 'video' | 'audio' | 'voice' | 'document';
+/** The kinds a sent attachment goes to a provider as. */
+export type MediaKindOut = SendKind;
 
 /**
  * A send job as it travels on `gateway.outbound` after the relay resolved it: the job, what to
@@ -102,6 +105,7 @@ export function storeOutgoingJob(
     outgoing.attachmentId === undefined
       ? undefined
       : usableAttachment(store, conversation.company_id, outgoing.attachmentId);
+  if (attachment !== undefined) assertAttachmentFits(conversation.provider, attachment, 'attachment_ids/0');
   if (
     outgoing.repliedToId !== undefined &&
     store.messages.findByExternalId(conversation.id, outgoing.repliedToId) === undefined

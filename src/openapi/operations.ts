@@ -50,6 +50,7 @@ import {
   v1ConversationBody,
 } from '../../schemas/v1/flows.js';
 import { eventTypeListResponse } from '../../schemas/v2/event-types.js';
+import { providerListResponse } from '../../schemas/v2/providers.js';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import { cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
 import { oauthRedirectQuery } from '../../schemas/callbacks/oauth.js';
@@ -454,6 +455,14 @@ const webhookOps: Operation[] = [
     summary:
       'The event catalog: every event type sent to webhook endpoints, with the JSON Schema of its body and an example (also under `webhooks` in this document)',
     success: { status: 200, schema: eventTypeListResponse },
+  },
+  {
+    method: 'get',
+    path: '/api/p2/providers',
+    tag: 'v2 providers',
+    summary:
+      'The provider capability catalog: for each provider how it authenticates, writing first, templates, groups, reactions, edits, deletes, read receipts (what the provider has, and what the gateway carries of it) and the attachment kinds and sizes it takes',
+    success: { status: 200, schema: providerListResponse },
   },
   {
     method: 'post',
