@@ -10,6 +10,12 @@ import { messageObject } from '../../schemas/objects/message.js';
 import { templateObject } from '../../schemas/objects/template.js';
 import { channelCreateBodies, channelProviderBody, channelUpdateBodies } from '../../schemas/v1/channels.js';
 import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies.js';
+import {
+  conversationAssignBody,
+  conversationNoteBody,
+  v1AssignAnswer,
+  v1NoteAnswer,
+} from '../../schemas/v1/conversations.js';
 import { v1PageQuery } from '../../schemas/v1/paging.js';
 import {
   channelItem,
@@ -143,6 +149,22 @@ const v1: Operation[] = [
     tag: 'v1 channels',
     summary: 'Delete (disable) a channel',
     success: { status: 200, schema: v1Deleted },
+  },
+  {
+    method: 'put',
+    path: '/p1/companies/:companyId/conversations/:id/note',
+    tag: 'v1 conversations',
+    summary: "Set a conversation's note (an empty note removes it); a change writes conversation.update with the note",
+    input: conversationNoteBody,
+    success: { status: 200, schema: v1NoteAnswer },
+  },
+  {
+    method: 'put',
+    path: '/p1/companies/:companyId/conversations/:id/assign',
+    tag: 'v1 conversations',
+    summary: "Set a conversation's assignee (a user id; absent or null unassigns); a change writes conversation.update",
+    input: conversationAssignBody,
+    success: { status: 200, schema: v1AssignAnswer },
   },
   {
     method: 'post',

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import { channelRoutes } from '../api/v1/channels.js';
 import { companyRoutes } from '../api/v1/companies.js';
+import { v1ConversationRoutes } from '../api/v1/conversations.js';
 import { authRoutes } from '../api/v2/auths.js';
 import { webhookRoutes } from '../api/v2/webhooks.js';
 import { eventTypeRoutes } from '../api/v2/event-types.js';
@@ -222,6 +223,7 @@ export function createApp({
   companyRoutes(router, store, auth);
   const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, presenters, logger });
   channelRoutes(router, store, auth, flows, presenters);
+  v1ConversationRoutes(router, store, auth);
   authRoutes(router, store, auth, flows);
   webhookRoutes(router, store, auth, tester, guard, metrics);
   eventTypeRoutes(router, auth);
