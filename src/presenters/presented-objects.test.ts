@@ -239,6 +239,7 @@ const conversation = (overrides: Partial<ConversationRow>): ConversationRow => (
   operational_state: 'open',
   replied_state: 'unreplied',
   assignee_id: null,
+  note: null,
   last_message_id: 501,
   created_at: T0,
   last_updated_at: T0 + 5_000,
@@ -258,7 +259,7 @@ const conversationRows: [string, ConversationRow][] = [
   ['a new incoming conversation', conversation({})],
   [
     'an archived, replied, assigned one',
-    conversation({ id: 42, operational_state: 'archived', replied_state: 'replied', assignee_id: 9 }),
+    conversation({ id: 42, operational_state: 'archived', replied_state: 'replied', assignee_id: 9, note: 'VIP' }),
   ],
   [
     'a group without phone and without messages',
