@@ -1,4 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
+import { endpointFilterObject } from './endpoint-filter.js';
 
 /**
  * Event names an endpoint may ask for (`<type>.<event>`, docs/design.md section 6): the v2 envelope's
@@ -93,5 +94,7 @@ export const webhookObject = {
     created_at: timestamp,
     updated_at: timestamp,
     secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{32}$' },
+    /** Present when the endpoint has a payload filter: only events whose envelope matches it are queued for it. */
+    filter: endpointFilterObject,
   },
 } as const satisfies JSONSchema;

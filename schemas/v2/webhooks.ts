@@ -1,6 +1,7 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { MAX_WEBHOOK_RATE_LIMIT, WEBHOOK_EVENT_TYPES, WEBHOOK_ORDERINGS, webhookObject } from '../objects/webhook.js';
 import { companyId, httpUrl, pageParams, pathCompanyBody } from './common.js';
+import { endpointFilter } from '../objects/endpoint-filter.js';
 
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../objects/webhook.js';
@@ -46,6 +47,7 @@ export const webhookCreateBody = {
     active: { type: 'boolean', default: false },
     ordering: { ...ordering, default: 'default' },
     rate_limit: rateLimit,
+    filter: endpointFilter,
   },
 } as const satisfies JSONSchema;
 
@@ -67,6 +69,7 @@ export const webhookUpdateBody = {
     active: { type: 'boolean' },
     ordering,
     rate_limit: rateLimit,
+    filter: endpointFilter,
   },
 } as const satisfies JSONSchema;
 

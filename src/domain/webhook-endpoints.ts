@@ -1,7 +1,8 @@
 import { V1_WEBHOOK_EVENT_TYPES, WEBHOOK_URL_TEST_EVENT } from '../../schemas/objects/webhook.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
-import type { JobEndpoint } from '../streams/catalog.js';
+import type { EventRecord, JobEndpoint } from '../streams/catalog.js';
+import { matchesFilter, parseFilter } from './endpoint-filter.js';
 
 /**
  * The rules of webhook endpoints: how many a company may have, which events an endpoint wants,
@@ -28,6 +29,16 @@ export function wantsEvent(endpoint: Pick<WebhookEndpointRow, 'event_types' | 's
 }
 
 const V1_EVENTS: ReadonlySet<string> = new Set(V1_WEBHOOK_EVENT_TYPES);
+
+/**
+ * Whether the event's content passes the endpoint's payload filter (none: every event). The filter
+ * reads the v2 envelope `{event, type, object}`, also for the company's webhook_url, which gets the
+ * v1 rendition of the same event.
+ */
+export function passesFilter(endpoint: Pick<WebhookEndpointRow, 'filter'>, event: Pick<EventRecord, 'body'>): boolean {
+  const filter = parseFilter(endpoint.filter);
+  return filter === null || matchesFilter(filter, event.body);
+}
 
 /** The secrets that sign a delivery now: the current one, and the previous one until it expires. */
 export function signingSecrets(

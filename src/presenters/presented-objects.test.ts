@@ -424,6 +424,7 @@ const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => 
   disabled_reason: null,
   ordering: 'default',
   rate_limit: null,
+  filter: null,
   head_delivery_id: null,
   created_at: T0,
   updated_at: T0,
@@ -452,6 +453,23 @@ const webhookRows: [string, WebhookEndpointRow][] = [
   [
     'a strictly ordered, rate-limited endpoint',
     webhook({ id: 35, ordering: 'strict', rate_limit: 20, head_delivery_id: 'dlv_0123456789abcdef' }),
+  ],
+  [
+    'an endpoint with a payload filter',
+    webhook({
+      id: 36,
+      filter: JSON.stringify({
+        and: [
+          { path: 'object.direction', op: 'eq', value: 'incoming' },
+          {
+            or: [
+              { path: 'object.channel_id', op: 'in', value: [1, 2] },
+              { path: 'object.tags', op: 'exists' },
+            ],
+          },
+        ],
+      }),
+    }),
   ],
 ];
 

@@ -1,5 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { WebhookEventType, webhookObject } from '../../schemas/objects/webhook.js';
+import type { EndpointFilter } from '../../schemas/objects/endpoint-filter.js';
 import { toIso } from '../lib/time.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 
@@ -25,5 +26,7 @@ export function presentWebhook(row: WebhookEndpointRow, { withSecret = false } =
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
     ...(withSecret ? { secret: row.secret } : {}),
+    // Only endpoints that have one show it: the others answer exactly as before filters existed.
+    ...(row.filter !== null ? { filter: JSON.parse(row.filter) as EndpointFilter } : {}),
   };
 }

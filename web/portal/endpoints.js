@@ -165,6 +165,9 @@ function endpointPanel(webhook, { reload, isCurrent }) {
       h('dd', { class: 'mono' }, webhook.url),
       h('dt', {}, 'Events'),
       h('dd', {}, webhook.event_types === null ? 'every event' : webhook.event_types.join(', ')),
+      webhook.filter
+        ? [h('dt', {}, 'Payload filter'), h('dd', { class: 'mono' }, describeFilter(webhook.filter))]
+        : null,
       h('dt', {}, 'Last success'),
       h('dd', {}, timeEl(health?.last_success_at)),
       h('dt', {}, 'Failing since'),
@@ -216,4 +219,17 @@ function addForm({ reload }) {
     announce(`Endpoint ${answer.webhook.id} added.`, 'ok');
   });
   return form;
+}
+
+const OPERATORS = { eq: '=', ne: '≠', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'in' };
+
+/** A payload filter as one line of text: `object.direction = "incoming" and (object.channel_id in [3,4] or object.urgent exists)`. */
+function describeFilter(filter, nested = false) {
+  const list = filter.and ?? filter.or;
+  if (list !== undefined) {
+    const text = list.map((part) => describeFilter(part, true)).join(filter.and ? ' and ' : ' or ');
+    return nested && list.length > 1 ? `(${text})` : text;
+  }
+  if (filter.op === 'exists') return `${filter.path} ${filter.value === false ? 'is absent' : 'exists'}`;
+  return `${filter.path} ${OPERATORS[filter.op] ?? filter.op} ${JSON.stringify(filter.value)}`;
 }

@@ -15,6 +15,7 @@ import { validator } from '../../http/validate.js';
 import type { CompanyRow } from '../../store/resources/companies.js';
 import type { Store } from '../../store/store.js';
 import type { WebhookEndpointRow } from '../../store/resources/webhooks.js';
+import type { EndpointFilter } from '../../../schemas/objects/endpoint-filter.js';
 import { MAX_ENDPOINTS_PER_COMPANY, rotateSecret } from '../../domain/webhook-endpoints.js';
 import { pathId } from '../../http/params.js';
 import { findCompany } from '../lookup.js';
@@ -82,6 +83,7 @@ export function webhookRoutes(
         active: input.active,
         ordering: input.ordering,
         rateLimit: input.rate_limit ?? null,
+        filter: input.filter as EndpointFilter | null | undefined,
       });
     });
     ctx.status = 201;
@@ -128,6 +130,7 @@ export function webhookRoutes(
             active: input.active,
             ordering: input.ordering,
             rateLimit: input.rate_limit,
+            filter: input.filter as EndpointFilter | null | undefined,
           },
           'api',
         ),

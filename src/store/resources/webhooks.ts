@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../engine/db.js';
+import type { EndpointFilter } from '../../../schemas/objects/endpoint-filter.js';
 
 export interface WebhookEndpointRow {
   id: number;
@@ -18,6 +19,8 @@ export interface WebhookEndpointRow {
   ordering: EndpointOrdering;
   /** Deliveries per second, or null for no limit. */
   rate_limit: number | null;
+  /** Payload filter (src/domain/endpoint-filter.ts) as JSON text, or null for none. */
+  filter: string | null;
   /** Strict ordering: the delivery let out last (the ones after it are held until it ended). */
   head_delivery_id: string | null;
   created_at: number;
@@ -40,6 +43,7 @@ export interface NewWebhookEndpoint {
   active: boolean;
   ordering?: EndpointOrdering;
   rateLimit?: number | null;
+  filter?: EndpointFilter | null;
 }
 
 export interface WebhookEndpointChanges {
@@ -50,6 +54,7 @@ export interface WebhookEndpointChanges {
   disabledReason?: string;
   ordering?: EndpointOrdering;
   rateLimit?: number | null;
+  filter?: EndpointFilter | null;
 }
 
 /** Webhook endpoints of companies. */
@@ -84,11 +89,11 @@ export class WebhookEndpointStore {
       'SELECT count(*) AS n FROM webhook_endpoints WHERE company_id = ?',
     );
     this.insertOne = db.prepare<
-      [number, string, string, string, string | null, number, string, number | null, number, number],
+      [number, string, string, string, string | null, number, string, number | null, string | null, number, number],
       WebhookEndpointRow
     >(
-      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, filter, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.updateOne = db.prepare<
       {
@@ -99,12 +104,14 @@ export class WebhookEndpointStore {
         disabled_reason: string | null;
         ordering: EndpointOrdering;
         rate_limit: number | null;
+        filter: string | null;
         updated_at: number;
       },
       WebhookEndpointRow
     >(
       `UPDATE webhook_endpoints SET url = @url, event_types = @event_types, active = @active,
-         disabled_reason = @disabled_reason, ordering = @ordering, rate_limit = @rate_limit, updated_at = @updated_at
+         disabled_reason = @disabled_reason, ordering = @ordering, rate_limit = @rate_limit,
+         filter = @filter, updated_at = @updated_at
        WHERE id = @id RETURNING *`,
     );
     this.deleteOne = db.prepare<[number]>('DELETE FROM webhook_endpoints WHERE id = ?');
@@ -153,6 +160,7 @@ export class WebhookEndpointStore {
       Number(endpoint.active),
       endpoint.ordering ?? 'default',
       endpoint.rateLimit ?? null,
+      endpoint.filter == null ? null : JSON.stringify(endpoint.filter),
       now,
       now,
     )!;
@@ -174,6 +182,8 @@ export class WebhookEndpointStore {
       disabled_reason: active === 1 ? null : (changes.disabledReason ?? row.disabled_reason),
       ordering: changes.ordering ?? row.ordering,
       rate_limit: changes.rateLimit === undefined ? row.rate_limit : changes.rateLimit,
+      filter:
+        changes.filter === undefined ? row.filter : changes.filter === null ? null : JSON.stringify(changes.filter),
       updated_at: now,
     })!;
   }

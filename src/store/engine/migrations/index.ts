@@ -16,6 +16,7 @@ import { deliveryOrder } from './014-delivery-order.js';
 import { deliveryKeys } from './015-delivery-keys.js';
 import { secretsAndTokens } from './016-secrets-and-tokens.js';
 import { directory } from './017-directory.js';
+import { endpointFilters } from './019-endpoint-filters.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
@@ -39,4 +40,5 @@ export const MIGRATIONS: readonly Migration[] = [
   deliveryKeys,
   secretsAndTokens,
   directory,
+  endpointFilters,
 ];
