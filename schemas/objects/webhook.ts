@@ -58,6 +58,11 @@ export const WEBHOOK_ORDERINGS = ['default', 'strict'] as const;
 /** The highest `rate_limit` (deliveries per second) an endpoint may ask for. */
 export const MAX_WEBHOOK_RATE_LIMIT = 1000;
 
+/** The most automatic attempts an endpoint's own retry schedule may make (the operator may allow fewer). */
+export const MAX_ENDPOINT_RETRY_ATTEMPTS = 20;
+/** The longest delay, in seconds, an endpoint's own retry schedule may name (the operator may allow less): 7 days. */
+export const MAX_ENDPOINT_RETRY_DELAY_S = 604_800;
+
 /** A company webhook endpoint. `secret` is present only in the answers of create and rotate_secret. */
 export const webhookObject = {
   $id: 'objects/webhook',
@@ -94,6 +99,12 @@ export const webhookObject = {
     created_at: timestamp,
     updated_at: timestamp,
     secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{32}$' },
+    /** Present when the endpoint has a retry schedule of its own: seconds before each retry after the first attempt. */
+    retry_schedule: {
+      type: 'array',
+      items: { type: 'integer', minimum: 1, maximum: MAX_ENDPOINT_RETRY_DELAY_S },
+      maxItems: MAX_ENDPOINT_RETRY_ATTEMPTS - 1,
+    },
     /** Present when the endpoint has a payload filter: only events whose envelope matches it are queued for it. */
     filter: endpointFilterObject,
   },

@@ -1,5 +1,12 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { MAX_WEBHOOK_RATE_LIMIT, WEBHOOK_EVENT_TYPES, WEBHOOK_ORDERINGS, webhookObject } from '../objects/webhook.js';
+import {
+  MAX_ENDPOINT_RETRY_ATTEMPTS,
+  MAX_ENDPOINT_RETRY_DELAY_S,
+  MAX_WEBHOOK_RATE_LIMIT,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_ORDERINGS,
+  webhookObject,
+} from '../objects/webhook.js';
 import { companyId, httpUrl, pageParams, pathCompanyBody } from './common.js';
 import { endpointFilter } from '../objects/endpoint-filter.js';
 
@@ -33,6 +40,23 @@ const rateLimit = {
 } as const;
 
 /**
+ * Seconds to wait before each retry after the first attempt (`[60, 600]`: three attempts at most),
+ * or null for the gateway-wide schedule. The operator's GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS and
+ * GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY may bound it tighter than this schema (checked by the route).
+ */
+const retrySchedule = {
+  type: ['array', 'null'],
+  items: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ENDPOINT_RETRY_DELAY_S,
+    'x-message': `must be a whole number of seconds from 1 to ${MAX_ENDPOINT_RETRY_DELAY_S}`,
+  },
+  maxItems: MAX_ENDPOINT_RETRY_ATTEMPTS - 1,
+  'x-message': `must be a list of at most ${MAX_ENDPOINT_RETRY_ATTEMPTS - 1} delays in seconds (an empty list: no retry), or null for the gateway's schedule`,
+} as const;
+
+/**
  * POST /api/p2/companies/<company_id>/webhooks. Created inactive unless `active` is true, as the
  * hosted service's pages document; activating it later sends the test POST first.
  */
@@ -47,6 +71,7 @@ export const webhookCreateBody = {
     active: { type: 'boolean', default: false },
     ordering: { ...ordering, default: 'default' },
     rate_limit: rateLimit,
+    retry_schedule: retrySchedule,
     filter: endpointFilter,
   },
 } as const satisfies JSONSchema;
@@ -69,6 +94,7 @@ export const webhookUpdateBody = {
     active: { type: 'boolean' },
     ordering,
     rate_limit: rateLimit,
+    retry_schedule: retrySchedule,
     filter: endpointFilter,
   },
 } as const satisfies JSONSchema;

@@ -57,7 +57,44 @@ export function jobEndpoint(endpoint: WebhookEndpointRow, now: number): JobEndpo
   const target: JobEndpoint = { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) };
   if (endpoint.rate_limit !== null) target.rate_limit = endpoint.rate_limit;
   if (endpoint.ordering === 'strict') target.ordering = 'strict';
+  if (endpoint.retry_schedule !== null) target.retry_schedule = JSON.parse(endpoint.retry_schedule) as number[];
   return target;
+}
+
+/** What the operator lets an endpoint's own retry schedule do (GATEWAY_WEBHOOK_ENDPOINT_MAX_*). */
+export interface RetryScheduleBounds {
+  /** Automatic attempts, the first one included. */
+  maxAttempts: number;
+  maxDelayMs: number;
+}
+
+/**
+ * Why a retry schedule (seconds before each retry) is outside the operator's bounds, as field
+ * problems (`retry_schedule`, `retry_schedule/3`); none when it is within them.
+ */
+export function retryScheduleProblems(
+  schedule: readonly number[],
+  bounds: RetryScheduleBounds,
+): { field: string; detail: string }[] {
+  if (schedule.length + 1 > bounds.maxAttempts) {
+    return [
+      {
+        field: 'retry_schedule',
+        detail: `retry_schedule makes ${schedule.length + 1} attempts, more than the ${bounds.maxAttempts} this gateway allows (GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS): list at most ${bounds.maxAttempts - 1} delays`,
+      },
+    ];
+  }
+  const maxSeconds = Math.floor(bounds.maxDelayMs / 1000);
+  return schedule.flatMap((seconds, index) =>
+    seconds > maxSeconds
+      ? [
+          {
+            field: `retry_schedule/${index}`,
+            detail: `retry_schedule.${index} waits ${seconds} seconds, longer than the ${maxSeconds} this gateway allows (GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY)`,
+          },
+        ]
+      : [],
+  );
 }
 
 /**

@@ -425,6 +425,7 @@ const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => 
   ordering: 'default',
   rate_limit: null,
   filter: null,
+  retry_schedule: null,
   head_delivery_id: null,
   created_at: T0,
   updated_at: T0,
@@ -454,6 +455,7 @@ const webhookRows: [string, WebhookEndpointRow][] = [
     'a strictly ordered, rate-limited endpoint',
     webhook({ id: 35, ordering: 'strict', rate_limit: 20, head_delivery_id: 'dlv_0123456789abcdef' }),
   ],
+  ['an endpoint with a retry schedule of its own', webhook({ id: 37, retry_schedule: '[30,600,3600]' })],
   [
     'an endpoint with a payload filter',
     webhook({

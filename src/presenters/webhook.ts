@@ -26,7 +26,8 @@ export function presentWebhook(row: WebhookEndpointRow, { withSecret = false } =
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
     ...(withSecret ? { secret: row.secret } : {}),
-    // Only endpoints that have one show it: the others answer exactly as before filters existed.
+    // The options show only on endpoints that have them: the others answer exactly as before.
+    ...(row.retry_schedule !== null ? { retry_schedule: JSON.parse(row.retry_schedule) as number[] } : {}),
     ...(row.filter !== null ? { filter: JSON.parse(row.filter) as EndpointFilter } : {}),
   };
 }

@@ -222,7 +222,15 @@ export function createApp({
   const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, presenters, logger });
   channelRoutes(router, store, auth, flows, presenters);
   authRoutes(router, store, auth, flows);
-  webhookRoutes(router, store, auth, tester, guard, metrics);
+  webhookRoutes(
+    router,
+    store,
+    auth,
+    tester,
+    guard,
+    { maxAttempts: config.webhooks.endpointMaxAttempts, maxDelayMs: config.webhooks.endpointMaxDelayMs },
+    metrics,
+  );
   eventTypeRoutes(router, auth);
   attachmentRoutes(router, store, auth, config, fetcher, presenters);
   conversationRoutes(router, store, auth);

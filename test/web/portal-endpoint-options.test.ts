@@ -65,4 +65,12 @@ describe('endpoint options in the portal', () => {
     expect(await page.evaluate('window.pwned')).toBeUndefined();
     expect(problems()).toEqual([]);
   });
+
+  it('shows a retry schedule of its own, and nothing for an endpoint without one', async () => {
+    const own = await createEndpoint({ retry_schedule: [30, 120, 7200] });
+    const plain = await createEndpoint({});
+    await openPortal();
+    expect(await facts(own.id).textContent()).toContain('Retry schedule4 attempts: retries after 30 s, 2 min, 2 h');
+    expect(await facts(plain.id).textContent()).not.toContain('Retry schedule');
+  });
 });

@@ -165,6 +165,9 @@ function endpointPanel(webhook, { reload, isCurrent }) {
       h('dd', { class: 'mono' }, webhook.url),
       h('dt', {}, 'Events'),
       h('dd', {}, webhook.event_types === null ? 'every event' : webhook.event_types.join(', ')),
+      webhook.retry_schedule
+        ? [h('dt', {}, 'Retry schedule'), h('dd', {}, describeSchedule(webhook.retry_schedule))]
+        : null,
       webhook.filter
         ? [h('dt', {}, 'Payload filter'), h('dd', { class: 'mono' }, describeFilter(webhook.filter))]
         : null,
@@ -219,6 +222,13 @@ function addForm({ reload }) {
     announce(`Endpoint ${answer.webhook.id} added.`, 'ok');
   });
   return form;
+}
+
+/** An endpoint's own retry schedule: `3 attempts: retries after 30 s and 2 min`. */
+function describeSchedule(seconds) {
+  if (seconds.length === 0) return '1 attempt, no retry';
+  const span = (s) => (s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+  return `${seconds.length + 1} attempts: retries after ${seconds.map(span).join(', ')}`;
 }
 
 const OPERATORS = { eq: '=', ne: '≠', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'in' };

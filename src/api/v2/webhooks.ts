@@ -16,7 +16,12 @@ import type { CompanyRow } from '../../store/resources/companies.js';
 import type { Store } from '../../store/store.js';
 import type { WebhookEndpointRow } from '../../store/resources/webhooks.js';
 import type { EndpointFilter } from '../../../schemas/objects/endpoint-filter.js';
-import { MAX_ENDPOINTS_PER_COMPANY, rotateSecret } from '../../domain/webhook-endpoints.js';
+import {
+  MAX_ENDPOINTS_PER_COMPANY,
+  retryScheduleProblems,
+  rotateSecret,
+  type RetryScheduleBounds,
+} from '../../domain/webhook-endpoints.js';
 import { pathId } from '../../http/params.js';
 import { findCompany } from '../lookup.js';
 import { matchPathCompany } from './auths.js';
@@ -47,6 +52,7 @@ export function webhookRoutes(
   auth: Middleware<AppState>,
   tester: EndpointTester,
   guard: SsrfGuard,
+  retryBounds: RetryScheduleBounds,
   metrics?: Metrics,
 ): void {
   const base = '/api/p2/companies/:companyId/webhooks';
@@ -68,6 +74,7 @@ export function webhookRoutes(
     const input = readInput(ctx, createBody);
     matchPathCompany(company, input.company_id);
     requireReachableUrl(guard, input.url, 'url');
+    requireRetryBounds(input.retry_schedule, retryBounds);
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
         throw ValidationFailed.field(
@@ -84,6 +91,7 @@ export function webhookRoutes(
         ordering: input.ordering,
         rateLimit: input.rate_limit ?? null,
         filter: input.filter as EndpointFilter | null | undefined,
+        retrySchedule: input.retry_schedule ?? null,
       });
     });
     ctx.status = 201;
@@ -103,6 +111,7 @@ export function webhookRoutes(
       const input = readInput(ctx, updateBody);
       matchPathCompany(company, input.company_id);
       if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
+      requireRetryBounds(input.retry_schedule, retryBounds);
       if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
         throw new Conflict(
           `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
@@ -131,6 +140,7 @@ export function webhookRoutes(
             ordering: input.ordering,
             rateLimit: input.rate_limit,
             filter: input.filter as EndpointFilter | null | undefined,
+            retrySchedule: input.retry_schedule,
           },
           'api',
         ),
@@ -170,6 +180,13 @@ export function webhookRoutes(
     answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
   });
+}
+
+/** A retry schedule beyond what the operator allows is a 422 naming the step (or the whole list). */
+function requireRetryBounds(schedule: readonly number[] | null | undefined, bounds: RetryScheduleBounds): void {
+  if (schedule === undefined || schedule === null) return;
+  const problems = retryScheduleProblems(schedule, bounds);
+  if (problems.length > 0) throw new ValidationFailed(problems);
 }
 
 /**

@@ -21,6 +21,8 @@ export interface WebhookEndpointRow {
   rate_limit: number | null;
   /** Payload filter (src/domain/endpoint-filter.ts) as JSON text, or null for none. */
   filter: string | null;
+  /** JSON array of the seconds before each retry, or null for the gateway-wide schedule. */
+  retry_schedule: string | null;
   /** Strict ordering: the delivery let out last (the ones after it are held until it ended). */
   head_delivery_id: string | null;
   created_at: number;
@@ -44,6 +46,7 @@ export interface NewWebhookEndpoint {
   ordering?: EndpointOrdering;
   rateLimit?: number | null;
   filter?: EndpointFilter | null;
+  retrySchedule?: number[] | null;
 }
 
 export interface WebhookEndpointChanges {
@@ -55,6 +58,7 @@ export interface WebhookEndpointChanges {
   ordering?: EndpointOrdering;
   rateLimit?: number | null;
   filter?: EndpointFilter | null;
+  retrySchedule?: number[] | null;
 }
 
 /** Webhook endpoints of companies. */
@@ -89,11 +93,24 @@ export class WebhookEndpointStore {
       'SELECT count(*) AS n FROM webhook_endpoints WHERE company_id = ?',
     );
     this.insertOne = db.prepare<
-      [number, string, string, string, string | null, number, string, number | null, string | null, number, number],
+      [
+        number,
+        string,
+        string,
+        string,
+        string | null,
+        number,
+        string,
+        number | null,
+        string | null,
+        string | null,
+        number,
+        number,
+      ],
       WebhookEndpointRow
     >(
-      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, filter, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, filter, retry_schedule, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.updateOne = db.prepare<
       {
@@ -105,13 +122,14 @@ export class WebhookEndpointStore {
         ordering: EndpointOrdering;
         rate_limit: number | null;
         filter: string | null;
+        retry_schedule: string | null;
         updated_at: number;
       },
       WebhookEndpointRow
     >(
       `UPDATE webhook_endpoints SET url = @url, event_types = @event_types, active = @active,
          disabled_reason = @disabled_reason, ordering = @ordering, rate_limit = @rate_limit,
-         filter = @filter, updated_at = @updated_at
+         filter = @filter, retry_schedule = @retry_schedule, updated_at = @updated_at
        WHERE id = @id RETURNING *`,
     );
     this.deleteOne = db.prepare<[number]>('DELETE FROM webhook_endpoints WHERE id = ?');
@@ -161,6 +179,7 @@ export class WebhookEndpointStore {
       endpoint.ordering ?? 'default',
       endpoint.rateLimit ?? null,
       endpoint.filter == null ? null : JSON.stringify(endpoint.filter),
+      endpoint.retrySchedule == null ? null : JSON.stringify(endpoint.retrySchedule),
       now,
       now,
     )!;
@@ -184,6 +203,12 @@ export class WebhookEndpointStore {
       rate_limit: changes.rateLimit === undefined ? row.rate_limit : changes.rateLimit,
       filter:
         changes.filter === undefined ? row.filter : changes.filter === null ? null : JSON.stringify(changes.filter),
+      retry_schedule:
+        changes.retrySchedule === undefined
+          ? row.retry_schedule
+          : changes.retrySchedule === null
+            ? null
+            : JSON.stringify(changes.retrySchedule),
       updated_at: now,
     })!;
   }
