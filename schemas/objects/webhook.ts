@@ -98,7 +98,12 @@ export const webhookObject = {
     previous_secret_expires_at: { type: ['string', 'null'], format: 'date-time' },
     created_at: timestamp,
     updated_at: timestamp,
-    secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{32}$' },
+    /** A `whsec_` secret (HMAC-SHA256, `v1`), or for an ed25519 endpoint its `whsk_` private key (`v1a`). */
+    secret: { type: 'string', pattern: '^(whsec_[A-Za-z0-9+/]{32}|whsk_[A-Za-z0-9+/]{43}=)$' },
+    /** Present for an endpoint that signs with ed25519 (Standard Webhooks `v1a`). */
+    signing_algorithm: { type: 'string', enum: ['ed25519'] },
+    /** Present for an ed25519 endpoint: the `whpk_` public key its receivers verify with. */
+    public_key: { type: 'string', pattern: '^whpk_[A-Za-z0-9+/]{43}=$' },
     /** Present when the endpoint has a retry schedule of its own: seconds before each retry after the first attempt. */
     retry_schedule: {
       type: 'array',

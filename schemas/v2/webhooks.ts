@@ -73,6 +73,12 @@ export const webhookCreateBody = {
     rate_limit: rateLimit,
     retry_schedule: retrySchedule,
     filter: endpointFilter,
+    /**
+     * `ed25519`: the endpoint signs with an ed25519 key pair (Standard Webhooks `v1a`); its `whsk_`
+     * private key is answered once, like a secret, and its `whpk_` public key always. Absent:
+     * `hmac-sha256`, a `whsec_` secret (`v1`). Chosen at creation; rotate_secret keeps it.
+     */
+    signing_algorithm: { type: 'string', enum: ['hmac-sha256', 'ed25519'] },
   },
 } as const satisfies JSONSchema;
 

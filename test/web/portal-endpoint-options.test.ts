@@ -73,4 +73,24 @@ describe('endpoint options in the portal', () => {
     expect(await facts(own.id).textContent()).toContain('Retry schedule4 attempts: retries after 30 s, 2 min, 2 h');
     expect(await facts(plain.id).textContent()).not.toContain('Retry schedule');
   });
+
+  it("shows an ed25519 endpoint's public key, never its private key, and the new public key after a rotation", async () => {
+    const hook = await createEndpoint({ signing_algorithm: 'ed25519' });
+    await openPortal();
+    const own = page.locator(`[data-endpoint="${String(hook.id)}"]`);
+    expect(await own.locator('[data-public-key]').textContent()).toBe(hook.public_key);
+    expect(await facts(hook.id).textContent()).toContain('Signed withed25519 (Standard Webhooks v1a)');
+    expect(await page.content()).not.toContain(String(hook.secret).slice(5));
+
+    await own.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.waitForSelector('#public-key-value');
+    const rotated = gw.store.webhooks.find(company, hook.id as number)!;
+    expect(rotated.secret).not.toBe(hook.secret);
+    const shownKey = await page.textContent('#public-key-value');
+    expect(shownKey).toMatch(/^whpk_/);
+    expect(shownKey).not.toBe(hook.public_key);
+    expect(await page.locator('#secret-value').count()).toBe(0);
+    expect(await page.content()).not.toContain(rotated.secret.slice(5));
+    expect(problems()).toEqual([]);
+  });
 });

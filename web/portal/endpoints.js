@@ -66,13 +66,23 @@ function showSecret(slot, webhook, rotated) {
     h(
       'div',
       { class: 'secret', role: 'status', id: 'new-secret' },
-      h(
-        'p',
-        {},
-        h('strong', {}, `Signing secret of endpoint ${webhook.id}: `),
-        h('code', { id: 'secret-value' }, webhook.secret),
-      ),
-      h('p', {}, 'It is shown this once: store it where your receiver verifies signatures.'),
+      // An ed25519 endpoint's receivers verify with its public key: its private key stays unshown here.
+      webhook.public_key
+        ? h(
+            'p',
+            {},
+            h('strong', {}, `Public key of endpoint ${webhook.id}: `),
+            h('code', { id: 'public-key-value' }, webhook.public_key),
+          )
+        : h(
+            'p',
+            {},
+            h('strong', {}, `Signing secret of endpoint ${webhook.id}: `),
+            h('code', { id: 'secret-value' }, webhook.secret),
+          ),
+      webhook.public_key
+        ? h('p', {}, 'Your receiver verifies the ed25519 (v1a) signatures with it.')
+        : h('p', {}, 'It is shown this once: store it where your receiver verifies signatures.'),
       rotated && webhook.previous_secret_expires_at
         ? h(
             'p',
@@ -165,6 +175,14 @@ function endpointPanel(webhook, { reload, isCurrent }) {
       h('dd', { class: 'mono' }, webhook.url),
       h('dt', {}, 'Events'),
       h('dd', {}, webhook.event_types === null ? 'every event' : webhook.event_types.join(', ')),
+      webhook.public_key
+        ? [
+            h('dt', {}, 'Signed with'),
+            h('dd', {}, 'ed25519 (Standard Webhooks v1a)'),
+            h('dt', {}, 'Public key'),
+            h('dd', { class: 'mono', 'data-public-key': '' }, webhook.public_key),
+          ]
+        : null,
       webhook.retry_schedule
         ? [h('dt', {}, 'Retry schedule'), h('dd', {}, describeSchedule(webhook.retry_schedule))]
         : null,

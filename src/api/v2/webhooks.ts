@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { signingAlgorithmOf } from '../../lib/signing-keys.js';
 import { V1_WEBHOOK_EVENT_TYPES } from '../../../schemas/objects/webhook.js';
 import {
   webhookActionBody,
@@ -42,9 +43,10 @@ const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook e
 /**
  * Company webhook endpoints (docs/design.md sections 7 and 9, the hosted service's company-webhooks
  * pages): up to five per company, the company's v1 webhook_url being one of them (source `company`).
- * Each has its own `whsec_` secret, shown only when it is created or rotated. An endpoint becomes
- * active through an update only once it answered the signed test POST (src/dispatch/endpoint-test.ts)
- * with a 2xx; `POST .../test` sends that same POST on demand.
+ * Each has its own `whsec_` secret, shown only when it is created or rotated (or, with
+ * `signing_algorithm: ed25519`, a `whsk_` key shown at creation only and its `whpk_` public key
+ * always). An endpoint becomes active through an update only once it answered the signed test POST
+ * (src/dispatch/endpoint-test.ts) with a 2xx; `POST .../test` sends that same POST on demand.
  */
 export function webhookRoutes(
   router: Router<AppState>,
@@ -92,6 +94,7 @@ export function webhookRoutes(
         rateLimit: input.rate_limit ?? null,
         filter: input.filter as EndpointFilter | null | undefined,
         retrySchedule: input.retry_schedule ?? null,
+        signingAlgorithm: input.signing_algorithm,
       });
     });
     ctx.status = 201;
@@ -177,8 +180,10 @@ export function webhookRoutes(
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
     const rotated = store.transaction(() => rotateSecret(store, endpoint.id));
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
-    answersSecret(ctx);
-    ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
+    // An ed25519 key's private half is shown at creation only: receivers need its new public half.
+    const withSecret = signingAlgorithmOf(rotated.secret) !== 'ed25519';
+    if (withSecret) answersSecret(ctx);
+    ctx.body = { webhook: presentWebhook(rotated, { withSecret }) };
   });
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../engine/db.js';
+import { generateSigningKey, signingAlgorithmOf, type SigningAlgorithm } from '../../lib/signing-keys.js';
 import type { EndpointFilter } from '../../../schemas/objects/endpoint-filter.js';
 
 export interface WebhookEndpointRow {
@@ -36,6 +37,11 @@ export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
+/** A new secret of the algorithm given: a `whsec_` secret, or a `whsk_` ed25519 key. */
+function newSecretFor(algorithm: SigningAlgorithm): string {
+  return algorithm === 'ed25519' ? generateSigningKey() : generateWebhookSecret();
+}
+
 export interface NewWebhookEndpoint {
   companyId: number;
   source: 'company' | 'api';
@@ -47,6 +53,8 @@ export interface NewWebhookEndpoint {
   rateLimit?: number | null;
   filter?: EndpointFilter | null;
   retrySchedule?: number[] | null;
+  /** 'ed25519': a `whsk_` key pair signs (`v1a`); else a `whsec_` secret (`v1`). */
+  signingAlgorithm?: SigningAlgorithm;
 }
 
 export interface WebhookEndpointChanges {
@@ -167,13 +175,13 @@ export class WebhookEndpointStore {
     return this.companyRow.get(companyId);
   }
 
-  /** Inserts an endpoint with a freshly generated secret. The caller checks the limit in the same transaction. */
+  /** Inserts an endpoint with a freshly generated secret (or ed25519 key). The caller checks the limit in the same transaction. */
   create(endpoint: NewWebhookEndpoint, now = Date.now()): WebhookEndpointRow {
     return this.insertOne.get(
       endpoint.companyId,
       endpoint.source,
       endpoint.url,
-      generateWebhookSecret(),
+      newSecretFor(endpoint.signingAlgorithm ?? 'hmac-sha256'),
       endpoint.eventTypes === null ? null : JSON.stringify(endpoint.eventTypes),
       Number(endpoint.active),
       endpoint.ordering ?? 'default',
@@ -218,10 +226,12 @@ export class WebhookEndpointStore {
   }
 
   /**
-   * Gives the endpoint a new secret; the current one becomes the previous secret, signing until
-   * `previousExpiresAt` (a secret replaced earlier stops at once).
+   * Gives the endpoint a new secret of the same algorithm; the current one becomes the previous
+   * secret, signing until `previousExpiresAt` (a secret replaced earlier stops at once).
    */
   rotate(id: number, previousExpiresAt: number, now = Date.now()): WebhookEndpointRow | undefined {
-    return this.rotateOne.get(previousExpiresAt, generateWebhookSecret(), now, id);
+    const current = this.byIdAlone.get(id);
+    if (current === undefined) return undefined;
+    return this.rotateOne.get(previousExpiresAt, newSecretFor(signingAlgorithmOf(current.secret)), now, id);
   }
 }
