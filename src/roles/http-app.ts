@@ -225,7 +225,15 @@ export function createApp({
   channelRoutes(router, store, auth, flows, presenters);
   v1ConversationRoutes(router, store, auth);
   authRoutes(router, store, auth, flows);
-  webhookRoutes(router, store, auth, tester, guard, metrics);
+  webhookRoutes(
+    router,
+    store,
+    auth,
+    tester,
+    guard,
+    { maxAttempts: config.webhooks.endpointMaxAttempts, maxDelayMs: config.webhooks.endpointMaxDelayMs },
+    metrics,
+  );
   eventTypeRoutes(router, auth);
   providerRoutes(router, auth);
   attachmentRoutes(router, store, auth, config, fetcher, presenters);

@@ -17,6 +17,8 @@ import { deliveryKeys } from './015-delivery-keys.js';
 import { secretsAndTokens } from './016-secrets-and-tokens.js';
 import { directory } from './017-directory.js';
 import { conversationNotes } from './018-conversation-notes.js';
+import { endpointFilters } from './019-endpoint-filters.js';
+import { endpointRetrySchedules } from './020-endpoint-retry-schedules.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
@@ -41,4 +43,6 @@ export const MIGRATIONS: readonly Migration[] = [
   secretsAndTokens,
   directory,
   conversationNotes,
+  endpointFilters,
+  endpointRetrySchedules,
 ];
