@@ -102,6 +102,8 @@ export const webhookUpdateBody = {
     rate_limit: rateLimit,
     retry_schedule: retrySchedule,
     filter: endpointFilter,
+    /** Accepted only when it names the endpoint's own algorithm: it is chosen at creation. */
+    signing_algorithm: { type: 'string', enum: ['hmac-sha256', 'ed25519'] },
   },
 } as const satisfies JSONSchema;
 

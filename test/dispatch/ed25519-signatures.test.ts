@@ -89,6 +89,38 @@ describe('ed25519 endpoints', () => {
     }
   });
 
+  it('refuses an update that names another algorithm, and accepts one naming its own', async () => {
+    const company = await newCompany();
+    const created = await gw.request('POST', hooksPath(company), {
+      json: { url: 'https://crm.example.com/d', signing_algorithm: 'ed25519' },
+    });
+    const path = `${hooksPath(company)}/${created.body.webhook.id}`;
+    const refused = await gw.request('PATCH', path, {
+      json: { signing_algorithm: 'hmac-sha256', url: 'https://crm.example.com/e' },
+    });
+    expect(refused.status, refused.text).toBe(422);
+    expect(failingFields(refused)).toEqual(['signing_algorithm']);
+    expect(refused.text).toContain('is ed25519, chosen when the endpoint was created');
+    const unchanged = await gw.request('GET', path);
+    expect(unchanged.body.webhook).toMatchObject({ url: 'https://crm.example.com/d', signing_algorithm: 'ed25519' });
+
+    const same = await gw.request('PATCH', path, {
+      json: { signing_algorithm: 'ed25519', url: 'https://crm.example.com/e' },
+    });
+    expect(same.status, same.text).toBe(200);
+    expect(same.body.webhook).toMatchObject({
+      url: 'https://crm.example.com/e',
+      public_key: created.body.webhook.public_key,
+    });
+
+    const hmac = await gw.request('POST', hooksPath(company), { json: { url: 'https://crm.example.com/f' } });
+    const toEd = await gw.request('PUT', `${hooksPath(company)}/${hmac.body.webhook.id}`, {
+      json: { signing_algorithm: 'ed25519' },
+    });
+    expect(toEd.status, toEd.text).toBe(422);
+    expect(failingFields(toEd)).toEqual(['signing_algorithm']);
+  });
+
   it('refuses an unknown algorithm with a 422 naming it', async () => {
     const company = await newCompany();
     const res = await gw.request('POST', hooksPath(company), {

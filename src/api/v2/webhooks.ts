@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { signingAlgorithmOf } from '../../lib/signing-keys.js';
+import { signingAlgorithmOf, type SigningAlgorithm } from '../../lib/signing-keys.js';
 import { V1_WEBHOOK_EVENT_TYPES } from '../../../schemas/objects/webhook.js';
 import {
   webhookActionBody,
@@ -115,6 +115,7 @@ export function webhookRoutes(
       matchPathCompany(company, input.company_id);
       if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
       requireRetryBounds(input.retry_schedule, retryBounds);
+      requireSameAlgorithm(endpoint.secret, input.signing_algorithm);
       if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
         throw new Conflict(
           `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
@@ -185,6 +186,19 @@ export function webhookRoutes(
     if (withSecret) answersSecret(ctx);
     ctx.body = { webhook: presentWebhook(rotated, { withSecret }) };
   });
+}
+
+/**
+ * The signing algorithm is chosen at creation: receivers hold its key. An update that names
+ * another is a 422 rather than a change silently not made.
+ */
+function requireSameAlgorithm(secret: string, requested: SigningAlgorithm | undefined): void {
+  const current = signingAlgorithmOf(secret);
+  if (requested === undefined || requested === current) return;
+  throw ValidationFailed.field(
+    'signing_algorithm',
+    `is ${current}, chosen when the endpoint was created: create a new endpoint to sign with ${requested}`,
+  );
 }
 
 /** A retry schedule beyond what the operator allows is a 422 naming the step (or the whole list). */
