@@ -1,5 +1,6 @@
 import type { ApiTokenRow } from '../store/resources/accounts.js';
 import type { AttemptRow, DeliveryRow } from '../store/deliveries/delivery-rows.js';
+import type { EndpointFilter } from '../../schemas/objects/endpoint-filter.js';
 import type { EndpointHealthRow } from '../store/deliveries/delivery-search.js';
 import type { ReplayTaskRow } from '../store/deliveries/replay-tasks.js';
 
@@ -65,6 +66,8 @@ export function presentEndpointHealth(row: EndpointHealthRow) {
     consecutive_failures: row.consecutive_failures ?? 0,
     ordering: row.ordering,
     rate_limit: row.rate_limit,
+    retry_schedule: row.retry_schedule === null ? null : (JSON.parse(row.retry_schedule) as number[]),
+    filter: row.filter === null ? null : (JSON.parse(row.filter) as EndpointFilter),
     held: row.held,
   };
 }

@@ -226,6 +226,8 @@ describe('the operator console in Chromium', () => {
     const facts = await panel.locator('dl').textContent();
     expect(facts).toContain('Orderingdefault');
     expect(facts).toContain('Rate limitnone');
+    expect(facts).toContain('Retry schedulegateway-wide');
+    expect(facts).toContain('Payload filternone');
     const link = panel.getByRole('link', { name: '2', exact: true });
     expect(await link.getAttribute('href')).toBe(
       `#/deliveries?company_id=${acme}&endpoint_id=${acmeEndpoint}&status=held`,
@@ -248,6 +250,34 @@ describe('the operator console in Chromium', () => {
     const before = await enabledEnded();
     expect((await gw.admin('POST', `/admin/companies/${acme}/endpoints/${acmeEndpoint}/enable`)).status).toBe(200);
     await eventually('the webhook.enabled attempt', async () => (await enabledEnded()) === before + 1);
+  });
+
+  it("shows an endpoint's own retry schedule and payload filter, the filter's values as text", async () => {
+    const created = await gw.request('POST', `/api/p2/companies/${globex}/webhooks`, {
+      json: {
+        url: 'https://crm.example.com/filtered',
+        retry_schedule: [30, 120],
+        filter: {
+          or: [
+            { path: 'object.text', op: 'eq', value: HOSTILE },
+            { path: 'type', op: 'ne', value: 'x' },
+          ],
+        },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const listed = await gw.admin('GET', `/admin/companies/${globex}/endpoints`);
+    expect(
+      listed.body.endpoints.find((e: { endpoint_id: number }) => e.endpoint_id === created.body.webhook.id),
+    ).toMatchObject({ retry_schedule: [30, 120], filter: created.body.webhook.filter });
+    await go(`#/endpoints?company_id=${globex}`);
+    const panel = page.locator(`[data-endpoint="${String(created.body.webhook.id)}"]`);
+    await panel.waitFor();
+    const facts = await panel.locator('dl').textContent();
+    expect(facts).toContain('Retry schedule3 attempts: retries after 30 s, 2 min');
+    expect(facts).toContain(`Payload filterobject.text = ${JSON.stringify(HOSTILE)} or type ≠ "x"`);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    expect(problems()).toEqual([]);
   });
 
   it('shows the pipeline live: outbox and stream lag, delivered per second and the error rate of the hour', async () => {

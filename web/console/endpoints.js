@@ -2,6 +2,7 @@
 // consecutive failures, why one is disabled, its ordering, rate limit and held deliveries; disable,
 // enable, discard what is held, and recover what failed meanwhile.
 import { announce, api, attempt, badge, field, h, isoToLocal, localToIso, show, timeEl } from '/assets/ui.js';
+import { describeFilter, describeSchedule } from '/assets/endpoint-options.js';
 
 export async function endpointsPage({ view, params, isCurrent }) {
   const companyId = params.get('company_id') ?? '';
@@ -140,6 +141,10 @@ function endpointPanel(companyId, endpoint, reload) {
       h('dd', {}, endpoint.ordering === 'strict' ? 'strict (one at a time, in order)' : 'default'),
       h('dt', {}, 'Rate limit'),
       h('dd', {}, endpoint.rate_limit === null ? 'none' : `${endpoint.rate_limit} per second`),
+      h('dt', {}, 'Retry schedule'),
+      h('dd', {}, endpoint.retry_schedule === null ? 'gateway-wide' : describeSchedule(endpoint.retry_schedule)),
+      h('dt', {}, 'Payload filter'),
+      h('dd', { class: 'mono' }, endpoint.filter === null ? 'none' : describeFilter(endpoint.filter)),
       h('dt', {}, 'Held deliveries'),
       h(
         'dd',

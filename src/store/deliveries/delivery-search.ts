@@ -34,6 +34,9 @@ export interface EndpointHealthRow {
   disabled_at: number | null;
   ordering: EndpointOrdering;
   rate_limit: number | null;
+  /** Its own retry schedule and payload filter, as stored (JSON), or null. */
+  retry_schedule: string | null;
+  filter: string | null;
   /** Its held deliveries. */
   held: number;
 }
@@ -49,7 +52,7 @@ export class DeliverySearch {
   constructor(private readonly db: Db) {
     this.healthByCompany = db.prepare<[number], EndpointHealthRow>(
       `SELECT e.id, e.company_id, e.url, e.active, e.disabled_reason, h.last_success_at, h.last_failure_at, h.failing_since,
-              h.consecutive_failures, h.disabled_at, e.ordering, e.rate_limit,
+              h.consecutive_failures, h.disabled_at, e.ordering, e.rate_limit, e.retry_schedule, e.filter,
               (SELECT count(*) FROM webhook_deliveries d INDEXED BY webhook_deliveries_held
                WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.held_reason IS NOT NULL) AS held
        FROM webhook_endpoints e LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = e.id
