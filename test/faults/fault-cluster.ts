@@ -4,11 +4,11 @@
 // the standardwebhooks package. The test reads the core's store file (SQLite, WAL) beside it.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Store } from '../../src/store/store.js';
 import { emittedEvents } from '../helpers/events.js';
+import { freePort } from '../helpers/free-port.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broker.js';
 import { ADMIN_TOKEN } from '../helpers/gateway.js';
@@ -184,16 +184,4 @@ export async function setupCompany(
     secretToken: info.secrets.secret_token as string,
     webhookSecret: webhook.webhook.secret as string,
   };
-}
-
-/** A port nothing listens on now: the core keeps it across restarts, so the load never changes address. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

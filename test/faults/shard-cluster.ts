@@ -18,7 +18,8 @@ import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broke
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 import type { LoadTarget } from './callback-load.js';
-import { freePort, setupCompany, type Company } from './fault-cluster.js';
+import { freePort } from '../helpers/free-port.js';
+import { setupCompany, type Company } from './fault-cluster.js';
 import type { CoreView, Deployment } from './invariants.js';
 
 export const SHARD_SLOTS = 64;

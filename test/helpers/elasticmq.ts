@@ -4,9 +4,9 @@
 // when Java, Maven or the jars are missing: an SQS test never runs without its server.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.js';
 import { eventually } from './wait.js';
 
 export interface ElasticMq {
@@ -95,15 +95,4 @@ async function answers(endpoint: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

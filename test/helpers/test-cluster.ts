@@ -6,7 +6,6 @@
 // against one daemon (vitest.cluster.config.ts).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -20,6 +19,7 @@ import { startGateway, type RunningGateway } from '../../src/roles/server.js';
 import { startWorker } from '../../src/roles/worker-role.js';
 import { systemClock } from '../../src/streams/stream.js';
 import { checkEmittedEvents } from './events.js';
+import { freePort } from './free-port.js';
 import { gatewayClient } from './gateway-client.js';
 import type { TestGateway, TestGatewayOptions } from './gateway.js';
 import { eventually } from './wait.js';
@@ -158,16 +158,4 @@ export async function startTestCluster(env: Record<string, string>, options: Tes
       if (invalidEvent !== undefined) throw invalidEvent as Error;
     },
   };
-}
-
-/** A loopback port nothing listens on now: every process must know the front's address before it starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

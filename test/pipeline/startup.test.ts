@@ -1,19 +1,11 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startGateway } from '../../src/roles/server.js';
+import { freePort } from '../helpers/free-port.js';
 import { memoryLogger } from '../helpers/wait.js';
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 describe('gateway start', () => {
   it('answers requests that arrive while the pipeline is still starting, once it is up (none hangs)', async () => {
