@@ -5,6 +5,7 @@ import { companyRoutes } from '../api/v1/companies.js';
 import { authRoutes } from '../api/v2/auths.js';
 import { webhookRoutes } from '../api/v2/webhooks.js';
 import { eventTypeRoutes } from '../api/v2/event-types.js';
+import { eventStreamRoutes } from '../api/v2/event-stream.js';
 import { attachmentRoutes } from '../api/v2/attachments.js';
 import { conversationRoutes } from '../api/v2/conversations.js';
 import { messageRoutes } from '../api/v2/messages.js';
@@ -224,6 +225,7 @@ export function createApp({
   authRoutes(router, store, auth, flows);
   webhookRoutes(router, store, auth, tester, guard, metrics);
   eventTypeRoutes(router, auth);
+  eventStreamRoutes(router, store, auth);
   attachmentRoutes(router, store, auth, config, fetcher, presenters);
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, presenters);
