@@ -456,6 +456,14 @@ const webhookOps: Operation[] = [
     success: { status: 200, schema: eventTypeListResponse },
   },
   {
+    method: 'get',
+    path: '/api/p2/companies/:companyId/events/stream',
+    tag: 'v2 webhooks',
+    summary:
+      "The company's events live as Server-Sent Events (`text/event-stream`): `id:` the event's id, `event:` its type, `data:` the v2 envelope. `Last-Event-ID` resumes right after that event; an id not kept is 409; at most five open streams per company (429)",
+    success: { status: 200 },
+  },
+  {
     method: 'post',
     path: '/api/p2/companies/:companyId/portal_sessions',
     tag: 'v2 portal',
