@@ -33,6 +33,7 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/webhook-endpoints-compat.test.ts':
     'reads endpoint rows and the outbox; writes an endpoint url the API refuses',
   'test/api/webhooks.test.ts': 'reads endpoint rows and writes a private url straight into the store',
+  'test/api/webhook-filters.test.ts': 'reads delivery rows to prove an event that does not match was never queued',
   'test/api/write-first.test.ts': 'enables channels and seeds templates through the store',
   'test/http/auth.test.ts':
     "walks the daemon's router, reads a core's /healthz body and the token digests in the store",
@@ -57,6 +58,9 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/connectors/send.test.ts': 'reads and seeds messages through the store',
   'test/dispatch/delivery.test.ts': 'moves a ManualClock through the retry schedule',
   'test/dispatch/delivery-order.test.ts': 'moves a ManualClock through the retry schedule',
+  'test/dispatch/endpoint-retry-schedule.test.ts': 'moves a ManualClock through the retry schedule',
+  'test/dispatch/ed25519-signatures.test.ts':
+    'reads the rotated private key from the store to prove it is never answered',
   'test/admin/admin.test.ts': 'moves a ManualClock through the retry schedule',
   'test/admin/operator-actions.test.ts': 'moves a ManualClock through the retry schedule',
 };

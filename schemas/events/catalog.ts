@@ -32,7 +32,7 @@ const DESCRIPTIONS: Record<WebhookEventType | (typeof TEST_EVENTS)[number], stri
   'conversation.create':
     "A new conversation was opened by a new sender. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
   'conversation.update':
-    "A conversation changed its operational state, replied state, assignee or sender. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+    "A conversation changed its operational state, replied state, assignee, note or sender. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
   'auth.create': 'An auth (a channel) was created.',
   'auth.update':
     'An auth changed state (enabled, disabled), or carries a QR code, pairing code, pages or an OAuth URL to show.',

@@ -47,6 +47,7 @@ const conversation = {
   operational_state: 'open',
   replied_state: 'unreplied',
   assignee_id: null,
+  note: null,
   group: false,
 };
 

@@ -2,7 +2,7 @@ import type { JSONSchema } from 'json-schema-to-ts';
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 
-/** The contract's Conversation (v2), plus assignee_id. */
+/** The contract's Conversation (v2), plus assignee_id and the v1 note; last_updated_at is null until the first message. */
 export const conversationObject = {
   $id: 'objects/conversation',
   type: 'object',
@@ -22,6 +22,7 @@ export const conversationObject = {
     'operational_state',
     'replied_state',
     'assignee_id',
+    'note',
     'group',
   ],
   properties: {
@@ -34,11 +35,12 @@ export const conversationObject = {
     provider: { type: 'string' },
     avatar_url: { type: 'string' },
     created_at: timestamp,
-    last_updated_at: timestamp,
+    last_updated_at: { ...timestamp, type: ['string', 'null'] },
     last_message_id: { type: ['integer', 'null'] },
     operational_state: { type: 'string', enum: ['open', 'archived'] },
     replied_state: { type: 'string', enum: ['replied', 'unreplied'] },
     assignee_id: { type: ['integer', 'null'] },
+    note: { type: ['string', 'null'] },
     group: { type: 'boolean' },
   },
 } as const satisfies JSONSchema;

@@ -1,4 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
+import { endpointFilterObject } from './endpoint-filter.js';
 
 /**
  * Event names an endpoint may ask for (`<type>.<event>`, docs/design.md section 6): the v2 envelope's
@@ -57,6 +58,11 @@ export const WEBHOOK_ORDERINGS = ['default', 'strict'] as const;
 /** The highest `rate_limit` (deliveries per second) an endpoint may ask for. */
 export const MAX_WEBHOOK_RATE_LIMIT = 1000;
 
+/** The most automatic attempts an endpoint's own retry schedule may make (the operator may allow fewer). */
+export const MAX_ENDPOINT_RETRY_ATTEMPTS = 20;
+/** The longest delay, in seconds, an endpoint's own retry schedule may name (the operator may allow less): 7 days. */
+export const MAX_ENDPOINT_RETRY_DELAY_S = 604_800;
+
 /** A company webhook endpoint. `secret` is present only in the answers of create and rotate_secret. */
 export const webhookObject = {
   $id: 'objects/webhook',
@@ -92,6 +98,19 @@ export const webhookObject = {
     previous_secret_expires_at: { type: ['string', 'null'], format: 'date-time' },
     created_at: timestamp,
     updated_at: timestamp,
-    secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{32}$' },
+    /** A `whsec_` secret (HMAC-SHA256, `v1`), or for an ed25519 endpoint its `whsk_` private key (`v1a`). */
+    secret: { type: 'string', pattern: '^(whsec_[A-Za-z0-9+/]{32}|whsk_[A-Za-z0-9+/]{43}=)$' },
+    /** Present for an endpoint that signs with ed25519 (Standard Webhooks `v1a`). */
+    signing_algorithm: { type: 'string', enum: ['ed25519'] },
+    /** Present for an ed25519 endpoint: the `whpk_` public key its receivers verify with. */
+    public_key: { type: 'string', pattern: '^whpk_[A-Za-z0-9+/]{43}=$' },
+    /** Present when the endpoint has a retry schedule of its own: seconds before each retry after the first attempt. */
+    retry_schedule: {
+      type: 'array',
+      items: { type: 'integer', minimum: 1, maximum: MAX_ENDPOINT_RETRY_DELAY_S },
+      maxItems: MAX_ENDPOINT_RETRY_ATTEMPTS - 1,
+    },
+    /** Present when the endpoint has a payload filter: only events whose envelope matches it are queued for it. */
+    filter: endpointFilterObject,
   },
 } as const satisfies JSONSchema;

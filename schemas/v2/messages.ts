@@ -1,19 +1,12 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { withMessage } from '../message.js';
 import { attachmentIds, companyId, pageParams } from './common.js';
+import { WRITE_FIRST_PROVIDERS } from '../provider-capabilities.js';
 
 export const MESSAGES_MAX_PER_PAGE = 500;
 export const MESSAGE_TEXT_MAX = 4096;
 
-/** Providers one may write first through (contract section 4, POST /api/p2/messages). */
-export const WRITE_FIRST_PROVIDERS = [
-  'chat_d',
-  'chat_a',
-  'chat_b_personal',
-  'chat_a_business',
-  'social_a_direct',
-] as const;
-export type WriteFirstProvider = (typeof WRITE_FIRST_PROVIDERS)[number];
+export { WRITE_FIRST_PROVIDERS, type WriteFirstProvider } from '../provider-capabilities.js';
 
 const text = { type: 'string', maxLength: MESSAGE_TEXT_MAX } as const;
 const sendToCrm = { type: 'boolean', default: true } as const;
@@ -71,8 +64,6 @@ export const writeFirstBody = {
 
 /** Most messages one DELETE removes (the hosted service's delete-message page). */
 export const DELETE_MESSAGES_MAX = 100;
-/** Providers whose messages can be deleted (the delete-message page). */
-export const DELETE_PROVIDERS = ['chat_a', 'chat_b_personal', 'chat_d'] as const;
 
 /** DELETE /api/p2/conversations/<id>/messages */
 export const messageDeleteBody = {

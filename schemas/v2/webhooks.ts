@@ -1,6 +1,14 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { MAX_WEBHOOK_RATE_LIMIT, WEBHOOK_EVENT_TYPES, WEBHOOK_ORDERINGS, webhookObject } from '../objects/webhook.js';
+import {
+  MAX_ENDPOINT_RETRY_ATTEMPTS,
+  MAX_ENDPOINT_RETRY_DELAY_S,
+  MAX_WEBHOOK_RATE_LIMIT,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_ORDERINGS,
+  webhookObject,
+} from '../objects/webhook.js';
 import { companyId, httpUrl, pageParams, pathCompanyBody } from './common.js';
+import { endpointFilter } from '../objects/endpoint-filter.js';
 
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../objects/webhook.js';
@@ -32,6 +40,23 @@ const rateLimit = {
 } as const;
 
 /**
+ * Seconds to wait before each retry after the first attempt (`[60, 600]`: three attempts at most),
+ * or null for the gateway-wide schedule. The operator's GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS and
+ * GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY may bound it tighter than this schema (checked by the route).
+ */
+const retrySchedule = {
+  type: ['array', 'null'],
+  items: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ENDPOINT_RETRY_DELAY_S,
+    'x-message': `must be a whole number of seconds from 1 to ${MAX_ENDPOINT_RETRY_DELAY_S}`,
+  },
+  maxItems: MAX_ENDPOINT_RETRY_ATTEMPTS - 1,
+  'x-message': `must be a list of at most ${MAX_ENDPOINT_RETRY_ATTEMPTS - 1} delays in seconds (an empty list: no retry), or null for the gateway's schedule`,
+} as const;
+
+/**
  * POST /api/p2/companies/<company_id>/webhooks. Created inactive unless `active` is true, as the
  * hosted service's pages document; activating it later sends the test POST first.
  */
@@ -46,6 +71,14 @@ export const webhookCreateBody = {
     active: { type: 'boolean', default: false },
     ordering: { ...ordering, default: 'default' },
     rate_limit: rateLimit,
+    retry_schedule: retrySchedule,
+    filter: endpointFilter,
+    /**
+     * `ed25519`: the endpoint signs with an ed25519 key pair (Standard Webhooks `v1a`); its `whsk_`
+     * private key is answered once, like a secret, and its `whpk_` public key always. Absent:
+     * `hmac-sha256`, a `whsec_` secret (`v1`). Chosen at creation; rotate_secret keeps it.
+     */
+    signing_algorithm: { type: 'string', enum: ['hmac-sha256', 'ed25519'] },
   },
 } as const satisfies JSONSchema;
 
@@ -67,6 +100,8 @@ export const webhookUpdateBody = {
     active: { type: 'boolean' },
     ordering,
     rate_limit: rateLimit,
+    retry_schedule: retrySchedule,
+    filter: endpointFilter,
   },
 } as const satisfies JSONSchema;
 

@@ -120,6 +120,8 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv = pr
       const member = start(`core-${shard}`, 'core', port, {
         ...common,
         GATEWAY_SHARD: String(shard),
+        // The front is one more proxy before a core: the throttles count the client's address, not the front's.
+        GATEWAY_TRUST_PROXY: String(config.trustProxy + 1),
         GATEWAY_DATA_DIR: dataDir,
         GATEWAY_PORT: String(port),
         GATEWAY_HOST: localHost,

@@ -54,6 +54,8 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
         disableAfterMs: 5 * 86_400_000,
         retentionMs: 30 * 86_400_000,
         threads: 1,
+        endpointMaxAttempts: 20,
+        endpointMaxDelayMs: 86_400_000,
       },
       providers: {
         cloudApiUrl: null,
@@ -389,6 +391,8 @@ describe('webhook dispatcher settings', () => {
       GATEWAY_WEBHOOK_DISABLE_AFTER: '1d',
       GATEWAY_WEBHOOK_RETENTION: '7d',
       GATEWAY_WEBHOOK_THREADS: '0',
+      GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS: '5',
+      GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY: '7d',
     });
     expect(webhooks).toEqual({
       timeoutMs: 2_000,
@@ -399,7 +403,34 @@ describe('webhook dispatcher settings', () => {
       disableAfterMs: 86_400_000,
       retentionMs: 7 * 86_400_000,
       threads: 0,
+      endpointMaxAttempts: 5,
+      endpointMaxDelayMs: 7 * 86_400_000,
     });
+  });
+
+  it.each([
+    [
+      'GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS',
+      '0',
+      'GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS must be an integer from 1 to 20 (got "0")',
+    ],
+    [
+      'GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS',
+      '21',
+      'GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS must be an integer from 1 to 20 (got "21")',
+    ],
+    [
+      'GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY',
+      '500ms',
+      'GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY must be a duration of at least 1000 ms, such as 500ms, 15s, 5m, 2h or 5d (got "500ms")',
+    ],
+    [
+      'GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY',
+      '8d',
+      'GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY must be at most 7d (got 691200000 ms)',
+    ],
+  ])('refuses %s=%s', (key, value, problem) => {
+    expect(problemsOf({ [key]: value })).toEqual([problem]);
   });
 
   it('reads the Kafka namespace and refuses characters a topic name cannot hold', () => {

@@ -1,4 +1,5 @@
-import { parseDuration, settingReaders, splitList, type ReadSetting } from './settings.js';
+import { MAX_ENDPOINT_RETRY_ATTEMPTS, MAX_ENDPOINT_RETRY_DELAY_S } from '../../schemas/objects/webhook.js';
+import { parseDuration, settingReaders, splitList, type ReadSetting, type SettingReaders } from './settings.js';
 
 /** GATEWAY_WEBHOOK_RETENTION's default: a month of deliveries to look into and replay. */
 export const WEBHOOK_RETENTION_DEFAULT_MS = 30 * 86_400_000;
@@ -33,6 +34,16 @@ export interface WebhookConfig {
    * from the event loop itself. Default 1.
    */
   threads: number;
+  /**
+   * GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS: the most automatic attempts an endpoint's own
+   * `retry_schedule` may make (the first one included), 1 to 20. Default 20.
+   */
+  endpointMaxAttempts: number;
+  /**
+   * GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY: the longest delay an endpoint's own `retry_schedule` may
+   * wait before a retry, 1s to 7d. Default 1d.
+   */
+  endpointMaxDelayMs: number;
 }
 
 const DURATION_EXAMPLES = '500ms, 15s, 5m, 2h or 5d';
@@ -71,5 +82,21 @@ export function readWebhookConfig(read: ReadSetting, problems: string[]): Webhoo
       DURATION_EXAMPLES,
     ),
     threads: setting.integer('GATEWAY_WEBHOOK_THREADS', 1, 0, 16),
+    endpointMaxAttempts: setting.integer(
+      'GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS',
+      MAX_ENDPOINT_RETRY_ATTEMPTS,
+      1,
+      MAX_ENDPOINT_RETRY_ATTEMPTS,
+    ),
+    endpointMaxDelayMs: readEndpointMaxDelay(setting, problems),
   };
+}
+
+/** GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY: 1s to the most an endpoint's schedule can ever name (7d). */
+function readEndpointMaxDelay(setting: SettingReaders, problems: string[]): number {
+  const fallback = 86_400_000;
+  const value = setting.duration('GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY', fallback, 1_000, DURATION_EXAMPLES);
+  if (value <= MAX_ENDPOINT_RETRY_DELAY_S * 1000) return value;
+  problems.push(`GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY must be at most 7d (got ${value} ms)`);
+  return fallback;
 }

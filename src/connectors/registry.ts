@@ -1,3 +1,4 @@
+import { TEMPLATE_PROVIDERS } from '../../schemas/provider-capabilities.js';
 import type { ProviderConfig } from '../config/config.js';
 import { callbackFamily } from '../domain/callback-secrets.js';
 import { BotConnector } from './bot/bot-connector.js';
@@ -52,7 +53,7 @@ export class Connectors {
 
   /** Where a provider's templates come from; null for providers without templates. */
   templates(provider: string): TemplateSource | null {
-    if (provider !== 'chat_a_business') return null;
+    if (!(TEMPLATE_PROVIDERS as readonly string[]).includes(provider)) return null;
     return this.sandbox ?? this.cloud;
   }
 

@@ -271,6 +271,7 @@ class Slots {
 type AttemptOf = Pick<AttemptRecord, 'delivery_id' | 'company_id' | 'endpoint_id' | 'number' | 'step' | 'trigger'> & {
   event_created_at: string;
   ordered: boolean;
+  retrySchedule?: number[];
 };
 
 function attemptOf(job: DeliveryJob): AttemptOf {
@@ -283,6 +284,7 @@ function attemptOf(job: DeliveryJob): AttemptOf {
     trigger: job.trigger,
     event_created_at: job.event.created_at,
     ordered: job.endpoint.ordering === 'strict',
+    ...(job.endpoint.retry_schedule === undefined ? {} : { retrySchedule: job.endpoint.retry_schedule }),
   };
 }
 

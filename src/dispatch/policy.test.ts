@@ -85,3 +85,45 @@ describe('helpers', () => {
     expect(parseRetryAfter('soon', now)).toBeNull();
   });
 });
+
+describe("an endpoint's own retry schedule", () => {
+  const bounded: RetryPolicy = { ...policy, jitter: 0, endpointBounds: { maxAttempts: 3, maxDelayMs: 600_000 } };
+  const job = (step: number, retrySchedule: number[]) => ({ step, trigger: 'auto' as const, retrySchedule });
+
+  it('waits its seconds before each retry instead of the gateway-wide schedule', () => {
+    const unbounded = { ...policy, jitter: 0 };
+    expect(decide(job(1, [30, 120]), answer(500), unbounded, now)).toEqual({
+      outcome: 'retry',
+      nextAttemptAt: now + 30_000,
+    });
+    expect(decide(job(2, [30, 120]), answer(500), unbounded, now)).toEqual({
+      outcome: 'retry',
+      nextAttemptAt: now + 120_000,
+    });
+    expect(decide(job(3, [30, 120]), answer(500), unbounded, now)).toEqual({ outcome: 'failed', nextAttemptAt: null });
+  });
+
+  it('makes one attempt only with an empty schedule', () => {
+    expect(decide(job(1, []), answer(500), policy, now).outcome).toBe('failed');
+  });
+
+  it("is cut to the operator's bounds of today: attempts and each delay", () => {
+    expect(decide(job(1, [3600, 60, 60, 60]), answer(500), bounded, now)).toEqual({
+      outcome: 'retry',
+      nextAttemptAt: now + 600_000,
+    });
+    expect(decide(job(2, [3600, 60, 60, 60]), answer(500), bounded, now).outcome).toBe('retry');
+    expect(decide(job(3, [3600, 60, 60, 60]), answer(500), bounded, now).outcome).toBe('failed');
+  });
+
+  it('takes the jitter and a longer Retry-After like the gateway-wide schedule', () => {
+    expect(decide(job(1, [100]), answer(503, '300'), policy, now, () => 0)).toEqual({
+      outcome: 'retry',
+      nextAttemptAt: now + 300_000,
+    });
+    expect(decide(job(1, [100]), answer(500), policy, now, () => 0)).toEqual({
+      outcome: 'retry',
+      nextAttemptAt: now + 80_000,
+    });
+  });
+});

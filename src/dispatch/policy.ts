@@ -7,6 +7,11 @@ export interface RetryPolicy {
   jitter: number;
   /** A Retry-After on 429/503 is honoured up to this many ms; longer ones are cut to it. */
   retryAfterMaxMs: number;
+  /**
+   * The operator's bounds on an endpoint's own schedule, applied when it is followed too (a schedule
+   * saved under wider bounds is cut to today's). Without them an endpoint's schedule is followed as it is.
+   */
+  endpointBounds?: { maxAttempts: number; maxDelayMs: number };
 }
 
 export const DEFAULT_SCHEDULE_MS = [
@@ -28,10 +33,12 @@ export interface Decision {
 
 /**
  * The one place that says deliver, retry or give up. A manual replay never enters the automatic
- * schedule; 410 gives up and disables the endpoint; after the last scheduled attempt the delivery fails.
+ * schedule; 410 gives up and disables the endpoint; after the last scheduled attempt the delivery
+ * fails. The schedule is the endpoint's own (`retrySchedule`, seconds before each retry) when it
+ * has one, else the gateway-wide one.
  */
 export function decide(
-  job: Pick<DeliveryJob, 'step' | 'trigger'>,
+  job: Pick<DeliveryJob, 'step' | 'trigger'> & { retrySchedule?: readonly number[] },
   result: AttemptResult,
   policy: RetryPolicy,
   now: number,
@@ -40,13 +47,22 @@ export function decide(
   const code = result.statusCode;
   if (code !== null && code >= 200 && code < 300) return { outcome: 'delivered', nextAttemptAt: null };
   if (code === 410) return { outcome: 'gone', nextAttemptAt: null };
-  if (job.trigger === 'manual' || job.step === null || job.step >= policy.scheduleMs.length)
+  const scheduleMs =
+    job.retrySchedule === undefined ? policy.scheduleMs : endpointScheduleMs(job.retrySchedule, policy);
+  if (job.trigger === 'manual' || job.step === null || job.step >= scheduleMs.length)
     return { outcome: 'failed', nextAttemptAt: null };
-  const scheduled = jittered(policy.scheduleMs[job.step]!, policy.jitter, random);
+  const scheduled = jittered(scheduleMs[job.step]!, policy.jitter, random);
   const retryAfter = code === 429 || code === 503 ? parseRetryAfter(result.retryAfter, now) : null;
   // Retry-After only ever delays (up to its bound); it never brings a later scheduled retry forward.
   const delay = retryAfter === null ? scheduled : Math.max(scheduled, Math.min(retryAfter, policy.retryAfterMaxMs));
   return { outcome: 'retry', nextAttemptAt: now + delay };
+}
+
+/** An endpoint's schedule as the policy reads one: 0 first (the first attempt), within the operator's bounds. */
+function endpointScheduleMs(seconds: readonly number[], policy: RetryPolicy): number[] {
+  const bounds = policy.endpointBounds;
+  const delays = bounds === undefined ? seconds : seconds.slice(0, bounds.maxAttempts - 1);
+  return [0, ...delays.map((s) => (bounds === undefined ? s * 1000 : Math.min(s * 1000, bounds.maxDelayMs)))];
 }
 
 export function jittered(delayMs: number, jitter: number, random = Math.random): number {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { generateSigningKey, publicKeyOf } from '../lib/signing-keys.js';
+import { verifyV1a } from '../../test/helpers/verify-v1a.js';
 import { signatureHeaders } from './signing.js';
 
 // We sign with node:crypto (docs/decisions.md); the standardwebhooks package is the judge.
@@ -64,5 +66,41 @@ describe('signatureHeaders', () => {
     else expect(signatureHeaders('evt_6', new Date(0), body, [unpadded])['webhook-signature']).toBe(expected);
     expect(() => signatureHeaders('evt_7', new Date(), body, ['whsec_'])).toThrow("Secret can't be empty.");
     expect(() => signatureHeaders('evt_7', new Date(), body, ['whsec_not base64!'])).toThrow();
+  });
+});
+
+describe('ed25519 signing keys (Standard Webhooks v1a)', () => {
+  it('signs the test vector of the Standard Webhooks reference library', () => {
+    // libraries/go/webhook_asymmetric_test.go (TestAsymmetricWebhookSign) of standard-webhooks.
+    const key = 'whsk_VEVTVFNJR05JTkdLRVlET05PVFVTRVRISVNGT1JBTlk=';
+    const headers = signatureHeaders('msg_p5jXN8AQM9LWM0D4loKWxJek', new Date(1614265330_000), '{"test": 2432232314}', [
+      key,
+    ]);
+    expect(headers['webhook-signature']).toBe(
+      'v1a,tQ9V2XOqn7jL/DQenEFpqIugdBVtiMmER5mhSkXBNwM0mkATuDe6KYYUuxqtaiHeYGb7KaaBRdM5WqyeFiL8Ag==',
+    );
+  });
+
+  it('makes whsk_/whpk_ pairs whose signatures verify with the public half only', () => {
+    const key = generateSigningKey();
+    expect(key).toMatch(/^whsk_[A-Za-z0-9+/]{43}=$/);
+    const publicKey = publicKeyOf(key);
+    expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    const headers = signatureHeaders('evt_9', new Date(), body, [key]);
+    expect(headers['webhook-signature']).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+    expect(() => verifyV1a(publicKey, headers, body)).not.toThrow();
+    expect(() => verifyV1a(publicKeyOf(generateSigningKey()), headers, body)).toThrow('no v1a signature verifies');
+    expect(() => verifyV1a(publicKey, headers, `${body} `)).toThrow('no v1a signature verifies');
+  });
+
+  it('signs with both keys during a rotation, and beside an HMAC secret each in its own version', () => {
+    const [current, previous] = [generateSigningKey(), generateSigningKey()];
+    const headers = signatureHeaders('evt_10', new Date(), body, [current, previous]);
+    expect(() => verifyV1a(publicKeyOf(current), headers, body)).not.toThrow();
+    expect(() => verifyV1a(publicKeyOf(previous), headers, body)).not.toThrow();
+    const hmac = secret();
+    const mixed = signatureHeaders('evt_11', new Date(), body, [current, hmac]);
+    expect(mixed['webhook-signature']!.split(' ').map((s) => s.split(',')[0])).toEqual(['v1a', 'v1']);
+    expect(new Webhook(hmac).verify(body, mixed)).toEqual(JSON.parse(body));
   });
 });

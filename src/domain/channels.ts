@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { channelCreateBodies, channelUpdateBodies, type Provider } from '../../schemas/v1/channels.js';
 import type { SyncPeriod } from '../../schemas/v2/auths.js';
+import {
+  OAUTH_PROVIDERS as OAUTH_LIST,
+  SESSION_PROVIDERS as SESSION_LIST,
+  SYNC_PROVIDERS as SYNC_LIST,
+} from '../../schemas/provider-capabilities.js';
 import { ValidationFailed } from '../errors/errors.js';
 import type { ChannelState } from '../store/resources/channels.js';
 import { oneMonthBefore, parseTimestamp } from '../lib/time.js';
@@ -9,20 +14,13 @@ import { oneMonthBefore, parseTimestamp } from '../lib/time.js';
 const CREDENTIAL_FIELDS = new Set(['token', 'password', 'login', 'data', 'oauth_state']);
 
 /** Providers whose account is connected by a session (QR code or a code), not by a credential. */
-const SESSION_PROVIDERS = new Set<Provider>(['chat_a', 'chat_d', 'chat_b_personal', 'social_c']);
+const SESSION_PROVIDERS = new Set<Provider>(SESSION_LIST);
 
 /** Providers whose auths can synchronize message history (sync_period), per the create-auth page. */
-export const SYNC_PROVIDERS = new Set<Provider>([
-  'chat_b_personal',
-  'chat_a',
-  'chat_d',
-  'social_c_business',
-  'social_a',
-  'social_a_direct',
-]);
+export const SYNC_PROVIDERS = new Set<Provider>(SYNC_LIST);
 
 /** Providers connected by OAuth when an auth is created with `provider` alone (the confirm-auth page). */
-export const OAUTH_PROVIDERS = new Set<Provider>(['social_a', 'social_c_business', 'chat_a_business', 'market_a']);
+export const OAUTH_PROVIDERS = new Set<Provider>(OAUTH_LIST);
 
 export interface Connection {
   state: ChannelState;

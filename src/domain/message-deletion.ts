@@ -1,4 +1,4 @@
-import { DELETE_PROVIDERS } from '../../schemas/v2/messages.js';
+import { DELETE_PROVIDERS } from '../../schemas/provider-capabilities.js';
 import { ValidationFailed, WrongProvider, type FieldProblem } from '../errors/errors.js';
 import type { MessageObject } from '../presenters/message.js';
 import type { ConversationRow } from '../store/resources/conversations.js';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SendKind } from '../../schemas/provider-capabilities.js';
 import { presentConversation } from '../presenters/conversation.js';
 import type { MessageObject } from '../presenters/message.js';
 import { Conflict, ValidationFailed } from '../errors/errors.js';
@@ -7,6 +8,7 @@ import type { ConversationChanges, ConversationRow } from '../store/resources/co
 import type { Store } from '../store/store.js';
 import { recordEvent } from './events.js';
 import { recordMessageEvent } from './message-events.js';
+import { assertAttachmentFits } from './provider-rules.js';
 import type { Presenters } from '../presenters/presenters.js';
 
 /** What a company sends into a conversation. */
@@ -49,7 +51,8 @@ export interface SendRequest {
   template: { name: string; language: string; parameters: string[] } | null;
 }
 
-export type MediaKindOut = 'image' | 'video' | 'audio' | 'voice' | 'document';
+/** The kinds a sent attachment goes to a provider as. */
+export type MediaKindOut = SendKind;
 
 /**
  * A send job as it travels on `gateway.outbound` after the relay resolved it: the job, what to
@@ -102,6 +105,7 @@ export function storeOutgoingJob(
     outgoing.attachmentId === undefined
       ? undefined
       : usableAttachment(store, conversation.company_id, outgoing.attachmentId);
+  if (attachment !== undefined) assertAttachmentFits(conversation.provider, attachment, 'attachment_ids/0');
   if (
     outgoing.repliedToId !== undefined &&
     store.messages.findByExternalId(conversation.id, outgoing.repliedToId) === undefined
@@ -175,8 +179,8 @@ export function queueOutboundJob<J extends { channel_id: number }>(
 }
 
 /**
- * Applies changes to a conversation and writes its `update` event when a state, the assignee or
- * the sender changed (a new last message alone is not an event). Answers the conversation as it is now.
+ * Applies changes to a conversation and writes its `update` event when a state, the assignee, the
+ * note or the sender changed (a new last message alone is not an event). Answers the conversation as it is now.
  */
 export function changeConversation(
   store: Store,
@@ -189,12 +193,13 @@ export function changeConversation(
   return updated;
 }
 
-/** Writes the conversation's `update` event when a state or the assignee changed between `before` and `after`. */
+/** Writes the conversation's `update` event when a state, the assignee or the note changed between `before` and `after`. */
 function announceConversationChange(store: Store, before: ConversationRow, after: ConversationRow, now: Date): void {
   const visible =
     after.operational_state !== before.operational_state ||
     after.replied_state !== before.replied_state ||
-    after.assignee_id !== before.assignee_id;
+    after.assignee_id !== before.assignee_id ||
+    after.note !== before.note;
   if (visible) recordEvent(store.outbox, after.company_id, 'conversation', 'update', presentConversation(after), now);
 }
 

@@ -1,7 +1,8 @@
 import { V1_WEBHOOK_EVENT_TYPES, WEBHOOK_URL_TEST_EVENT } from '../../schemas/objects/webhook.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
-import type { JobEndpoint } from '../streams/catalog.js';
+import type { EventRecord, JobEndpoint } from '../streams/catalog.js';
+import { matchesFilter, parseFilter } from './endpoint-filter.js';
 
 /**
  * The rules of webhook endpoints: how many a company may have, which events an endpoint wants,
@@ -29,6 +30,16 @@ export function wantsEvent(endpoint: Pick<WebhookEndpointRow, 'event_types' | 's
 
 const V1_EVENTS: ReadonlySet<string> = new Set(V1_WEBHOOK_EVENT_TYPES);
 
+/**
+ * Whether the event's content passes the endpoint's payload filter (none: every event). The filter
+ * reads the v2 envelope `{event, type, object}`, also for the company's webhook_url, which gets the
+ * v1 rendition of the same event.
+ */
+export function passesFilter(endpoint: Pick<WebhookEndpointRow, 'filter'>, event: Pick<EventRecord, 'body'>): boolean {
+  const filter = parseFilter(endpoint.filter);
+  return filter === null || matchesFilter(filter, event.body);
+}
+
 /** The secrets that sign a delivery now: the current one, and the previous one until it expires. */
 export function signingSecrets(
   endpoint: Pick<WebhookEndpointRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
@@ -46,7 +57,44 @@ export function jobEndpoint(endpoint: WebhookEndpointRow, now: number): JobEndpo
   const target: JobEndpoint = { id: endpoint.id, url: endpoint.url, secrets: signingSecrets(endpoint, now) };
   if (endpoint.rate_limit !== null) target.rate_limit = endpoint.rate_limit;
   if (endpoint.ordering === 'strict') target.ordering = 'strict';
+  if (endpoint.retry_schedule !== null) target.retry_schedule = JSON.parse(endpoint.retry_schedule) as number[];
   return target;
+}
+
+/** What the operator lets an endpoint's own retry schedule do (GATEWAY_WEBHOOK_ENDPOINT_MAX_*). */
+export interface RetryScheduleBounds {
+  /** Automatic attempts, the first one included. */
+  maxAttempts: number;
+  maxDelayMs: number;
+}
+
+/**
+ * Why a retry schedule (seconds before each retry) is outside the operator's bounds, as field
+ * problems (`retry_schedule`, `retry_schedule/3`); none when it is within them.
+ */
+export function retryScheduleProblems(
+  schedule: readonly number[],
+  bounds: RetryScheduleBounds,
+): { field: string; detail: string }[] {
+  if (schedule.length + 1 > bounds.maxAttempts) {
+    return [
+      {
+        field: 'retry_schedule',
+        detail: `retry_schedule makes ${schedule.length + 1} attempts, more than the ${bounds.maxAttempts} this gateway allows (GATEWAY_WEBHOOK_ENDPOINT_MAX_ATTEMPTS): list at most ${bounds.maxAttempts - 1} delays`,
+      },
+    ];
+  }
+  const maxSeconds = Math.floor(bounds.maxDelayMs / 1000);
+  return schedule.flatMap((seconds, index) =>
+    seconds > maxSeconds
+      ? [
+          {
+            field: `retry_schedule/${index}`,
+            detail: `retry_schedule.${index} waits ${seconds} seconds, longer than the ${maxSeconds} this gateway allows (GATEWAY_WEBHOOK_ENDPOINT_MAX_DELAY)`,
+          },
+        ]
+      : [],
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { WriteFirstProvider } from '../../schemas/v2/messages.js';
+import { capabilitiesOf, TEMPLATE_PROVIDERS } from '../../schemas/provider-capabilities.js';
 import { presentConversation } from '../presenters/conversation.js';
 import type { MessageObject } from '../presenters/message.js';
 import { ValidationFailed, type FieldProblem } from '../errors/errors.js';
@@ -121,18 +122,24 @@ function recipientOf(request: WriteFirstRequest): Recipient {
   }
 }
 
-/** Something to send; templates only through the business messenger, which needs one to write first. */
+/**
+ * Something to send; templates only through the providers that have them (the capability table),
+ * which need one to write first.
+ */
 function checkContent(request: WriteFirstRequest): void {
   const problems: FieldProblem[] = [];
-  const business = request.provider === 'chat_a_business';
+  const business = capabilitiesOf(request.provider).templates.gateway !== 'none';
   if (business && request.biz_template_id === undefined) {
     problems.push({
       field: 'biz_template_id',
-      detail: 'biz_template_id is required to write first through chat_a_business',
+      detail: `biz_template_id is required to write first through ${request.provider}`,
     });
   }
   if (!business && request.biz_template_id !== undefined) {
-    problems.push({ field: 'biz_template_id', detail: 'biz_template_id is only used with chat_a_business' });
+    problems.push({
+      field: 'biz_template_id',
+      detail: `biz_template_id is only used with ${TEMPLATE_PROVIDERS.join(', ')}`,
+    });
   }
   if (request.substitutions !== undefined && request.biz_template_id === undefined) {
     problems.push({ field: 'substitutions', detail: 'substitutions need a biz_template_id' });

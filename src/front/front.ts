@@ -4,30 +4,29 @@
  * owner is read from the request (src/front/routing.ts), account-wide lists are merged from every
  * shard (src/front/merge.ts), and several fronts can run side by side.
  *
- * What it passes on: the method, the path and query as sent, every header but the hop-by-hop ones
- * (traceparent and the signature headers of callbacks included) plus X-Forwarded-For,
- * X-Forwarded-Proto and X-Forwarded-Host; the body byte for byte (streamed, or held when the owner
- * is read from it). What it answers: the shard's status, headers and body as they come. A shard that
- * cannot be reached answers 503 with Retry-After in the contract's error shape, at once.
+ * It passes on the method, path, query and headers (src/front/forwarded-headers.ts) and the body
+ * byte for byte (streamed, or held when the owner is read from it), and answers with the shard's
+ * answer as it comes; its own answers (a merged list, 503 for a shard it cannot reach) are
+ * src/front/front-answers.ts.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { secretDigest, matchesSecretDigest } from '../domain/tokens.js';
-import { AppError, InternalError, ServiceUnavailable, Unauthorized, ValidationFailed } from '../errors/errors.js';
-import { errorEntries, httpStatusOf } from '../http/render-errors.js';
+import { secretDigest } from '../domain/tokens.js';
+import { ValidationFailed } from '../errors/errors.js';
 import type { Logger } from '../log.js';
 import { companyOfInput, companyOfQuery } from './company-input.js';
 import type { FrontMetrics } from './front-metrics.js';
-import { mergeList, type ListInput, type Merged, type ShardAnswer } from './merge.js';
-import { routeOf, shardOfRoute, type Route } from './routing.js';
+import { mergeList, type ListInput, type ShardAnswer } from './merge.js';
+import { notHere, routeOf, shardOfRoute, type Route } from './routing.js';
 import { ShardUnavailable, type ShardSet } from './shard-set.js';
 import { hasBody, readBody } from './body.js';
 import { readUpload } from './upload.js';
 import { callsAdminWithConsoleSession, SESSION_CHECK_PATH, useAdminToken } from './console-auth.js';
 import { clusterView } from './views.js';
 import { relayAnswer } from './relay.js';
+import { answerError, answerHealth, answerMerged, answerMetrics } from './front-answers.js';
+import { downstreamHeaders, upstreamHeaders } from './forwarded-headers.js';
 
 export interface FrontOptions {
   shards: ShardSet;
@@ -49,71 +48,6 @@ export interface FrontOptions {
   workerUrls: readonly string[];
   /** This front's address, as the pipeline page lists it. */
   address: () => string;
-}
-
-/** Request headers that belong to one connection, not to the request (RFC 9110 section 7.6.1), and Expect, which the front answers itself. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'expect',
-]);
-
-/** Answers a shard gives that mean "not mine" when every shard is asked (a fan-out): not found, no such session, a redirect to a login. */
-function notHere(status: number): boolean {
-  return status === 404 || status === 401 || (status >= 300 && status < 400);
-}
-
-function clientAddress(req: IncomingMessage): string {
-  return (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-}
-
-/** The headers a shard gets: the client's, less the hop-by-hop ones, plus the X-Forwarded-* ones. */
-export function upstreamHeaders(
-  req: IncomingMessage,
-  body: Buffer | Readable | null,
-): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-  }
-  const forwarded = req.headers['x-forwarded-for'];
-  const address = clientAddress(req);
-  headers['x-forwarded-for'] =
-    forwarded === undefined ? address : `${Array.isArray(forwarded) ? forwarded.join(', ') : forwarded}, ${address}`;
-  // A load balancer in front of the front says which protocol the client used; else the front's own.
-  headers['x-forwarded-proto'] ??= (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
-  if (req.headers.host !== undefined) headers['x-forwarded-host'] ??= req.headers.host;
-  if (Buffer.isBuffer(body)) {
-    // Held whole: its exact length, whether the client sent it chunked or not.
-    headers['content-length'] = String(body.length);
-  } else if (body === null) {
-    delete headers['content-length'];
-  }
-  return headers;
-}
-
-/** Response headers the front does not pass on: its own connection's. */
-const RESPONSE_HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'trailer',
-  'upgrade',
-]);
-
-function downstreamHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name)) out[name] = value;
-  }
-  return out;
 }
 
 export class Front {
@@ -144,7 +78,7 @@ export class Front {
         return;
       await this.serve(route, req, res, querystring);
     } catch (error) {
-      this.answerError(req, res, error);
+      answerError(req, res, error, this.options);
     }
   }
 
@@ -152,9 +86,9 @@ export class Front {
     const { shards, slots } = this.options;
     switch (route.kind) {
       case 'healthz':
-        return this.healthz(res);
+        return answerHealth(res, this.options.shards);
       case 'metrics':
-        return this.metricsAnswer(req, res);
+        return answerMetrics(req, res, this.metricsDigest, this.options.metrics);
       case 'id':
         return this.forward(
           shardOfRoute(route.id, slots, shards.count) ?? this.anyLive(),
@@ -164,7 +98,6 @@ export class Front {
           route.kind,
         );
       case 'any':
-        return this.forward(this.anyLive(), req, res, hasBody(req) ? req : null, route.kind);
       case 'home':
         return this.forward(this.anyLive(), req, res, hasBody(req) ? req : null, route.kind);
       case 'input': {
@@ -197,7 +130,7 @@ export class Front {
           frontAddress: this.options.address(),
           healthTimeoutMs: 2_000,
         });
-        return this.answerMerged(res, merged);
+        return answerMerged(res, merged);
       }
       case 'list': {
         // A delivery search of one company is that company's shard's own list.
@@ -362,93 +295,6 @@ export class Front {
       return answer;
     };
     const merged = await mergeList(list, shards.count, shards.down(), ask, { querystring, json });
-    this.answerMerged(res, merged, (first as ShardAnswer | null)?.headers);
-  }
-
-  /** A merged answer: one shard's refusal as it came, or the merged JSON under `shardHeaders` (the lowest shard's). */
-  private answerMerged(res: ServerResponse, merged: Merged, shardHeaders?: ShardAnswer['headers']): void {
-    if ('answer' in merged) {
-      const { status, headers, text } = merged.answer;
-      res.writeHead(status, { ...downstreamHeaders(headers), 'content-length': String(Buffer.byteLength(text)) });
-      res.end(text);
-      return;
-    }
-    const text = JSON.stringify(merged.json);
-    const { etag: _etag, 'content-encoding': _encoding, ...headers } = downstreamHeaders(shardHeaders ?? {});
-    res.writeHead(200, {
-      // Account-wide and admin data: never cached, never sniffed, as every core's own answers.
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      ...headers,
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': String(Buffer.byteLength(text)),
-    });
-    res.end(text);
-  }
-
-  /** 200 when every shard answers its /healthz with 200; 503 naming the shards that do not. */
-  private async healthz(res: ServerResponse): Promise<void> {
-    const health = await this.options.shards.health(2_000);
-    const bad = health.filter((h) => h.status !== 200).map((h) => h.shard);
-    const body = {
-      status: bad.length === 0 ? 'ok' : 'degraded',
-      role: 'front',
-      shards: health.map((h) => ({
-        shard: h.shard,
-        url: h.url,
-        status: h.status === 200 ? 'ok' : h.status === null ? 'down' : 'unhealthy',
-        http_status: h.status,
-      })),
-      down_shards: bad,
-    };
-    this.json(res, bad.length === 0 ? 200 : 503, body);
-  }
-
-  private async metricsAnswer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.metricsDigest !== null) {
-      const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-      if (!matchesSecretDigest(given, this.metricsDigest))
-        throw new Unauthorized('GET /metrics needs Authorization: Bearer with the metrics token.');
-    }
-    const { contentType, text } = await this.options.metrics.scrape();
-    res.writeHead(200, { 'content-type': contentType });
-    res.end(text);
-  }
-
-  private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': String(Buffer.byteLength(text)),
-      ...headers,
-    });
-    res.end(text);
-  }
-
-  private answerError(req: IncomingMessage, res: ServerResponse, thrown: unknown): void {
-    let error: AppError;
-    const headers: Record<string, string> = {};
-    if (thrown instanceof ShardUnavailable) {
-      error = new ServiceUnavailable(
-        `Shard ${thrown.shard} of the gateway is unavailable; try again in a few seconds.`,
-      );
-      headers['retry-after'] = String(this.options.retryAfterSeconds);
-    } else if (thrown instanceof AppError) {
-      error = thrown;
-    } else {
-      const requestId = randomUUID();
-      this.options.logger.error(
-        { err: thrown, request_id: requestId, method: req.method, url: req.url },
-        'front: unhandled error',
-      );
-      error = new InternalError(requestId);
-    }
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    // A body the front stopped reading is not worth finishing: the connection closes after the answer.
-    if (!req.complete) headers.connection = 'close';
-    this.json(res, httpStatusOf(error), { errors: errorEntries(error) }, headers);
+    answerMerged(res, merged, (first as ShardAnswer | null)?.headers);
   }
 }

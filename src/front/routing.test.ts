@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeDeliveryCursor } from '../lib/paging.js';
 import { companyOfInput } from './company-input.js';
-import { upstreamHeaders } from './front.js';
+import { upstreamHeaders } from './forwarded-headers.js';
 import { decodeMergedCursor, encodeMergedCursor, mergeList, mergeSorted, type AskShard } from './merge.js';
 import { routeOf, shardOfRoute } from './routing.js';
 import { readUpload } from './upload.js';

@@ -133,3 +133,8 @@ export function shardOfRoute(id: number, slots: number, shards: number): number 
   const shard = shardOfId(id, slots);
   return shard < shards ? shard : null;
 }
+
+/** Answers a shard gives that mean "not mine" when every shard is asked (a fan-out): not found, no such session, a redirect to a login. */
+export function notHere(status: number): boolean {
+  return status === 404 || status === 401 || (status >= 300 && status < 400);
+}

@@ -103,7 +103,7 @@ const WEBHOOK_HEADERS = [
   {
     name: 'webhook-signature',
     description:
-      'Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, one per valid secret of the endpoint.',
+      'Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, one per valid secret of the endpoint; for an endpoint with `signing_algorithm: ed25519`, `v1a,<base64 ed25519 signature>` over the same text, verified with its `whpk_` public key.',
   },
 ].map(({ name, description }) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
 

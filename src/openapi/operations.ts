@@ -10,6 +10,12 @@ import { messageObject } from '../../schemas/objects/message.js';
 import { templateObject } from '../../schemas/objects/template.js';
 import { channelCreateBodies, channelProviderBody, channelUpdateBodies } from '../../schemas/v1/channels.js';
 import { companyCreateBody, companyUpdateBody } from '../../schemas/v1/companies.js';
+import {
+  conversationAssignBody,
+  conversationNoteBody,
+  v1AssignAnswer,
+  v1NoteAnswer,
+} from '../../schemas/v1/conversations.js';
 import { v1PageQuery } from '../../schemas/v1/paging.js';
 import {
   channelItem,
@@ -50,6 +56,7 @@ import {
   v1ConversationBody,
 } from '../../schemas/v1/flows.js';
 import { eventTypeListResponse } from '../../schemas/v2/event-types.js';
+import { providerListResponse } from '../../schemas/v2/providers.js';
 import { sandboxMessageBody } from '../../schemas/admin/connectors.js';
 import { cloudHandshakeQuery } from '../../schemas/callbacks/cloud.js';
 import { oauthRedirectQuery } from '../../schemas/callbacks/oauth.js';
@@ -142,6 +149,22 @@ const v1: Operation[] = [
     tag: 'v1 channels',
     summary: 'Delete (disable) a channel',
     success: { status: 200, schema: v1Deleted },
+  },
+  {
+    method: 'put',
+    path: '/p1/companies/:companyId/conversations/:id/note',
+    tag: 'v1 conversations',
+    summary: "Set a conversation's note (an empty note removes it); a change writes conversation.update with the note",
+    input: conversationNoteBody,
+    success: { status: 200, schema: v1NoteAnswer },
+  },
+  {
+    method: 'put',
+    path: '/p1/companies/:companyId/conversations/:id/assign',
+    tag: 'v1 conversations',
+    summary: "Set a conversation's assignee (a user id; absent or null unassigns); a change writes conversation.update",
+    input: conversationAssignBody,
+    success: { status: 200, schema: v1AssignAnswer },
   },
   {
     method: 'post',
@@ -462,6 +485,14 @@ const webhookOps: Operation[] = [
     summary:
       "The company's events live as Server-Sent Events (`text/event-stream`): `id:` the event's id, `event:` its type, `data:` the v2 envelope. `Last-Event-ID` resumes right after that event; an id not kept is 409; at most five open streams per company (429)",
     success: { status: 200 },
+  },
+  {
+    method: 'get',
+    path: '/api/p2/providers',
+    tag: 'v2 providers',
+    summary:
+      'The provider capability catalog: for each provider how it authenticates, writing first, templates, groups, reactions, edits, deletes, read receipts (what the provider has, and what the gateway carries of it) and the attachment kinds and sizes it takes',
+    success: { status: 200, schema: providerListResponse },
   },
   {
     method: 'post',

@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 import type { OutgoingMessage } from '../streams/stream.js';
 import { isAboutItself } from '../domain/operational-events.js';
-import { jobEndpoint, wantsEvent } from '../domain/webhook-endpoints.js';
+import { jobEndpoint, passesFilter, wantsEvent } from '../domain/webhook-endpoints.js';
 import { V1_RENDERED_EVENTS, v1RenditionOf } from './v1-renditions.js';
 
 /** Endpoints per company (active or not), read once per relay batch (its fan-out runs in one transaction). */
@@ -13,7 +13,8 @@ export type EndpointCache = Map<number, WebhookEndpointRow[]>;
 
 /**
  * Turns one event of the outbox into its deliveries: one per endpoint of the company that wants the
- * event (never the endpoint a `webhook.disabled` or `delivery.failed` is about). The delivery rows
+ * event by its name and, for an endpoint with a payload filter, by its content (never the endpoint
+ * a `webhook.disabled` or `delivery.failed` is about). The delivery rows
  * are created here (idempotently: a relay that crashed before marking the row fans it out again
  * onto the same deliveries), and each job carries its endpoint's address and signing secrets so
  * that workers need no store. Runs inside the caller's transaction (the relay's fan-out of a
@@ -35,7 +36,10 @@ export function fanOutEvent(
 ): OutgoingMessage[] {
   let all = endpointsOf.get(event.company_id);
   if (all === undefined) endpointsOf.set(event.company_id, (all = store.webhooks.list(event.company_id)));
-  const endpoints = all.filter((endpoint) => wantsEvent(endpoint, event.name) && !isAboutItself(event, endpoint.id));
+  const endpoints = all.filter(
+    (endpoint) =>
+      wantsEvent(endpoint, event.name) && !isAboutItself(event, endpoint.id) && passesFilter(endpoint, event),
+  );
   // The company's v1 webhook_url gets message and conversation events in their v1 rendition.
   if (V1_RENDERED_EVENTS.has(event.name) && endpoints.some((endpoint) => endpoint.source === 'company')) {
     const rendition = v1RenditionOf(store, event);

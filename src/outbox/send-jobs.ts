@@ -1,7 +1,7 @@
 import type { PublicUrls } from '../presenters/public-urls.js';
-import type { MediaKindOut, ProviderSendJob, SendJob, SendRequest } from '../domain/messaging.js';
+import type { ProviderSendJob, SendJob, SendRequest } from '../domain/messaging.js';
+import { sendKindOf } from '../domain/provider-rules.js';
 import type { DeleteJob, ProviderDeleteJob } from '../domain/message-deletion.js';
-import type { AttachmentRow } from '../store/resources/attachments.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -39,7 +39,7 @@ export function resolveSendJob(store: Store, job: SendJob, urls: PublicUrls): Pr
             url: urls.attachmentFile(attachment),
             mime_type: attachment.mime_type,
             file_name: attachment.file_name,
-            kind: kindOf(attachment),
+            kind: sendKindOf(attachment),
           },
     reply_to: message.replied_to_id,
     template: null,
@@ -80,12 +80,4 @@ export function resolveOutboundJob(
       external_ids: job.external_ids,
     },
   };
-}
-
-/** How a provider is asked to send an attachment, from its detected type. */
-function kindOf(attachment: Pick<AttachmentRow, 'mime_type' | 'push_to_talk'>): MediaKindOut {
-  if (attachment.mime_type.startsWith('image/')) return 'image';
-  if (attachment.mime_type.startsWith('video/')) return 'video';
-  if (attachment.mime_type.startsWith('audio/')) return attachment.push_to_talk === 1 ? 'voice' : 'audio';
-  return 'document';
 }

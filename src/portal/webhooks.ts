@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { signingAlgorithmOf } from '../lib/signing-keys.js';
 import { portalEmptyBody, portalWebhookCreateBody, portalWebhookUpdateBody } from '../../schemas/portal.js';
 import { newEventId } from '../domain/events.js';
 import { ReplayRefused, type Replayer } from '../dispatch/replay.js';
@@ -121,8 +122,10 @@ export function portalWebhookRoutes(
     readBody(ctx, emptyBody);
     const rotated = store.transaction(() => rotateSecret(store, endpoint.id));
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
-    answersSecret(ctx);
-    ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
+    // An ed25519 key's private half is shown at creation only: receivers need its new public half.
+    const withSecret = signingAlgorithmOf(rotated.secret) !== 'ed25519';
+    if (withSecret) answersSecret(ctx);
+    ctx.body = { webhook: presentWebhook(rotated, { withSecret }) };
   });
 
   // A test event goes to this one endpoint, whatever its event filter: the company asked for it.

@@ -6,7 +6,10 @@ import type { ConversationRow } from '../store/resources/conversations.js';
 /** The contract's Conversation (v2), as schemas/objects/conversation.ts describes it. */
 export type ConversationObject = FromSchema<typeof conversationObject>;
 
-/** The contract's Conversation (v2), plus assignee_id, which PUT sets. */
+/**
+ * The contract's Conversation (v2), plus assignee_id, which PUT sets, and the v1 note.
+ * `last_updated_at` is null until the first message, like `last_message_id` (the hosted service's pages).
+ */
 export function presentConversation(row: ConversationRow): ConversationObject {
   return {
     id: row.id,
@@ -18,11 +21,12 @@ export function presentConversation(row: ConversationRow): ConversationObject {
     provider: row.provider,
     avatar_url: row.contact_avatar_url,
     created_at: toIso(row.created_at),
-    last_updated_at: toIso(row.last_updated_at),
+    last_updated_at: row.last_message_id === null ? null : toIso(row.last_updated_at),
     last_message_id: row.last_message_id,
     operational_state: row.operational_state,
     replied_state: row.replied_state,
     assignee_id: row.assignee_id,
+    note: row.note,
     group: row.contact_is_group === 1,
   };
 }

@@ -26,6 +26,7 @@ import type { MessageRow } from '../store/resources/messages.js';
 import type { OutboxStore } from '../store/pipeline/outbox.js';
 import type { Store } from '../store/store.js';
 import type { TemplateRow } from '../store/resources/templates.js';
+import { generateSigningKey } from '../lib/signing-keys.js';
 import { generateWebhookSecret, type WebhookEndpointRow } from '../store/resources/webhooks.js';
 import type { EventRecord } from '../streams/catalog.js';
 import { presentAttachment, type AttachmentObject } from './attachment.js';
@@ -239,6 +240,7 @@ const conversation = (overrides: Partial<ConversationRow>): ConversationRow => (
   operational_state: 'open',
   replied_state: 'unreplied',
   assignee_id: null,
+  note: null,
   last_message_id: 501,
   created_at: T0,
   last_updated_at: T0 + 5_000,
@@ -258,7 +260,7 @@ const conversationRows: [string, ConversationRow][] = [
   ['a new incoming conversation', conversation({})],
   [
     'an archived, replied, assigned one',
-    conversation({ id: 42, operational_state: 'archived', replied_state: 'replied', assignee_id: 9 }),
+    conversation({ id: 42, operational_state: 'archived', replied_state: 'replied', assignee_id: 9, note: 'VIP' }),
   ],
   [
     'a group without phone and without messages',
@@ -424,6 +426,8 @@ const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => 
   disabled_reason: null,
   ordering: 'default',
   rate_limit: null,
+  filter: null,
+  retry_schedule: null,
   head_delivery_id: null,
   created_at: T0,
   updated_at: T0,
@@ -452,6 +456,34 @@ const webhookRows: [string, WebhookEndpointRow][] = [
   [
     'a strictly ordered, rate-limited endpoint',
     webhook({ id: 35, ordering: 'strict', rate_limit: 20, head_delivery_id: 'dlv_0123456789abcdef' }),
+  ],
+  ['an endpoint signing with ed25519', webhook({ id: 38, secret: generateSigningKey() })],
+  [
+    'an ed25519 endpoint during a rotation',
+    webhook({
+      id: 39,
+      secret: generateSigningKey(),
+      previous_secret: generateSigningKey(),
+      previous_secret_expires_at: T0 + 1,
+    }),
+  ],
+  ['an endpoint with a retry schedule of its own', webhook({ id: 37, retry_schedule: '[30,600,3600]' })],
+  [
+    'an endpoint with a payload filter',
+    webhook({
+      id: 36,
+      filter: JSON.stringify({
+        and: [
+          { path: 'object.direction', op: 'eq', value: 'incoming' },
+          {
+            or: [
+              { path: 'object.channel_id', op: 'in', value: [1, 2] },
+              { path: 'object.tags', op: 'exists' },
+            ],
+          },
+        ],
+      }),
+    }),
   ],
 ];
 

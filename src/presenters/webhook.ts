@@ -1,5 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { WebhookEventType, webhookObject } from '../../schemas/objects/webhook.js';
+import type { EndpointFilter } from '../../schemas/objects/endpoint-filter.js';
+import { publicKeyOf, signingAlgorithmOf } from '../lib/signing-keys.js';
 import { toIso } from '../lib/time.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 
@@ -25,5 +27,11 @@ export function presentWebhook(row: WebhookEndpointRow, { withSecret = false } =
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
     ...(withSecret ? { secret: row.secret } : {}),
+    ...(signingAlgorithmOf(row.secret) === 'ed25519'
+      ? { signing_algorithm: 'ed25519' as const, public_key: publicKeyOf(row.secret) }
+      : {}),
+    // The options show only on endpoints that have them: the others answer exactly as before.
+    ...(row.retry_schedule !== null ? { retry_schedule: JSON.parse(row.retry_schedule) as number[] } : {}),
+    ...(row.filter !== null ? { filter: JSON.parse(row.filter) as EndpointFilter } : {}),
   };
 }

@@ -2,10 +2,12 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import { channelRoutes } from '../api/v1/channels.js';
 import { companyRoutes } from '../api/v1/companies.js';
+import { v1ConversationRoutes } from '../api/v1/conversations.js';
 import { authRoutes } from '../api/v2/auths.js';
 import { webhookRoutes } from '../api/v2/webhooks.js';
 import { eventTypeRoutes } from '../api/v2/event-types.js';
 import { eventStreamRoutes } from '../api/v2/event-stream.js';
+import { providerRoutes } from '../api/v2/providers.js';
 import { attachmentRoutes } from '../api/v2/attachments.js';
 import { conversationRoutes } from '../api/v2/conversations.js';
 import { messageRoutes } from '../api/v2/messages.js';
@@ -222,10 +224,20 @@ export function createApp({
   companyRoutes(router, store, auth);
   const flows = new ConnectionFlows({ store, connectors, throttle, publicUrl: config.publicUrl, presenters, logger });
   channelRoutes(router, store, auth, flows, presenters);
+  v1ConversationRoutes(router, store, auth);
   authRoutes(router, store, auth, flows);
-  webhookRoutes(router, store, auth, tester, guard, metrics);
+  webhookRoutes(
+    router,
+    store,
+    auth,
+    tester,
+    guard,
+    { maxAttempts: config.webhooks.endpointMaxAttempts, maxDelayMs: config.webhooks.endpointMaxDelayMs },
+    metrics,
+  );
   eventTypeRoutes(router, auth);
   eventStreamRoutes(router, store, auth);
+  providerRoutes(router, auth);
   attachmentRoutes(router, store, auth, config, fetcher, presenters);
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, presenters);

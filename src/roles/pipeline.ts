@@ -111,7 +111,15 @@ export function dispatchWorkers(
   logger: Logger,
   record?: AttemptRecorder,
 ): Worker[] {
-  const { retryScheduleMs, retryJitter, retryAfterMaxMs, timeoutMs, endpointConcurrency } = config.webhooks;
+  const {
+    retryScheduleMs,
+    retryJitter,
+    retryAfterMaxMs,
+    timeoutMs,
+    endpointConcurrency,
+    endpointMaxAttempts,
+    endpointMaxDelayMs,
+  } = config.webhooks;
   return [
     new DeliveryWorker({
       bus,
@@ -120,7 +128,12 @@ export function dispatchWorkers(
       logger,
       timeoutMs,
       endpointConcurrency,
-      policy: { scheduleMs: retryScheduleMs, jitter: retryJitter, retryAfterMaxMs },
+      policy: {
+        scheduleMs: retryScheduleMs,
+        jitter: retryJitter,
+        retryAfterMaxMs,
+        endpointBounds: { maxAttempts: endpointMaxAttempts, maxDelayMs: endpointMaxDelayMs },
+      },
       record: record === undefined ? undefined : record.record.bind(record),
     }),
     new ProviderSender({

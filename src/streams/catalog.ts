@@ -69,7 +69,8 @@ export interface DeliveryJob {
  * The endpoint of a job. The options are there only when the endpoint has them (the jobs of
  * endpoints without them stay as small as they were): `rate_limit` in deliveries per second, which
  * the dispatcher paces the endpoint's attempts to; `ordering: 'strict'`, whose attempt records the
- * core watches to let the endpoint's next delivery out.
+ * core watches to let the endpoint's next delivery out; `retry_schedule`, the endpoint's own seconds
+ * before each retry, which the dispatcher's policy follows instead of the gateway-wide schedule.
  */
 export interface JobEndpoint {
   id: number;
@@ -77,6 +78,7 @@ export interface JobEndpoint {
   secrets: string[];
   rate_limit?: number;
   ordering?: 'strict';
+  retry_schedule?: number[];
 }
 
 /**

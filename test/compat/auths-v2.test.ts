@@ -110,7 +110,7 @@ describe('pact-im/api-doc content/ru/v2/auths/create-auth.md (sync_period)', () 
 });
 
 describe('pact-im/api-doc content/en/v2/auths/confirm-auth.md (OAuth)', () => {
-  it.each(['market_a', 'chat_a_business', 'social_c_business'])(
+  it.each(['market_a', 'chat_a_business', 'social_c_business', 'social_b'])(
     '%s created by provider alone answers oauth_provider_url; following it enables the auth',
     async (provider) => {
       const company = await c.company(`OAuth ${provider}`);

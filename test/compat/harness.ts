@@ -7,7 +7,6 @@ import { systemClock } from '../../src/streams/stream.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { emittedEvents } from '../helpers/events.js';
 import { eventually } from '../helpers/wait.js';
 
 export interface CompatGateway {
@@ -19,9 +18,9 @@ export interface CompatGateway {
   /** The webhook bodies received so far for a company, oldest first. */
   hooks(company: number): { event: string; type: string; object: any }[];
   /**
-   * Waits until every event the gateway has stored for a company so far reached the receiver: what
-   * one provider batch brings is stored in one transaction, so once one of its events arrived, this
-   * waits for the rest of the batch.
+   * Waits until every delivery the admin API lists for a company so far reached the receiver
+   * (through the API alone, so it holds against a cluster too). The relay fans events out in
+   * batches, so a provider batch whose first events have deliveries has the rest of them soon after.
    */
   allDelivered(company: number): Promise<void>;
   close(): Promise<void>;
@@ -78,11 +77,15 @@ export async function startCompatGateway(): Promise<CompatGateway> {
     },
     async allDelivered(company) {
       await eventually(
-        `every event of company ${company} delivered`,
-        () => {
+        `every delivery of company ${company} received`,
+        async () => {
           const received = new Set(receiver.received.map((h) => h.id));
-          const stored = emittedEvents(gw.store).filter((e) => e.company_id === company);
-          return stored.length > 0 && stored.every((e) => received.has(e.id));
+          const listed = await gw.admin('GET', `/admin/deliveries?company_id=${company}&limit=200`);
+          if (listed.status !== 200)
+            throw new Error(`admin deliveries answered ${listed.status}: ${JSON.stringify(listed.body)}`);
+          const deliveries = listed.body.deliveries as { event_id: string }[];
+          if (listed.body.next_cursor !== null) throw new Error(`company ${company} has more than 200 deliveries`);
+          return deliveries.length > 0 && deliveries.every((d) => received.has(d.event_id));
         },
         10_000,
       );

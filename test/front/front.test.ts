@@ -143,6 +143,28 @@ describe('the front before two cores', () => {
     expect(bad.status).toBe(422);
   });
 
+  it('refuses a bulk replay that names no company with 422, and sends one that does to its shard', async () => {
+    const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+    const refused = await send('POST', '/admin/replays', admin, JSON.stringify({ status: 'failed' }));
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.errors).toEqual([
+      {
+        status: 422,
+        code: 'validation_failed',
+        title: 'Validation failed',
+        detail: 'company_id is required: a bulk replay through the front names its company_id',
+        source: { pointer: '/company_id' },
+      },
+    ]);
+    for (const id of companies) {
+      const started = await send('POST', '/admin/replays', admin, JSON.stringify({ company_id: id }));
+      expect(started.status, started.text).toBe(202);
+      const task = await send('GET', started.headers.location as string, { authorization: `Bearer ${ADMIN}` });
+      expect(task.status, task.text).toBe(200);
+      expect(task.body.task.id).toBe(started.body.task.id);
+    }
+  });
+
   it('gives a merged list the headers of a shard’s answer: the request id, no-store', async () => {
     for (const target of ['/p1/companies', '/api/p2/auths']) {
       const answer = await send('GET', target, { 'x-request-id': 'merged-list-1' });

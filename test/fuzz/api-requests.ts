@@ -76,7 +76,8 @@ function pathIds(world: FuzzWorld, op: DocumentedOperation, param: string): { ow
   if (param === 'storageKey') return { own: storageKey! };
   if (param === 'fileName') return { own: fileName! };
   if (op.path.includes('/webhooks/')) return pick(own.webhook, foreign.webhook);
-  if (op.path.startsWith('/api/p2/conversations/')) return pick(own.conversation, foreign.conversation);
+  if (op.path.startsWith('/api/p2/conversations/') || op.path.includes('/conversations/{id}'))
+    return pick(own.conversation, foreign.conversation);
   return pick(own.chatB, foreign.chatB); // channels, auths, admin channels
 }
 

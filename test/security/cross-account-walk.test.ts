@@ -128,6 +128,13 @@ describe('the generated walk', () => {
     expect(byAuth('admin')).toBeGreaterThanOrEqual(15);
     expect(byAuth('none')).toBeGreaterThanOrEqual(7);
     expect(operations.map(label)).toContain('GET /api/p2/conversations/{id}/messages/{messageId}');
+    for (const op of [
+      'PUT /p1/companies/{companyId}/conversations/{id}/note',
+      'PUT /p1/companies/{companyId}/conversations/{id}/assign',
+      'GET /api/p2/providers',
+    ]) {
+      expect(operations.map(label)).toContain(op);
+    }
   });
 
   for (const direction of ['B with A', 'A with B'] as const) {

@@ -66,13 +66,23 @@ function showSecret(slot, webhook, rotated) {
     h(
       'div',
       { class: 'secret', role: 'status', id: 'new-secret' },
-      h(
-        'p',
-        {},
-        h('strong', {}, `Signing secret of endpoint ${webhook.id}: `),
-        h('code', { id: 'secret-value' }, webhook.secret),
-      ),
-      h('p', {}, 'It is shown this once: store it where your receiver verifies signatures.'),
+      // An ed25519 endpoint's receivers verify with its public key: its private key stays unshown here.
+      webhook.public_key
+        ? h(
+            'p',
+            {},
+            h('strong', {}, `Public key of endpoint ${webhook.id}: `),
+            h('code', { id: 'public-key-value' }, webhook.public_key),
+          )
+        : h(
+            'p',
+            {},
+            h('strong', {}, `Signing secret of endpoint ${webhook.id}: `),
+            h('code', { id: 'secret-value' }, webhook.secret),
+          ),
+      webhook.public_key
+        ? h('p', {}, 'Your receiver verifies the ed25519 (v1a) signatures with it.')
+        : h('p', {}, 'It is shown this once: store it where your receiver verifies signatures.'),
       rotated && webhook.previous_secret_expires_at
         ? h(
             'p',
@@ -165,6 +175,20 @@ function endpointPanel(webhook, { reload, isCurrent }) {
       h('dd', { class: 'mono' }, webhook.url),
       h('dt', {}, 'Events'),
       h('dd', {}, webhook.event_types === null ? 'every event' : webhook.event_types.join(', ')),
+      webhook.public_key
+        ? [
+            h('dt', {}, 'Signed with'),
+            h('dd', {}, 'ed25519 (Standard Webhooks v1a)'),
+            h('dt', {}, 'Public key'),
+            h('dd', { class: 'mono', 'data-public-key': '' }, webhook.public_key),
+          ]
+        : null,
+      webhook.retry_schedule
+        ? [h('dt', {}, 'Retry schedule'), h('dd', {}, describeSchedule(webhook.retry_schedule))]
+        : null,
+      webhook.filter
+        ? [h('dt', {}, 'Payload filter'), h('dd', { class: 'mono' }, describeFilter(webhook.filter))]
+        : null,
       h('dt', {}, 'Last success'),
       h('dd', {}, timeEl(health?.last_success_at)),
       h('dt', {}, 'Failing since'),
@@ -216,4 +240,24 @@ function addForm({ reload }) {
     announce(`Endpoint ${answer.webhook.id} added.`, 'ok');
   });
   return form;
+}
+
+/** An endpoint's own retry schedule: `3 attempts: retries after 30 s and 2 min`. */
+function describeSchedule(seconds) {
+  if (seconds.length === 0) return '1 attempt, no retry';
+  const span = (s) => (s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+  return `${seconds.length + 1} attempts: retries after ${seconds.map(span).join(', ')}`;
+}
+
+const OPERATORS = { eq: '=', ne: '≠', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'in' };
+
+/** A payload filter as one line of text: `object.direction = "incoming" and (object.channel_id in [3,4] or object.urgent exists)`. */
+function describeFilter(filter, nested = false) {
+  const list = filter.and ?? filter.or;
+  if (list !== undefined) {
+    const text = list.map((part) => describeFilter(part, true)).join(filter.and ? ' and ' : ' or ');
+    return nested && list.length > 1 ? `(${text})` : text;
+  }
+  if (filter.op === 'exists') return `${filter.path} ${filter.value === false ? 'is absent' : 'exists'}`;
+  return `${filter.path} ${OPERATORS[filter.op] ?? filter.op} ${JSON.stringify(filter.value)}`;
 }

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { signingAlgorithmOf } from '../../lib/signing-keys.js';
 import { V1_WEBHOOK_EVENT_TYPES } from '../../../schemas/objects/webhook.js';
 import {
   webhookActionBody,
@@ -15,7 +16,13 @@ import { validator } from '../../http/validate.js';
 import type { CompanyRow } from '../../store/resources/companies.js';
 import type { Store } from '../../store/store.js';
 import type { WebhookEndpointRow } from '../../store/resources/webhooks.js';
-import { MAX_ENDPOINTS_PER_COMPANY, rotateSecret } from '../../domain/webhook-endpoints.js';
+import type { EndpointFilter } from '../../../schemas/objects/endpoint-filter.js';
+import {
+  MAX_ENDPOINTS_PER_COMPANY,
+  retryScheduleProblems,
+  rotateSecret,
+  type RetryScheduleBounds,
+} from '../../domain/webhook-endpoints.js';
 import { pathId } from '../../http/params.js';
 import { findCompany } from '../lookup.js';
 import { matchPathCompany } from './auths.js';
@@ -36,9 +43,10 @@ const LIMIT_TEXT = `a company has at most ${MAX_ENDPOINTS_PER_COMPANY} webhook e
 /**
  * Company webhook endpoints (docs/design.md sections 7 and 9, the hosted service's company-webhooks
  * pages): up to five per company, the company's v1 webhook_url being one of them (source `company`).
- * Each has its own `whsec_` secret, shown only when it is created or rotated. An endpoint becomes
- * active through an update only once it answered the signed test POST (src/dispatch/endpoint-test.ts)
- * with a 2xx; `POST .../test` sends that same POST on demand.
+ * Each has its own `whsec_` secret, shown only when it is created or rotated (or, with
+ * `signing_algorithm: ed25519`, a `whsk_` key shown at creation only and its `whpk_` public key
+ * always). An endpoint becomes active through an update only once it answered the signed test POST
+ * (src/dispatch/endpoint-test.ts) with a 2xx; `POST .../test` sends that same POST on demand.
  */
 export function webhookRoutes(
   router: Router<AppState>,
@@ -46,6 +54,7 @@ export function webhookRoutes(
   auth: Middleware<AppState>,
   tester: EndpointTester,
   guard: SsrfGuard,
+  retryBounds: RetryScheduleBounds,
   metrics?: Metrics,
 ): void {
   const base = '/api/p2/companies/:companyId/webhooks';
@@ -67,6 +76,7 @@ export function webhookRoutes(
     const input = readInput(ctx, createBody);
     matchPathCompany(company, input.company_id);
     requireReachableUrl(guard, input.url, 'url');
+    requireRetryBounds(input.retry_schedule, retryBounds);
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
         throw ValidationFailed.field(
@@ -82,6 +92,9 @@ export function webhookRoutes(
         active: input.active,
         ordering: input.ordering,
         rateLimit: input.rate_limit ?? null,
+        filter: input.filter as EndpointFilter | null | undefined,
+        retrySchedule: input.retry_schedule ?? null,
+        signingAlgorithm: input.signing_algorithm,
       });
     });
     ctx.status = 201;
@@ -101,6 +114,7 @@ export function webhookRoutes(
       const input = readInput(ctx, updateBody);
       matchPathCompany(company, input.company_id);
       if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
+      requireRetryBounds(input.retry_schedule, retryBounds);
       if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
         throw new Conflict(
           `Webhook endpoint ${endpoint.id} is the company's webhook_url: change its url with PUT /p1/companies/${company.id}.`,
@@ -128,6 +142,8 @@ export function webhookRoutes(
             active: input.active,
             ordering: input.ordering,
             rateLimit: input.rate_limit,
+            filter: input.filter as EndpointFilter | null | undefined,
+            retrySchedule: input.retry_schedule,
           },
           'api',
         ),
@@ -164,9 +180,18 @@ export function webhookRoutes(
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
     const rotated = store.transaction(() => rotateSecret(store, endpoint.id));
     if (rotated === undefined) throw new NotFound(`Webhook endpoint ${endpoint.id} was not found.`);
-    answersSecret(ctx);
-    ctx.body = { webhook: presentWebhook(rotated, { withSecret: true }) };
+    // An ed25519 key's private half is shown at creation only: receivers need its new public half.
+    const withSecret = signingAlgorithmOf(rotated.secret) !== 'ed25519';
+    if (withSecret) answersSecret(ctx);
+    ctx.body = { webhook: presentWebhook(rotated, { withSecret }) };
   });
+}
+
+/** A retry schedule beyond what the operator allows is a 422 naming the step (or the whole list). */
+function requireRetryBounds(schedule: readonly number[] | null | undefined, bounds: RetryScheduleBounds): void {
+  if (schedule === undefined || schedule === null) return;
+  const problems = retryScheduleProblems(schedule, bounds);
+  if (problems.length > 0) throw new ValidationFailed(problems);
 }
 
 /**

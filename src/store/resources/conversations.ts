@@ -15,6 +15,8 @@ export interface ConversationRow {
   operational_state: OperationalState;
   replied_state: RepliedState;
   assignee_id: number | null;
+  /** The company's note on the conversation (v1 PUT .../note); null without one. */
+  note: string | null;
   last_message_id: number | null;
   created_at: number;
   last_updated_at: number;
@@ -33,6 +35,7 @@ export interface ConversationChanges {
   operational_state?: OperationalState;
   replied_state?: RepliedState;
   assignee_id?: number | null;
+  note?: string | null;
   last_message_id?: number;
 }
 
@@ -41,6 +44,7 @@ interface ConversationWrite {
   id: number;
   replied_state: RepliedState;
   assignee_id: number | null;
+  note: string | null;
   last_message_id: number | null;
   last_updated_at: number;
 }
@@ -79,15 +83,15 @@ export class ConversationStore {
     );
     this.update = db.prepare(
       `UPDATE conversations SET operational_state = @operational_state, replied_state = @replied_state,
-         assignee_id = @assignee_id, last_message_id = @last_message_id, last_updated_at = @last_updated_at
+         assignee_id = @assignee_id, note = @note, last_message_id = @last_message_id, last_updated_at = @last_updated_at
        WHERE id = @id`,
     );
     // SQLite rewrites the entry of every index whose columns an UPDATE sets, changed or not: with the
     // state left out, a message in a conversation that stays open leaves conversations_company_state
     // alone (a page less written per callback).
     this.updateSameState = db.prepare(
-      `UPDATE conversations SET replied_state = @replied_state, assignee_id = @assignee_id, last_message_id = @last_message_id,
-         last_updated_at = @last_updated_at
+      `UPDATE conversations SET replied_state = @replied_state, assignee_id = @assignee_id, note = @note,
+         last_message_id = @last_message_id, last_updated_at = @last_updated_at
        WHERE id = @id`,
     );
     this.pageAll = db.prepare<[number, number, number], ConversationRow>(
@@ -127,6 +131,7 @@ export class ConversationStore {
       id: row.id,
       replied_state: changes.replied_state ?? row.replied_state,
       assignee_id: changes.assignee_id === undefined ? row.assignee_id : changes.assignee_id,
+      note: changes.note === undefined ? row.note : changes.note,
       last_message_id: changes.last_message_id ?? row.last_message_id,
       last_updated_at: now,
     };
@@ -160,6 +165,8 @@ export class ConversationStore {
         last_message_id: null,
         created_at: now,
         last_updated_at: now,
+        // The column added last comes last in a read of the row.
+        note: null,
         provider: channel.provider,
         channel_state: channel.state,
         channel_deleted_at: channel.deleted_at,
@@ -184,6 +191,7 @@ export class ConversationStore {
       operational_state: changes.operational_state ?? row.operational_state,
       replied_state: changes.replied_state ?? row.replied_state,
       assignee_id: changes.assignee_id === undefined ? row.assignee_id : changes.assignee_id,
+      note: changes.note === undefined ? row.note : changes.note,
       last_message_id: changes.last_message_id ?? row.last_message_id,
       last_updated_at: now,
     };
@@ -191,6 +199,7 @@ export class ConversationStore {
       id: next.id,
       replied_state: next.replied_state,
       assignee_id: next.assignee_id,
+      note: next.note,
       last_message_id: next.last_message_id,
       last_updated_at: now,
     };

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../engine/db.js';
+import { generateSigningKey, signingAlgorithmOf, type SigningAlgorithm } from '../../lib/signing-keys.js';
+import type { EndpointFilter } from '../../../schemas/objects/endpoint-filter.js';
 
 export interface WebhookEndpointRow {
   id: number;
@@ -18,6 +20,10 @@ export interface WebhookEndpointRow {
   ordering: EndpointOrdering;
   /** Deliveries per second, or null for no limit. */
   rate_limit: number | null;
+  /** Payload filter (src/domain/endpoint-filter.ts) as JSON text, or null for none. */
+  filter: string | null;
+  /** JSON array of the seconds before each retry, or null for the gateway-wide schedule. */
+  retry_schedule: string | null;
   /** Strict ordering: the delivery let out last (the ones after it are held until it ended). */
   head_delivery_id: string | null;
   created_at: number;
@@ -31,6 +37,11 @@ export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
+/** A new secret of the algorithm given: a `whsec_` secret, or a `whsk_` ed25519 key. */
+function newSecretFor(algorithm: SigningAlgorithm): string {
+  return algorithm === 'ed25519' ? generateSigningKey() : generateWebhookSecret();
+}
+
 export interface NewWebhookEndpoint {
   companyId: number;
   source: 'company' | 'api';
@@ -40,6 +51,10 @@ export interface NewWebhookEndpoint {
   active: boolean;
   ordering?: EndpointOrdering;
   rateLimit?: number | null;
+  filter?: EndpointFilter | null;
+  retrySchedule?: number[] | null;
+  /** 'ed25519': a `whsk_` key pair signs (`v1a`); else a `whsec_` secret (`v1`). */
+  signingAlgorithm?: SigningAlgorithm;
 }
 
 export interface WebhookEndpointChanges {
@@ -50,6 +65,8 @@ export interface WebhookEndpointChanges {
   disabledReason?: string;
   ordering?: EndpointOrdering;
   rateLimit?: number | null;
+  filter?: EndpointFilter | null;
+  retrySchedule?: number[] | null;
 }
 
 /** Webhook endpoints of companies. */
@@ -84,11 +101,24 @@ export class WebhookEndpointStore {
       'SELECT count(*) AS n FROM webhook_endpoints WHERE company_id = ?',
     );
     this.insertOne = db.prepare<
-      [number, string, string, string, string | null, number, string, number | null, number, number],
+      [
+        number,
+        string,
+        string,
+        string,
+        string | null,
+        number,
+        string,
+        number | null,
+        string | null,
+        string | null,
+        number,
+        number,
+      ],
       WebhookEndpointRow
     >(
-      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, filter, retry_schedule, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.updateOne = db.prepare<
       {
@@ -99,12 +129,15 @@ export class WebhookEndpointStore {
         disabled_reason: string | null;
         ordering: EndpointOrdering;
         rate_limit: number | null;
+        filter: string | null;
+        retry_schedule: string | null;
         updated_at: number;
       },
       WebhookEndpointRow
     >(
       `UPDATE webhook_endpoints SET url = @url, event_types = @event_types, active = @active,
-         disabled_reason = @disabled_reason, ordering = @ordering, rate_limit = @rate_limit, updated_at = @updated_at
+         disabled_reason = @disabled_reason, ordering = @ordering, rate_limit = @rate_limit,
+         filter = @filter, retry_schedule = @retry_schedule, updated_at = @updated_at
        WHERE id = @id RETURNING *`,
     );
     this.deleteOne = db.prepare<[number]>('DELETE FROM webhook_endpoints WHERE id = ?');
@@ -142,17 +175,19 @@ export class WebhookEndpointStore {
     return this.companyRow.get(companyId);
   }
 
-  /** Inserts an endpoint with a freshly generated secret. The caller checks the limit in the same transaction. */
+  /** Inserts an endpoint with a freshly generated secret (or ed25519 key). The caller checks the limit in the same transaction. */
   create(endpoint: NewWebhookEndpoint, now = Date.now()): WebhookEndpointRow {
     return this.insertOne.get(
       endpoint.companyId,
       endpoint.source,
       endpoint.url,
-      generateWebhookSecret(),
+      newSecretFor(endpoint.signingAlgorithm ?? 'hmac-sha256'),
       endpoint.eventTypes === null ? null : JSON.stringify(endpoint.eventTypes),
       Number(endpoint.active),
       endpoint.ordering ?? 'default',
       endpoint.rateLimit ?? null,
+      endpoint.filter == null ? null : JSON.stringify(endpoint.filter),
+      endpoint.retrySchedule == null ? null : JSON.stringify(endpoint.retrySchedule),
       now,
       now,
     )!;
@@ -174,6 +209,14 @@ export class WebhookEndpointStore {
       disabled_reason: active === 1 ? null : (changes.disabledReason ?? row.disabled_reason),
       ordering: changes.ordering ?? row.ordering,
       rate_limit: changes.rateLimit === undefined ? row.rate_limit : changes.rateLimit,
+      filter:
+        changes.filter === undefined ? row.filter : changes.filter === null ? null : JSON.stringify(changes.filter),
+      retry_schedule:
+        changes.retrySchedule === undefined
+          ? row.retry_schedule
+          : changes.retrySchedule === null
+            ? null
+            : JSON.stringify(changes.retrySchedule),
       updated_at: now,
     })!;
   }
@@ -183,10 +226,12 @@ export class WebhookEndpointStore {
   }
 
   /**
-   * Gives the endpoint a new secret; the current one becomes the previous secret, signing until
-   * `previousExpiresAt` (a secret replaced earlier stops at once).
+   * Gives the endpoint a new secret of the same algorithm; the current one becomes the previous
+   * secret, signing until `previousExpiresAt` (a secret replaced earlier stops at once).
    */
   rotate(id: number, previousExpiresAt: number, now = Date.now()): WebhookEndpointRow | undefined {
-    return this.rotateOne.get(previousExpiresAt, generateWebhookSecret(), now, id);
+    const current = this.byIdAlone.get(id);
+    if (current === undefined) return undefined;
+    return this.rotateOne.get(previousExpiresAt, newSecretFor(signingAlgorithmOf(current.secret)), now, id);
   }
 }

@@ -1,5 +1,8 @@
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from '../../log.js';
+import { mendIdleRequestQueue } from './idle-request-queue.js';
+
+mendIdleRequestQueue();
 
 /**
  * A kafkajs client whose own log lines (warnings and errors only) go to `log`, and whose retries

@@ -16,6 +16,9 @@ import { deliveryOrder } from './014-delivery-order.js';
 import { deliveryKeys } from './015-delivery-keys.js';
 import { secretsAndTokens } from './016-secrets-and-tokens.js';
 import { directory } from './017-directory.js';
+import { conversationNotes } from './018-conversation-notes.js';
+import { endpointFilters } from './019-endpoint-filters.js';
+import { endpointRetrySchedules } from './020-endpoint-retry-schedules.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
@@ -39,4 +42,7 @@ export const MIGRATIONS: readonly Migration[] = [
   deliveryKeys,
   secretsAndTokens,
   directory,
+  conversationNotes,
+  endpointFilters,
+  endpointRetrySchedules,
 ];

@@ -1,0 +1,158 @@
+// Payload filters of webhook endpoints (docs/api.md, "Payload filters"): validated when saved,
+// shown by the API, and applied at fan-out, so a filtered endpoint is only sent what matches.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookResponse } from '../../schemas/v2/webhooks.js';
+import {
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  TO_RECEIVERS,
+  type TestGateway,
+} from '../helpers/gateway.js';
+import { emitEvent } from '../helpers/pipeline.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { compileSchema } from '../helpers/schemas.js';
+import { eventually } from '../helpers/wait.js';
+
+let gw: TestGateway;
+const receivers: Receiver[] = [];
+beforeAll(async () => {
+  gw = await startTestGateway(TO_RECEIVERS);
+});
+afterAll(async () => {
+  for (const r of receivers) await r.close();
+  await gw?.close();
+});
+
+const validateWebhook = compileSchema(webhookResponse);
+const hooksPath = (company: number) => `/api/p2/companies/${company}/webhooks`;
+
+async function newCompany(): Promise<number> {
+  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data.external_id as number;
+}
+
+const INCOMING_ON_CHANNEL_3 = {
+  and: [
+    { path: 'type', op: 'eq', value: 'message' },
+    { path: 'object.direction', op: 'eq', value: 'incoming' },
+    {
+      or: [
+        { path: 'object.channel_id', op: 'in', value: [3, 4] },
+        { path: 'object.urgent', op: 'exists' },
+      ],
+    },
+  ],
+};
+
+describe('payload filters through the API', () => {
+  it('stores a filter, shows it, keeps it on an update that does not name it, and clears it with null', async () => {
+    const company = await newCompany();
+    const created = await gw.request('POST', hooksPath(company), {
+      json: { url: 'https://crm.example.com/hooks', filter: INCOMING_ON_CHANNEL_3 },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(validateWebhook(created.body), JSON.stringify(validateWebhook.errors)).toBe(true);
+    expect(created.body.webhook.filter).toEqual(INCOMING_ON_CHANNEL_3);
+    const id = created.body.webhook.id as number;
+    const shown = await gw.request('GET', `${hooksPath(company)}/${id}`);
+    expect(shown.body.webhook.filter).toEqual(INCOMING_ON_CHANNEL_3);
+    const renamed = await gw.request('PATCH', `${hooksPath(company)}/${id}`, { json: { rate_limit: 5 } });
+    expect(renamed.body.webhook.filter).toEqual(INCOMING_ON_CHANNEL_3);
+    const cleared = await gw.request('PATCH', `${hooksPath(company)}/${id}`, { json: { filter: null } });
+    expect(cleared.status, cleared.text).toBe(200);
+    expect(cleared.body.webhook).not.toHaveProperty('filter');
+    expect(gw.store.webhooks.find(company, id)!.filter).toBeNull();
+  });
+
+  it('answers an endpoint without a filter exactly as before: no filter key', async () => {
+    const company = await newCompany();
+    const created = await gw.request('POST', hooksPath(company), { json: { url: 'https://crm.example.com/plain' } });
+    expect(Object.keys(created.body.webhook).sort()).toEqual(
+      [
+        'active',
+        'company_id',
+        'created_at',
+        'disabled_reason',
+        'event_types',
+        'id',
+        'ordering',
+        'previous_secret_expires_at',
+        'rate_limit',
+        'secret',
+        'source',
+        'updated_at',
+        'url',
+      ].sort(),
+    );
+  });
+
+  const deep = { and: [{ or: [{ and: [{ or: [{ path: 'type', op: 'exists' }] }] }] }] };
+  it.each<[string, unknown, string, RegExp]>([
+    ['an unknown operator', { path: 'type', op: 'like', value: 'm%' }, 'filter/op', /must be one of: eq, ne/],
+    ['a path outside the envelope', { path: 'body.id', op: 'exists' }, 'filter/path', /must be a dotted path/],
+    ['a condition without a path', { op: 'eq', value: 1 }, 'filter/path', /filter\.path is required/],
+    ['eq without a value', { path: 'type', op: 'eq' }, 'filter/value', /filter\.value is required/],
+    ['in with an empty list', { path: 'type', op: 'in', value: [] }, 'filter/value', /must be a list of 1 to 50/],
+    ['gt with a boolean', { path: 'object.id', op: 'gt', value: true }, 'filter/value', /must be a number or string/],
+    ['exists with a number', { path: 'type', op: 'exists', value: 1 }, 'filter/value', /must be a boolean/],
+    [
+      'and beside a condition',
+      { and: [{ path: 'type', op: 'exists' }], path: 'type' },
+      'filter',
+      /must hold "and" alone/,
+    ],
+    ['an empty or', { or: [] }, 'filter/or', /must NOT have fewer than 1 items/],
+    [
+      'a bad part deep inside',
+      { or: [{ path: 'type', op: 'exists' }, { and: [{ path: 'object.x', op: 'lt' }] }] },
+      'filter/or/1/and/0/value',
+      /required/,
+    ],
+    ['and/or nested four levels deep', deep, 'filter/and/0/or/0/and/0/or', /nests too deep: at most 3 levels/],
+    ['a string', 'type=message', 'filter', /filter must be an object or null/],
+  ])('422 for %s, naming the part, nothing stored', async (_name, filter, field, detail) => {
+    const company = await newCompany();
+    const res = await gw.request('POST', hooksPath(company), { json: { url: 'https://crm.example.com/x', filter } });
+    expect(failingFields(res)).toContain(field);
+    const entry = expectErrorShape(res, 422, 'validation_failed').find((e) => e.source?.pointer === `/${field}`)!;
+    expect(entry.detail).toMatch(detail);
+    expect(gw.store.webhooks.count(company)).toBe(0);
+  });
+});
+
+describe('payload filters at fan-out', () => {
+  it('queues for a filtered endpoint only the events that match, and every event for an unfiltered one', async () => {
+    const company = await newCompany();
+    const filtered = await startReceiver(() => []);
+    const everything = await startReceiver(() => []);
+    receivers.push(filtered, everything);
+    for (const [url, filter] of [
+      [filtered.url, INCOMING_ON_CHANNEL_3],
+      [everything.url, undefined],
+    ] as const) {
+      const res = await gw.request('POST', hooksPath(company), { json: { url, active: true, filter } });
+      expect(res.status, res.text).toBe(201);
+    }
+    const events = [
+      emitEvent(gw.store, company, 'message.create', { id: 1, direction: 'incoming', channel_id: 3 }),
+      emitEvent(gw.store, company, 'message.create', { id: 2, direction: 'outgoing', channel_id: 3 }),
+      emitEvent(gw.store, company, 'message.create', { id: 3, direction: 'incoming', channel_id: 9 }),
+      emitEvent(gw.store, company, 'message.create', { id: 4, direction: 'incoming', channel_id: 9, urgent: 1 }),
+      emitEvent(gw.store, company, 'conversation.update', { id: 5, direction: 'incoming', channel_id: 3 }),
+    ];
+    await eventually('every event at the unfiltered endpoint', () => everything.received.length === 5);
+    await eventually('the matching events at the filtered one', () => filtered.received.length === 2);
+    expect(filtered.received.map((hook) => hook.id).sort()).toEqual([events[0]!.id, events[3]!.id].sort());
+    // Not queued at all: the other events have no delivery to the filtered endpoint.
+    const deliveries = gw.store.db
+      .prepare(
+        `SELECT d.event_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE e.url = ? ORDER BY d.event_id`,
+      )
+      .all(filtered.url) as { event_id: string }[];
+    expect(deliveries.map((d) => d.event_id)).toEqual([events[0]!.id, events[3]!.id].sort());
+  });
+});
