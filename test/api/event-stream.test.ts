@@ -1,17 +1,18 @@
 // GET /api/p2/companies/:id/events/stream: the company's v2 events as Server-Sent Events, their
 // exact ids and order, a resume after Last-Event-ID with no gap and no repeat, the 409 of an id not
-// kept, the per-company cap (429) and the other account's 404.
-import http from 'node:http';
+// kept, the caps per company and per account (429), the end of a revoked token's stream and the
+// other account's 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/domain/events.js';
 import { presentConversation } from '../../src/presenters/conversation.js';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedCompany, seedConversation } from '../helpers/seed.js';
+import { openSse, type OpenSse } from '../helpers/sse.js';
 import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
 });
 afterAll(async () => {
   await gw.close();
@@ -19,46 +20,8 @@ afterAll(async () => {
 
 const streamPath = (companyId: number) => `/api/p2/companies/${companyId}/events/stream`;
 
-interface SseMessage {
-  id: string;
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** An open stream: its parsed messages so far, and a close. */
-function openStream(
-  companyId: number,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; messages: SseMessage[]; text: () => string; close: () => void }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(streamPath(companyId), gw.baseUrl);
-    const req = http.get(url, { headers: { 'x-private-api-token': gw.token, ...headers } }, (res) => {
-      const messages: SseMessage[] = [];
-      let buffer = '';
-      let all = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        all += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields = Object.fromEntries(
-            block
-              .split('\n')
-              .filter((line) => !line.startsWith(':'))
-              .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
-          );
-          const { id, event, data } = fields as Partial<Record<string, string>>;
-          if (id !== undefined && event !== undefined && data !== undefined)
-            messages.push({ id, event, data: JSON.parse(data) as Record<string, unknown> });
-        }
-      });
-      resolve({ status: res.statusCode ?? 0, messages, text: () => all, close: () => req.destroy() });
-    });
-    req.on('error', reject);
-  });
+function openStream(companyId: number, headers: Record<string, string> = {}, token = gw.token): Promise<OpenSse> {
+  return openSse(gw.baseUrl, streamPath(companyId), { 'x-private-api-token': token, ...headers });
 }
 
 /** Records conversation.create events for new conversations; answers their event ids in order. */
@@ -110,7 +73,7 @@ describe('GET /api/p2/companies/:id/events/stream', () => {
     const refused = await gw.request('GET', streamPath(companyId));
     expectErrorShape(refused, 429, 'too_many_requests');
     streams[0]?.close();
-    let again: Awaited<ReturnType<typeof openStream>> | undefined;
+    let again: OpenSse | undefined;
     await eventually('a slot is free again', async () => {
       again?.close();
       again = await openStream(companyId);
@@ -118,6 +81,38 @@ describe('GET /api/p2/companies/:id/events/stream', () => {
     });
     again?.close();
     for (const s of streams) s.close();
+  });
+
+  it('caps open streams per account at 20 over all its companies (429)', async () => {
+    const account = await gw.createAccount('Many Streams');
+    const companies = await Promise.all(
+      [1, 2, 3, 4, 5].map(async (n) => (await seedCompany(gw, account, `Streams ${n}`)).companyId),
+    );
+    const streams = await Promise.all(
+      companies.slice(0, 4).flatMap((id) => [1, 2, 3, 4, 5].map(() => openStream(id, {}, account))),
+    );
+    expect(streams.map((s) => s.status)).toEqual(streams.map(() => 200));
+    const refused = await gw.request('GET', streamPath(companies[4]!), { token: account });
+    expectErrorShape(refused, 429, 'too_many_requests');
+    // Another account's streams are counted on their own.
+    const elsewhere = await openStream((await seedCompany(gw, gw.token, 'Not Capped Co')).companyId);
+    expect(elsewhere.status).toBe(200);
+    elsewhere.close();
+    for (const s of streams) s.close();
+  });
+
+  it('ends the stream when its token is revoked', async () => {
+    const account = await gw.createAccount('Revoked Streamer');
+    const { companyId } = await seedCompany(gw, account, 'Revoked Co');
+    const stream = await openStream(companyId, {}, account);
+    expect(stream.status).toBe(200);
+    const admin = { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
+    const { tokens } = (await gw.request('GET', '/admin/tokens', admin)).body as {
+      tokens: { id: number; account_name: string }[];
+    };
+    const token = tokens.find((t) => t.account_name === 'Revoked Streamer')!;
+    expect((await gw.request('POST', `/admin/tokens/${token.id}/revoke`, admin)).status).toBe(200);
+    await stream.ended;
   });
 
   it("answers 404 for another account's company", async () => {

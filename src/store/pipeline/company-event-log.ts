@@ -1,43 +1,81 @@
 import type { Db } from '../engine/db.js';
+import { pruneStep, type PruneStep } from '../engine/prune.js';
 
-/** One kept event of a company: its outbox row id (the read cursor) and the row's JSON. */
+/** One event of a company's log: its seq (the read cursor), its id and name, and its v2 envelope as JSON. */
 export interface KeptEvent {
-  row: number;
-  message_id: string;
-  payload: string;
+  seq: number;
+  event_id: string;
+  name: string;
+  envelope: string;
+}
+
+/** What the outbox writes to the log for an event it appends (see NewOutboxMessage.logged). */
+export interface LoggedEvent {
+  companyId: number;
+  name: string;
+  envelope: string;
 }
 
 /**
- * Reads a company's events from the outbox rows kept for the retention (src/outbox/janitor.ts),
- * in row order: the log the live stream (src/api/v2/event-stream.ts) reads and resumes from.
+ * The company event log (table company_events): every v2 event, written in the transaction of the
+ * change it reports, in commit order, kept for the retention (src/outbox/janitor.ts). The live
+ * stream (src/http/live-events.ts) reads it and resumes from it.
  */
 export class CompanyEventLog {
+  private readonly insertOne;
   private readonly after;
-  private readonly byMessage;
+  private readonly byEvent;
   private readonly newest;
+  private readonly nextRows;
+  private readonly deleteRange;
 
   constructor(db: Db) {
-    this.after = db.prepare<[string, number, number], KeptEvent>(
-      "SELECT id AS row, message_id, payload FROM outbox WHERE stream = 'gateway.events' AND key = ? AND id > ? ORDER BY id LIMIT ?",
+    this.insertOne = db.prepare<[number, string, string, string, number]>(
+      'INSERT INTO company_events (company_id, event_id, name, envelope, created_at) VALUES (?, ?, ?, ?, ?)',
     );
-    this.byMessage = db.prepare<[string, string], { row: number }>(
-      "SELECT id AS row FROM outbox WHERE message_id = ? AND stream = 'gateway.events' AND key = ?",
+    this.after = db.prepare<[number, number, number], KeptEvent>(
+      'SELECT seq, event_id, name, envelope FROM company_events WHERE company_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
-    this.newest = db.prepare<[], { row: number | null }>('SELECT max(id) AS row FROM outbox');
+    this.byEvent = db.prepare<[string, number], { seq: number }>(
+      'SELECT seq FROM company_events WHERE event_id = ? AND company_id = ?',
+    );
+    this.newest = db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM company_events');
+    this.nextRows = db.prepare<[number, number], { key: number; created_at: number }>(
+      'SELECT seq AS key, created_at FROM company_events WHERE seq > ? ORDER BY seq LIMIT ?',
+    );
+    this.deleteRange = db.prepare<[number, number]>('DELETE FROM company_events WHERE seq > ? AND seq <= ?');
   }
 
-  /** Up to `limit` of the company's events after row `row`, oldest first. */
-  eventsAfter(companyId: number, row: number, limit: number): KeptEvent[] {
-    return this.after.all(String(companyId), row, limit);
+  /** Writes the event in the transaction open on this connection (the change's own). */
+  appendHere(eventId: string, event: LoggedEvent, now: number): void {
+    this.insertOne.run(event.companyId, eventId, event.name, event.envelope, now);
   }
 
-  /** The row of the company's event `eventId`, or undefined when it is not (or no longer) kept. */
-  rowOf(companyId: number, eventId: string): number | undefined {
-    return this.byMessage.get(eventId, String(companyId))?.row;
+  /** Up to `limit` of the company's events after seq `seq`, oldest first. */
+  eventsAfter(companyId: number, seq: number, limit: number): KeptEvent[] {
+    return this.after.all(companyId, seq, limit);
   }
 
-  /** The newest row of the log: a stream without Last-Event-ID starts after it. */
-  newestRow(): number {
-    return this.newest.get()?.row ?? 0;
+  /** The seq of the company's event `eventId`, or undefined when it is not (or no longer) kept. */
+  seqOf(companyId: number, eventId: string): number | undefined {
+    return this.byEvent.get(eventId, companyId)?.seq;
+  }
+
+  /** The newest seq of the log: a stream without Last-Event-ID starts after it. */
+  newestSeq(): number {
+    return this.newest.get()?.seq ?? 0;
+  }
+
+  /**
+   * Deletes the events created before `before` among the `limit` after seq `after`, up to the first
+   * created since (seqs follow creation time). Answers the last seq looked at and how many went.
+   */
+  prune(before: number, after: number, limit: number): PruneStep {
+    return pruneStep(
+      this.nextRows.all(after, limit),
+      before,
+      after,
+      (from, upto) => this.deleteRange.run(from, upto).changes,
+    );
   }
 }
