@@ -483,8 +483,9 @@ const webhookOps: Operation[] = [
     path: '/api/p2/companies/:companyId/events/stream',
     tag: 'v2 webhooks',
     summary:
-      "The company's events live as Server-Sent Events (`text/event-stream`): `id:` the event's id, `event:` its type, `data:` the v2 envelope. `Last-Event-ID` resumes right after that event; an id not kept is 409; at most five open streams per company (429)",
-    success: { status: 200 },
+      "The company's events live as Server-Sent Events (`text/event-stream`): `id:` the event's id, `event:` its type, `data:` the v2 envelope `{id, event, type, created_at, object}`. `Last-Event-ID` resumes right after that event, from the event log kept 24 hours; an id not kept is 409. At most 5 open streams per company and 20 per account (429)",
+    success: { status: 200, description: 'A `text/event-stream` that lasts until the client closes it' },
+    errors: [409, 429],
   },
   {
     method: 'get',
