@@ -3,7 +3,7 @@ import { Conflict, TooManyRequests } from '../errors/errors.js';
 import type { CompanyEventLog } from '../store/pipeline/company-event-log.js';
 import type { AppContext } from './context.js';
 
-/** Limits of the live event streams (docs/api.md, "Live event stream"); tests shrink the timings. */
+/** Limits of the live event streams (docs/api.md, "The live event stream"). */
 export interface LiveStreamLimits {
   /** Open streams a company may hold at once; the next gets 429. */
   perCompany: number;
@@ -145,7 +145,9 @@ export class LiveEventStreams {
       clearInterval(heartbeat);
       if (timer !== undefined) clearTimeout(timer);
       this.open.delete(entry);
-      if (!res.writableEnded) res.end();
+      // A reader that does not read would keep an ended stream's socket open with its buffer: cut it.
+      if (stats.waitingDrain) res.destroy();
+      else if (!res.writableEnded) res.end();
     };
     this.open.add(entry);
     res.on('close', end);

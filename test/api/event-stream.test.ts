@@ -115,6 +115,32 @@ describe('GET /api/p2/companies/:id/events/stream', () => {
     await stream.ended;
   });
 
+  it("serves the portal the session's company stream, and ends it when the session ends", async () => {
+    const target = await seedCompany(gw, gw.token, 'Portal Stream Co');
+    const link = await gw.request('POST', `/api/p2/companies/${target.companyId}/portal_sessions`);
+    const token = new URL((link.body as { portal_session: { url: string } }).portal_session.url).hash.slice(1);
+    const opened = await fetch(`${gw.baseUrl}/portal/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: gw.baseUrl },
+      body: JSON.stringify({ token }),
+    });
+    expect(opened.status).toBe(201);
+    const cookie = opened.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = ((await opened.json()) as { session: { csrf_token: string } }).session.csrf_token;
+    const stream = await openSse(gw.baseUrl, '/portal/api/events/stream', { cookie });
+    expect(stream.status).toBe(200);
+    const [id] = recordConversations(target, ['700000009']);
+    await eventually('the portal stream got the event', () => stream.messages.some((m) => m.id === id));
+    const ended = await fetch(`${gw.baseUrl}/portal/session`, {
+      method: 'DELETE',
+      headers: { cookie, 'x-csrf-token': csrf },
+    });
+    expect(ended.status).toBe(200);
+    await stream.ended;
+    const refused = await gw.request('GET', '/portal/api/events/stream', { token: null, headers: { cookie } });
+    expectErrorShape(refused, 401, 'unauthorized');
+  });
+
   it("answers 404 for another account's company", async () => {
     const { companyId } = await seedCompany(gw, gw.token, 'Private Co');
     const other = await gw.createAccount('Stream Outsider');
