@@ -26,6 +26,10 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/companies.test.ts':
     'counts the companies of every account in the store to prove a refusal stored nothing (its list: company-list.test.ts)',
   'test/api/conversations.test.ts': 'seeds conversations through the store and reads the events it emitted',
+  'test/api/event-stream.test.ts':
+    'records events through the store (the front is tested in test/front/front-event-stream.test.ts)',
+  'test/api/event-stream-callbacks.test.ts':
+    "reads the emitted events and the outbox rows in the store, and the paused stream's counters in the daemon",
   'test/api/event-types.test.ts': 'reads every emitted event from the store, webhooks not sent included',
   'test/api/messages.test.ts': 'seeds through the store; reads outbound jobs and emitted events',
   'test/api/openapi.test.ts': "walks the daemon's router to match routes and documented operations",

@@ -74,13 +74,21 @@ export function writeEvent(
 export function appendEvent(outbox: OutboxStore, record: EventRecord): EventRecord {
   Object.freeze(record.body);
   const { id, company_id: companyId, name, created_at: createdAt } = record;
-  const json = `{"id":${JSON.stringify(id)},"company_id":${companyId},"name":${JSON.stringify(name)},"created_at":${JSON.stringify(createdAt)},"body":${jsonOf(record.body)}}`;
+  const body = jsonOf(record.body);
+  const json = `{"id":${JSON.stringify(id)},"company_id":${companyId},"name":${JSON.stringify(name)},"created_at":${JSON.stringify(createdAt)},"body":${body}}`;
   outbox.append({
     stream: 'gateway.events',
     key: String(companyId),
     messageId: id,
     payload: Object.freeze(record),
     json,
+    // The live stream carries the v2 envelopes; the v1 payloads go to v1 webhook_urls only.
+    ...(isV2Envelope(record.body) ? { logged: { companyId, name, envelope: body } } : {}),
   });
   return record;
+}
+
+/** A v2 envelope `{id, event, type, created_at, object}` (the v1 payloads have other shapes). */
+function isV2Envelope(body: Record<string, unknown>): boolean {
+  return typeof body.type === 'string' && typeof body.event === 'string' && 'object' in body;
 }

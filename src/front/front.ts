@@ -18,7 +18,7 @@ import type { Logger } from '../log.js';
 import { companyOfInput, companyOfQuery } from './company-input.js';
 import type { FrontMetrics } from './front-metrics.js';
 import { mergeList, type ListInput, type ShardAnswer } from './merge.js';
-import { notHere, routeOf, shardOfRoute, type Route } from './routing.js';
+import { isEventStream, notHere, routeOf, shardOfRoute, type Route } from './routing.js';
 import { ShardUnavailable, type ShardSet } from './shard-set.js';
 import { hasBody, readBody } from './body.js';
 import { readUpload } from './upload.js';
@@ -76,13 +76,19 @@ export class Front {
         !(await this.vouchForConsoleSession(req, res, this.options.adminToken))
       )
         return;
-      await this.serve(route, req, res, querystring);
+      await this.serve(route, req, res, querystring, isEventStream(req.method ?? 'GET', pathname));
     } catch (error) {
       answerError(req, res, error, this.options);
     }
   }
 
-  private async serve(route: Route, req: IncomingMessage, res: ServerResponse, querystring: string): Promise<void> {
+  private async serve(
+    route: Route,
+    req: IncomingMessage,
+    res: ServerResponse,
+    querystring: string,
+    longLived: boolean,
+  ): Promise<void> {
     const { shards, slots } = this.options;
     switch (route.kind) {
       case 'healthz':
@@ -96,6 +102,7 @@ export class Front {
           res,
           hasBody(req) ? req : null,
           route.kind,
+          longLived,
         );
       case 'any':
       case 'home':
@@ -114,7 +121,7 @@ export class Front {
       case 'create':
         return this.create(req, res);
       case 'first':
-        return this.first(req, res);
+        return this.first(req, res, longLived);
       case 'view': {
         const merged = await clusterView(route.view, {
           shards,
@@ -163,6 +170,7 @@ export class Front {
     res: ServerResponse,
     body: Buffer | Readable | null,
     route: string,
+    longLived = false,
   ): Promise<void> {
     const response = await this.options.shards.request(
       shard,
@@ -173,6 +181,7 @@ export class Front {
         body: body ?? undefined,
       },
       route,
+      longLived,
     );
     await this.send(res, response);
   }
@@ -222,7 +231,7 @@ export class Front {
   }
 
   /** Asks every live shard; answers the first in shard order that is not "not here", else the lowest shard's answer. */
-  private async first(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async first(req: IncomingMessage, res: ServerResponse, longLived: boolean): Promise<void> {
     const { shards } = this.options;
     const body = await readBody(req, this.options.bodyLimitBytes);
     const live = shards.live();
@@ -237,6 +246,7 @@ export class Front {
             body: hasBody(req) ? body : undefined,
           },
           'first',
+          longLived,
         ),
       ),
     );

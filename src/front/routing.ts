@@ -138,3 +138,13 @@ export function shardOfRoute(id: number, slots: number, shards: number): number 
 export function notHere(status: number): boolean {
   return status === 404 || status === 401 || (status >= 300 && status < 400);
 }
+
+/**
+ * A live event stream (GET /api/p2/companies/:id/events/stream, GET /portal/api/events/stream): an
+ * answer that lasts as long as its client, sent on as it comes on a connection of its own.
+ */
+export function isEventStream(method: string, pathname: string): boolean {
+  return (
+    method.toUpperCase() === 'GET' && /^\/(?:api\/p2\/companies\/[^/]+|portal\/api)\/events\/stream$/.test(pathname)
+  );
+}

@@ -53,10 +53,22 @@ export function isUnreachable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * How long a live event stream's answer may be silent before the front gives up on it: four of the
+ * cores' keep-alive comments (src/http/live-events.ts, every 15 s).
+ */
+export const STREAM_IDLE_MS = 60_000;
+
 interface ShardEntry {
   readonly shard: number;
   readonly url: string;
   readonly pool: Pool;
+  /**
+   * The connections of live event streams, which stay open as long as their client: apart from
+   * `pool`, so that open streams never take the connections the other requests need. Not capped
+   * here: the cores cap streams per company and per account.
+   */
+  readonly streams: Pool;
   up: boolean;
   probe: NodeJS.Timeout | null;
 }
@@ -81,6 +93,13 @@ export class ShardSet {
           connect: { timeout: options.connectTimeoutMs },
           headersTimeout: options.responseTimeoutMs,
           bodyTimeout: options.responseTimeoutMs,
+          keepAliveTimeout: 4_000,
+        }),
+        streams: new Pool(url, {
+          connections: null,
+          connect: { timeout: options.connectTimeoutMs },
+          headersTimeout: options.responseTimeoutMs,
+          bodyTimeout: STREAM_IDLE_MS,
           keepAliveTimeout: 4_000,
         }),
         up: true,
@@ -121,6 +140,8 @@ export class ShardSet {
     shard: number,
     options: Omit<Dispatcher.RequestOptions, 'origin'>,
     route: string,
+    /** A live event stream: on a connection of its own (ShardEntry.streams). */
+    longLived = false,
   ): Promise<Dispatcher.ResponseData> {
     const entry = this.entries[shard];
     if (entry === undefined || !entry.up) {
@@ -135,7 +156,7 @@ export class ShardSet {
     const started = process.hrtime.bigint();
     for (let attempt = 1; ; attempt++) {
       try {
-        const response = await entry.pool.request(options);
+        const response = await (longLived ? entry.streams : entry.pool).request(options);
         this.metrics.proxied(shard, route, 'answered', Number(process.hrtime.bigint() - started) / 1e9);
         return response;
       } catch (error) {
@@ -215,6 +236,7 @@ export class ShardSet {
   async close(): Promise<void> {
     this.closed = true;
     for (const entry of this.entries) if (entry.probe !== null) clearTimeout(entry.probe);
-    await Promise.all(this.entries.map((entry) => entry.pool.close()));
+    // Open streams end with the front: their pool is destroyed, not waited for.
+    await Promise.all(this.entries.flatMap((entry) => [entry.pool.close(), entry.streams.destroy()]));
   }
 }

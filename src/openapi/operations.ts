@@ -480,6 +480,15 @@ const webhookOps: Operation[] = [
   },
   {
     method: 'get',
+    path: '/api/p2/companies/:companyId/events/stream',
+    tag: 'v2 webhooks',
+    summary:
+      "The company's events live as Server-Sent Events (`text/event-stream`): `id:` the event's id, `event:` its type, `data:` the v2 envelope `{id, event, type, created_at, object}`. `Last-Event-ID` resumes right after that event, from the event log kept 24 hours; an id not kept is 409. At most 5 open streams per company and 20 per account (429)",
+    success: { status: 200, description: 'A `text/event-stream` that lasts until the client closes it' },
+    errors: [409, 429],
+  },
+  {
+    method: 'get',
     path: '/api/p2/providers',
     tag: 'v2 providers',
     summary:

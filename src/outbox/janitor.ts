@@ -31,3 +31,30 @@ export class OutboxJanitor extends Janitor {
     });
   }
 }
+
+/** How long the company event log keeps an event: a live stream may resume from any event this recent. */
+export const EVENT_LOG_RETENTION_MS = 86_400_000;
+
+/**
+ * Deletes the company event log's events once older than the retention (docs/api.md, "Live event
+ * stream"), in small batches like the outbox janitor. A stream resuming from a deleted event gets 409.
+ */
+export class EventLogJanitor extends Janitor {
+  constructor({
+    store,
+    clock,
+    logger,
+    retainMs = EVENT_LOG_RETENTION_MS,
+    everyMs = 600_000,
+    batch = 2_000,
+  }: JanitorOptions) {
+    super('event-log-janitor', {
+      clock,
+      logger,
+      retainMs,
+      everyMs,
+      pruned: 'company event log events',
+      pass: scanPass((before, after, limit) => store.eventLog.prune(before, after, limit), batch),
+    });
+  }
+}

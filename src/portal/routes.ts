@@ -21,6 +21,7 @@ import { portalPolicy, sessionCompany } from './session.js';
 import { portalWebhookRoutes } from './webhooks.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { SsrfGuard } from '../net/ssrf.js';
+import type { LiveEventStreams } from '../http/live-events.js';
 
 export interface PortalDeps {
   store: Store;
@@ -36,6 +37,8 @@ export interface PortalDeps {
   metrics?: Metrics;
   /** The private-address guard: an endpoint's URL is checked against it when set. */
   guard: SsrfGuard;
+  /** The live event streams, which the portal's live page reads with its session. */
+  liveStreams: LiveEventStreams;
 }
 
 /**
@@ -110,4 +113,19 @@ export function portalRoutes(router: Router<AppState>, webRouter: Router<AppStat
   const api = { store, session, body, replayer: deps.replayer, metrics: deps.metrics, guard: deps.guard };
   portalWebhookRoutes(webRouter, api);
   portalEventLogRoutes(webRouter, api);
+
+  // The company's events live, for the portal's live page: the API's stream, by the session.
+  webRouter.get('/portal/api/events/stream', session, (ctx) => {
+    const company = sessionCompany(store, ctx);
+    const sessionDigest = digestApiToken(ctx.state.sessionToken!);
+    deps.liveStreams.serve(ctx, {
+      accountId: company.account_id,
+      companyId: company.id,
+      lastEventId: ctx.get('Last-Event-ID'),
+      // A session ended (logged out, expired) or a company deleted ends the stream.
+      stillAllowed: () =>
+        store.webSessions.findSession(sessionDigest, 'portal', Date.now()) !== undefined &&
+        store.companies.find(company.account_id, company.id) !== undefined,
+    });
+  });
 }

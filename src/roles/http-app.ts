@@ -6,6 +6,8 @@ import { v1ConversationRoutes } from '../api/v1/conversations.js';
 import { authRoutes } from '../api/v2/auths.js';
 import { webhookRoutes } from '../api/v2/webhooks.js';
 import { eventTypeRoutes } from '../api/v2/event-types.js';
+import { eventStreamRoutes } from '../api/v2/event-stream.js';
+import { LiveEventStreams } from '../http/live-events.js';
 import { providerRoutes } from '../api/v2/providers.js';
 import { attachmentRoutes } from '../api/v2/attachments.js';
 import { conversationRoutes } from '../api/v2/conversations.js';
@@ -149,6 +151,8 @@ export function createApp({
   app: Koa<AppState>;
   router: Router<AppState>;
   webRouter: Router<AppState>;
+  /** The open live event streams (GET .../events/stream and the portal's). */
+  liveStreams: LiveEventStreams;
   /** Closes the app's own outbound clients (test POSTs to webhook endpoints, attachment downloads). */
   close(): Promise<void>;
 } {
@@ -235,6 +239,8 @@ export function createApp({
     metrics,
   );
   eventTypeRoutes(router, auth);
+  const liveStreams = new LiveEventStreams(store.eventLog);
+  eventStreamRoutes(router, store, auth, liveStreams);
   providerRoutes(router, auth);
   attachmentRoutes(router, store, auth, config, fetcher, presenters);
   conversationRoutes(router, store, auth);
@@ -250,6 +256,7 @@ export function createApp({
     metrics,
     guard,
     publicOrigin: config.publicOrigin,
+    liveStreams,
   });
   // Provider callbacks: verified by their own signatures over the raw body, never by the API token.
   oauthRoutes(router, store, flows);
@@ -319,5 +326,5 @@ export function createApp({
   const close = async () => {
     await Promise.all([tester.close(), fetcher.close()]);
   };
-  return { app, router, webRouter, close };
+  return { app, router, webRouter, liveStreams, close };
 }

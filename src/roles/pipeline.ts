@@ -13,7 +13,7 @@ import { publicUrls } from '../presenters/public-urls.js';
 import { ReceiptJanitor } from '../ingest/receipt-janitor.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { OutboxJanitor } from '../outbox/janitor.js';
+import { EventLogJanitor, OutboxJanitor } from '../outbox/janitor.js';
 import { IdempotencyJanitor } from '../workers/idempotency-janitor.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
@@ -183,6 +183,7 @@ export async function startPipeline(
     scheduler,
     new ReceiptJanitor({ store, clock, logger }),
     new OutboxJanitor({ store, clock, logger }),
+    new EventLogJanitor({ store, clock, logger }),
     new DeliveryJanitor({ store, clock, logger, retainMs: config.webhooks.retentionMs }),
     new IdempotencyJanitor({ store, clock, logger }),
     new ReplayTaskWorker({ store, replayer, clock, logger }),

@@ -16,6 +16,7 @@ import { WalCheckpointer } from '../store/engine/checkpointer.js';
 import { Store } from '../store/store.js';
 import type { Clock } from '../streams/stream.js';
 import { startPipeline, type Pipeline } from './pipeline.js';
+import type { LiveEventStreams } from '../http/live-events.js';
 
 export interface RunningGateway {
   store: Store;
@@ -26,6 +27,8 @@ export interface RunningGateway {
   webRouter: Router<AppState>;
   pipeline: Pipeline;
   metrics: Metrics;
+  /** The open live event streams of this process. */
+  liveStreams: LiveEventStreams;
   close(): Promise<void>;
 }
 
@@ -108,6 +111,7 @@ export async function startGateway(
     app,
     router,
     webRouter,
+    liveStreams,
     close: closeApp,
   } = createApp({
     store,
@@ -130,7 +134,10 @@ export async function startGateway(
     webRouter,
     pipeline,
     metrics,
+    liveStreams,
     async close() {
+      // An open stream would keep its connection, and the server, open for ever.
+      liveStreams.closeAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -17,6 +17,7 @@ import { GroupCommit } from './engine/group-commit.js';
 import { MessageStore } from './resources/messages.js';
 import { migrate, schemaVersion } from './engine/migrate.js';
 import { OutboxStore } from './pipeline/outbox.js';
+import { CompanyEventLog } from './pipeline/company-event-log.js';
 import { ReplayTaskStore } from './deliveries/replay-tasks.js';
 import { StreamMessageStore } from './pipeline/stream-messages.js';
 import { TemplateStore } from './resources/templates.js';
@@ -45,6 +46,8 @@ export class Store {
   readonly messages: MessageStore;
   readonly templates: TemplateStore;
   readonly outbox: OutboxStore;
+  /** Every v2 event of each company, for the retention: what the live stream reads. */
+  readonly eventLog: CompanyEventLog;
   readonly webhooks: WebhookEndpointStore;
   readonly deliveries: DeliveryStore;
   readonly deliverySearch: DeliverySearch;
@@ -78,7 +81,8 @@ export class Store {
     this.conversations = new ConversationStore(db);
     this.messages = new MessageStore(db);
     this.templates = new TemplateStore(db);
-    this.outbox = new OutboxStore(db, this.group);
+    this.eventLog = new CompanyEventLog(db);
+    this.outbox = new OutboxStore(db, this.group, this.eventLog);
     this.webhooks = new WebhookEndpointStore(db);
     this.deliveries = new DeliveryStore(db);
     this.deliverySearch = new DeliverySearch(db);

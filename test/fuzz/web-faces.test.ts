@@ -114,6 +114,8 @@ const operations: DocumentedOperation[] = [
     body: json(portalReplayBody),
   },
   { method: 'GET', path: '/portal/api/replays/{taskId}', security: 'portal', statuses: SESSION_READ },
+  // The live stream: a refused request is answered; an accepted one would last (test/fuzz/event-stream.test.ts).
+  { method: 'GET', path: '/portal/api/events/stream', security: 'portal', statuses: SESSION_READ },
 ];
 
 let world: FuzzWorld;

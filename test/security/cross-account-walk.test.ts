@@ -132,6 +132,7 @@ describe('the generated walk', () => {
       'PUT /p1/companies/{companyId}/conversations/{id}/note',
       'PUT /p1/companies/{companyId}/conversations/{id}/assign',
       'GET /api/p2/providers',
+      'GET /api/p2/companies/{companyId}/events/stream',
     ]) {
       expect(operations.map(label)).toContain(op);
     }

@@ -2,6 +2,7 @@ import type { Db } from '../engine/db.js';
 import type { GroupCommit } from '../engine/group-commit.js';
 import { pruneStep, type PruneStep } from '../engine/prune.js';
 import { traceparentOf } from '../../tracing/tracer.js';
+import type { CompanyEventLog, LoggedEvent } from './company-event-log.js';
 
 export type StreamName = 'gateway.events' | 'gateway.outbound';
 
@@ -25,6 +26,11 @@ export interface NewOutboxMessage {
   payload: unknown;
   /** The payload's JSON text when the caller made it already (JSON.stringify(payload) otherwise). */
   json?: string;
+  /**
+   * A company event the live stream carries: written to the company event log in the same
+   * transaction, whether or not the message ever becomes an outbox row.
+   */
+  logged?: LoggedEvent;
 }
 
 /** A pending row, with its payload already parsed when it was appended in this process. */
@@ -96,6 +102,7 @@ export class OutboxStore {
   constructor(
     db: Db,
     private readonly group: GroupCommit,
+    private readonly eventLog: CompanyEventLog,
   ) {
     this.insertOne = db.prepare<[string, string, string, string, number, string | null]>(
       'INSERT INTO outbox (stream, key, message_id, payload, created_at, traceparent) VALUES (?, ?, ?, ?, ?, ?)',
@@ -126,6 +133,7 @@ export class OutboxStore {
    * span whose change it reports), the next hop's parent.
    */
   append(message: NewOutboxMessage, now = Date.now()): void {
+    if (message.logged !== undefined) this.eventLog.appendHere(message.messageId, message.logged, now);
     const payload = message.json ?? JSON.stringify(message.payload);
     const traceparent = traceparentOf() ?? null;
     const row: InCommitRow = {

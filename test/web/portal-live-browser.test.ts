@@ -1,0 +1,101 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/browser.js';
+import { callbackInfo, cloudBody, postCloud } from '../helpers/callbacks.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { watchedPage } from '../helpers/pages.js';
+import { eventually } from '../helpers/wait.js';
+
+// The portal's live page in a real headless Chromium: an event of a provider callback posted
+// over HTTP appears on it as it happens, read by the portal session (no API token in the page);
+// hostile text in the message is shown as text, and another company's events never appear.
+
+const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>&amp;';
+
+let gw: TestGateway;
+let browser: Browser;
+let page: Page;
+let problems: () => string[];
+
+interface Target {
+  companyId: number;
+  channelId: number;
+  appSecret: string;
+}
+
+async function cloudCompany(name: string): Promise<Target> {
+  const companyId = (await gw.request('POST', '/p1/companies', { json: { name } })).body.data.external_id as number;
+  const channelId = (
+    await gw.request('POST', `/p1/companies/${companyId}/channels`, {
+      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' },
+    })
+  ).body.data.external_id as number;
+  return { companyId, channelId, appSecret: (await callbackInfo(gw, channelId)).secrets.app_secret! };
+}
+
+async function postText(target: Target, id: string, text: string): Promise<void> {
+  const body = cloudBody([
+    { from: '4915100000001', id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } },
+  ]);
+  expect((await postCloud(gw, target.channelId, body, target.appSecret)).status).toBe(200);
+}
+
+let acme: Target;
+let globex: Target;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+  acme = await cloudCompany('Acme Live');
+  globex = await cloudCompany('Globex Live');
+  const res = await gw.request('POST', `/api/p2/companies/${acme.companyId}/portal_sessions`);
+  const linkUrl = (res.body as { portal_session: { url: string } }).portal_session.url;
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  ({ page, problems } = await watchedPage(context));
+  await page.goto(linkUrl);
+  await page.waitForURL(`${gw.baseUrl}/portal#/endpoints`);
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+});
+
+describe("the portal's live events page in Chromium", () => {
+  it('shows an event of a callback as it happens, hostile text as text, and only its own company', async () => {
+    await page.getByRole('link', { name: 'Live events' }).click();
+    await page.waitForURL(`${gw.baseUrl}/portal#/live`);
+    await eventually(
+      'the page is connected',
+      async () => (await page.textContent('#live-state')) === 'Connected: new events appear below.',
+    );
+    expect(gw.gateway.liveStreams.stats()).toEqual([
+      expect.objectContaining({ companyId: acme.companyId, accountId: 1 }),
+    ]);
+
+    await postText(globex, 'wamid.live.globex', 'globex secret plans');
+    await postText(acme, 'wamid.live.acme', HOSTILE);
+    const row = page.locator('#live-events tr[data-event]', { hasText: 'message.create' });
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    expect(cells[1]).toBe('message.create');
+    expect(cells[2]).toMatch(/^evt_/);
+    const object = JSON.parse(cells[3]!) as { message: string; company_id: number };
+    expect(object.message).toBe(HOSTILE);
+    expect(object.company_id).toBe(acme.companyId);
+    // The markup in the text made no element, and nothing of it ran.
+    expect(await page.locator('#live-events img, #live-events script').count()).toBe(0);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    // Globex's event, posted first, never reached Acme's page.
+    expect(await page.locator('#live-events').textContent()).not.toContain('globex');
+    const ids = await page
+      .locator('#live-events tr[data-event]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event')));
+    expect(ids).toHaveLength(2); // conversation.create and message.create of Acme
+    expect(new Set(ids).size).toBe(2);
+
+    // Leaving the page ends its stream.
+    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await eventually('the stream closed', () => gw.gateway.liveStreams.stats().length === 0);
+    expect(problems()).toEqual([]);
+  });
+});
