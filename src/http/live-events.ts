@@ -82,6 +82,8 @@ export class LiveEventStreams {
       throw new TooManyRequests(retryAfter);
     if (this.count((s) => s.accountId === request.accountId) >= this.limits.perAccount)
       throw new TooManyRequests(retryAfter);
+    // From now on the company's events are logged, for this stream and any that resumes from it.
+    this.log.watch(request.companyId, Date.now());
     ctx.respond = false;
     const res = ctx.res;
     res.writeHead(200, {
@@ -135,8 +137,9 @@ export class LiveEventStreams {
     let ended = false;
     let timer: NodeJS.Timeout | undefined;
     const heartbeat = setInterval(() => {
-      if (!request.stillAllowed()) end();
-      else if (!stats.waitingDrain) res.write(': keep-alive\n\n');
+      if (!request.stillAllowed()) return end();
+      log.watch(request.companyId, Date.now());
+      if (!stats.waitingDrain) res.write(': keep-alive\n\n');
     }, limits.heartbeatMs);
     const entry: OpenStream = { stats, end: () => end() };
     const end = (): void => {

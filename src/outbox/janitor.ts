@@ -1,3 +1,4 @@
+import { EVENT_LOG_RETENTION_MS } from '../store/pipeline/company-event-log.js';
 import { Janitor, scanPass, type JanitorOptions } from '../workers/janitor.js';
 
 /**
@@ -31,9 +32,6 @@ export class OutboxJanitor extends Janitor {
     });
   }
 }
-
-/** How long the company event log keeps an event: a live stream may resume from any event this recent. */
-export const EVENT_LOG_RETENTION_MS = 86_400_000;
 
 /**
  * Deletes the company event log's events once older than the retention (docs/api.md, "Live event

@@ -18,8 +18,11 @@ let portalCookie: string;
 let foreignIds: string[];
 let ownId: string;
 
-/** A kept event of `companyId`, written as the gateway writes one; answers its id. */
-const keptEvent = (companyId: number): string => emitEvent(world.gw.store, companyId).id;
+/** A kept event of `companyId` (watched, as by a stream), written as the gateway writes one; answers its id. */
+const keptEvent = (companyId: number): string => {
+  world.gw.store.eventLog.watch(companyId, Date.now());
+  return emitEvent(world.gw.store, companyId).id;
+};
 
 beforeAll(async () => {
   world = await startFuzzGateway();
