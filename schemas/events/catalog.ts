@@ -5,6 +5,7 @@ import { conversationEvent } from './conversation.js';
 import { deliveryEvent } from './delivery.js';
 import { EVENT_EXAMPLES } from './examples.js';
 import { jobV1Event } from './job-v1.js';
+import { groupConversationContactV1Event } from './messaging-v1.js';
 import { messageEvent } from './message.js';
 import { webhookUrlTestEvent } from './webhook-url-test.js';
 import { webhookEvent, webhookTestEvent } from './webhook.js';
@@ -44,6 +45,8 @@ const DESCRIPTIONS: Record<WebhookEventType | (typeof TEST_EVENTS)[number], stri
   'channel.pages': 'v1 channels: the business pages to choose from (`type: pages`, `event: new`).',
   'job.executed':
     'v1 write first: the job finished, DELIVERED or NOT DELIVERED with the reason; integer ids, `date` in unix seconds.',
+  'group_conversation_contact.new':
+    "v1 group chats: a member wrote in a group conversation for the first time (`type: group_conversation_contact`, `event: new`); v2 shows them in the conversation's `participants`.",
   'webhook.disabled':
     'A webhook endpoint of the company was disabled: by the gateway (410 Gone, no success for GATEWAY_WEBHOOK_DISABLE_AFTER), through the API, the admin API or the portal. The endpoint itself never receives it. Also sent to the operator webhook.',
   'webhook.enabled': 'A disabled webhook endpoint of the company was enabled again. Also sent to the operator webhook.',
@@ -82,6 +85,8 @@ function schemaOf(name: string): object {
       return narrowed(channelV1Event, 'type', event === 'state' ? 'system' : event);
     case 'job':
       return narrowed(jobV1Event, 'event', event);
+    case 'group_conversation_contact':
+      return withoutIds(groupConversationContactV1Event);
     case 'webhook':
       return event === 'test' ? narrowed(webhookTestEvent, 'event', event) : narrowed(webhookEvent, 'event', event);
     case 'delivery':
