@@ -173,10 +173,22 @@ describe('connector protocol: messages and statuses', () => {
       .db.prepare("SELECT details, contact_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D9'")
       .get() as { details: string; contact_id: number };
     expect(JSON.parse(group.details)).toEqual({ sender: { id: '491701234567', name: 'Jonas Weber' } });
+    // The message is its author's; the conversation's contact is the group, the author a participant.
     expect(store().db.prepare('SELECT is_group, name FROM contacts WHERE id = ?').get(group.contact_id)).toEqual({
-      is_group: 1,
-      name: 'Lieferanten',
+      is_group: 0,
+      name: 'Jonas Weber',
     });
+    expect(
+      store()
+        .db.prepare(
+          `SELECT contacts.is_group, contacts.name, conversation_participants.contact_id AS participant
+           FROM messages JOIN conversations ON conversations.id = messages.conversation_id
+           JOIN contacts ON contacts.id = conversations.contact_id
+           JOIN conversation_participants ON conversation_participants.conversation_id = conversations.id
+           WHERE messages.external_id = '3EB0C431C26A1916E5D9'`,
+        )
+        .all(),
+    ).toEqual([{ is_group: 1, name: 'Lieferanten', participant: group.contact_id }]);
     const start = before();
     expect((await post('connector/message-from-me')).status).toBe(200);
     const mine = store()
