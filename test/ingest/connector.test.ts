@@ -201,6 +201,50 @@ describe('connector protocol: messages and statuses', () => {
     ).toEqual({ replied_state: 'replied' });
   });
 
+  it("a group member's message: the author's contact from `sender` (phone, public id, avatar), a participant, and the message event's contact", async () => {
+    const start = before();
+    expect((await post('connector/message-group-member')).status).toBe(200);
+    const author = store().db.prepare("SELECT * FROM contacts WHERE external_id = '491709876543@c.us'").get() as Record<
+      string,
+      unknown
+    >;
+    expect(author).toMatchObject({
+      name: 'Olga Petrova',
+      phone: '491709876543',
+      external_public_id: '491709876543',
+      avatar_url: 'https://media.connector.example/avatars/491709876543.jpg',
+      is_group: 0,
+    });
+    const contact = {
+      id: author.id,
+      name: 'Olga Petrova',
+      phone: '491709876543',
+      avatar_url: 'https://media.connector.example/avatars/491709876543.jpg',
+      external_id: '491709876543@c.us',
+      external_public_id: '491709876543',
+    };
+    const events = checkedEvents(store(), start);
+    expect(events.map((e) => e.name)).toEqual([
+      'conversation.create',
+      'group_conversation_contact.new',
+      'message.create',
+    ]);
+    const conversation = events[0]!.body.object as Record<string, unknown>;
+    expect(conversation).toMatchObject({
+      sender_name: 'Lieferanten',
+      sender_external_id: '120363148147828952@g.us',
+      avatar_url: 'https://media.connector.example/avatars/120363148147828952.jpg',
+      group: true,
+      participants: [contact],
+    });
+    expect(events[1]!.body).toMatchObject({
+      type: 'group_conversation_contact',
+      event: 'new',
+      data: { contact: { external_public_id: '491709876543' }, conversation_id: conversation.id },
+    });
+    expect(events[2]!.body.object).toMatchObject({ contact_id: author.id, contact, conversation: { group: true } });
+  });
+
   it('applies statuses forward only; failed ends as error with the reason', async () => {
     const conversationId = (
       store().db.prepare("SELECT conversation_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D7'").get() as {
