@@ -54,14 +54,21 @@ export function adminConnectorRoutes(router: Router<AppState>, deps: AdminConnec
     const input = validateSandboxMessage(ctx.request.body ?? {}, ctx.is('json') ? 'json' : 'text');
     const externalId = `sbx_in_${randomBytes(10).toString('hex')}`;
     const phone = /^\+?[0-9]{7,15}$/.test(input.from) ? input.from.replace(/^\+/, '') : null;
-    const person = { externalId: input.from, externalPublicId: input.from, name: input.name ?? input.from, phone };
+    // A name left out keeps the one the channel knows (else the id), as a provider that omits it.
+    const knownName = (id: string) => store.contacts.findOnChannel(channel.id, id)?.name ?? id;
+    const person = {
+      externalId: input.from,
+      externalPublicId: input.from,
+      name: input.name ?? knownName(input.from),
+      phone,
+    };
     const chat =
       input.group === undefined
         ? { ...person, isGroup: false }
         : {
             externalId: input.group.id,
             externalPublicId: input.group.id,
-            name: input.group.name ?? input.group.id,
+            name: input.group.name ?? knownName(input.group.id),
             phone: null,
             isGroup: true,
           };

@@ -44,6 +44,11 @@ export class ContactStore {
     this.byId = db.prepare<[number, number], ContactRow>('SELECT * FROM contacts WHERE company_id = ? AND id = ?');
   }
 
+  /** The contact a channel knows by the provider's id. */
+  findOnChannel(channelId: number, externalId: string): ContactRow | undefined {
+    return this.byExternalId.get(channelId, externalId);
+  }
+
   /** A contact of the company by its id. */
   find(companyId: number, id: number): ContactRow | undefined {
     return this.byId.get(companyId, id);
