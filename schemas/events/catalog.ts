@@ -27,13 +27,13 @@ const TEST_EVENTS = ['webhook.test', WEBHOOK_URL_TEST_EVENT] as const;
 
 const DESCRIPTIONS: Record<WebhookEventType | (typeof TEST_EVENTS)[number], string> = {
   'message.create':
-    "A message was received, or an outgoing one was accepted (not for sends with send_to_crm false). The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+    "A message was received, or an outgoing one was accepted (not for sends with send_to_crm false). The company's v1 webhook_url receives it in its v1 shape, a group's as the group chat payload (schemas/events/messaging-v1.ts).",
   'message.update':
-    "An outgoing message moved on at the provider: external_id set, status sent, delivered or read, or error with the reason in details. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+    "An outgoing message moved on at the provider: external_id set, status sent, delivered or read, or error with the reason in details. The company's v1 webhook_url receives it in its v1 shape, a group's as the group chat payload (schemas/events/messaging-v1.ts).",
   'conversation.create':
-    "A new conversation was opened by a new sender. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+    "A new conversation was opened by a new sender. The company's v1 webhook_url receives it in its v1 shape, a group's as the group chat payload (schemas/events/messaging-v1.ts).",
   'conversation.update':
-    "A conversation changed its operational state, replied state, assignee, note or sender. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+    "A conversation changed its operational state, replied state, assignee, note or sender, or a group conversation got a new participant. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts), a group's not at all.",
   'auth.create': 'An auth (a channel) was created.',
   'auth.update':
     'An auth changed state (enabled, disabled), or carries a QR code, pairing code, pages or an OAuth URL to show.',
