@@ -51,7 +51,8 @@ const each = (maxBytes: number | null, ...kinds: SendKind[]): AttachmentRule[] =
 
 /**
  * The table. `provider` is what the provider's API offers; `gateway` what the gateway carries:
- * groups arrive from the bot-style and connector families, reactions from the cloud-style family,
+ * groups arrive from the bot-style and connector families and are sent into through the bot API
+ * (`chat_b`) and the connector (`chat_a`, `chat_b_personal`, `chat_d`), reactions from the cloud-style family,
  * edits from the bot-style family; deletes go out through the connector; read receipts are not
  * carried yet.
  */
@@ -61,7 +62,7 @@ export const PROVIDER_CAPABILITIES = {
     historySync: true,
     writingFirst: yes('outgoing'),
     templates: no,
-    groups: yes('incoming'),
+    groups: yes('both'),
     reactions: yes('none'),
     edits: yes('none'),
     deletes: yes('outgoing'),
@@ -85,7 +86,7 @@ export const PROVIDER_CAPABILITIES = {
     historySync: false,
     writingFirst: no,
     templates: no,
-    groups: yes('incoming'),
+    groups: yes('both'),
     reactions: yes('none'),
     edits: yes('incoming'),
     deletes: yes('none'),
@@ -98,7 +99,7 @@ export const PROVIDER_CAPABILITIES = {
     historySync: true,
     writingFirst: yes('outgoing'),
     templates: no,
-    groups: yes('incoming'),
+    groups: yes('both'),
     reactions: yes('none'),
     edits: yes('none'),
     deletes: yes('outgoing'),
@@ -122,7 +123,7 @@ export const PROVIDER_CAPABILITIES = {
     historySync: true,
     writingFirst: yes('outgoing'),
     templates: no,
-    groups: yes('incoming'),
+    groups: yes('both'),
     reactions: yes('none'),
     edits: yes('none'),
     deletes: yes('outgoing'),
@@ -223,6 +224,11 @@ export const WRITE_FIRST_PROVIDERS = providersWhere((c) => c.writingFirst.gatewa
 
 /** Providers whose messages the gateway deletes at the provider (DELETE .../messages). */
 export const DELETE_PROVIDERS = providersWhere((c) => c.deletes.gateway !== 'none');
+
+/** Providers whose group chats the gateway sends into (POST .../conversations/<id>/messages of a group). */
+export const GROUP_SEND_PROVIDERS = providersWhere(
+  (c) => c.groups.gateway === 'both' || c.groups.gateway === 'outgoing',
+);
 
 /** Providers whose business templates the gateway syncs and sends. */
 export const TEMPLATE_PROVIDERS = providersWhere((c) => c.templates.gateway !== 'none');

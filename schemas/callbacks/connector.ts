@@ -50,12 +50,22 @@ const message = {
     type: { const: 'message' },
     id: { type: 'string', minLength: 1, maxLength: 255 },
     chat,
-    /** Who wrote it inside a group chat. */
+    /**
+     * Who wrote it inside a group chat (`chat.group: true`): the member's own id at the provider (the
+     * `chat.id` of a private chat with them: a WhatsApp-Web connector's `participant`), with what is
+     * known of them.
+     */
     sender: {
       type: 'object',
       required: ['id'],
       additionalProperties: false,
-      properties: { id: { type: 'string' }, name: { type: 'string' } },
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 255 },
+        name: { type: 'string', maxLength: 255 },
+        phone: { type: 'string', pattern: '^\\+?\\d{5,20}$', 'x-message': 'must be digits with the country code' },
+        public_id: { type: 'string', maxLength: 255 },
+        avatar_url: { type: 'string', format: 'uri', maxLength: 4096 },
+      },
     },
     /** Sent from the account itself (on the phone): stored as outgoing, status `sent`. */
     from_me: { type: 'boolean', default: false },

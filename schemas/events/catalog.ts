@@ -5,6 +5,7 @@ import { conversationEvent } from './conversation.js';
 import { deliveryEvent } from './delivery.js';
 import { EVENT_EXAMPLES } from './examples.js';
 import { jobV1Event } from './job-v1.js';
+import { groupConversationContactV1Event } from './messaging-v1.js';
 import { messageEvent } from './message.js';
 import { webhookUrlTestEvent } from './webhook-url-test.js';
 import { webhookEvent, webhookTestEvent } from './webhook.js';
@@ -26,13 +27,13 @@ const TEST_EVENTS = ['webhook.test', WEBHOOK_URL_TEST_EVENT] as const;
 
 const DESCRIPTIONS: Record<WebhookEventType | (typeof TEST_EVENTS)[number], string> = {
   'message.create':
-    "A message was received, or an outgoing one was accepted (not for sends with send_to_crm false). The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+    "A message was received, or an outgoing one was accepted (not for sends with send_to_crm false). The company's v1 webhook_url receives it in its v1 shape, a group's as the group chat payload (schemas/events/messaging-v1.ts).",
   'message.update':
-    "An outgoing message moved on at the provider: external_id set, status sent, delivered or read, or error with the reason in details. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+    "An outgoing message moved on at the provider: external_id set, status sent, delivered or read, or error with the reason in details. The company's v1 webhook_url receives it in its v1 shape, a group's as the group chat payload (schemas/events/messaging-v1.ts).",
   'conversation.create':
-    "A new conversation was opened by a new sender. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+    "A new conversation was opened by a new sender. The company's v1 webhook_url receives it in its v1 shape, a group's as the group chat payload (schemas/events/messaging-v1.ts).",
   'conversation.update':
-    "A conversation changed its operational state, replied state, assignee, note or sender. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts).",
+    "A conversation changed its operational state, replied state, assignee, note or sender, or a group conversation got a new participant. The company's v1 webhook_url receives it in its v1 shape (schemas/events/messaging-v1.ts), a group's not at all.",
   'auth.create': 'An auth (a channel) was created.',
   'auth.update':
     'An auth changed state (enabled, disabled), or carries a QR code, pairing code, pages or an OAuth URL to show.',
@@ -44,6 +45,8 @@ const DESCRIPTIONS: Record<WebhookEventType | (typeof TEST_EVENTS)[number], stri
   'channel.pages': 'v1 channels: the business pages to choose from (`type: pages`, `event: new`).',
   'job.executed':
     'v1 write first: the job finished, DELIVERED or NOT DELIVERED with the reason; integer ids, `date` in unix seconds.',
+  'group_conversation_contact.new':
+    "v1 group chats: a member wrote in a group conversation for the first time (`type: group_conversation_contact`, `event: new`); v2 shows them in the conversation's `participants`.",
   'webhook.disabled':
     'A webhook endpoint of the company was disabled: by the gateway (410 Gone, no success for GATEWAY_WEBHOOK_DISABLE_AFTER), through the API, the admin API or the portal. The endpoint itself never receives it. Also sent to the operator webhook.',
   'webhook.enabled': 'A disabled webhook endpoint of the company was enabled again. Also sent to the operator webhook.',
@@ -82,6 +85,8 @@ function schemaOf(name: string): object {
       return narrowed(channelV1Event, 'type', event === 'state' ? 'system' : event);
     case 'job':
       return narrowed(jobV1Event, 'event', event);
+    case 'group_conversation_contact':
+      return withoutIds(groupConversationContactV1Event);
     case 'webhook':
       return event === 'test' ? narrowed(webhookTestEvent, 'event', event) : narrowed(webhookEvent, 'event', event);
     case 'delivery':

@@ -49,6 +49,7 @@ const conversation = {
   assignee_id: null,
   note: null,
   group: false,
+  participants: [],
 };
 
 const auth = {
@@ -150,6 +151,20 @@ export const EVENT_EXAMPLES: Record<string, object> = {
     company_id: 12,
     created_at: at,
     data: { id: 57, result: 'DELIVERED', message_id: 4822, external_id: 'wamid.HBgLMzQ2', date: 1741944413 },
+  },
+  'group_conversation_contact.new': {
+    id: 'evt_0195939b2f55a3c1e0b7d4f2a9e86c23',
+    type: 'group_conversation_contact',
+    event: 'new',
+    company_id: 12,
+    created_at: at,
+    data: {
+      contact: { external_public_id: '491701234567' },
+      channel_id: 31,
+      channel_type: 'chat_a',
+      date_timestamp: 1741944413,
+      conversation_id: 903,
+    },
   },
   'webhook_url.test': {
     id: 'evt_0195939b2f55a3c1e0b7d4f2a9e86c22',

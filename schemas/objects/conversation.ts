@@ -2,7 +2,26 @@ import type { JSONSchema } from 'json-schema-to-ts';
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 
-/** The contract's Conversation (v2), plus assignee_id and the v1 note; last_updated_at is null until the first message. */
+/** A member of a group conversation: a contact of the channel, with the provider's ids. */
+export const participantObject = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'phone', 'avatar_url', 'external_id', 'external_public_id'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    phone: { type: ['string', 'null'] },
+    avatar_url: { type: 'string' },
+    external_id: { type: 'string' },
+    external_public_id: { type: 'string' },
+  },
+} as const satisfies JSONSchema;
+
+/**
+ * The contract's Conversation (v2), plus assignee_id, the v1 note and, for a group (`group: true`,
+ * `sender_name` its title), its `participants`: the members who wrote in it, oldest first (empty
+ * for a person's conversation). last_updated_at is null until the first message.
+ */
 export const conversationObject = {
   $id: 'objects/conversation',
   type: 'object',
@@ -24,6 +43,7 @@ export const conversationObject = {
     'assignee_id',
     'note',
     'group',
+    'participants',
   ],
   properties: {
     id: { type: 'integer' },
@@ -42,5 +62,6 @@ export const conversationObject = {
     assignee_id: { type: ['integer', 'null'] },
     note: { type: ['string', 'null'] },
     group: { type: 'boolean' },
+    participants: { type: 'array', items: participantObject },
   },
 } as const satisfies JSONSchema;

@@ -20,6 +20,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'channel.state',
   'channel.pages',
   'job.executed',
+  'group_conversation_contact.new',
   'webhook.disabled',
   'webhook.enabled',
   'delivery.failed',
@@ -42,6 +43,7 @@ export const V1_WEBHOOK_EVENT_TYPES = [
   'channel.state',
   'channel.pages',
   'job.executed',
+  'group_conversation_contact.new',
 ] as const satisfies readonly WebhookEventType[];
 
 /**

@@ -29,7 +29,8 @@ const validateSandboxMessage = validator(sandboxMessageBody);
 
 /**
  * Operator actions on providers: template sync of a `chat_a_business` channel (also run when the
- * channel is created), and with the sandbox on, an incoming message injected into a channel.
+ * channel is created), and with the sandbox on, an incoming message injected into a channel (or
+ * into a group chat of it).
  */
 export function adminConnectorRoutes(router: Router<AppState>, deps: AdminConnectorDeps): void {
   const { store } = deps;
@@ -53,6 +54,24 @@ export function adminConnectorRoutes(router: Router<AppState>, deps: AdminConnec
     const input = validateSandboxMessage(ctx.request.body ?? {}, ctx.is('json') ? 'json' : 'text');
     const externalId = `sbx_in_${randomBytes(10).toString('hex')}`;
     const phone = /^\+?[0-9]{7,15}$/.test(input.from) ? input.from.replace(/^\+/, '') : null;
+    // A name left out keeps the one the channel knows (else the id), as a provider that omits it.
+    const knownName = (id: string) => store.contacts.findOnChannel(channel.id, id)?.name ?? id;
+    const person = {
+      externalId: input.from,
+      externalPublicId: input.from,
+      name: input.name ?? knownName(input.from),
+      phone,
+    };
+    const chat =
+      input.group === undefined
+        ? { ...person, isGroup: false }
+        : {
+            externalId: input.group.id,
+            externalPublicId: input.group.id,
+            name: input.group.name ?? knownName(input.group.id),
+            phone: null,
+            isGroup: true,
+          };
     // The same normalization as a provider's callback: contact, conversation, message, events.
     applyCallback(
       store,
@@ -63,13 +82,8 @@ export function adminConnectorRoutes(router: Router<AppState>, deps: AdminConnec
           {
             kind: 'message',
             externalId,
-            chat: {
-              externalId: input.from,
-              externalPublicId: input.from,
-              name: input.name ?? input.from,
-              phone,
-              isGroup: false,
-            },
+            chat,
+            ...(input.group === undefined ? {} : { sender: person }),
             income: true,
             sentAt: Date.now(),
             text: input.text,

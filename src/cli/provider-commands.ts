@@ -4,7 +4,9 @@ import { adminCall } from './admin-client.js';
 
 export const PROVIDER_USAGE = `  gateway templates sync <channel-id>          sync a chat_a_business channel's templates from the provider now
   gateway sandbox message --channel <id> --from <phone or id> --text <text> [--name <name>]
-                                               (GATEWAY_SANDBOX=true) inject an incoming message into a channel`;
+                         [--group <id> [--group-name <title>]]
+                                               (GATEWAY_SANDBOX=true) inject an incoming message into a channel
+                                               (with --group: written by --from in that group chat)`;
 
 /** `gateway templates sync <channel-id>`: the admin API's template sync, on the running daemon. */
 export async function templatesCommand(
@@ -41,6 +43,8 @@ export async function sandboxCommand(
       from: { type: 'string' },
       text: { type: 'string' },
       name: { type: 'string' },
+      group: { type: 'string' },
+      'group-name': { type: 'string' },
     },
   });
   if (
@@ -58,6 +62,14 @@ export async function sandboxCommand(
       from: values.from,
       text: values.text,
       ...(values.name === undefined ? {} : { name: values.name }),
+      ...(values.group === undefined
+        ? {}
+        : {
+            group: {
+              id: values.group,
+              ...(values['group-name'] === undefined ? {} : { name: values['group-name'] }),
+            },
+          }),
     });
     out.write(
       `message ${message.id} received in conversation ${message.conversation_id} (company ${message.company_id})\n`,

@@ -16,6 +16,7 @@ import type { MessageRow } from '../store/resources/messages.js';
 import type { Store } from '../store/store.js';
 import { applyChannelState, finishV1Job, recordAuthSignal, recordSystemNotice } from './channel-events.js';
 import { recordEvent } from './events.js';
+import { joinAuthor, recordParticipantJoined } from './group-conversations.js';
 import { recordMessageEvent } from './message-events.js';
 import { nextStatus } from './status.js';
 import type { Presenters } from '../presenters/presenters.js';
@@ -127,10 +128,12 @@ function applyInTransaction(
 }
 
 /**
- * A new message: the sender's contact (profile refreshed), its conversation (created: open,
- * unreplied), the message with its provider media, the conversation moved (incoming: unreplied and
- * reopened; outgoing from the phone: replied) and the events — `conversation.create` for a new
- * conversation or `conversation.update` when its state or sender changed, then `message.create`.
+ * A new message: the chat's contact (profile refreshed), its conversation (created: open,
+ * unreplied), in a group the author's contact among its participants, the message (the author's)
+ * with its provider media, the conversation moved (incoming: unreplied and reopened; outgoing from
+ * the phone: replied) and the events — `conversation.create` for a new conversation or
+ * `conversation.update` when its state, sender or participants changed, the v1
+ * `group_conversation_contact.new` for a new participant, then `message.create`.
  * Answers the number of events written: 0 for a message the channel already has.
  */
 function storeIncoming(
@@ -163,13 +166,18 @@ function storeIncoming(
   // A new contact takes what findOrCreate does not set (avatar, group); a known one is brought up to date.
   const { contact: sender, changed: senderChanged } = store.contacts.refreshProfile(found.contact, profile, ms);
   const { conversation, created } = store.conversations.findOrCreateFor(channel, sender, ms);
+  // In a group, the message is its author's and the author one of the group's participants.
+  const group =
+    item.sender !== undefined && sender.is_group === 1
+      ? joinAuthor(store, channel, conversation, item.sender, ms)
+      : undefined;
 
   const message = store.messages.insertOnce(
     {
       companyId: channel.company_id,
       channelId: channel.id,
       conversationId: conversation.id,
-      contactId: found.contact.id,
+      contactId: group?.author.id ?? found.contact.id,
       externalId: item.externalId,
       repliedToId: item.repliedToId,
       income: item.income,
@@ -206,23 +214,29 @@ function storeIncoming(
     ),
   );
 
-  const updated = store.conversations.changeInTransaction(
+  let updated = store.conversations.changeInTransaction(
     conversation,
     item.income
       ? { last_message_id: message.id, replied_state: 'unreplied', operational_state: 'open' }
       : { last_message_id: message.id, replied_state: 'replied' },
     ms,
   );
+  if (group?.joined === true) updated = { ...updated, participants: store.participants.json(conversation.id) };
   let events = 1;
   if (created) {
     recordEvent(store.outbox, channel.company_id, 'conversation', 'create', presentConversation(updated), now);
     events += 1;
   } else if (
     senderChanged ||
+    group?.joined === true ||
     updated.operational_state !== conversation.operational_state ||
     updated.replied_state !== conversation.replied_state
   ) {
     recordEvent(store.outbox, channel.company_id, 'conversation', 'update', presentConversation(updated), now);
+    events += 1;
+  }
+  if (group?.joined === true) {
+    recordParticipantJoined(store, channel, updated, group.author, now);
     events += 1;
   }
   recordMessageEvent(store, 'create', message, attachments, presenters, now, updated);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { SendKind } from '../../schemas/provider-capabilities.js';
+import { GROUP_SEND_PROVIDERS, type SendKind } from '../../schemas/provider-capabilities.js';
 import { presentConversation } from '../presenters/conversation.js';
 import type { MessageObject } from '../presenters/message.js';
-import { Conflict, ValidationFailed } from '../errors/errors.js';
+import { Conflict, ValidationFailed, WrongProvider } from '../errors/errors.js';
 import type { AttachmentRow } from '../store/resources/attachments.js';
 import type { ConversationChanges, ConversationRow } from '../store/resources/conversations.js';
 import type { Store } from '../store/store.js';
@@ -78,6 +78,18 @@ export function assertChannelCanSend(
 }
 
 /**
+ * A group conversation takes messages only through the providers whose groups the gateway sends
+ * into (schemas/provider-capabilities.ts); sending into another's is a 422 naming both.
+ */
+export function assertGroupSendable(conversation: Pick<ConversationRow, 'provider' | 'contact_is_group'>): void {
+  if (conversation.contact_is_group !== 1) return;
+  if ((GROUP_SEND_PROVIDERS as readonly string[]).includes(conversation.provider)) return;
+  throw new WrongProvider(
+    `Messages cannot be sent into ${conversation.provider} group conversations; only into ${GROUP_SEND_PROVIDERS.join(', ')} groups (GET /api/p2/providers).`,
+  );
+}
+
+/**
  * Stores an outgoing message and, in the same transaction, the send job for the provider, the
  * message `create` event (unless send_to_crm is false) and the conversation `update` event when
  * its replied state changes. The caller runs it inside store.transaction.
@@ -101,6 +113,7 @@ export function storeOutgoingJob(
   now = new Date(),
 ): { message: MessageObject; jobId: string } {
   assertChannelCanSend(conversation);
+  assertGroupSendable(conversation);
   const attachment =
     outgoing.attachmentId === undefined
       ? undefined

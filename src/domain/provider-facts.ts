@@ -31,10 +31,21 @@ export interface MediaDescription {
   providerMedia: Record<string, unknown>;
 }
 
+/** Who wrote a message in a group chat: a person of the same provider (a participant of the group). */
+export interface SenderProfile {
+  externalId: string;
+  externalPublicId: string;
+  name: string;
+  phone: string | null;
+  avatarUrl?: string;
+}
+
 export interface IncomingMessageItem {
   kind: 'message';
   externalId: string;
   chat: ChatProfile;
+  /** In a group chat, the member who wrote it (absent for the account's own messages and for channel posts). */
+  sender?: SenderProfile;
   /** false for a message the account itself sent at the provider (connector `from_me`). */
   income: boolean;
   /** The provider's time of the message, unix ms. */

@@ -8,6 +8,7 @@ import {
   type IngestBatch,
   type IngestItem,
   type MediaDescription,
+  type SenderProfile,
 } from '../domain/provider-facts.js';
 
 export type BotUpdate = FromSchema<typeof botUpdate>;
@@ -42,13 +43,14 @@ export function botMessageId(chatId: number, messageId: number): string {
 function botMessageItem(message: BotMessage): IngestItem {
   const details: Record<string, unknown> = {};
   const chat = botChat(message);
-  if (chat.isGroup && message.from !== undefined)
-    details.sender = { id: String(message.from.id), name: personName(message.from) };
+  const sender = chat.isGroup && message.from !== undefined ? botSender(message.from) : undefined;
+  if (sender !== undefined) details.sender = { id: sender.externalId, name: personName(message.from!) };
   if (message.location !== undefined) details.location = locationDetails(message.location);
   return {
     kind: 'message',
     externalId: botMessageId(message.chat.id, message.message_id),
     chat,
+    ...(sender === undefined ? {} : { sender }),
     income: true,
     sentAt: message.date * 1000,
     text: message.text ?? message.caption ?? null,
@@ -80,6 +82,17 @@ function botChat(message: BotMessage): ChatProfile {
     name,
     phone: null,
     isGroup: false,
+  };
+}
+
+/** The author of a group message (`from`): the same person as their private chat with the bot (its id is the user's). */
+function botSender(from: NonNullable<BotMessage['from']>): SenderProfile {
+  const id = String(from.id);
+  return {
+    externalId: id,
+    externalPublicId: from.username === undefined ? id : `@${from.username}`,
+    name: personName(from) || (from.username ?? id),
+    phone: null,
   };
 }
 

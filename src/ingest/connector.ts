@@ -1,6 +1,12 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { connectorEvents } from '../../schemas/callbacks/connector.js';
-import { bareMimeType, defaultFileName, type IngestBatch, type IngestItem } from '../domain/provider-facts.js';
+import {
+  bareMimeType,
+  defaultFileName,
+  type IngestBatch,
+  type IngestItem,
+  type SenderProfile,
+} from '../domain/provider-facts.js';
 
 type Events = typeof connectorEvents;
 
@@ -21,12 +27,28 @@ export function normalizeConnectorEvent(event: ConnectorEvent, webhookId: string
   return { receipt: `webhook:${webhookId}`, items: [connectorItem(event)] };
 }
 
+type MessageEvent = Extract<ConnectorEvent, { type: 'message' }>;
+
+/** A group member as the connector names them: the same fields, and defaults, as a chat. */
+function connectorSender(sender: NonNullable<MessageEvent['sender']>): SenderProfile {
+  const phone = sender.phone?.replace(/^\+/, '') ?? null;
+  return {
+    externalId: sender.id,
+    externalPublicId: sender.public_id ?? phone ?? sender.id,
+    name: sender.name ?? sender.public_id ?? phone ?? sender.id,
+    phone,
+    ...(sender.avatar_url === undefined ? {} : { avatarUrl: sender.avatar_url }),
+  };
+}
+
 function connectorItem(event: ConnectorEvent): IngestItem {
   switch (event.type) {
     case 'message': {
       const phone = event.chat.phone?.replace(/^\+/, '') ?? null;
       const details: Record<string, unknown> = {};
+      const isGroup = event.chat.group ?? false;
       if (event.sender !== undefined) details.sender = event.sender;
+      const sender = isGroup && event.sender !== undefined ? connectorSender(event.sender) : undefined;
       if (event.location !== undefined) details.location = event.location;
       return {
         kind: 'message',
@@ -37,8 +59,9 @@ function connectorItem(event: ConnectorEvent): IngestItem {
           name: event.chat.name ?? event.chat.public_id ?? phone ?? event.chat.id,
           phone,
           ...(event.chat.avatar_url === undefined ? {} : { avatarUrl: event.chat.avatar_url }),
-          isGroup: event.chat.group ?? false,
+          isGroup,
         },
+        ...(sender === undefined ? {} : { sender }),
         income: event.from_me !== true,
         sentAt: event.timestamp * 1000,
         text: event.text ?? null,

@@ -280,7 +280,8 @@ const v2: Operation[] = [
     method: 'post',
     path: '/api/p2/conversations/:id/messages',
     tag: 'v2 messages',
-    summary: 'Send a message into a conversation',
+    summary:
+      'Send a message into a conversation; into a group conversation only through the providers whose groups the gateway sends into (GET /api/p2/providers), others answer 422 wrong_provider',
     errors: [409, 429],
     input: messageSendBody,
     success: { status: 201, schema: wrap('message', messageObject) },
@@ -687,7 +688,8 @@ const adminOps: Operation[] = [
     method: 'post',
     path: '/admin/sandbox/channels/:id/messages',
     tag: 'admin',
-    summary: 'Sandbox only (GATEWAY_SANDBOX=true): inject an incoming message into a channel',
+    summary:
+      'Sandbox only (GATEWAY_SANDBOX=true): inject an incoming message into a channel, or with `group` into a group chat of it',
     auth: 'admin',
     readsBody: true,
     input: sandboxMessageBody,

@@ -253,6 +253,7 @@ const conversation = (overrides: Partial<ConversationRow>): ConversationRow => (
   contact_external_public_id: '+49 170 1234567',
   contact_avatar_url: '',
   contact_is_group: 0,
+  participants: '[]',
   ...overrides,
 });
 
@@ -271,6 +272,16 @@ const conversationRows: [string, ConversationRow][] = [
       last_message_id: null,
       contact_is_group: 1,
       contact_avatar_url: 'https://cdn.example.com/a.png',
+      participants: JSON.stringify([
+        {
+          id: 18,
+          name: 'Anna Schmidt',
+          phone: null,
+          avatar_url: '',
+          external_id: '1001',
+          external_public_id: '@anna',
+        },
+      ]),
     }),
   ],
 ];

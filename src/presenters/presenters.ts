@@ -1,4 +1,5 @@
 import type { AttachmentRow } from '../store/resources/attachments.js';
+import type { ContactRow } from '../store/resources/contacts.js';
 import type { ConversationRow } from '../store/resources/conversations.js';
 import type { MessageRow } from '../store/resources/messages.js';
 import { presentAttachment, type AttachmentObject } from './attachment.js';
@@ -19,6 +20,7 @@ export interface Presenters {
     row: MessageRow,
     attachments: readonly AttachmentRow[],
     conversation: ConversationRow,
+    author?: ContactRow,
   ): MessageEventObject;
 }
 
@@ -27,6 +29,7 @@ export function createPresenters(urls: PublicUrls): Presenters {
     urls,
     attachment: (row) => presentAttachment(row, urls),
     message: (row, attachments) => presentMessage(row, attachments, urls),
-    messageEvent: (row, attachments, conversation) => presentMessageEvent(row, attachments, conversation, urls),
+    messageEvent: (row, attachments, conversation, author) =>
+      presentMessageEvent(row, attachments, conversation, urls, author),
   };
 }

@@ -19,6 +19,10 @@ export interface V1Source {
 /** A message's status as the v1 `ack`: 0 delivering, 1 sent, 2 delivered, 3 read, -1 not delivered. */
 const ACK: Record<string, number> = { created: 0, sent: 1, delivered: 2, read: 3, error: -1 };
 
+export function v1Ack(status: string): number {
+  return ACK[status] ?? 0;
+}
+
 export function presentV1MessageNew(source: V1Source, message: MessageEventObject, jobId: number | null) {
   const created = Date.parse(message.created_at);
   return {
@@ -39,7 +43,7 @@ export function presentV1MessageNew(source: V1Source, message: MessageEventObjec
       income: message.income,
       created_at: v1DateTime(created),
       created_at_timestamp: unixSeconds(created),
-      ack: ACK[message.status] ?? 0,
+      ack: v1Ack(message.status),
       attachments: message.attachments,
       ...(jobId === null ? {} : { job_id: jobId }),
     },
@@ -57,7 +61,7 @@ export function presentV1MessageAck(source: V1Source, message: MessageEventObjec
       external_id: message.id,
       channel: { id: source.channelId, type: message.conversation.provider },
       conversation_id: message.conversation_id,
-      ack: ACK[message.status] ?? 0,
+      ack: v1Ack(message.status),
     },
   };
 }

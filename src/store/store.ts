@@ -11,6 +11,7 @@ import { DeliverySearch } from './deliveries/delivery-search.js';
 import { HeldDeliveryStore } from './deliveries/held-deliveries.js';
 import { EarlyStatusStore } from './resources/early-statuses.js';
 import { ContactStore } from './resources/contacts.js';
+import { ParticipantStore } from './resources/participants.js';
 import { ConversationStore } from './resources/conversations.js';
 import { openDatabase, transactionRunner, type Db, type TransactionRunner } from './engine/db.js';
 import { GroupCommit } from './engine/group-commit.js';
@@ -43,6 +44,7 @@ export class Store {
   readonly attachments: AttachmentStore;
   readonly contacts: ContactStore;
   readonly conversations: ConversationStore;
+  readonly participants: ParticipantStore;
   readonly messages: MessageStore;
   readonly templates: TemplateStore;
   readonly outbox: OutboxStore;
@@ -78,6 +80,7 @@ export class Store {
     this.authPages = new AuthPageStore(db);
     this.attachments = new AttachmentStore(db);
     this.contacts = new ContactStore(db);
+    this.participants = new ParticipantStore(db);
     this.conversations = new ConversationStore(db);
     this.messages = new MessageStore(db);
     this.templates = new TemplateStore(db);

@@ -144,6 +144,43 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
     );
   });
 
+  it('produces group traffic: two members in one group conversation, and a reply into it goes sent → delivered → read', async () => {
+    const created = await gw.request('POST', `/api/p2/companies/${company}/auths`, { json: { provider: 'chat_d' } });
+    const id = created.body.auth.id as number;
+    await eventually('the QR is scanned', () => store().channels.findLive(id)!.state === 'enabled', 5_000);
+    const inject = (json: Record<string, unknown>) =>
+      gw.request('POST', `/admin/sandbox/channels/${id}/messages`, { ...admin, json });
+    const group = { id: 'team@g.us', name: 'Team' };
+    const first = await inject({ from: '491701234567', name: 'Jonas', text: 'Morgen?', group });
+    // Without its name the group keeps the one it has.
+    const second = await inject({ from: '491709876543', name: 'Olga', text: 'Ja', group: { id: group.id } });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const conversationId = first.body.message.conversation_id as number;
+    expect(second.body.message.conversation_id).toBe(conversationId);
+    const conversation = (await gw.request('GET', `/api/p2/conversations/${conversationId}?company_id=${company}`)).body
+      .conversation;
+    expect(conversation).toMatchObject({ sender_name: 'Team', sender_external_id: 'team@g.us', group: true });
+    expect(conversation.participants.map((p: { name: string; phone: string | null }) => [p.name, p.phone])).toEqual([
+      ['Jonas', '491701234567'],
+      ['Olga', '491709876543'],
+    ]);
+    expect([first.body.message.contact_id, second.body.message.contact_id]).toEqual(
+      conversation.participants.map((p: { id: number }) => p.id),
+    );
+    expect(failingFields(await inject({ from: '4917', text: 'x', group: { id: '' } }))).toEqual(['group/id']);
+    expect(failingFields(await inject({ from: '4917', text: 'x', group: { id: 'g', title: 'T' } }))).toEqual(['group']);
+
+    const reply = await gw.request('POST', `/api/p2/conversations/${conversationId}/messages`, {
+      json: { company_id: company, text: 'Bis morgen' },
+    });
+    expect(reply.status).toBe(201);
+    await eventually(
+      'the reply is read',
+      () => store().messages.findById(reply.body.message.id)!.status === 'read',
+      5_000,
+    );
+  });
+
   it('without the sandbox there is no sandbox route', async () => {
     const plain = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
     try {

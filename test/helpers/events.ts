@@ -4,6 +4,7 @@ import { authEvent } from '../../schemas/events/auth.js';
 import { channelV1Event } from '../../schemas/events/channel-v1.js';
 import { conversationEvent } from '../../schemas/events/conversation.js';
 import { jobV1Event } from '../../schemas/events/job-v1.js';
+import { groupConversationContactV1Event } from '../../schemas/events/messaging-v1.js';
 import { messageEvent } from '../../schemas/events/message.js';
 import { webhookUrlTestEvent } from '../../schemas/events/webhook-url-test.js';
 import { EVENT_CATALOG } from '../../schemas/events/catalog.js';
@@ -29,6 +30,7 @@ const v1Ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, al
 ((formats as { default?: unknown }).default as typeof formats.default)(v1Ajv);
 validators.set('channel', v1Ajv.compile(channelV1Event));
 registerEventSchema('job', jobV1Event);
+registerEventSchema('group_conversation_contact', groupConversationContactV1Event);
 registerEventSchema('webhook_url', webhookUrlTestEvent);
 registerEventSchema('webhook', webhookEvent);
 registerEventSchema('delivery', deliveryEvent);
@@ -93,7 +95,8 @@ export function assertValidEvent(event: EventRecord): void {
       `event ${event.name} does not match its schema: ${schemaErrors(validate)}\n${JSON.stringify(event.body)}`,
     );
   }
-  const v1 = family === 'channel' || family === 'job' || family === 'webhook_url';
+  const v1 =
+    family === 'channel' || family === 'job' || family === 'webhook_url' || family === 'group_conversation_contact';
   const name =
     family === 'channel'
       ? `channel.${event.body.type === 'system' ? 'state' : String(event.body.type)}`

@@ -62,6 +62,63 @@ describe('applyCallback', () => {
     expect(rowCounts(store())).toEqual(counts);
   });
 
+  const groupBatch = (externalId: string, member: string): IngestBatch => ({
+    receipt: null,
+    items: [
+      {
+        kind: 'message',
+        externalId,
+        chat: { externalId: 'group-apply', externalPublicId: 'group-apply', name: 'Team', phone: null, isGroup: true },
+        sender: { externalId: member, externalPublicId: member, name: member, phone: null },
+        income: true,
+        sentAt: 1749416383000,
+        text: 'hi all',
+        repliedToId: null,
+        attachments: [],
+        details: null,
+      },
+    ],
+  });
+  const participantCount = () =>
+    (store().db.prepare('SELECT count(*) AS n FROM conversation_participants').get() as { n: number }).n;
+
+  it('a group message: the author, the participant, the conversation and every event commit together or not at all', () => {
+    const presenters = createPresenters(publicUrls(gw.baseUrl));
+    const counts = rowCounts(store());
+    const participants = participantCount();
+    const append = store().outbox.append.bind(store().outbox);
+    vi.spyOn(store().outbox, 'append').mockImplementation((row, ...rest) => {
+      if ((row.payload as { name?: string }).name === 'message.create') throw new Error('the outbox is full');
+      return append(row, ...rest);
+    });
+    expect(() =>
+      applyCallback(store(), { id: connectorChannel, api: 'v2' }, groupBatch(nextId(), 'member-1'), presenters),
+    ).toThrow('the outbox is full');
+    expect(rowCounts(store())).toEqual(counts);
+    expect(participantCount()).toBe(participants);
+
+    vi.restoreAllMocks();
+    const start = emittedEvents(store()).length;
+    expect(
+      applyCallback(store(), { id: connectorChannel, api: 'v2' }, groupBatch(nextId(), 'member-1'), presenters),
+    ).toEqual({
+      duplicate: false,
+      messages: 1,
+      events: 3,
+    });
+    expect(checkedEvents(store(), start).map((e) => e.name)).toEqual([
+      'conversation.create',
+      'group_conversation_contact.new',
+      'message.create',
+    ]);
+    expect(rowCounts(store())).toMatchObject({
+      contacts: counts.contacts + 2,
+      conversations: counts.conversations + 1,
+      messages: counts.messages + 1,
+    });
+    expect(participantCount()).toBe(participants + 1);
+  });
+
   it('counts the events it records without reading the outbox lag', () => {
     const lag = vi.spyOn(store().outbox, 'lag');
     const start = emittedEvents(store()).length;

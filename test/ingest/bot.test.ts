@@ -186,7 +186,7 @@ describe('bot-style callbacks', () => {
     expect(checkedEvents(store(), start)).toHaveLength(1);
   });
 
-  it('threads a group chat as one conversation marked group, the author in details', async () => {
+  it("threads a group chat as one conversation marked group, its author the message's contact and a participant", async () => {
     expect((await postBot(gw, channelId, fixture('bot/group-text'), secretToken)).status).toBe(200);
     const message = await messageOf('-1001987654321:88');
     expect(message.details).toEqual({ sender: { id: '734891122', name: 'Olga Petrova' } });
@@ -197,7 +197,18 @@ describe('bot-style callbacks', () => {
       sender_name: 'Acme support',
       sender_external_id: '-1001987654321',
       group: true,
+      participants: [
+        {
+          id: message.contact_id,
+          name: 'Olga Petrova',
+          phone: null,
+          avatar_url: '',
+          external_id: '734891122',
+          external_public_id: '@olga_p',
+        },
+      ],
     });
+    expect(message.contact_id).not.toBe(store().conversations.find(companyId, message.conversation_id)!.contact_id);
   });
 
   it('stores one message for the same update fired concurrently', async () => {

@@ -173,10 +173,22 @@ describe('connector protocol: messages and statuses', () => {
       .db.prepare("SELECT details, contact_id FROM messages WHERE external_id = '3EB0C431C26A1916E5D9'")
       .get() as { details: string; contact_id: number };
     expect(JSON.parse(group.details)).toEqual({ sender: { id: '491701234567', name: 'Jonas Weber' } });
+    // The message is its author's; the conversation's contact is the group, the author a participant.
     expect(store().db.prepare('SELECT is_group, name FROM contacts WHERE id = ?').get(group.contact_id)).toEqual({
-      is_group: 1,
-      name: 'Lieferanten',
+      is_group: 0,
+      name: 'Jonas Weber',
     });
+    expect(
+      store()
+        .db.prepare(
+          `SELECT contacts.is_group, contacts.name, conversation_participants.contact_id AS participant
+           FROM messages JOIN conversations ON conversations.id = messages.conversation_id
+           JOIN contacts ON contacts.id = conversations.contact_id
+           JOIN conversation_participants ON conversation_participants.conversation_id = conversations.id
+           WHERE messages.external_id = '3EB0C431C26A1916E5D9'`,
+        )
+        .all(),
+    ).toEqual([{ is_group: 1, name: 'Lieferanten', participant: group.contact_id }]);
     const start = before();
     expect((await post('connector/message-from-me')).status).toBe(200);
     const mine = store()
@@ -187,6 +199,50 @@ describe('connector protocol: messages and statuses', () => {
     expect(
       store().db.prepare('SELECT replied_state FROM conversations WHERE id = ?').get(mine.conversation_id),
     ).toEqual({ replied_state: 'replied' });
+  });
+
+  it("a group member's message: the author's contact from `sender` (phone, public id, avatar), a participant, and the message event's contact", async () => {
+    const start = before();
+    expect((await post('connector/message-group-member')).status).toBe(200);
+    const author = store().db.prepare("SELECT * FROM contacts WHERE external_id = '491709876543@c.us'").get() as Record<
+      string,
+      unknown
+    >;
+    expect(author).toMatchObject({
+      name: 'Olga Petrova',
+      phone: '491709876543',
+      external_public_id: '491709876543',
+      avatar_url: 'https://media.connector.example/avatars/491709876543.jpg',
+      is_group: 0,
+    });
+    const contact = {
+      id: author.id,
+      name: 'Olga Petrova',
+      phone: '491709876543',
+      avatar_url: 'https://media.connector.example/avatars/491709876543.jpg',
+      external_id: '491709876543@c.us',
+      external_public_id: '491709876543',
+    };
+    const events = checkedEvents(store(), start);
+    expect(events.map((e) => e.name)).toEqual([
+      'conversation.create',
+      'group_conversation_contact.new',
+      'message.create',
+    ]);
+    const conversation = events[0]!.body.object as Record<string, unknown>;
+    expect(conversation).toMatchObject({
+      sender_name: 'Lieferanten',
+      sender_external_id: '120363148147828952@g.us',
+      avatar_url: 'https://media.connector.example/avatars/120363148147828952.jpg',
+      group: true,
+      participants: [contact],
+    });
+    expect(events[1]!.body).toMatchObject({
+      type: 'group_conversation_contact',
+      event: 'new',
+      data: { contact: { external_public_id: '491709876543' }, conversation_id: conversation.id },
+    });
+    expect(events[2]!.body.object).toMatchObject({ contact_id: author.id, contact, conversation: { group: true } });
   });
 
   it('applies statuses forward only; failed ends as error with the reason', async () => {

@@ -27,6 +27,7 @@ export interface NewContact {
 export class ContactStore {
   private readonly insertIgnore;
   private readonly byExternalId;
+  private readonly byId;
   private readonly updateProfile;
 
   constructor(db: Db) {
@@ -40,6 +41,17 @@ export class ContactStore {
     this.byExternalId = db.prepare<[number, string], ContactRow>(
       'SELECT * FROM contacts WHERE channel_id = ? AND external_id = ?',
     );
+    this.byId = db.prepare<[number, number], ContactRow>('SELECT * FROM contacts WHERE company_id = ? AND id = ?');
+  }
+
+  /** The contact a channel knows by the provider's id. */
+  findOnChannel(channelId: number, externalId: string): ContactRow | undefined {
+    return this.byExternalId.get(channelId, externalId);
+  }
+
+  /** A contact of the company by its id. */
+  find(companyId: number, id: number): ContactRow | undefined {
+    return this.byId.get(companyId, id);
   }
 
   /** The contact of a sender on a channel, created when new; `created` says which. */

@@ -2,6 +2,7 @@ import type { ChannelRow } from './channels.js';
 import type { ContactRow } from './contacts.js';
 import type { Db } from '../engine/db.js';
 import type { PageWindow } from '../../lib/paging.js';
+import { participantsJson } from './participants.js';
 
 export type OperationalState = 'open' | 'archived';
 export type RepliedState = 'replied' | 'unreplied';
@@ -29,6 +30,8 @@ export interface ConversationRow {
   contact_external_public_id: string;
   contact_avatar_url: string;
   contact_is_group: number;
+  /** A group's participants as JSON text (src/store/resources/participants.ts); `[]` for a person's conversation. */
+  participants: string;
 }
 
 export interface ConversationChanges {
@@ -53,7 +56,8 @@ const SELECT = `
   SELECT conversations.*, channels.provider, channels.state AS channel_state, channels.deleted_at AS channel_deleted_at,
          contacts.name AS contact_name, contacts.phone AS contact_phone, contacts.external_id AS contact_external_id,
          contacts.external_public_id AS contact_external_public_id, contacts.avatar_url AS contact_avatar_url,
-         contacts.is_group AS contact_is_group
+         contacts.is_group AS contact_is_group,
+         CASE WHEN contacts.is_group = 1 THEN ${participantsJson('conversations.id')} ELSE '[]' END AS participants
   FROM conversations
   JOIN channels ON channels.id = conversations.channel_id
   JOIN contacts ON contacts.id = conversations.contact_id`;
@@ -176,6 +180,7 @@ export class ConversationStore {
         contact_external_public_id: contact.external_public_id,
         contact_avatar_url: contact.avatar_url,
         contact_is_group: contact.is_group,
+        participants: '[]',
       },
       created: true,
     };

@@ -20,6 +20,7 @@ import { conversationNotes } from './018-conversation-notes.js';
 import { endpointFilters } from './019-endpoint-filters.js';
 import { endpointRetrySchedules } from './020-endpoint-retry-schedules.js';
 import { companyEvents } from './021-company-events.js';
+import { conversationParticipants } from './022-conversation-participants.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
@@ -47,4 +48,5 @@ export const MIGRATIONS: readonly Migration[] = [
   endpointFilters,
   endpointRetrySchedules,
   companyEvents,
+  conversationParticipants,
 ];

@@ -1,0 +1,416 @@
+// Group chats end to end: provider callbacks over HTTP (the connector protocol and the bot API), the
+// v2 API and events at a v2 endpoint, the v1 payloads at the company's webhook_url (pact-im/api-doc
+// _includes/v1_webhooks.md, "Group chats"), and sends into a group reaching the fake provider.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  groupConversationContactV1Event,
+  groupConversationV1Event,
+  groupMessageV1Event,
+} from '../../schemas/events/messaging-v1.js';
+import { callbackInfo, postBot, rowCounts } from '../helpers/callbacks.js';
+import { FakeProvider } from '../helpers/fake-provider.js';
+import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { compileSchema, schemaErrors } from '../helpers/schemas.js';
+import { eventually } from '../helpers/wait.js';
+
+let gw: TestGateway;
+let fake: FakeProvider;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const secrets: string[] = [];
+
+beforeAll(async () => {
+  fake = await new FakeProvider().start();
+  receiver = await startReceiver(() => secrets);
+  gw = await startTestGateway({
+    ...fake.env(),
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
+    GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  });
+});
+afterAll(async () => {
+  await gw.close();
+  await receiver.close();
+  await fake.close();
+});
+
+type Hook = Record<string, any>;
+const store = () => gw.gateway.store;
+const GROUP = '120363148147828952@g.us';
+const JONAS = { id: '491701234567@c.us', name: 'Jonas Weber', phone: '+491701234567' };
+const OLGA = { id: '491709876543@c.us', name: 'Olga Petrova', public_id: 'olga.p' };
+
+let companySeq = 0;
+/** A company whose webhook_url and one v2 endpoint are the receiver; answers its id and both secrets' indexes. */
+async function newCompany(): Promise<{ id: number; v1: number; v2: number }> {
+  companySeq += 1;
+  const res = await gw.request('POST', '/p1/companies', {
+    json: { name: `Group Co ${companySeq}`, webhook_url: `${receiver.url}?v1-${companySeq}` },
+  });
+  expect(res.status).toBe(201);
+  const id = res.body.data.external_id as number;
+  secrets.push(store().webhooks.companyEndpoint(id)!.secret);
+  const v1 = secrets.length - 1;
+  const v2 = await gw.request('POST', `/api/p2/companies/${id}/webhooks`, {
+    json: { url: `${receiver.url}?v2-${companySeq}`, active: true },
+  });
+  expect(v2.status).toBe(201);
+  secrets.push(v2.body.webhook.secret);
+  return { id, v1, v2: secrets.length - 1 };
+}
+const delivered = (secret: number): Hook[] =>
+  receiver.received.filter((h) => h.verifiedBy.includes(secret)).map((h) => h.body as Hook);
+
+async function connectorChannel(company: number, provider: string, body: Record<string, unknown> = {}) {
+  const res = await gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider, ...body } });
+  expect(res.status).toBe(201);
+  const channel = res.body.data.external_id as number;
+  expect(await fake.connectorCallback(channel, { type: 'state', state: 'enabled' })).toBe(200);
+  return channel;
+}
+const groupMessage = (id: string, sender: Record<string, unknown>, text: string, timestamp: number) => ({
+  type: 'message',
+  id,
+  chat: { id: GROUP, name: 'Lieferanten', group: true },
+  sender,
+  timestamp,
+  text,
+});
+const v1Schemas: Record<string, ReturnType<typeof compileSchema>> = {
+  group_conversation: compileSchema(groupConversationV1Event),
+  group_message: compileSchema(groupMessageV1Event),
+  group_conversation_contact: compileSchema(groupConversationContactV1Event),
+};
+function expectV1GroupShapes(hooks: Hook[]): void {
+  for (const hook of hooks) {
+    const validate = v1Schemas[hook.type as string]!;
+    expect(validate(hook), schemaErrors(validate)).toBe(true);
+  }
+}
+
+describe('group chats through the connector (chat_a)', () => {
+  let company: { id: number; v1: number; v2: number };
+  let channel: number;
+  let conversationId: number;
+
+  it("two members' messages arrive as one group conversation with both as participants; v2 events carry the group and the author; the webhook_url gets the documented group payloads", async () => {
+    company = await newCompany();
+    channel = await connectorChannel(company.id, 'chat_a');
+    expect(
+      await fake.connectorCallback(channel, groupMessage('G-1', JONAS, 'Morgen kommt die Lieferung', 1749416400)),
+    ).toBe(200);
+    expect(await fake.connectorCallback(channel, groupMessage('G-2', OLGA, 'Danke!', 1749416460))).toBe(200);
+
+    const conversations = await gw.request('GET', `/api/p2/conversations?company_id=${company.id}`);
+    expect(conversations.status).toBe(200);
+    expect(conversations.body.conversations).toHaveLength(1);
+    conversationId = conversations.body.conversations[0].id;
+    const jonas = store().db.prepare('SELECT * FROM contacts WHERE external_id = ?').get(JONAS.id) as Hook;
+    const olga = store().db.prepare('SELECT * FROM contacts WHERE external_id = ?').get(OLGA.id) as Hook;
+    const participants = [
+      {
+        id: jonas.id,
+        name: 'Jonas Weber',
+        phone: '491701234567',
+        avatar_url: '',
+        external_id: JONAS.id,
+        external_public_id: '491701234567',
+      },
+      {
+        id: olga.id,
+        name: 'Olga Petrova',
+        phone: null,
+        avatar_url: '',
+        external_id: OLGA.id,
+        external_public_id: 'olga.p',
+      },
+    ];
+    expect(conversations.body.conversations[0]).toMatchObject({
+      sender_name: 'Lieferanten',
+      sender_phone: null,
+      sender_external_id: GROUP,
+      provider: 'chat_a',
+      group: true,
+      participants,
+    });
+    const messages = await gw.request(
+      'GET',
+      `/api/p2/conversations/${conversationId}/messages?company_id=${company.id}`,
+    );
+    expect(messages.body.messages.map((m: Hook) => [m.external_id, m.contact_id, m.message])).toEqual([
+      ['G-1', jonas.id, 'Morgen kommt die Lieferung'],
+      ['G-2', olga.id, 'Danke!'],
+    ]);
+    const [first, second] = messages.body.messages as [Hook, Hook];
+
+    const messaging = () => delivered(company.v2).filter((h) => h.type === 'conversation' || h.type === 'message');
+    // v2: the group in every conversation, the author as each message's contact; a member joining is a conversation.update.
+    await eventually('the v2 events', () => messaging().length === 4);
+    const v2 = messaging();
+    const byName = (type: string, event: string) => v2.filter((h) => h.type === type && h.event === event);
+    expect(byName('conversation', 'create').map((h) => h.object.participants)).toEqual([[participants[0]]]);
+    expect(byName('conversation', 'update').map((h) => [h.object.group, h.object.participants])).toEqual([
+      [true, participants],
+    ]);
+    expect(
+      byName('message', 'create')
+        .map((h) => [h.object.external_id, h.object.contact, h.object.conversation.group])
+        .sort(),
+    ).toEqual([
+      ['G-1', participants[0], true],
+      ['G-2', participants[1], true],
+    ]);
+
+    // v1: exactly the documented group payloads, none of the one-to-one ones.
+    await eventually(
+      'the v1 group payloads',
+      () => delivered(company.v1).filter((h) => String(h.type).startsWith('group_')).length === 5,
+    );
+    // Of the messaging payloads the webhook_url got, the group ones only (its test POST and the channel's aside).
+    const messagingTypes = [
+      'conversation',
+      'message',
+      'group_conversation',
+      'group_message',
+      'group_conversation_contact',
+    ];
+    expect(
+      delivered(company.v1)
+        .map((h) => h.type)
+        .filter((type) => messagingTypes.includes(type))
+        .sort(),
+    ).toEqual([
+      'group_conversation',
+      'group_conversation_contact',
+      'group_conversation_contact',
+      'group_message',
+      'group_message',
+    ]);
+    const v1 = delivered(company.v1).filter((h) => String(h.type).startsWith('group_'));
+    expectV1GroupShapes(v1);
+    const conversation = store().conversations.find(company.id, conversationId)!;
+    const envelope = (type: string, event: string) => ({
+      id: expect.stringMatching(/^evt_/),
+      type,
+      event,
+      company_id: company.id,
+      created_at: expect.any(String),
+    });
+    expect(v1.filter((h) => h.type === 'group_conversation')).toEqual([
+      {
+        ...envelope('group_conversation', 'new'),
+        data: {
+          name: 'Lieferanten',
+          avatar_url: null,
+          channel_id: channel,
+          created_at: new Date(conversation.created_at).toISOString(),
+          external_id: conversationId,
+          channel_type: 'chat_a',
+          last_message_at: null,
+          sender_external_id: GROUP,
+          created_at_timestamp: Math.floor(conversation.created_at / 1000),
+          last_income_message_at: null,
+        },
+      },
+    ]);
+    const contactHooks = v1.filter((h) => h.type === 'group_conversation_contact');
+    expect(contactHooks.map((h) => h.data.contact.external_public_id).sort()).toEqual(['491701234567', 'olga.p']);
+    expect(contactHooks.find((h) => h.data.contact.external_public_id === 'olga.p')).toEqual({
+      ...envelope('group_conversation_contact', 'new'),
+      data: {
+        contact: { external_public_id: 'olga.p' },
+        channel_id: channel,
+        channel_type: 'chat_a',
+        date_timestamp: expect.any(Number),
+        conversation_id: conversationId,
+      },
+    });
+    const messageHooks = v1.filter((h) => h.type === 'group_message');
+    const rowOf = (m: Hook) => store().messages.findById(m.id)!;
+    expect(messageHooks.find((h) => h.data.external_id === first.id)).toEqual({
+      ...envelope('group_message', 'new'),
+      data: {
+        ack: 0,
+        income: true,
+        channel: { id: channel, type: 'chat_a' },
+        message: 'Morgen kommt die Lieferung',
+        location: null,
+        channel_id: channel,
+        created_at: new Date(rowOf(first).created_at).toISOString(),
+        attachments: [],
+        external_id: first.id,
+        channel_type: 'chat_a',
+        conversation_id: conversationId,
+        external_public_id: '491701234567',
+        created_at_timestamp: Math.floor(rowOf(first).created_at / 1000),
+        external_created_at_timestamp: 1749416400,
+      },
+    });
+    expect(messageHooks.find((h) => h.data.external_id === second.id)?.data).toMatchObject({
+      external_public_id: 'olga.p',
+      external_created_at_timestamp: 1749416460,
+    });
+  });
+
+  it("a member's next message adds no participant: no conversation.update, no group_conversation_contact", async () => {
+    const before = rowCounts(store());
+    const participantsBefore = store().participants.json(conversationId);
+    expect(await fake.connectorCallback(channel, groupMessage('G-3', JONAS, 'Um 10 Uhr', 1749416500))).toBe(200);
+    await eventually('group_message new of G-3', () =>
+      delivered(company.v1).some(
+        (h) => h.type === 'group_message' && h.data.external_created_at_timestamp === 1749416500,
+      ),
+    );
+    expect(store().participants.json(conversationId)).toBe(participantsBefore);
+    const written = rowCounts(store());
+    expect(written).toEqual({ ...before, messages: before.messages + 1, events: before.events + 1 });
+  });
+
+  it("a message sent into the group goes to the group's id at the connector; the webhook_url gets group_message new and ack", async () => {
+    const sent = await gw.request('POST', `/api/p2/conversations/${conversationId}/messages`, {
+      json: { company_id: company.id, text: 'Wir sind bereit.' },
+    });
+    expect(sent.status).toBe(201);
+    const messageId = sent.body.message.id as number;
+    await eventually(
+      'the send at the connector',
+      () => fake.callsOf('connector', `/sessions/${channel}/messages`).length === 1,
+    );
+    const call = fake.callsOf('connector', `/sessions/${channel}/messages`)[0]!;
+    expect(call.body.to).toEqual({ id: GROUP, phone: null });
+    expect(call.body.text).toBe('Wir sind bereit.');
+
+    await eventually('group_message ack with the provider id', () =>
+      delivered(company.v1).some(
+        (h) => h.type === 'group_message' && h.event === 'ack' && h.data.external_id === messageId,
+      ),
+    );
+    const hooks = delivered(company.v1).filter((h) => h.type === 'group_message' && h.data.external_id === messageId);
+    expectV1GroupShapes(hooks);
+    expect(hooks.find((h) => h.event === 'new')!.data).toMatchObject({
+      ack: 1,
+      income: false,
+      message: 'Wir sind bereit.',
+      conversation_id: conversationId,
+      external_public_id: null,
+    });
+    const ack = hooks.find((h) => h.event === 'ack')!;
+    expect(ack).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'group_message',
+      event: 'ack',
+      company_id: company.id,
+      created_at: expect.any(String),
+      data: {
+        channel: { id: channel, type: 'chat_a' },
+        timestamp: Math.floor(Date.parse(ack.created_at) / 1000),
+        external_id: messageId,
+        participant: null,
+        conversation_id: conversationId,
+        external_public_id: null,
+        ack: 1,
+      },
+    });
+  });
+
+  it('refuses a malformed sender (empty id, bad phone, unknown field) with 422 and stores nothing', async () => {
+    const before = rowCounts(store());
+    const post = (sender: Record<string, unknown>) =>
+      fake.connectorCallback(channel, groupMessage('BAD-1', sender, 'x', 1749416600));
+    expect(await post({ id: '' })).toBe(422);
+    expect(await post({ id: 'a', phone: 'not a phone' })).toBe(422);
+    expect(await post({ id: 'a', unknown: 1 })).toBe(422);
+    expect(rowCounts(store())).toEqual(before);
+  });
+});
+
+describe('bot groups (chat_b)', () => {
+  it('a supergroup with two members is one conversation with both; a reply goes to the group chat_id', async () => {
+    const company = await newCompany();
+    const created = await gw.request('POST', `/p1/companies/${company.id}/channels`, {
+      json: { provider: 'chat_b', token: '7777:group-bot' },
+    });
+    expect(created.status).toBe(201);
+    const channel = created.body.data.external_id as number;
+    const secretToken = (await callbackInfo(gw, channel)).secrets.secret_token!;
+    const update = (updateId: number, messageId: number, from: Record<string, unknown>, text: string) =>
+      JSON.stringify({
+        update_id: updateId,
+        message: {
+          message_id: messageId,
+          from: { is_bot: false, ...from },
+          chat: { id: -1001234500000, title: 'Acme team', type: 'supergroup' },
+          date: 1749416600 + messageId,
+          text,
+        },
+      });
+    expect(
+      (
+        await postBot(
+          gw,
+          channel,
+          update(1, 10, { id: 501, first_name: 'Olga', username: 'olga_p' }, 'Hi'),
+          secretToken,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await postBot(
+          gw,
+          channel,
+          update(2, 11, { id: 502, first_name: 'Ivan', last_name: 'Petrov' }, 'Hey'),
+          secretToken,
+        )
+      ).status,
+    ).toBe(200);
+
+    const list = await gw.request('GET', `/api/p2/conversations?company_id=${company.id}`);
+    expect(list.body.conversations).toHaveLength(1);
+    const conversation = list.body.conversations[0] as Hook;
+    expect(conversation).toMatchObject({ sender_name: 'Acme team', sender_external_id: '-1001234500000', group: true });
+    expect(conversation.participants.map((p: Hook) => [p.name, p.external_id, p.external_public_id])).toEqual([
+      ['Olga', '501', '@olga_p'],
+      ['Ivan Petrov', '502', '502'],
+    ]);
+    const messages = (
+      await gw.request('GET', `/api/p2/conversations/${conversation.id}/messages?company_id=${company.id}`)
+    ).body.messages as Hook[];
+    expect(messages.map((m) => m.contact_id)).toEqual(conversation.participants.map((p: Hook) => p.id));
+
+    const sent = await gw.request('POST', `/api/p2/conversations/${conversation.id}/messages`, {
+      json: { company_id: company.id, text: 'Hello team' },
+    });
+    expect(sent.status).toBe(201);
+    await eventually(
+      'sendMessage at the bot API',
+      () => fake.callsOf('bot', '/bot7777:group-bot/sendMessage').length === 1,
+    );
+    expect(fake.callsOf('bot', '/bot7777:group-bot/sendMessage')[0]!.body).toMatchObject({
+      chat_id: '-1001234500000',
+      text: 'Hello team',
+    });
+  });
+});
+
+describe('a provider whose groups the gateway does not send into', () => {
+  it('answers 422 wrong_provider naming the provider and the operation, and stores nothing', async () => {
+    const company = await newCompany();
+    const channel = await connectorChannel(company.id, 'social_a_direct', { token: 'vk-token' });
+    expect(await fake.connectorCallback(channel, groupMessage('VK-1', JONAS, 'Привет', 1749416700))).toBe(200);
+    const conversation = (await gw.request('GET', `/api/p2/conversations?company_id=${company.id}`)).body
+      .conversations[0] as Hook;
+    expect(conversation).toMatchObject({ provider: 'social_a_direct', group: true });
+    const before = rowCounts(store());
+    const outbound = fake.calls.length;
+    const refused = await gw.request('POST', `/api/p2/conversations/${conversation.id}/messages`, {
+      json: { company_id: company.id, text: 'Hello group' },
+    });
+    const [error] = expectErrorShape(refused, 422, 'wrong_provider');
+    expect(error!.detail).toContain('social_a_direct group conversations');
+    expect(error!.detail).toContain('sent into');
+    expect(rowCounts(store())).toEqual(before);
+    expect(fake.calls.length).toBe(outbound);
+  });
+});
