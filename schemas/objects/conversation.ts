@@ -2,7 +2,10 @@ import type { JSONSchema } from 'json-schema-to-ts';
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 
-/** The contract's Conversation (v2), plus assignee_id and the v1 note; last_updated_at is null until the first message. */
+/**
+ * The contract's Conversation (v2), plus assignee_id, the v1 note and unread_count (incoming messages since
+ * the company last marked it read); last_updated_at is null until the first message.
+ */
 export const conversationObject = {
   $id: 'objects/conversation',
   type: 'object',
@@ -23,6 +26,7 @@ export const conversationObject = {
     'replied_state',
     'assignee_id',
     'note',
+    'unread_count',
     'group',
   ],
   properties: {
@@ -41,6 +45,7 @@ export const conversationObject = {
     replied_state: { type: 'string', enum: ['replied', 'unreplied'] },
     assignee_id: { type: ['integer', 'null'] },
     note: { type: ['string', 'null'] },
+    unread_count: { type: 'integer', minimum: 0 },
     group: { type: 'boolean' },
   },
 } as const satisfies JSONSchema;

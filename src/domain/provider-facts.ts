@@ -63,6 +63,13 @@ export interface EditItem {
   editedAt: number;
 }
 
+/** Messages deleted for everyone at the provider. */
+export interface DeletionItem {
+  kind: 'deletion';
+  externalIds: string[];
+  at: number;
+}
+
 export type ReportedStatus = 'sent' | 'delivered' | 'read' | 'error';
 
 export interface StatusItem {
@@ -126,6 +133,7 @@ export type IngestItem =
   | IncomingMessageItem
   | ReactionItem
   | EditItem
+  | DeletionItem
   | StatusItem
   | StateItem
   | AuthSignalItem
