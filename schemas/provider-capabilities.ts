@@ -52,11 +52,11 @@ const each = (maxBytes: number | null, ...kinds: SendKind[]): AttachmentRule[] =
 /**
  * The table. `provider` is what the provider's API offers; `gateway` what the gateway carries.
  * Incoming: reactions from every family (cloud-style reaction messages, bot-style
- * `message_reaction`, connector `reaction`), edits from the bot-style and connector families,
- * deletes from the connector; groups from the bot-style and connector families. Outgoing:
- * reactions, edits, deletes and read receipts through the family's connector (cloud-style reaction
- * messages and read marks, the bot API's setMessageReaction and editMessageText, the connector
- * protocol's calls).
+ * `message_reaction`, connector `reaction`); edits from the bot-style and connector families;
+ * deletes from the connector and the bot-style `deleted_business_messages`; groups from the
+ * bot-style and connector families. Outgoing: reactions, edits, deletes and read receipts through
+ * the family's connector (cloud-style reaction messages and read marks, the bot API's
+ * setMessageReaction and editMessageText, the connector protocol's calls).
  */
 export const PROVIDER_CAPABILITIES = {
   chat_a: {
@@ -91,7 +91,7 @@ export const PROVIDER_CAPABILITIES = {
     groups: yes('incoming'),
     reactions: yes('both'),
     edits: yes('both'),
-    deletes: yes('none'),
+    deletes: yes('incoming'),
     readReceipts: no,
     // Sent by URL, which the bot API fetches itself: 5 MB for photos, 20 MB for other files.
     attachments: [...each(5 * MB, 'image'), ...each(20 * MB, 'video', 'audio', 'voice', 'document')],

@@ -98,6 +98,7 @@ describe('GET /api/p2/providers', () => {
       'chat_d',
     ]);
     expect(providers.filter((p) => p.deletes.gateway === 'incoming').map((p) => p.provider)).toEqual([
+      'chat_b',
       'social_a',
       'social_a_direct',
       'social_c',
