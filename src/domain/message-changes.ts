@@ -1,16 +1,15 @@
-import type { Presenters } from '../presenters/presenters.js';
-import type { ChannelRow } from '../store/resources/channels.js';
-import type { MessageRow } from '../store/resources/messages.js';
-import type { Store } from '../store/store.js';
-import { recordMessageEvent } from './message-events.js';
-import type { DeletionItem, EditItem, ReactionItem } from './provider-facts.js';
-
 /**
  * What happens to a message after it was stored, as a provider reports it (a callback, or the
  * sender's outcome of the company's own reaction or edit): reactions, edits and deletions, each a
  * `message.update` in the callback's transaction. Changes to messages the channel does not have
  * are ignored.
  */
+import type { Presenters } from '../presenters/presenters.js';
+import type { ChannelRow } from '../store/resources/channels.js';
+import type { MessageRow } from '../store/resources/messages.js';
+import type { Store } from '../store/store.js';
+import { recordMessageEvent } from './message-events.js';
+import type { DeletionItem, EditItem, ReactionItem } from './provider-facts.js';
 
 /** One reaction in a message's `reactions`: who (the provider's id of the person, or `company`), which emoji, when. */
 export interface StoredReaction {
