@@ -60,6 +60,30 @@ describe('bot-style updates', () => {
     expect(messageOfEvent(events[1]!.body.object)).toEqual(removed);
   });
 
+  it('keeps emoji only: a reaction of custom emoji alone counts as none (the person’s reaction is removed)', async () => {
+    const body = (updateId: number, newReaction: unknown[]) =>
+      JSON.stringify({
+        update_id: updateId,
+        message_reaction: {
+          chat: { id: 734891122, type: 'private' },
+          message_id: 1201,
+          user: { id: 734891122, first_name: 'Olga' },
+          date: 1749416700,
+          old_reaction: [],
+          new_reaction: newReaction,
+        },
+      });
+    expect(
+      (await postBot(gw, ch.botChannel, body(815207320, [{ type: 'emoji', emoji: '🔥' }]), ch.botSecret)).status,
+    ).toBe(200);
+    expect((await messageOf(ch.botChannel, '734891122:1201')).reactions).toEqual([
+      { emoji: '🔥', from: '734891122', created_at: '2025-06-08T21:05:00.000Z' },
+    ]);
+    const custom = [{ type: 'custom_emoji', custom_emoji_id: '5368324170671202286' }];
+    expect((await postBot(gw, ch.botChannel, body(815207321, custom), ch.botSecret)).status).toBe(200);
+    expect((await messageOf(ch.botChannel, '734891122:1201')).reactions).toEqual([]);
+  });
+
   it('deleted_business_messages marks the known messages deleted, one message.update each; unknown ids are ignored', async () => {
     const start = emittedEvents(store()).length;
     expect((await postBot(gw, ch.botChannel, fixture('bot/deleted-business-messages'), ch.botSecret)).status).toBe(200);
