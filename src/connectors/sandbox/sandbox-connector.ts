@@ -41,8 +41,9 @@ export const SANDBOX_PAGES: Page[] = [
  * on one machine. It shows a QR (refreshed once) and "scans" it a few steps later, shows a pairing
  * code, accepts any code or password, lists two pages, and "delivers" every send: `sent` at once,
  * `delivered` one step later, `read` one more step later; it takes every reaction, edit, delete and
- * read receipt. A text (or an edit) of exactly `/fail` is refused permanently. Its later news travels as normalized facts on `gateway.inbound`, the path of every
- * sender outcome (bot-style providers have no delivery receipts to imitate).
+ * read receipt. A text (or an edit) of exactly `/fail` is refused permanently. Its later news
+ * travels as normalized facts on `gateway.inbound`, the path of every sender outcome (bot-style
+ * providers have no delivery receipts to imitate).
  */
 export class SandboxConnector
   implements SendConnector, SessionConnector, TemplateSource, DeleteConnector, MessageActionConnector

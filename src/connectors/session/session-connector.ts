@@ -29,8 +29,8 @@ export interface ConnectorProtocolOptions {
 /**
  * The outbound half of our connector protocol (docs/connector-protocol.md, "Calls from the
  * gateway"): sessions of session-based providers, their connection steps, their sends, deletes,
- * reactions, edits and read receipts. The
- * inbound half (the connector's events) is src/ingest/connector.ts.
+ * reactions, edits and read receipts. The inbound half (the connector's events) is
+ * src/ingest/connector.ts.
  */
 export class ConnectorProtocolClient
   implements SendConnector, SessionConnector, DeleteConnector, MessageActionConnector
