@@ -29,12 +29,20 @@ async function conversationOf(
   return { company, auth, conversation: injected.body.message.conversation_id, incoming: injected.body.message.id };
 }
 
-/** Sends a message and waits until the provider took it (it has an external_id). */
-async function sent(company: number, conversation: number, text: string): Promise<{ id: number; externalId: string }> {
+/**
+ * Sends a message and waits until the sandbox reported it read (its last news of a send) and every
+ * event of the company reached the receiver: what comes after is the test's own.
+ */
+async function sent(company: number, conversation: number, text: string): Promise<{ id: number }> {
   const res = await c.api('POST', `/api/p2/conversations/${conversation}/messages`, { company_id: company, text });
   const id = res.body.message.id as number;
-  await eventually('the provider took it', () => c.gw.store.messages.findById(id)!.external_id !== null, 10_000);
-  return { id, externalId: c.gw.store.messages.findById(id)!.external_id! };
+  await eventually(
+    'the provider took it and it was read',
+    () => c.hooks(company).some((h) => h.type === 'message' && h.object.id === id && h.object.status === 'read'),
+    10_000,
+  );
+  await c.allDelivered(company);
+  return { id };
 }
 
 /** The message updates of one message the receiver got after `from` hooks. */

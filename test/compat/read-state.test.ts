@@ -64,7 +64,19 @@ describe('POST /api/p2/conversations/<id>/read', () => {
         .map((h) => h.object.conversation.unread_count),
     ).toEqual([1, 2]);
     // An outgoing message leaves the count alone.
-    await c.api('POST', `/api/p2/conversations/${conversation}/messages`, { company_id: company, text: 'Ja' });
+    const reply = await c.api('POST', `/api/p2/conversations/${conversation}/messages`, {
+      company_id: company,
+      text: 'Ja',
+    });
+    // The sandbox's last news of the send (read): nothing of it comes later.
+    await eventually(
+      'the reply was read',
+      () =>
+        c
+          .hooks(company)
+          .some((h) => h.type === 'message' && h.object.id === reply.body.message.id && h.object.status === 'read'),
+      10_000,
+    );
     const shown = await c.api('GET', `/api/p2/conversations/${conversation}?company_id=${company}`);
     expect(shown.body.conversation.unread_count).toBe(2);
 
