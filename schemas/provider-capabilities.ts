@@ -2,7 +2,7 @@ import type { Provider } from './v1/channels.js';
 
 /**
  * What each provider supports and what the gateway carries of it: the one table the API enforces
- * (writing first, templates, deletes, attachment kinds and sizes, how an auth connects, history
+ * (writing first, templates, reactions, edits, deletes, read receipts, attachment kinds and sizes, how an auth connects, history
  * sync) and the catalog `GET /api/p2/providers`, the OpenAPI document and docs/providers.md show.
  */
 
@@ -50,11 +50,14 @@ const each = (maxBytes: number | null, ...kinds: SendKind[]): AttachmentRule[] =
   kinds.map((kind) => ({ kind, maxBytes }));
 
 /**
- * The table. `provider` is what the provider's API offers; `gateway` what the gateway carries:
- * groups arrive from the bot-style and connector families and are sent into through the bot API
- * (`chat_b`) and the connector (`chat_a`, `chat_b_personal`, `chat_d`), reactions from the cloud-style family,
- * edits from the bot-style family; deletes go out through the connector; read receipts are not
- * carried yet.
+ * The table. `provider` is what the provider's API offers; `gateway` what the gateway carries.
+ * Incoming: reactions from every family (cloud-style reaction messages, bot-style
+ * `message_reaction`, connector `reaction`); edits from the bot-style and connector families;
+ * deletes from the connector and the bot-style `deleted_business_messages`; groups from the
+ * bot-style and connector families. Outgoing: messages into groups through the bot API (`chat_b`)
+ * and the connector (`chat_a`, `chat_b_personal`, `chat_d`); reactions, edits, deletes and read
+ * receipts through the family's connector (cloud-style reaction messages and read marks, the bot API's
+ * setMessageReaction and editMessageText, the connector protocol's calls).
  */
 export const PROVIDER_CAPABILITIES = {
   chat_a: {
@@ -63,10 +66,10 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: yes('outgoing'),
     templates: no,
     groups: yes('both'),
-    reactions: yes('none'),
-    edits: yes('none'),
-    deletes: yes('outgoing'),
-    readReceipts: yes('none'),
+    reactions: yes('both'),
+    edits: yes('both'),
+    deletes: yes('both'),
+    readReceipts: yes('outgoing'),
     attachments: [...each(16 * MB, 'image', 'video', 'audio', 'voice'), ...each(100 * MB, 'document')],
   },
   chat_a_business: {
@@ -75,10 +78,10 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: yes('outgoing'),
     templates: yes('outgoing'),
     groups: no,
-    reactions: yes('incoming'),
+    reactions: yes('both'),
     edits: no,
     deletes: no,
-    readReceipts: yes('none'),
+    readReceipts: yes('outgoing'),
     attachments: [...each(5 * MB, 'image'), ...each(16 * MB, 'video', 'audio', 'voice'), ...each(100 * MB, 'document')],
   },
   chat_b: {
@@ -87,9 +90,9 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: no,
     templates: no,
     groups: yes('both'),
-    reactions: yes('none'),
-    edits: yes('incoming'),
-    deletes: yes('none'),
+    reactions: yes('both'),
+    edits: yes('both'),
+    deletes: yes('incoming'),
     readReceipts: no,
     // Sent by URL, which the bot API fetches itself: 5 MB for photos, 20 MB for other files.
     attachments: [...each(5 * MB, 'image'), ...each(20 * MB, 'video', 'audio', 'voice', 'document')],
@@ -100,10 +103,10 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: yes('outgoing'),
     templates: no,
     groups: yes('both'),
-    reactions: yes('none'),
-    edits: yes('none'),
-    deletes: yes('outgoing'),
-    readReceipts: yes('none'),
+    reactions: yes('both'),
+    edits: yes('both'),
+    deletes: yes('both'),
+    readReceipts: yes('outgoing'),
     attachments: each(2048 * MB, 'image', 'video', 'audio', 'voice', 'document'),
   },
   chat_c: {
@@ -124,10 +127,10 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: yes('outgoing'),
     templates: no,
     groups: yes('both'),
-    reactions: yes('none'),
-    edits: yes('none'),
-    deletes: yes('outgoing'),
-    readReceipts: yes('none'),
+    reactions: yes('both'),
+    edits: yes('both'),
+    deletes: yes('both'),
+    readReceipts: yes('outgoing'),
     attachments: each(null, 'image', 'video', 'audio', 'voice', 'document'),
   },
   social_a: {
@@ -136,10 +139,10 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: no,
     templates: no,
     groups: yes('incoming'),
-    reactions: yes('none'),
-    edits: yes('none'),
-    deletes: yes('none'),
-    readReceipts: yes('none'),
+    reactions: yes('both'),
+    edits: yes('both'),
+    deletes: yes('incoming'),
+    readReceipts: yes('outgoing'),
     attachments: [...each(50 * MB, 'image'), ...each(null, 'voice'), ...each(200 * MB, 'document')],
   },
   social_a_direct: {
@@ -148,10 +151,10 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: yes('outgoing'),
     templates: no,
     groups: yes('incoming'),
-    reactions: yes('none'),
-    edits: yes('none'),
-    deletes: yes('none'),
-    readReceipts: yes('none'),
+    reactions: yes('both'),
+    edits: yes('both'),
+    deletes: yes('incoming'),
+    readReceipts: yes('outgoing'),
     attachments: [...each(50 * MB, 'image'), ...each(null, 'video', 'voice'), ...each(200 * MB, 'document')],
   },
   social_b: {
@@ -160,10 +163,10 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: no,
     templates: no,
     groups: no,
-    reactions: yes('none'),
+    reactions: yes('both'),
     edits: no,
     deletes: no,
-    readReceipts: yes('none'),
+    readReceipts: yes('outgoing'),
     attachments: each(25 * MB, 'image', 'video', 'audio', 'document'),
   },
   social_c: {
@@ -172,10 +175,10 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: no,
     templates: no,
     groups: yes('incoming'),
-    reactions: yes('none'),
+    reactions: yes('both'),
     edits: no,
-    deletes: yes('none'),
-    readReceipts: yes('none'),
+    deletes: yes('incoming'),
+    readReceipts: yes('outgoing'),
     attachments: each(null, 'image', 'video', 'voice'),
   },
   social_c_business: {
@@ -184,10 +187,10 @@ export const PROVIDER_CAPABILITIES = {
     writingFirst: no,
     templates: no,
     groups: no,
-    reactions: yes('none'),
+    reactions: yes('both'),
     edits: no,
     deletes: no,
-    readReceipts: yes('none'),
+    readReceipts: yes('outgoing'),
     attachments: [...each(8 * MB, 'image'), ...each(25 * MB, 'video', 'audio')],
   },
   market_a: {
@@ -199,7 +202,7 @@ export const PROVIDER_CAPABILITIES = {
     reactions: no,
     edits: no,
     deletes: no,
-    readReceipts: yes('none'),
+    readReceipts: yes('outgoing'),
     attachments: each(null, 'image'),
   },
 } as const satisfies Record<Provider, ProviderCapabilities>;
@@ -222,13 +225,25 @@ export type WriteFirstProvider = {
 }[Provider];
 export const WRITE_FIRST_PROVIDERS = providersWhere((c) => c.writingFirst.gateway !== 'none') as WriteFirstProvider[];
 
+/** Whether the gateway carries a feature to the provider. */
+export function goesOut(feature: Feature): boolean {
+  return feature.gateway === 'both' || feature.gateway === 'outgoing';
+}
+
 /** Providers whose messages the gateway deletes at the provider (DELETE .../messages). */
-export const DELETE_PROVIDERS = providersWhere((c) => c.deletes.gateway !== 'none');
+export const DELETE_PROVIDERS = providersWhere((c) => goesOut(c.deletes));
+
+/** Providers the gateway sends reactions to (POST and DELETE .../messages/<id>/reactions). */
+export const REACTION_PROVIDERS = providersWhere((c) => goesOut(c.reactions));
+
+/** Providers whose sent messages the gateway edits (PATCH .../messages/<id>). */
+export const EDIT_PROVIDERS = providersWhere((c) => goesOut(c.edits));
+
+/** Providers the gateway sends read receipts to (POST .../conversations/<id>/read). */
+export const READ_RECEIPT_PROVIDERS = providersWhere((c) => goesOut(c.readReceipts));
 
 /** Providers whose group chats the gateway sends into (POST .../conversations/<id>/messages of a group). */
-export const GROUP_SEND_PROVIDERS = providersWhere(
-  (c) => c.groups.gateway === 'both' || c.groups.gateway === 'outgoing',
-);
+export const GROUP_SEND_PROVIDERS = providersWhere((c) => goesOut(c.groups));
 
 /** Providers whose business templates the gateway syncs and sends. */
 export const TEMPLATE_PROVIDERS = providersWhere((c) => c.templates.gateway !== 'none');

@@ -103,9 +103,48 @@ const botMessage = {
   },
 } as const;
 
+const chatRef = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'integer' } },
+} as const;
+
+/** One reaction: an emoji, a custom emoji or a paid star; the gateway keeps emoji only. */
+const reactionType = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { type: 'string' }, emoji: { type: 'string', maxLength: 64 } },
+} as const;
+
+/** A person (or a chat acting for them) changed their reactions to a message. */
+const messageReaction = {
+  type: 'object',
+  required: ['chat', 'message_id', 'date', 'old_reaction', 'new_reaction'],
+  properties: {
+    chat: chatRef,
+    message_id: { type: 'integer', minimum: 0 },
+    user: user,
+    actor_chat: chatRef,
+    date: unixSeconds,
+    old_reaction: { type: 'array', items: reactionType },
+    new_reaction: { type: 'array', items: reactionType },
+  },
+} as const;
+
+/** Messages deleted in a chat of a connected business account. */
+const deletedBusinessMessages = {
+  type: 'object',
+  required: ['chat', 'message_ids'],
+  properties: {
+    business_connection_id: { type: 'string' },
+    chat: chatRef,
+    message_ids: { type: 'array', items: { type: 'integer', minimum: 0 } },
+  },
+} as const;
+
 /**
  * A bot-style API update (`chat_b`, docs/design.md section 5): `update_id` and one of `message`,
- * `edited_message`, ... Kinds the gateway does not handle (callback queries, member updates) are
+ * `edited_message`, `message_reaction`, `deleted_business_messages`, ... Kinds the gateway does not handle (callback queries, member updates) are
  * accepted and acknowledged without effect, as the provider would otherwise retry them.
  */
 export const botUpdate = {
@@ -118,5 +157,7 @@ export const botUpdate = {
     edited_message: botMessage,
     channel_post: botMessage,
     edited_channel_post: botMessage,
+    message_reaction: messageReaction,
+    deleted_business_messages: deletedBusinessMessages,
   },
 } as const satisfies JSONSchema;

@@ -170,6 +170,48 @@ const oauth = {
   properties: { type: { const: 'oauth' }, oauth_provider_url: { type: 'string', format: 'uri', maxLength: 4096 } },
 } as const;
 
+const providerMessageId = { type: 'string', minLength: 1, maxLength: 255 } as const;
+
+/** Someone reacted to a message of the chat (one reaction per sender; `emoji: ""` removes theirs). */
+const reaction = {
+  type: 'object',
+  required: ['type', 'message_id', 'from', 'emoji', 'timestamp'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'reaction' },
+    message_id: providerMessageId,
+    /** The reacting person's id at the provider. */
+    from: { type: 'string', minLength: 1, maxLength: 255 },
+    emoji: { type: 'string', maxLength: 64 },
+    timestamp: unixSeconds,
+  },
+} as const;
+
+/** A message's text was changed at the provider. */
+const edit = {
+  type: 'object',
+  required: ['type', 'message_id', 'text', 'timestamp'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'edit' },
+    message_id: providerMessageId,
+    text: { type: 'string', maxLength: 65_536 },
+    timestamp: unixSeconds,
+  },
+} as const;
+
+/** Messages were deleted for everyone at the provider. */
+const deletion = {
+  type: 'object',
+  required: ['type', 'message_ids', 'timestamp'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'delete' },
+    message_ids: { type: 'array', minItems: 1, maxItems: 100, items: providerMessageId },
+    timestamp: unixSeconds,
+  },
+} as const;
+
 /** News about a live session that does not change the channel's state (the phone went offline, ...). */
 export const SESSION_NOTICES = [
   'phone_offline',
@@ -186,7 +228,19 @@ const notice = {
   properties: { type: { const: 'notice' }, notice: { type: 'string', enum: SESSION_NOTICES }, timestamp: unixSeconds },
 } as const;
 
-export const CONNECTOR_EVENT_TYPES = ['message', 'status', 'state', 'qr', 'code', 'pages', 'oauth', 'notice'] as const;
+export const CONNECTOR_EVENT_TYPES = [
+  'message',
+  'status',
+  'reaction',
+  'edit',
+  'delete',
+  'state',
+  'qr',
+  'code',
+  'pages',
+  'oauth',
+  'notice',
+] as const;
 
 /** First pass: which event it is (docs/connector-protocol.md). */
 export const connectorEventType = {
@@ -200,6 +254,9 @@ export const connectorEventType = {
 export const connectorEvents = {
   message: { $id: 'callbacks/connector-message', ...message },
   status: { $id: 'callbacks/connector-status', ...status },
+  reaction: { $id: 'callbacks/connector-reaction', ...reaction },
+  edit: { $id: 'callbacks/connector-edit', ...edit },
+  delete: { $id: 'callbacks/connector-delete', ...deletion },
   state: { $id: 'callbacks/connector-state', ...state },
   qr: { $id: 'callbacks/connector-qr', ...qr },
   code: { $id: 'callbacks/connector-code', ...code },

@@ -48,6 +48,7 @@ const conversation = {
   replied_state: 'unreplied',
   assignee_id: null,
   note: null,
+  unread_count: 1,
   group: false,
   participants: [],
 };

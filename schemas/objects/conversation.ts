@@ -18,7 +18,8 @@ export const participantObject = {
 } as const satisfies JSONSchema;
 
 /**
- * The contract's Conversation (v2), plus assignee_id, the v1 note and, for a group (`group: true`,
+ * The contract's Conversation (v2), plus assignee_id, the v1 note, unread_count (incoming messages
+ * since the company last marked it read) and, for a group (`group: true`,
  * `sender_name` its title), its `participants`: the members who wrote in it, oldest first (empty
  * for a person's conversation). last_updated_at is null until the first message.
  */
@@ -42,6 +43,7 @@ export const conversationObject = {
     'replied_state',
     'assignee_id',
     'note',
+    'unread_count',
     'group',
     'participants',
   ],
@@ -61,6 +63,7 @@ export const conversationObject = {
     replied_state: { type: 'string', enum: ['replied', 'unreplied'] },
     assignee_id: { type: ['integer', 'null'] },
     note: { type: ['string', 'null'] },
+    unread_count: { type: 'integer', minimum: 0 },
     group: { type: 'boolean' },
     participants: { type: 'array', items: participantObject },
   },

@@ -28,6 +28,9 @@ const digitsPhone = {
   'x-message': 'must be digits only with the country code first (7 to 15 digits, no plus sign)',
 } as const;
 /** ISO 8601 timestamp or unix seconds; the one-month rule is checked after validation. */
+/** The hosted service's channel option: the gateway sends the provider no read receipts for this channel. */
+const doNotMarkAsRead = { type: 'boolean' } as const;
+
 const syncMessagesFrom = {
   type: ['string', 'integer'],
   format: 'timestamp',
@@ -70,13 +73,13 @@ export const channelCreateBodies = {
   chat_d: {
     $id: 'v1/channel-create/chat_d',
     type: 'object',
-    properties: { sync_messages_from: syncMessagesFrom },
+    properties: { sync_messages_from: syncMessagesFrom, do_not_mark_as_read: doNotMarkAsRead },
   },
   // QR code when phone is absent, digital code when present.
   chat_a: {
     $id: 'v1/channel-create/chat_a',
     type: 'object',
-    properties: { phone: digitsPhone, sync_messages_from: syncMessagesFrom },
+    properties: { phone: digitsPhone, sync_messages_from: syncMessagesFrom, do_not_mark_as_read: doNotMarkAsRead },
   },
   // By token, or by vendor channel id when no token is given.
   chat_a_business: {
@@ -119,6 +122,7 @@ export const channelCreateBodies = {
       via_qr_code: viaQrCode,
       phone: plusOrDigitsPhone,
       sync_messages_from: syncMessagesFrom,
+      do_not_mark_as_read: doNotMarkAsRead,
     },
     if: { not: { required: ['phone'] } },
     then: { required: ['via_qr_code'] },

@@ -5,10 +5,12 @@
  */
 import type { ProviderSendJob, SendRequest } from '../domain/messaging.js';
 import type { DeleteRequest } from '../domain/message-deletion.js';
+import type { MessageActionRequest } from '../domain/message-actions.js';
 
 /** The send job shapes (src/domain/messaging.ts) are part of the interface every connector implements. */
 export type { MediaKindOut, ProviderSendJob, SendRequest } from '../domain/messaging.js';
 export type { DeleteRequest, ProviderDeleteJob } from '../domain/message-deletion.js';
+export type { MessageAction, MessageActionRequest, ProviderMessageActionJob } from '../domain/message-actions.js';
 
 export type ConnectorFamily = 'cloud' | 'bot' | 'connector';
 
@@ -107,6 +109,17 @@ export type DeleteResult =
 /** Providers that delete sent messages (our connector protocol, the sandbox). */
 export interface DeleteConnector {
   deleteMessages(request: DeleteRequest, idempotencyKey: string): Promise<DeleteResult>;
+}
+
+export type ActionResult =
+  { kind: 'done' } | { kind: 'failed'; permanent: boolean; error: ProviderError; retryAfterMs?: number };
+
+/**
+ * Providers that take the company's reactions, edits and read receipts (every family's connector,
+ * each for what its provider has: schemas/provider-capabilities.ts).
+ */
+export interface MessageActionConnector {
+  act(request: MessageActionRequest, idempotencyKey: string): Promise<ActionResult>;
 }
 
 /** A template as the provider lists it. */

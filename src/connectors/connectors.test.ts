@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { botCall } from './bot/bot-connector.js';
+import { botActionCall, botCall } from './bot/bot-connector.js';
 import { cloudMessage } from './cloud/cloud-connector.js';
-import type { SendRequest } from './connector.js';
+import type { MessageActionRequest, SendRequest } from './connector.js';
 import { substitutionsCount } from './flows.js';
 import { ChannelThrottle } from './throttle.js';
 
@@ -93,5 +93,38 @@ describe('ChannelThrottle', () => {
     const other = Date.now();
     await throttle.run(8, async () => {});
     expect(Date.now() - other).toBeLessThan(50);
+  });
+});
+
+describe('botActionCall', () => {
+  const request = (action: MessageActionRequest['action'], hasAttachment = false): MessageActionRequest => ({
+    channel_id: 1,
+    provider: 'chat_b',
+    settings: {},
+    credentials: {},
+    chat_id: '777000111',
+    external_id: '777000111:56',
+    has_attachment: hasAttachment,
+    action,
+  });
+
+  it('edits the caption of a message with an attachment, the text otherwise; removes a reaction with an empty list', () => {
+    expect(botActionCall(request({ action: 'edit', text: 'New' }, true))).toEqual({
+      method: 'editMessageCaption',
+      body: { chat_id: '777000111', message_id: 56, caption: 'New' },
+    });
+    expect(botActionCall(request({ action: 'edit', text: 'New' }))).toEqual({
+      method: 'editMessageText',
+      body: { chat_id: '777000111', message_id: 56, text: 'New' },
+    });
+    expect(botActionCall(request({ action: 'unreact' }))).toEqual({
+      method: 'setMessageReaction',
+      body: { chat_id: '777000111', message_id: 56, reaction: [] },
+    });
+  });
+
+  it('has no call for a read receipt, nor for an id that is not <chat>:<message>', () => {
+    expect(botActionCall(request({ action: 'read' }))).toBeNull();
+    expect(botActionCall({ ...request({ action: 'unreact' }), external_id: 'not-a-bot-id' })).toBeNull();
   });
 });

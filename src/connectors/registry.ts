@@ -3,7 +3,13 @@ import type { ProviderConfig } from '../config/config.js';
 import { callbackFamily } from '../domain/callback-secrets.js';
 import { BotConnector } from './bot/bot-connector.js';
 import { CloudConnector } from './cloud/cloud-connector.js';
-import type { DeleteConnector, SendConnector, SessionConnector, TemplateSource } from './connector.js';
+import type {
+  DeleteConnector,
+  MessageActionConnector,
+  SendConnector,
+  SessionConnector,
+  TemplateSource,
+} from './connector.js';
 import { ProviderHttp } from './http.js';
 import { SandboxConnector, type SandboxReporter } from './sandbox/sandbox-connector.js';
 import { ConnectorProtocolClient } from './session/session-connector.js';
@@ -49,6 +55,13 @@ export class Connectors {
   /** Where messages of a provider are deleted (its sessions' connector). */
   deleter(): DeleteConnector {
     return this.sandbox ?? this.protocol;
+  }
+
+  /** Where a provider's reactions, edits and read receipts go: its family's connector. */
+  actor(provider: string): MessageActionConnector {
+    if (this.sandbox !== null) return this.sandbox;
+    const family = callbackFamily(provider);
+    return family === 'cloud' ? this.cloud : family === 'bot' ? this.bot : this.protocol;
   }
 
   /** Where a provider's templates come from; null for providers without templates. */

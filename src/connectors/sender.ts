@@ -3,7 +3,15 @@ import type { Logger } from '../log.js';
 import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
 import { pause, type Clock, type StreamBus, type Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
-import type { LaterStatus, ProviderDeleteJob, ProviderError, ProviderSendJob, SendRequest } from './connector.js';
+import type {
+  LaterStatus,
+  ProviderDeleteJob,
+  ProviderError,
+  ProviderMessageActionJob,
+  ProviderSendJob,
+  SendRequest,
+} from './connector.js';
+import { carryOutMessageAction } from './action-sender.js';
 import type { Connectors } from './registry.js';
 import type { ChannelThrottle } from './throttle.js';
 import { ProviderCallSpans } from './provider-spans.js';
@@ -24,7 +32,8 @@ export interface ProviderSenderOptions {
 }
 
 /**
- * The provider sender (docs/design.md section 8): consumes resolved send jobs from `gateway.outbound`,
+ * The provider sender (docs/design.md section 8): consumes resolved jobs from `gateway.outbound`
+ * (sends; deletes and message actions run alike, see handleDelete and carryOutMessageAction),
  * calls the channel's connector and publishes the outcome on `gateway.inbound` as a normalized fact:
  * sent with the provider's id, or refused for good. A transient failure (5xx, 429, network) is
  * tried again in place after the schedule's pause (or a longer Retry-After, up to a minute), so
@@ -43,7 +52,8 @@ export class ProviderSender implements Worker {
       group: CONSUMER_GROUP.sender,
       maxInFlight: this.options.maxInFlight ?? 32,
       handler: (message) => {
-        const job = message.value as ProviderSendJob | ProviderDeleteJob;
+        const job = message.value as ProviderSendJob | ProviderDeleteJob | ProviderMessageActionJob;
+        if (job.kind === 'message_action') return carryOutMessageAction(job, this.options, signal);
         return job.kind === 'delete_messages' ? this.handleDelete(job, signal) : this.handle(job, signal);
       },
     });

@@ -1,13 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { presentConversation } from '../presenters/conversation.js';
-import type {
-  EditItem,
-  IncomingMessageItem,
-  IngestBatch,
-  ReactionItem,
-  SendOutcomeItem,
-  StatusItem,
-} from './provider-facts.js';
+import type { IncomingMessageItem, IngestBatch, SendOutcomeItem, StatusItem } from './provider-facts.js';
 import { NotFound } from '../errors/errors.js';
 import type { AttachmentRow } from '../store/resources/attachments.js';
 import type { ChannelApi } from '../store/resources/callbacks.js';
@@ -18,6 +11,7 @@ import { applyChannelState, finishV1Job, recordAuthSignal, recordSystemNotice } 
 import { recordEvent } from './events.js';
 import { joinAuthor, recordParticipantJoined } from './group-conversations.js';
 import { recordMessageEvent } from './message-events.js';
+import { applyDeletion, applyEdit, applyReaction, emitMessageUpdate, parseDetails } from './message-changes.js';
 import { nextStatus } from './status.js';
 import type { Presenters } from '../presenters/presenters.js';
 
@@ -99,6 +93,9 @@ function applyInTransaction(
         break;
       case 'edit':
         events += applyEdit(store, channel, item, presenters, now);
+        break;
+      case 'deletion':
+        events += applyDeletion(store, channel, item, presenters, now);
         break;
       case 'status':
         events += applyStatus(store, channel, item, presenters, now);
@@ -217,7 +214,12 @@ function storeIncoming(
   let updated = store.conversations.changeInTransaction(
     conversation,
     item.income
-      ? { last_message_id: message.id, replied_state: 'unreplied', operational_state: 'open' }
+      ? {
+          last_message_id: message.id,
+          replied_state: 'unreplied',
+          operational_state: 'open',
+          unread_count: conversation.unread_count + 1,
+        }
       : { last_message_id: message.id, replied_state: 'replied' },
     ms,
   );
@@ -342,46 +344,3 @@ function finishJob(store: Store, item: SendOutcomeItem, externalId: string | nul
 /** How long a status of an unknown provider id waits for the send outcome that names it. */
 const EARLY_STATUS_TTL_MS = 24 * 3_600_000;
 const STATUS_ORDER = ['sent', 'delivered', 'read', 'error'];
-
-/** A reaction lands on the message it reacts to: one per sender, the empty emoji removes it. Answers the events written. */
-function applyReaction(
-  store: Store,
-  channel: ChannelRow,
-  item: ReactionItem,
-  presenters: Presenters,
-  now: Date,
-): number {
-  const target = store.messages.findByChannelExternalId(channel.id, item.targetExternalId);
-  if (target === undefined) return 0;
-  if (!store.callbacks.claimReceipt(channel.id, item.receipt, now.getTime())) return 0;
-  const others = (JSON.parse(target.reactions) as { from?: string }[]).filter((r) => r.from !== item.from);
-  const reactions =
-    item.emoji === ''
-      ? others
-      : [...others, { emoji: item.emoji, from: item.from, created_at: new Date(item.sentAt).toISOString() }];
-  return emitMessageUpdate(store, store.messages.setReactions(target.id, reactions), presenters, now);
-}
-
-/** An edit at the provider replaces the text; `details.edited_at` says when. Answers the events written. */
-function applyEdit(store: Store, channel: ChannelRow, item: EditItem, presenters: Presenters, now: Date): number {
-  const target = store.messages.findByChannelExternalId(channel.id, item.targetExternalId);
-  if (target === undefined) return 0;
-  const details = { ...(parseDetails(target) ?? {}), edited_at: new Date(item.editedAt).toISOString() };
-  return emitMessageUpdate(store, store.messages.setText(target.id, item.text, details), presenters, now);
-}
-
-/** Writes `message.update`: one event (none for a message sent with send_to_crm false). */
-function emitMessageUpdate(store: Store, message: MessageRow, presenters: Presenters, now: Date): number {
-  // A message sent with send_to_crm false was never announced: its progress is not either.
-  if (message.send_to_crm === 0) return 0;
-  recordMessageEvent(store, 'update', message, store.attachments.forMessages([message.id]), presenters, now);
-  return 1;
-}
-
-function parseDetails(message: MessageRow): Record<string, unknown> | null {
-  if (message.details === null) return null;
-  const details = JSON.parse(message.details) as unknown;
-  return typeof details === 'object' && details !== null && !Array.isArray(details)
-    ? (details as Record<string, unknown>)
-    : { value: details };
-}

@@ -193,7 +193,7 @@ export function queueOutboundJob<J extends { channel_id: number }>(
 
 /**
  * Applies changes to a conversation and writes its `update` event when a state, the assignee, the
- * note or the sender changed (a new last message alone is not an event). Answers the conversation as it is now.
+ * note, the unread count or the sender changed (a new last message alone is not an event). Answers the conversation as it is now.
  */
 export function changeConversation(
   store: Store,
@@ -206,13 +206,14 @@ export function changeConversation(
   return updated;
 }
 
-/** Writes the conversation's `update` event when a state, the assignee or the note changed between `before` and `after`. */
+/** Writes the conversation's `update` event when a state, the assignee, the note or the unread count changed between `before` and `after`. */
 function announceConversationChange(store: Store, before: ConversationRow, after: ConversationRow, now: Date): void {
   const visible =
     after.operational_state !== before.operational_state ||
     after.replied_state !== before.replied_state ||
     after.assignee_id !== before.assignee_id ||
-    after.note !== before.note;
+    after.note !== before.note ||
+    after.unread_count !== before.unread_count;
   if (visible) recordEvent(store.outbox, after.company_id, 'conversation', 'update', presentConversation(after), now);
 }
 

@@ -74,6 +74,13 @@ export interface EditItem {
   editedAt: number;
 }
 
+/** Messages deleted for everyone at the provider. */
+export interface DeletionItem {
+  kind: 'deletion';
+  externalIds: string[];
+  at: number;
+}
+
 export type ReportedStatus = 'sent' | 'delivered' | 'read' | 'error';
 
 export interface StatusItem {
@@ -137,6 +144,7 @@ export type IngestItem =
   | IncomingMessageItem
   | ReactionItem
   | EditItem
+  | DeletionItem
   | StatusItem
   | StateItem
   | AuthSignalItem

@@ -15,7 +15,8 @@ export type BotUpdate = FromSchema<typeof botUpdate>;
 type BotMessage = NonNullable<BotUpdate['message']>;
 
 /**
- * A bot-style update (validated) as provider-neutral items. The update id is the receipt: a
+ * A bot-style update (validated) as provider-neutral items: messages, edits, reactions and deleted
+ * business messages. The update id is the receipt: a
  * repeated update changes nothing (an update that carries a new message only needs none, the
  * message's id deduplicates it: src/domain/incoming.ts). Message ids are unique per chat only, so a
  * message's external id is `<chat id>:<message id>` (and so is `replied_to_id`).
@@ -31,6 +32,27 @@ export function normalizeBotUpdate(update: BotUpdate): IngestBatch {
       targetExternalId: botMessageId(edited.chat.id, edited.message_id),
       text: edited.text ?? edited.caption ?? null,
       editedAt: (edited.edit_date ?? edited.date) * 1000,
+    });
+  }
+  const reaction = update.message_reaction;
+  if (reaction !== undefined) {
+    // One reaction per person is kept: the first emoji of the new set; none (or only custom ones) removes theirs.
+    const emoji = reaction.new_reaction.find((r) => r.type === 'emoji' && r.emoji !== undefined)?.emoji ?? '';
+    items.push({
+      kind: 'reaction',
+      receipt: `reaction:${update.update_id}`,
+      targetExternalId: botMessageId(reaction.chat.id, reaction.message_id),
+      from: String(reaction.user?.id ?? reaction.actor_chat?.id ?? reaction.chat.id),
+      emoji,
+      sentAt: reaction.date * 1000,
+    });
+  }
+  const deleted = update.deleted_business_messages;
+  if (deleted !== undefined && deleted.message_ids.length > 0) {
+    items.push({
+      kind: 'deletion',
+      externalIds: deleted.message_ids.map((id) => botMessageId(deleted.chat.id, id)),
+      at: Date.now(),
     });
   }
   return { receipt: `update:${update.update_id}`, items };

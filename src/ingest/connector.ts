@@ -24,7 +24,7 @@ export type ConnectorEvent = { [K in keyof Events]: FromSchema<Events[K]> }[keyo
  * The Standard Webhooks `webhook-id` is the receipt: a redelivered event changes nothing.
  */
 export function normalizeConnectorEvent(event: ConnectorEvent, webhookId: string): IngestBatch {
-  return { receipt: `webhook:${webhookId}`, items: [connectorItem(event)] };
+  return { receipt: `webhook:${webhookId}`, items: [connectorItem(event, webhookId)] };
 }
 
 type MessageEvent = Extract<ConnectorEvent, { type: 'message' }>;
@@ -41,7 +41,7 @@ function connectorSender(sender: NonNullable<MessageEvent['sender']>): SenderPro
   };
 }
 
-function connectorItem(event: ConnectorEvent): IngestItem {
+function connectorItem(event: ConnectorEvent, webhookId: string): IngestItem {
   switch (event.type) {
     case 'message': {
       const phone = event.chat.phone?.replace(/^\+/, '') ?? null;
@@ -95,6 +95,19 @@ function connectorItem(event: ConnectorEvent): IngestItem {
             error: { errors: event.error === undefined ? [] : [event.error] },
           }
         : { kind: 'status', externalId: event.message_id, status: event.status, at: event.timestamp * 1000 };
+    case 'reaction':
+      return {
+        kind: 'reaction',
+        receipt: `reaction:${webhookId}`,
+        targetExternalId: event.message_id,
+        from: event.from,
+        emoji: event.emoji,
+        sentAt: event.timestamp * 1000,
+      };
+    case 'edit':
+      return { kind: 'edit', targetExternalId: event.message_id, text: event.text, editedAt: event.timestamp * 1000 };
+    case 'delete':
+      return { kind: 'deletion', externalIds: event.message_ids, at: event.timestamp * 1000 };
     case 'state':
       return {
         kind: 'state',

@@ -28,6 +28,8 @@ import {
 } from '../../schemas/v1/responses.js';
 import { companyQuery, conversationListQuery, conversationUpdateBody } from '../../schemas/v2/conversations.js';
 import { messageDeleteBody, messageListQuery, messageSendBody, writeFirstBody } from '../../schemas/v2/messages.js';
+import { messageEditBody, reactionAddBody } from '../../schemas/v2/message-actions.js';
+import { EDIT_PROVIDERS, REACTION_PROVIDERS, READ_RECEIPT_PROVIDERS } from '../../schemas/provider-capabilities.js';
 import {
   accountAuthListQuery,
   authActionBody,
@@ -295,6 +297,41 @@ const v2: Operation[] = [
     errors: [409],
     input: messageDeleteBody,
     success: { status: 200, schema: wrap('messages', { type: 'array', items: messageObject }) },
+  },
+  {
+    method: 'post',
+    path: '/api/p2/conversations/:id/messages/:messageId/reactions',
+    tag: 'v2 messages',
+    summary: `Add the company's reaction to a message at the provider (${REACTION_PROVIDERS.join(', ')}; others answer 422 wrong_provider); 202, the result comes as message.update`,
+    errors: [409],
+    input: reactionAddBody,
+    success: { status: 202, schema: wrap('message', messageObject) },
+  },
+  {
+    method: 'delete',
+    path: '/api/p2/conversations/:id/messages/:messageId/reactions',
+    tag: 'v2 messages',
+    summary: "Remove the company's reaction to a message at the provider; 202, the result comes as message.update",
+    errors: [409],
+    input: companyQuery,
+    success: { status: 202, schema: wrap('message', messageObject) },
+  },
+  {
+    method: 'patch',
+    path: '/api/p2/conversations/:id/messages/:messageId',
+    tag: 'v2 messages',
+    summary: `Edit the text of a message the company sent (${EDIT_PROVIDERS.join(', ')}; others answer 422 wrong_provider); 202, the result comes as message.update`,
+    errors: [409],
+    input: messageEditBody,
+    success: { status: 202, schema: wrap('message', messageObject) },
+  },
+  {
+    method: 'post',
+    path: '/api/p2/conversations/:id/read',
+    tag: 'v2 conversations',
+    summary: `Mark a conversation read: unread_count 0 (conversation.update) and a read receipt to ${READ_RECEIPT_PROVIDERS.join(', ')} unless the channel has do_not_mark_as_read`,
+    input: companyQuery,
+    success: { status: 200, schema: wrap('conversation', conversationObject) },
   },
   {
     method: 'post',

@@ -7,6 +7,7 @@ import { repeatPasses, type Worker } from '../workers/supervisor.js';
 import { STREAM } from '../streams/catalog.js';
 import type { SendJob } from '../domain/messaging.js';
 import type { DeleteJob } from '../domain/message-deletion.js';
+import type { MessageActionJob } from '../domain/message-actions.js';
 import { fanOutEvent, type EndpointCache } from './fan-out.js';
 import { fanOutToOperator } from './operator-fan-out.js';
 import type { OperatorWebhookConfig } from '../config/config.js';
@@ -197,7 +198,7 @@ export class OutboxRelay implements Worker {
           id: row.message_id,
           value: resolveOutboundJob(
             this.options.store,
-            payload as SendJob | DeleteJob,
+            payload as SendJob | DeleteJob | MessageActionJob,
             this.options.urls ?? NO_PUBLIC_URL,
           ),
           traceparent,

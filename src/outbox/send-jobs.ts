@@ -2,6 +2,7 @@ import type { PublicUrls } from '../presenters/public-urls.js';
 import type { ProviderSendJob, SendJob, SendRequest } from '../domain/messaging.js';
 import { sendKindOf } from '../domain/provider-rules.js';
 import type { DeleteJob, ProviderDeleteJob } from '../domain/message-deletion.js';
+import type { MessageAction, MessageActionJob, ProviderMessageActionJob } from '../domain/message-actions.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -57,15 +58,17 @@ export function resolveSendJob(store: Store, job: SendJob, urls: PublicUrls): Pr
 }
 
 /**
- * Resolves a job of `gateway.outbound` when the relay publishes it: a send job (resolveSendJob) or a
- * delete job, which takes the channel's credentials and the chat the messages are in.
+ * Resolves a job of `gateway.outbound` when the relay publishes it: a send job (resolveSendJob), a
+ * delete job or a message action job, which take the channel's credentials and the chat the
+ * messages are in.
  */
 export function resolveOutboundJob(
   store: Store,
-  job: SendJob | DeleteJob,
+  job: SendJob | DeleteJob | MessageActionJob,
   urls: PublicUrls,
-): ProviderSendJob | ProviderDeleteJob {
+): ProviderSendJob | ProviderDeleteJob | ProviderMessageActionJob {
   if (job.kind === 'send_message') return resolveSendJob(store, job, urls);
+  if (job.kind === 'message_action') return resolveMessageAction(store, job);
   const channel = store.channels.findLive(job.channel_id);
   const conversation = store.conversations.find(job.company_id, job.conversation_id);
   if (channel === undefined || conversation === undefined) return { ...job, request: null };
@@ -80,4 +83,48 @@ export function resolveOutboundJob(
       external_ids: job.external_ids,
     },
   };
+}
+
+/** A message action job with what its connector needs; no request when the channel, conversation or message is gone. */
+function resolveMessageAction(store: Store, job: MessageActionJob): ProviderMessageActionJob {
+  const base = {
+    job_id: job.job_id,
+    kind: job.kind,
+    company_id: job.company_id,
+    channel_id: job.channel_id,
+    conversation_id: job.conversation_id,
+    message_id: job.message_id,
+    external_id: job.external_id,
+    created_at: job.created_at,
+    action: job.action,
+  };
+  const channel = store.channels.findLive(job.channel_id);
+  const conversation = store.conversations.find(job.company_id, job.conversation_id);
+  const message = conversation === undefined ? undefined : store.messages.find(conversation.id, job.message_id);
+  if (channel === undefined || conversation === undefined || message === undefined) return { ...base, request: null };
+  return {
+    ...base,
+    request: {
+      channel_id: channel.id,
+      provider: channel.provider,
+      settings: channel.settings,
+      credentials: channel.credentials,
+      chat_id: conversation.contact_external_id,
+      external_id: job.external_id,
+      has_attachment: store.attachments.forMessages([message.id]).length > 0,
+      action: actionOf(job),
+    },
+  };
+}
+
+/** The action a job carries, without the job's other fields. */
+function actionOf(job: MessageActionJob): MessageAction {
+  switch (job.action) {
+    case 'react':
+      return { action: 'react', emoji: job.emoji };
+    case 'edit':
+      return { action: 'edit', text: job.text };
+    default:
+      return { action: job.action };
+  }
 }

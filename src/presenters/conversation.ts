@@ -7,7 +7,8 @@ import type { ConversationRow } from '../store/resources/conversations.js';
 export type ConversationObject = FromSchema<typeof conversationObject>;
 
 /**
- * The contract's Conversation (v2), plus assignee_id, which PUT sets, the v1 note and a group's participants.
+ * The contract's Conversation (v2), plus assignee_id, which PUT sets, the v1 note, the unread count
+ * and a group's participants.
  * `last_updated_at` is null until the first message, like `last_message_id` (the hosted service's pages).
  */
 export function presentConversation(row: ConversationRow): ConversationObject {
@@ -27,6 +28,7 @@ export function presentConversation(row: ConversationRow): ConversationObject {
     replied_state: row.replied_state,
     assignee_id: row.assignee_id,
     note: row.note,
+    unread_count: row.unread_count,
     group: row.contact_is_group === 1,
     participants: JSON.parse(row.participants) as ConversationObject['participants'],
   };

@@ -241,6 +241,7 @@ const conversation = (overrides: Partial<ConversationRow>): ConversationRow => (
   replied_state: 'unreplied',
   assignee_id: null,
   note: null,
+  unread_count: 0,
   last_message_id: 501,
   created_at: T0,
   last_updated_at: T0 + 5_000,
@@ -261,7 +262,14 @@ const conversationRows: [string, ConversationRow][] = [
   ['a new incoming conversation', conversation({})],
   [
     'an archived, replied, assigned one',
-    conversation({ id: 42, operational_state: 'archived', replied_state: 'replied', assignee_id: 9, note: 'VIP' }),
+    conversation({
+      id: 42,
+      operational_state: 'archived',
+      replied_state: 'replied',
+      assignee_id: 9,
+      note: 'VIP',
+      unread_count: 3,
+    }),
   ],
   [
     'a group without phone and without messages',

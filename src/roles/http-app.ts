@@ -12,6 +12,7 @@ import { providerRoutes } from '../api/v2/providers.js';
 import { attachmentRoutes } from '../api/v2/attachments.js';
 import { conversationRoutes } from '../api/v2/conversations.js';
 import { messageRoutes } from '../api/v2/messages.js';
+import { messageActionRoutes } from '../api/v2/message-actions.js';
 import { templateRoutes } from '../api/v2/templates.js';
 import { adminRoutes } from '../admin/routes.js';
 import { adminCallbackRoutes } from '../admin/callbacks.js';
@@ -245,6 +246,7 @@ export function createApp({
   attachmentRoutes(router, store, auth, config, fetcher, presenters);
   conversationRoutes(router, store, auth);
   messageRoutes(router, store, auth, presenters);
+  messageActionRoutes(router, store, auth, presenters);
   templateRoutes(router, store, auth);
   portalRoutes(router, webRouter, {
     store,

@@ -66,10 +66,10 @@ describe('GET /api/p2/providers', () => {
       writing_first: { provider: true, gateway: 'outgoing' },
       templates: { provider: true, gateway: 'outgoing' },
       groups: { provider: false, gateway: 'none' },
-      reactions: { provider: true, gateway: 'incoming' },
+      reactions: { provider: true, gateway: 'both' },
       edits: { provider: false, gateway: 'none' },
       deletes: { provider: false, gateway: 'none' },
-      read_receipts: { provider: true, gateway: 'none' },
+      read_receipts: { provider: true, gateway: 'outgoing' },
       attachments: [
         { kind: 'image', max_bytes: 5 * MB },
         { kind: 'video', max_bytes: 16 * MB },
@@ -80,7 +80,7 @@ describe('GET /api/p2/providers', () => {
     });
   });
 
-  it('says which providers the gateway writes first through and deletes at: the ones the API takes', async () => {
+  it('says which providers the gateway writes first through and deletes at (or hears deletes from): the ones the API takes', async () => {
     const { providers } = (await gw.request('GET', '/api/p2/providers')).body as {
       providers: { provider: string; writing_first: { gateway: string }; deletes: { gateway: string } }[];
     };
@@ -91,10 +91,17 @@ describe('GET /api/p2/providers', () => {
       'chat_d',
       'social_a_direct',
     ]);
-    expect(providers.filter((p) => p.deletes.gateway !== 'none').map((p) => p.provider)).toEqual([
+    const out = (gateway: string) => gateway === 'both' || gateway === 'outgoing';
+    expect(providers.filter((p) => out(p.deletes.gateway)).map((p) => p.provider)).toEqual([
       'chat_a',
       'chat_b_personal',
       'chat_d',
+    ]);
+    expect(providers.filter((p) => p.deletes.gateway === 'incoming').map((p) => p.provider)).toEqual([
+      'chat_b',
+      'social_a',
+      'social_a_direct',
+      'social_c',
     ]);
     const openapi = (await gw.request('GET', '/openapi.json', { token: null })).body;
     const body = openapi.paths['/api/p2/messages'].post.requestBody.content['application/json'].schema;

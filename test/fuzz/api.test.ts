@@ -53,6 +53,14 @@ describe(`fuzzing every operation (FUZZ_SEED=${FUZZ.seed} FUZZ_RUNS=${FUZZ.runs}
         prefix,
       ).toBe(true);
     }
+    const labels = operations.map((op) => `${op.method} ${op.path}`);
+    for (const label of [
+      'POST /api/p2/conversations/{id}/messages/{messageId}/reactions',
+      'DELETE /api/p2/conversations/{id}/messages/{messageId}/reactions',
+      'PATCH /api/p2/conversations/{id}/messages/{messageId}',
+      'POST /api/p2/conversations/{id}/read',
+    ])
+      expect(labels, label).toContain(label);
   });
 
   it('refuses every broken request with a documented 4xx in the error shape, in time, storing nothing', async () => {

@@ -23,7 +23,8 @@ export interface ScriptedAnswer {
  * - cloud-style: `POST /v21.0/<phone_number_id>/messages` → `{messaging_product, contacts, messages: [{id}]}`,
  *   `GET /v21.0/<business_account_id>/message_templates` → `{data: [...], paging}`;
  * - bot-style: `POST /bot<token>/<method>` → `{ok: true, result: {message_id, chat, date}}`;
- * - our connector protocol under `/connector` (docs/connector-protocol.md, "Calls from the gateway"),
+ * - our connector protocol under `/connector` (docs/connector-protocol.md, "Calls from the gateway":
+ *   sessions, sends, reactions, edits, read receipts),
  *   keeping every session's callback address and secret so that it can call back signed.
  * Answers can be scripted per family (`script`); every call is recorded.
  */
@@ -248,6 +249,13 @@ export class FakeProvider {
       if (key !== '') this.idempotent.set(key, id);
       return { status: 200, body: { id } };
     }
+    // A reaction, an edit, a read receipt: taken.
+    if (
+      (method === 'PUT' && /^\/messages\/[^/]+\/reaction$/.test(rest)) ||
+      (method === 'PATCH' && /^\/messages\/[^/]+$/.test(rest)) ||
+      (method === 'POST' && rest === '/read')
+    )
+      return { status: 200, body: {} };
     return { status: 404, body: { error: { code: 'not_found', title: 'no such path' } } };
   }
 }

@@ -133,6 +133,10 @@ describe('the generated walk', () => {
       'PUT /p1/companies/{companyId}/conversations/{id}/assign',
       'GET /api/p2/providers',
       'GET /api/p2/companies/{companyId}/events/stream',
+      'POST /api/p2/conversations/{id}/messages/{messageId}/reactions',
+      'DELETE /api/p2/conversations/{id}/messages/{messageId}/reactions',
+      'PATCH /api/p2/conversations/{id}/messages/{messageId}',
+      'POST /api/p2/conversations/{id}/read',
     ]) {
       expect(operations.map(label)).toContain(op);
     }

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { companyQuery, conversationListQuery, conversationUpdateBody } from '../../../schemas/v2/conversations.js';
 import { changeConversation } from '../../domain/messaging.js';
+import { markConversationRead } from '../../domain/read-state.js';
 import type { AppState } from '../../http/context.js';
 import { readInput } from '../../http/input.js';
 import { validator } from '../../http/validate.js';
@@ -13,8 +14,9 @@ import { presentConversation } from '../../presenters/conversation.js';
 const listQuery = validator(conversationListQuery);
 const showQuery = validator(companyQuery);
 const updateBody = validator(conversationUpdateBody);
+const readBody = validator(companyQuery);
 
-/** v2 conversations: list and show (beyond the contract), and the contract's PUT. */
+/** v2 conversations: list, show and mark read (beyond the contract), and the contract's PUT. */
 export function conversationRoutes(router: Router<AppState>, store: Store, auth: Middleware<AppState>): void {
   router.get('/api/p2/conversations', auth, (ctx) => {
     const input = readInput(ctx, listQuery);
@@ -40,6 +42,16 @@ export function conversationRoutes(router: Router<AppState>, store: Store, auth:
         assignee_id: input.assignee_id,
       });
     });
+    ctx.body = { conversation: presentConversation(updated) };
+  });
+
+  // Beyond the contract: marks the conversation read (unread count 0) and sends a read receipt where the provider takes one.
+  router.post('/api/p2/conversations/:id/read', auth, (ctx) => {
+    const input = readInput(ctx, readBody);
+    const company = requireCompany(store, ctx, input.company_id);
+    const updated = store.transaction(() =>
+      markConversationRead(store, requireConversation(store, company, ctx.params.id)),
+    );
     ctx.body = { conversation: presentConversation(updated) };
   });
 }

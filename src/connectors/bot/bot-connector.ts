@@ -1,5 +1,13 @@
-import type { ProviderSendJob, SendConnector, SendRequest, SendResult } from '../connector.js';
-import { clip, isScalar, type ProviderHttp } from '../http.js';
+import type {
+  ActionResult,
+  MessageActionConnector,
+  MessageActionRequest,
+  ProviderSendJob,
+  SendConnector,
+  SendRequest,
+  SendResult,
+} from '../connector.js';
+import { clip, isScalar, type CallOutcome, type ProviderHttp } from '../http.js';
 
 /**
  * The bot-style API (`chat_b`): `POST <base>/bot<token>/<method>` with `sendMessage`, `sendPhoto`,
@@ -7,7 +15,7 @@ import { clip, isScalar, type ProviderHttp } from '../http.js';
  * {message_id, chat: {id}}}` or `{ok: false, error_code, description, parameters?: {retry_after}}`.
  * Message ids are unique per chat only, so the external id is `<chat id>:<message id>` as in callbacks.
  */
-export class BotConnector implements SendConnector {
+export class BotConnector implements SendConnector, MessageActionConnector {
   constructor(
     private readonly http: ProviderHttp,
     private readonly baseUrl: string | null,
@@ -47,20 +55,54 @@ export class BotConnector implements SendConnector {
         typeof chatId === 'number' || typeof chatId === 'string' ? String(chatId) : send.recipient.external_id;
       return { kind: 'sent', externalId: `${chat}:${String(result.message_id)}` };
     }
-    const answer = outcome.body as
-      { error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } } | undefined;
-    const retryAfter =
-      typeof answer?.parameters?.retry_after === 'number' ? answer.parameters.retry_after * 1000 : outcome.retryAfterMs;
-    return {
-      kind: 'failed',
-      permanent: outcome.permanent,
-      error: {
-        code: isScalar(answer?.error_code) ? `provider_${answer.error_code}` : outcome.error.code,
-        title: clip(answer?.description) ?? outcome.error.title,
-      },
-      retryAfterMs: retryAfter,
-    };
+    return botFailure(outcome);
   }
+
+  /** The company's reaction (none removes it) or an edit of its message's text; the bot API takes no read receipts. */
+  async act(request: MessageActionRequest): Promise<ActionResult> {
+    const token = request.credentials.token;
+    const call = botActionCall(request);
+    if (this.baseUrl === null || typeof token !== 'string' || call === null)
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'not_configured', title: 'Cannot act: no bot API URL, no bot token, or no such action.' },
+      };
+    // The token is part of the path: this URL is never logged nor put into an error.
+    const outcome = await this.http.call('POST', `${this.baseUrl}/bot${token}/${call.method}`, {}, call.body);
+    return outcome.ok ? { kind: 'done' } : botFailure(outcome);
+  }
+}
+
+/** A refused or failed call, with the provider's own code and description when it gave them. */
+function botFailure(outcome: Extract<CallOutcome, { ok: false }>): Extract<SendResult, { kind: 'failed' }> {
+  const answer = outcome.body as
+    { error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } } | undefined;
+  const retryAfter =
+    typeof answer?.parameters?.retry_after === 'number' ? answer.parameters.retry_after * 1000 : outcome.retryAfterMs;
+  return {
+    kind: 'failed',
+    permanent: outcome.permanent,
+    error: {
+      code: isScalar(answer?.error_code) ? `provider_${answer.error_code}` : outcome.error.code,
+      title: clip(answer?.description) ?? outcome.error.title,
+    },
+    retryAfterMs: retryAfter,
+  };
+}
+
+/** The bot API's call of a message action: setMessageReaction, or editMessageText (editMessageCaption under media). */
+export function botActionCall(request: MessageActionRequest): { method: string; body: Record<string, unknown> } | null {
+  const messageId = Number(request.external_id.split(':').at(-1));
+  const { action } = request;
+  if (!Number.isInteger(messageId) || action.action === 'read') return null;
+  const body = { chat_id: request.chat_id, message_id: messageId };
+  if (action.action === 'edit')
+    return request.has_attachment
+      ? { method: 'editMessageCaption', body: { ...body, caption: action.text } }
+      : { method: 'editMessageText', body: { ...body, text: action.text } };
+  const reaction = action.action === 'react' ? [{ type: 'emoji', emoji: action.emoji }] : [];
+  return { method: 'setMessageReaction', body: { ...body, reaction } };
 }
 
 /** The method and body of one send: text, or the attachment's kind with its URL and the text as caption. */

@@ -1,5 +1,8 @@
 import {
   ConnectorCallError,
+  type ActionResult,
+  type MessageActionConnector,
+  type MessageActionRequest,
   type ProviderSendJob,
   type ProviderTemplate,
   type SendConnector,
@@ -21,11 +24,11 @@ export interface CloudOptions {
 
 /**
  * The cloud-style business API (`chat_a_business`): `POST <base>/<phone_number_id>/messages` with
- * the channel's bearer token; `GET <base>/<business_account_id>/message_templates` for templates.
+ * the channel's bearer token (sends, reactions, read receipts); `GET <base>/<business_account_id>/message_templates` for templates.
  * The phone-number id is the channel's `vendor_channel_id`, the business account its
  * `vendor_client_id` (docs/decisions.md, "Provider connectors").
  */
-export class CloudConnector implements SendConnector, TemplateSource {
+export class CloudConnector implements SendConnector, TemplateSource, MessageActionConnector {
   constructor(
     private readonly http: ProviderHttp,
     private readonly options: CloudOptions,
@@ -60,6 +63,48 @@ export class CloudConnector implements SendConnector, TemplateSource {
         error: { code: 'bad_provider_answer', title: 'The provider answered without a message id.' },
       };
     return { kind: 'sent', externalId: id };
+  }
+
+  /**
+   * The company's reaction (a `reaction` message; the empty emoji removes it) or a read receipt (the
+   * message's `status: read`, which marks the chat read up to it). The API edits nothing.
+   */
+  async act(request: MessageActionRequest): Promise<ActionResult> {
+    const { action } = request;
+    const phoneNumberId = request.settings.vendor_channel_id;
+    const token = this.tokenOf(request.credentials);
+    const refused = (title: string): ActionResult => ({
+      kind: 'failed',
+      permanent: true,
+      error: { code: 'not_configured', title },
+    });
+    if (this.options.baseUrl === null) return refused('GATEWAY_CHAT_A_BUSINESS_API_URL is not set.');
+    if (typeof phoneNumberId !== 'string') return refused('The channel has no vendor_channel_id.');
+    if (token === null) return refused('The channel has no token and GATEWAY_CHAT_A_BUSINESS_TOKEN is not set.');
+    if (action.action === 'edit') return refused('The cloud-style API does not edit messages.');
+    const body =
+      action.action === 'read'
+        ? { messaging_product: MESSAGING_PRODUCT, status: 'read', message_id: request.external_id }
+        : {
+            messaging_product: MESSAGING_PRODUCT,
+            recipient_type: 'individual',
+            to: request.chat_id,
+            type: 'reaction',
+            reaction: { message_id: request.external_id, emoji: action.action === 'react' ? action.emoji : '' },
+          };
+    const outcome = await this.http.call(
+      'POST',
+      `${this.options.baseUrl}/${encodeURIComponent(phoneNumberId)}/messages`,
+      auth(token),
+      body,
+    );
+    if (outcome.ok) return { kind: 'done' };
+    return {
+      kind: 'failed',
+      permanent: outcome.permanent,
+      error: cloudError(outcome),
+      retryAfterMs: outcome.retryAfterMs,
+    };
   }
 
   async fetchTemplates(channel: {

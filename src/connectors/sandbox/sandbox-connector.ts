@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { confirmationMethod } from '../../presenters/auth.js';
 import type { IngestItem } from '../../domain/provider-facts.js';
 import type {
+  ActionResult,
   ConfirmAnswer,
   ConnectionStart,
   DeleteConnector,
@@ -14,6 +15,8 @@ import type {
   SendRequest,
   SendResult,
   LaterStatus,
+  MessageActionConnector,
+  MessageActionRequest,
   SessionChannel,
   SessionConnector,
   TemplateSource,
@@ -37,11 +40,14 @@ export const SANDBOX_PAGES: Page[] = [
  * The built-in sandbox (GATEWAY_SANDBOX=true): one provider that behaves like every provider code,
  * on one machine. It shows a QR (refreshed once) and "scans" it a few steps later, shows a pairing
  * code, accepts any code or password, lists two pages, and "delivers" every send: `sent` at once,
- * `delivered` one step later, `read` one more step later. A text of exactly `/fail` is refused
- * permanently. Its later news travels as normalized facts on `gateway.inbound`, the path of every
- * sender outcome (bot-style providers have no delivery receipts to imitate).
+ * `delivered` one step later, `read` one more step later; it takes every reaction, edit, delete and
+ * read receipt. A text (or an edit) of exactly `/fail` is refused permanently. Its later news
+ * travels as normalized facts on `gateway.inbound`, the path of every sender outcome (bot-style
+ * providers have no delivery receipts to imitate).
  */
-export class SandboxConnector implements SendConnector, SessionConnector, TemplateSource, DeleteConnector {
+export class SandboxConnector
+  implements SendConnector, SessionConnector, TemplateSource, DeleteConnector, MessageActionConnector
+{
   constructor(
     private readonly stepMs: number,
     private readonly report: SandboxReporter,
@@ -136,6 +142,17 @@ export class SandboxConnector implements SendConnector, SessionConnector, Templa
 
   async deleteMessages(): Promise<DeleteResult> {
     return { kind: 'deleted' };
+  }
+
+  /** Takes every reaction, edit and read receipt, except an edit to exactly `/fail` (refused for good). */
+  async act(request: MessageActionRequest): Promise<ActionResult> {
+    if (request.action.action === 'edit' && request.action.text.trim() === SANDBOX_REFUSE_TEXT)
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'sandbox_refused', title: `The sandbox refuses every edit to "${SANDBOX_REFUSE_TEXT}".` },
+      };
+    return { kind: 'done' };
   }
 
   /** History the provider synchronizes once connected: the sample messages newer than the auth's sync_messages_from. */

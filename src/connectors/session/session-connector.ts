@@ -1,10 +1,13 @@
 import {
   ConnectorCallError,
+  type ActionResult,
   type ConfirmAnswer,
   type ConnectionStart,
   type DeleteConnector,
   type DeleteRequest,
   type DeleteResult,
+  type MessageActionConnector,
+  type MessageActionRequest,
   type OAuthAnswer,
   type Page,
   type ProviderSendJob,
@@ -25,10 +28,13 @@ export interface ConnectorProtocolOptions {
 
 /**
  * The outbound half of our connector protocol (docs/connector-protocol.md, "Calls from the
- * gateway"): sessions of session-based providers, their connection steps and their sends. The
- * inbound half (the connector's events) is src/ingest/connector.ts.
+ * gateway"): sessions of session-based providers, their connection steps, their sends, deletes,
+ * reactions, edits and read receipts. The inbound half (the connector's events) is
+ * src/ingest/connector.ts.
  */
-export class ConnectorProtocolClient implements SendConnector, SessionConnector, DeleteConnector {
+export class ConnectorProtocolClient
+  implements SendConnector, SessionConnector, DeleteConnector, MessageActionConnector
+{
   constructor(
     private readonly http: ProviderHttp,
     private readonly options: ConnectorProtocolOptions,
@@ -144,6 +150,50 @@ export class ConnectorProtocolClient implements SendConnector, SessionConnector,
         retryAfterMs: outcome.retryAfterMs,
       };
     return { kind: 'deleted' };
+  }
+
+  /**
+   * A reaction (`PUT .../reaction`, the empty emoji removes it), an edit (`PATCH` the message) or a
+   * read receipt (`POST .../read`, the chat read up to the message), with the job id as idempotency key.
+   */
+  async act(request: MessageActionRequest, idempotencyKey: string): Promise<ActionResult> {
+    if (this.options.baseUrl === null)
+      return {
+        kind: 'failed',
+        permanent: true,
+        error: { code: 'not_configured', title: 'Cannot act: GATEWAY_CONNECTOR_URL is not set.' },
+      };
+    const { action } = request;
+    const session = `${this.options.baseUrl}/sessions/${request.channel_id}`;
+    const message = `${session}/messages/${encodeURIComponent(request.external_id)}`;
+    const call =
+      action.action === 'read'
+        ? {
+            method: 'POST' as const,
+            url: `${session}/read`,
+            body: { chat_id: request.chat_id, up_to: request.external_id },
+          }
+        : action.action === 'edit'
+          ? { method: 'PATCH' as const, url: message, body: { chat_id: request.chat_id, text: action.text } }
+          : {
+              method: 'PUT' as const,
+              url: `${message}/reaction`,
+              body: { chat_id: request.chat_id, emoji: action.action === 'react' ? action.emoji : '' },
+            };
+    const outcome = await this.http.call(
+      call.method,
+      call.url,
+      { ...this.auth(), 'idempotency-key': idempotencyKey },
+      call.body,
+    );
+    if (!outcome.ok)
+      return {
+        kind: 'failed',
+        permanent: outcome.permanent,
+        error: protocolError(outcome),
+        retryAfterMs: outcome.retryAfterMs,
+      };
+    return { kind: 'done' };
   }
 
   async send(job: ProviderSendJob & { send: SendRequest }): Promise<SendResult> {

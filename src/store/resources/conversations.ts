@@ -18,6 +18,8 @@ export interface ConversationRow {
   assignee_id: number | null;
   /** The company's note on the conversation (v1 PUT .../note); null without one. */
   note: string | null;
+  /** Incoming messages since the company last marked the conversation read. */
+  unread_count: number;
   last_message_id: number | null;
   created_at: number;
   last_updated_at: number;
@@ -40,6 +42,7 @@ export interface ConversationChanges {
   assignee_id?: number | null;
   note?: string | null;
   last_message_id?: number;
+  unread_count?: number;
 }
 
 /** The columns every conversation UPDATE sets, besides the state. */
@@ -48,6 +51,7 @@ interface ConversationWrite {
   replied_state: RepliedState;
   assignee_id: number | null;
   note: string | null;
+  unread_count: number;
   last_message_id: number | null;
   last_updated_at: number;
 }
@@ -87,7 +91,8 @@ export class ConversationStore {
     );
     this.update = db.prepare(
       `UPDATE conversations SET operational_state = @operational_state, replied_state = @replied_state,
-         assignee_id = @assignee_id, note = @note, last_message_id = @last_message_id, last_updated_at = @last_updated_at
+         assignee_id = @assignee_id, note = @note, unread_count = @unread_count, last_message_id = @last_message_id,
+         last_updated_at = @last_updated_at
        WHERE id = @id`,
     );
     // SQLite rewrites the entry of every index whose columns an UPDATE sets, changed or not: with the
@@ -95,7 +100,7 @@ export class ConversationStore {
     // alone (a page less written per callback).
     this.updateSameState = db.prepare(
       `UPDATE conversations SET replied_state = @replied_state, assignee_id = @assignee_id, note = @note,
-         last_message_id = @last_message_id, last_updated_at = @last_updated_at
+         unread_count = @unread_count, last_message_id = @last_message_id, last_updated_at = @last_updated_at
        WHERE id = @id`,
     );
     this.pageAll = db.prepare<[number, number, number], ConversationRow>(
@@ -136,6 +141,7 @@ export class ConversationStore {
       replied_state: changes.replied_state ?? row.replied_state,
       assignee_id: changes.assignee_id === undefined ? row.assignee_id : changes.assignee_id,
       note: changes.note === undefined ? row.note : changes.note,
+      unread_count: changes.unread_count ?? row.unread_count,
       last_message_id: changes.last_message_id ?? row.last_message_id,
       last_updated_at: now,
     };
@@ -169,8 +175,9 @@ export class ConversationStore {
         last_message_id: null,
         created_at: now,
         last_updated_at: now,
-        // The column added last comes last in a read of the row.
+        // The columns added last come last in a read of the row.
         note: null,
+        unread_count: 0,
         provider: channel.provider,
         channel_state: channel.state,
         channel_deleted_at: channel.deleted_at,
@@ -197,6 +204,7 @@ export class ConversationStore {
       replied_state: changes.replied_state ?? row.replied_state,
       assignee_id: changes.assignee_id === undefined ? row.assignee_id : changes.assignee_id,
       note: changes.note === undefined ? row.note : changes.note,
+      unread_count: changes.unread_count ?? row.unread_count,
       last_message_id: changes.last_message_id ?? row.last_message_id,
       last_updated_at: now,
     };
@@ -205,6 +213,7 @@ export class ConversationStore {
       replied_state: next.replied_state,
       assignee_id: next.assignee_id,
       note: next.note,
+      unread_count: next.unread_count,
       last_message_id: next.last_message_id,
       last_updated_at: now,
     };

@@ -51,6 +51,7 @@ export class MessageStore {
   private readonly updateReactions;
   private readonly updateText;
   private readonly byIdOnly;
+  private readonly lastIncomingOne;
   private readonly markDeletedOne;
   private readonly markSent;
 
@@ -93,6 +94,10 @@ export class MessageStore {
       'UPDATE messages SET text = ?, details = ? WHERE id = ? RETURNING *',
     );
     this.byIdOnly = db.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?');
+    this.lastIncomingOne = db.prepare<[number], MessageRow>(
+      `SELECT * FROM messages WHERE conversation_id = ? AND income = 1 AND external_id IS NOT NULL
+       ORDER BY external_created_at DESC, id DESC LIMIT 1`,
+    );
     this.markDeletedOne = db.prepare<[number], MessageRow>(
       'UPDATE messages SET deleted = 1 WHERE id = ? AND deleted = 0 RETURNING *',
     );
@@ -178,6 +183,11 @@ export class MessageStore {
 
   recordSent(id: number, externalId: string): MessageRow | undefined {
     return this.markSent.get(externalId, id);
+  }
+
+  /** The conversation's latest incoming message the provider named (what a read receipt points at). */
+  lastIncoming(conversationId: number): MessageRow | undefined {
+    return this.lastIncomingOne.get(conversationId);
   }
 
   find(conversationId: number, id: number): MessageRow | undefined {

@@ -21,6 +21,7 @@ import { endpointFilters } from './019-endpoint-filters.js';
 import { endpointRetrySchedules } from './020-endpoint-retry-schedules.js';
 import { companyEvents } from './021-company-events.js';
 import { conversationParticipants } from './022-conversation-participants.js';
+import { unreadCounts } from './023-unread-counts.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly Migration[] = [
   endpointRetrySchedules,
   companyEvents,
   conversationParticipants,
+  unreadCounts,
 ];
