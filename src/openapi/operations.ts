@@ -37,6 +37,7 @@ import {
   authResponse,
 } from '../../schemas/v2/auths.js';
 import { templateListQuery } from '../../schemas/v2/templates.js';
+import { contactEraseBody, contactEraseResponse } from '../../schemas/v2/contacts.js';
 import {
   webhookActionBody,
   webhookCreateBody,
@@ -469,6 +470,15 @@ const webhookOps: Operation[] = [
     summary: 'Rotate the secret; the old one signs for 24 more hours',
     input: webhookActionBody,
     success: { status: 200, schema: webhookResponse },
+  },
+  {
+    method: 'delete',
+    path: '/api/p2/companies/:companyId/contacts/:id',
+    tag: 'v2 contacts',
+    summary:
+      "Erase a contact: its conversations, messages and attachments' files, and its data in kept events, deliveries and attempts; writes contact.delete",
+    input: contactEraseBody,
+    success: { status: 200, schema: contactEraseResponse },
   },
   {
     method: 'get',

@@ -6,8 +6,9 @@ import { v1ConversationRoutes } from '../api/v1/conversations.js';
 import { authRoutes } from '../api/v2/auths.js';
 import { webhookRoutes } from '../api/v2/webhooks.js';
 import { eventTypeRoutes } from '../api/v2/event-types.js';
+import { contactRoutes } from '../api/v2/contacts.js';
 import { providerRoutes } from '../api/v2/providers.js';
-import { attachmentRoutes } from '../api/v2/attachments.js';
+import { attachmentRoutes, attachmentsFolder } from '../api/v2/attachments.js';
 import { conversationRoutes } from '../api/v2/conversations.js';
 import { messageRoutes } from '../api/v2/messages.js';
 import { templateRoutes } from '../api/v2/templates.js';
@@ -235,6 +236,7 @@ export function createApp({
     metrics,
   );
   eventTypeRoutes(router, auth);
+  contactRoutes(router, store, auth, attachmentsFolder(config));
   providerRoutes(router, auth);
   attachmentRoutes(router, store, auth, config, fetcher, presenters);
   conversationRoutes(router, store, auth);
