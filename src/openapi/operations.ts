@@ -39,6 +39,11 @@ import {
 import { templateListQuery } from '../../schemas/v2/templates.js';
 import { contactEraseBody, contactEraseResponse } from '../../schemas/v2/contacts.js';
 import {
+  companySettingsBody,
+  companySettingsQuery,
+  companySettingsResponse,
+} from '../../schemas/v2/company-settings.js';
+import {
   webhookActionBody,
   webhookCreateBody,
   webhookListQuery,
@@ -470,6 +475,23 @@ const webhookOps: Operation[] = [
     summary: 'Rotate the secret; the old one signs for 24 more hours',
     input: webhookActionBody,
     success: { status: 200, schema: webhookResponse },
+  },
+  {
+    method: 'get',
+    path: '/api/p2/companies/:companyId/settings',
+    tag: 'v2 companies',
+    summary: "The company's settings: its message retention in days (null: the gateway's default)",
+    input: companySettingsQuery,
+    success: { status: 200, schema: companySettingsResponse },
+  },
+  {
+    method: 'put',
+    path: '/api/p2/companies/:companyId/settings',
+    tag: 'v2 companies',
+    summary:
+      "Set the company's message retention: 1 to 3650 days, or null for the gateway's default; older messages and their files are deleted by the retention pass",
+    input: companySettingsBody,
+    success: { status: 200, schema: companySettingsResponse },
   },
   {
     method: 'delete',

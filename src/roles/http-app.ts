@@ -7,6 +7,7 @@ import { authRoutes } from '../api/v2/auths.js';
 import { webhookRoutes } from '../api/v2/webhooks.js';
 import { eventTypeRoutes } from '../api/v2/event-types.js';
 import { contactRoutes } from '../api/v2/contacts.js';
+import { companySettingsRoutes } from '../api/v2/company-settings.js';
 import { providerRoutes } from '../api/v2/providers.js';
 import { attachmentRoutes, attachmentsFolder } from '../api/v2/attachments.js';
 import { conversationRoutes } from '../api/v2/conversations.js';
@@ -237,6 +238,7 @@ export function createApp({
   );
   eventTypeRoutes(router, auth);
   contactRoutes(router, store, auth, attachmentsFolder(config));
+  companySettingsRoutes(router, store, auth, config.messageRetentionMs);
   providerRoutes(router, auth);
   attachmentRoutes(router, store, auth, config, fetcher, presenters);
   conversationRoutes(router, store, auth);

@@ -16,6 +16,7 @@ import { ConversationStore } from './resources/conversations.js';
 import { openDatabase, transactionRunner, type Db, type TransactionRunner } from './engine/db.js';
 import { GroupCommit } from './engine/group-commit.js';
 import { MessageStore } from './resources/messages.js';
+import { MessageRetentionStore } from './resources/message-retention.js';
 import { migrate, schemaVersion } from './engine/migrate.js';
 import { OutboxStore } from './pipeline/outbox.js';
 import { ReplayTaskStore } from './deliveries/replay-tasks.js';
@@ -45,6 +46,7 @@ export class Store {
   readonly contactErasure: ContactErasureStore;
   readonly conversations: ConversationStore;
   readonly messages: MessageStore;
+  readonly messageRetention: MessageRetentionStore;
   readonly templates: TemplateStore;
   readonly outbox: OutboxStore;
   readonly webhooks: WebhookEndpointStore;
@@ -80,6 +82,7 @@ export class Store {
     this.contactErasure = new ContactErasureStore(db);
     this.conversations = new ConversationStore(db);
     this.messages = new MessageStore(db);
+    this.messageRetention = new MessageRetentionStore(db);
     this.templates = new TemplateStore(db);
     this.outbox = new OutboxStore(db, this.group);
     this.webhooks = new WebhookEndpointStore(db);
