@@ -718,6 +718,15 @@ const adminOps: Operation[] = [
   },
   {
     method: 'get',
+    path: '/admin/companies/:companyId/export',
+    tag: 'admin',
+    summary:
+      "The company's data as NDJSON (application/x-ndjson), streamed: one object per line with its kind (company, channel, contact, conversation, message, attachment, webhook), without credentials, secrets or file capabilities",
+    auth: 'admin',
+    success: { status: 200, description: 'NDJSON lines; x-export-lines names how many' },
+  },
+  {
+    method: 'get',
     path: '/admin/tokens',
     tag: 'admin',
     summary:

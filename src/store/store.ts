@@ -11,6 +11,7 @@ import { DeliverySearch } from './deliveries/delivery-search.js';
 import { HeldDeliveryStore } from './deliveries/held-deliveries.js';
 import { EarlyStatusStore } from './resources/early-statuses.js';
 import { ContactStore } from './resources/contacts.js';
+import { CompanyExportStore } from './resources/company-export.js';
 import { ContactErasureStore } from './resources/contact-erasure.js';
 import { ConversationStore } from './resources/conversations.js';
 import { openDatabase, transactionRunner, type Db, type TransactionRunner } from './engine/db.js';
@@ -43,6 +44,7 @@ export class Store {
   readonly authPages: AuthPageStore;
   readonly attachments: AttachmentStore;
   readonly contacts: ContactStore;
+  readonly companyExport: CompanyExportStore;
   readonly contactErasure: ContactErasureStore;
   readonly conversations: ConversationStore;
   readonly messages: MessageStore;
@@ -79,6 +81,7 @@ export class Store {
     this.authPages = new AuthPageStore(db);
     this.attachments = new AttachmentStore(db);
     this.contacts = new ContactStore(db);
+    this.companyExport = new CompanyExportStore(db);
     this.contactErasure = new ContactErasureStore(db);
     this.conversations = new ConversationStore(db);
     this.messages = new MessageStore(db);
