@@ -1,6 +1,7 @@
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_URL_TEST_EVENT, type WebhookEventType } from '../objects/webhook.js';
 import { authEvent } from './auth.js';
 import { channelV1Event } from './channel-v1.js';
+import { contactEvent } from './contact.js';
 import { conversationEvent } from './conversation.js';
 import { deliveryEvent } from './delivery.js';
 import { EVENT_EXAMPLES } from './examples.js';
@@ -38,6 +39,8 @@ const DESCRIPTIONS: Record<WebhookEventType | (typeof TEST_EVENTS)[number], stri
   'auth.update':
     'An auth changed state (enabled, disabled), or carries a QR code, pairing code, pages or an OAuth URL to show.',
   'auth.delete': 'An auth was deleted; the object is the auth as it was removed (disabled).',
+  'contact.delete':
+    'A contact was erased (DELETE /api/p2/companies/<id>/contacts/<id>): its conversations, messages and files are gone, and its data is scrubbed from kept events and deliveries. The object names only ids.',
   'channel.qr_code': 'v1 channels: a QR code to scan, as a base64 PNG (`type: qr_code`, `event: new`).',
   'channel.code': 'v1 channels: a pairing code to enter (`type: code`, `event: new`).',
   'channel.state':
@@ -80,6 +83,8 @@ function schemaOf(name: string): object {
       return narrowed(conversationEvent, 'event', event);
     case 'auth':
       return narrowed(authEvent, 'event', event);
+    case 'contact':
+      return narrowed(contactEvent, 'event', event);
     case 'channel':
       // The v1 payload's `type` is the name's second part, but `system` for channel.state.
       return narrowed(channelV1Event, 'type', event === 'state' ? 'system' : event);

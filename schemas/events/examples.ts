@@ -128,6 +128,12 @@ export const EVENT_EXAMPLES: Record<string, object> = {
     ...auth,
     qr: `data:image/png;base64,${QR_PNG}`,
   }),
+  'contact.delete': envelope('contact', 'delete', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c1f', {
+    id: 905,
+    company_id: 12,
+    conversation_ids: [377],
+    deleted_at: at,
+  }),
   'auth.delete': envelope('auth', 'delete', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c17', { ...auth, state: 'disabled' }),
   'channel.qr_code': channel('qr_code', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c18', { event: 'new', data: QR_PNG }),
   'channel.code': channel('code', 'evt_0195939b2f55a3c1e0b7d4f2a9e86c19', { event: 'new', data: 'K7QD-P2XM' }),

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'auth.create',
   'auth.update',
   'auth.delete',
+  'contact.delete',
   'channel.qr_code',
   'channel.code',
   'channel.state',

@@ -1,3 +1,4 @@
+import { companyExportRoutes } from './company-export.js';
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { adminBulkReplayBody, adminDeliveryListQuery } from '../../schemas/admin/deliveries.js';
@@ -122,4 +123,5 @@ export function adminRoutes(router: Router<AppState>, deps: AdminDeps): void {
 
   endpointRoutes(router, { store, auth, body, metrics: deps.metrics, now });
   adminTokenRoutes(router, { store, auth, now });
+  companyExportRoutes(router, store, auth);
 }

@@ -8,6 +8,7 @@ import { packageVersion } from '../openapi/version.js';
 import { startTracing } from '../tracing/sdk.js';
 import { REPLAY_USAGE, replayCommand } from './replay-command.js';
 import { BACKUP_USAGE, backupCommand, restoreCommand } from './backup-commands.js';
+import { EXPORT_USAGE, exportCommand } from './export-command.js';
 import { startGateway } from '../roles/server.js';
 import { PROVIDER_USAGE, sandboxCommand, templatesCommand } from './provider-commands.js';
 import { LISTEN_USAGE, listenCommand } from './webhook-listener.js';
@@ -24,6 +25,7 @@ ${CLUSTER_USAGE}
   gateway token list [--account <id>]       list API tokens: id, account, prefix, created, last used, revoked (in a cluster: through the front)
   gateway token revoke <id>                 revoke an API token: its next request answers 401
 ${BACKUP_USAGE}
+${EXPORT_USAGE}
 ${REPLAY_USAGE}
 ${PROVIDER_USAGE}
 ${LISTEN_USAGE}
@@ -42,6 +44,8 @@ export async function main(argv: string[]): Promise<number> {
         return await clusterCommand(rest);
       case 'backup':
         return await backupCommand(rest);
+      case 'export':
+        return await exportCommand(rest);
       case 'restore':
         return await restoreCommand(rest);
       case 'replay':

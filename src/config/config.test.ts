@@ -45,6 +45,7 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
       adminAuthGlobalFailures: 100,
       cloudAppSecret: null,
       storeCheckpointMs: 100,
+      messageRetentionMs: null,
       webhooks: {
         timeoutMs: 15_000,
         retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -112,6 +113,7 @@ describe('loadConfig values', () => {
       GATEWAY_ATTACHMENT_MAX_BYTES: '1048576',
       GATEWAY_CHAT_A_BUSINESS_APP_SECRET: '0123456789abcdef0123456789abcdef',
       GATEWAY_STORE_CHECKPOINT_INTERVAL: '1s',
+      GATEWAY_MESSAGE_RETENTION: '90d',
       GATEWAY_UPLOAD_CONCURRENCY: '3',
       GATEWAY_HEADERS_TIMEOUT: '5s',
       GATEWAY_REQUEST_TIMEOUT: '30s',
@@ -172,6 +174,7 @@ describe('loadConfig values', () => {
       queryMaxBytes: 4096,
       cloudAppSecret: '0123456789abcdef0123456789abcdef',
       storeCheckpointMs: 1_000,
+      messageRetentionMs: 90 * 86_400_000,
       webhooks: loadConfig({}).webhooks,
       providers: loadConfig({}).providers,
       apiLimits: { rateLimits: [], rateLimitFactor: 2, attachmentFetchTimeoutMs: 5_000 },
@@ -363,6 +366,17 @@ describe('loadConfig problems', () => {
       const problems = problemsOf({ GATEWAY_STORE_CHECKPOINT_INTERVAL: value });
       expect(problems, value).toHaveLength(1);
       expect(problems[0]).toContain('GATEWAY_STORE_CHECKPOINT_INTERVAL');
+    }
+  });
+
+  it('reads the message retention as a duration of at least a day, or none', () => {
+    expect(loadConfig({ GATEWAY_MESSAGE_RETENTION: '90d' }).messageRetentionMs).toBe(90 * 86_400_000);
+    expect(loadConfig({ GATEWAY_MESSAGE_RETENTION: '36h' }).messageRetentionMs).toBe(36 * 3_600_000);
+    expect(loadConfig({ GATEWAY_MESSAGE_RETENTION: 'none' }).messageRetentionMs).toBeNull();
+    for (const value of ['23h', '0', 'forever', '-1d']) {
+      expect(problemsOf({ GATEWAY_MESSAGE_RETENTION: value }), value).toEqual([
+        `GATEWAY_MESSAGE_RETENTION must be a duration of at least 1d, such as 90d, or none (got "${value}")`,
+      ]);
     }
   });
 

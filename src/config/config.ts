@@ -91,6 +91,12 @@ export interface Config extends KafkaSettings, HttpLimits, ClusterSettings, Fron
    * crossed 1000 pages, on the event loop. Default 100ms.
    */
   storeCheckpointMs: number;
+  /**
+   * GATEWAY_MESSAGE_RETENTION: how long messages (with their attachments) are kept, for the
+   * companies without a period of their own (PUT /api/p2/companies/<id>/settings); at least 1d.
+   * Unset or `none`: kept until deleted.
+   */
+  messageRetentionMs: number | null;
   webhooks: WebhookConfig;
   /** GATEWAY_OPERATOR_WEBHOOK_URL and _SECRET (src/config/operator-webhook.ts); null when unset. */
   operatorWebhook: OperatorWebhookConfig | null;
@@ -198,6 +204,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const retentionText = read('GATEWAY_MESSAGE_RETENTION');
+  const messageRetentionMs =
+    retentionText === undefined || retentionText === 'none' ? null : parseDuration(retentionText);
+  if (retentionText !== undefined && retentionText !== 'none' && (messageRetentionMs ?? 0) < 86_400_000) {
+    problems.push(
+      `GATEWAY_MESSAGE_RETENTION must be a duration of at least 1d, such as 90d, or none (got "${retentionText}")`,
+    );
+  }
+
   const webhooks = readWebhookConfig(read, problems);
   const operatorWebhook = readOperatorWebhookConfig(read, problems);
   const providers = readProviderConfig(read, problems);
@@ -226,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...limits,
     cloudAppSecret,
     storeCheckpointMs: storeCheckpointMs ?? 100,
+    messageRetentionMs,
     webhooks,
     operatorWebhook,
     providers,

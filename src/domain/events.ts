@@ -5,7 +5,7 @@ import type { OutboxStore } from '../store/pipeline/outbox.js';
 import type { EventRecord } from '../streams/catalog.js';
 
 /** Resource types of the v2 envelope, plus the v1 payload families. */
-export type EventType = 'message' | 'conversation' | 'auth' | 'webhook' | 'delivery' | 'channel' | 'job';
+export type EventType = 'message' | 'conversation' | 'contact' | 'auth' | 'webhook' | 'delivery' | 'channel' | 'job';
 
 /** What happened to the resource: its changes, and the operational events' states (src/domain/operational-events.ts). */
 export type EventAction = 'create' | 'update' | 'delete' | 'disabled' | 'enabled' | 'failed';

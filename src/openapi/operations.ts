@@ -39,6 +39,12 @@ import {
   authResponse,
 } from '../../schemas/v2/auths.js';
 import { templateListQuery } from '../../schemas/v2/templates.js';
+import { contactEraseBody, contactEraseResponse } from '../../schemas/v2/contacts.js';
+import {
+  companySettingsBody,
+  companySettingsQuery,
+  companySettingsResponse,
+} from '../../schemas/v2/company-settings.js';
 import {
   webhookActionBody,
   webhookCreateBody,
@@ -510,6 +516,32 @@ const webhookOps: Operation[] = [
   },
   {
     method: 'get',
+    path: '/api/p2/companies/:companyId/settings',
+    tag: 'v2 companies',
+    summary: "The company's settings: its message retention in days (null: the gateway's default)",
+    input: companySettingsQuery,
+    success: { status: 200, schema: companySettingsResponse },
+  },
+  {
+    method: 'put',
+    path: '/api/p2/companies/:companyId/settings',
+    tag: 'v2 companies',
+    summary:
+      "Set the company's message retention: 1 to 3650 days, or null for the gateway's default; older messages and their files are deleted by the retention pass",
+    input: companySettingsBody,
+    success: { status: 200, schema: companySettingsResponse },
+  },
+  {
+    method: 'delete',
+    path: '/api/p2/companies/:companyId/contacts/:id',
+    tag: 'v2 contacts',
+    summary:
+      "Erase a contact: its conversations, messages and attachments' files, and its data in kept events, deliveries and attempts; writes contact.delete",
+    input: contactEraseBody,
+    success: { status: 200, schema: contactEraseResponse },
+  },
+  {
+    method: 'get',
     path: '/api/p2/event_types',
     tag: 'v2 webhooks',
     summary:
@@ -731,6 +763,15 @@ const adminOps: Operation[] = [
     readsBody: true,
     input: sandboxMessageBody,
     success: { status: 201 },
+  },
+  {
+    method: 'get',
+    path: '/admin/companies/:companyId/export',
+    tag: 'admin',
+    summary:
+      "The company's data as NDJSON (application/x-ndjson), streamed: one object per line with its kind (company, channel, contact, conversation, message, attachment, webhook), without credentials, secrets or file capabilities",
+    auth: 'admin',
+    success: { status: 200, description: 'NDJSON lines; x-export-lines names how many' },
   },
   {
     method: 'get',

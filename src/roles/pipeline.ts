@@ -15,6 +15,8 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { EventLogJanitor, OutboxJanitor } from '../outbox/janitor.js';
 import { IdempotencyJanitor } from '../workers/idempotency-janitor.js';
+import { MessageRetention } from '../workers/message-retention.js';
+import { attachmentsFolder } from '../api/v2/attachments.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import type { Store } from '../store/store.js';
 import { SqliteStreamBus } from '../streams/sqlite/sqlite-stream.js';
@@ -186,6 +188,13 @@ export async function startPipeline(
     new EventLogJanitor({ store, clock, logger }),
     new DeliveryJanitor({ store, clock, logger, retainMs: config.webhooks.retentionMs }),
     new IdempotencyJanitor({ store, clock, logger }),
+    new MessageRetention({
+      store,
+      clock,
+      logger,
+      defaultRetentionMs: config.messageRetentionMs,
+      folder: attachmentsFolder(config),
+    }),
     new ReplayTaskWorker({ store, replayer, clock, logger }),
   ];
   // The connectors serve the API's connection flows in both roles; a core of role all dispatches too.

@@ -12,10 +12,13 @@ import { HeldDeliveryStore } from './deliveries/held-deliveries.js';
 import { EarlyStatusStore } from './resources/early-statuses.js';
 import { ContactStore } from './resources/contacts.js';
 import { ParticipantStore } from './resources/participants.js';
+import { CompanyExportStore } from './resources/company-export.js';
+import { ContactErasureStore } from './resources/contact-erasure.js';
 import { ConversationStore } from './resources/conversations.js';
 import { openDatabase, transactionRunner, type Db, type TransactionRunner } from './engine/db.js';
 import { GroupCommit } from './engine/group-commit.js';
 import { MessageStore } from './resources/messages.js';
+import { MessageRetentionStore } from './resources/message-retention.js';
 import { migrate, schemaVersion } from './engine/migrate.js';
 import { OutboxStore } from './pipeline/outbox.js';
 import { CompanyEventLog } from './pipeline/company-event-log.js';
@@ -43,12 +46,15 @@ export class Store {
   readonly authPages: AuthPageStore;
   readonly attachments: AttachmentStore;
   readonly contacts: ContactStore;
+  readonly companyExport: CompanyExportStore;
+  readonly contactErasure: ContactErasureStore;
   readonly conversations: ConversationStore;
   readonly participants: ParticipantStore;
   readonly messages: MessageStore;
+  readonly messageRetention: MessageRetentionStore;
   readonly templates: TemplateStore;
   readonly outbox: OutboxStore;
-  /** Every v2 event of each company, for the retention: what the live stream reads. */
+  /** The v2 events of the companies a live stream watches, for the retention: what it reads. */
   readonly eventLog: CompanyEventLog;
   readonly webhooks: WebhookEndpointStore;
   readonly deliveries: DeliveryStore;
@@ -81,8 +87,11 @@ export class Store {
     this.attachments = new AttachmentStore(db);
     this.contacts = new ContactStore(db);
     this.participants = new ParticipantStore(db);
+    this.companyExport = new CompanyExportStore(db);
+    this.contactErasure = new ContactErasureStore(db);
     this.conversations = new ConversationStore(db);
     this.messages = new MessageStore(db);
+    this.messageRetention = new MessageRetentionStore(db);
     this.templates = new TemplateStore(db);
     this.eventLog = new CompanyEventLog(db);
     this.outbox = new OutboxStore(db, this.group, this.eventLog);

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import { authEvent } from '../../schemas/events/auth.js';
+import { contactEvent } from '../../schemas/events/contact.js';
 import { channelV1Event } from '../../schemas/events/channel-v1.js';
 import { conversationEvent } from '../../schemas/events/conversation.js';
 import { jobV1Event } from '../../schemas/events/job-v1.js';
@@ -24,6 +25,7 @@ export function registerEventSchema(family: string, schema: object): void {
 registerEventSchema('message', messageEvent);
 registerEventSchema('conversation', conversationEvent);
 registerEventSchema('auth', authEvent);
+registerEventSchema('contact', contactEvent);
 // Strict too, but for strictRequired: its conditional `then: {required: [...]}` names properties the
 // top level declares, which ajv's strictRequired does not look for there.
 const v1Ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });

@@ -28,6 +28,8 @@ export interface AccountResources {
   /** A v2 auth (chat_a_business, by token). */
   auth: number;
   conversation: number;
+  /** The conversation's contact (its erasure is DELETE .../contacts/<id>). */
+  contact: number;
   message: number;
   attachment: number;
   storageKey: string;
@@ -157,6 +159,7 @@ export async function giveResources(
     channel,
     auth,
     conversation: seeded.conversationId,
+    contact: seeded.contactId,
     message: seeded.messageIds[0]!,
     attachment: uploaded.attachment.id,
     storageKey: storageKey!,

@@ -5,6 +5,7 @@ import { Ajv } from 'ajv';
 /** Values of fields whose schema alone does not give a valid one (patterns, formats). */
 const SAMPLES: Record<string, unknown> = {
   name: 'walk',
+  message_retention_days: 30,
   phone: '79250009999',
   text: 'walk',
   message: 'walk',

@@ -10,6 +10,7 @@ export type Kind =
   | 'channel'
   | 'auth'
   | 'conversation'
+  | 'contact'
   | 'message'
   | 'attachment'
   | 'template'
@@ -71,6 +72,7 @@ const COLLECTION_KINDS: Record<string, Kind> = {
   companies: 'company',
   channels: 'channel',
   conversations: 'conversation',
+  contacts: 'contact',
   auths: 'auth',
   webhooks: 'webhook',
   deliveries: 'delivery',

@@ -10,6 +10,8 @@ export interface CompanyRow {
   description: string | null;
   webhook_url: string | null;
   hidden: number;
+  /** Days a message is kept; null: the operator's default (GATEWAY_MESSAGE_RETENTION). */
+  message_retention_days: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -40,6 +42,7 @@ export class CompanyStore {
   private readonly pageAsc;
   private readonly pageDesc;
   private readonly updateInTransaction;
+  private readonly setRetention;
 
   constructor(db: Db, ids: IdSpace) {
     this.insertOne = db.prepare<
@@ -77,6 +80,14 @@ export class CompanyStore {
       'SELECT * FROM companies WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
     );
     this.updateInTransaction = db.transaction(this.applyUpdate.bind(this));
+    this.setRetention = db.prepare<[number | null, number, number, number], CompanyRow>(
+      'UPDATE companies SET message_retention_days = ?, updated_at = ? WHERE account_id = ? AND id = ? RETURNING *',
+    );
+  }
+
+  /** Sets the company's message retention in days (null: the operator's default); undefined when it is not the account's. */
+  setMessageRetention(accountId: number, id: number, days: number | null, now = Date.now()): CompanyRow | undefined {
+    return this.setRetention.get(days, now, accountId, id);
   }
 
   insert(company: NewCompany, now = Date.now()): CompanyRow {

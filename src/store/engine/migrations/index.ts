@@ -22,6 +22,7 @@ import { endpointRetrySchedules } from './020-endpoint-retry-schedules.js';
 import { companyEvents } from './021-company-events.js';
 import { conversationParticipants } from './022-conversation-participants.js';
 import { unreadCounts } from './023-unread-counts.js';
+import { messageRetention } from './024-message-retention.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly Migration[] = [
   companyEvents,
   conversationParticipants,
   unreadCounts,
+  messageRetention,
 ];
