@@ -19,6 +19,7 @@ import { directory } from './017-directory.js';
 import { conversationNotes } from './018-conversation-notes.js';
 import { endpointFilters } from './019-endpoint-filters.js';
 import { endpointRetrySchedules } from './020-endpoint-retry-schedules.js';
+import { endpointDestinations } from './021-endpoint-destinations.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
@@ -45,4 +46,5 @@ export const MIGRATIONS: readonly Migration[] = [
   conversationNotes,
   endpointFilters,
   endpointRetrySchedules,
+  endpointDestinations,
 ];
