@@ -4,12 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
+import { eventually } from './wait.js';
 
 export interface SinkMessage {
   /** The `webhook-id` header: the event's id. */
   id: string;
   headers: Record<string, string>;
   body: string;
+  /** Kafka: the `content-type` header. RabbitMQ: the contentType property. */
+  contentType?: string;
   /** Kafka: the record key and partition. RabbitMQ: the messageId property. */
   key?: string;
   partition?: number;
@@ -30,7 +33,13 @@ export async function kafkaSink(brokers: string[]): Promise<BrokerSink> {
   const kafka = new Kafka({ clientId: 'destination-test', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true });
+  await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: false });
+  // A busy broker may still answer that it does not host a partition just after it made it.
+  await eventually('the topic led on every partition', async () => {
+    const meta = await admin.fetchTopicMetadata({ topics: [topic] }).catch(() => null);
+    const partitions = meta?.topics[0]?.partitions ?? [];
+    return partitions.length === 3 && partitions.every((p) => p.leader >= 0);
+  });
   await admin.disconnect();
   const consumer: Consumer = kafka.consumer({ groupId: `${topic}-reader` });
   await consumer.connect();
@@ -44,6 +53,7 @@ export async function kafkaSink(brokers: string[]): Promise<BrokerSink> {
         id: headers['webhook-id'] ?? '',
         headers,
         body: message.value?.toString('utf8') ?? '',
+        contentType: headers['content-type'],
         key: message.key?.toString('utf8'),
         partition,
       });
@@ -86,6 +96,7 @@ export async function rabbitmqSink(url: string): Promise<BrokerSink & { reconnec
         id: headers['webhook-id'] ?? '',
         headers,
         body: message.content.toString('utf8'),
+        contentType: message.properties.contentType as string | undefined,
         messageId: message.properties.messageId as string | undefined,
       });
       channel.ack(message);

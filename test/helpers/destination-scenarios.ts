@@ -53,7 +53,7 @@ export function expectSigned(sink: BrokerSink, secret: string, messages: readonl
   const verifier = new Webhook(secret);
   for (const message of messages) {
     expect(() => verifier.verify(message.body, message.headers)).not.toThrow();
-    expect(message.headers['content-type']).toBe('application/json');
+    expect(message.contentType).toBe('application/json');
     if (sink.type === 'rabbitmq') expect(message.messageId).toBe(message.id);
   }
 }
