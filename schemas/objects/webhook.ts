@@ -1,5 +1,6 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { endpointFilterObject } from './endpoint-filter.js';
+import { kafkaObject, rabbitmqObject } from './destination.js';
 
 /**
  * Event names an endpoint may ask for (`<type>.<event>`, docs/design.md section 6): the v2 envelope's
@@ -115,5 +116,12 @@ export const webhookObject = {
     },
     /** Present when the endpoint has a payload filter: only events whose envelope matches it are queued for it. */
     filter: endpointFilterObject,
+    /**
+     * Present for an endpoint that is not a webhook: `kafka` or `rabbitmq`, with its settings under
+     * that name (credentials never shown) and, as `url`, its target without credentials.
+     */
+    type: { type: 'string', enum: ['kafka', 'rabbitmq'] },
+    kafka: kafkaObject,
+    rabbitmq: rabbitmqObject,
   },
 } as const satisfies JSONSchema;

@@ -9,6 +9,7 @@ import {
 } from '../objects/webhook.js';
 import { companyId, httpUrl, pageParams, pathCompanyBody } from './common.js';
 import { endpointFilter } from '../objects/endpoint-filter.js';
+import { destinationType, kafkaSettings, rabbitmqSettings } from '../objects/destination.js';
 
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../objects/webhook.js';
@@ -63,10 +64,19 @@ const retrySchedule = {
 export const webhookCreateBody = {
   $id: 'v2/webhook-create',
   type: 'object',
-  required: ['url'],
+  // A webhook needs its url, a broker destination its settings under its type's name.
+  allOf: [
+    { if: { properties: { type: { const: 'webhook' } } }, then: { required: ['url'] } },
+    { if: { required: ['type'], properties: { type: { const: 'kafka' } } }, then: { required: ['kafka'] } },
+    { if: { required: ['type'], properties: { type: { const: 'rabbitmq' } } }, then: { required: ['rabbitmq'] } },
+  ],
   properties: {
     company_id: companyId,
+    /** `webhook` (the default), `kafka` or `rabbitmq` (schemas/objects/destination.ts). */
+    type: destinationType,
     url: httpUrl,
+    kafka: kafkaSettings,
+    rabbitmq: rabbitmqSettings,
     event_types: eventTypes,
     active: { type: 'boolean', default: false },
     ordering: { ...ordering, default: 'default' },
@@ -95,7 +105,12 @@ export const webhookUpdateBody = {
   type: 'object',
   properties: {
     company_id: companyId,
+    /** Chosen at creation: sent here, it must be the endpoint's own. */
+    type: destinationType,
     url: httpUrl,
+    /** New settings replace the old ones whole, credentials included. */
+    kafka: kafkaSettings,
+    rabbitmq: rabbitmqSettings,
     event_types: eventTypes,
     active: { type: 'boolean' },
     ordering,

@@ -3,7 +3,7 @@ import { jsonOf } from '../lib/json-text.js';
 import type { Logger } from '../log.js';
 import type { Clock, StreamBus, Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
-import { CONSUMER_GROUP, STREAM, type AttemptRecord, type DeliveryJob } from '../streams/catalog.js';
+import { CONSUMER_GROUP, jobKey, STREAM, type AttemptRecord, type DeliveryJob } from '../streams/catalog.js';
 import { decide, type RetryPolicy } from './policy.js';
 import type { PostOutcome, SignedPost, WebhookPoster } from './webhook-poster.js';
 import { endAttemptSpan, startAttemptSpan } from './attempt-spans.js';
@@ -139,6 +139,8 @@ export class DeliveryWorker implements Worker {
       timeoutMs: this.options.timeoutMs,
       order,
     };
+    if (job.endpoint.destination !== undefined)
+      request.broker = { endpointId: job.endpoint.id, destination: job.endpoint.destination, key: jobKey(job) };
     if (job.endpoint.rate_limit !== undefined)
       request.pace = { perSecond: job.endpoint.rate_limit, retryAfterMaxMs: policy.retryAfterMaxMs };
     // Tracing on: the attempt's span, whose context the receiver gets in `traceparent`.
@@ -174,7 +176,12 @@ export class DeliveryWorker implements Worker {
     const now = this.options.clock.now();
     const decision = decide(
       of,
-      { statusCode: response.statusCode, retryAfter: response.retryAfter, error: response.error },
+      {
+        statusCode: response.statusCode,
+        retryAfter: response.retryAfter,
+        error: response.error,
+        ...(response.delivered === true ? { delivered: true as const } : {}),
+      },
       this.options.policy,
       now,
     );

@@ -3,6 +3,10 @@ import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 import { signingSecrets } from '../domain/webhook-endpoints.js';
 import type { WebhookHttpClient } from './http-client.js';
 import { signatureHeaders } from './signing.js';
+import type { BrokerDestination } from '../../schemas/objects/destination.js';
+import { brokerDestinationOf } from '../presenters/destination.js';
+import { failed, type BrokerAnswer } from './destinations/destination.js';
+import type { BrokerDestinations } from './destinations/pool.js';
 
 /**
  * The test request an endpoint receives: the hosted service's documented check body, with our own
@@ -32,21 +36,35 @@ export class EndpointTester {
   constructor(
     private readonly client: WebhookHttpClient,
     private readonly timeoutMs: number,
+    /** Where a broker endpoint's test message goes (src/dispatch/destinations/). */
+    private readonly brokers?: BrokerDestinations,
   ) {}
 
-  /** `url` overrides the endpoint's own (a url about to be saved is checked before it is). */
+  /**
+   * `url` overrides the endpoint's own (a url about to be saved is checked before it is); for a
+   * broker endpoint `destination` does (then `url` is its target without credentials). A broker
+   * endpoint gets the same body and headers as a message, and succeeds once the broker confirms it.
+   */
   async send(
-    endpoint: Pick<WebhookEndpointRow, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+    endpoint: Pick<
+      WebhookEndpointRow,
+      'id' | 'company_id' | 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at' | 'type' | 'destination'
+    >,
     url = endpoint.url,
+    destination: BrokerDestination | undefined = brokerDestinationOf(endpoint),
   ): Promise<TestPostOutcome> {
     const id = timeOrderedId('test_', 10);
     const headers = signatureHeaders(id, new Date(), TEST_POST_BODY, signingSecrets(endpoint));
     const began = performance.now();
-    const answer = await this.client.post({ url, headers, body: TEST_POST_BODY, timeoutMs: this.timeoutMs });
+    const answer =
+      destination === undefined
+        ? await this.client.post({ url, headers, body: TEST_POST_BODY, timeoutMs: this.timeoutMs })
+        : await this.publish(endpoint, destination, id, headers);
+    const delivered = 'delivered' in answer && answer.delivered === true;
     return {
       webhook_id: id,
       url,
-      success: answer.statusCode !== null && answer.statusCode >= 200 && answer.statusCode < 300,
+      success: delivered || (answer.statusCode !== null && answer.statusCode >= 200 && answer.statusCode < 300),
       status_code: answer.statusCode,
       duration_ms: Math.round(performance.now() - began),
       response_body: answer.body,
@@ -54,8 +72,25 @@ export class EndpointTester {
     };
   }
 
-  close(): Promise<void> {
-    return this.client.close();
+  private publish(
+    endpoint: Pick<WebhookEndpointRow, 'id' | 'company_id'>,
+    destination: BrokerDestination,
+    id: string,
+    headers: Record<string, string>,
+  ): Promise<BrokerAnswer> {
+    if (this.brokers === undefined) return Promise.resolve(failed('this gateway sends no broker destination'));
+    const key = `${endpoint.company_id}:${endpoint.id}`;
+    return this.brokers.send(endpoint.id, destination, {
+      id,
+      body: TEST_POST_BODY,
+      headers,
+      key,
+      timeoutMs: this.timeoutMs,
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.client.close(), this.brokers?.close()]);
   }
 }
 

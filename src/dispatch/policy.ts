@@ -23,6 +23,8 @@ export interface AttemptResult {
   statusCode: number | null;
   retryAfter: string | null;
   error: string | null;
+  /** A broker destination confirmed the event (src/dispatch/destinations/): it has no status. */
+  delivered?: true;
 }
 
 export interface Decision {
@@ -45,6 +47,7 @@ export function decide(
   random = Math.random,
 ): Decision {
   const code = result.statusCode;
+  if (result.delivered === true) return { outcome: 'delivered', nextAttemptAt: null };
   if (code !== null && code >= 200 && code < 300) return { outcome: 'delivered', nextAttemptAt: null };
   if (code === 410) return { outcome: 'gone', nextAttemptAt: null };
   const scheduleMs =

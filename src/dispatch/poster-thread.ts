@@ -3,10 +3,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { WebhookHttpClient } from './http-client.js';
 import { SsrfGuard } from '../net/ssrf.js';
+import { BrokerDestinations } from './destinations/pool.js';
 import { InlinePoster, type PosterAnswer, type PosterMessage, type PosterThreadData } from './webhook-poster.js';
 
 const { allowHosts } = workerData as PosterThreadData;
-const poster = new InlinePoster(new WebhookHttpClient(new SsrfGuard(allowHosts)));
+const guard = new SsrfGuard(allowHosts);
+const poster = new InlinePoster(new WebhookHttpClient(guard), new BrokerDestinations(guard));
 const port = parentPort!;
 
 /** Answers of this turn, posted together once it ends (see PosterRequest). */

@@ -4,6 +4,8 @@ import type { Logger } from '../log.js';
 import type { WebhookHttpClient, WebhookResponse } from './http-client.js';
 import { signatureHeaders } from './signing.js';
 import { EndpointPacer } from './endpoint-pacer.js';
+import type { BrokerDestination } from '../../schemas/objects/destination.js';
+import type { BrokerDestinations } from './destinations/pool.js';
 
 /** One attempt's request: signed (Standard Webhooks) with every given secret when it is sent. */
 export interface SignedPost {
@@ -29,10 +31,17 @@ export interface SignedPost {
    * the previous one of its `order` key (of its url without one), later after a 429 (EndpointPacer).
    */
   pace?: { perSecond: number; retryAfterMaxMs: number };
+  /**
+   * A broker endpoint (src/dispatch/destinations/): the event is published there, signed the same
+   * way, instead of POSTed to `url` (then its target without credentials, for the record only).
+   */
+  broker?: { endpointId: number; destination: BrokerDestination; key: string };
 }
 
 export interface PostOutcome extends WebhookResponse {
   durationMs: number;
+  /** Set when a broker confirmed the event (a webhook's success is its 2xx status). */
+  delivered?: true;
 }
 
 /** Signs and sends webhook attempts; never throws for what the receiver or the network did. */
@@ -57,7 +66,11 @@ export class InlinePoster implements WebhookPoster {
   private cancelledThrough = 0;
   private readonly pacer = new EndpointPacer();
 
-  constructor(private readonly client: WebhookHttpClient) {}
+  constructor(
+    private readonly client: WebhookHttpClient,
+    /** Where a broker endpoint's attempts go; without it they fail. */
+    private readonly brokers?: BrokerDestinations,
+  ) {}
 
   post(request: SignedPost): Promise<PostOutcome> {
     const { order } = request;
@@ -93,6 +106,7 @@ export class InlinePoster implements WebhookPoster {
     traceparent,
     order,
     pace,
+    broker,
   }: SignedPost): Promise<PostOutcome> {
     const paceKey = order ?? url;
     if (pace !== undefined) await this.pacer.take(paceKey, pace.perSecond, () => new Error(CANCELLED));
@@ -102,7 +116,22 @@ export class InlinePoster implements WebhookPoster {
       // The signature timestamp is real time: receivers check it against their own clock.
       const headers = signatureHeaders(id, new Date(), body, secrets);
       if (traceparent !== undefined) headers.traceparent = traceparent;
-      response = await this.client.post({ url, headers, body, timeoutMs });
+      if (broker === undefined) response = await this.client.post({ url, headers, body, timeoutMs });
+      else if (this.brokers === undefined) throw new Error('this poster sends no broker destination');
+      else {
+        const answer = await this.brokers.send(broker.endpointId, broker.destination, {
+          id,
+          body,
+          headers,
+          key: broker.key,
+          timeoutMs,
+        });
+        const { statusCode, retryAfter, body: none, error } = answer;
+        const durationMs = Math.round(performance.now() - began);
+        return answer.delivered
+          ? { statusCode, retryAfter, body: none, error, durationMs, delivered: true }
+          : { statusCode, retryAfter, body: none, error, durationMs };
+      }
     } finally {
       // Answered whatever became of the attempt: the pacer keeps a key while it has one open.
       if (pace !== undefined)
@@ -112,8 +141,8 @@ export class InlinePoster implements WebhookPoster {
     return { statusCode, retryAfter, body: answer, error, durationMs: Math.round(performance.now() - began) };
   }
 
-  close(): Promise<void> {
-    return this.client.close();
+  async close(): Promise<void> {
+    await Promise.all([this.client.close(), this.brokers?.close()]);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 import type { EventRecord, JobEndpoint } from '../streams/catalog.js';
 import { matchesFilter, parseFilter } from './endpoint-filter.js';
+import { brokerDestinationOf } from '../presenters/destination.js';
 
 /**
  * The rules of webhook endpoints: how many a company may have, which events an endpoint wants,
@@ -58,6 +59,8 @@ export function jobEndpoint(endpoint: WebhookEndpointRow, now: number): JobEndpo
   if (endpoint.rate_limit !== null) target.rate_limit = endpoint.rate_limit;
   if (endpoint.ordering === 'strict') target.ordering = 'strict';
   if (endpoint.retry_schedule !== null) target.retry_schedule = JSON.parse(endpoint.retry_schedule) as number[];
+  const destination = brokerDestinationOf(endpoint);
+  if (destination !== undefined) target.destination = destination;
   return target;
 }
 

@@ -18,6 +18,7 @@ import { sessionCompany } from './session.js';
 import { changeWebhookEndpoint } from '../domain/operational-events.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { SsrfGuard } from '../net/ssrf.js';
+import { destinationOnUpdate } from '../http/endpoint-destination.js';
 import { requireReachableUrl } from '../http/outbound-url.js';
 
 export interface PortalApiDeps {
@@ -97,7 +98,8 @@ export function portalWebhookRoutes(
     const company = sessionCompany(store, ctx);
     const endpoint = companyEndpoint(store, company, ctx.params.id);
     const input = readBody(ctx, updateBody);
-    if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
+    // A broker endpoint's target is changed through the API, with its credentials; here it has no url.
+    destinationOnUpdate(guard, endpoint, { url: input.url });
     if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
       throw new Conflict(
         `Webhook endpoint ${endpoint.id} is the company's webhook_url: change it through the API (PUT /p1/companies/${company.id}).`,

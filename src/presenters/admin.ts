@@ -56,6 +56,7 @@ export function presentAttempt(row: AttemptRow) {
 export function presentEndpointHealth(row: EndpointHealthRow) {
   return {
     endpoint_id: row.id,
+    type: row.type,
     url: row.url,
     active: row.active === 1,
     disabled_reason: row.disabled_reason,

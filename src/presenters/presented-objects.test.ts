@@ -447,6 +447,8 @@ const webhook = (overrides: Partial<WebhookEndpointRow>): WebhookEndpointRow => 
   rate_limit: null,
   filter: null,
   retry_schedule: null,
+  type: 'webhook',
+  destination: null,
   head_delivery_id: null,
   created_at: T0,
   updated_at: T0,
@@ -477,6 +479,33 @@ const webhookRows: [string, WebhookEndpointRow][] = [
     webhook({ id: 35, ordering: 'strict', rate_limit: 20, head_delivery_id: 'dlv_0123456789abcdef' }),
   ],
   ['an endpoint signing with ed25519', webhook({ id: 38, secret: generateSigningKey() })],
+  [
+    'a Kafka endpoint with SASL and TLS',
+    webhook({
+      id: 40,
+      type: 'kafka',
+      url: 'kafka://b1.example.com:9093,b2.example.com:9093/gateway-events',
+      destination: JSON.stringify({
+        brokers: ['b1.example.com:9093', 'b2.example.com:9093'],
+        topic: 'gateway-events',
+        sasl: { mechanism: 'scram-sha-512', username: 'gw-user', password: 'kafka-pass-secret' },
+        tls: { servername: 'kafka.example.com' },
+      }),
+    }),
+  ],
+  [
+    'a RabbitMQ endpoint with credentials in its URL',
+    webhook({
+      id: 41,
+      type: 'rabbitmq',
+      url: 'amqps://mq.example.com/prod',
+      destination: JSON.stringify({
+        url: 'amqps://gw-user:amqp-pass-secret@mq.example.com/prod',
+        exchange: 'events',
+        routing_key: 'gateway',
+      }),
+    }),
+  ],
   [
     'an ed25519 endpoint during a rotation',
     webhook({
@@ -692,6 +721,37 @@ describe('webhooks', () => {
     expect(shown.secret).toBe(row.secret);
     expectValid(isWebhook, shown);
     expectValid(isWebhookResponse, { webhook: shown });
+  });
+
+  it('a broker endpoint shows its type and settings, never its credentials', () => {
+    const kafka = presentWebhook(webhookRows.find(([name]) => name.startsWith('a Kafka'))![1], { withSecret: true });
+    expect(kafka).toMatchObject({
+      type: 'kafka',
+      url: 'kafka://b1.example.com:9093,b2.example.com:9093/gateway-events',
+      kafka: {
+        brokers: ['b1.example.com:9093', 'b2.example.com:9093'],
+        topic: 'gateway-events',
+        sasl: { mechanism: 'scram-sha-512' },
+        tls: { servername: 'kafka.example.com' },
+      },
+    });
+    const rabbit = presentWebhook(webhookRows.find(([name]) => name.startsWith('a RabbitMQ'))![1], {
+      withSecret: true,
+    });
+    expect(rabbit).toMatchObject({
+      type: 'rabbitmq',
+      url: 'amqps://mq.example.com/prod',
+      rabbitmq: { url: 'amqps://mq.example.com/prod', exchange: 'events', routing_key: 'gateway' },
+    });
+    const text = JSON.stringify([kafka, rabbit]);
+    for (const secret of ['gw-user', 'kafka-pass-secret', 'amqp-pass-secret']) expect(text).not.toContain(secret);
+  });
+
+  it('a webhook endpoint answers no destination keys', () => {
+    const object = presentWebhook(webhookRows[0]![1]);
+    expect(Object.keys(object)).not.toContain('type');
+    expect(Object.keys(object)).not.toContain('kafka');
+    expect(Object.keys(object)).not.toContain('rabbitmq');
   });
 
   it('a list of them matches the list answer', () => {

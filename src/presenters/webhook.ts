@@ -4,6 +4,7 @@ import type { EndpointFilter } from '../../schemas/objects/endpoint-filter.js';
 import { publicKeyOf, signingAlgorithmOf } from '../lib/signing-keys.js';
 import { toIso } from '../lib/time.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
+import { presentDestination } from './destination.js';
 
 /** A company webhook endpoint, as schemas/objects/webhook.ts describes it. */
 export type WebhookObject = FromSchema<typeof webhookObject>;
@@ -33,5 +34,7 @@ export function presentWebhook(row: WebhookEndpointRow, { withSecret = false } =
     // The options show only on endpoints that have them: the others answer exactly as before.
     ...(row.retry_schedule !== null ? { retry_schedule: JSON.parse(row.retry_schedule) as number[] } : {}),
     ...(row.filter !== null ? { filter: JSON.parse(row.filter) as EndpointFilter } : {}),
+    // A broker endpoint's type and settings, credentials left out; a webhook's answer has neither.
+    ...presentDestination(row),
   };
 }

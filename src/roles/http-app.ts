@@ -28,6 +28,7 @@ import type { Connectors } from '../connectors/registry.js';
 import { ConnectionFlows } from '../connectors/flows.js';
 import type { ChannelThrottle } from '../connectors/throttle.js';
 import type { Replayer } from '../dispatch/replay.js';
+import { BrokerDestinations } from '../dispatch/destinations/pool.js';
 import { EndpointTester } from '../dispatch/endpoint-test.js';
 import { WebhookHttpClient } from '../dispatch/http-client.js';
 import { SsrfGuard } from '../net/ssrf.js';
@@ -189,6 +190,7 @@ export function createApp({
   const tester = new EndpointTester(
     new WebhookHttpClient(guard, { connections: 8, quickRetries: 0 }),
     config.webhooks.timeoutMs,
+    new BrokerDestinations(guard, 10_000),
   );
   const fetcher = new FileFetcher(guard, {
     maxBytes: config.attachmentMaxBytes,

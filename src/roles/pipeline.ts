@@ -3,6 +3,7 @@ import { AttemptRecorder } from '../dispatch/attempt-recorder.js';
 import { DeliveryJanitor } from '../dispatch/delivery-janitor.js';
 import { DeliveryWorker } from '../dispatch/delivery-worker.js';
 import { WebhookHttpClient } from '../dispatch/http-client.js';
+import { BrokerDestinations } from '../dispatch/destinations/pool.js';
 import { InlinePoster, ThreadedPoster, type WebhookPoster } from '../dispatch/webhook-poster.js';
 import { STREAM_SPECS } from '../streams/catalog.js';
 import { Replayer, ReplayTaskWorker } from '../dispatch/replay.js';
@@ -97,7 +98,11 @@ export function openPoster(config: Config, logger: Logger): WebhookPoster {
   const { threads } = config.webhooks;
   return threads > 0
     ? new ThreadedPoster({ threads, data: { allowHosts: config.webhookAllowHosts }, logger })
-    : new InlinePoster(new WebhookHttpClient(new SsrfGuard(config.webhookAllowHosts)));
+    : inlinePoster(new SsrfGuard(config.webhookAllowHosts));
+}
+
+function inlinePoster(guard: SsrfGuard): WebhookPoster {
+  return new InlinePoster(new WebhookHttpClient(guard), new BrokerDestinations(guard));
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { BrokerDestination } from '../../schemas/objects/destination.js';
 import type { AttemptToRecord } from '../store/deliveries/delivery-rows.js';
 import type { StreamSpec } from './stream.js';
 
@@ -79,6 +80,11 @@ export interface JobEndpoint {
   rate_limit?: number;
   ordering?: 'strict';
   retry_schedule?: number[];
+  /**
+   * A broker endpoint's type and settings, credentials included (src/dispatch/destinations/):
+   * absent for a webhook, whose job stays as it was.
+   */
+  destination?: BrokerDestination;
 }
 
 /**

@@ -49,7 +49,14 @@ function sample(schema: any, name: string): unknown {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, object>;
       const fields = [...(schema.required ?? []), ...HELPFUL.filter((f) => f in properties)] as string[];
-      return Object.fromEntries([...new Set(fields)].map((field) => [field, sample(properties[field] ?? {}, field)]));
+      const value = () =>
+        Object.fromEntries([...new Set(fields)].map((field) => [field, sample(properties[field] ?? {}, field)]));
+      // Fields required by a condition the minimal value meets (a webhook endpoint's url, its type absent).
+      const base = value();
+      for (const part of (schema.allOf ?? []) as any[])
+        if (part.if !== undefined && ajv.validate(part.if, base))
+          fields.push(...((part.then?.required ?? []) as string[]));
+      return value();
     }
     case 'array':
       return [sample(schema.items ?? {}, name)];

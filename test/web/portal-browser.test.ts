@@ -206,4 +206,29 @@ describe('the company portal in Chromium', () => {
     await stranger.page.goto(`${gw.baseUrl}/portal`);
     expect(stranger.page.url()).toBe(`${gw.baseUrl}/portal/enter`);
   });
+
+  it("shows a Kafka endpoint's type and target, never its credentials, and leaves its target to the API", async () => {
+    const created = await gw.request('POST', `/api/p2/companies/${acme}/webhooks`, {
+      json: {
+        type: 'kafka',
+        kafka: {
+          brokers: ['kafka.example.com:9093'],
+          topic: 'acme-events',
+          sasl: { mechanism: 'plain', username: 'acme-kafka-user', password: 'acme-kafka-password' },
+        },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.webhook.id as number;
+    await page.goto(`${gw.baseUrl}/portal#/endpoints`);
+    await page.reload();
+    await page.waitForSelector(`[data-endpoint="${id}"]`);
+    expect(await panel(id).locator('[data-destination]').textContent()).toBe('Kafka topic');
+    expect(await panel(id).textContent()).toContain('kafka://kafka.example.com:9093/acme-events');
+    expect(await panel(id).locator('input[name="url"]').isDisabled()).toBe(true);
+    const html = await page.content();
+    expect(html).not.toContain('acme-kafka-user');
+    expect(html).not.toContain('acme-kafka-password');
+    expect(problems()).toEqual([]);
+  });
 });

@@ -121,7 +121,9 @@ function endpointPanel(companyId, endpoint, reload) {
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'URL'),
+      h('dt', {}, 'Delivers to'),
+      h('dd', {}, DESTINATION_NAMES[endpoint.type] ?? endpoint.type),
+      h('dt', {}, endpoint.type === 'webhook' ? 'URL' : 'Target'),
       h('dd', { class: 'mono' }, endpoint.url),
       h('dt', {}, 'Last success'),
       h('dd', {}, timeEl(endpoint.last_success_at)),
@@ -174,3 +176,6 @@ function endpointPanel(companyId, endpoint, reload) {
     recover,
   );
 }
+
+/** How the console names an endpoint's destination type. */
+const DESTINATION_NAMES = { webhook: 'webhook (HTTP POST)', kafka: 'Kafka topic', rabbitmq: 'RabbitMQ exchange' };

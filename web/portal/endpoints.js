@@ -98,22 +98,28 @@ function showSecret(slot, webhook, rotated) {
 
 function endpointPanel(webhook, { reload, isCurrent }) {
   const base = `/portal/api/webhooks/${webhook.id}`;
+  // A Kafka or RabbitMQ endpoint: its target (without credentials) is changed through the API.
+  const broker = webhook.type === 'kafka' || webhook.type === 'rabbitmq';
   const url = h('input', {
     name: 'url',
     type: 'url',
     required: true,
     maxlength: '2048',
     value: webhook.url,
-    disabled: webhook.source === 'company',
+    disabled: webhook.source === 'company' || broker,
   });
   const filter = eventFilter(webhook.event_types, 'Events to receive');
   const edit = h(
     'form',
     { 'aria-label': `Change endpoint ${webhook.id}` },
     field(
-      'URL',
+      broker ? 'Target' : 'URL',
       url,
-      webhook.source === 'company' ? "The company's webhook_url: change it through the API." : undefined,
+      webhook.source === 'company'
+        ? "The company's webhook_url: change it through the API."
+        : broker
+          ? `A ${DESTINATION_NAMES[webhook.type]}: change its target and credentials through the API.`
+          : undefined,
     ),
     filter.node,
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save')),
@@ -121,7 +127,7 @@ function endpointPanel(webhook, { reload, isCurrent }) {
   edit.addEventListener('submit', async (event) => {
     event.preventDefault();
     const changes = { event_types: filter.value() };
-    if (webhook.source !== 'company') changes.url = url.value;
+    if (webhook.source !== 'company' && !broker) changes.url = url.value;
     if (await attempt(() => api('PATCH', base, changes))) {
       await reload();
       announce(`Endpoint ${webhook.id} saved.`, 'ok');
@@ -172,7 +178,9 @@ function endpointPanel(webhook, { reload, isCurrent }) {
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'URL'),
+      h('dt', {}, 'Delivers to'),
+      h('dd', { 'data-destination': webhook.type ?? 'webhook' }, DESTINATION_NAMES[webhook.type ?? 'webhook']),
+      h('dt', {}, broker ? 'Target' : 'URL'),
       h('dd', { class: 'mono' }, webhook.url),
       h('dt', {}, 'Events'),
       h('dd', {}, webhook.event_types === null ? 'every event' : webhook.event_types.join(', ')),
@@ -242,3 +250,6 @@ function addForm({ reload }) {
   });
   return form;
 }
+
+/** How the portal names an endpoint's destination type (a webhook endpoint's answer has no `type`). */
+const DESTINATION_NAMES = { webhook: 'webhook (HTTP POST)', kafka: 'Kafka topic', rabbitmq: 'RabbitMQ exchange' };

@@ -32,6 +32,8 @@ import { changeWebhookEndpoint } from '../../domain/operational-events.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { SsrfGuard } from '../../net/ssrf.js';
 import { requireReachableUrl } from '../../http/outbound-url.js';
+import { destinationAfter, destinationOnCreate, destinationOnUpdate } from '../../http/endpoint-destination.js';
+import type { BrokerDestination } from '../../../schemas/objects/destination.js';
 
 const createBody = validator(webhookCreateBody);
 const updateBody = validator(webhookUpdateBody);
@@ -75,7 +77,7 @@ export function webhookRoutes(
     const company = findCompany(store, ctx, 'companyId');
     const input = readInput(ctx, createBody);
     matchPathCompany(company, input.company_id);
-    requireReachableUrl(guard, input.url, 'url');
+    const target = destinationOnCreate(guard, input);
     requireRetryBounds(input.retry_schedule, retryBounds);
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
@@ -87,7 +89,9 @@ export function webhookRoutes(
       return store.webhooks.create({
         companyId: company.id,
         source: 'api',
-        url: input.url,
+        url: target.url,
+        type: target.type,
+        destination: target.destination === null ? null : withoutType(target.destination),
         eventTypes: input.event_types ?? null,
         active: input.active,
         ordering: input.ordering,
@@ -113,7 +117,7 @@ export function webhookRoutes(
       const { company, endpoint } = findEndpoint(store, ctx);
       const input = readInput(ctx, updateBody);
       matchPathCompany(company, input.company_id);
-      if (input.url !== undefined) requireReachableUrl(guard, input.url, 'url');
+      const target = destinationOnUpdate(guard, endpoint, input);
       requireRetryBounds(input.retry_schedule, retryBounds);
       requireSameAlgorithm(endpoint.secret, input.signing_algorithm);
       if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
@@ -131,14 +135,15 @@ export function webhookRoutes(
           `the company's webhook_url receives v1 payloads only (${V1_WEBHOOK_EVENT_TYPES.join(', ')}), not ${v2Types.join(', ')}: create an endpoint for v2 events`,
         );
       }
-      await checkActivation(tester, endpoint, input);
+      await checkActivation(tester, endpoint, { ...target, active: input.active });
       // A change of `active` writes webhook.disabled or webhook.enabled in the same transaction.
       const { endpoint: updated, stateChange } = store.transaction(() =>
         changeWebhookEndpoint(
           store,
           endpoint,
           {
-            url: input.url,
+            url: target.url,
+            ...(target.destination === undefined ? {} : { destination: withoutType(target.destination) }),
             eventTypes: input.event_types,
             active: input.active,
             ordering: input.ordering,
@@ -172,7 +177,7 @@ export function webhookRoutes(
     const { company, endpoint } = findEndpoint(store, ctx);
     matchPathCompany(company, readInput(ctx, actionBody).company_id);
     // An address refused by the guard is named here, not reported as a failed test POST.
-    requireReachableUrl(guard, endpoint.url, 'url');
+    if (endpoint.type === 'webhook') requireReachableUrl(guard, endpoint.url, 'url');
     ctx.body = { test: await tester.send(endpoint) };
   });
 
@@ -209,24 +214,38 @@ function requireRetryBounds(schedule: readonly number[] | null | undefined, boun
 }
 
 /**
- * An update that activates an endpoint, or moves an active one to another url, first sends the
- * test POST to the url it would have; anything but a 2xx refuses the update (422), changing nothing.
+ * An update that activates an endpoint, or moves an active one to another url (a broker endpoint:
+ * other settings), first sends the test POST (the test message) to where it would send; anything
+ * but a 2xx (a broker's confirm) refuses the update (422), changing nothing.
  */
 async function checkActivation(
   tester: EndpointTester,
   endpoint: WebhookEndpointRow,
-  input: { url?: string; active?: boolean },
+  input: { url?: string; destination?: BrokerDestination; active?: boolean },
 ): Promise<void> {
   const url = input.url ?? endpoint.url;
   const activating = input.active === true && endpoint.active !== 1;
-  const moving = url !== endpoint.url && (input.active ?? endpoint.active === 1);
+  const moving = (url !== endpoint.url || input.destination !== undefined) && (input.active ?? endpoint.active === 1);
   if (!activating && !moving) return;
-  const outcome = await tester.send(endpoint, url);
+  const destination = destinationAfter(endpoint, input);
+  const outcome = await tester.send(endpoint, url, destination);
   if (outcome.success) return;
+  if (destination !== undefined) {
+    throw ValidationFailed.field(
+      moving ? destination.type : 'active',
+      `The test message to ${url} ${describeFailure(outcome)}; the broker must confirm it before the endpoint is active. Nothing was changed.`,
+    );
+  }
   throw ValidationFailed.field(
     moving ? 'url' : 'active',
     `The test POST to ${url} ${describeFailure(outcome)}; the endpoint must answer it with a 2xx status before it is active. Nothing was changed.`,
   );
+}
+
+/** The settings as stored: the type has a column of its own. */
+function withoutType(destination: BrokerDestination): object {
+  const { type: _type, ...settings } = destination;
+  return settings;
 }
 
 /** The endpoint named by `:id` of a company of the account (`:companyId`), else 404. */

@@ -1,3 +1,4 @@
+import type { DestinationType } from '../../../schemas/objects/destination.js';
 import type Database from 'better-sqlite3';
 import type { Db } from '../engine/db.js';
 import type { DeliveryRow, DeliveryStatus } from './delivery-rows.js';
@@ -24,7 +25,9 @@ export interface DeliveryFilter {
 export interface EndpointHealthRow {
   id: number;
   company_id: number;
+  /** For a broker endpoint, its target without credentials. */
   url: string;
+  type: DestinationType;
   active: number;
   disabled_reason: string | null;
   last_success_at: number | null;
@@ -51,7 +54,7 @@ export class DeliverySearch {
 
   constructor(private readonly db: Db) {
     this.healthByCompany = db.prepare<[number], EndpointHealthRow>(
-      `SELECT e.id, e.company_id, e.url, e.active, e.disabled_reason, h.last_success_at, h.last_failure_at, h.failing_since,
+      `SELECT e.id, e.company_id, e.url, e.type, e.active, e.disabled_reason, h.last_success_at, h.last_failure_at, h.failing_since,
               h.consecutive_failures, h.disabled_at, e.ordering, e.rate_limit, e.retry_schedule, e.filter,
               (SELECT count(*) FROM webhook_deliveries d INDEXED BY webhook_deliveries_held
                WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.held_reason IS NOT NULL) AS held

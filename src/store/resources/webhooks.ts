@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../engine/db.js';
 import { generateSigningKey, signingAlgorithmOf, type SigningAlgorithm } from '../../lib/signing-keys.js';
 import type { EndpointFilter } from '../../../schemas/objects/endpoint-filter.js';
+import type { DestinationType } from '../../../schemas/objects/destination.js';
 
 export interface WebhookEndpointRow {
   id: number;
@@ -24,6 +25,10 @@ export interface WebhookEndpointRow {
   filter: string | null;
   /** JSON array of the seconds before each retry, or null for the gateway-wide schedule. */
   retry_schedule: string | null;
+  /** Where its events go: an HTTP POST to `url`, or a broker (then `url` is its target without credentials). */
+  type: DestinationType;
+  /** A broker destination's settings as JSON text, credentials included (never answered); null for a webhook. */
+  destination: string | null;
   /** Strict ordering: the delivery let out last (the ones after it are held until it ended). */
   head_delivery_id: string | null;
   created_at: number;
@@ -55,6 +60,9 @@ export interface NewWebhookEndpoint {
   retrySchedule?: number[] | null;
   /** 'ed25519': a `whsk_` key pair signs (`v1a`); else a `whsec_` secret (`v1`). */
   signingAlgorithm?: SigningAlgorithm;
+  /** 'webhook' by default; a broker type comes with its settings (`destination`). */
+  type?: DestinationType;
+  destination?: object | null;
 }
 
 export interface WebhookEndpointChanges {
@@ -67,6 +75,8 @@ export interface WebhookEndpointChanges {
   rateLimit?: number | null;
   filter?: EndpointFilter | null;
   retrySchedule?: number[] | null;
+  /** A broker endpoint's new settings, replacing the old ones whole (its `url` changes with them). */
+  destination?: object;
 }
 
 /** Webhook endpoints of companies. */
@@ -112,13 +122,15 @@ export class WebhookEndpointStore {
         number | null,
         string | null,
         string | null,
+        string,
+        string | null,
         number,
         number,
       ],
       WebhookEndpointRow
     >(
-      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, filter, retry_schedule, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO webhook_endpoints (company_id, source, url, secret, event_types, active, ordering, rate_limit, filter, retry_schedule, type, destination, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.updateOne = db.prepare<
       {
@@ -131,13 +143,14 @@ export class WebhookEndpointStore {
         rate_limit: number | null;
         filter: string | null;
         retry_schedule: string | null;
+        destination: string | null;
         updated_at: number;
       },
       WebhookEndpointRow
     >(
       `UPDATE webhook_endpoints SET url = @url, event_types = @event_types, active = @active,
          disabled_reason = @disabled_reason, ordering = @ordering, rate_limit = @rate_limit,
-         filter = @filter, retry_schedule = @retry_schedule, updated_at = @updated_at
+         filter = @filter, retry_schedule = @retry_schedule, destination = @destination, updated_at = @updated_at
        WHERE id = @id RETURNING *`,
     );
     this.deleteOne = db.prepare<[number]>('DELETE FROM webhook_endpoints WHERE id = ?');
@@ -188,6 +201,8 @@ export class WebhookEndpointStore {
       endpoint.rateLimit ?? null,
       endpoint.filter == null ? null : JSON.stringify(endpoint.filter),
       endpoint.retrySchedule == null ? null : JSON.stringify(endpoint.retrySchedule),
+      endpoint.type ?? 'webhook',
+      endpoint.destination == null ? null : JSON.stringify(endpoint.destination),
       now,
       now,
     )!;
@@ -217,6 +232,7 @@ export class WebhookEndpointStore {
           : changes.retrySchedule === null
             ? null
             : JSON.stringify(changes.retrySchedule),
+      destination: changes.destination === undefined ? row.destination : JSON.stringify(changes.destination),
       updated_at: now,
     })!;
   }

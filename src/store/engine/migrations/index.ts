@@ -23,6 +23,7 @@ import { companyEvents } from './021-company-events.js';
 import { conversationParticipants } from './022-conversation-participants.js';
 import { unreadCounts } from './023-unread-counts.js';
 import { messageRetention } from './024-message-retention.js';
+import { endpointDestinations } from './025-endpoint-destinations.js';
 
 /**
  * Versioned schema changes, applied in order at start: one module per version. Append only: a
@@ -53,4 +54,5 @@ export const MIGRATIONS: readonly Migration[] = [
   conversationParticipants,
   unreadCounts,
   messageRetention,
+  endpointDestinations,
 ];

@@ -1,0 +1,85 @@
+// Kafka destinations end to end (issue 49 item 1): a company's events published on its own topic
+// (here on the shared test broker) by a gateway in both stream modes, next to a webhook endpoint.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { kafkaSink, type BrokerSink } from '../helpers/broker-sinks.js';
+import {
+  brokerEndpoint,
+  emitEvents,
+  eventIds,
+  heldWhileDisabled,
+  hooksPath,
+  newCompany,
+  sameEventsAsWebhooks,
+  testMessage,
+} from '../helpers/destination-scenarios.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
+
+const brokers = inject('kafkaBrokers').split(',');
+
+describe.each(['sqlite', 'kafka'] as const)('a Kafka destination, %s streams', (streams) => {
+  let gw: TestGateway;
+  let receiver: Receiver;
+  const sinks: BrokerSink[] = [];
+  const sink = async () => {
+    const made = await kafkaSink(brokers);
+    sinks.push(made);
+    return made;
+  };
+
+  beforeAll(async () => {
+    gw = await startTestGateway(
+      { ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,1s,1s', GATEWAY_WEBHOOK_RETRY_JITTER: '0' },
+      { streams },
+    );
+    receiver = await startReceiver(() => []);
+  }, 120_000);
+  afterAll(async () => {
+    for (const s of sinks) await s.close();
+    await receiver?.close();
+    await gw?.close();
+  });
+
+  it('gets the same events, ids and order as a webhook endpoint, signed, keyed by its endpoint', async () => {
+    await sameEventsAsWebhooks(gw, await sink(), receiver);
+  }, 120_000);
+
+  it('publishes the test message on demand', async () => {
+    await testMessage(gw, await sink());
+  }, 60_000);
+
+  it('holds its events while disabled and delivers them in order once enabled', async () => {
+    await heldWhileDisabled(gw, await sink());
+  }, 120_000);
+
+  it('records an unreachable broker as the attempt error, retries, and delivers once the settings point at a broker', async () => {
+    const company = await newCompany(gw);
+    const target = await sink();
+    const endpoint = await brokerEndpoint(gw, company, {
+      ...target,
+      settings: { brokers: ['127.0.0.1:1'], topic: 'nowhere' },
+    });
+    const [event] = emitEvents(gw, company, 1);
+    const attempts = () =>
+      gw.store.db
+        .prepare(
+          `SELECT a.error, a.outcome FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+           WHERE d.endpoint_id = ? ORDER BY a.number`,
+        )
+        .all(endpoint.id) as { error: string | null; outcome: string }[];
+    await eventually('two failed attempts recorded', () => attempts().length >= 2, 60_000);
+    expect(attempts()[0]).toEqual({
+      outcome: 'retry',
+      error: expect.stringMatching(/^Kafka: .*ECONNREFUSED/) as unknown,
+    });
+    // Other settings: the next attempt connects to them (the old connection is dropped).
+    const moved = await gw.request('PATCH', `${hooksPath(company)}/${endpoint.id}`, {
+      json: { kafka: target.settings },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    await eventually('the event on the broker', () => eventIds(target.received).includes(event!.id), 60_000);
+    await eventually('the delivery delivered', () => attempts().at(-1)?.outcome === 'delivered', 30_000);
+    expect(eventIds(target.received)).toEqual([event!.id]);
+  }, 120_000);
+});

@@ -1,0 +1,115 @@
+// Where the broker destination tests read what the gateway published: a Kafka topic (on the shared
+// test broker) or a RabbitMQ queue bound to an exchange (on a private node, test/helpers/rabbitmq.ts),
+// each message with the headers a consumer sees, in the order the broker keeps them.
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { connect, type Channel, type ChannelModel } from 'amqplib';
+import { eventually } from './wait.js';
+
+export interface SinkMessage {
+  /** The `webhook-id` header: the event's id. */
+  id: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Kafka: the `content-type` header. RabbitMQ: the contentType property. */
+  contentType?: string;
+  /** Kafka: the record key and partition. RabbitMQ: the messageId property. */
+  key?: string;
+  partition?: number;
+  messageId?: string;
+}
+
+export interface BrokerSink {
+  type: 'kafka' | 'rabbitmq';
+  /** The endpoint's settings, as the API takes them under its type's name. */
+  settings: Record<string, unknown>;
+  received: SinkMessage[];
+  close(): Promise<void>;
+}
+
+/** A fresh topic of 3 partitions on the test broker, and a consumer reading it from its start. */
+export async function kafkaSink(brokers: string[]): Promise<BrokerSink> {
+  const topic = `destination-${randomUUID().slice(0, 8)}`;
+  const kafka = new Kafka({ clientId: 'destination-test', brokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: false });
+  // A busy broker may still answer that it does not host a partition just after it made it.
+  await eventually('the topic led on every partition', async () => {
+    const meta = await admin.fetchTopicMetadata({ topics: [topic] }).catch(() => null);
+    const partitions = meta?.topics[0]?.partitions ?? [];
+    return partitions.length === 3 && partitions.every((p) => p.leader >= 0);
+  });
+  await admin.disconnect();
+  const consumer: Consumer = kafka.consumer({ groupId: `${topic}-reader` });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  const received: SinkMessage[] = [];
+  await consumer.run({
+    eachMessage: async ({ partition, message }) => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(message.headers ?? {})) headers[name] = String(value);
+      received.push({
+        id: headers['webhook-id'] ?? '',
+        headers,
+        body: message.value?.toString('utf8') ?? '',
+        contentType: headers['content-type'],
+        key: message.key?.toString('utf8'),
+        partition,
+      });
+    },
+  });
+  return {
+    type: 'kafka',
+    settings: { brokers, topic },
+    received,
+    async close() {
+      await consumer.disconnect();
+    },
+  };
+}
+
+/**
+ * A durable queue bound to a fresh direct exchange of the node at `url`, and a consumer reading it.
+ * The consumer (and its connection) come back after the node was stopped and started again: call
+ * `reconnect` once it runs.
+ */
+export async function rabbitmqSink(url: string): Promise<BrokerSink & { reconnect(): Promise<void> }> {
+  const suffix = randomUUID().slice(0, 8);
+  const exchange = `events-${suffix}`;
+  const queue = `company-${suffix}`;
+  const received: SinkMessage[] = [];
+  let model: ChannelModel | null = null;
+  const open = async () => {
+    model = await connect(url);
+    model.on('error', () => {});
+    const channel: Channel = await model.createChannel();
+    channel.on('error', () => {});
+    await channel.assertExchange(exchange, 'direct', { durable: true });
+    await channel.assertQueue(queue, { durable: true });
+    await channel.bindQueue(queue, exchange, 'gateway');
+    await channel.consume(queue, (message) => {
+      if (message === null) return;
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(message.properties.headers ?? {})) headers[name] = String(value);
+      received.push({
+        id: headers['webhook-id'] ?? '',
+        headers,
+        body: message.content.toString('utf8'),
+        contentType: message.properties.contentType as string | undefined,
+        messageId: message.properties.messageId as string | undefined,
+      });
+      channel.ack(message);
+    });
+  };
+  await open();
+  return {
+    type: 'rabbitmq',
+    settings: { url, exchange, routing_key: 'gateway' },
+    received,
+    reconnect: open,
+    async close() {
+      await model?.close().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,141 @@
+// What every broker destination must show end to end (issue 49 item 1), against a real gateway and a
+// real broker: the same events, ids and order as a webhook endpoint of the same company; signed
+// headers a stock Standard Webhooks verifier accepts; the attempt log; the test message; and an
+// endpoint disabled then enabled again holding its events, then delivering them in order.
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { expect } from 'vitest';
+import type { EventRecord } from '../../src/streams/catalog.js';
+import type { TestGateway } from './gateway.js';
+import type { BrokerSink, SinkMessage } from './broker-sinks.js';
+import { emitEvent } from './pipeline.js';
+import type { Receiver } from './receiver.js';
+import { eventually } from './wait.js';
+
+export const hooksPath = (company: number) => `/api/p2/companies/${company}/webhooks`;
+
+export async function newCompany(gw: TestGateway): Promise<number> {
+  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data.external_id as number;
+}
+
+/** Creates the broker endpoint of `sink`, active; answers its id and signing secret. */
+export async function brokerEndpoint(
+  gw: TestGateway,
+  company: number,
+  sink: BrokerSink,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: number; secret: string }> {
+  const res = await gw.request('POST', hooksPath(company), {
+    json: { type: sink.type, [sink.type]: sink.settings, active: true, ...extra },
+  });
+  expect(res.status, res.text).toBe(201);
+  return { id: res.body.webhook.id as number, secret: res.body.webhook.secret as string };
+}
+
+/**
+ * The ids of the message events the sink holds, in its order: not the test messages, nor the
+ * endpoint's own `webhook.enabled`, which it receives too.
+ */
+export const eventIds = (messages: readonly SinkMessage[]) =>
+  messages.filter((m) => !m.id.startsWith('test_') && m.body.includes('"type":"message"')).map((m) => m.id);
+
+/** Emits `count` events one after the other, as a conversation's callbacks would. */
+export function emitEvents(gw: TestGateway, company: number, count: number): EventRecord[] {
+  return Array.from({ length: count }, (_, n) =>
+    emitEvent(gw.store, company, 'message.create', { id: n + 1, text: `m${n}` }),
+  );
+}
+
+/** Every message verifies with the endpoint's secret and carries the event's id where consumers look for it. */
+export function expectSigned(sink: BrokerSink, secret: string, messages: readonly SinkMessage[]): void {
+  const verifier = new Webhook(secret);
+  for (const message of messages) {
+    expect(() => verifier.verify(message.body, message.headers)).not.toThrow();
+    expect(message.contentType).toBe('application/json');
+    if (sink.type === 'rabbitmq') expect(message.messageId).toBe(message.id);
+  }
+}
+
+const attemptsOf = (gw: TestGateway, endpointId: number) =>
+  gw.store.db
+    .prepare(
+      `SELECT a.status_code, a.error, a.outcome, d.event_id FROM webhook_attempts a
+       JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = ? ORDER BY d.seq, a.number`,
+    )
+    .all(endpointId) as { status_code: number | null; error: string | null; outcome: string; event_id: string }[];
+
+/**
+ * A webhook endpoint and a broker endpoint of one company get the same events with the same ids in
+ * the order they happened; each broker message is signed and keyed by its endpoint; every attempt is
+ * in the attempt log as delivered, with no status code.
+ */
+export async function sameEventsAsWebhooks(gw: TestGateway, sink: BrokerSink, receiver: Receiver): Promise<void> {
+  const company = await newCompany(gw);
+  const hook = await gw.request('POST', hooksPath(company), { json: { url: receiver.url, active: true } });
+  expect(hook.status, hook.text).toBe(201);
+  const broker = await brokerEndpoint(gw, company, sink);
+  const events = emitEvents(gw, company, 20);
+  const ids = events.map((e) => e.id);
+  await eventually('20 events on the broker', () => eventIds(sink.received).length >= 20, 60_000);
+  await eventually('20 webhooks', () => receiver.received.filter((r) => ids.includes(r.id)).length >= 20, 60_000);
+  expect(eventIds(sink.received)).toEqual(ids);
+  expect(receiver.received.filter((r) => ids.includes(r.id)).map((r) => r.id)).toEqual(ids);
+  const messages = sink.received.filter((m) => ids.includes(m.id));
+  expectSigned(sink, broker.secret, messages);
+  expect(messages.map((m) => JSON.parse(m.body) as unknown)).toEqual(events.map((e) => e.body));
+  if (sink.type === 'kafka') {
+    expect(new Set(messages.map((m) => m.key))).toEqual(new Set([`${company}:${broker.id}`]));
+    expect(new Set(messages.map((m) => m.partition)).size).toBe(1);
+  }
+  await eventually('20 attempts recorded', () => attemptsOf(gw, broker.id).length >= 20);
+  expect(attemptsOf(gw, broker.id)).toEqual(
+    ids.map((id) => ({ status_code: null, error: null, outcome: 'delivered', event_id: id })),
+  );
+}
+
+/** The test message on demand: published, confirmed, answered as a success with its id. */
+export async function testMessage(gw: TestGateway, sink: BrokerSink): Promise<void> {
+  const company = await newCompany(gw);
+  const broker = await brokerEndpoint(gw, company, sink);
+  const res = await gw.request('POST', `${hooksPath(company)}/${broker.id}/test`);
+  expect(res.status, res.text).toBe(200);
+  expect(res.body.test).toMatchObject({ success: true, status_code: null, error: null, response_body: null });
+  const id = res.body.test.webhook_id as string;
+  await eventually('the test message on the broker', () => sink.received.some((m) => m.id === id), 30_000);
+  const message = sink.received.find((m) => m.id === id)!;
+  expect(JSON.parse(message.body)).toEqual({ source: 'gateway', operation: 'test' });
+  expectSigned(sink, broker.secret, [message]);
+}
+
+/**
+ * Disabled, the endpoint holds its events; enabled again (after its test message went through), it
+ * delivers them in the order they happened, after those it delivered before.
+ */
+export async function heldWhileDisabled(gw: TestGateway, sink: BrokerSink): Promise<void> {
+  const company = await newCompany(gw);
+  const broker = await brokerEndpoint(gw, company, sink);
+  const before = emitEvents(gw, company, 3);
+  await eventually('the first events on the broker', () => eventIds(sink.received).length >= 3, 60_000);
+  const disabled = await gw.request('PATCH', `${hooksPath(company)}/${broker.id}`, { json: { active: false } });
+  expect(disabled.status, disabled.text).toBe(200);
+  const held = emitEvents(gw, company, 5);
+  const heldIds = held.map((e) => e.id);
+  await eventually('5 deliveries held', () => heldCount(gw, broker.id, heldIds) === 5);
+  expect(eventIds(sink.received)).toEqual(before.map((e) => e.id));
+  const enabled = await gw.request('PATCH', `${hooksPath(company)}/${broker.id}`, { json: { active: true } });
+  expect(enabled.status, enabled.text).toBe(200);
+  await eventually('the held events on the broker', () => eventIds(sink.received).length >= 8, 60_000);
+  expect(eventIds(sink.received)).toEqual([...before, ...held].map((e) => e.id));
+}
+
+/** Deliveries of these events to the endpoint that wait in the held table. */
+function heldCount(gw: TestGateway, endpointId: number, eventIds: string[]): number {
+  const rows = gw.store.db
+    .prepare(
+      `SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending' AND held_reason IS NOT NULL`,
+    )
+    .all(endpointId) as { event_id: string }[];
+  return rows.filter((r) => eventIds.includes(r.event_id)).length;
+}
