@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { createCallbackChannels, fixture, postCloud } from '../helpers/callbacks.js';
 
 // The ingest path answers rows it has just written from what it bound and the columns' defaults
-// instead of reading them back: each answer must equal a read of the row, key for key.
+// instead of reading them back: each answer must equal a read of the row, key for key. And what a
+// callback writes that no API answer shows: the provider's media reference the fetcher reads.
 
 let gw: TestGateway;
 const store = () => gw.gateway.store;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
 });
 afterAll(() => gw.close());
 
@@ -82,5 +84,26 @@ describe('rows answered without reading them back', () => {
       );
       expect(Object.entries(changed)).toEqual(Object.entries(s.conversations.find(companyId, conversation.id)!));
     });
+  });
+});
+
+describe('provider media', () => {
+  it("an attachment of a cloud-style callback keeps the provider's media id and sha256 for the fetcher", async () => {
+    const { cloudChannel, appSecret } = await createCallbackChannels(gw, 'Media Co');
+    for (const name of ['cloud/image', 'cloud/audio-voice', 'cloud/video', 'cloud/document', 'cloud/sticker']) {
+      const body = fixture(name);
+      expect((await postCloud(gw, cloudChannel, body, appSecret)).status, name).toBe(200);
+      const media = JSON.parse(body).entry[0].changes[0].value.messages[0];
+      const row = store()
+        .db.prepare(
+          'SELECT origin, provider_media FROM attachments WHERE message_id = (SELECT id FROM messages WHERE external_id = ?)',
+        )
+        .get(media.id) as { origin: string; provider_media: string };
+      expect(row.origin, name).toBe('provider');
+      expect(JSON.parse(row.provider_media), name).toMatchObject({
+        id: media[media.type].id,
+        sha256: media[media.type].sha256,
+      });
+    }
   });
 });
