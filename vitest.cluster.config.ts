@@ -12,6 +12,7 @@ export const CLUSTER_FILES = [
   'test/compat/auths-v2.test.ts',
   'test/api/company-list.test.ts',
   'test/ingest/cloud.test.ts',
+  'test/ingest/bot.test.ts',
 ];
 
 /**
@@ -42,7 +43,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/http/limits.test.ts': "opens raw sockets to the daemon's port; counts rows and the data dir's part files",
   'test/http/rate-limits.test.ts': 'a cluster counts rate limits per core (docs/scaling.md); reads the store',
   'test/ingest/apply-callback.test.ts': 'asserts the rows each callback writes',
-  'test/ingest/bot.test.ts': 'asserts the rows each callback writes',
   'test/ingest/callback-bodies.test.ts': 'asserts the rows each callback writes',
   'test/ingest/callback-settings.test.ts':
     "deletes and counts channel_callbacks rows; reads a channel's own app secret, which no API shows",
@@ -50,7 +50,7 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/ingest/connector.test.ts': 'asserts the rows each callback writes',
   'test/ingest/provider-values.test.ts': 'asserts the stored provider values',
   'test/ingest/written-rows.test.ts':
-    "asserts the rows a callback writes, the provider's media reference no API shows among them",
+    "asserts the rows a callback writes that no API shows: receipts and the provider's media reference",
   'test/pipeline/operational-events.test.ts': 'reads emitted events and changes an endpoint through the store',
   'test/compat/messages-v2.test.ts': 'reads and backdates message rows in the store',
   'test/connectors/compat-v1.test.ts': 'reads channel and message rows in the store',

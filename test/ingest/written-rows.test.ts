@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { createCallbackChannels, fixture, postCloud } from '../helpers/callbacks.js';
+import { createCallbackChannels, fixture, postBot, postCloud } from '../helpers/callbacks.js';
 
 // The ingest path answers rows it has just written from what it bound and the columns' defaults
 // instead of reading them back: each answer must equal a read of the row, key for key. And what a
@@ -105,5 +105,28 @@ describe('provider media', () => {
         sha256: media[media.type].sha256,
       });
     }
+  });
+});
+
+describe('bot-style receipts and media', () => {
+  it('a message claims no receipt (its id deduplicates), an edit claims one; a photo keeps its largest size', async () => {
+    const { botChannel, botSecret } = await createCallbackChannels(gw, 'Bot Rows Co');
+    const receipts = () =>
+      store().db.prepare('SELECT count(*) AS n FROM callback_receipts WHERE channel_id = ?').get(botChannel);
+    expect((await postBot(gw, botChannel, fixture('bot/text'), botSecret)).status).toBe(200);
+    expect(receipts()).toEqual({ n: 0 });
+    expect((await postBot(gw, botChannel, fixture('bot/edited-message'), botSecret)).status).toBe(200);
+    expect(receipts()).toEqual({ n: 1 });
+    expect((await postBot(gw, botChannel, fixture('bot/photo'), botSecret)).status).toBe(200);
+    const photo = store()
+      .db.prepare(
+        "SELECT provider_media FROM attachments WHERE file_name = 'photo.jpg' AND message_id IN (SELECT id FROM messages WHERE channel_id = ?)",
+      )
+      .get(botChannel) as { provider_media: string };
+    expect(JSON.parse(photo.provider_media)).toEqual({
+      kind: 'image',
+      id: 'AgACAgIAAxkBAAIEsmZ_large',
+      unique_id: 'AQADs3',
+    });
   });
 });
