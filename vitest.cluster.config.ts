@@ -13,6 +13,7 @@ export const CLUSTER_FILES = [
   'test/api/company-list.test.ts',
   'test/ingest/cloud.test.ts',
   'test/ingest/bot.test.ts',
+  'test/ingest/connector.test.ts',
 ];
 
 /**
@@ -47,7 +48,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/ingest/callback-settings.test.ts':
     "deletes and counts channel_callbacks rows; reads a channel's own app secret, which no API shows",
   'test/ingest/channel-cache.test.ts': "the daemon's channel cache and its log line: reads and writes the store",
-  'test/ingest/connector.test.ts': 'asserts the rows each callback writes',
   'test/ingest/provider-values.test.ts': 'asserts the stored provider values',
   'test/ingest/written-rows.test.ts':
     "asserts the rows a callback writes that no API shows: receipts and the provider's media reference",

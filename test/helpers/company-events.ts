@@ -14,6 +14,8 @@ export interface ObservedEvent {
   id: string;
   name: string;
   company_id: number;
+  /** The body's `created_at` ('' for a body without one). */
+  created_at: string;
   body: Record<string, any>;
 }
 
@@ -113,6 +115,8 @@ export async function observeCompanyEvents(gw: TestGateway, companyId: number): 
           created_at: '',
           body: bodyOf(delivery.event_id)!,
         };
+        // What a receiver knows of when: the body's own time, where it carries one.
+        if (typeof event.body.created_at === 'string') event.created_at = event.body.created_at;
         assertValidEvent(event);
         return event;
       });

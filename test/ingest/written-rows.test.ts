@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { createCallbackChannels, fixture, postBot, postCloud } from '../helpers/callbacks.js';
+import { createCallbackChannels, fixture, postBot, postCloud, postConnector } from '../helpers/callbacks.js';
 
 // The ingest path answers rows it has just written from what it bound and the columns' defaults
 // instead of reading them back: each answer must equal a read of the row, key for key. And what a
@@ -128,5 +128,31 @@ describe('bot-style receipts and media', () => {
       id: 'AgACAgIAAxkBAAIEsmZ_large',
       unique_id: 'AQADs3',
     });
+  });
+});
+
+describe('connector receipts and media', () => {
+  it('a message claims no receipt (its id deduplicates), other events one per webhook-id; media keep their id or URL', async () => {
+    const { connectorChannel, connectorSecret } = await createCallbackChannels(gw, 'Connector Rows Co');
+    const post = (name: string, id: string) =>
+      postConnector(gw, 'chat_d', connectorChannel, fixture(name), connectorSecret, id);
+    const receipts = () =>
+      store().db.prepare('SELECT count(*) AS n FROM callback_receipts WHERE channel_id = ?').get(connectorChannel);
+    expect((await post('connector/message-text', 'msg_rows_1')).status).toBe(200);
+    expect((await post('connector/message-text', 'msg_rows_2')).status).toBe(200);
+    expect(receipts()).toEqual({ n: 0 });
+    expect((await post('connector/code', 'msg_rows_3')).status).toBe(200);
+    expect((await post('connector/code', 'msg_rows_3')).status).toBe(200);
+    expect(receipts()).toEqual({ n: 1 });
+    expect((await post('connector/message-media', 'msg_rows_4')).status).toBe(200);
+    const media = store()
+      .db.prepare(
+        "SELECT provider_media FROM attachments WHERE message_id = (SELECT id FROM messages WHERE channel_id = ? AND external_id = '3EB0C431C26A1916E5D8') ORDER BY id",
+      )
+      .all(connectorChannel) as { provider_media: string }[];
+    expect(media.map((m) => JSON.parse(m.provider_media))).toEqual([
+      { kind: 'image', id: 'media-7f3a' },
+      { kind: 'voice', url: 'https://media.connector.example/m/9c1d.ogg' },
+    ]);
   });
 });
