@@ -14,6 +14,7 @@ export const CLUSTER_FILES = [
   'test/ingest/cloud.test.ts',
   'test/ingest/bot.test.ts',
   'test/ingest/connector.test.ts',
+  'test/ingest/callback-bodies.test.ts',
 ];
 
 /**
@@ -41,10 +42,10 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/http/auth.test.ts':
     "walks the daemon's router, reads a core's /healthz body and the token digests in the store",
   'test/http/idempotency.test.ts': 'reads and ages the idempotency rows in the store',
-  'test/http/limits.test.ts': "opens raw sockets to the daemon's port; counts rows and the data dir's part files",
+  'test/http/limits.test.ts':
+    "opens raw sockets to the daemon's port; counts rows and the data dir's part files; waits for a cut callback on the core's metrics",
   'test/http/rate-limits.test.ts': 'a cluster counts rate limits per core (docs/scaling.md); reads the store',
   'test/ingest/apply-callback.test.ts': 'asserts the rows each callback writes',
-  'test/ingest/callback-bodies.test.ts': 'asserts the rows each callback writes',
   'test/ingest/callback-settings.test.ts':
     "deletes and counts channel_callbacks rows; reads a channel's own app secret, which no API shows",
   'test/ingest/channel-cache.test.ts': "the daemon's channel cache and its log line: reads and writes the store",
