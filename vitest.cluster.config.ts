@@ -15,6 +15,7 @@ export const CLUSTER_FILES = [
   'test/ingest/bot.test.ts',
   'test/ingest/connector.test.ts',
   'test/ingest/callback-bodies.test.ts',
+  'test/api/webhook-endpoints-compat.test.ts',
 ];
 
 /**
@@ -34,8 +35,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/messages.test.ts': 'seeds through the store; reads outbound jobs and emitted events',
   'test/api/openapi.test.ts': "walks the daemon's router to match routes and documented operations",
   'test/api/templates.test.ts': 'seeds templates through the store',
-  'test/api/webhook-endpoints-compat.test.ts':
-    'reads endpoint rows and the outbox; writes an endpoint url the API refuses',
   'test/api/webhooks.test.ts': 'reads endpoint rows and writes a private url straight into the store',
   'test/api/webhook-filters.test.ts': 'reads delivery rows to prove an event that does not match was never queued',
   'test/api/write-first.test.ts': 'enables channels and seeds templates through the store',

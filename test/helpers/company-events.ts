@@ -20,6 +20,11 @@ export interface ObservedEvent {
 }
 
 export interface CompanyEvents {
+  /**
+   * The endpoint whose webhook.enabled and webhook.disabled mark the present: the company's other
+   * endpoints that want every event receive them too.
+   */
+  markerEndpointId: number;
   /** How many events the company emitted so far (waits until all of them arrived). */
   count(): Promise<number>;
   /** The events emitted after the first `count`, oldest first (waits until all of them arrived). */
@@ -123,6 +128,7 @@ export async function observeCompanyEvents(gw: TestGateway, companyId: number): 
   };
 
   return {
+    markerEndpointId: marker.id,
     count: async () => (await events()).length,
     since: async (count) => (await events()).slice(count),
     close: () => receiver.close(),
