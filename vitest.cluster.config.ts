@@ -16,6 +16,7 @@ export const CLUSTER_FILES = [
   'test/ingest/connector.test.ts',
   'test/ingest/callback-bodies.test.ts',
   'test/api/webhook-endpoints-compat.test.ts',
+  'test/connectors/flows-v2.test.ts',
 ];
 
 /**
@@ -55,7 +56,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/compat/messages-v2.test.ts': 'reads and backdates message rows in the store',
   'test/connectors/compat-v1.test.ts': 'reads channel and message rows in the store',
   'test/connectors/flows-v1.test.ts': 'reads channel rows and jobs in the store',
-  'test/connectors/flows-v2.test.ts': 'reads channel rows in the store',
   'test/connectors/sandbox.test.ts': 'reads channel and message rows in the store',
   'test/connectors/send.test.ts': 'reads and seeds messages through the store',
   'test/dispatch/delivery.test.ts': 'moves a ManualClock through the retry schedule',
