@@ -17,6 +17,7 @@ export const CLUSTER_FILES = [
   'test/ingest/callback-bodies.test.ts',
   'test/api/webhook-endpoints-compat.test.ts',
   'test/connectors/flows-v2.test.ts',
+  'test/connectors/sandbox.test.ts',
 ];
 
 /**
@@ -56,7 +57,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/compat/messages-v2.test.ts': 'reads and backdates message rows in the store',
   'test/connectors/compat-v1.test.ts': 'reads channel and message rows in the store',
   'test/connectors/flows-v1.test.ts': 'reads channel rows and jobs in the store',
-  'test/connectors/sandbox.test.ts': 'reads channel and message rows in the store',
   'test/connectors/send.test.ts': 'reads and seeds messages through the store',
   'test/dispatch/delivery.test.ts': 'moves a ManualClock through the retry schedule',
   'test/dispatch/delivery-order.test.ts': 'moves a ManualClock through the retry schedule',
