@@ -18,6 +18,7 @@ export const CLUSTER_FILES = [
   'test/api/webhook-endpoints-compat.test.ts',
   'test/connectors/flows-v2.test.ts',
   'test/connectors/sandbox.test.ts',
+  'test/http/api-tokens.test.ts',
 ];
 
 /**
@@ -41,7 +42,7 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/webhook-filters.test.ts': 'reads delivery rows to prove an event that does not match was never queued',
   'test/api/write-first.test.ts': 'enables channels and seeds templates through the store',
   'test/http/auth.test.ts':
-    "walks the daemon's router, reads a core's /healthz body and the token digests in the store",
+    "walks the daemon's router, reads a core's /healthz body and the token digests in the store (the rest: api-tokens.test.ts)",
   'test/http/idempotency.test.ts': 'reads and ages the idempotency rows in the store',
   'test/http/limits.test.ts':
     "opens raw sockets to the daemon's port; counts rows and the data dir's part files; waits for a cut callback on the core's metrics",
