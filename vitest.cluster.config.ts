@@ -19,6 +19,7 @@ export const CLUSTER_FILES = [
   'test/connectors/flows-v2.test.ts',
   'test/connectors/sandbox.test.ts',
   'test/http/api-tokens.test.ts',
+  'test/api/webhook-filters.test.ts',
 ];
 
 /**
@@ -39,7 +40,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/openapi.test.ts': "walks the daemon's router to match routes and documented operations",
   'test/api/templates.test.ts': 'seeds templates through the store',
   'test/api/webhooks.test.ts': 'reads endpoint rows and writes a private url straight into the store',
-  'test/api/webhook-filters.test.ts': 'reads delivery rows to prove an event that does not match was never queued',
   'test/api/write-first.test.ts': 'enables channels and seeds templates through the store',
   'test/http/auth.test.ts':
     "walks the daemon's router, reads a core's /healthz body and the token digests in the store (the rest: api-tokens.test.ts)",
