@@ -20,6 +20,7 @@ export const CLUSTER_FILES = [
   'test/connectors/sandbox.test.ts',
   'test/http/api-tokens.test.ts',
   'test/api/webhook-filters.test.ts',
+  'test/ingest/provider-values.test.ts',
 ];
 
 /**
@@ -51,7 +52,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/ingest/callback-settings.test.ts':
     "deletes and counts channel_callbacks rows; reads a channel's own app secret, which no API shows",
   'test/ingest/channel-cache.test.ts': "the daemon's channel cache and its log line: reads and writes the store",
-  'test/ingest/provider-values.test.ts': 'asserts the stored provider values',
   'test/ingest/written-rows.test.ts':
     "asserts the rows a callback writes that no API shows: receipts and the provider's media reference",
   'test/pipeline/operational-events.test.ts': 'reads emitted events and changes an endpoint through the store',
