@@ -40,7 +40,8 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/messages.test.ts': 'seeds through the store; reads outbound jobs and emitted events',
   'test/api/openapi.test.ts': "walks the daemon's router to match routes and documented operations",
   'test/api/templates.test.ts': 'seeds templates through the store',
-  'test/api/webhooks.test.ts': 'reads endpoint rows and writes a private url straight into the store',
+  'test/api/webhooks.test.ts':
+    'proves the secret shown is the one stored, the signing secrets of a rotation over time and that refusals change no endpoint row (secrets included); writes a private url the API refuses straight into the store',
   'test/api/write-first.test.ts': 'enables channels and seeds templates through the store',
   'test/http/auth.test.ts':
     "walks the daemon's router, reads a core's /healthz body and the token digests in the store (the rest: api-tokens.test.ts)",
@@ -48,7 +49,8 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/http/limits.test.ts':
     "opens raw sockets to the daemon's port; counts rows and the data dir's part files; waits for a cut callback on the core's metrics",
   'test/http/rate-limits.test.ts': 'a cluster counts rate limits per core (docs/scaling.md); reads the store',
-  'test/ingest/apply-callback.test.ts': 'asserts the rows each callback writes',
+  'test/ingest/apply-callback.test.ts':
+    "calls applyCallback on the daemon's store and stubs its repositories to prove one transaction, all or nothing",
   'test/ingest/callback-settings.test.ts':
     "deletes and counts channel_callbacks rows; reads a channel's own app secret, which no API shows",
   'test/ingest/channel-cache.test.ts': "the daemon's channel cache and its log line: reads and writes the store",
