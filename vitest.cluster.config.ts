@@ -11,6 +11,16 @@ export const CLUSTER_FILES = [
   'test/pipeline/api-e2e.test.ts',
   'test/compat/auths-v2.test.ts',
   'test/api/company-list.test.ts',
+  'test/ingest/cloud.test.ts',
+  'test/ingest/bot.test.ts',
+  'test/ingest/connector.test.ts',
+  'test/ingest/callback-bodies.test.ts',
+  'test/api/webhook-endpoints-compat.test.ts',
+  'test/connectors/flows-v2.test.ts',
+  'test/connectors/sandbox.test.ts',
+  'test/http/api-tokens.test.ts',
+  'test/api/webhook-filters.test.ts',
+  'test/ingest/provider-values.test.ts',
 ];
 
 /**
@@ -34,25 +44,22 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/messages.test.ts': 'seeds through the store; reads outbound jobs and emitted events',
   'test/api/openapi.test.ts': "walks the daemon's router to match routes and documented operations",
   'test/api/templates.test.ts': 'seeds templates through the store',
-  'test/api/webhook-endpoints-compat.test.ts':
-    'reads endpoint rows and the outbox; writes an endpoint url the API refuses',
-  'test/api/webhooks.test.ts': 'reads endpoint rows and writes a private url straight into the store',
-  'test/api/webhook-filters.test.ts': 'reads delivery rows to prove an event that does not match was never queued',
+  'test/api/webhooks.test.ts':
+    'proves the secret shown is the one stored, the signing secrets of a rotation over time and that refusals change no endpoint row (secrets included); writes a private url the API refuses straight into the store',
   'test/api/write-first.test.ts': 'enables channels and seeds templates through the store',
   'test/http/auth.test.ts':
-    "walks the daemon's router, reads a core's /healthz body and the token digests in the store",
+    "walks the daemon's router, reads a core's /healthz body and the token digests in the store (the rest: api-tokens.test.ts)",
   'test/http/idempotency.test.ts': 'reads and ages the idempotency rows in the store',
-  'test/http/limits.test.ts': "opens raw sockets to the daemon's port; counts rows and the data dir's part files",
+  'test/http/limits.test.ts':
+    "opens raw sockets to the daemon's port; counts rows and the data dir's part files; waits for a cut callback on the core's metrics",
   'test/http/rate-limits.test.ts': 'a cluster counts rate limits per core (docs/scaling.md); reads the store',
-  'test/ingest/apply-callback.test.ts': 'asserts the rows each callback writes',
-  'test/ingest/bot.test.ts': 'asserts the rows each callback writes',
-  'test/ingest/callback-bodies.test.ts': 'asserts the rows each callback writes',
-  'test/ingest/callback-settings.test.ts': 'deletes and counts channel_callbacks rows',
+  'test/ingest/apply-callback.test.ts':
+    "calls applyCallback on the daemon's store and stubs its repositories to prove one transaction, all or nothing",
+  'test/ingest/callback-settings.test.ts':
+    "deletes and counts channel_callbacks rows; reads a channel's own app secret, which no API shows",
   'test/ingest/channel-cache.test.ts': "the daemon's channel cache and its log line: reads and writes the store",
-  'test/ingest/cloud.test.ts': 'asserts the rows each callback writes',
-  'test/ingest/connector.test.ts': 'asserts the rows each callback writes',
-  'test/ingest/provider-values.test.ts': 'asserts the stored provider values',
-  'test/ingest/written-rows.test.ts': 'asserts the rows a callback writes',
+  'test/ingest/written-rows.test.ts':
+    "asserts the rows a callback writes that no API shows: receipts and the provider's media reference",
   'test/pipeline/operational-events.test.ts': 'reads emitted events and changes an endpoint through the store',
   'test/compat/messages-v2.test.ts': 'reads and backdates message rows in the store',
   'test/compat/message-actions.test.ts': 'reads message rows and counts the outbound jobs in the store',
@@ -61,8 +68,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/ingest/message-changes.test.ts': 'asserts the rows each callback writes',
   'test/connectors/compat-v1.test.ts': 'reads channel and message rows in the store',
   'test/connectors/flows-v1.test.ts': 'reads channel rows and jobs in the store',
-  'test/connectors/flows-v2.test.ts': 'reads channel rows in the store',
-  'test/connectors/sandbox.test.ts': 'reads channel and message rows in the store',
   'test/connectors/send.test.ts': 'reads and seeds messages through the store',
   'test/dispatch/delivery.test.ts': 'moves a ManualClock through the retry schedule',
   'test/dispatch/delivery-order.test.ts': 'moves a ManualClock through the retry schedule',

@@ -1,10 +1,17 @@
 // The company webhook endpoints as the hosted service's pages document them (pact-im/api-doc
 // content/ru/v2/company-webhooks/*.md, content/en/v2/company-webhooks/*.md), and the test event on
 // demand (issue #23 point 6), through the real HTTP API and a real receiver that verifies every
-// request with the standardwebhooks package.
+// request with the standardwebhooks package. Through HTTP alone, so it runs against a cluster too.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookListResponse, webhookTestResponse } from '../../schemas/v2/webhooks.js';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  ADMIN_TOKEN,
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  type TestGateway,
+} from '../helpers/gateway.js';
+import { observeCompanyEvents } from '../helpers/company-events.js';
 import { compileSchema } from '../helpers/schemas.js';
 import { startReceiver, type Answer } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
@@ -15,7 +22,7 @@ let secrets: string[] = [];
 let answers: Answer[] = [];
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+  gw = await startTestGateway({ GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
   receiver = await startReceiver(
     () => secrets,
     () => answers.shift() ?? { status: 200 },
@@ -63,11 +70,11 @@ async function enabledEventArrived(id: number): Promise<void> {
 
 const TEST_POST = { source: 'gateway', operation: 'test' };
 
-function row(id: number) {
-  return gw.gateway.store.db.prepare('SELECT url, active FROM webhook_endpoints WHERE id = ?').get(id) as {
-    url: string;
-    active: number;
-  };
+/** The endpoint's url and whether it is active, as the API shows it. */
+async function stored(company: number, id: number): Promise<{ url: string; active: boolean }> {
+  const res = await gw.request('GET', `${hooks(company)}/${id}`);
+  expect(res.status, res.text).toBe(200);
+  return { url: res.body.webhook.url, active: res.body.webhook.active };
 }
 
 describe('pact-im/api-doc content/ru/v2/company-webhooks/create-webhook.md', () => {
@@ -122,6 +129,8 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/get-company-webhooks.md
 describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: activation sends the test POST', () => {
   it('activating sends {"source","operation":"test"}, signed, and activates on a 2xx', async () => {
     const company = await newCompany();
+    // Every event of the company, to prove that saving it again writes none.
+    const events = await observeCompanyEvents(gw, company);
     const hook = await createAtReceiver(company);
     const res = await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true } });
     expect(res.status, res.text).toBe(200);
@@ -135,11 +144,13 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
     expect(enabled!.body).toMatchObject({ type: 'webhook', event: 'enabled', object: { id: hook.id, active: true } });
     expect(enabled!.verifiedBy).toEqual([0]);
     // Already active: saving it again tests nothing and writes no event.
-    const events = gw.gateway.store.db.prepare('SELECT MAX(id) FROM outbox').pluck();
-    const before = events.get();
+    const before = await events.count();
     expect((await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true } })).status).toBe(200);
-    expect(events.get()).toBe(before);
-    expect(receiver.received).toHaveLength(2);
+    expect(await events.since(before)).toEqual([]);
+    // The endpoint wants every event: the observer's marks reach it too, and nothing else did.
+    const notMarks = receiver.received.filter((r) => (r.body as any).object?.id !== events.markerEndpointId);
+    expect(notMarks).toEqual([test, enabled]);
+    await events.close();
   });
 
   it('an endpoint that does not answer 2xx stays inactive: 422 on active, nothing changed', async () => {
@@ -152,7 +163,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
     const [entry] = expectErrorShape(res, 422, 'validation_failed');
     expect(entry!.source).toEqual({ pointer: '/active' });
     expect(entry!.detail).toContain('answered HTTP 500');
-    expect(row(hook.id)).toEqual({ url: receiver.url, active: 0 });
+    expect(await stored(company, hook.id)).toEqual({ url: receiver.url, active: false });
     expect(receiver.received).toHaveLength(1);
   });
 
@@ -173,7 +184,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
       json: { url: receiver.url.replace('/hooks', '/missing') },
     });
     expect(expectErrorShape(refused, 422, 'validation_failed')[0]!.source).toEqual({ pointer: '/url' });
-    expect(row(hook.id)).toEqual({ url: moved, active: 1 });
+    expect(await stored(company, hook.id)).toEqual({ url: moved, active: true });
 
     const privateUrl = await gw.request('PATCH', `${hooks(company)}/${hook.id}`, {
       json: { url: 'http://10.1.2.3/hook' },
@@ -182,7 +193,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
     expect(expectErrorShape(privateUrl, 422, 'validation_failed')[0]!.detail).toMatch(
       /^url may not point at 10\.1\.2\.3: 10\.1\.2\.3 is a private address/,
     );
-    expect(row(hook.id)).toEqual({ url: moved, active: 1 });
+    expect(await stored(company, hook.id)).toEqual({ url: moved, active: true });
   });
 
   it('deactivating, or moving an inactive endpoint, sends nothing', async () => {
@@ -216,7 +227,7 @@ describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test, the same test 
     });
     expect(receiver.received[0]!.verifiedBy).toEqual([0]);
     expect(receiver.received[0]!.body).toEqual({ source: 'gateway', operation: 'test' });
-    expect(row(hook.id).active).toBe(0); // a test changes nothing
+    expect((await stored(company, hook.id)).active).toBe(false); // a test changes nothing
   });
 
   it('answers a failing receiver and an unreachable address as outcomes, not as errors', async () => {
@@ -227,9 +238,11 @@ describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test, the same test 
     expect(failing.status).toBe(200);
     expect(failing.body.test).toMatchObject({ success: false, status_code: 503, response_body: 'down', error: null });
 
-    gw.gateway.store.db
-      .prepare('UPDATE webhook_endpoints SET url = ? WHERE id = ?')
-      .run('http://127.0.0.1:1/closed', hook.id);
+    // Inactive: moving it tests nothing, so it may point where nothing listens.
+    const moved = await gw.request('PATCH', `${hooks(company)}/${hook.id}`, {
+      json: { url: 'http://127.0.0.1:1/closed' },
+    });
+    expect(moved.status, moved.text).toBe(200);
     const closed = await gw.request('POST', `${hooks(company)}/${hook.id}/test`);
     expect(closed.body.test).toMatchObject({
       success: false,

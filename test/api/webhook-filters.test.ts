@@ -1,5 +1,6 @@
 // Payload filters of webhook endpoints (docs/api.md, "Payload filters"): validated when saved,
 // shown by the API, and applied at fan-out, so a filtered endpoint is only sent what matches.
+// Through HTTP alone (real callbacks, the admin API's deliveries), so it runs against a cluster too.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookResponse } from '../../schemas/v2/webhooks.js';
@@ -10,7 +11,8 @@ import {
   TO_RECEIVERS,
   type TestGateway,
 } from '../helpers/gateway.js';
-import { emitEvent } from '../helpers/pipeline.js';
+import { callbackInfo, fixture, postConnector } from '../helpers/callbacks.js';
+import { conversationWith } from '../helpers/company-messages.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { compileSchema } from '../helpers/schemas.js';
 import { eventually } from '../helpers/wait.js';
@@ -64,7 +66,7 @@ describe('payload filters through the API', () => {
     const cleared = await gw.request('PATCH', `${hooksPath(company)}/${id}`, { json: { filter: null } });
     expect(cleared.status, cleared.text).toBe(200);
     expect(cleared.body.webhook).not.toHaveProperty('filter');
-    expect(gw.store.webhooks.find(company, id)!.filter).toBeNull();
+    expect((await gw.request('GET', `${hooksPath(company)}/${id}`)).body.webhook).not.toHaveProperty('filter');
   });
 
   it('answers an endpoint without a filter exactly as before: no filter key', async () => {
@@ -119,40 +121,72 @@ describe('payload filters through the API', () => {
     expect(failingFields(res)).toContain(field);
     const entry = expectErrorShape(res, 422, 'validation_failed').find((e) => e.source?.pointer === `/${field}`)!;
     expect(entry.detail).toMatch(detail);
-    expect(gw.store.webhooks.count(company)).toBe(0);
+    expect((await gw.request('GET', hooksPath(company))).body.meta.entries_count).toBe(0);
   });
 });
 
 describe('payload filters at fan-out', () => {
   it('queues for a filtered endpoint only the events that match, and every event for an unfiltered one', async () => {
     const company = await newCompany();
+    const channel = (await gw.request('POST', `/api/p2/companies/${company}/auths`, { json: { provider: 'chat_d' } }))
+      .body.auth.id as number;
+    const secret = (await callbackInfo(gw, channel)).secrets.signing_secret!;
+    const post = (body: Record<string, unknown>) => postConnector(gw, 'chat_d', channel, JSON.stringify(body), secret);
+    const text = JSON.parse(fixture('connector/message-text'));
+    expect((await post(text)).status).toBe(200);
+    const known = (await conversationWith(gw, company, '491701234567')).id as number;
+    // Incoming messages of the known conversation, or of a group (its author in details).
+    const filter = {
+      and: [
+        { path: 'type', op: 'eq', value: 'message' },
+        { path: 'object.income', op: 'eq', value: true },
+        {
+          or: [
+            { path: 'object.conversation_id', op: 'in', value: [known, 999_999] },
+            { path: 'object.details.sender', op: 'exists' },
+          ],
+        },
+      ],
+    };
     const filtered = await startReceiver(() => []);
     const everything = await startReceiver(() => []);
     receivers.push(filtered, everything);
-    for (const [url, filter] of [
-      [filtered.url, INCOMING_ON_CHANNEL_3],
+    let filteredId = 0;
+    for (const [url, endpointFilter] of [
+      [filtered.url, filter],
       [everything.url, undefined],
     ] as const) {
-      const res = await gw.request('POST', hooksPath(company), { json: { url, active: true, filter } });
+      const res = await gw.request('POST', hooksPath(company), { json: { url, active: true, filter: endpointFilter } });
       expect(res.status, res.text).toBe(201);
+      if (endpointFilter !== undefined) filteredId = res.body.webhook.id;
     }
-    const events = [
-      emitEvent(gw.store, company, 'message.create', { id: 1, direction: 'incoming', channel_id: 3 }),
-      emitEvent(gw.store, company, 'message.create', { id: 2, direction: 'outgoing', channel_id: 3 }),
-      emitEvent(gw.store, company, 'message.create', { id: 3, direction: 'incoming', channel_id: 9 }),
-      emitEvent(gw.store, company, 'message.create', { id: 4, direction: 'incoming', channel_id: 9, urgent: 1 }),
-      emitEvent(gw.store, company, 'conversation.update', { id: 5, direction: 'incoming', channel_id: 3 }),
-    ];
-    await eventually('every event at the unfiltered endpoint', () => everything.received.length === 5);
+    // Each: a message.create; the new chats open a conversation, the reply from the phone marks one replied.
+    expect((await post({ ...text, id: 'F1' })).status).toBe(200); // incoming, known conversation: matches
+    expect((await post({ ...JSON.parse(fixture('connector/message-from-me')), id: 'F2' })).status).toBe(200);
+    expect((await post({ ...text, id: 'F3', chat: { ...text.chat, id: '491709999999' } })).status).toBe(200);
+    expect((await post({ ...JSON.parse(fixture('connector/message-group')), id: 'F4' })).status).toBe(200); // matches
+    const names = () => everything.received.map((hook) => `${(hook.body as any).type}.${(hook.body as any).event}`);
+    await eventually('every event at the unfiltered endpoint', () => everything.received.length === 7);
+    expect(names().sort()).toEqual(
+      [
+        'message.create',
+        'message.create',
+        'conversation.update',
+        'conversation.create',
+        'message.create',
+        'conversation.create',
+        'message.create',
+      ].sort(),
+    );
+    const eventOf = (externalId: string) =>
+      everything.received.find((hook) => (hook.body as any).object?.external_id === externalId)!.id;
+    const matching = [eventOf('F1'), eventOf('F4')].sort();
     await eventually('the matching events at the filtered one', () => filtered.received.length === 2);
-    expect(filtered.received.map((hook) => hook.id).sort()).toEqual([events[0]!.id, events[3]!.id].sort());
-    // Not queued at all: the other events have no delivery to the filtered endpoint.
-    const deliveries = gw.store.db
-      .prepare(
-        `SELECT d.event_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE e.url = ? ORDER BY d.event_id`,
-      )
-      .all(filtered.url) as { event_id: string }[];
-    expect(deliveries.map((d) => d.event_id)).toEqual([events[0]!.id, events[3]!.id].sort());
+    expect(filtered.received.map((hook) => hook.id).sort()).toEqual(matching);
+    // Not queued at all: the other events have no delivery to the filtered endpoint. Every event
+    // reached the unfiltered one, so each was fanned out to both (one transaction an event).
+    const deliveries = await gw.admin('GET', `/admin/deliveries?company_id=${company}&endpoint_id=${filteredId}`);
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.body.deliveries.map((d: { event_id: string }) => d.event_id).sort()).toEqual(matching);
   });
 });

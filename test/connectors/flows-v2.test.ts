@@ -1,14 +1,16 @@
+// The v2 auth connection flows against the fake provider, through HTTP alone (the events arrive as
+// each company's webhooks, test/helpers/company-events.ts), so it runs against a cluster too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emittedEvents } from '../helpers/events.js';
+import { observeCompanyEvents, type CompanyEvents } from '../helpers/company-events.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import {
   ADMIN_TOKEN,
   expectErrorShape,
   failingFields,
   startTestGateway,
+  TO_RECEIVERS,
   type TestGateway,
 } from '../helpers/gateway.js';
-import { checkedEvents } from '../helpers/callbacks.js';
 import { readQr } from '../helpers/qr.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -17,19 +19,27 @@ let fake: FakeProvider;
 
 beforeAll(async () => {
   fake = await new FakeProvider().start();
-  gw = await startTestGateway({ ...fake.env(), GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+  gw = await startTestGateway({ ...fake.env(), ...TO_RECEIVERS });
 });
 afterAll(async () => {
   await gw.close();
   await fake.close();
+  for (const observer of observers) await observer.close();
 });
 
-const store = () => gw.gateway.store;
-const count = () => emittedEvents(store()).length;
+const observers: CompanyEvents[] = [];
+/** Every event of the company the test made last. */
+let events: CompanyEvents;
+const count = () => events.count();
+const since = (before: number) => events.since(before);
 let seq = 0;
 async function newCompany(): Promise<number> {
   seq += 1;
-  return (await gw.request('POST', '/p1/companies', { json: { name: `Auth Co ${seq}` } })).body.data.external_id;
+  const company = (await gw.request('POST', '/p1/companies', { json: { name: `Auth Co ${seq}` } })).body.data
+    .external_id as number;
+  events = await observeCompanyEvents(gw, company);
+  observers.push(events);
+  return company;
 }
 const auths = (company: number) => `/api/p2/companies/${company}/auths`;
 const admin = { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
@@ -39,7 +49,7 @@ describe('creating an auth starts the connection', () => {
   // the same QR in the update webhook, a new one when it expires.
   it('QR (chat_d): the answer and an auth.update carry the QR as a PNG data URL; connector qr and state callbacks follow, each with its event', async () => {
     const company = await newCompany();
-    const before = count();
+    const before = await count();
     const res = await gw.request('POST', auths(company), { json: { company_id: company, provider: 'chat_d' } });
     expect(res.status).toBe(201);
     const id = res.body.auth.id;
@@ -51,11 +61,11 @@ describe('creating an auth starts the connection', () => {
       qr: expect.stringMatching(/^data:image\/png;base64,/),
     });
     expect(readQr(res.body.auth.qr)).toBe(`2@fakeqr${id}`);
-    let events = checkedEvents(store(), before);
-    expect(events.map((e) => e.name)).toEqual(['auth.create', 'auth.update']);
-    expect(events[1]!.body.object).toMatchObject({ id, state: 'unconfirmed', qr: res.body.auth.qr });
+    let emitted = await since(before);
+    expect(emitted.map((e) => e.name)).toEqual(['auth.create', 'auth.update']);
+    expect(emitted[1]!.body.object).toMatchObject({ id, state: 'unconfirmed', qr: res.body.auth.qr });
 
-    const refresh = count();
+    const refresh = await count();
     expect(
       await fake.connectorCallback(id, {
         type: 'qr',
@@ -68,10 +78,10 @@ describe('creating an auth starts the connection', () => {
     expect(
       await fake.connectorCallback(id, { type: 'state', state: 'disabled', reason: 'logged out on the phone' }),
     ).toBe(200);
-    events = checkedEvents(store(), refresh);
+    emitted = await since(refresh);
     const shown = (qr: string | undefined) => (qr === undefined ? undefined : readQr(qr));
     expect(
-      events.map((e) => [
+      emitted.map((e) => [
         e.name,
         (e.body.object as { state: string }).state,
         shown((e.body.object as { qr?: string }).qr),
@@ -83,7 +93,7 @@ describe('creating an auth starts the connection', () => {
     ]);
     expect((await gw.request('GET', `${auths(company)}/${id}`)).body.auth.state).toBe('disabled');
     // The v2 auth gets no v1 payloads.
-    expect(events.some((e) => e.name.startsWith('channel.'))).toBe(false);
+    expect(emitted.some((e) => e.name.startsWith('channel.'))).toBe(false);
   });
 
   it('code (chat_a with phone_number): the connector pairing code is in the answer; confirm asks for a fresh one', async () => {
@@ -100,11 +110,11 @@ describe('creating an auth starts the connection', () => {
         settings: { phone: '79161234567' },
       });
       expect(fake.session(res.body.auth.id)!.body.settings).toEqual({ phone: '79161234567' });
-      const before = count();
+      const before = await count();
       const confirm = await gw.request('POST', `${auths(company)}/${res.body.auth.id}/confirm`, { json: {} });
       expect(confirm.status).toBe(200);
       expect(confirm.body.auth).toMatchObject({ state: 'unconfirmed', code: 'ABCD-EFGH' });
-      expect(checkedEvents(store(), before).map((e) => [e.name, (e.body.object as { code?: string }).code])).toEqual([
+      expect((await since(before)).map((e) => [e.name, (e.body.object as { code?: string }).code])).toEqual([
         ['auth.update', 'ABCD-EFGH'],
       ]);
     } finally {
@@ -118,13 +128,13 @@ describe('creating an auth starts the connection', () => {
       oauth_provider_url: 'https://auth.social-c.example/oauth/authorize?client_id=1234',
       state: 'pending',
     };
-    const before = count();
+    const before = await count();
     const res = await gw.request('POST', auths(company), {
       json: { provider: 'social_c_business', token: 't', phone: '79161234567', data: { id: '1' } },
     });
     expect(res.status).toBe(201);
     expect(res.body.auth.oauth_provider_url).toBe('https://auth.social-c.example/oauth/authorize?client_id=1234');
-    const update = checkedEvents(store(), before).find((e) => e.name === 'auth.update')!;
+    const update = (await since(before)).find((e) => e.name === 'auth.update')!;
     expect(update.body.object).toMatchObject({
       oauth_provider_url: 'https://auth.social-c.example/oauth/authorize?client_id=1234',
     });
@@ -153,19 +163,19 @@ describe('enable with the code the provider sent', () => {
     expect(res.body.auth.qr).toBeUndefined();
     const id = res.body.auth.id;
     expect(failingFields(await gw.request('PUT', `${auths(company)}/${id}/enable`, { json: {} }))).toEqual(['code']);
-    const before = count();
+    const before = await count();
     expectErrorShape(
       await gw.request('PUT', `${auths(company)}/${id}/enable`, { json: { code: '00000' } }),
       422,
       'provider_refused',
     );
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
     const enabled = await gw.request('PATCH', `${auths(company)}/${id}/enable`, { json: { code: 12345 } });
     expect(enabled.status).toBe(200);
     expect(enabled.body.auth.state).toBe('enabled');
     expect(fake.callsOf('connector', `/sessions/${id}/confirm`).at(-1)!.body).toEqual({ type: 'code', code: '12345' });
-    const events = checkedEvents(store(), before);
-    expect(events.map((e) => [e.name, (e.body.object as { state: string }).state])).toEqual([
+    const emitted = await since(before);
+    expect(emitted.map((e) => [e.name, (e.body.object as { state: string }).state])).toEqual([
       ['auth.update', 'enabled'],
     ]);
     // Then the ordinary state machine: disable and enable again, without the connector.

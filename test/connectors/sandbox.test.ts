@@ -1,41 +1,59 @@
+// The sandbox connector through HTTP alone (its events arrive as the companies' webhooks,
+// test/helpers/company-events.ts), so it runs against a cluster too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emittedEvents } from '../helpers/events.js';
+import { observeCompanyEvents, type CompanyEvents } from '../helpers/company-events.js';
 import {
   ADMIN_TOKEN,
   expectErrorShape,
   failingFields,
   startTestGateway,
+  TO_RECEIVERS,
   type TestGateway,
 } from '../helpers/gateway.js';
-import { checkedEvents } from '../helpers/callbacks.js';
 import { readQr } from '../helpers/qr.js';
 import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
 let company: number;
+const observers: CompanyEvents[] = [];
+/** A company whose every event the test reads. */
+async function observedCompany(name: string): Promise<{ id: number; events: CompanyEvents }> {
+  const id = (await gw.request('POST', '/p1/companies', { json: { name } })).body.data.external_id as number;
+  const events = await observeCompanyEvents(gw, id);
+  observers.push(events);
+  return { id, events };
+}
+let events: CompanyEvents;
 const admin = { token: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
 
 beforeAll(async () => {
   gw = await startTestGateway({
     GATEWAY_SANDBOX: 'true',
     GATEWAY_SANDBOX_STEP: '100ms',
-    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    ...TO_RECEIVERS,
   });
-  company = (await gw.request('POST', '/p1/companies', { json: { name: 'Sandbox Co' } })).body.data.external_id;
+  ({ id: company, events } = await observedCompany('Sandbox Co'));
 });
-afterAll(() => gw.close());
+afterAll(async () => {
+  await gw.close();
+  for (const observer of observers) await observer.close();
+});
 
-const store = () => gw.gateway.store;
+const authState = async (owner: number, id: number) =>
+  (await gw.request('GET', `/api/p2/companies/${owner}/auths/${id}`)).body.auth.state as string;
+const messageStatus = async (conversation: number, id: number) =>
+  (await gw.request('GET', `/api/p2/conversations/${conversation}/messages/${id}?company_id=${company}`)).body.message
+    .status as string;
 
 describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
   // pact-im/api-doc content/en/v2/auths/confirm-auth.md: the qr field is a Base64-encoded QR image.
   it('shows a QR (a PNG a phone reads), refreshes it, "scans" it; an injected message and a reply that goes sent → delivered → read', async () => {
-    const before = emittedEvents(store()).length;
+    const before = await events.count();
     const created = await gw.request('POST', `/api/p2/companies/${company}/auths`, { json: { provider: 'chat_a' } });
     expect(readQr(created.body.auth.qr)).toMatch(/^sandbox-qr:\d+:/);
     const id = created.body.auth.id as number;
-    await eventually('the QR is scanned', () => store().channels.findLive(id)!.state === 'enabled', 5_000);
-    const authUpdates = checkedEvents(store(), before)
+    await eventually('the QR is scanned', async () => (await authState(company, id)) === 'enabled', 5_000);
+    const authUpdates = (await events.since(before))
       .filter((e) => e.name === 'auth.update')
       .map((e) => e.body.object as { state: string; qr?: string });
     expect(authUpdates.map((o) => [o.state, typeof o.qr])).toEqual([
@@ -69,13 +87,13 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
       'not_found',
     );
 
-    const sendBefore = emittedEvents(store()).length;
+    const sendBefore = await events.count();
     const reply = await gw.request('POST', `/api/p2/conversations/${conversation}/messages`, {
       json: { company_id: company, text: 'Hallo Jonas' },
     });
     const messageId = reply.body.message.id as number;
-    await eventually('the reply is read', () => store().messages.findById(messageId)!.status === 'read', 5_000);
-    const updates = checkedEvents(store(), sendBefore)
+    await eventually('the reply is read', async () => (await messageStatus(conversation, messageId)) === 'read', 5_000);
+    const updates = (await events.since(sendBefore))
       .filter((e) => e.name === 'message.update')
       .map((e) => (e.body.object as { status: string }).status);
     expect(updates).toEqual(['sent', 'delivered', 'read']);
@@ -85,7 +103,7 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
     });
     await eventually(
       'the refusal',
-      () => store().messages.findById(refused.body.message.id)!.status === 'error',
+      async () => (await messageStatus(conversation, refused.body.message.id)) === 'error',
       5_000,
     );
   });
@@ -93,8 +111,8 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
   // pact-im/api-doc _includes/v1_webhooks.md (new QR-code, connected, synchronization completed) and
   // _includes/v1_channels.md ("How to check if user has Whatsapp account").
   it('a v1 chat_a channel: the QR webhook is a PNG of the sandbox payload, then authorized and synchronized; user_exists answers', async () => {
-    const other = (await gw.request('POST', '/p1/companies', { json: { name: 'Sandbox v1' } })).body.data.external_id;
-    const before = emittedEvents(store()).length;
+    const { id: other, events: otherEvents } = await observedCompany('Sandbox v1');
+    const before = await otherEvents.count();
     const channel = (await gw.request('POST', `/p1/companies/${other}/channels`, { json: { provider: 'chat_a' } })).body
       .data.external_id as number;
     const userExists = (phone: string) =>
@@ -102,13 +120,13 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
     expectErrorShape(await userExists('491701234567'), 409, 'conflict');
     await eventually(
       'synchronized',
-      () =>
-        checkedEvents(store(), before).some(
+      async () =>
+        (await otherEvents.since(before)).some(
           (e) => (e.body.data as { message?: string } | undefined)?.message === 'synchronized',
         ),
       5_000,
     );
-    const v1 = checkedEvents(store(), before).filter((e) => e.name.startsWith('channel.'));
+    const v1 = (await otherEvents.since(before)).filter((e) => e.name.startsWith('channel.'));
     expect(
       v1.map((e) => (e.body.type === 'system' ? (e.body.data as { message: string }).message : e.body.type)),
     ).toEqual(['qr_code', 'qr_code', 'authorized', 'synchronized']);
@@ -147,7 +165,7 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
   it('produces group traffic: two members in one group conversation, and a reply into it goes sent → delivered → read', async () => {
     const created = await gw.request('POST', `/api/p2/companies/${company}/auths`, { json: { provider: 'chat_d' } });
     const id = created.body.auth.id as number;
-    await eventually('the QR is scanned', () => store().channels.findLive(id)!.state === 'enabled', 5_000);
+    await eventually('the QR is scanned', async () => (await authState(company, id)) === 'enabled', 5_000);
     const inject = (json: Record<string, unknown>) =>
       gw.request('POST', `/admin/sandbox/channels/${id}/messages`, { ...admin, json });
     const group = { id: 'team@g.us', name: 'Team' };
@@ -176,7 +194,7 @@ describe('the sandbox connector (GATEWAY_SANDBOX=true)', () => {
     expect(reply.status).toBe(201);
     await eventually(
       'the reply is read',
-      () => store().messages.findById(reply.body.message.id)!.status === 'read',
+      async () => (await messageStatus(conversationId, reply.body.message.id)) === 'read',
       5_000,
     );
   });

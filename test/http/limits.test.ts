@@ -1,8 +1,16 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import {
+  ADMIN_TOKEN,
+  expectErrorShape,
+  startTestGateway,
+  type TestGateway,
+  type TestResponse,
+} from '../helpers/gateway.js';
+import { callbackInfo, postBot, rowCounts } from '../helpers/callbacks.js';
 import { eventually } from '../helpers/wait.js';
 
 /** The resource limits of docs/configuration.md ("Limits"), each at a small configured value. */
@@ -16,6 +24,7 @@ beforeAll(async () => {
     GATEWAY_UPLOAD_CONCURRENCY: '2',
     GATEWAY_JSON_MAX_DEPTH: '4',
     GATEWAY_QUERY_MAX_BYTES: '256',
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
   });
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Limits' } })).body.data.external_id;
 });
@@ -84,6 +93,49 @@ describe('slow clients (GATEWAY_HEADERS_TIMEOUT, GATEWAY_REQUEST_TIMEOUT)', () =
     expectErrorShape(parsed(exchange), 408, 'request_timeout');
     expect(exchange.ms).toBeLessThan(5_000);
     expect(companies()).toBe(before);
+  });
+
+  /** Callback requests the gateway has finished with (timed by its HTTP metrics), whatever their answer. */
+  async function callbacksFinished(): Promise<number> {
+    const text = await (
+      await fetch(`${gw.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    ).text();
+    return text
+      .split('\n')
+      .filter(
+        (line) =>
+          line.startsWith('gateway_http_request_duration_seconds_count{') && line.includes('route="/callbacks/'),
+      )
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  }
+
+  it('a callback body cut short (the sender gone before its Content-Length) stores nothing, and the next one is taken', async () => {
+    const botChannel = (
+      await gw.request('POST', `/p1/companies/${companyId}/channels`, {
+        json: { provider: 'chat_b', token: '123456:bot-token' },
+      })
+    ).body.data.external_id as number;
+    const botSecret = (await callbackInfo(gw, botChannel)).secrets.secret_token!;
+    const botBody = (text: string) =>
+      JSON.stringify({
+        update_id: 900001,
+        message: { message_id: 1, chat: { id: 555, type: 'private', first_name: 'Ivo' }, date: 1749416383, text },
+      });
+    const before = rowCounts(gw.store);
+    const finished = await callbacksFinished();
+    await new Promise<void>((resolve) => {
+      const request = http.request(`${gw.baseUrl}/callbacks/chat_b/${botChannel}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '4000', 'x-bot-api-secret-token': botSecret },
+      });
+      request.on('error', () => resolve());
+      request.write(botBody('never finished').slice(0, 40));
+      // Gone a moment after the first bytes, so the gateway has begun reading the body.
+      setTimeout(() => request.destroy(), 50);
+    });
+    await eventually('the gateway done with the cut request', async () => (await callbacksFinished()) === finished + 1);
+    expect(rowCounts(gw.store)).toEqual(before);
+    expect((await postBot(gw, botChannel, botBody('after the cut'), botSecret)).status).toBe(200);
   });
 
   it('answers 408 to an upload that stops coming, and removes its partial file', async () => {

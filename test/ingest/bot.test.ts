@@ -1,16 +1,23 @@
+// Bot-style callbacks through HTTP alone: what each stores is read back through the v2 API and what
+// it emits arrives as webhooks (test/helpers/company-events.ts), so this file runs against a cluster
+// too (vitest.cluster.config.ts). Which callbacks claim a receipt, and the provider's media
+// reference, no API shows: written-rows.test.ts reads them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emittedEvents } from '../helpers/events.js';
-import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { callbackInfo, checkedEvents, fixture, messageOfEvent, postBot, rowCounts } from '../helpers/callbacks.js';
+import { expectErrorShape, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { callbackInfo, fixture, messageOfEvent, postBot } from '../helpers/callbacks.js';
+import { observeCompanyEvents, type CompanyEvents } from '../helpers/company-events.js';
+import { messageWithExternalId, messagingState } from '../helpers/company-messages.js';
 
 let gw: TestGateway;
+let events: CompanyEvents;
 let companyId: number;
 let channelId: number;
 let secretToken: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+  gw = await startTestGateway(TO_RECEIVERS);
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Bot Co' } })).body.data.external_id;
+  events = await observeCompanyEvents(gw, companyId);
   channelId = (
     await gw.request('POST', `/p1/companies/${companyId}/channels`, {
       json: { provider: 'chat_b', token: '123456:bot-token' },
@@ -25,23 +32,19 @@ beforeAll(async () => {
   });
   secretToken = info.secrets.secret_token!;
 });
-afterAll(() => gw.close());
+afterAll(async () => {
+  await gw.close();
+  await events.close();
+});
 
-const store = () => gw.gateway.store;
-const before = () => emittedEvents(store()).length;
-async function messageOf(externalId: string) {
-  const row = store().db.prepare('SELECT id, conversation_id FROM messages WHERE external_id = ?').get(externalId) as {
-    id: number;
-    conversation_id: number;
-  };
-  return (
-    await gw.request('GET', `/api/p2/conversations/${row.conversation_id}/messages/${row.id}?company_id=${companyId}`)
-  ).body.message;
-}
+const before = () => events.count();
+const messageOf = (externalId: string) => messageWithExternalId(gw, companyId, externalId);
+const stored = () => messagingState(gw, companyId);
 
 describe('bot-style callbacks', () => {
   it('refuses a missing or wrong secret token, malformed JSON and schema violations, leaving nothing', async () => {
-    const counts = rowCounts(store());
+    const start = await before();
+    const state = await stored();
     expectErrorShape(await postBot(gw, channelId, fixture('bot/text'), null), 401, 'unauthorized');
     expectErrorShape(await postBot(gw, channelId, fixture('bot/text'), `${secretToken}x`), 401, 'unauthorized');
     expectErrorShape(await postBot(gw, channelId, '{"update_id": 1,', secretToken), 400, 'bad_request');
@@ -56,21 +59,14 @@ describe('bot-style callbacks', () => {
         .map((e) => e.source?.pointer)
         .sort(),
     ).toEqual(['/message/date', '/update_id']);
-    expect(rowCounts(store())).toEqual(counts);
+    expect(await stored()).toEqual(state);
+    expect(await events.since(start)).toEqual([]);
   });
 
   it('stores a text from a new chat: contact, conversation, message and their events', async () => {
-    const start = before();
-    const counts = rowCounts(store());
+    const start = await before();
+    const state = await stored();
     expect((await postBot(gw, channelId, fixture('bot/text'), secretToken)).status).toBe(200);
-    // The message's id deduplicates the update: no receipt for it.
-    expect(rowCounts(store())).toEqual({
-      ...counts,
-      contacts: counts.contacts + 1,
-      conversations: counts.conversations + 1,
-      messages: counts.messages + 1,
-      events: counts.events + 2,
-    });
     const message = await messageOf('734891122:1201');
     expect(message).toMatchObject({
       external_id: '734891122:1201',
@@ -93,18 +89,23 @@ describe('bot-style callbacks', () => {
       replied_state: 'unreplied',
       group: false,
     });
-    const events = checkedEvents(store(), start);
-    expect(events.map((e) => e.name)).toEqual(['conversation.create', 'message.create']);
-    expect(events[0]!.body.object).toEqual(conversation);
-    expect(messageOfEvent(events[1]!.body.object)).toEqual(message);
+    // One conversation and one message more, nothing else changed.
+    expect(await stored()).toEqual({
+      conversations: [...state.conversations, conversation],
+      messages: [...state.messages, message],
+    });
+    const emitted = await events.since(start);
+    expect(emitted.map((e) => e.name)).toEqual(['conversation.create', 'message.create']);
+    expect(emitted[0]!.body.object).toEqual(conversation);
+    expect(messageOfEvent(emitted[1]!.body.object)).toEqual(message);
   });
 
   it('treats a repeated update_id as a duplicate', async () => {
-    const start = before();
-    const counts = rowCounts(store());
+    const start = await before();
+    const state = await stored();
     expect((await postBot(gw, channelId, fixture('bot/text'), secretToken)).status).toBe(200);
-    expect(rowCounts(store())).toEqual(counts);
-    expect(checkedEvents(store(), start)).toEqual([]);
+    expect(await stored()).toEqual(state);
+    expect(await events.since(start)).toEqual([]);
   });
 
   it('describes photo (largest size), voice and document as attachments', async () => {
@@ -142,23 +143,15 @@ describe('bot-style callbacks', () => {
         null,
       ],
     ] as const) {
-      const start = before();
+      const start = await before();
       expect((await postBot(gw, channelId, fixture(name), secretToken)).status).toBe(200);
       const message = await messageOf(id);
       expect(message.message).toBe(text);
       expect(message.attachments).toEqual([expect.objectContaining(expected)]);
-      const events = checkedEvents(store(), start);
-      expect(events.map((e) => e.name)).toEqual(['message.create']);
-      expect(messageOfEvent(events[0]!.body.object)).toEqual(message);
+      const emitted = await events.since(start);
+      expect(emitted.map((e) => e.name)).toEqual(['message.create']);
+      expect(messageOfEvent(emitted[0]!.body.object)).toEqual(message);
     }
-    const photo = store().db.prepare("SELECT provider_media FROM attachments WHERE file_name = 'photo.jpg'").get() as {
-      provider_media: string;
-    };
-    expect(JSON.parse(photo.provider_media)).toEqual({
-      kind: 'image',
-      id: 'AgACAgIAAxkBAAIEsmZ_large',
-      unique_id: 'AQADs3',
-    });
   });
 
   it('keeps the reply reference in replied_to_id', async () => {
@@ -167,23 +160,23 @@ describe('bot-style callbacks', () => {
   });
 
   it('applies an edited message to the stored one (message.update), once per update_id', async () => {
-    const start = before();
-    const counts = rowCounts(store());
+    const start = await before();
+    const state = await stored();
     expect((await postBot(gw, channelId, fixture('bot/edited-message'), secretToken)).status).toBe(200);
     const message = await messageOf('734891122:1201');
     expect(message).toMatchObject({
       message: 'Hello, is order 4411 ready?',
       details: { edited_at: '2025-06-08T21:01:40.000Z' },
     });
-    const events = checkedEvents(store(), start);
-    expect(events.map((e) => e.name)).toEqual(['message.update']);
-    expect(messageOfEvent(events[0]!.body.object)).toEqual(message);
+    expect((await events.since(start)).map((e) => e.name)).toEqual(['message.update']);
+    expect(messageOfEvent((await events.since(start))[0]!.body.object)).toEqual(message);
+    // The edited message changed, nothing else.
+    const after = { ...state, messages: state.messages.map((m) => (m.id === message.id ? message : m)) };
+    expect(await stored()).toEqual(after);
     // An edit deduplicates by its update_id (a receipt): the same update again changes nothing.
-    const after = { ...counts, events: counts.events + 1, callback_receipts: counts.callback_receipts + 1 };
-    expect(rowCounts(store())).toEqual(after);
     expect((await postBot(gw, channelId, fixture('bot/edited-message'), secretToken)).status).toBe(200);
-    expect(rowCounts(store())).toEqual(after);
-    expect(checkedEvents(store(), start)).toHaveLength(1);
+    expect(await stored()).toEqual(after);
+    expect(await events.since(start)).toHaveLength(1);
   });
 
   it("threads a group chat as one conversation marked group, its author the message's contact and a participant", async () => {
@@ -208,20 +201,17 @@ describe('bot-style callbacks', () => {
         },
       ],
     });
-    expect(message.contact_id).not.toBe(store().conversations.find(companyId, message.conversation_id)!.contact_id);
   });
 
   it('stores one message for the same update fired concurrently', async () => {
-    const start = before();
+    const start = await before();
     const body = fixture('bot/text')
       .replace('815207301', '815207399')
       .replace('"message_id": 1201', '"message_id": 1299');
     const answers = await Promise.all(Array.from({ length: 20 }, () => postBot(gw, channelId, body, secretToken)));
     expect(answers.every((a) => a.status === 200)).toBe(true);
-    expect(store().db.prepare("SELECT count(*) AS n FROM messages WHERE external_id = '734891122:1299'").get()).toEqual(
-      { n: 1 },
-    );
-    expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['message.create']);
+    expect((await stored()).messages.filter((m) => m.external_id === '734891122:1299')).toHaveLength(1);
+    expect((await events.since(start)).map((e) => e.name)).toEqual(['message.create']);
   });
 
   it('answers 404 for a deleted channel', async () => {

@@ -1,11 +1,12 @@
 // How a callback finds its channel and checks it: ids in the path, the settings read (never created on
-// the fly), the subscribe handshake and its token comparison.
+// the fly), the subscribe handshake and its token comparison, the configured app secret in place of
+// the channel's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sameSecret } from '../../src/domain/tokens.js';
 import { Forbidden } from '../../src/errors/errors.js';
 import { httpStatusOf } from '../../src/http/render-errors.js';
 import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { cloudBody, createCallbackChannels, postCloud } from '../helpers/callbacks.js';
+import { callbackInfo, cloudBody, createCallbackChannels, fixture, postCloud } from '../helpers/callbacks.js';
 
 let gw: TestGateway;
 let companyId: number;
@@ -97,5 +98,33 @@ describe('callback settings are read, never created on the fly', () => {
       { n: 0 },
     );
     expect(JSON.stringify(res.body)).not.toMatch(/secret_token/);
+  });
+});
+
+describe('GATEWAY_CHAT_A_BUSINESS_APP_SECRET', () => {
+  // The channel's own secret stays in its settings, unused: the store alone shows it.
+  it('verifies every cloud-style channel with the configured app secret instead', async () => {
+    const configured = 'operator-app-secret-0123456789abcdef';
+    const other = await startTestGateway({
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEWAY_CHAT_A_BUSINESS_APP_SECRET: configured,
+    });
+    try {
+      const company = (await other.request('POST', '/p1/companies', { json: { name: 'Configured' } })).body.data
+        .external_id;
+      const channel = (
+        await other.request('POST', `/p1/companies/${company}/channels`, {
+          json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't' },
+        })
+      ).body.data.external_id;
+      const info = await callbackInfo(other, channel);
+      expect(info.secrets).toMatchObject({ app_secret: null, app_secret_source: 'configuration' });
+      const perChannel = other.gateway.store.callbacks.find(channel)!.signing_secret;
+      expectErrorShape(await postCloud(other, channel, fixture('cloud/text'), perChannel), 401, 'unauthorized');
+      expect((await postCloud(other, channel, fixture('cloud/text'), configured)).status).toBe(200);
+      expect(other.logText()).not.toContain(configured);
+    } finally {
+      await other.close();
+    }
   });
 });

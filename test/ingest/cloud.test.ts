@@ -1,17 +1,17 @@
+// Cloud-style callbacks through HTTP alone: what each stores is read back through the v2 API and
+// what it emits arrives as webhooks (test/helpers/company-events.ts), so this file runs against a
+// cluster too (vitest.cluster.config.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emittedEvents } from '../helpers/events.js';
-import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import {
-  callbackInfo,
-  checkedEvents,
-  fixture,
-  messageOfEvent,
-  postCloud,
-  rowCounts,
-  seedOutgoing,
-} from '../helpers/callbacks.js';
+import { ADMIN_TOKEN, expectErrorShape, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { callbackInfo, cloudSignature, fixture, messageOfEvent, postCloud } from '../helpers/callbacks.js';
+import { observeCompanyEvents, type CompanyEvents } from '../helpers/company-events.js';
+import { conversationWith, messageWithExternalId, messagingState } from '../helpers/company-messages.js';
+import { FakeProvider } from '../helpers/fake-provider.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
+let provider: FakeProvider;
+let events: CompanyEvents;
 let companyId: number;
 let channelId: number;
 let appSecret: string;
@@ -19,10 +19,15 @@ let verifyToken: string;
 
 const TEXT_ID = 'bmid.HBgLMTY1MDU1NTEyMzQVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=';
 const OUTGOING_ID = 'bmid.OUTGOING00000000000000000000000001';
+/** The phone-number id the recorded payloads are about. */
+const PHONE_NUMBER_ID = '106540352242922';
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+  provider = await new FakeProvider().start();
+  gw = await startTestGateway({ ...TO_RECEIVERS, ...provider.env() });
   companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Cloud Co' } })).body.data.external_id;
+  // Subscribed before the channel exists: its auth.create is among the events the secrets never reach.
+  events = await observeCompanyEvents(gw, companyId);
   channelId = (
     await gw.request('POST', `/p1/companies/${companyId}/channels`, {
       json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' },
@@ -32,28 +37,15 @@ beforeAll(async () => {
   appSecret = info.secrets.app_secret!;
   verifyToken = info.secrets.verify_token!;
 });
-afterAll(() => gw.close());
+afterAll(async () => {
+  await gw.close();
+  await events.close();
+  await provider.close();
+});
 
-const store = () => gw.gateway.store;
-const before = () => emittedEvents(store()).length;
-
-async function conversationOf(sender: string) {
-  const row = store()
-    .db.prepare(
-      'SELECT conversations.id FROM conversations JOIN contacts ON contacts.id = contact_id WHERE contacts.external_id = ?',
-    )
-    .get(sender) as { id: number };
-  return (await gw.request('GET', `/api/p2/conversations/${row.id}?company_id=${companyId}`)).body.conversation;
-}
-async function messageOf(externalId: string) {
-  const row = store().db.prepare('SELECT id, conversation_id FROM messages WHERE external_id = ?').get(externalId) as {
-    id: number;
-    conversation_id: number;
-  };
-  return (
-    await gw.request('GET', `/api/p2/conversations/${row.conversation_id}/messages/${row.id}?company_id=${companyId}`)
-  ).body.message;
-}
+const before = () => events.count();
+const conversationOf = (sender: string) => conversationWith(gw, companyId, sender);
+const messageOf = (externalId: string) => messageWithExternalId(gw, companyId, externalId);
 
 describe('cloud-style callbacks: admin view and handshake', () => {
   it('shows the callback address and secrets to operators only', async () => {
@@ -112,8 +104,10 @@ describe('cloud-style callbacks: admin view and handshake', () => {
 });
 
 describe('cloud-style callbacks: refusals leave nothing', () => {
-  it('answers 404, 401, 400, 422 and 413 in the error shape and stores no row', async () => {
-    const counts = rowCounts(store());
+  it('answers 404, 401, 400, 422 and 413 in the error shape, stores nothing and emits nothing', async () => {
+    // The same text, posted validly by the next test, is stored then: no refusal claimed its receipt.
+    const stored = await messagingState(gw, companyId);
+    const start = await before();
     const body = fixture('cloud/text');
     expectErrorShape(await postCloud(gw, 999999, body, appSecret), 404, 'not_found');
     expectErrorShape(
@@ -141,7 +135,7 @@ describe('cloud-style callbacks: refusals leave nothing', () => {
     const reformatted = JSON.stringify(JSON.parse(body));
     expectErrorShape(
       await postCloud(gw, channelId, reformatted, appSecret, {
-        'x-hub-signature-256': (await import('../helpers/callbacks.js')).cloudSignature(body, appSecret),
+        'x-hub-signature-256': cloudSignature(body, appSecret),
       }),
       401,
       'unauthorized',
@@ -174,25 +168,16 @@ describe('cloud-style callbacks: refusals leave nothing', () => {
     expectErrorShape(await postCloud(gw, channelId, '[1, 2]', appSecret), 422, 'validation_failed');
     const huge = JSON.stringify({ object: 'x', entry: [], pad: 'x'.repeat(1024 * 1024) });
     expectErrorShape(await postCloud(gw, channelId, huge, appSecret), 413, 'payload_too_large');
-    expect(rowCounts(store())).toEqual(counts);
+    expect(await messagingState(gw, companyId)).toEqual(stored);
+    expect(await events.since(start)).toEqual([]);
   });
 });
 
 describe('cloud-style callbacks: messages', () => {
   it('a text from a new sender opens a conversation and stores the message (created, unreplied)', async () => {
-    const start = before();
+    const start = await before();
     const res = await postCloud(gw, channelId, fixture('cloud/text'), appSecret);
     expect(res.status).toBe(200);
-    const contact = store()
-      .db.prepare('SELECT external_id, external_public_id, name, phone, is_group FROM contacts WHERE external_id = ?')
-      .get('16505551234');
-    expect(contact).toEqual({
-      external_id: '16505551234',
-      external_public_id: '16505551234',
-      name: 'Sheena Nelson',
-      phone: '16505551234',
-      is_group: 0,
-    });
     const message = await messageOf(TEXT_ID);
     expect(message).toMatchObject({
       external_id: TEXT_ID,
@@ -207,23 +192,26 @@ describe('cloud-style callbacks: messages', () => {
       attachments: [],
     });
     const conversation = await conversationOf('16505551234');
+    // The contact as the conversation shows it: every field the provider told.
     expect(conversation).toMatchObject({
       sender_name: 'Sheena Nelson',
       sender_phone: '16505551234',
       sender_external_id: '16505551234',
+      sender_external_public_id: '16505551234',
       provider: 'chat_a_business',
       operational_state: 'open',
       replied_state: 'unreplied',
       last_message_id: message.id,
       group: false,
     });
-    const events = checkedEvents(store(), start);
-    expect(events.map((e) => e.name)).toEqual(['conversation.create', 'message.create']);
-    expect(events[0]!.body.object).toEqual(conversation);
-    expect(messageOfEvent(events[1]!.body.object)).toEqual(message);
-    expect(events.every((e) => e.company_id === companyId)).toBe(true);
+    const emitted = await events.since(start);
+    expect(emitted.map((e) => e.name)).toEqual(['conversation.create', 'message.create']);
+    expect(emitted[0]!.body.object).toEqual(conversation);
+    expect(messageOfEvent(emitted[1]!.body.object)).toEqual(message);
+    expect(emitted.every((e) => e.company_id === companyId)).toBe(true);
   });
 
+  // The provider's media reference kept for the fetcher is not in the API: written-rows.test.ts reads it.
   it('describes provider media as attachments (not downloaded)', async () => {
     const cases = [
       [
@@ -245,7 +233,7 @@ describe('cloud-style callbacks: messages', () => {
       ['cloud/sticker', { file_name: 'sticker.webp', mime_type: 'image/webp', push_to_talk: false }, null],
     ] as const;
     for (const [name, attachment, text] of cases) {
-      const start = before();
+      const start = await before();
       const body = fixture(name);
       expect((await postCloud(gw, channelId, body, appSecret)).status, name).toBe(200);
       const externalId = JSON.parse(body).entry[0].changes[0].value.messages[0].id as string;
@@ -259,25 +247,16 @@ describe('cloud-style callbacks: messages', () => {
         }),
       ]);
       expect('preview_url' in message.attachments[0], name).toBe(!attachment.mime_type.startsWith('audio/'));
-      const media = JSON.parse(body).entry[0].changes[0].value.messages[0];
-      const row = store()
-        .db.prepare('SELECT origin, provider_media FROM attachments WHERE message_id = ?')
-        .get(message.id) as { origin: string; provider_media: string };
-      expect(row.origin).toBe('provider');
-      expect(JSON.parse(row.provider_media)).toMatchObject({
-        id: media[media.type].id,
-        sha256: media[media.type].sha256,
-      });
       // Not downloaded yet: the address answers 404 until the media fetcher stores the bytes.
       expect(
         (await gw.request('GET', new URL(message.attachments[0].attachment_url).pathname, { token: null })).status,
       ).toBe(404);
-      const events = checkedEvents(store(), start);
+      const emitted = await events.since(start);
       expect(
-        events.map((e) => e.name),
+        emitted.map((e) => e.name),
         name,
       ).toEqual(['message.create']);
-      expect(messageOfEvent(events[0]!.body.object)).toEqual(message);
+      expect(messageOfEvent(emitted[0]!.body.object)).toEqual(message);
     }
   });
 
@@ -310,22 +289,24 @@ describe('cloud-style callbacks: messages', () => {
   });
 
   it('puts a reaction onto the message it reacts to (message.update), once', async () => {
-    const start = before();
-    const messages = store().db.prepare('SELECT count(*) AS n FROM messages').get();
+    const start = await before();
+    const stored = await messagingState(gw, companyId);
     expect((await postCloud(gw, channelId, fixture('cloud/reaction'), appSecret)).status).toBe(200);
     expect((await postCloud(gw, channelId, fixture('cloud/reaction'), appSecret)).status).toBe(200);
-    expect(store().db.prepare('SELECT count(*) AS n FROM messages').get()).toEqual(messages);
     const target = await messageOf(TEXT_ID);
+    expect((await messagingState(gw, companyId)).messages).toEqual(
+      stored.messages.map((message) => (message.id === target.id ? target : message)),
+    );
     expect(target.reactions).toEqual([{ emoji: '👍', from: '16505551234', created_at: '2025-06-08T21:01:00.000Z' }]);
-    const events = checkedEvents(store(), start);
-    expect(events.map((e) => e.name)).toEqual(['message.update']);
-    expect(messageOfEvent(events[0]!.body.object)).toEqual(target);
+    const emitted = await events.since(start);
+    expect(emitted.map((e) => e.name)).toEqual(['message.update']);
+    expect(messageOfEvent(emitted[0]!.body.object)).toEqual(target);
   });
 
   it('counts every entry and change of one callback', async () => {
-    const start = before();
+    const start = await before();
     expect((await postCloud(gw, channelId, fixture('cloud/multiple-entries'), appSecret)).status).toBe(200);
-    expect(checkedEvents(store(), start).map((e) => e.name)).toEqual([
+    expect((await events.since(start)).map((e) => e.name)).toEqual([
       'conversation.create',
       'message.create',
       'message.create',
@@ -343,100 +324,132 @@ describe('cloud-style callbacks: messages', () => {
     await gw.request('PUT', `/api/p2/conversations/${conversation.id}`, {
       json: { company_id: companyId, operational_state: 'archived', replied_state: 'replied' },
     });
-    const start = before();
+    const start = await before();
     const body = fixture('cloud/text')
       .replace(TEXT_ID, 'bmid.REOPEN0001')
       .replace('Does it come in another color?', 'Hello again');
     expect((await postCloud(gw, channelId, body, appSecret)).status).toBe(200);
-    const events = checkedEvents(store(), start);
-    expect(events.map((e) => e.name)).toEqual(['conversation.update', 'message.create']);
+    const emitted = await events.since(start);
+    expect(emitted.map((e) => e.name)).toEqual(['conversation.update', 'message.create']);
     const now = await conversationOf('16505551234');
     expect(now).toMatchObject({
       operational_state: 'open',
       replied_state: 'unreplied',
       last_message_id: (await messageOf('bmid.REOPEN0001')).id,
     });
-    expect(events[0]!.body.object).toEqual(now);
+    expect(emitted[0]!.body.object).toEqual(now);
   });
 
   it('stores one message and one event for the same callback fired concurrently', async () => {
-    const start = before();
+    const start = await before();
     const body = fixture('cloud/text').replace(TEXT_ID, 'bmid.CONCURRENT0001');
     const answers = await Promise.all(Array.from({ length: 25 }, () => postCloud(gw, channelId, body, appSecret)));
     expect(answers.map((a) => a.status)).toEqual(Array(25).fill(200));
     expect(
-      store().db.prepare("SELECT count(*) AS n FROM messages WHERE external_id = 'bmid.CONCURRENT0001'").get(),
-    ).toEqual({ n: 1 });
-    expect(checkedEvents(store(), start).map((e) => e.name)).toEqual(['message.create']);
+      (await messagingState(gw, companyId)).messages.filter((m) => m.external_id === 'bmid.CONCURRENT0001'),
+    ).toHaveLength(1);
+    expect((await events.since(start)).map((e) => e.name)).toEqual(['message.create']);
   });
 });
 
 describe('cloud-style callbacks: statuses', () => {
-  it('moves an outgoing message only forward, whatever order the statuses arrive in', async () => {
-    const conversation = await conversationOf('16505551234');
-    const id = seedOutgoing(store(), conversation.id, companyId, OUTGOING_ID, 'created');
-    const status = (name: string) => postCloud(gw, channelId, fixture(`cloud/status-${name}`), appSecret);
-    const read = async () =>
-      (await gw.request('GET', `/api/p2/conversations/${conversation.id}/messages/${id}?company_id=${companyId}`)).body
-        .message;
+  // A company of its own, whose channel knows the phone-number id the recorded payloads are about:
+  // the gateway sends on it (to the fake provider), which gives the statuses a message to move.
+  let company: number;
+  let channel: number;
+  let secret: string;
+  let companyEvents: CompanyEvents;
+  let conversation: number;
 
-    let start = before();
+  beforeAll(async () => {
+    company = (await gw.request('POST', '/p1/companies', { json: { name: 'Cloud Sending Co' } })).body.data.external_id;
+    companyEvents = await observeCompanyEvents(gw, company);
+    const created = await gw.request('POST', `/p1/companies/${company}/channels`, {
+      json: {
+        provider: 'chat_a_business',
+        hosting_type: 'cloud',
+        token: 'EAAG-cloud-token',
+        vendor_channel_id: PHONE_NUMBER_ID,
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    channel = created.body.data.external_id;
+    secret = (await callbackInfo(gw, channel)).secrets.app_secret!;
+    expect((await postCloud(gw, channel, fixture('cloud/text'), secret)).status).toBe(200);
+    conversation = (await conversationWith(gw, company, '16505551234')).id;
+  });
+  afterAll(() => companyEvents.close());
+
+  /** An outgoing message the provider accepted under `externalId` (sent), sent through the API; answers its reader. */
+  async function sent(externalId: string): Promise<() => Promise<any>> {
+    provider.script('cloud', {
+      status: 200,
+      body: { messaging_product: 'chat_a', contacts: [], messages: [{ id: externalId }] },
+    });
+    const created = await gw.request('POST', `/api/p2/conversations/${conversation}/messages`, {
+      json: { company_id: company, text: 'Your order has shipped' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const path = `/api/p2/conversations/${conversation}/messages/${created.body.message.id}?company_id=${company}`;
+    const read = async () => (await gw.request('GET', path)).body.message;
+    await eventually(`message ${created.body.message.id} sent as ${externalId}`, async () => {
+      const message = await read();
+      return message.status === 'sent' && message.external_id === externalId;
+    });
+    return read;
+  }
+  const postStatus = (body: string) => postCloud(gw, channel, body, secret);
+
+  it('moves an outgoing message only forward, whatever order the statuses arrive in', async () => {
+    const read = await sent(OUTGOING_ID);
+    const status = (name: string) => postStatus(fixture(`cloud/status-${name}`));
+
+    let start = await companyEvents.count();
     expect((await status('delivered')).status).toBe(200);
     expect((await read()).status).toBe('delivered');
-    expect(checkedEvents(store(), start).map((e) => [e.name, (e.body.object as { status: string }).status])).toEqual([
-      ['message.update', 'delivered'],
-    ]);
+    expect(
+      (await companyEvents.since(start)).map((e) => [e.name, (e.body.object as { status: string }).status]),
+    ).toEqual([['message.update', 'delivered']]);
 
-    start = before();
+    start = await companyEvents.count();
     expect((await status('sent')).status).toBe(200); // late: nothing
     expect((await status('delivered')).status).toBe(200); // duplicate: nothing
     expect((await read()).status).toBe('delivered');
-    expect(checkedEvents(store(), start)).toEqual([]);
+    expect(await companyEvents.since(start)).toEqual([]);
 
     expect((await status('read')).status).toBe(200);
-    start = before();
+    start = await companyEvents.count();
     expect((await status('delivered')).status).toBe(200);
     expect((await status('failed')).status).toBe(200);
     const final = await read();
     expect(final).toMatchObject({ status: 'read', details: null });
-    expect(checkedEvents(store(), start)).toEqual([]);
+    expect(await companyEvents.since(start)).toEqual([]);
   });
 
   it('turns failed into error with the reason in details, and error is terminal', async () => {
-    const conversation = await conversationOf('5511987654321');
     const failedBody = fixture('cloud/status-failed').replace(OUTGOING_ID, 'bmid.OUTGOING-FAIL');
-    const id = seedOutgoing(store(), conversation.id, companyId, 'bmid.OUTGOING-FAIL', 'sent');
-    const start = before();
-    expect((await postCloud(gw, channelId, failedBody, appSecret)).status).toBe(200);
-    expect(
-      (
-        await postCloud(
-          gw,
-          channelId,
-          fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.OUTGOING-FAIL'),
-          appSecret,
-        )
-      ).status,
-    ).toBe(200);
-    const message = (
-      await gw.request('GET', `/api/p2/conversations/${conversation.id}/messages/${id}?company_id=${companyId}`)
-    ).body.message;
+    const read = await sent('bmid.OUTGOING-FAIL');
+    const start = await companyEvents.count();
+    expect((await postStatus(failedBody)).status).toBe(200);
+    expect((await postStatus(fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.OUTGOING-FAIL'))).status).toBe(
+      200,
+    );
+    const message = await read();
     expect(message.status).toBe('error');
     expect(message.details).toEqual({
       errors: [JSON.parse(failedBody).entry[0].changes[0].value.statuses[0].errors[0]],
     });
-    const events = checkedEvents(store(), start);
-    expect(events.map((e) => e.name)).toEqual(['message.update']);
-    expect(messageOfEvent(events[0]!.body.object)).toEqual(message);
+    const emitted = await companyEvents.since(start);
+    expect(emitted.map((e) => e.name)).toEqual(['message.update']);
+    expect(messageOfEvent(emitted[0]!.body.object)).toEqual(message);
   });
 
-  it('answers 200 and stores nothing for a status of an unknown message', async () => {
-    const counts = rowCounts(store());
-    expect(
-      (await postCloud(gw, channelId, fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.NEVER-SEEN'), appSecret))
-        .status,
-    ).toBe(200);
-    expect(rowCounts(store())).toEqual(counts);
+  it('answers 200, stores nothing and emits nothing for a status of an unknown message', async () => {
+    const stored = await messagingState(gw, company);
+    const start = await companyEvents.count();
+    expect((await postStatus(fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.NEVER-SEEN'))).status).toBe(200);
+    expect(await messagingState(gw, company)).toEqual(stored);
+    expect(await companyEvents.since(start)).toEqual([]);
   });
 });
 
@@ -446,7 +459,7 @@ describe('callback secrets', () => {
       (await gw.request('GET', `/p1/companies/${companyId}/channels`)).text,
       (await gw.request('GET', `/api/p2/companies/${companyId}/auths`)).text,
       (await gw.request('GET', `/api/p2/companies/${companyId}/auths/${channelId}`)).text,
-      JSON.stringify(emittedEvents(store())),
+      JSON.stringify(await events.since(0)),
     ];
     for (const text of texts) {
       expect(text).not.toContain(appSecret);
@@ -457,36 +470,12 @@ describe('callback secrets', () => {
   });
 });
 
+// That the channel's own secret stops counting once one is configured: callback-settings.test.ts.
 describe('GATEWAY_CHAT_A_BUSINESS_APP_SECRET', () => {
-  it('verifies every cloud-style channel with the configured app secret instead', async () => {
-    const configured = 'operator-app-secret-0123456789abcdef';
-    const other = await startTestGateway({
-      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-      GATEWAY_CHAT_A_BUSINESS_APP_SECRET: configured,
-    });
-    try {
-      const company = (await other.request('POST', '/p1/companies', { json: { name: 'Configured' } })).body.data
-        .external_id;
-      const channel = (
-        await other.request('POST', `/p1/companies/${company}/channels`, {
-          json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't' },
-        })
-      ).body.data.external_id;
-      const info = await callbackInfo(other, channel);
-      expect(info.secrets).toMatchObject({ app_secret: null, app_secret_source: 'configuration' });
-      const perChannel = other.gateway.store.callbacks.find(channel)!.signing_secret;
-      expectErrorShape(await postCloud(other, channel, fixture('cloud/text'), perChannel), 401, 'unauthorized');
-      expect((await postCloud(other, channel, fixture('cloud/text'), configured)).status).toBe(200);
-      expect(other.logText()).not.toContain(configured);
-    } finally {
-      await other.close();
-    }
-  });
-
   it("applies only the changes about the channel's own phone-number id when the channel knows it", async () => {
     const configured = 'operator-app-secret-0123456789abcdef';
     const other = await startTestGateway({
-      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...TO_RECEIVERS,
       GATEWAY_CHAT_A_BUSINESS_APP_SECRET: configured,
     });
     try {
@@ -497,23 +486,19 @@ describe('GATEWAY_CHAT_A_BUSINESS_APP_SECRET', () => {
           json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', vendor_channel_id: vendorChannelId },
         });
       const mine = (await create('106540352242922')).body.data.external_id;
-      const messages = () =>
-        (
-          other.gateway.store.db.prepare('SELECT count(*) AS n FROM messages WHERE channel_id = ?').get(mine) as {
-            n: number;
-          }
-        ).n;
+      // The company has this channel alone: its messages are the channel's.
+      const messages = async () => (await messagingState(other, company)).messages.length;
 
       // The fixture is about phone-number id 106540352242922: posted to a channel of that number, it counts.
       expect((await postCloud(other, mine, fixture('cloud/text'), configured)).status).toBe(200);
-      expect(messages()).toBe(1);
+      expect(await messages()).toBe(1);
 
       // The same signed body about another number, posted at this channel's address, changes nothing.
       const foreign = fixture('cloud/text')
         .replaceAll('106540352242922', '999000111222333')
         .replaceAll('bmid.', 'bmid.other.');
       expect((await postCloud(other, mine, foreign, configured)).status).toBe(200);
-      expect(messages()).toBe(1);
+      expect(await messages()).toBe(1);
     } finally {
       await other.close();
     }

@@ -1,17 +1,17 @@
 // What the gateway keeps of the values in provider callbacks: times within bounds (422 otherwise, never
-// 500), and in a message's details only the provider fields it knows.
+// 500), and in a message's details only the provider fields it knows. Through HTTP alone (the v2
+// API, the company's webhooks), so it runs against a cluster too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import {
-  cloudBody,
-  createCallbackChannels,
-  postBot,
-  postCloud,
-  rowCounts,
-  seedOutgoing,
-} from '../helpers/callbacks.js';
+import { expectErrorShape, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { callbackInfo, cloudBody, createCallbackChannels, postBot, postCloud } from '../helpers/callbacks.js';
+import { observeCompanyEvents, type CompanyEvents } from '../helpers/company-events.js';
+import { conversationWith, messageWithExternalId, messagingState } from '../helpers/company-messages.js';
+import { FakeProvider } from '../helpers/fake-provider.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
+let provider: FakeProvider;
+let events: CompanyEvents;
 let companyId: number;
 let botChannel: number;
 let botSecret: string;
@@ -19,15 +19,24 @@ let cloudChannel: number;
 let appSecret: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+  provider = await new FakeProvider().start();
+  gw = await startTestGateway({ ...TO_RECEIVERS, ...provider.env() });
   ({ companyId, botChannel, botSecret, cloudChannel, appSecret } = await createCallbackChannels(
     gw,
     'Provider Values Co',
   ));
+  events = await observeCompanyEvents(gw, companyId);
 });
-afterAll(() => gw.close());
+afterAll(async () => {
+  await gw.close();
+  await events.close();
+  await provider.close();
+});
 
-const store = () => gw.gateway.store;
+/** Every conversation and message of the company, and how many events it emitted. */
+async function snapshot() {
+  return { start: await events.count(), state: await messagingState(gw, companyId) };
+}
 let seq = 0;
 const nextId = () => `review-${++seq}`;
 
@@ -37,16 +46,13 @@ function botBody(message: Record<string, unknown>, key = 'message'): string {
     [key]: { message_id: seq, chat: { id: 555, type: 'private', first_name: 'Ivo' }, date: 1749416383, ...message },
   });
 }
-async function detailsOf(externalId: string): Promise<unknown> {
-  const row = store().db.prepare('SELECT details FROM messages WHERE external_id = ?').get(externalId) as {
-    details: string | null;
-  };
-  return row.details === null ? null : JSON.parse(row.details);
+async function detailsOf(externalId: string, company = companyId): Promise<unknown> {
+  return (await messageWithExternalId(gw, company, externalId)).details;
 }
 
 describe('provider times are bounded (422, never 500)', () => {
   it('bot-style date and edit_date', async () => {
-    const counts = rowCounts(store());
+    const before = await snapshot();
     const date = await postBot(gw, botChannel, botBody({ date: 9000000000000, text: 'far future' }), botSecret);
     expect(expectErrorShape(date, 422, 'validation_failed').map((e) => e.source?.pointer)).toEqual(['/message/date']);
     const edit = await postBot(
@@ -62,11 +68,14 @@ describe('provider times are bounded (422, never 500)', () => {
     expect(
       (await postBot(gw, botChannel, botBody({ date: 99_999_999_999, text: 'at the bound' }), botSecret)).status,
     ).toBe(200);
-    expect(rowCounts(store()).messages).toBe(counts.messages + 1);
+    expect((await messagingState(gw, companyId)).messages).toEqual([
+      ...before.state.messages,
+      await messageWithExternalId(gw, companyId, `555:${seq}`),
+    ]);
   });
 
   it('cloud-style message and status timestamps', async () => {
-    const counts = rowCounts(store());
+    const before = await snapshot();
     const message = await postCloud(
       gw,
       cloudChannel,
@@ -87,7 +96,8 @@ describe('provider times are bounded (422, never 500)', () => {
     expect(expectErrorShape(status, 422, 'validation_failed').map((e) => e.source?.pointer)).toEqual([
       '/entry/0/changes/0/value/statuses/0/timestamp',
     ]);
-    expect(rowCounts(store())).toEqual(counts);
+    expect(await messagingState(gw, companyId)).toEqual(before.state);
+    expect(await events.since(before.start)).toEqual([]);
   });
 });
 
@@ -129,24 +139,55 @@ describe('details keep only the known provider fields', () => {
   });
 
   it('cloud-style status errors', async () => {
+    // A company of its own whose channel knows its phone-number id, so the gateway sends on it (to
+    // the fake provider, which accepts the message under the id the status then names).
+    const company = (await gw.request('POST', '/p1/companies', { json: { name: 'Provider Errors Co' } })).body.data
+      .external_id as number;
+    const created = await gw.request('POST', `/p1/companies/${company}/channels`, {
+      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', vendor_channel_id: 'PN-REVIEW' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const channel = created.body.data.external_id as number;
+    const secret = (await callbackInfo(gw, channel)).secrets.app_secret!;
+    /** A cloud-style body about this channel's number. */
+    const aboutChannel = (messages: unknown[], statuses: unknown[]) => {
+      const body = JSON.parse(cloudBody(messages, statuses));
+      body.entry[0].changes[0].value.metadata = { display_phone_number: '15550001111', phone_number_id: 'PN-REVIEW' };
+      return JSON.stringify(body);
+    };
     const outgoing = `bmid.REVIEW-FAIL-${nextId()}`;
     const text = nextId();
     expect(
       (
         await postCloud(
           gw,
-          cloudChannel,
-          cloudBody([{ id: text, from: '4915112345678', timestamp: '1749416450', type: 'text', text: { body: 'x' } }]),
-          appSecret,
+          channel,
+          aboutChannel(
+            [{ id: text, from: '4915112345678', timestamp: '1749416450', type: 'text', text: { body: 'x' } }],
+            [],
+          ),
+          secret,
         )
       ).status,
     ).toBe(200);
-    const conversationId = (
-      store().db.prepare('SELECT conversation_id FROM messages WHERE external_id = ?').get(text) as {
-        conversation_id: number;
-      }
-    ).conversation_id;
-    seedOutgoing(store(), conversationId, companyId, outgoing);
+    const conversationId = (await conversationWith(gw, company, '4915112345678')).id as number;
+    provider.script('cloud', {
+      status: 200,
+      body: { messaging_product: 'chat_a', contacts: [], messages: [{ id: outgoing }] },
+    });
+    const sent = await gw.request('POST', `/api/p2/conversations/${conversationId}/messages`, {
+      json: { company_id: company, text: 'Your order has shipped' },
+    });
+    expect(sent.status, sent.text).toBe(201);
+    await eventually('the message sent', async () => {
+      const message = (
+        await gw.request(
+          'GET',
+          `/api/p2/conversations/${conversationId}/messages/${sent.body.message.id}?company_id=${company}`,
+        )
+      ).body.message;
+      return message.status === 'sent' && message.external_id === outgoing;
+    });
     const errors = [
       {
         code: 131047,
@@ -162,13 +203,13 @@ describe('details keep only the known provider fields', () => {
       (
         await postCloud(
           gw,
-          cloudChannel,
-          cloudBody([], [{ id: outgoing, status: 'failed', timestamp: '1749416503', errors }]),
-          appSecret,
+          channel,
+          aboutChannel([], [{ id: outgoing, status: 'failed', timestamp: '1749416503', errors }]),
+          secret,
         )
       ).status,
     ).toBe(200);
-    expect(await detailsOf(outgoing)).toEqual({
+    expect(await detailsOf(outgoing, company)).toEqual({
       errors: [
         { code: 131047, title: 'Re-engagement', message: 'Too late', error_data: { details: 'More than 24 hours' } },
         { title: 'Only a title' },
