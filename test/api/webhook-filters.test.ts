@@ -160,13 +160,14 @@ describe('payload filters at fan-out', () => {
       expect(res.status, res.text).toBe(201);
       if (endpointFilter !== undefined) filteredId = res.body.webhook.id;
     }
-    // Each: a message.create; the new chats open a conversation, the reply from the phone marks one replied.
+    // Each: a message.create; the new chats open a conversation, the reply from the phone marks one
+    // replied, the group's first author joins it (group_conversation_contact.new).
     expect((await post({ ...text, id: 'F1' })).status).toBe(200); // incoming, known conversation: matches
     expect((await post({ ...JSON.parse(fixture('connector/message-from-me')), id: 'F2' })).status).toBe(200);
     expect((await post({ ...text, id: 'F3', chat: { ...text.chat, id: '491709999999' } })).status).toBe(200);
     expect((await post({ ...JSON.parse(fixture('connector/message-group')), id: 'F4' })).status).toBe(200); // matches
     const names = () => everything.received.map((hook) => `${(hook.body as any).type}.${(hook.body as any).event}`);
-    await eventually('every event at the unfiltered endpoint', () => everything.received.length === 7);
+    await eventually('every event at the unfiltered endpoint', () => everything.received.length === 8);
     expect(names().sort()).toEqual(
       [
         'message.create',
@@ -175,6 +176,7 @@ describe('payload filters at fan-out', () => {
         'conversation.create',
         'message.create',
         'conversation.create',
+        'group_conversation_contact.new',
         'message.create',
       ].sort(),
     );
