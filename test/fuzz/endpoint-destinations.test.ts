@@ -71,7 +71,7 @@ const rabbitmq = fc.record(
   },
   { requiredKeys: [] },
 );
-const body = fc.record(
+const anyBody = fc.record(
   {
     type: fc.oneof(fc.constantFrom('webhook', 'kafka', 'rabbitmq', 'sqs', ''), fc.integer()),
     url: fc.constantFrom('https://crm.example.com/hooks', 'http://10.0.0.1/x'),
@@ -80,6 +80,41 @@ const body = fc.record(
   },
   { requiredKeys: [] },
 );
+/** Bodies of each type that only the settings' own generated parts may break: every run creates some. */
+const publicHost = fc.constantFrom('kafka.example.com', 'b-1.example.net', 'mq.example.org');
+const wellFormedBody = fc.oneof(
+  fc.record({ url: fc.constant('https://crm.example.com/hooks') }),
+  fc.record({
+    type: fc.constant('kafka'),
+    kafka: fc.record(
+      {
+        brokers: fc.array(
+          fc.tuple(publicHost, fc.integer({ min: 1, max: 65535 })).map(([h, p]) => `${h}:${p}`),
+          {
+            minLength: 1,
+            maxLength: 3,
+          },
+        ),
+        topic: fc.constantFrom('events', 'a.b_c-d'),
+        sasl,
+        tls: fc.constant({}),
+      },
+      { requiredKeys: ['brokers', 'topic'] },
+    ),
+  }),
+  fc.record({
+    type: fc.constant('rabbitmq'),
+    rabbitmq: fc.record(
+      {
+        url: publicHost.map((h) => `amqp://fuzz-user:${PASSWORD}@${h}:5672/vhost`),
+        exchange: fc.constant(''),
+        routing_key: fc.constant('gateway'),
+      },
+      { requiredKeys: ['url'] },
+    ),
+  }),
+);
+const body = fc.oneof(anyBody, wellFormedBody);
 
 /** Hosts of the target the body names for its type (the schema already holds). */
 function hostsOf(value: Record<string, unknown>): string[] {
