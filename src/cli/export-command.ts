@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, storePath } from '../config/config.js';
 import { companyExportLines } from '../domain/company-export.js';
 import { Store } from '../store/store.js';
+import { progressBar } from './progress.js';
 
 export const EXPORT_USAGE = `  gateway export --company <id> [--output <file>]  the company's data as NDJSON to stdout or <file>; progress on stderr`;
 
@@ -33,35 +34,17 @@ export async function exportCommand(args: string[]): Promise<number> {
       return 1;
     }
     const out = values.output === undefined ? process.stdout : fs.createWriteStream(path.resolve(values.output));
-    const progress = progressLine(exported.total);
-    let written = 0;
+    const progress = progressBar(process.stderr, 'lines');
+    progress.start(exported.total, 0);
     for (const line of exported.lines) {
       if (!out.write(line)) await once(out, 'drain');
-      progress(++written);
+      progress.increment();
     }
-    progress(written, true);
+    progress.stop();
     if (out !== process.stdout)
       await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
     return 0;
   } finally {
     store.close();
   }
-}
-
-/**
- * Draws `[#####.....] 512/1024 lines` on stderr, at most every 100 ms and once at the end; on a
- * terminal in place, elsewhere (a log) only the final line.
- */
-function progressLine(total: number): (done: number, last?: boolean) => void {
-  const tty = process.stderr.isTTY === true;
-  let drawnAt = 0;
-  return (done, last = false) => {
-    const now = Date.now();
-    if (!last && (!tty || now - drawnAt < 100)) return;
-    drawnAt = now;
-    const width = 30;
-    const filled = total === 0 ? width : Math.round((done / total) * width);
-    const text = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} lines`;
-    process.stderr.write(tty ? `\r${text}${last ? '\n' : ''}` : `${text}\n`);
-  };
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { adminCall } from './admin-client.js';
+import { progressBar } from './progress.js';
 import type { Config } from '../config/config.js';
 
 export const REPLAY_USAGE = `  gateway replay <delivery-id>                 replay one webhook delivery (manual trigger)
@@ -47,23 +48,19 @@ export async function replayCommand(
       until: values.until,
     };
     let { task } = await call('POST', '/admin/replays', filter);
+    const progress = progressBar(out, 'deliveries');
+    progress.start(task.total, task.enqueued);
     while (task.status === 'queued' || task.status === 'running') {
-      out.write(`\r${progressBar(task.enqueued, task.total)}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
       ({ task } = await call('GET', `/admin/replays/${task.id}`));
+      progress.setTotal(task.total);
+      progress.update(task.enqueued);
     }
-    out.write(
-      `\r${progressBar(task.enqueued, task.total)}\n${task.status}: ${task.enqueued} of ${task.total} deliveries replayed (task ${task.id})\n`,
-    );
+    progress.stop();
+    out.write(`${task.status}: ${task.enqueued} of ${task.total} deliveries replayed (task ${task.id})\n`);
     return task.status === 'completed' ? 0 : 1;
   } catch (error) {
     out.write(`gateway: replay failed: ${(error as Error).message}\n`);
     return 1;
   }
-}
-
-export function progressBar(done: number, total: number, width = 30): string {
-  const share = total === 0 ? 1 : Math.min(done / total, 1);
-  const filled = Math.round(share * width);
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`;
 }

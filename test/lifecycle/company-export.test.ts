@@ -103,7 +103,10 @@ describe('gateway export', () => {
     const result = run(['--company', String(seeded.companyId)]);
     expect(result.status, result.stderr).toBe(0);
     expectSeededExport(result.stdout);
-    expect(result.stderr).toBe('[##############################] 7/7 lines\n');
+    // Not a terminal: the bar's first line and its last.
+    expect(result.stderr).toBe(
+      '[..............................] 0/7 lines\n[##############################] 7/7 lines\n\n',
+    );
   });
 
   it('refuses a missing or bad company id and an unknown company', () => {
