@@ -2,7 +2,7 @@
 // messages and files, scrubs it from every kept payload, and writes contact.delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { cloudSignature, createCallbackChannels, type CallbackChannels } from '../helpers/callbacks.js';
+import { cloudSignature, createCallbackChannels, postConnector, type CallbackChannels } from '../helpers/callbacks.js';
 import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
@@ -152,6 +152,52 @@ describe('DELETE /api/p2/companies/<id>/contacts/<id>', () => {
         true,
       );
     }
+  });
+
+  it("erases one member of a group: the group, its other member and their messages stay, the live stream's log forgets it", async () => {
+    // The company is watched by a live stream, so its events are in the stream's log too.
+    gw.store.eventLog.watch(channels.companyId, Date.now());
+    const GONE = { phone: '4915188880003', name: 'Greta Gone' };
+    const STAY = { phone: '4915166660004', name: 'Stefan Stay' };
+    const chat = { id: '120363000000000001@g.us', name: 'Erasure Group', group: true };
+    const say = async (who: { phone: string; name: string }, id: string, text: string) => {
+      const body = JSON.stringify({
+        type: 'message',
+        id,
+        chat,
+        sender: { id: `${who.phone}@c.us`, name: who.name, phone: `+${who.phone}` },
+        timestamp: Math.floor(Date.now() / 1000),
+        text,
+      });
+      const res = await postConnector(gw, 'chat_d', channels.connectorChannel, body, channels.connectorSecret);
+      expect(res.status, res.text).toBe(200);
+    };
+    await say(GONE, 'group.gone.1', `hallo, hier ist ${GONE.name}`);
+    await say(STAY, 'group.stay.1', 'hallo, hier bleibt jemand');
+    await eventually('both members delivered', () =>
+      [GONE.name, STAY.name].every((name) => receiver.received.some((r) => JSON.stringify(r.body).includes(name))),
+    );
+    const member = gw.store.db
+      .prepare<[string], { id: number }>('SELECT id FROM contacts WHERE external_id = ?')
+      .get(`${GONE.phone}@c.us`)!;
+    const group = conversationOf(chat.id);
+    const before = storeMentions(gw.store, [GONE.phone, GONE.name]);
+    expect(before.some((place) => place.startsWith('company_events.envelope'))).toBe(true);
+
+    const res = await gw.request('DELETE', `/api/p2/companies/${channels.companyId}/contacts/${member.id}`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.contact.conversation_ids).toEqual([]);
+
+    expect(storeMentions(gw.store, [GONE.phone, GONE.name, 'group.gone.1'])).toEqual([]);
+    const conversation = await gw.request('GET', `/api/p2/conversations/${group.id}?company_id=${channels.companyId}`);
+    expect(conversation.status).toBe(200);
+    expect(conversation.body.conversation).toMatchObject({ group: true, sender_name: 'Erasure Group' });
+    expect(conversation.body.conversation.participants.map((p: { name: string }) => p.name)).toEqual([STAY.name]);
+    const messages = await gw.request(
+      'GET',
+      `/api/p2/conversations/${group.id}/messages?company_id=${channels.companyId}`,
+    );
+    expect(messages.body.messages.map((m: { message: string }) => m.message)).toEqual(['hallo, hier bleibt jemand']);
   });
 
   it('answers 404 for a contact erased already, unknown or of another company, in the error shape', async () => {

@@ -3,20 +3,34 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/streams/stream.js';
+import { systemClock, type Clock } from '../../src/streams/stream.js';
+import { OutboxJanitor } from '../../src/outbox/janitor.js';
 import { MessageRetention } from '../../src/workers/message-retention.js';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  TO_RECEIVERS,
+  type TestGateway,
+} from '../helpers/gateway.js';
+import { emitEvent, insertEndpoint } from '../helpers/pipeline.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { seedCompany, seedConversation } from '../helpers/seed.js';
-import { memoryLogger } from '../helpers/wait.js';
+import { eventually, firstJanitorPass, memoryLogger } from '../helpers/wait.js';
 import { attachmentFiles, storeMentions } from './store-scan.js';
 
 const DAY = 86_400_000;
 let gw: TestGateway;
+let receiver: Receiver;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_MESSAGE_RETENTION: '30d' });
+  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_MESSAGE_RETENTION: '30d' });
+  receiver = await startReceiver(() => []);
 });
-afterAll(() => gw?.close());
+afterAll(async () => {
+  await gw?.close();
+  await receiver?.close();
+});
 
 /** A message of the conversation created `ageDays` ago, with a file on disk when `file` is given. */
 function oldMessage(
@@ -71,10 +85,10 @@ function oldMessage(
   });
 }
 
-function retention(): MessageRetention {
+function retention(clock: Clock = systemClock): MessageRetention {
   return new MessageRetention({
     store: gw.store,
-    clock: systemClock,
+    clock,
     logger: memoryLogger().logger,
     defaultRetentionMs: 30 * DAY,
     folder: path.join(gw.dataDir, 'attachments'),
@@ -140,7 +154,7 @@ describe('the retention pass', () => {
     const keptB = oldMessage(b, 10, 'kept text b', key(4));
     oldMessage(b, 31, 'expired text default', key(5));
 
-    expect(await retention().pass()).toBe(4);
+    expect(await retention().pass()).toEqual({ messages: 4, deliveries: 0 });
 
     expect(storeMentions(gw.store, ['expired text'])).toEqual([]);
     expect(attachmentFiles(gw.dataDir)).toEqual([key(3), key(4)]);
@@ -161,19 +175,49 @@ describe('the retention pass', () => {
       `/api/p2/conversations/${b.conversationId}/messages?company_id=${byDefault.companyId}`,
     );
     expect(other.body.messages.map((m: { id: number }) => m.id)).toEqual([keptB.id]);
-    expect(await retention().pass()).toBe(0);
+    expect(await retention().pass()).toEqual({ messages: 0, deliveries: 0 });
   });
 
   it('empties a conversation whose messages all expired, leaving it without a last message', async () => {
     const company = await seedCompany(gw, gw.token, 'All Expired');
     const seeded = seedConversation(gw, company, { sender: '700000003' });
     oldMessage(seeded, 40, 'expired all');
-    expect(await retention().pass()).toBe(1);
+    expect(await retention().pass()).toEqual({ messages: 1, deliveries: 0 });
     const conversation = await gw.request(
       'GET',
       `/api/p2/conversations/${seeded.conversationId}?company_id=${company.companyId}`,
     );
     expect(conversation.status).toBe(200);
     expect(conversation.body.conversation.last_message_id).toBeNull();
+  });
+
+  it("deletes the company's ended deliveries as old as its expired messages: no payload keeps them", async () => {
+    const short = await seedCompany(gw, gw.token, 'Short Payloads');
+    const long = await seedCompany(gw, gw.token, 'Long Payloads');
+    await gw.request('PUT', `/api/p2/companies/${short.companyId}/settings`, { json: { message_retention_days: 7 } });
+    for (const { companyId } of [short, long]) insertEndpoint(gw.store, companyId, receiver.url);
+    emitEvent(gw.store, short.companyId, 'message.create', { id: 1, text: 'expired payload text' });
+    emitEvent(gw.store, long.companyId, 'message.create', { id: 2, text: 'kept payload text' });
+    const delivered = async (companyId: number) =>
+      (await gw.admin('GET', `/admin/deliveries?company_id=${companyId}&status=delivered`)).body.deliveries.length;
+    await eventually(
+      'both delivered',
+      async () => (await delivered(short.companyId)) + (await delivered(long.companyId)) === 2,
+    );
+    expect(storeMentions(gw.store, ['expired payload text']).length).toBeGreaterThan(0);
+
+    const eightDaysOn: Clock = { now: () => Date.now() + 8 * DAY };
+    // Messages of the earlier tests expire too by then; this company had its one delivery.
+    expect((await retention(eightDaysOn).pass()).deliveries).toBe(1);
+    // The published outbox row goes after a day by the outbox janitor, which the period (a day at least) outlasts.
+    await firstJanitorPass(
+      (logger, signal) => new OutboxJanitor({ store: gw.store, clock: eightDaysOn, logger }).run(signal),
+      'published outbox rows',
+    );
+
+    expect(storeMentions(gw.store, ['expired payload text'])).toEqual([]);
+    expect(await delivered(short.companyId)).toBe(0);
+    expect(await delivered(long.companyId)).toBe(1);
+    expect(storeMentions(gw.store, ['kept payload text'])).not.toEqual([]);
   });
 });

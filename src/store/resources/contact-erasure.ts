@@ -25,6 +25,7 @@ export class ContactErasureStore {
   private readonly deleteContact;
   private readonly deleteOutbox;
   private readonly deleteStreamMessages;
+  private readonly deleteLoggedEvents;
   private readonly markedDeliveries;
   private readonly scrubDelivery;
   private readonly scrubAttempts;
@@ -58,6 +59,9 @@ export class ContactErasureStore {
     this.deleteStreamMessages = db.prepare<{ markers: string }>(
       `DELETE FROM stream_messages WHERE ${mentions('value')}`,
     );
+    this.deleteLoggedEvents = db.prepare<{ company: number; markers: string }>(
+      `DELETE FROM company_events WHERE company_id = @company AND ${mentions('envelope')}`,
+    );
     this.markedDeliveries = db.prepare<{ company: number; markers: string }, { id: string; event: string }>(
       `SELECT id, event FROM webhook_deliveries WHERE company_id = @company AND ${mentions('event')}`,
     );
@@ -88,8 +92,9 @@ export class ContactErasureStore {
 
   /**
    * Deletes the contact with its conversations, messages, attachment rows, early statuses and
-   * callback receipts, and every kept payload that `markers` find: published or not, outbox rows
-   * and embedded stream messages go; deliveries stay (their endpoints' order and the admin history
+   * callback receipts (a group's participant rows and the member's messages in groups with it), and
+   * every kept payload that `markers` find: published or not, outbox rows, embedded stream messages
+   * and the live stream's logged events go; deliveries stay (their endpoints' order and the admin history
    * hold them) with their event rewritten by `scrub` and their attempts' bodies and errors cleared.
    */
   erase(contact: ContactRow, markers: readonly string[], scrub: (event: string) => string): ErasedContact {
@@ -107,6 +112,7 @@ export class ContactErasureStore {
     this.deleteContact.run(contact.id);
     this.deleteOutbox.run({ markers: json });
     this.deleteStreamMessages.run({ markers: json });
+    this.deleteLoggedEvents.run({ company: contact.company_id, markers: json });
     for (const delivery of this.markedDeliveries.all({ company: contact.company_id, markers: json })) {
       this.scrubDelivery.run(scrub(delivery.event), delivery.id);
       this.scrubAttempts.run(delivery.id);

@@ -6,10 +6,19 @@ export interface ExpiredBatch {
   storageKeys: string[];
 }
 
+/** One step of the walk over a company's deliveries: how many went, and the seq to go on after (null: done). */
+export interface DeliveryStep {
+  deleted: number;
+  nextSeq: number | null;
+}
+
 /**
  * The SQL of the retention of messages (docs/decisions.md, "Data lifecycle"): which companies keep
  * messages for how long, and the deletion of a company's oldest expired messages in batches with
  * their attachment rows. The conversations stay; their last message is recomputed from what remains.
+ * The company's deliveries created before the same time go too, once they ended (delivered, failed)
+ * or while they are held, as the delivery janitor deletes them at GATEWAY_WEBHOOK_RETENTION: their
+ * bodies carry the messages. A delivery still retrying stays until it ends.
  */
 export class MessageRetentionStore {
   private readonly companies;
@@ -18,6 +27,8 @@ export class MessageRetentionStore {
   private readonly deleteAttachments;
   private readonly deleteMessages;
   private readonly relinkConversations;
+  private readonly deliveriesAfter;
+  private readonly deleteDeliveries;
 
   constructor(db: Db) {
     this.companies = db.prepare<{ days: number | null }, { id: number; days: number }>(
@@ -40,6 +51,17 @@ export class MessageRetentionStore {
          (SELECT id FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.external_created_at DESC, m.id DESC LIMIT 1)
        WHERE id IN (SELECT value FROM json_each(?))`,
     );
+    this.deliveriesAfter = db.prepare<
+      [number, number, number],
+      { seq: number; created_at: number; status: string; held_reason: string | null }
+    >(
+      `SELECT seq, created_at, status, held_reason FROM webhook_deliveries INDEXED BY webhook_deliveries_company
+       WHERE company_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    );
+    // Their attempts go with them (ON DELETE CASCADE).
+    this.deleteDeliveries = db.prepare<[string]>(
+      'DELETE FROM webhook_deliveries WHERE seq IN (SELECT value FROM json_each(?))',
+    );
   }
 
   /** Every company whose messages expire, with its period in days (its own, else `defaultDays`). */
@@ -57,5 +79,19 @@ export class MessageRetentionStore {
     this.deleteMessages.run(ids);
     this.relinkConversations.run(JSON.stringify([...new Set(rows.map((r) => r.conversation_id))]));
     return { deleted: rows.length, storageKeys };
+  }
+
+  /**
+   * Deletes, with their attempts, the ended or held deliveries among the company's next `limit`
+   * after `afterSeq` (creation order) created before `before`; the walk ends at the first one created
+   * at `before` or later. In the caller's transaction.
+   */
+  deleteExpiredDeliveries(companyId: number, before: number, afterSeq: number, limit: number): DeliveryStep {
+    const rows = this.deliveriesAfter.all(companyId, afterSeq, limit);
+    const old = rows.filter((r) => r.created_at < before);
+    const gone = old.filter((r) => r.status !== 'pending' || r.held_reason !== null).map((r) => r.seq);
+    if (gone.length > 0) this.deleteDeliveries.run(JSON.stringify(gone));
+    const done = rows.length < limit || old.length < rows.length;
+    return { deleted: gone.length, nextSeq: done ? null : rows[rows.length - 1]!.seq };
   }
 }
