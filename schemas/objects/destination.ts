@@ -2,10 +2,11 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
 /**
  * Where a company endpoint sends its events (docs/api.md, "Destinations"): `webhook` (an HTTP
- * POST, the default), `kafka` (a record on the company's own Kafka topic) or `rabbitmq` (a message
- * published on the company's own AMQP 0-9-1 exchange). Chosen when the endpoint is created.
+ * POST, the default), `kafka` (a record on the company's own Kafka topic), `rabbitmq` (a message
+ * published on the company's own AMQP 0-9-1 exchange) or `sqs` (a message sent to the company's own
+ * Amazon SQS queue). Chosen when the endpoint is created.
  */
-export const DESTINATION_TYPES = ['webhook', 'kafka', 'rabbitmq'] as const;
+export const DESTINATION_TYPES = ['webhook', 'kafka', 'rabbitmq', 'sqs'] as const;
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
 
 /** `host:port`, a name or an IP address (IPv6 in brackets). */
@@ -42,7 +43,7 @@ const amqpUrl = {
   'x-message': 'must be an amqp:// or amqps:// URL',
 } as const;
 
-/** `webhook`, `kafka` or `rabbitmq`. */
+/** `webhook`, `kafka`, `rabbitmq` or `sqs`. */
 export const destinationType = { type: 'string', enum: DESTINATION_TYPES } as const;
 
 /** TLS toward the brokers: present (even empty) turns it on, with the system's CAs unless `ca` names one. */
@@ -98,6 +99,39 @@ export const rabbitmqSettings = {
 } as const satisfies JSONSchema;
 export type RabbitmqSettings = FromSchema<typeof rabbitmqSettings>;
 
+/** An SQS queue URL: `https://sqs.<region>.amazonaws.com/<account>/<queue>`, or http(s) to another server. */
+const queueUrl = {
+  type: 'string',
+  maxLength: 2048,
+  pattern: '^https?://[^\\s/?#]+/[^\\s?#]+$',
+  'x-message': 'must be the http(s) URL of an SQS queue',
+} as const;
+
+const region = {
+  type: 'string',
+  pattern: '^[a-z0-9-]{1,64}$',
+  'x-message': 'must be a region name: 1 to 64 lowercase letters, digits or "-"',
+} as const;
+
+/**
+ * The company's SQS queue: its URL (a `.fifo` one is a FIFO queue), its region and, optionally, an
+ * access key (both parts or neither; the secret is write-only, the key id is never answered either).
+ * Without a key the requests go unsigned, for a queue whose policy lets anyone send.
+ */
+export const sqsSettings = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['queue_url', 'region'],
+  dependencies: { access_key_id: ['secret_access_key'], secret_access_key: ['access_key_id'] },
+  properties: {
+    queue_url: queueUrl,
+    region,
+    access_key_id: { type: 'string', minLength: 1, maxLength: 128 },
+    secret_access_key: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+} as const satisfies JSONSchema;
+export type SqsSettings = FromSchema<typeof sqsSettings>;
+
 /** A Kafka destination as answered: its settings without the SASL username and password. */
 export const kafkaObject = {
   type: 'object',
@@ -128,5 +162,21 @@ export const rabbitmqObject = {
   },
 } as const satisfies JSONSchema;
 
+/** An SQS destination as answered: its queue and region, and whether it has an access key (never the key). */
+export const sqsObject = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['queue_url', 'region', 'fifo', 'signed'],
+  properties: {
+    queue_url: { type: 'string' },
+    region: { type: 'string' },
+    /** The queue URL ends in `.fifo`: messages carry a group id and the event id as deduplication id. */
+    fifo: { type: 'boolean' },
+    /** Requests are signed with the access key given (true) or sent unsigned (false). */
+    signed: { type: 'boolean' },
+  },
+} as const satisfies JSONSchema;
+
 /** A broker endpoint's type with its settings, as jobs carry them to the dispatcher (credentials included). */
-export type BrokerDestination = ({ type: 'kafka' } & KafkaSettings) | ({ type: 'rabbitmq' } & RabbitmqSettings);
+export type BrokerDestination =
+  ({ type: 'kafka' } & KafkaSettings) | ({ type: 'rabbitmq' } & RabbitmqSettings) | ({ type: 'sqs' } & SqsSettings);

@@ -1,6 +1,6 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { endpointFilterObject } from './endpoint-filter.js';
-import { kafkaObject, rabbitmqObject } from './destination.js';
+import { kafkaObject, rabbitmqObject, sqsObject } from './destination.js';
 
 /**
  * Event names an endpoint may ask for (`<type>.<event>`, docs/design.md section 6): the v2 envelope's
@@ -117,11 +117,12 @@ export const webhookObject = {
     /** Present when the endpoint has a payload filter: only events whose envelope matches it are queued for it. */
     filter: endpointFilterObject,
     /**
-     * Present for an endpoint that is not a webhook: `kafka` or `rabbitmq`, with its settings under
+     * Present for an endpoint that is not a webhook: `kafka`, `rabbitmq` or `sqs`, with its settings under
      * that name (credentials never shown) and, as `url`, its target without credentials.
      */
-    type: { type: 'string', enum: ['kafka', 'rabbitmq'] },
+    type: { type: 'string', enum: ['kafka', 'rabbitmq', 'sqs'] },
     kafka: kafkaObject,
     rabbitmq: rabbitmqObject,
+    sqs: sqsObject,
   },
 } as const satisfies JSONSchema;

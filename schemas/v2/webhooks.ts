@@ -9,7 +9,7 @@ import {
 } from '../objects/webhook.js';
 import { companyId, httpUrl, pageParams, pathCompanyBody } from './common.js';
 import { endpointFilter } from '../objects/endpoint-filter.js';
-import { destinationType, kafkaSettings, rabbitmqSettings } from '../objects/destination.js';
+import { destinationType, kafkaSettings, rabbitmqSettings, sqsSettings } from '../objects/destination.js';
 
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../objects/webhook.js';
@@ -69,14 +69,16 @@ export const webhookCreateBody = {
     { if: { properties: { type: { const: 'webhook' } } }, then: { required: ['url'] } },
     { if: { required: ['type'], properties: { type: { const: 'kafka' } } }, then: { required: ['kafka'] } },
     { if: { required: ['type'], properties: { type: { const: 'rabbitmq' } } }, then: { required: ['rabbitmq'] } },
+    { if: { required: ['type'], properties: { type: { const: 'sqs' } } }, then: { required: ['sqs'] } },
   ],
   properties: {
     company_id: companyId,
-    /** `webhook` (the default), `kafka` or `rabbitmq` (schemas/objects/destination.ts). */
+    /** `webhook` (the default), `kafka`, `rabbitmq` or `sqs` (schemas/objects/destination.ts). */
     type: destinationType,
     url: httpUrl,
     kafka: kafkaSettings,
     rabbitmq: rabbitmqSettings,
+    sqs: sqsSettings,
     event_types: eventTypes,
     active: { type: 'boolean', default: false },
     ordering: { ...ordering, default: 'default' },
@@ -111,6 +113,7 @@ export const webhookUpdateBody = {
     /** New settings replace the old ones whole, credentials included. */
     kafka: kafkaSettings,
     rabbitmq: rabbitmqSettings,
+    sqs: sqsSettings,
     event_types: eventTypes,
     active: { type: 'boolean' },
     ordering,

@@ -3,6 +3,7 @@ import type {
   DestinationType,
   KafkaSettings,
   RabbitmqSettings,
+  SqsSettings,
 } from '../../schemas/objects/destination.js';
 import { ValidationFailed } from '../errors/errors.js';
 import type { SsrfGuard } from '../net/ssrf.js';
@@ -16,6 +17,7 @@ export interface DestinationInput {
   url?: string;
   kafka?: KafkaSettings;
   rabbitmq?: RabbitmqSettings;
+  sqs?: SqsSettings;
 }
 
 /** What an endpoint stores of its destination: its type, its `url` (a broker's target), its settings. */
@@ -76,15 +78,16 @@ export function destinationAfter(
   return change.destination ?? brokerDestinationOf(endpoint);
 }
 
-function settingsOf(type: 'kafka' | 'rabbitmq', input: DestinationInput): BrokerDestination | undefined {
+function settingsOf(type: BrokerDestination['type'], input: DestinationInput): BrokerDestination | undefined {
   if (type === 'kafka') return input.kafka === undefined ? undefined : { type, ...input.kafka };
+  if (type === 'sqs') return input.sqs === undefined ? undefined : { type, ...input.sqs };
   if (input.rabbitmq === undefined) return undefined;
   return { type, ...input.rabbitmq, exchange: input.rabbitmq.exchange ?? '' };
 }
 
 /** Fields that belong to another type than the endpoint's are refused, not ignored. */
 function refuseOtherFields(type: DestinationType, input: DestinationInput): void {
-  const others = (['url', 'kafka', 'rabbitmq'] as const).filter(
+  const others = (['url', 'kafka', 'rabbitmq', 'sqs'] as const).filter(
     (field) => input[field] !== undefined && field !== (type === 'webhook' ? 'url' : type),
   );
   if (others.length === 0) return;
@@ -103,6 +106,18 @@ function refuseOtherFields(type: DestinationType, input: DestinationInput): void
 function requireReachableBrokers(guard: SsrfGuard, destination: BrokerDestination): void {
   if (destination.type === 'rabbitmq') {
     requireReachableUrl(guard, destination.url, 'rabbitmq/url');
+    return;
+  }
+  if (destination.type === 'sqs') {
+    requireReachableUrl(guard, destination.queue_url, 'sqs/queue_url');
+    const url = URL.canParse(destination.queue_url) ? new URL(destination.queue_url) : null;
+    if (url === null)
+      throw ValidationFailed.field('sqs/queue_url', 'sqs/queue_url must be the http(s) URL of an SQS queue');
+    if (url.protocol === 'http:' && !guard.isAllowed(url.hostname))
+      throw ValidationFailed.field(
+        'sqs/queue_url',
+        `sqs/queue_url must be https: plain http is only for hosts GATEWAY_WEBHOOK_ALLOW_HOSTS names (${url.hostname} is not one)`,
+      );
     return;
   }
   destination.brokers.forEach((broker, index) =>

@@ -3,14 +3,17 @@ import type {
   BrokerDestination,
   KafkaSettings,
   RabbitmqSettings,
+  SqsSettings,
   kafkaObject,
   rabbitmqObject,
+  sqsObject,
 } from '../../schemas/objects/destination.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 
 /**
  * How a broker endpoint is shown: its target as one line (the endpoint's `url`) and its settings
- * without credentials (the SASL username and password, the AMQP URL's user and password). These
+ * without credentials (the SASL username and password, the AMQP URL's user and password, the SQS
+ * access key id and secret). These
  * are write-only: nothing here ever returns them.
  */
 
@@ -26,9 +29,13 @@ export function withoutUserinfo(url: string): string {
   }
 }
 
-/** The endpoint's target as its `url` shows it: `kafka://<brokers>/<topic>`, or the AMQP URL without credentials. */
+/**
+ * The endpoint's target as its `url` shows it: `kafka://<brokers>/<topic>`, the AMQP URL without
+ * credentials, or the SQS queue URL.
+ */
 export function targetOf(destination: BrokerDestination): string {
   if (destination.type === 'kafka') return `kafka://${destination.brokers.join(',')}/${destination.topic}`;
+  if (destination.type === 'sqs') return withoutUserinfo(destination.queue_url);
   return withoutUserinfo(destination.url);
 }
 
@@ -37,13 +44,14 @@ export function brokerDestinationOf(
   row: Pick<WebhookEndpointRow, 'type' | 'destination'>,
 ): BrokerDestination | undefined {
   if (row.type === 'webhook' || row.destination === null) return undefined;
-  const settings = JSON.parse(row.destination) as KafkaSettings | RabbitmqSettings;
+  const settings = JSON.parse(row.destination) as KafkaSettings | RabbitmqSettings | SqsSettings;
   return { type: row.type, ...settings } as BrokerDestination;
 }
 
 type Shown =
   | { type: 'kafka'; kafka: FromSchema<typeof kafkaObject> }
-  | { type: 'rabbitmq'; rabbitmq: FromSchema<typeof rabbitmqObject> };
+  | { type: 'rabbitmq'; rabbitmq: FromSchema<typeof rabbitmqObject> }
+  | { type: 'sqs'; sqs: FromSchema<typeof sqsObject> };
 
 /** A broker endpoint's type and settings as answered; nothing for a webhook, whose answer stays as it was. */
 export function presentDestination(
@@ -63,6 +71,17 @@ export function presentDestination(
       },
     };
   }
+  if (destination.type === 'sqs') {
+    return {
+      type: 'sqs',
+      sqs: {
+        queue_url: withoutUserinfo(destination.queue_url),
+        region: destination.region,
+        fifo: isFifoQueue(destination.queue_url),
+        signed: destination.access_key_id !== undefined,
+      },
+    };
+  }
   return {
     type: 'rabbitmq',
     rabbitmq: {
@@ -71,4 +90,9 @@ export function presentDestination(
       routing_key: destination.routing_key,
     },
   };
+}
+
+/** A FIFO queue's name ends in `.fifo` (SQS's own rule). */
+export function isFifoQueue(queueUrl: string): boolean {
+  return /\.fifo$/.test(queueUrl.replace(/\/+$/, ''));
 }

@@ -507,6 +507,20 @@ const webhookRows: [string, WebhookEndpointRow][] = [
     }),
   ],
   [
+    'an SQS endpoint with an access key',
+    webhook({
+      id: 42,
+      type: 'sqs',
+      url: 'https://sqs.eu-west-1.amazonaws.com/1/events.fifo',
+      destination: JSON.stringify({
+        queue_url: 'https://sqs.eu-west-1.amazonaws.com/1/events.fifo',
+        region: 'eu-west-1',
+        access_key_id: 'AKIA-sqs-key-id',
+        secret_access_key: 'sqs-secret-key',
+      }),
+    }),
+  ],
+  [
     'an ed25519 endpoint during a rotation',
     webhook({
       id: 39,
@@ -743,8 +757,20 @@ describe('webhooks', () => {
       url: 'amqps://mq.example.com/prod',
       rabbitmq: { url: 'amqps://mq.example.com/prod', exchange: 'events', routing_key: 'gateway' },
     });
-    const text = JSON.stringify([kafka, rabbit]);
-    for (const secret of ['gw-user', 'kafka-pass-secret', 'amqp-pass-secret']) expect(text).not.toContain(secret);
+    const sqs = presentWebhook(webhookRows.find(([name]) => name.startsWith('an SQS'))![1], { withSecret: true });
+    expect(sqs).toMatchObject({
+      type: 'sqs',
+      url: 'https://sqs.eu-west-1.amazonaws.com/1/events.fifo',
+      sqs: {
+        queue_url: 'https://sqs.eu-west-1.amazonaws.com/1/events.fifo',
+        region: 'eu-west-1',
+        fifo: true,
+        signed: true,
+      },
+    });
+    const text = JSON.stringify([kafka, rabbit, sqs]);
+    for (const secret of ['gw-user', 'kafka-pass-secret', 'amqp-pass-secret', 'AKIA-sqs-key-id', 'sqs-secret-key'])
+      expect(text).not.toContain(secret);
   });
 
   it('a webhook endpoint answers no destination keys', () => {
@@ -752,6 +778,7 @@ describe('webhooks', () => {
     expect(Object.keys(object)).not.toContain('type');
     expect(Object.keys(object)).not.toContain('kafka');
     expect(Object.keys(object)).not.toContain('rabbitmq');
+    expect(Object.keys(object)).not.toContain('sqs');
   });
 
   it('a list of them matches the list answer', () => {

@@ -35,7 +35,20 @@ const RABBIT = {
   exchange: 'company-events',
   routing_key: 'gateway',
 };
-const CREDENTIALS = ['kafka-user-7', 'kafka-password-d41d8cd9', 'amqp-user-7', 'amqp-password-8f00b204'];
+const SQS = {
+  queue_url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/company-events.fifo',
+  region: 'eu-west-1',
+  access_key_id: 'AKIAEXAMPLE7SQSKEY',
+  secret_access_key: 'sqs-secret-9e107d9d372bb6826bd81d35',
+};
+const CREDENTIALS = [
+  'kafka-user-7',
+  'kafka-password-d41d8cd9',
+  'amqp-user-7',
+  'amqp-password-8f00b204',
+  SQS.access_key_id,
+  SQS.secret_access_key,
+];
 
 describe('broker endpoints through the API', () => {
   it('creates a Kafka endpoint: its type, target and settings answered, never its credentials', async () => {
@@ -79,6 +92,24 @@ describe('broker endpoints through the API', () => {
       rabbitmq: { url: 'amqps://mq.example.com:5671/prod', exchange: 'company-events', routing_key: 'gateway' },
     });
     for (const credential of CREDENTIALS) expect(created.text).not.toContain(credential);
+  });
+
+  it('creates an SQS endpoint: its queue answered, never its access key', async () => {
+    const company = await newCompany();
+    const created = await gw.request('POST', hooksPath(company), { json: { type: 'sqs', sqs: SQS } });
+    expect(created.status, created.text).toBe(201);
+    isWebhookResponse(created.body);
+    expect(created.body.webhook).toMatchObject({
+      type: 'sqs',
+      url: SQS.queue_url,
+      sqs: { queue_url: SQS.queue_url, region: 'eu-west-1', fifo: true, signed: true },
+    });
+    const id = created.body.webhook.id as number;
+    const shown = await gw.request('GET', `${hooksPath(company)}/${id}`);
+    expect(shown.body.webhook.sqs).toEqual({ queue_url: SQS.queue_url, region: 'eu-west-1', fifo: true, signed: true });
+    for (const text of [created.text, shown.text, gw.logText()])
+      for (const credential of CREDENTIALS) expect(text).not.toContain(credential);
+    expect(JSON.parse(gw.store.webhooks.find(company, id)!.destination!)).toEqual(SQS);
   });
 
   it('a webhook endpoint, typed or not, answers exactly the keys it always did', async () => {
@@ -140,12 +171,13 @@ describe('broker endpoints through the API', () => {
   it.each<[string, Record<string, unknown>, string, string]>([
     ['kafka without its settings', { type: 'kafka' }, 'kafka', 'kafka is required'],
     ['rabbitmq without its settings', { type: 'rabbitmq' }, 'rabbitmq', 'rabbitmq is required'],
+    ['sqs without its settings', { type: 'sqs' }, 'sqs', 'sqs is required'],
     ['a webhook without a url', { type: 'webhook' }, 'url', 'url is required'],
     [
       'an unknown type',
-      { type: 'sqs', url: 'https://x.example.com/' },
+      { type: 'sns', url: 'https://x.example.com/' },
       'type',
-      'type must be one of: webhook, kafka, rabbitmq',
+      'type must be one of: webhook, kafka, rabbitmq, sqs',
     ],
     [
       'kafka settings on a webhook',
@@ -201,6 +233,36 @@ describe('broker endpoints through the API', () => {
       { type: 'rabbitmq', rabbitmq: { url: 'amqp://u:p@127.0.0.1:5672/', routing_key: 'k' } },
       'rabbitmq/url',
       'rabbitmq/url may not point at 127.0.0.1: 127.0.0.1 is a loopback address, and the gateway sends nothing to private, loopback, link-local or reserved addresses unless GATEWAY_WEBHOOK_ALLOW_HOSTS names them',
+    ],
+    [
+      'an SQS queue URL that is not http(s)',
+      { type: 'sqs', sqs: { queue_url: 'sqs://queue.example.com/1/q', region: 'eu-west-1' } },
+      'sqs/queue_url',
+      'sqs.queue_url must be the http(s) URL of an SQS queue',
+    ],
+    [
+      'an SQS access key without its secret',
+      { type: 'sqs', sqs: { ...SQS, secret_access_key: undefined } },
+      'sqs',
+      'sqs must have property secret_access_key when property access_key_id is present',
+    ],
+    [
+      'an SQS region with capitals',
+      { type: 'sqs', sqs: { ...SQS, region: 'EU-West-1' } },
+      'sqs/region',
+      'sqs.region must be a region name: 1 to 64 lowercase letters, digits or "-"',
+    ],
+    [
+      'a private SQS server',
+      { type: 'sqs', sqs: { queue_url: 'https://10.0.0.9/1/q', region: 'eu-west-1' } },
+      'sqs/queue_url',
+      'sqs/queue_url may not point at 10.0.0.9: 10.0.0.9 is a private address, and the gateway sends nothing to private, loopback, link-local or reserved addresses unless GATEWAY_WEBHOOK_ALLOW_HOSTS names them',
+    ],
+    [
+      'a plain http SQS queue not allow-listed',
+      { type: 'sqs', sqs: { queue_url: 'http://sqs.example.com/1/q', region: 'eu-west-1' } },
+      'sqs/queue_url',
+      'sqs/queue_url must be https: plain http is only for hosts GATEWAY_WEBHOOK_ALLOW_HOSTS names (sqs.example.com is not one)',
     ],
   ])('422 for %s, naming it, nothing stored', async (_name, json, field, detail) => {
     const company = await newCompany();

@@ -71,12 +71,28 @@ const rabbitmq = fc.record(
   },
   { requiredKeys: [] },
 );
+const sqs = fc.record(
+  {
+    queue_url: fc.oneof(
+      host.map((h) => `https://${h}/123456789012/company-events`),
+      host.map((h) => `https://${h}/1/q.fifo`),
+      host.map((h) => `http://${h}/1/q`),
+      fc.constantFrom('sqs://q.example.com/1/q', 'https://', 'https://q.example.com', 'https://[zz]/1/q'),
+      fc.string({ maxLength: 8 }),
+    ),
+    region: fc.oneof(fc.constantFrom('eu-west-1', 'elasticmq', 'EU', ''), fc.string({ maxLength: 6 })),
+    access_key_id: fc.oneof(fc.constant('fuzz-user'), fc.constant(''), fc.integer()),
+    secret_access_key: fc.oneof(fc.constant(PASSWORD), fc.constant(''), fc.integer()),
+  },
+  { requiredKeys: [] },
+);
 const anyBody = fc.record(
   {
     type: fc.oneof(fc.constantFrom('webhook', 'kafka', 'rabbitmq', 'sqs', ''), fc.integer()),
     url: fc.constantFrom('https://crm.example.com/hooks', 'http://10.0.0.1/x'),
     kafka,
     rabbitmq,
+    sqs,
   },
   { requiredKeys: [] },
 );
@@ -113,6 +129,18 @@ const wellFormedBody = fc.oneof(
       { requiredKeys: ['url'] },
     ),
   }),
+  fc.record({
+    type: fc.constant('sqs'),
+    sqs: fc.record(
+      {
+        queue_url: publicHost.map((h) => `https://${h}/123456789012/company-events.fifo`),
+        region: fc.constant('eu-west-1'),
+        access_key_id: fc.constant('fuzz-user'),
+        secret_access_key: fc.constant(PASSWORD),
+      },
+      { requiredKeys: ['queue_url', 'region'] },
+    ),
+  }),
 );
 const body = fc.oneof(anyBody, wellFormedBody);
 
@@ -122,6 +150,7 @@ function hostsOf(value: Record<string, unknown>): string[] {
   if (type === 'kafka')
     return (value.kafka as { brokers: string[] }).brokers.map((b) => new URL(`kafka://${b}`).hostname);
   if (type === 'rabbitmq') return [new URL((value.rabbitmq as { url: string }).url).hostname];
+  if (type === 'sqs') return [new URL((value.sqs as { queue_url: string }).queue_url).hostname];
   return [new URL(value.url as string).hostname];
 }
 
@@ -129,7 +158,13 @@ function hostsOf(value: Record<string, unknown>): string[] {
 function routeRefuses(value: Record<string, unknown>): boolean {
   const type = (value.type as string | undefined) ?? 'webhook';
   const own = type === 'webhook' ? 'url' : type;
-  if ((['url', 'kafka', 'rabbitmq'] as const).some((field) => field !== own && value[field] !== undefined)) return true;
+  if ((['url', 'kafka', 'rabbitmq', 'sqs'] as const).some((field) => field !== own && value[field] !== undefined))
+    return true;
+  if (type === 'sqs') {
+    if (!URL.canParse((value.sqs as { queue_url: string }).queue_url)) return true;
+    const url = new URL((value.sqs as { queue_url: string }).queue_url);
+    if (url.protocol === 'http:' && !guard.isAllowed(url.hostname)) return true;
+  }
   return hostsOf(value).some((h) => guard.refusalOf(h) !== null);
 }
 

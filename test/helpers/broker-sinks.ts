@@ -4,6 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  ListQueuesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { eventually } from './wait.js';
 
 export interface SinkMessage {
@@ -11,16 +18,19 @@ export interface SinkMessage {
   id: string;
   headers: Record<string, string>;
   body: string;
-  /** Kafka: the `content-type` header. RabbitMQ: the contentType property. */
+  /** Kafka: the `content-type` header. RabbitMQ: the contentType property. SQS: the attribute. */
   contentType?: string;
   /** Kafka: the record key and partition. RabbitMQ: the messageId property. */
   key?: string;
   partition?: number;
   messageId?: string;
+  /** SQS, a FIFO queue: the message's group and deduplication ids. */
+  groupId?: string;
+  deduplicationId?: string;
 }
 
 export interface BrokerSink {
-  type: 'kafka' | 'rabbitmq';
+  type: 'kafka' | 'rabbitmq' | 'sqs';
   /** The endpoint's settings, as the API takes them under its type's name. */
   settings: Record<string, unknown>;
   received: SinkMessage[];
@@ -110,6 +120,94 @@ export async function rabbitmqSink(url: string): Promise<BrokerSink & { reconnec
     reconnect: open,
     async close() {
       await model?.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * A fresh queue (a FIFO one when `fifo`) of the SQS server at `endpoint` (test/helpers/elasticmq.ts)
+ * and a reader polling it, deleting what it read. It polls on through an outage of the server.
+ */
+export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSink> {
+  const client = new SQSClient({
+    region: 'elasticmq',
+    endpoint,
+    credentials: { accessKeyId: 'reader', secretAccessKey: 'reader' },
+    maxAttempts: 1,
+  });
+  const name = `company-${randomUUID().slice(0, 8)}${fifo ? '.fifo' : ''}`;
+  const created = await client.send(
+    new CreateQueueCommand({ QueueName: name, Attributes: fifo ? { FifoQueue: 'true' } : {} }),
+  );
+  const queueUrl = created.QueueUrl!;
+  const received: SinkMessage[] = [];
+  let running = true;
+  const poll = async () => {
+    while (running) {
+      const answer = await client
+        .send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId'],
+          }),
+        )
+        .catch(() => null);
+      if (answer === null) {
+        // The server is down (an outage under test): wait until it answers again, then read on.
+        await eventually(
+          'the SQS server answering the reader',
+          () =>
+            !running ||
+            client.send(new ListQueuesCommand({})).then(
+              () => true,
+              () => false,
+            ),
+          120_000,
+        ).catch(() => {});
+        continue;
+      }
+      const messages = answer.Messages ?? [];
+      for (const message of messages) {
+        const headers: Record<string, string> = {};
+        for (const [key, value] of Object.entries(message.MessageAttributes ?? {}))
+          if (key !== 'content-type') headers[key] = value.StringValue ?? '';
+        received.push({
+          id: headers['webhook-id'] ?? '',
+          headers,
+          body: message.Body ?? '',
+          contentType: message.MessageAttributes?.['content-type']?.StringValue,
+          groupId: message.Attributes?.MessageGroupId,
+          deduplicationId: message.Attributes?.MessageDeduplicationId,
+        });
+      }
+      if (messages.length > 0)
+        await client
+          .send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: messages.map((m, n) => ({ Id: String(n), ReceiptHandle: m.ReceiptHandle! })),
+            }),
+          )
+          .catch(() => {});
+    }
+  };
+  const polling = poll();
+  return {
+    type: 'sqs',
+    settings: {
+      queue_url: queueUrl,
+      region: 'elasticmq',
+      access_key_id: 'AKIDSINK',
+      secret_access_key: 'sink-secret-value',
+    },
+    received,
+    async close() {
+      running = false;
+      await polling;
+      client.destroy();
     },
   };
 }

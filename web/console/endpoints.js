@@ -178,4 +178,9 @@ function endpointPanel(companyId, endpoint, reload) {
 }
 
 /** How the console names an endpoint's destination type. */
-const DESTINATION_NAMES = { webhook: 'webhook (HTTP POST)', kafka: 'Kafka topic', rabbitmq: 'RabbitMQ exchange' };
+const DESTINATION_NAMES = {
+  webhook: 'webhook (HTTP POST)',
+  kafka: 'Kafka topic',
+  rabbitmq: 'RabbitMQ exchange',
+  sqs: 'Amazon SQS queue',
+};

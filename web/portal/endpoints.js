@@ -98,8 +98,8 @@ function showSecret(slot, webhook, rotated) {
 
 function endpointPanel(webhook, { reload, isCurrent }) {
   const base = `/portal/api/webhooks/${webhook.id}`;
-  // A Kafka or RabbitMQ endpoint: its target (without credentials) is changed through the API.
-  const broker = webhook.type === 'kafka' || webhook.type === 'rabbitmq';
+  // A Kafka, RabbitMQ or SQS endpoint: its target (without credentials) is changed through the API.
+  const broker = webhook.type === 'kafka' || webhook.type === 'rabbitmq' || webhook.type === 'sqs';
   const url = h('input', {
     name: 'url',
     type: 'url',
@@ -252,4 +252,9 @@ function addForm({ reload }) {
 }
 
 /** How the portal names an endpoint's destination type (a webhook endpoint's answer has no `type`). */
-const DESTINATION_NAMES = { webhook: 'webhook (HTTP POST)', kafka: 'Kafka topic', rabbitmq: 'RabbitMQ exchange' };
+const DESTINATION_NAMES = {
+  webhook: 'webhook (HTTP POST)',
+  kafka: 'Kafka topic',
+  rabbitmq: 'RabbitMQ exchange',
+  sqs: 'Amazon SQS queue',
+};

@@ -45,6 +45,8 @@ export function masked(text: string, destination: BrokerDestination): string {
   const secrets: string[] = [];
   if (destination.type === 'kafka' && destination.sasl !== undefined)
     secrets.push(destination.sasl.password, destination.sasl.username);
+  if (destination.type === 'sqs' && destination.access_key_id !== undefined)
+    secrets.push(destination.secret_access_key!, destination.access_key_id);
   if (destination.type === 'rabbitmq') {
     try {
       const url = new URL(destination.url);

@@ -3,6 +3,7 @@ import type { SsrfGuard } from '../../net/ssrf.js';
 import { failed, masked, type BrokerAnswer, type BrokerMessage, type BrokerSender } from './destination.js';
 import { KafkaSender } from './kafka.js';
 import { RabbitmqSender } from './rabbitmq.js';
+import { SqsSender } from './sqs.js';
 
 /** How long a broker connection no attempt used stays open. */
 const IDLE_CLOSE_MS = 60_000;
@@ -51,10 +52,7 @@ export class BrokerDestinations {
     const current = this.pool.get(endpointId);
     if (current !== undefined && current.settings === settings) return current;
     if (current !== undefined) this.drop(endpointId, current);
-    const sender =
-      destination.type === 'kafka'
-        ? new KafkaSender(destination, this.guard)
-        : new RabbitmqSender(destination, this.guard);
+    const sender = senderFor(destination, this.guard);
     const pooled: Pooled = { settings, sender, timer: undefined, busy: 0 };
     this.pool.set(endpointId, pooled);
     return pooled;
@@ -81,4 +79,10 @@ export class BrokerDestinations {
       }),
     );
   }
+}
+
+function senderFor(destination: BrokerDestination, guard: SsrfGuard): BrokerSender {
+  if (destination.type === 'kafka') return new KafkaSender(destination, guard);
+  if (destination.type === 'sqs') return new SqsSender(destination, guard);
+  return new RabbitmqSender(destination, guard);
 }

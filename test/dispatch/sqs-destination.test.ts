@@ -1,0 +1,128 @@
+// SQS destinations end to end (issue 49 item 1): a company's events sent to its own queue of a real
+// SQS-compatible server (ElasticMQ, test/helpers/elasticmq.ts), standard and FIFO, by a gateway in
+// both stream modes, next to a webhook endpoint; the server stopped during delivery and started
+// again on the same port and data.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { sqsSink, type BrokerSink } from '../helpers/broker-sinks.js';
+import {
+  brokerEndpoint,
+  emitEvents,
+  eventIds,
+  heldWhileDisabled,
+  newCompany,
+  sameEventsAsWebhooks,
+  testMessage,
+} from '../helpers/destination-scenarios.js';
+import { startElasticMq, type ElasticMq } from '../helpers/elasticmq.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
+
+let server: ElasticMq;
+beforeAll(async () => {
+  server = await startElasticMq();
+}, 120_000);
+afterAll(async () => {
+  await server?.remove();
+}, 60_000);
+
+const attemptsOf = (gw: TestGateway, endpointId: number) =>
+  gw.store.db
+    .prepare(
+      `SELECT a.error, a.outcome FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+       WHERE d.endpoint_id = ? ORDER BY d.seq, a.number`,
+    )
+    .all(endpointId) as { error: string | null; outcome: string }[];
+
+describe.each(['sqlite', 'kafka'] as const)('an SQS destination, %s streams', (streams) => {
+  let gw: TestGateway;
+  let receiver: Receiver;
+  const sinks: BrokerSink[] = [];
+  const sink = async (fifo = false) => {
+    const made = await sqsSink(server.endpoint, fifo);
+    sinks.push(made);
+    return made;
+  };
+
+  beforeAll(async () => {
+    gw = await startTestGateway(
+      {
+        ...TO_RECEIVERS,
+        GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s',
+        GATEWAY_WEBHOOK_RETRY_JITTER: '0',
+      },
+      { streams },
+    );
+    receiver = await startReceiver(() => []);
+  }, 120_000);
+  afterAll(async () => {
+    for (const s of sinks) await s.close();
+    await receiver?.close();
+    await gw?.close();
+  });
+
+  it('gets the same events, ids and order as a webhook endpoint, signed, on a standard queue', async () => {
+    await sameEventsAsWebhooks(gw, await sink(), receiver);
+  }, 120_000);
+
+  it('gets them on a FIFO queue in one group per endpoint, the event id as deduplication id', async () => {
+    const target = await sink(true);
+    await sameEventsAsWebhooks(gw, target, receiver);
+    const messages = target.received.filter((m) => !m.id.startsWith('test_'));
+    expect(messages.length).toBeGreaterThanOrEqual(20);
+    for (const m of messages) expect(m.deduplicationId).toBe(m.id);
+    expect(new Set(messages.map((m) => m.groupId)).size).toBe(1);
+    expect(messages[0]!.groupId).toMatch(/^\d+:\d+$/);
+  }, 120_000);
+
+  it('sends the test message on demand', async () => {
+    await testMessage(gw, await sink());
+  }, 60_000);
+
+  it('holds its events while disabled and delivers them in order once enabled', async () => {
+    await heldWhileDisabled(gw, await sink(true));
+  }, 120_000);
+
+  it('records a send SQS refuses as the attempt error, the access key masked', async () => {
+    const company = await newCompany(gw);
+    const target = await sink();
+    const endpoint = await brokerEndpoint(gw, company, {
+      ...target,
+      settings: { ...target.settings, queue_url: `${server.endpoint}/000000000000/no-such-queue` },
+    });
+    emitEvents(gw, company, 1);
+    await eventually('a failed attempt recorded', () => attemptsOf(gw, endpoint.id).length >= 1, 30_000);
+    const [attempt] = attemptsOf(gw, endpoint.id);
+    expect(attempt!.outcome).toBe('retry');
+    expect(attempt!.error).toMatch(/^SQS: /);
+    expect(attempt!.error).not.toContain('sink-secret-value');
+    expect(attempt!.error).not.toContain('AKIDSINK');
+    const disabled = await gw.request('PATCH', `/api/p2/companies/${company}/webhooks/${endpoint.id}`, {
+      json: { active: false },
+    });
+    expect(disabled.status, disabled.text).toBe(200);
+  }, 60_000);
+
+  it('retries through a server outage on a FIFO queue: nothing lost, in order, no duplicate', async () => {
+    const company = await newCompany(gw);
+    const target = await sink(true);
+    const endpoint = await brokerEndpoint(gw, company, target, { ordering: 'strict' });
+    const first = emitEvents(gw, company, 3);
+    await eventually('the first events in the queue', () => eventIds(target.received).length >= 3, 60_000);
+    await server.stop();
+    const during = emitEvents(gw, company, 5);
+    await eventually(
+      'an attempt failed by the outage',
+      () => attemptsOf(gw, endpoint.id).some((a) => a.outcome === 'retry' && a.error !== null),
+      60_000,
+    );
+    const failed = attemptsOf(gw, endpoint.id).find((a) => a.error !== null)!;
+    expect(failed.error).toMatch(/^SQS: /);
+    expect(failed.error).not.toContain('sink-secret-value');
+    await server.start();
+    const ids = [...first, ...during].map((e) => e.id);
+    await eventually('every event in the queue', () => eventIds(target.received).length >= ids.length, 90_000);
+    // The FIFO queue deduplicates a resent event by its id: each event once, in order.
+    expect(eventIds(target.received)).toEqual(ids);
+  }, 180_000);
+});
