@@ -132,6 +132,11 @@ export const sqsSettings = {
 } as const satisfies JSONSchema;
 export type SqsSettings = FromSchema<typeof sqsSettings>;
 
+/** A FIFO queue's name ends in `.fifo` (SQS's own rule). */
+export function isFifoQueue(queueUrl: string): boolean {
+  return /\.fifo$/.test(queueUrl.replace(/\/+$/, ''));
+}
+
 /** A Kafka destination as answered: its settings without the SASL username and password. */
 export const kafkaObject = {
   type: 'object',

@@ -1,12 +1,13 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import type {
-  BrokerDestination,
-  KafkaSettings,
-  RabbitmqSettings,
-  SqsSettings,
-  kafkaObject,
-  rabbitmqObject,
-  sqsObject,
+import {
+  isFifoQueue,
+  type BrokerDestination,
+  type KafkaSettings,
+  type RabbitmqSettings,
+  type SqsSettings,
+  type kafkaObject,
+  type rabbitmqObject,
+  type sqsObject,
 } from '../../schemas/objects/destination.js';
 import type { WebhookEndpointRow } from '../store/resources/webhooks.js';
 
@@ -90,9 +91,4 @@ export function presentDestination(
       routing_key: destination.routing_key,
     },
   };
-}
-
-/** A FIFO queue's name ends in `.fifo` (SQS's own rule). */
-export function isFifoQueue(queueUrl: string): boolean {
-  return /\.fifo$/.test(queueUrl.replace(/\/+$/, ''));
 }

@@ -1,9 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { SendMessageCommand, SQSClient, type MessageAttributeValue } from '@aws-sdk/client-sqs';
-import type { BrokerDestination } from '../../../schemas/objects/destination.js';
+import { isFifoQueue, type BrokerDestination } from '../../../schemas/objects/destination.js';
 import type { SsrfGuard } from '../../net/ssrf.js';
-import { isFifoQueue } from '../../presenters/destination.js';
 import {
   CONFIRMED,
   failed,
