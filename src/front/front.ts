@@ -5,9 +5,10 @@
  * shard (src/front/merge.ts), and several fronts can run side by side.
  *
  * It passes on the method, path, query and headers (src/front/forwarded-headers.ts) and the body
- * byte for byte (streamed, or held when the owner is read from it), and answers with the shard's
- * answer as it comes; its own answers (a merged list, 503 for a shard it cannot reach) are
- * src/front/front-answers.ts.
+ * byte for byte (src/front/body.ts: a small one held whole, a large one streamed), and writes the
+ * shard's answer as it comes (src/front/relay.ts). Requests no id routes go to every shard at once
+ * (src/front/fan-out.ts); the front's own answers (a merged list, 503 for a shard it cannot reach)
+ * are src/front/front-answers.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
@@ -17,14 +18,14 @@ import { ValidationFailed } from '../errors/errors.js';
 import type { Logger } from '../log.js';
 import { companyOfInput, companyOfQuery } from './company-input.js';
 import type { FrontMetrics } from './front-metrics.js';
-import { mergeList, type ListInput, type ShardAnswer } from './merge.js';
-import { isEventStream, notHere, routeOf, shardOfRoute, type Route } from './routing.js';
+import { isEventStream, routeOf, shardOfRoute, type Route } from './routing.js';
 import { ShardUnavailable, type ShardSet } from './shard-set.js';
-import { hasBody, readBody } from './body.js';
+import { bodyToSend, readBody } from './body.js';
+import { answerFirst, answerList, jsonObjectOf } from './fan-out.js';
 import { readUpload } from './upload.js';
 import { callsAdminWithConsoleSession, SESSION_CHECK_PATH, useAdminToken } from './console-auth.js';
 import { clusterView } from './views.js';
-import { relayAnswer } from './relay.js';
+import { relayAnswer, relayExchange } from './relay.js';
 import { answerError, answerHealth, answerMerged, answerMetrics } from './front-answers.js';
 import { downstreamHeaders, upstreamHeaders } from './forwarded-headers.js';
 
@@ -100,13 +101,13 @@ export class Front {
           shardOfRoute(route.id, slots, shards.count) ?? this.anyLive(),
           req,
           res,
-          hasBody(req) ? req : null,
+          await bodyToSend(req),
           route.kind,
           longLived,
         );
       case 'any':
       case 'home':
-        return this.forward(this.anyLive(), req, res, hasBody(req) ? req : null, route.kind);
+        return this.forward(this.anyLive(), req, res, await bodyToSend(req), route.kind);
       case 'input': {
         const body = await readBody(req, this.options.bodyLimitBytes);
         const company = companyOfInput(req.method ?? 'GET', querystring, body, req.headers['content-type']);
@@ -121,7 +122,7 @@ export class Front {
       case 'create':
         return this.create(req, res);
       case 'first':
-        return this.first(req, res, longLived);
+        return answerFirst(shards, req, res, await readBody(req, this.options.bodyLimitBytes), longLived);
       case 'view': {
         const merged = await clusterView(route.view, {
           shards,
@@ -144,9 +145,13 @@ export class Front {
         if (route.list === 'deliveries') {
           const company = companyOfQuery(querystring);
           if (company !== undefined && company !== null)
-            return this.forward(this.shardOfCompany(company), req, res, hasBody(req) ? req : null, route.kind);
+            return this.forward(this.shardOfCompany(company), req, res, await bodyToSend(req), route.kind);
         }
-        return this.list(route.list, req, res, querystring);
+        const body = await readBody(req, this.options.bodyLimitBytes);
+        const json = jsonObjectOf(body, req.headers['content-type']);
+        // A body that is not a JSON object: the shard that gets it refuses it.
+        if (body.length > 0 && json === null) return this.forward(this.anyLive(), req, res, body, route.kind);
+        return answerList(shards, route.list, req, res, querystring, json);
       }
     }
   }
@@ -172,22 +177,13 @@ export class Front {
     route: string,
     longLived = false,
   ): Promise<void> {
-    const response = await this.options.shards.request(
-      shard,
-      {
-        method: req.method as Dispatcher.HttpMethod,
-        path: req.url ?? '/',
-        headers: upstreamHeaders(req, body),
-        body: body ?? undefined,
-      },
-      route,
-      longLived,
-    );
-    await this.send(res, response);
-  }
-
-  private async send(res: ServerResponse, response: Dispatcher.ResponseData): Promise<void> {
-    await relayAnswer(res, response.statusCode, downstreamHeaders(response.headers), response.body);
+    const options = {
+      method: req.method as Dispatcher.HttpMethod,
+      path: req.url ?? '/',
+      headers: upstreamHeaders(req, body),
+      body: body ?? undefined,
+    };
+    await relayExchange(this.options.shards, shard, options, route, longLived, res);
   }
 
   /**
@@ -207,7 +203,7 @@ export class Front {
       'session',
     );
     if (check.statusCode !== 204) {
-      await this.send(res, check);
+      await relayAnswer(res, check.statusCode, downstreamHeaders(check.headers), check.body);
       return false;
     }
     await check.body.dump();
@@ -228,83 +224,5 @@ export class Front {
         if (!(error instanceof ShardUnavailable)) throw error;
       }
     }
-  }
-
-  /** Asks every live shard; answers the first in shard order that is not "not here", else the lowest shard's answer. */
-  private async first(req: IncomingMessage, res: ServerResponse, longLived: boolean): Promise<void> {
-    const { shards } = this.options;
-    const body = await readBody(req, this.options.bodyLimitBytes);
-    const live = shards.live();
-    const settled = await Promise.allSettled(
-      live.map((shard) =>
-        shards.request(
-          shard,
-          {
-            method: req.method as Dispatcher.HttpMethod,
-            path: req.url ?? '/',
-            headers: upstreamHeaders(req, body),
-            body: hasBody(req) ? body : undefined,
-          },
-          'first',
-          longLived,
-        ),
-      ),
-    );
-    const failed = settled.find((s) => s.status === 'rejected' && !(s.reason instanceof ShardUnavailable));
-    const answers = settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
-    const chosen = answers.find((a) => a !== null && !notHere(a.statusCode)) ?? null;
-    const fallback = chosen ?? (shards.down().length === 0 ? (answers.find((a) => a !== null) ?? null) : null);
-    for (const answer of answers) if (answer !== null && answer !== fallback) void answer.body.dump();
-    if (failed !== undefined && fallback === null) throw (failed as PromiseRejectedResult).reason;
-    // The answer may be on a shard that is down: say so rather than "not found".
-    if (fallback === null) throw new ShardUnavailable(shards.down()[0] ?? 0);
-    await this.send(res, fallback);
-  }
-
-  private async list(
-    list: Parameters<typeof mergeList>[0],
-    req: IncomingMessage,
-    res: ServerResponse,
-    querystring: string,
-  ): Promise<void> {
-    const { shards } = this.options;
-    const body = await readBody(req, this.options.bodyLimitBytes);
-    let json: Record<string, unknown> | null = null;
-    if (body.length > 0 && /json/i.test(req.headers['content-type'] ?? '')) {
-      try {
-        const parsed: unknown = JSON.parse(body.toString('utf8'));
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-          json = parsed as Record<string, unknown>;
-      } catch {
-        // Not JSON: the shard that gets it refuses it.
-      }
-    }
-    if (body.length > 0 && json === null) return this.forward(this.anyLive(), req, res, body, 'list');
-    const pathname = (req.url ?? '/').split('?')[0]!;
-    // The merged answer carries the lowest shard's headers (X-Request-Id, Cache-Control) over its own body.
-    let first: ShardAnswer | null = null;
-    const ask = async (shard: number, input: ListInput): Promise<ShardAnswer> => {
-      const payload = input.json === null ? undefined : Buffer.from(JSON.stringify(input.json));
-      const response = await shards.request(
-        shard,
-        {
-          method: 'GET',
-          path: input.querystring === '' ? pathname : `${pathname}?${input.querystring}`,
-          headers: upstreamHeaders(req, payload ?? null),
-          body: payload,
-        },
-        'list',
-      );
-      const answer = {
-        shard,
-        status: response.statusCode,
-        headers: response.headers,
-        text: await response.body.text(),
-      };
-      if (first === null || shard < first.shard) first = answer;
-      return answer;
-    };
-    const merged = await mergeList(list, shards.count, shards.down(), ask, { querystring, json });
-    answerMerged(res, merged, (first as ShardAnswer | null)?.headers);
   }
 }

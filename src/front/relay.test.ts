@@ -1,17 +1,23 @@
-// relayAnswer between a real upstream server (a shard), an undici Pool (as the front's ShardSet
-// holds) and a real client: the answer streamed through intact, a shard breaking off mid-answer, a
-// client going away mid-answer.
+// Both ways the front relays a shard's answer, between a real upstream server (a shard) and a real
+// client: relayExchange through a ShardSet (every proxied request) and relayAnswer of a response
+// already read from an undici Pool (a session check, a fan-out's choice). Each: the answer streamed
+// through intact, a shard breaking off mid-answer, a client going away mid-answer.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { relayAnswer } from './relay.js';
+import { FrontMetrics } from './front-metrics.js';
+import { relayAnswer, relayExchange } from './relay.js';
+import { ShardSet } from './shard-set.js';
+import { createLogger } from '../log.js';
 
 const servers: http.Server[] = [];
 const pools: Pool[] = [];
+const shardSets: ShardSet[] = [];
 
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.destroy()));
+  await Promise.all(shardSets.splice(0).map((shards) => shards.close()));
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -25,8 +31,10 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** A front reduced to the relay: every request goes to `shard`, its answer comes back through relayAnswer. */
-async function relayTo(shard: string): Promise<{ url: string; relayed: Promise<void>[] }> {
+type Relay = (shard: string) => Promise<{ url: string; relayed: Promise<void>[] }>;
+
+/** A front reduced to relayAnswer: every request goes to `shard`, its answer comes back through it. */
+const throughRelayAnswer: Relay = async (shard) => {
   const pool = new Pool(shard, { connections: 1 });
   pools.push(pool);
   const relayed: Promise<void>[] = [];
@@ -42,9 +50,28 @@ async function relayTo(shard: string): Promise<{ url: string; relayed: Promise<v
     });
   });
   return { url, relayed };
-}
+};
 
-describe('relayAnswer', () => {
+/** A front reduced to relayExchange: every request goes to `shard` through a ShardSet of one shard. */
+const throughRelayExchange: Relay = async (shard) => {
+  const shards = new ShardSet(
+    [shard],
+    { connectTimeoutMs: 1_000, responseTimeoutMs: 10_000, connections: 1, probeIntervalMs: 500 },
+    new FrontMetrics({ defaultMetrics: false }),
+    createLogger('silent'),
+  );
+  shardSets.push(shards);
+  const relayed: Promise<void>[] = [];
+  const url = await listen((req, res) => {
+    relayed.push(relayExchange(shards, 0, { method: 'GET', path: req.url ?? '/' }, 'id', false, res));
+  });
+  return { url, relayed };
+};
+
+describe.each([
+  ['relayExchange', throughRelayExchange],
+  ['relayAnswer', throughRelayAnswer],
+])('%s', (_name, relayTo: Relay) => {
   it('passes the status, the headers and a body of many chunks byte for byte', async () => {
     const chunk = Buffer.alloc(64 * 1024, 'x');
     const shard = await listen((_req, res) => {

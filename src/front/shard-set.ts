@@ -131,18 +131,59 @@ export class ShardSet {
   }
 
   /**
-   * Sends a request to a shard. A shard held down, or one that cannot be reached now, throws
-   * ShardUnavailable (and is marked down); a request whose body can be sent again (none, or a
-   * buffer) is tried once more first, on a fresh connection, since a keep-alive connection the core
-   * just closed fails the same way.
+   * Sends a request to a shard and answers its response. A shard held down, or one that cannot be
+   * reached now, throws ShardUnavailable (and is marked down); a request whose body can be sent
+   * again (none, or a buffer) is tried once more first, on a fresh connection, since a keep-alive
+   * connection the core just closed fails the same way.
    */
-  async request(
+  request(
     shard: number,
     options: Omit<Dispatcher.RequestOptions, 'origin'>,
     route: string,
     /** A live event stream: on a connection of its own (ShardEntry.streams). */
     longLived = false,
   ): Promise<Dispatcher.ResponseData> {
+    return this.exchange(shard, options, route, longLived, (pool) => pool.request(options));
+  }
+
+  /**
+   * Sends a request to a shard and writes its answer into the writable that `factory` returns for
+   * the response head, chunk by chunk with backpressure, with no body stream between the two
+   * (undici's stream()). Down-marking and the one retry are request()'s, up to the head: once the
+   * factory ran, a failure is the exchange's own and is thrown as it is.
+   */
+  stream(
+    shard: number,
+    options: Omit<Dispatcher.RequestOptions, 'origin'>,
+    route: string,
+    longLived: boolean,
+    factory: Dispatcher.StreamFactory,
+  ): Promise<void> {
+    let answered = false;
+    const onHead: Dispatcher.StreamFactory = (data) => {
+      answered = true;
+      return factory(data);
+    };
+    return this.exchange(
+      shard,
+      options,
+      route,
+      longLived,
+      async (pool) => {
+        await pool.stream(options, onHead);
+      },
+      () => answered,
+    );
+  }
+
+  private async exchange<T>(
+    shard: number,
+    options: Omit<Dispatcher.RequestOptions, 'origin'>,
+    route: string,
+    longLived: boolean,
+    send: (pool: Pool) => Promise<T>,
+    answered: () => boolean = () => false,
+  ): Promise<T> {
     const entry = this.entries[shard];
     if (entry === undefined || !entry.up) {
       this.metrics.proxied(shard, route, 'unavailable');
@@ -156,11 +197,11 @@ export class ShardSet {
     const started = process.hrtime.bigint();
     for (let attempt = 1; ; attempt++) {
       try {
-        const response = await (longLived ? entry.streams : entry.pool).request(options);
+        const result = await send(longLived ? entry.streams : entry.pool);
         this.metrics.proxied(shard, route, 'answered', Number(process.hrtime.bigint() - started) / 1e9);
-        return response;
+        return result;
       } catch (error) {
-        if (!isUnreachable(error)) {
+        if (answered() || !isUnreachable(error)) {
           this.metrics.proxied(shard, route, 'failed');
           throw error;
         }

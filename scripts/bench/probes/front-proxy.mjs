@@ -1,0 +1,147 @@
+// The front's CPU per proxied callback alone: a front (src/front/, built) before one shard that
+// answers at once, under signed-callback-sized POSTs from 32 connections. With two builds it
+// alternates them and prints each one's mean and the second's ratio to the first, the way to
+// compare a change to the front (the old build copied aside first: cp -r dist /tmp/old-dist).
+//
+// Usage: node scripts/bench/probes/front-proxy.mjs [dist A=dist] [dist B=dist A] [rounds=4] [requests=10000]
+// Prints, per round and build: the front's CPU per request (user+sys, µs) and requests/s.
+import { fork } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const [role, ...rest] = process.argv.slice(2);
+
+/** A core reduced to its answer to a callback: reads the body, answers 200 with a small JSON. */
+function serveShard() {
+  const answer = Buffer.from(JSON.stringify({ status: 'ok', data: { id: 1 } }));
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': answer.length,
+        'x-request-id': 'r',
+      });
+      res.end(answer);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.send(server.address().port));
+}
+
+/** A front of the build in `dist` before the shard on `shardPort`; answers its CPU time when asked. */
+async function serveFront(dist, shardPort) {
+  const { Front } = await import(path.join(dist, 'src/front/front.js'));
+  const { FrontMetrics } = await import(path.join(dist, 'src/front/front-metrics.js'));
+  const { ShardSet } = await import(path.join(dist, 'src/front/shard-set.js'));
+  const { createLogger } = await import(path.join(dist, 'src/log.js'));
+  const logger = createLogger('silent');
+  const metrics = new FrontMetrics();
+  const shardOptions = { connectTimeoutMs: 1000, responseTimeoutMs: 10_000, connections: 64, probeIntervalMs: 500 };
+  const shards = new ShardSet([`http://127.0.0.1:${shardPort}`], shardOptions, metrics, logger);
+  const front = new Front({
+    shards,
+    slots: 64,
+    metrics,
+    logger,
+    bodyLimitBytes: 1 << 20,
+    uploadHoldBytes: 1 << 24,
+    metricsToken: null,
+    retryAfterSeconds: 5,
+    adminToken: null,
+    workerUrls: [],
+    address: () => '',
+  });
+  const server = http.createServer(front.listener);
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+  process.on('message', () => {
+    const { user, system } = process.cpuUsage();
+    process.send({ cpu: user + system });
+  });
+}
+
+const reply = (child, pick) =>
+  new Promise((resolve) =>
+    child.on('message', function onMessage(m) {
+      if (pick(m)) {
+        child.off('message', onMessage);
+        resolve(m);
+      }
+    }),
+  );
+
+async function compare([a = 'dist', b = a, rounds = '4', requests = '10000']) {
+  const { Pool } = await import('undici');
+  const self = fileURLToPath(import.meta.url);
+  const shard = fork(self, ['shard']);
+  const shardPort = await reply(shard, (m) => typeof m === 'number');
+  const message = {
+    update_id: 1,
+    message: {
+      message_id: 5,
+      from: { id: 42, first_name: 'A' },
+      chat: { id: 42, type: 'private' },
+      date: 1_700_000_000,
+      text: 'x'.repeat(300),
+    },
+  };
+  const body = Buffer.from(JSON.stringify(message));
+  const measure = async (dist) => {
+    const front = fork(self, ['front', path.resolve(ROOT, dist), String(shardPort)]);
+    const { port } = await reply(front, (m) => m.port !== undefined);
+    const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 32 });
+    const send = async (count) => {
+      let sent = 0;
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (sent++ < count) {
+            const response = await pool.request({
+              method: 'POST',
+              path: '/callbacks/chat_b/65',
+              headers: { 'content-type': 'application/json' },
+              body,
+            });
+            await response.body.dump();
+            if (response.statusCode !== 200) throw new Error(`the front answered ${response.statusCode}`);
+          }
+        }),
+      );
+    };
+    const cpu = async () => {
+      front.send('cpu');
+      return (await reply(front, (m) => m.cpu !== undefined)).cpu;
+    };
+    await send(3000);
+    const before = await cpu();
+    const started = performance.now();
+    await send(Number(requests));
+    const seconds = (performance.now() - started) / 1000;
+    const used = (await cpu()) - before;
+    await pool.close();
+    front.kill();
+    return { us: used / Number(requests), rate: Number(requests) / seconds };
+  };
+  const runs = { A: [], B: [] };
+  for (let round = 1; round <= Number(rounds); round++) {
+    for (const [name, dist] of [
+      ['A', a],
+      ['B', b],
+    ]) {
+      const run = await measure(dist);
+      runs[name].push(run.us);
+      console.log(
+        `round ${round} ${name} (${dist}): ${run.us.toFixed(1)} µs per request, ${run.rate.toFixed(0)} requests/s`,
+      );
+    }
+  }
+  shard.kill();
+  const mean = (xs) => xs.reduce((sum, x) => sum + x, 0) / xs.length;
+  console.log(
+    `front CPU per request: A ${mean(runs.A).toFixed(1)} µs, B ${mean(runs.B).toFixed(1)} µs, B/A ${(mean(runs.B) / mean(runs.A)).toFixed(2)}`,
+  );
+}
+
+if (role === 'shard') serveShard();
+else if (role === 'front') await serveFront(...rest);
+else await compare(process.argv.slice(2));
