@@ -1,6 +1,7 @@
 // Where the broker destination tests read what the gateway published: a Kafka topic (on the shared
-// test broker) or a RabbitMQ queue bound to an exchange (on a private node, test/helpers/rabbitmq.ts),
-// each message with the headers a consumer sees, in the order the broker keeps them.
+// test broker or a private one), a RabbitMQ queue bound to an exchange (on a private node,
+// test/helpers/rabbitmq.ts) or an SQS queue (test/helpers/elasticmq.ts), each message with the
+// headers a consumer sees, in the order the broker keeps them.
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
@@ -37,8 +38,12 @@ export interface BrokerSink {
   close(): Promise<void>;
 }
 
-/** A fresh topic of 3 partitions on the test broker, and a consumer reading it from its start. */
-export async function kafkaSink(brokers: string[]): Promise<BrokerSink> {
+/**
+ * A fresh topic of 3 partitions on `brokers`, and a consumer reading it from its start. After the
+ * broker was stopped and started again, `reconnect` reads the topic afresh from its start (a new
+ * consumer group): `received` is then the topic's whole content again, in the broker's order.
+ */
+export async function kafkaSink(brokers: string[]): Promise<BrokerSink & { reconnect(): Promise<void> }> {
   const topic = `destination-${randomUUID().slice(0, 8)}`;
   const kafka = new Kafka({ clientId: 'destination-test', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
@@ -51,28 +56,39 @@ export async function kafkaSink(brokers: string[]): Promise<BrokerSink> {
     return partitions.length === 3 && partitions.every((p) => p.leader >= 0);
   });
   await admin.disconnect();
-  const consumer: Consumer = kafka.consumer({ groupId: `${topic}-reader` });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
   const received: SinkMessage[] = [];
-  await consumer.run({
-    eachMessage: async ({ partition, message }) => {
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(message.headers ?? {})) headers[name] = String(value);
-      received.push({
-        id: headers['webhook-id'] ?? '',
-        headers,
-        body: message.value?.toString('utf8') ?? '',
-        contentType: headers['content-type'],
-        key: message.key?.toString('utf8'),
-        partition,
-      });
-    },
-  });
+  let readers = 0;
+  const read = async (): Promise<Consumer> => {
+    readers += 1;
+    const consumer = kafka.consumer({ groupId: `${topic}-reader-${readers}` });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(message.headers ?? {})) headers[name] = String(value);
+        received.push({
+          id: headers['webhook-id'] ?? '',
+          headers,
+          body: message.value?.toString('utf8') ?? '',
+          contentType: headers['content-type'],
+          key: message.key?.toString('utf8'),
+          partition,
+        });
+      },
+    });
+    return consumer;
+  };
+  let consumer = await read();
   return {
     type: 'kafka',
     settings: { brokers, topic },
     received,
+    async reconnect() {
+      await consumer.disconnect().catch(() => {});
+      received.length = 0;
+      consumer = await read();
+    },
     async close() {
       await consumer.disconnect();
     },
