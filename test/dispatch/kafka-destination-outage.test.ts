@@ -4,7 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { kafkaSink, type BrokerSink } from '../helpers/broker-sinks.js';
-import { brokerEndpoint, emitEvents, eventIds, newCompany } from '../helpers/destination-scenarios.js';
+import {
+  brokerEndpoint,
+  emitEvents,
+  eventIds,
+  newCompany,
+  OUTAGE_RETRY_SCHEDULE,
+} from '../helpers/destination-scenarios.js';
 import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broker.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -34,15 +40,7 @@ describe.each(['sqlite', 'kafka'] as const)('a Kafka destination through a broke
   const sinks: BrokerSink[] = [];
 
   beforeAll(async () => {
-    // Attempts for about a minute: a broker restart on a busy machine takes up to half of it.
-    gw = await startTestGateway(
-      {
-        ...TO_RECEIVERS,
-        GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,2s,2s,3s,3s,5s,5s,5s,5s,5s,5s,5s,5s,5s',
-        GATEWAY_WEBHOOK_RETRY_JITTER: '0',
-      },
-      { streams },
-    );
+    gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_JITTER: '0' }, { streams });
   }, 120_000);
   afterAll(async () => {
     for (const s of sinks) await s.close().catch(() => {});
@@ -53,7 +51,10 @@ describe.each(['sqlite', 'kafka'] as const)('a Kafka destination through a broke
     const company = await newCompany(gw);
     const target = await kafkaSink([broker.brokers]);
     sinks.push(target);
-    const endpoint = await brokerEndpoint(gw, company, target, { ordering: 'strict' });
+    const endpoint = await brokerEndpoint(gw, company, target, {
+      ordering: 'strict',
+      retry_schedule: OUTAGE_RETRY_SCHEDULE,
+    });
     const first = emitEvents(gw, company, 3);
     await eventually('the first events on the topic', () => eventIds(target.received).length >= 3, 60_000);
 

@@ -11,6 +11,7 @@ import {
   eventIds,
   heldWhileDisabled,
   newCompany,
+  OUTAGE_RETRY_SCHEDULE,
   sameEventsAsWebhooks,
   testMessage,
 } from '../helpers/destination-scenarios.js';
@@ -97,7 +98,10 @@ describe.each(['sqlite', 'kafka'] as const)('a RabbitMQ destination, %s streams'
   it('retries through a broker outage: nothing lost, in order, the broker error in the attempt log', async () => {
     const company = await newCompany(gw);
     const target = await sink();
-    const endpoint = await brokerEndpoint(gw, company, target, { ordering: 'strict' });
+    const endpoint = await brokerEndpoint(gw, company, target, {
+      ordering: 'strict',
+      retry_schedule: OUTAGE_RETRY_SCHEDULE,
+    });
     const first = emitEvents(gw, company, 3);
     await eventually('the first events in the queue', () => eventIds(target.received).length >= 3, 60_000);
     await node.stop();

@@ -11,6 +11,7 @@ import {
   eventIds,
   heldWhileDisabled,
   newCompany,
+  OUTAGE_RETRY_SCHEDULE,
   sameEventsAsWebhooks,
   testMessage,
 } from '../helpers/destination-scenarios.js';
@@ -106,7 +107,10 @@ describe.each(['sqlite', 'kafka'] as const)('an SQS destination, %s streams', (s
   it('retries through a server outage on a FIFO queue: nothing lost, in order, no duplicate', async () => {
     const company = await newCompany(gw);
     const target = await sink(true);
-    const endpoint = await brokerEndpoint(gw, company, target, { ordering: 'strict' });
+    const endpoint = await brokerEndpoint(gw, company, target, {
+      ordering: 'strict',
+      retry_schedule: OUTAGE_RETRY_SCHEDULE,
+    });
     const first = emitEvents(gw, company, 3);
     await eventually('the first events in the queue', () => eventIds(target.received).length >= 3, 60_000);
     await server.stop();

@@ -11,6 +11,7 @@ import {
   ListQueuesCommand,
   ReceiveMessageCommand,
   SQSClient,
+  type Message,
 } from '@aws-sdk/client-sqs';
 import { eventually } from './wait.js';
 
@@ -143,6 +144,11 @@ export async function rabbitmqSink(url: string): Promise<BrokerSink & { reconnec
 /**
  * A fresh queue (a FIFO one when `fifo`) of the SQS server at `endpoint` (test/helpers/elasticmq.ts)
  * and a reader polling it, deleting what it read. It polls on through an outage of the server.
+ *
+ * `received` holds each queue message once: a message the reader got again because its delete did
+ * not reach the server (stopped just then) is SQS redelivering to its consumer, not a second send,
+ * and is recognised by its queue message id. A FIFO batch is taken in its sequence numbers' order:
+ * ElasticMQ may answer a batch of one group out of that order (softwaremill/elasticmq#137).
  */
 export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSink> {
   const client = new SQSClient({
@@ -153,10 +159,15 @@ export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSin
   });
   const name = `company-${randomUUID().slice(0, 8)}${fifo ? '.fifo' : ''}`;
   const created = await client.send(
-    new CreateQueueCommand({ QueueName: name, Attributes: fifo ? { FifoQueue: 'true' } : {} }),
+    new CreateQueueCommand({
+      QueueName: name,
+      // A message whose delete an outage lost comes back in seconds, not after SQS's default 30 s.
+      Attributes: { VisibilityTimeout: '3', ...(fifo ? { FifoQueue: 'true' } : {}) },
+    }),
   );
   const queueUrl = created.QueueUrl!;
   const received: SinkMessage[] = [];
+  const seen = new Set<string>();
   let running = true;
   const poll = async () => {
     while (running) {
@@ -167,7 +178,7 @@ export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSin
             MaxNumberOfMessages: 10,
             WaitTimeSeconds: 1,
             MessageAttributeNames: ['All'],
-            MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId'],
+            MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId', 'SequenceNumber'],
           }),
         )
         .catch(() => null);
@@ -185,8 +196,10 @@ export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSin
         ).catch(() => {});
         continue;
       }
-      const messages = answer.Messages ?? [];
+      const messages = inQueueOrder(answer.Messages ?? []);
       for (const message of messages) {
+        if (seen.has(message.MessageId!)) continue;
+        seen.add(message.MessageId!);
         const headers: Record<string, string> = {};
         for (const [key, value] of Object.entries(message.MessageAttributes ?? {}))
           if (key !== 'content-type') headers[key] = value.StringValue ?? '';
@@ -226,4 +239,10 @@ export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSin
       client.destroy();
     },
   };
+}
+
+/** A batch in its FIFO sequence numbers' order (a standard queue's messages have none: kept as they came). */
+function inQueueOrder(messages: Message[]): Message[] {
+  const sequence = (m: Message) => BigInt(m.Attributes?.SequenceNumber ?? 0);
+  return [...messages].sort((a, b) => (sequence(a) < sequence(b) ? -1 : sequence(a) > sequence(b) ? 1 : 0));
 }

@@ -14,6 +14,13 @@ import { eventually } from './wait.js';
 
 export const hooksPath = (company: number) => `/api/p2/companies/${company}/webhooks`;
 
+/**
+ * The `retry_schedule` of an endpoint whose broker a test stops and starts again: 20 attempts over
+ * about 90 s. A restart under load outlasts a schedule of 20 s: ElasticMQ took 21 s to stop (an
+ * open request holds its shutdown) and 29 s to start with three test files running.
+ */
+export const OUTAGE_RETRY_SCHEDULE = [1, 2, 3, ...Array<number>(16).fill(5)];
+
 export async function newCompany(gw: TestGateway): Promise<number> {
   const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` } });
   expect(res.status, res.text).toBe(201);
