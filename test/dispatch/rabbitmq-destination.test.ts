@@ -9,7 +9,9 @@ import {
   brokerEndpoint,
   emitEvents,
   eventIds,
+  expectSecretNowhere,
   heldWhileDisabled,
+  hooksPath,
   newCompany,
   OUTAGE_RETRY_SCHEDULE,
   sameEventsAsWebhooks,
@@ -94,6 +96,35 @@ describe.each(['sqlite', 'kafka'] as const)('a RabbitMQ destination, %s streams'
     });
     expect(disabled.status, disabled.text).toBe(200);
   }, 60_000);
+
+  it('records wrong credentials as the attempt error, never the password, then delivers with the right ones', async () => {
+    const company = await newCompany(gw);
+    const target = await sink();
+    const wrong = 'wrong-amqp-pass-Xy7q';
+    const rightUrl = target.settings.url as string;
+    const endpoint = await brokerEndpoint(
+      gw,
+      company,
+      { ...target, settings: { ...target.settings, url: rightUrl.replace('guest:guest@', `guest:${wrong}@`) } },
+      { ordering: 'strict' },
+    );
+    const ids = emitEvents(gw, company, 2).map((e) => e.id);
+    await eventually('two failed attempts', () => attemptsOf(gw, endpoint.id).length >= 2, 60_000);
+    expect(attemptsOf(gw, endpoint.id)[0]).toEqual({
+      outcome: 'retry',
+      error: expect.stringMatching(/^RabbitMQ: .*ACCESS.REFUSED/) as unknown,
+    });
+    const apiText = await expectSecretNowhere(gw, company, endpoint.id, [wrong]);
+    expect(apiText).toContain('ACCESS');
+    expect(target.received).toEqual([]);
+
+    const fixed = await gw.request('PATCH', `${hooksPath(company)}/${endpoint.id}`, {
+      json: { rabbitmq: target.settings },
+    });
+    expect(fixed.status, fixed.text).toBe(200);
+    await eventually('the events in the queue', () => eventIds(target.received).length >= ids.length, 60_000);
+    expect(eventIds(target.received)).toEqual(ids);
+  }, 120_000);
 
   it('retries through a broker outage: nothing lost, in order, the broker error in the attempt log', async () => {
     const company = await newCompany(gw);

@@ -102,6 +102,32 @@ export async function sameEventsAsWebhooks(gw: TestGateway, sink: BrokerSink, re
   );
 }
 
+/**
+ * A credential of the endpoint's settings appears in none of: its attempt rows, the endpoint's
+ * answers (one and the list), the admin API's deliveries and delivery, and the daemon's log. Answers
+ * the text of the API answers, for the caller to find the attempt's error in.
+ */
+export async function expectSecretNowhere(
+  gw: TestGateway,
+  company: number,
+  endpointId: number,
+  secrets: string[],
+): Promise<string> {
+  const answers = [
+    await gw.request('GET', `${hooksPath(company)}/${endpointId}`),
+    await gw.request('GET', hooksPath(company)),
+    await gw.admin('GET', `/admin/deliveries?company_id=${company}&endpoint_id=${endpointId}&limit=200`),
+  ];
+  const deliveries = answers[2]!.body.deliveries as { id: string }[];
+  expect(deliveries.length).toBeGreaterThan(0);
+  for (const delivery of deliveries) answers.push(await gw.admin('GET', `/admin/deliveries/${delivery.id}`));
+  for (const answer of answers) expect(answer.status).toBe(200);
+  const apiText = JSON.stringify(answers.map((a) => a.body));
+  for (const text of [apiText, JSON.stringify(attemptsOf(gw, endpointId)), gw.logText()])
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  return apiText;
+}
+
 /** The test message on demand: published, confirmed, answered as a success with its id. */
 export async function testMessage(gw: TestGateway, sink: BrokerSink): Promise<void> {
   const company = await newCompany(gw);
