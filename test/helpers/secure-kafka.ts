@@ -1,13 +1,12 @@
 // A private Kafka broker (test/helpers/private-broker.ts) that a company would secure: beside its
 // PLAINTEXT listener (the tests' own readers and admin) a SASL_PLAINTEXT listener taking PLAIN
-// credentials and an SSL listener whose certificate a test CA signed. The CA, a second unrelated CA
-// and the broker's key and certificate are made with openssl at test time in a temp dir.
-import { execFileSync } from 'node:child_process';
+// credentials and an SSL listener whose certificate a test CA signed (test/helpers/test-certificates.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './free-port.js';
 import { startPrivateBroker, type PrivateBroker } from './private-broker.js';
+import { makeTestCertificates } from './test-certificates.js';
 
 /** The one user the SASL listener knows. */
 export const SASL_USER = { username: 'company-producer', password: 'sasl-pass-7Qx9w' } as const;
@@ -29,7 +28,7 @@ export interface SecureKafka {
 
 export async function startSecureKafka(): Promise<SecureKafka> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secure-kafka-'));
-  const certs = makeCertificates(dir);
+  const certs = makeTestCertificates(dir);
   const [saslPort, tlsPort] = [await freePort(), await freePort()];
   const broker = await startPrivateBroker('secure-kafka', (port) =>
     [
@@ -40,7 +39,7 @@ export async function startSecureKafka(): Promise<SecureKafka> {
       'listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required ' +
         `user_${SASL_USER.username}="${SASL_USER.password}";`,
       'ssl.keystore.type=PEM',
-      `ssl.keystore.location=${certs.keystore}`,
+      `ssl.keystore.location=${certs.keystoreFile}`,
       'ssl.client.auth=none',
     ].join('\n'),
   );
@@ -49,69 +48,11 @@ export async function startSecureKafka(): Promise<SecureKafka> {
     plaintext: broker.brokers,
     sasl: `127.0.0.1:${saslPort}`,
     tls: `127.0.0.1:${tlsPort}`,
-    ca: fs.readFileSync(certs.ca, 'utf8'),
-    otherCa: fs.readFileSync(certs.otherCa, 'utf8'),
+    ca: certs.ca,
+    otherCa: certs.otherCa,
     async remove() {
       await broker.remove();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** A CA, a broker certificate it signed (SAN 127.0.0.1, localhost) and an unrelated CA. */
-function makeCertificates(dir: string): { ca: string; otherCa: string; keystore: string } {
-  const file = (name: string) => path.join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  const selfSigned = (name: string) =>
-    openssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${name}`,
-      '-keyout',
-      file(`${name}.key`),
-      '-out',
-      file(`${name}.pem`),
-    );
-  selfSigned('test-ca');
-  selfSigned('other-ca');
-  openssl(
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    '/CN=localhost',
-    '-keyout',
-    file('broker.key'),
-    '-out',
-    file('broker.csr'),
-  );
-  fs.writeFileSync(file('broker.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    file('broker.csr'),
-    '-CA',
-    file('test-ca.pem'),
-    '-CAkey',
-    file('test-ca.key'),
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    file('broker.ext'),
-    '-out',
-    file('broker.pem'),
-  );
-  // Kafka's PEM keystore: the unencrypted PKCS#8 key, then the certificate chain.
-  const keystore = file('broker-keystore.pem');
-  fs.writeFileSync(keystore, fs.readFileSync(file('broker.key'), 'utf8') + fs.readFileSync(file('broker.pem'), 'utf8'));
-  return { ca: file('test-ca.pem'), otherCa: file('other-ca.pem'), keystore };
 }
