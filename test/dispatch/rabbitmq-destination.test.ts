@@ -2,6 +2,9 @@
 // exchange of a real RabbitMQ node (test/helpers/rabbitmq.ts), with publisher confirms, by a gateway
 // in both stream modes, next to a webhook endpoint; the node stopped during delivery and started
 // again on the same port and data.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { rabbitmqSink, type BrokerSink } from '../helpers/broker-sinks.js';
@@ -9,21 +12,27 @@ import {
   brokerEndpoint,
   emitEvents,
   eventIds,
+  expectSecretNowhere,
   heldWhileDisabled,
+  hooksPath,
   newCompany,
+  OUTAGE_RETRY_SCHEDULE,
   sameEventsAsWebhooks,
   testMessage,
 } from '../helpers/destination-scenarios.js';
 import { startRabbitmq, type RabbitmqNode } from '../helpers/rabbitmq.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { makeTestCertificates } from '../helpers/test-certificates.js';
 import { eventually } from '../helpers/wait.js';
 
 let node: RabbitmqNode;
+const certificatesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rabbit-certs-'));
 beforeAll(async () => {
-  node = await startRabbitmq('gw-rabbit');
+  node = await startRabbitmq('gw-rabbit', makeTestCertificates(certificatesDir));
 }, 120_000);
 afterAll(async () => {
   await node?.remove();
+  fs.rmSync(certificatesDir, { recursive: true, force: true });
 }, 60_000);
 
 const attemptsOf = (gw: TestGateway, endpointId: number) =>
@@ -94,10 +103,61 @@ describe.each(['sqlite', 'kafka'] as const)('a RabbitMQ destination, %s streams'
     expect(disabled.status, disabled.text).toBe(200);
   }, 60_000);
 
+  it('records wrong credentials as the attempt error, never the password, then delivers with the right ones', async () => {
+    const company = await newCompany(gw);
+    const target = await sink();
+    const wrong = 'wrong-amqp-pass-Xy7q';
+    const rightUrl = target.settings.url as string;
+    const endpoint = await brokerEndpoint(
+      gw,
+      company,
+      { ...target, settings: { ...target.settings, url: rightUrl.replace('guest:guest@', `guest:${wrong}@`) } },
+      { ordering: 'strict' },
+    );
+    const ids = emitEvents(gw, company, 2).map((e) => e.id);
+    await eventually('two failed attempts', () => attemptsOf(gw, endpoint.id).length >= 2, 60_000);
+    expect(attemptsOf(gw, endpoint.id)[0]).toEqual({
+      outcome: 'retry',
+      error: expect.stringMatching(/^RabbitMQ: .*ACCESS.REFUSED/) as unknown,
+    });
+    const apiText = await expectSecretNowhere(gw, company, endpoint.id, [wrong]);
+    expect(apiText).toContain('ACCESS');
+    expect(target.received).toEqual([]);
+
+    const fixed = await gw.request('PATCH', `${hooksPath(company)}/${endpoint.id}`, {
+      json: { rabbitmq: target.settings },
+    });
+    expect(fixed.status, fixed.text).toBe(200);
+    await eventually('the events in the queue', () => eventIds(target.received).length >= ids.length, 60_000);
+    expect(eventIds(target.received)).toEqual(ids);
+  }, 120_000);
+
+  it('refuses an amqps broker whose certificate no trusted CA signed, the TLS error as the attempt error', async () => {
+    const company = await newCompany(gw);
+    const target = await sink();
+    const endpoint = await brokerEndpoint(gw, company, {
+      ...target,
+      settings: { ...target.settings, url: `amqps://guest:guest@localhost:${node.tlsPort}/` },
+    });
+    emitEvents(gw, company, 1);
+    await eventually('a failed attempt recorded', () => attemptsOf(gw, endpoint.id).length >= 1, 30_000);
+    expect(attemptsOf(gw, endpoint.id)[0]).toEqual({
+      outcome: 'retry',
+      // The node sends its CA with its certificate: a chain ending in a CA no trust store holds.
+      error: 'RabbitMQ: self-signed certificate in certificate chain',
+    });
+    expect(target.received).toEqual([]);
+    const disabled = await gw.request('PATCH', `${hooksPath(company)}/${endpoint.id}`, { json: { active: false } });
+    expect(disabled.status, disabled.text).toBe(200);
+  }, 60_000);
+
   it('retries through a broker outage: nothing lost, in order, the broker error in the attempt log', async () => {
     const company = await newCompany(gw);
     const target = await sink();
-    const endpoint = await brokerEndpoint(gw, company, target, { ordering: 'strict' });
+    const endpoint = await brokerEndpoint(gw, company, target, {
+      ordering: 'strict',
+      retry_schedule: OUTAGE_RETRY_SCHEDULE,
+    });
     const first = emitEvents(gw, company, 3);
     await eventually('the first events in the queue', () => eventIds(target.received).length >= 3, 60_000);
     await node.stop();

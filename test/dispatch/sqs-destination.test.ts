@@ -11,10 +11,12 @@ import {
   eventIds,
   heldWhileDisabled,
   newCompany,
+  OUTAGE_RETRY_SCHEDULE,
   sameEventsAsWebhooks,
   testMessage,
 } from '../helpers/destination-scenarios.js';
 import { startElasticMq, type ElasticMq } from '../helpers/elasticmq.js';
+import { emitEvent } from '../helpers/pipeline.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -75,6 +77,42 @@ describe.each(['sqlite', 'kafka'] as const)('an SQS destination, %s streams', (s
     expect(messages[0]!.groupId).toMatch(/^\d+:\d+$/);
   }, 120_000);
 
+  it('puts each conversation in a FIFO message group of its own, the event id as deduplication id', async () => {
+    const company = await newCompany(gw);
+    const target = await sink(true);
+    const endpoint = await brokerEndpoint(gw, company, target);
+    const emit = (name: string, object: Record<string, unknown>) => emitEvent(gw.store, company, name, object);
+    const events = [
+      emit('message.create', { id: 1, conversation_id: 7 }),
+      emit('message.create', { id: 2, conversation_id: 8 }),
+      emit('conversation.update', { id: 7, state: 'closed' }),
+      emit('message.create', { id: 3, conversation_id: 8 }),
+      emit('message.create', { id: 4 }),
+      emit('message.create', { id: 5, conversation_id: 7 }),
+    ];
+    const ids = events.map((e) => e.id);
+    const ours = () => target.received.filter((m) => ids.includes(m.id));
+    await eventually('the six events in the queue', () => ours().length >= 6, 60_000);
+    const groupOf = new Map(ours().map((m) => [m.id, m.groupId]));
+    expect(ids.map((id) => groupOf.get(id))).toEqual([
+      'conversation-7',
+      'conversation-8',
+      'conversation-7',
+      'conversation-8',
+      `${company}:${endpoint.id}`,
+      'conversation-7',
+    ]);
+    for (const m of ours()) expect(m.deduplicationId).toBe(m.id);
+    // Each group in the order its events happened.
+    const inGroup = (group: string) =>
+      ours()
+        .filter((m) => m.groupId === group)
+        .map((m) => m.id);
+    expect(inGroup('conversation-7')).toEqual([ids[0], ids[2], ids[5]]);
+    expect(inGroup('conversation-8')).toEqual([ids[1], ids[3]]);
+    expect(ours()).toHaveLength(6);
+  }, 60_000);
+
   it('sends the test message on demand', async () => {
     await testMessage(gw, await sink());
   }, 60_000);
@@ -106,7 +144,10 @@ describe.each(['sqlite', 'kafka'] as const)('an SQS destination, %s streams', (s
   it('retries through a server outage on a FIFO queue: nothing lost, in order, no duplicate', async () => {
     const company = await newCompany(gw);
     const target = await sink(true);
-    const endpoint = await brokerEndpoint(gw, company, target, { ordering: 'strict' });
+    const endpoint = await brokerEndpoint(gw, company, target, {
+      ordering: 'strict',
+      retry_schedule: OUTAGE_RETRY_SCHEDULE,
+    });
     const first = emitEvents(gw, company, 3);
     await eventually('the first events in the queue', () => eventIds(target.received).length >= 3, 60_000);
     await server.stop();

@@ -1,6 +1,7 @@
 // Where the broker destination tests read what the gateway published: a Kafka topic (on the shared
-// test broker) or a RabbitMQ queue bound to an exchange (on a private node, test/helpers/rabbitmq.ts),
-// each message with the headers a consumer sees, in the order the broker keeps them.
+// test broker or a private one), a RabbitMQ queue bound to an exchange (on a private node,
+// test/helpers/rabbitmq.ts) or an SQS queue (test/helpers/elasticmq.ts), each message with the
+// headers a consumer sees, in the order the broker keeps them.
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
@@ -10,6 +11,7 @@ import {
   ListQueuesCommand,
   ReceiveMessageCommand,
   SQSClient,
+  type Message,
 } from '@aws-sdk/client-sqs';
 import { eventually } from './wait.js';
 
@@ -37,8 +39,12 @@ export interface BrokerSink {
   close(): Promise<void>;
 }
 
-/** A fresh topic of 3 partitions on the test broker, and a consumer reading it from its start. */
-export async function kafkaSink(brokers: string[]): Promise<BrokerSink> {
+/**
+ * A fresh topic of 3 partitions on `brokers`, and a consumer reading it from its start. After the
+ * broker was stopped and started again, `reconnect` reads the topic afresh from its start (a new
+ * consumer group): `received` is then the topic's whole content again, in the broker's order.
+ */
+export async function kafkaSink(brokers: string[]): Promise<BrokerSink & { reconnect(): Promise<void> }> {
   const topic = `destination-${randomUUID().slice(0, 8)}`;
   const kafka = new Kafka({ clientId: 'destination-test', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
@@ -51,28 +57,39 @@ export async function kafkaSink(brokers: string[]): Promise<BrokerSink> {
     return partitions.length === 3 && partitions.every((p) => p.leader >= 0);
   });
   await admin.disconnect();
-  const consumer: Consumer = kafka.consumer({ groupId: `${topic}-reader` });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
   const received: SinkMessage[] = [];
-  await consumer.run({
-    eachMessage: async ({ partition, message }) => {
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(message.headers ?? {})) headers[name] = String(value);
-      received.push({
-        id: headers['webhook-id'] ?? '',
-        headers,
-        body: message.value?.toString('utf8') ?? '',
-        contentType: headers['content-type'],
-        key: message.key?.toString('utf8'),
-        partition,
-      });
-    },
-  });
+  let readers = 0;
+  const read = async (): Promise<Consumer> => {
+    readers += 1;
+    const consumer = kafka.consumer({ groupId: `${topic}-reader-${readers}` });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(message.headers ?? {})) headers[name] = String(value);
+        received.push({
+          id: headers['webhook-id'] ?? '',
+          headers,
+          body: message.value?.toString('utf8') ?? '',
+          contentType: headers['content-type'],
+          key: message.key?.toString('utf8'),
+          partition,
+        });
+      },
+    });
+    return consumer;
+  };
+  let consumer = await read();
   return {
     type: 'kafka',
     settings: { brokers, topic },
     received,
+    async reconnect() {
+      await consumer.disconnect().catch(() => {});
+      received.length = 0;
+      consumer = await read();
+    },
     async close() {
       await consumer.disconnect();
     },
@@ -127,6 +144,11 @@ export async function rabbitmqSink(url: string): Promise<BrokerSink & { reconnec
 /**
  * A fresh queue (a FIFO one when `fifo`) of the SQS server at `endpoint` (test/helpers/elasticmq.ts)
  * and a reader polling it, deleting what it read. It polls on through an outage of the server.
+ *
+ * `received` holds each queue message once: a message the reader got again because its delete did
+ * not reach the server (stopped just then) is SQS redelivering to its consumer, not a second send,
+ * and is recognised by its queue message id. A FIFO batch is taken in its sequence numbers' order:
+ * ElasticMQ may answer a batch of one group out of that order (softwaremill/elasticmq#137).
  */
 export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSink> {
   const client = new SQSClient({
@@ -137,10 +159,15 @@ export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSin
   });
   const name = `company-${randomUUID().slice(0, 8)}${fifo ? '.fifo' : ''}`;
   const created = await client.send(
-    new CreateQueueCommand({ QueueName: name, Attributes: fifo ? { FifoQueue: 'true' } : {} }),
+    new CreateQueueCommand({
+      QueueName: name,
+      // A message whose delete an outage lost comes back in seconds, not after SQS's default 30 s.
+      Attributes: { VisibilityTimeout: '3', ...(fifo ? { FifoQueue: 'true' } : {}) },
+    }),
   );
   const queueUrl = created.QueueUrl!;
   const received: SinkMessage[] = [];
+  const seen = new Set<string>();
   let running = true;
   const poll = async () => {
     while (running) {
@@ -151,7 +178,7 @@ export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSin
             MaxNumberOfMessages: 10,
             WaitTimeSeconds: 1,
             MessageAttributeNames: ['All'],
-            MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId'],
+            MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId', 'SequenceNumber'],
           }),
         )
         .catch(() => null);
@@ -169,8 +196,10 @@ export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSin
         ).catch(() => {});
         continue;
       }
-      const messages = answer.Messages ?? [];
+      const messages = inQueueOrder(answer.Messages ?? []);
       for (const message of messages) {
+        if (seen.has(message.MessageId!)) continue;
+        seen.add(message.MessageId!);
         const headers: Record<string, string> = {};
         for (const [key, value] of Object.entries(message.MessageAttributes ?? {}))
           if (key !== 'content-type') headers[key] = value.StringValue ?? '';
@@ -210,4 +239,10 @@ export async function sqsSink(endpoint: string, fifo = false): Promise<BrokerSin
       client.destroy();
     },
   };
+}
+
+/** A batch in its FIFO sequence numbers' order (a standard queue's messages have none: kept as they came). */
+function inQueueOrder(messages: Message[]): Message[] {
+  const sequence = (m: Message) => BigInt(m.Attributes?.SequenceNumber ?? 0);
+  return [...messages].sort((a, b) => (sequence(a) < sequence(b) ? -1 : sequence(a) > sequence(b) ? 1 : 0));
 }

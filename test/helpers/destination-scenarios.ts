@@ -14,6 +14,13 @@ import { eventually } from './wait.js';
 
 export const hooksPath = (company: number) => `/api/p2/companies/${company}/webhooks`;
 
+/**
+ * The `retry_schedule` of an endpoint whose broker a test stops and starts again: 20 attempts over
+ * about 90 s. A restart under load outlasts a schedule of 20 s: ElasticMQ took 21 s to stop (an
+ * open request holds its shutdown) and 29 s to start with three test files running.
+ */
+export const OUTAGE_RETRY_SCHEDULE = [1, 2, 3, ...Array<number>(16).fill(5)];
+
 export async function newCompany(gw: TestGateway): Promise<number> {
   const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` } });
   expect(res.status, res.text).toBe(201);
@@ -93,6 +100,32 @@ export async function sameEventsAsWebhooks(gw: TestGateway, sink: BrokerSink, re
   expect(attemptsOf(gw, broker.id)).toEqual(
     ids.map((id) => ({ status_code: null, error: null, outcome: 'delivered', event_id: id })),
   );
+}
+
+/**
+ * A credential of the endpoint's settings appears in none of: its attempt rows, the endpoint's
+ * answers (one and the list), the admin API's deliveries and delivery, and the daemon's log. Answers
+ * the text of the API answers, for the caller to find the attempt's error in.
+ */
+export async function expectSecretNowhere(
+  gw: TestGateway,
+  company: number,
+  endpointId: number,
+  secrets: string[],
+): Promise<string> {
+  const answers = [
+    await gw.request('GET', `${hooksPath(company)}/${endpointId}`),
+    await gw.request('GET', hooksPath(company)),
+    await gw.admin('GET', `/admin/deliveries?company_id=${company}&endpoint_id=${endpointId}&limit=200`),
+  ];
+  const deliveries = answers[2]!.body.deliveries as { id: string }[];
+  expect(deliveries.length).toBeGreaterThan(0);
+  for (const delivery of deliveries) answers.push(await gw.admin('GET', `/admin/deliveries/${delivery.id}`));
+  for (const answer of answers) expect(answer.status).toBe(200);
+  const apiText = JSON.stringify(answers.map((a) => a.body));
+  for (const text of [apiText, JSON.stringify(attemptsOf(gw, endpointId)), gw.logText()])
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  return apiText;
 }
 
 /** The test message on demand: published, confirmed, answered as a success with its id. */

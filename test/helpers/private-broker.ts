@@ -19,8 +19,14 @@ export interface PrivateBroker {
   remove(): Promise<void>;
 }
 
-/** Starts a fresh broker on a random free-looking port pair (client port, controller port + 1). */
-export async function startPrivateBroker(prefix: string): Promise<PrivateBroker> {
+/**
+ * Starts a fresh broker on a random free-looking port pair (client port, controller port + 1).
+ * `extraConfig` (given the PLAINTEXT port) adds server.properties lines, such as more listeners.
+ */
+export async function startPrivateBroker(
+  prefix: string,
+  extraConfig: (port: number) => string = () => '',
+): Promise<PrivateBroker> {
   const port = 21000 + Math.floor(Math.random() * 4000) * 2;
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
   const env = {
@@ -29,6 +35,7 @@ export async function startPrivateBroker(prefix: string): Promise<PrivateBroker>
     KAFKA_CONTROLLER_PORT: String(port + 1),
     KAFKA_STATE_DIR: stateDir,
     KAFKA_LEASE: '',
+    KAFKA_EXTRA_CONFIG: extraConfig(port),
   };
   const script = (command: 'start' | 'stop' | 'status'): Promise<void> =>
     new Promise((resolve, reject) =>

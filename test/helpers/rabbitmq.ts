@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { connect } from 'amqplib';
+import type { TestCertificates } from './test-certificates.js';
 import { eventually } from './wait.js';
 
 const SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
@@ -17,6 +18,8 @@ export interface RabbitmqNode {
   /** `amqp://guest:guest@localhost:<port>/`: the node's default user, which RabbitMQ lets in from loopback. */
   url: string;
   port: number;
+  /** The amqps listener's port, when the node was started with certificates. */
+  tlsPort: number | null;
   /** Stops the node (SIGTERM, as an operator's restart does) and waits until its process is gone. */
   stop(): Promise<void>;
   /** Starts it again on the same port and data, and waits until it accepts AMQP. */
@@ -37,16 +40,32 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startRabbitmq(prefix = 'rabbit'): Promise<RabbitmqNode> {
+/** `tls`: the node also listens for amqps, with the server certificate of these (no client certificates). */
+export async function startRabbitmq(prefix = 'rabbit', tls?: TestCertificates): Promise<RabbitmqNode> {
   if (!fs.existsSync(SERVER))
     throw new Error(`${SERVER} is missing: install Debian's rabbitmq-server (.ci/run does) to run the RabbitMQ tests`);
   const [port, distPort, epmdPort] = [await freePort(), await freePort(), await freePort()];
+  const tlsPort = tls === undefined ? null : await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
   const home = path.join(dir, 'home');
   fs.mkdirSync(home);
   fs.writeFileSync(path.join(home, '.erlang.cookie'), `COOKIE${Math.random().toString(36).slice(2)}`, { mode: 0o400 });
   const configFile = path.join(dir, 'rabbitmq.conf');
-  fs.writeFileSync(configFile, `listeners.tcp.default = ${port}\nloopback_users = none\n`);
+  const tlsConfig =
+    tls === undefined
+      ? []
+      : [
+          `listeners.ssl.default = ${tlsPort}`,
+          `ssl_options.cacertfile = ${tls.caFile}`,
+          `ssl_options.certfile = ${tls.certFile}`,
+          `ssl_options.keyfile = ${tls.keyFile}`,
+          'ssl_options.verify = verify_none',
+          'ssl_options.fail_if_no_peer_cert = false',
+        ];
+  fs.writeFileSync(
+    configFile,
+    [`listeners.tcp.default = ${port}`, 'loopback_users = none', ...tlsConfig, ''].join('\n'),
+  );
   const pluginsFile = path.join(dir, 'enabled_plugins');
   fs.writeFileSync(pluginsFile, '[].\n');
   const nodeName = `${prefix}-${path.basename(dir).replace(/[^A-Za-z0-9]/g, '')}@localhost`;
@@ -124,6 +143,7 @@ export async function startRabbitmq(prefix = 'rabbit'): Promise<RabbitmqNode> {
   return {
     url,
     port,
+    tlsPort,
     stop,
     start,
     async remove() {
