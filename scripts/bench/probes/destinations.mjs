@@ -20,7 +20,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, freePort, setupCompanies, setupCompany, startDaemon, testBroker } from '../suite/lib.mjs';
+import { call, freePort, setupCompanies, setupCompany, sleep, startDaemon, testBroker } from '../suite/lib.mjs';
 import { epochNow, fixedRate, maxRate, waitArrivals, waitIdle } from '../suite/load.mjs';
 import { cpuMsOf, percents, sampleMachine, treeCpuMs } from '../suite/proc-stats.mjs';
 import { startElasticMq, startRabbitmq } from '../suite/brokers.mjs';
@@ -40,6 +40,8 @@ for (const type of TYPES)
 const COMPANIES = 32;
 const SENDERS = COMPANIES * 10;
 const DRAIN_MS = 300_000;
+/** The window in which the daemons' idle CPU is read, after the warm-ups. */
+const IDLE_SECONDS = 5;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-destinations-'));
 const cleanups = [];
@@ -50,6 +52,7 @@ try {
   const contestants = [];
   for (const type of TYPES) contestants.push(await contestant(type, base, brokers));
   for (const c of contestants) await warmUp(c, base);
+  await idleCpu(base, daemons);
   console.log(
     `${mode}: ${TYPES.join(', ')}, ${COMPANIES} companies each, ${RATE ? `${RATE} callbacks/s` : 'maximum rate'} for ${SECONDS} s a turn, ${ROUNDS} rounds`,
   );
@@ -206,14 +209,17 @@ async function measure(c, round, base, daemons) {
   return turn;
 }
 
-/** Per type, pooled over the rounds: CPU ms over events, events over seconds, and the ratios to webhook. */
+/**
+ * Per type, pooled over the rounds: CPU ms over events, events over seconds. The ratio to webhook
+ * is the mean of the rounds' ratios: pooled figures would weigh each type's rounds by their event
+ * counts, which differ from type to type at maximum rate.
+ */
 function summary(turns) {
   const pooled = (type) => {
-    const mine = turns.filter((t) => t.type === type);
+    const mine = turns.filter((t) => t.type === type).sort((a, b) => a.round - b.round);
     const sum = (key) => mine.reduce((a, t) => a + t[key], 0);
     const events = sum('events');
     return {
-      type,
       events,
       eventsPerSecond: events / sum('seconds'),
       daemonUs: (sum('daemonMs') / events) * 1000,
@@ -228,9 +234,24 @@ function summary(turns) {
   );
   for (const type of TYPES) {
     const p = pooled(type);
-    const byRound = p.rounds.map((perEvent, round) => (perEvent / webhook.rounds[round]).toFixed(2)).join(' ');
+    const ratios = p.rounds.map((perEvent, round) => perEvent / webhook.rounds[round]);
+    const mean = ratios.reduce((a, r) => a + r, 0) / ratios.length;
+    const ratio = `${mean.toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(' ')})`;
+    const others = `${p.sinkUs.toFixed(0)} µs${type === 'webhook' ? '' : `, ${p.brokerUs.toFixed(0)} µs`}`;
     console.log(
-      `${type.padEnd(9)}${String(p.events).padStart(8)}${p.eventsPerSecond.toFixed(0).padStart(10)}  ${`${p.daemonUs.toFixed(0)} µs`.padStart(16)}  ${`${(p.daemonUs / webhook.daemonUs).toFixed(2)} (${byRound})`.padEnd(27)}  ${p.sinkUs.toFixed(0)} µs${type === 'webhook' ? '' : `, ${p.brokerUs.toFixed(0)} µs`}`,
+      `${type.padEnd(9)}${String(p.events).padStart(8)}${p.eventsPerSecond.toFixed(0).padStart(10)}  ${`${p.daemonUs.toFixed(0)} µs`.padStart(16)}  ${ratio.padEnd(27)}  ${others}`,
     );
   }
+}
+
+/** The daemons' CPU with nothing to do (timers, pollers), which every event's share includes. */
+async function idleCpu(base, daemons) {
+  const idle = await waitIdle(base, DRAIN_MS);
+  if (idle.left) throw new Error(`the pipeline did not go idle after the warm-ups: ${idle.left.join(', ')}`);
+  const before = daemons.map((d) => cpuMsOf(d.pid));
+  await sleep(IDLE_SECONDS * 1000);
+  const perSecond = daemons.map((d, i) => (cpuMsOf(d.pid) - before[i]) / IDLE_SECONDS);
+  console.log(
+    `daemon CPU while idle: ${perSecond.reduce((a, b) => a + b, 0).toFixed(0)} ms/s${daemons.length > 1 ? ` (${daemons.map((d, i) => `${d.name.split('-').at(-1)} ${perSecond[i].toFixed(0)}`).join(', ')})` : ''}`,
+  );
 }
