@@ -211,8 +211,8 @@ async function measure(c, round, base, daemons) {
 
 /**
  * Per type, pooled over the rounds: CPU ms over events, events over seconds. The ratio to webhook
- * is the mean of the rounds' ratios: pooled figures would weigh each type's rounds by their event
- * counts, which differ from type to type at maximum rate.
+ * and the CPU per event beyond webhook's are the means of the rounds' figures: pooled ones would
+ * weigh each type's rounds by their event counts, which differ from type to type at maximum rate.
  */
 function summary(turns) {
   const pooled = (type) => {
@@ -230,16 +230,18 @@ function summary(turns) {
   };
   const webhook = pooled('webhook');
   console.log(
-    `\n${'type'.padEnd(9)}${'events'.padStart(8)}${'events/s'.padStart(10)}  daemon CPU/event  ratio to webhook (by round)  sink, broker CPU/event`,
+    `\n${'type'.padEnd(9)}${'events'.padStart(8)}${'events/s'.padStart(10)}  daemon CPU/event  ratio to webhook (by round)  beyond webhook  sink, broker CPU/event`,
   );
+  const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
   for (const type of TYPES) {
     const p = pooled(type);
     const ratios = p.rounds.map((perEvent, round) => perEvent / webhook.rounds[round]);
-    const mean = ratios.reduce((a, r) => a + r, 0) / ratios.length;
-    const ratio = `${mean.toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(' ')})`;
+    const ratio = `${mean(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(' ')})`;
+    const beyondUs = mean(p.rounds.map((perEvent, round) => (perEvent - webhook.rounds[round]) * 1000));
+    const beyond = `${beyondUs >= 0 ? '+' : ''}${beyondUs.toFixed(0)} µs`;
     const others = `${p.sinkUs.toFixed(0)} µs${type === 'webhook' ? '' : `, ${p.brokerUs.toFixed(0)} µs`}`;
     console.log(
-      `${type.padEnd(9)}${String(p.events).padStart(8)}${p.eventsPerSecond.toFixed(0).padStart(10)}  ${`${p.daemonUs.toFixed(0)} µs`.padStart(16)}  ${ratio.padEnd(27)}  ${others}`,
+      `${type.padEnd(9)}${String(p.events).padStart(8)}${p.eventsPerSecond.toFixed(0).padStart(10)}  ${`${p.daemonUs.toFixed(0)} µs`.padStart(16)}  ${ratio.padEnd(27)}  ${beyond.padStart(14)}  ${others}`,
     );
   }
 }
