@@ -28,6 +28,28 @@ export function cpuMsOf(pid) {
   return statCpu(`/proc/${pid}/stat`).ms;
 }
 
+/**
+ * CPU ms a process and its descendants have used (a broker started by a script: RabbitMQ's Erlang
+ * VM under rabbitmq-server), the live ones: a child that ended took its CPU along.
+ */
+export function treeCpuMs(pid) {
+  let ms = 0;
+  const pending = [pid];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    try {
+      ms += cpuMsOf(next);
+      for (const task of fs.readdirSync(`/proc/${next}/task`))
+        pending.push(
+          ...fs.readFileSync(`/proc/${next}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+        );
+    } catch {
+      // it ended between the reads: its CPU is gone with it
+    }
+  }
+  return ms;
+}
+
 /** busy / idle / stolen percentages of a sampleMachine share, for a table or a log line. */
 export const percents = ({ busy, idle, steal }) => `${busy.toFixed(0)} / ${idle.toFixed(0)} / ${steal.toFixed(0)}`;
 

@@ -1,5 +1,5 @@
-// The processes that take what the daemons send: the webhook receiver and the OTLP/HTTP sink of a
-// traced run, each in a process of its own, asked over IPC.
+// The processes that take what the daemons send: the webhook receiver, the consumer of a broker
+// destination and the OTLP/HTTP sink of a traced run, each in a process of its own, asked over IPC.
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './lib.mjs';
@@ -41,49 +41,89 @@ export async function startOtlpSink(protocol = 'http/protobuf') {
  * (performance.timeOrigin + performance.now()), comparable across the two processes.
  */
 export async function startReceiver() {
-  const child = fork(path.join(ROOT, 'scripts/bench/suite/receiver.mjs'), [], {
+  const { child, ask, next, sink } = forkSink('receiver.mjs', []);
+  const { port } = await next();
+  return {
+    ...sink,
+    url: `http://127.0.0.1:${port}/hooks`,
+    /** Endpoints (company indexes) that never answer (`hang`) or answer 500 (`fail`) from now on. */
+    misbehave: ({ hang = [], fail = [] }) => ask({ type: 'behaviours', hang, fail }),
+    pid: child.pid,
+  };
+}
+
+/**
+ * The consumer of a broker destination (scripts/bench/suite/broker-sink.mjs) in its own process,
+ * asked as the receiver is: `type` kafka, rabbitmq or sqs, `count` companies, `target` the
+ * brokers, the AMQP URL or the SQS endpoint. `settings[c]` is company <c>'s endpoint settings.
+ */
+export async function startBrokerSink(type, count, target) {
+  const { child, next, sink } = forkSink('broker-sink.mjs', [type, String(count), target]);
+  const { settings } = await next();
+  return { ...sink, settings, pid: child.pid };
+}
+
+/**
+ * A sink process speaking arrivals.mjs's requests, one at a time over IPC, each answered by one
+ * message. If it ends, every request waiting and every later one throws: a sink that crashed
+ * (a broker gone) fails the run instead of stalling it.
+ */
+function forkSink(script, args) {
+  const child = fork(path.join(ROOT, 'scripts/bench/suite', script), args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const replies = [];
   let waiting = null;
+  let ended = null;
   child.on('message', (message) => {
     if (waiting) {
       const w = waiting;
       waiting = null;
-      w(message);
+      w.resolve(message);
     } else replies.push(message);
   });
-  const next = () =>
-    replies.length > 0 ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = resolve));
+  child.on('exit', (code, signal) => {
+    ended = new Error(`${script} ended (${signal ?? code})`);
+    waiting?.reject(ended);
+    waiting = null;
+  });
+  const next = () => {
+    if (replies.length > 0) return Promise.resolve(replies.shift());
+    if (ended) return Promise.reject(ended);
+    return new Promise((resolve, reject) => (waiting = { resolve, reject }));
+  };
   let queue = Promise.resolve();
-  /** One request at a time over IPC, each answered by one message. */
   const ask = (message) => {
     const answer = queue.then(() => {
+      if (ended) throw ended;
       child.send(message);
       return next();
     });
     queue = answer.catch(() => {});
     return answer;
   };
-  const { port } = await next();
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    pid: child.pid,
-    useCompanies: (companies) => ask({ type: 'secrets', secrets: companies.map((c) => c.webhookSecret) }),
+  const sink = {
+    /** The companies' secrets by index (and their ids, which the Kafka consumer reads from record keys). */
+    useCompanies: (companies) =>
+      ask({
+        type: 'secrets',
+        secrets: companies.map((c) => c.webhookSecret),
+        companyIds: companies.map((c) => c.companyId),
+      }),
     reset: () => ask({ type: 'reset' }),
-    /** Endpoints (company indexes) that never answer (`hang`) or answer 500 (`fail`) from now on. */
-    misbehave: ({ hang = [], fail = [] }) => ask({ type: 'behaviours', hang, fail }),
     expect: (accepted) => ask({ type: 'expect', expect: accepted }),
     status: () => ask({ type: 'status' }),
-    /** Callback → webhook ms of the given message numbers that arrived, sorted. */
+    /** Callback → arrival ms of the given message numbers that arrived, sorted. */
     latencies: async (of) =>
       (await ask({ type: 'latencies', of })).latencies.filter((l) => l !== null).sort((a, b) => a - b),
-    /** Callback → webhook ms of each given message number, in the order given (null: not arrived). */
+    /** Callback → arrival ms of each given message number, in the order given (null: not arrived). */
     latenciesOf: async (of) => (await ask({ type: 'latencies', of })).latencies,
     async close() {
+      if (ended) return;
       const done = new Promise((resolve) => child.once('exit', resolve));
       child.send({ type: 'stop' });
       await done;
     },
   };
+  return { child, ask, next, sink };
 }
