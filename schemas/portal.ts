@@ -1,4 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
+import { destinationType, kafkaSettings, rabbitmqSettings, sqsSettings } from './objects/destination.js';
 import { httpUrl } from './v2/common.js';
 import { eventTypes } from './v2/webhooks.js';
 
@@ -10,21 +11,58 @@ import { eventTypes } from './v2/webhooks.js';
 
 const endpointId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 
-/** POST /portal/api/webhooks */
+/**
+ * POST /portal/api/webhooks: a webhook's url, or a broker's settings under its type's name, as the
+ * API takes them (schemas/v2/webhooks.ts), credentials included.
+ */
 export const portalWebhookCreateBody = {
   $id: 'portal/webhook-create',
   type: 'object',
   additionalProperties: false,
-  required: ['url'],
-  properties: { url: httpUrl, event_types: eventTypes },
+  allOf: [
+    { if: { properties: { type: { const: 'webhook' } } }, then: { required: ['url'] } },
+    { if: { required: ['type'], properties: { type: { const: 'kafka' } } }, then: { required: ['kafka'] } },
+    { if: { required: ['type'], properties: { type: { const: 'rabbitmq' } } }, then: { required: ['rabbitmq'] } },
+    { if: { required: ['type'], properties: { type: { const: 'sqs' } } }, then: { required: ['sqs'] } },
+  ],
+  properties: {
+    type: destinationType,
+    url: httpUrl,
+    kafka: kafkaSettings,
+    rabbitmq: rabbitmqSettings,
+    sqs: sqsSettings,
+    event_types: eventTypes,
+  },
 } as const satisfies JSONSchema;
 
-/** PATCH /portal/api/webhooks/<id>: the fields sent change. */
+/**
+ * A Kafka endpoint's new settings in the portal: as the API takes them, except that the SASL
+ * username and password may be left out to keep the stored ones (src/portal/kept-credentials.ts).
+ */
+const portalKafkaUpdate = {
+  ...kafkaSettings,
+  properties: {
+    ...kafkaSettings.properties,
+    sasl: { ...kafkaSettings.properties.sasl, required: ['mechanism'] },
+  },
+} as const satisfies JSONSchema;
+
+/**
+ * PATCH /portal/api/webhooks/<id>: the fields sent change. A broker endpoint's settings replace the
+ * stored ones, except credentials left out, which are kept while the target's hosts stay the same.
+ */
 export const portalWebhookUpdateBody = {
   $id: 'portal/webhook-update',
   type: 'object',
   additionalProperties: false,
-  properties: { url: httpUrl, event_types: eventTypes, active: { type: 'boolean' } },
+  properties: {
+    url: httpUrl,
+    kafka: portalKafkaUpdate,
+    rabbitmq: rabbitmqSettings,
+    sqs: sqsSettings,
+    event_types: eventTypes,
+    active: { type: 'boolean' },
+  },
 } as const satisfies JSONSchema;
 
 /** GET /portal/api/deliveries: the company's event log, newest first. */

@@ -6,7 +6,7 @@ import type { AppState, RouteContext } from '../http/context.js';
 import { pathId } from '../http/params.js';
 import { validator } from '../http/validate.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { presentEndpointHealth } from '../presenters/admin.js';
+import { presentAdminEndpoint } from '../presenters/admin.js';
 import type { EndpointHealthRow } from '../store/deliveries/delivery-search.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointRow, WebhookEndpointChanges } from '../store/resources/webhooks.js';
@@ -41,7 +41,7 @@ export function endpointRoutes(router: Router<AppState>, { store, auth, body, me
   router.get(base, auth, (ctx) => {
     const companyId = pathId(ctx.params.companyId, 'company');
     requireKnownCompany(store, companyId);
-    ctx.body = { endpoints: store.deliverySearch.endpointHealth(companyId).map(presentEndpointHealth) };
+    ctx.body = { endpoints: store.deliverySearch.endpointHealth(companyId).map(presentAdminEndpoint) };
   });
 
   router.post(`${base}/:endpointId/disable`, auth, body, (ctx) => {
@@ -105,11 +105,11 @@ function findEndpoint(store: Store, ctx: RouteContext): WebhookEndpointRow {
   return endpoint;
 }
 
-function healthOf(store: Store, endpoint: WebhookEndpointRow): ReturnType<typeof presentEndpointHealth> {
+function healthOf(store: Store, endpoint: WebhookEndpointRow): ReturnType<typeof presentAdminEndpoint> {
   const row: EndpointHealthRow = store.deliverySearch
     .endpointHealth(endpoint.company_id)
     .find((e) => e.id === endpoint.id)!;
-  return presentEndpointHealth(row);
+  return presentAdminEndpoint(row);
 }
 
 /** A company named by an admin path or filter must exist (in any account): 404 otherwise. */

@@ -78,6 +78,12 @@ export function destinationAfter(
   return change.destination ?? brokerDestinationOf(endpoint);
 }
 
+/** The settings as the store keeps them: the type has a column of its own. */
+export function storedSettings(destination: BrokerDestination): object {
+  const { type: _type, ...settings } = destination;
+  return settings;
+}
+
 function settingsOf(type: BrokerDestination['type'], input: DestinationInput): BrokerDestination | undefined {
   if (type === 'kafka') return input.kafka === undefined ? undefined : { type, ...input.kafka };
   if (type === 'sqs') return input.sqs === undefined ? undefined : { type, ...input.sqs };

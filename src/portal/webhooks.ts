@@ -18,8 +18,8 @@ import { sessionCompany } from './session.js';
 import { changeWebhookEndpoint } from '../domain/operational-events.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { SsrfGuard } from '../net/ssrf.js';
-import { destinationOnUpdate } from '../http/endpoint-destination.js';
-import { requireReachableUrl } from '../http/outbound-url.js';
+import { destinationOnCreate, destinationOnUpdate, storedSettings } from '../http/endpoint-destination.js';
+import { withKeptCredentials } from './kept-credentials.js';
 
 export interface PortalApiDeps {
   store: Store;
@@ -48,8 +48,8 @@ export function companyEndpoint(store: Store, company: CompanyRow, param: string
 }
 
 /**
- * The company's webhook endpoints in the portal: list with health, add, change the URL and event
- * filter, disable and enable, rotate the secret (the previous one keeps signing for 24 hours: the
+ * The company's endpoints in the portal: list with health, add one of any destination type (a
+ * webhook's URL, a broker's settings), change its target and event filter, disable and enable, rotate the secret (the previous one keeps signing for 24 hours: the
  * overlap), and send a test event to one endpoint.
  */
 export function portalWebhookRoutes(
@@ -73,7 +73,7 @@ export function portalWebhookRoutes(
   router.post(base, session, body, (ctx) => {
     const company = sessionCompany(store, ctx);
     const input = readBody(ctx, createBody);
-    requireReachableUrl(guard, input.url, 'url');
+    const target = destinationOnCreate(guard, input);
     const created = store.transaction(() => {
       if (store.webhooks.count(company.id) >= MAX_ENDPOINTS_PER_COMPANY) {
         throw ValidationFailed.field(
@@ -84,7 +84,9 @@ export function portalWebhookRoutes(
       return store.webhooks.create({
         companyId: company.id,
         source: 'api',
-        url: input.url,
+        url: target.url,
+        type: target.type,
+        destination: target.destination === null ? null : storedSettings(target.destination),
         eventTypes: input.event_types ?? null,
         active: true,
       });
@@ -98,15 +100,15 @@ export function portalWebhookRoutes(
     const company = sessionCompany(store, ctx);
     const endpoint = companyEndpoint(store, company, ctx.params.id);
     const input = readBody(ctx, updateBody);
-    // A broker endpoint's target is changed through the API, with its credentials; here it has no url.
-    destinationOnUpdate(guard, endpoint, { url: input.url });
+    const target = destinationOnUpdate(guard, endpoint, withKeptCredentials(endpoint, input));
     if (endpoint.source === 'company' && input.url !== undefined && input.url !== endpoint.url) {
       throw new Conflict(
         `Webhook endpoint ${endpoint.id} is the company's webhook_url: change it through the API (PUT /p1/companies/${company.id}).`,
       );
     }
     const changes = {
-      url: input.url,
+      url: target.url,
+      ...(target.destination === undefined ? {} : { destination: storedSettings(target.destination) }),
       eventTypes: input.event_types,
       active: input.active,
       disabledReason: 'disabled in the company portal',

@@ -3,6 +3,7 @@ import type { AttemptRow, DeliveryRow } from '../store/deliveries/delivery-rows.
 import type { EndpointFilter } from '../../schemas/objects/endpoint-filter.js';
 import type { EndpointHealthRow } from '../store/deliveries/delivery-search.js';
 import type { ReplayTaskRow } from '../store/deliveries/replay-tasks.js';
+import { presentDestination } from './destination.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -71,6 +72,11 @@ export function presentEndpointHealth(row: EndpointHealthRow) {
     filter: row.filter === null ? null : (JSON.parse(row.filter) as EndpointFilter),
     held: row.held,
   };
+}
+
+/** An endpoint as the admin API answers it: its health and, for a broker, its settings without credentials. */
+export function presentAdminEndpoint(row: EndpointHealthRow) {
+  return { ...presentEndpointHealth(row), ...presentDestination(row) };
 }
 
 export function presentReplayTask(row: ReplayTaskRow) {

@@ -207,7 +207,7 @@ describe('the company portal in Chromium', () => {
     expect(stranger.page.url()).toBe(`${gw.baseUrl}/portal/enter`);
   });
 
-  it("shows a Kafka endpoint's type and target, never its credentials, and leaves its target to the API", async () => {
+  it("shows a Kafka endpoint's type and target, never its credentials, and offers its settings to change", async () => {
     const created = await gw.request('POST', `/api/p2/companies/${acme}/webhooks`, {
       json: {
         type: 'kafka',
@@ -225,7 +225,11 @@ describe('the company portal in Chromium', () => {
     await page.waitForSelector(`[data-endpoint="${id}"]`);
     expect(await panel(id).locator('[data-destination]').textContent()).toBe('Kafka topic');
     expect(await panel(id).textContent()).toContain('kafka://kafka.example.com:9093/acme-events');
-    expect(await panel(id).locator('input[name="url"]').isDisabled()).toBe(true);
+    expect(await panel(id).locator('input[name="url"]').count()).toBe(0);
+    expect(await panel(id).locator('input[name="kafka/topic"]').inputValue()).toBe('acme-events');
+    expect(await panel(id).locator('select[name="kafka/sasl/mechanism"]').inputValue()).toBe('plain');
+    expect(await panel(id).locator('input[name="kafka/sasl/username"]').inputValue()).toBe('');
+    expect(await panel(id).locator('input[name="kafka/sasl/password"]').inputValue()).toBe('');
     const html = await page.content();
     expect(html).not.toContain('acme-kafka-user');
     expect(html).not.toContain('acme-kafka-password');

@@ -2,7 +2,7 @@
 // consecutive failures, why one is disabled, its ordering, rate limit and held deliveries; disable,
 // enable, discard what is held, and recover what failed meanwhile.
 import { announce, api, attempt, badge, field, h, isoToLocal, localToIso, show, timeEl } from '/assets/ui.js';
-import { describeFilter, describeSchedule } from '/assets/endpoint-options.js';
+import { describeDestination, describeFilter, describeSchedule } from '/assets/endpoint-options.js';
 
 export async function endpointsPage({ view, params, isCurrent }) {
   const companyId = params.get('company_id') ?? '';
@@ -125,6 +125,7 @@ function endpointPanel(companyId, endpoint, reload) {
       h('dd', {}, DESTINATION_NAMES[endpoint.type] ?? endpoint.type),
       h('dt', {}, endpoint.type === 'webhook' ? 'URL' : 'Target'),
       h('dd', { class: 'mono' }, endpoint.url),
+      describeDestination(endpoint).flatMap(([term, value]) => [h('dt', {}, term), h('dd', { class: 'mono' }, value)]),
       h('dt', {}, 'Last success'),
       h('dd', {}, timeEl(endpoint.last_success_at)),
       h('dt', {}, 'Failing since'),

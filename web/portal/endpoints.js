@@ -1,9 +1,10 @@
 // The company's webhook endpoints: add one, change its URL and event filter, disable or enable it,
 // rotate its secret (the new one is shown once; the previous one keeps signing for a while), and
 // send it a test event.
-import { announce, api, attempt, badge, every, field, h, show, timeEl, when } from '/assets/ui.js';
+import { announce, api, attempt, badge, every, h, show, timeEl, when } from '/assets/ui.js';
 import { attemptOutcome } from '/assets/attempts.js';
-import { describeFilter, describeSchedule } from '/assets/endpoint-options.js';
+import { describeDestination, describeFilter, describeSchedule } from '/assets/endpoint-options.js';
+import { DESTINATION_NAMES, destinationFields, sendWithFieldErrors } from './destination-form.js';
 
 const EVENT_TYPES = [
   'message.create',
@@ -98,37 +99,20 @@ function showSecret(slot, webhook, rotated) {
 
 function endpointPanel(webhook, { reload, isCurrent }) {
   const base = `/portal/api/webhooks/${webhook.id}`;
-  // A Kafka, RabbitMQ or SQS endpoint: its target (without credentials) is changed through the API.
   const broker = webhook.type === 'kafka' || webhook.type === 'rabbitmq' || webhook.type === 'sqs';
-  const url = h('input', {
-    name: 'url',
-    type: 'url',
-    required: true,
-    maxlength: '2048',
-    value: webhook.url,
-    disabled: webhook.source === 'company' || broker,
-  });
+  const destination = destinationFields(webhook);
   const filter = eventFilter(webhook.event_types, 'Events to receive');
   const edit = h(
     'form',
     { 'aria-label': `Change endpoint ${webhook.id}` },
-    field(
-      broker ? 'Target' : 'URL',
-      url,
-      webhook.source === 'company'
-        ? "The company's webhook_url: change it through the API."
-        : broker
-          ? `A ${DESTINATION_NAMES[webhook.type]}: change its target and credentials through the API.`
-          : undefined,
-    ),
+    destination.node,
     filter.node,
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save')),
   );
   edit.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const changes = { event_types: filter.value() };
-    if (webhook.source !== 'company' && !broker) changes.url = url.value;
-    if (await attempt(() => api('PATCH', base, changes))) {
+    const changes = { ...destination.value(), event_types: filter.value() };
+    if (await sendWithFieldErrors(destination, () => api('PATCH', base, changes))) {
       await reload();
       announce(`Endpoint ${webhook.id} saved.`, 'ok');
     }
@@ -182,6 +166,7 @@ function endpointPanel(webhook, { reload, isCurrent }) {
       h('dd', { 'data-destination': webhook.type ?? 'webhook' }, DESTINATION_NAMES[webhook.type ?? 'webhook']),
       h('dt', {}, broker ? 'Target' : 'URL'),
       h('dd', { class: 'mono' }, webhook.url),
+      describeDestination(webhook).flatMap(([term, value]) => [h('dt', {}, term), h('dd', { class: 'mono' }, value)]),
       h('dt', {}, 'Events'),
       h('dd', {}, webhook.event_types === null ? 'every event' : webhook.event_types.join(', ')),
       webhook.public_key
@@ -217,32 +202,25 @@ function endpointPanel(webhook, { reload, isCurrent }) {
       test,
       h('a', { href: `#/events?endpoint_id=${webhook.id}` }, 'Its events'),
     ),
-    h('details', {}, h('summary', {}, 'Change URL and events'), edit),
+    h('details', {}, h('summary', {}, broker ? 'Change target and events' : 'Change URL and events'), edit),
   );
 }
 
 function addForm({ reload }) {
-  const url = h('input', {
-    name: 'url',
-    type: 'url',
-    required: true,
-    maxlength: '2048',
-    placeholder: 'https://example.com/webhooks',
-  });
+  const destination = destinationFields();
   const filter = eventFilter(null, 'Events to receive');
   const form = h(
     'form',
     { class: 'panel', id: 'add-endpoint', 'aria-labelledby': 'add-heading' },
     h('h2', { id: 'add-heading' }, 'Add an endpoint'),
-    field('URL', url),
+    destination.node,
     filter.node,
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Add endpoint')),
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const answer = await attempt(() =>
-      api('POST', '/portal/api/webhooks', { url: url.value, event_types: filter.value() }),
-    );
+    const body = { ...destination.value(), event_types: filter.value() };
+    const answer = await sendWithFieldErrors(destination, () => api('POST', '/portal/api/webhooks', body));
     if (answer === undefined) return;
     await reload();
     showSecret(document.getElementById('secret-slot'), answer.webhook, false);
@@ -250,11 +228,3 @@ function addForm({ reload }) {
   });
   return form;
 }
-
-/** How the portal names an endpoint's destination type (a webhook endpoint's answer has no `type`). */
-const DESTINATION_NAMES = {
-  webhook: 'webhook (HTTP POST)',
-  kafka: 'Kafka topic',
-  rabbitmq: 'RabbitMQ exchange',
-  sqs: 'Amazon SQS queue',
-};

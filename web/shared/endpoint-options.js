@@ -20,3 +20,42 @@ export function describeFilter(filter, nested = false) {
   if (filter.op === 'exists') return `${filter.path} ${filter.value === false ? 'is absent' : 'exists'}`;
   return `${filter.path} ${OPERATORS[filter.op] ?? filter.op} ${JSON.stringify(filter.value)}`;
 }
+
+/**
+ * A broker endpoint's settings as [term, text] pairs, credentials never among them (the API does
+ * not answer them); none for a webhook endpoint, whose URL says it all.
+ */
+export function describeDestination(endpoint) {
+  const { kafka, rabbitmq, sqs } = endpoint;
+  if (kafka) {
+    return [
+      ['Brokers', kafka.brokers.join(', ')],
+      ['Topic', kafka.topic],
+      ['SASL', kafka.sasl ? kafka.sasl.mechanism : 'none'],
+      ['TLS', describeTls(kafka.tls)],
+    ];
+  }
+  if (rabbitmq) {
+    return [
+      ['Exchange', rabbitmq.exchange === '' ? '(the default exchange)' : rabbitmq.exchange],
+      ['Routing key', rabbitmq.routing_key === '' ? '(empty)' : rabbitmq.routing_key],
+    ];
+  }
+  if (sqs) {
+    return [
+      ['Region', sqs.region],
+      ['FIFO queue', sqs.fifo ? 'yes' : 'no'],
+      ['Requests', sqs.signed ? 'signed with its access key' : 'unsigned'],
+    ];
+  }
+  return [];
+}
+
+function describeTls(tls) {
+  if (tls === undefined) return 'off';
+  const parts = ['on'];
+  if (tls.ca) parts.push('its own CA');
+  if (tls.servername) parts.push(`certificate name ${tls.servername}`);
+  if (tls.reject_unauthorized === false) parts.push('certificate NOT verified');
+  return parts.join(', ');
+}

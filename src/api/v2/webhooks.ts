@@ -32,7 +32,12 @@ import { changeWebhookEndpoint } from '../../domain/operational-events.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { SsrfGuard } from '../../net/ssrf.js';
 import { requireReachableUrl } from '../../http/outbound-url.js';
-import { destinationAfter, destinationOnCreate, destinationOnUpdate } from '../../http/endpoint-destination.js';
+import {
+  destinationAfter,
+  destinationOnCreate,
+  destinationOnUpdate,
+  storedSettings,
+} from '../../http/endpoint-destination.js';
 import type { BrokerDestination } from '../../../schemas/objects/destination.js';
 
 const createBody = validator(webhookCreateBody);
@@ -91,7 +96,7 @@ export function webhookRoutes(
         source: 'api',
         url: target.url,
         type: target.type,
-        destination: target.destination === null ? null : withoutType(target.destination),
+        destination: target.destination === null ? null : storedSettings(target.destination),
         eventTypes: input.event_types ?? null,
         active: input.active,
         ordering: input.ordering,
@@ -143,7 +148,7 @@ export function webhookRoutes(
           endpoint,
           {
             url: target.url,
-            ...(target.destination === undefined ? {} : { destination: withoutType(target.destination) }),
+            ...(target.destination === undefined ? {} : { destination: storedSettings(target.destination) }),
             eventTypes: input.event_types,
             active: input.active,
             ordering: input.ordering,
@@ -240,12 +245,6 @@ async function checkActivation(
     moving ? 'url' : 'active',
     `The test POST to ${url} ${describeFailure(outcome)}; the endpoint must answer it with a 2xx status before it is active. Nothing was changed.`,
   );
-}
-
-/** The settings as stored: the type has a column of its own. */
-function withoutType(destination: BrokerDestination): object {
-  const { type: _type, ...settings } = destination;
-  return settings;
 }
 
 /** The endpoint named by `:id` of a company of the account (`:companyId`), else 404. */

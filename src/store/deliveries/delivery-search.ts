@@ -28,6 +28,8 @@ export interface EndpointHealthRow {
   /** For a broker endpoint, its target without credentials. */
   url: string;
   type: DestinationType;
+  /** A broker endpoint's settings as stored (JSON, credentials included), or null. */
+  destination: string | null;
   active: number;
   disabled_reason: string | null;
   last_success_at: number | null;
@@ -54,7 +56,7 @@ export class DeliverySearch {
 
   constructor(private readonly db: Db) {
     this.healthByCompany = db.prepare<[number], EndpointHealthRow>(
-      `SELECT e.id, e.company_id, e.url, e.type, e.active, e.disabled_reason, h.last_success_at, h.last_failure_at, h.failing_since,
+      `SELECT e.id, e.company_id, e.url, e.type, e.destination, e.active, e.disabled_reason, h.last_success_at, h.last_failure_at, h.failing_since,
               h.consecutive_failures, h.disabled_at, e.ordering, e.rate_limit, e.retry_schedule, e.filter,
               (SELECT count(*) FROM webhook_deliveries d INDEXED BY webhook_deliveries_held
                WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.held_reason IS NOT NULL) AS held
