@@ -1,149 +1,127 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { eventId, unixSeconds, v1Time } from './fields.js';
 
-const channelRef = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'type'],
-  properties: { id: { type: 'integer' }, type: { type: 'string' } },
+/** An object of exactly these properties, every one required but the `optional` ones. */
+function closedObject<P extends Record<string, JSONSchema>>(properties: P, optional: readonly string[] = []) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+    properties,
+  } as const;
+}
+
+/**
+ * A v1 payload: `{id, type, event, company_id, created_at, data}` and nothing else. Beside the
+ * documented fields, as on every v1 payload: our event id (the `webhook-id`), the company and when
+ * it was written.
+ */
+function v1Payload<E extends JSONSchema, D extends JSONSchema>(schemaId: string, type: string, event: E, data: D) {
+  return {
+    $id: schemaId,
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
+    properties: {
+      id: eventId,
+      company_id: { type: 'integer' },
+      created_at: { type: 'string', format: 'date-time' },
+      type: { const: type },
+      event,
+      data,
+    },
+  } as const;
+}
+
+/** A v1 payload whose `data` has the shape `dataByEvent[event]`, for each of its events. */
+function v1PayloadByEvent(schemaId: string, type: string, dataByEvent: Record<string, JSONSchema>) {
+  return {
+    ...v1Payload(schemaId, type, { type: 'string', enum: Object.keys(dataByEvent) }, { type: 'object' }),
+    allOf: Object.entries(dataByEvent).map(([event, data]) => ({
+      if: { properties: { event: { const: event } } },
+      then: { properties: { data } },
+    })),
+  } as const;
+}
+
+const integer = { type: 'integer' } as const;
+const string = { type: 'string' } as const;
+const nullableString = { type: ['string', 'null'] } as const;
+const isoTime = { type: 'string', format: 'date-time' } as const;
+/** 0 delivering, 1 sent, 2 delivered, 3 read, -1 not delivered. */
+const ack = { type: 'integer', minimum: -1, maximum: 3 } as const;
+const channelRef = closedObject({ id: integer, type: string });
+
+/** What a new message says in both renditions, one-to-one and group; `created_at` as each writes times. */
+const newMessageFields = {
+  external_id: integer,
+  external_public_id: nullableString,
+  channel_id: integer,
+  channel_type: string,
+  channel: channelRef,
+  conversation_id: integer,
+  message: nullableString,
+  location: { type: ['object', 'null'] },
+  income: { type: 'boolean' },
+  created_at_timestamp: unixSeconds,
+  ack,
+  attachments: { type: 'array', items: { type: 'object' } },
 } as const;
-/** Beside the documented fields, as on every v1 payload: our event id (the `webhook-id`), the company and when it was written. */
-const ours = {
-  id: eventId,
-  company_id: { type: 'integer' },
-  created_at: { type: 'string', format: 'date-time' },
+
+/** What an ack says in both renditions. */
+const ackFields = { external_id: integer, channel: channelRef, conversation_id: integer, ack } as const;
+
+/**
+ * What a new conversation says in both renditions; `created_at` as each writes times;
+ * `last_message_at` and `last_income_message_at` are null, as the page shows them.
+ */
+const newConversationFields = {
+  /** The conversation's id. */
+  external_id: integer,
+  /** The contact's name, a group's title. */
+  name: string,
+  avatar_url: nullableString,
+  channel_id: integer,
+  channel_type: string,
+  created_at_timestamp: unixSeconds,
+  last_message_at: { type: 'null' },
+  last_income_message_at: { type: 'null' },
+  /** The contact's id at the provider, a group's id at the provider. */
+  sender_external_id: string,
 } as const;
 
 /**
  * The v1 renditions of the message events that the company's v1 `webhook_url` receives (the v1
  * webhooks page of the hosted service, "New message" and "Message delivery/read status"):
  * `message.create` as `{type: 'message', event: 'new', data}`, `message.update` as
- * `{type: 'message', event: 'ack', data: {external_id, channel, conversation_id, ack}}`. `ack`: 0
- * delivering, 1 sent, 2 delivered, 3 read, -1 not delivered. Ids are the gateway's integers,
- * `external_public_id` the provider's message id, times as `2017-11-11 12:45:53 UTC` and unix seconds.
+ * `{type: 'message', event: 'ack', data: {external_id, channel, conversation_id, ack}}`. Ids are
+ * the gateway's integers, `external_public_id` the provider's message id, times as
+ * `2017-11-11 12:45:53 UTC` and unix seconds.
  */
-export const messageV1Event = {
-  $id: 'events/message-v1',
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
-  properties: {
-    ...ours,
-    type: { const: 'message' },
-    event: { type: 'string', enum: ['new', 'ack'] },
-    data: { type: 'object' },
-  },
-  allOf: [
+export const messageV1Event = v1PayloadByEvent('events/message-v1', 'message', {
+  new: closedObject(
     {
-      if: { properties: { event: { const: 'new' } } },
-      then: {
-        properties: {
-          data: {
-            type: 'object',
-            additionalProperties: false,
-            required: [
-              'external_id',
-              'external_public_id',
-              'channel_id',
-              'channel_type',
-              'channel',
-              'conversation_id',
-              'message',
-              'location',
-              'income',
-              'created_at',
-              'created_at_timestamp',
-              'ack',
-              'attachments',
-            ],
-            properties: {
-              external_id: { type: 'integer' },
-              external_public_id: { type: ['string', 'null'] },
-              channel_id: { type: 'integer' },
-              channel_type: { type: 'string' },
-              channel: channelRef,
-              conversation_id: { type: 'integer' },
-              message: { type: ['string', 'null'] },
-              location: { type: ['object', 'null'] },
-              income: { type: 'boolean' },
-              created_at: v1Time,
-              created_at_timestamp: unixSeconds,
-              ack: { type: 'integer', minimum: -1, maximum: 3 },
-              attachments: { type: 'array', items: { type: 'object' } },
-              /** The v1 write-first job that sent it. */
-              job_id: { type: 'integer' },
-            },
-          },
-        },
-      },
+      ...newMessageFields,
+      created_at: v1Time,
+      /** The v1 write-first job that sent it. */
+      job_id: integer,
     },
-    {
-      if: { properties: { event: { const: 'ack' } } },
-      then: {
-        properties: {
-          data: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['external_id', 'channel', 'conversation_id', 'ack'],
-            properties: {
-              external_id: { type: 'integer' },
-              channel: channelRef,
-              conversation_id: { type: 'integer' },
-              ack: { type: 'integer', minimum: -1, maximum: 3 },
-            },
-          },
-        },
-      },
-    },
-  ],
-} as const satisfies JSONSchema;
+    ['job_id'],
+  ),
+  ack: closedObject(ackFields),
+}) satisfies JSONSchema;
 
 /**
  * The v1 renditions of the conversation events for the company's v1 `webhook_url` (the v1 webhooks
  * page, "New conversation" and "Update conversation"): `{type: 'conversation', event: 'new' |
- * 'update', data}`; `last_message_at` and `last_income_message_at` are null, as the page shows them.
+ * 'update', data}`.
  */
-export const conversationV1Event = {
-  $id: 'events/conversation-v1',
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
-  properties: {
-    ...ours,
-    type: { const: 'conversation' },
-    event: { type: 'string', enum: ['new', 'update'] },
-    data: {
-      type: 'object',
-      additionalProperties: false,
-      required: [
-        'external_id',
-        'name',
-        'avatar_url',
-        'channel_id',
-        'channel_type',
-        'created_at',
-        'created_at_timestamp',
-        'last_message_at',
-        'last_income_message_at',
-        'sender_external_id',
-      ],
-      properties: {
-        external_id: { type: 'integer' },
-        name: { type: 'string' },
-        avatar_url: { type: ['string', 'null'] },
-        channel_id: { type: 'integer' },
-        channel_type: { type: 'string' },
-        created_at: v1Time,
-        created_at_timestamp: unixSeconds,
-        last_message_at: { type: 'null' },
-        last_income_message_at: { type: 'null' },
-        sender_external_id: { type: 'string' },
-      },
-    },
-  },
-} as const satisfies JSONSchema;
-
-const isoTime = { type: 'string', format: 'date-time' } as const;
+export const conversationV1Event = v1Payload(
+  'events/conversation-v1',
+  'conversation',
+  { type: 'string', enum: ['new', 'update'] },
+  closedObject({ ...newConversationFields, created_at: v1Time }),
+) satisfies JSONSchema;
 
 /**
  * The v1 renditions for group chats (the v1 webhooks page, "Group chats: ..."), field by field:
@@ -151,48 +129,12 @@ const isoTime = { type: 'string', format: 'date-time' } as const;
  * ISO 8601 (not the one-to-one payloads' `... UTC`). A group's other conversation changes have no
  * documented v1 payload and reach the webhook_url as nothing.
  */
-export const groupConversationV1Event = {
-  $id: 'events/group-conversation-v1',
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
-  properties: {
-    ...ours,
-    type: { const: 'group_conversation' },
-    event: { const: 'new' },
-    data: {
-      type: 'object',
-      additionalProperties: false,
-      required: [
-        'name',
-        'avatar_url',
-        'channel_id',
-        'created_at',
-        'external_id',
-        'channel_type',
-        'last_message_at',
-        'sender_external_id',
-        'created_at_timestamp',
-        'last_income_message_at',
-      ],
-      properties: {
-        /** The group's title. */
-        name: { type: 'string' },
-        avatar_url: { type: ['string', 'null'] },
-        channel_id: { type: 'integer' },
-        created_at: isoTime,
-        /** The conversation's id. */
-        external_id: { type: 'integer' },
-        channel_type: { type: 'string' },
-        last_message_at: { type: 'null' },
-        /** The group's id at the provider. */
-        sender_external_id: { type: 'string' },
-        created_at_timestamp: unixSeconds,
-        last_income_message_at: { type: 'null' },
-      },
-    },
-  },
-} as const satisfies JSONSchema;
+export const groupConversationV1Event = v1Payload(
+  'events/group-conversation-v1',
+  'group_conversation',
+  { const: 'new' },
+  closedObject({ ...newConversationFields, created_at: isoTime }),
+) satisfies JSONSchema;
 
 /**
  * A message of a group chat: `message.create` as `{type: 'group_message', event: 'new', data}` and
@@ -201,122 +143,29 @@ export const groupConversationV1Event = {
  * `participant`, the member an ack is about, is null: the providers' receipts into groups do not
  * name them. `external_created_at_timestamp` is the provider's time, `timestamp` the ack's.
  */
-export const groupMessageV1Event = {
-  $id: 'events/group-message-v1',
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
-  properties: {
-    ...ours,
-    type: { const: 'group_message' },
-    event: { type: 'string', enum: ['new', 'ack'] },
-    data: { type: 'object' },
-  },
-  allOf: [
-    {
-      if: { properties: { event: { const: 'new' } } },
-      then: {
-        properties: {
-          data: {
-            type: 'object',
-            additionalProperties: false,
-            required: [
-              'ack',
-              'income',
-              'channel',
-              'message',
-              'location',
-              'channel_id',
-              'created_at',
-              'attachments',
-              'external_id',
-              'channel_type',
-              'conversation_id',
-              'external_public_id',
-              'created_at_timestamp',
-              'external_created_at_timestamp',
-            ],
-            properties: {
-              ack: { type: 'integer', minimum: -1, maximum: 3 },
-              income: { type: 'boolean' },
-              channel: channelRef,
-              message: { type: ['string', 'null'] },
-              location: { type: ['object', 'null'] },
-              channel_id: { type: 'integer' },
-              created_at: isoTime,
-              attachments: { type: 'array', items: { type: 'object' } },
-              external_id: { type: 'integer' },
-              channel_type: { type: 'string' },
-              conversation_id: { type: 'integer' },
-              external_public_id: { type: ['string', 'null'] },
-              created_at_timestamp: unixSeconds,
-              external_created_at_timestamp: unixSeconds,
-            },
-          },
-        },
-      },
-    },
-    {
-      if: { properties: { event: { const: 'ack' } } },
-      then: {
-        properties: {
-          data: {
-            type: 'object',
-            additionalProperties: false,
-            required: [
-              'channel',
-              'timestamp',
-              'external_id',
-              'participant',
-              'conversation_id',
-              'external_public_id',
-              'ack',
-            ],
-            properties: {
-              channel: channelRef,
-              timestamp: unixSeconds,
-              external_id: { type: 'integer' },
-              participant: { type: ['string', 'null'] },
-              conversation_id: { type: 'integer' },
-              external_public_id: { type: ['string', 'null'] },
-              ack: { type: 'integer', minimum: -1, maximum: 3 },
-            },
-          },
-        },
-      },
-    },
-  ],
-} as const satisfies JSONSchema;
+export const groupMessageV1Event = v1PayloadByEvent('events/group-message-v1', 'group_message', {
+  new: closedObject({ ...newMessageFields, created_at: isoTime, external_created_at_timestamp: unixSeconds }),
+  ack: closedObject({
+    ...ackFields,
+    external_public_id: nullableString,
+    participant: nullableString,
+    timestamp: unixSeconds,
+  }),
+}) satisfies JSONSchema;
 
 /**
  * "Group chats: new active member": a member wrote in the group for the first time. Written as its
  * own event, named `group_conversation_contact.new` (src/domain/group-conversations.ts).
  */
-export const groupConversationContactV1Event = {
-  $id: 'events/group-conversation-contact-v1',
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
-  properties: {
-    ...ours,
-    type: { const: 'group_conversation_contact' },
-    event: { const: 'new' },
-    data: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['contact', 'channel_id', 'channel_type', 'date_timestamp', 'conversation_id'],
-      properties: {
-        contact: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['external_public_id'],
-          properties: { external_public_id: { type: 'string' } },
-        },
-        channel_id: { type: 'integer' },
-        channel_type: { type: 'string' },
-        date_timestamp: unixSeconds,
-        conversation_id: { type: 'integer' },
-      },
-    },
-  },
-} as const satisfies JSONSchema;
+export const groupConversationContactV1Event = v1Payload(
+  'events/group-conversation-contact-v1',
+  'group_conversation_contact',
+  { const: 'new' },
+  closedObject({
+    contact: closedObject({ external_public_id: string }),
+    channel_id: integer,
+    channel_type: string,
+    date_timestamp: unixSeconds,
+    conversation_id: integer,
+  }),
+) satisfies JSONSchema;

@@ -6,15 +6,14 @@ import { pause, type Clock, type StreamBus } from '../streams/stream.js';
 import { untilDone } from '../workers/supervisor.js';
 import type { MessageActionRequest, ProviderMessageActionJob } from './connector.js';
 import type { Connectors } from './registry.js';
+import { retryPauseMs } from './retry-pause.js';
 import type { ChannelThrottle } from './throttle.js';
-
-/** Longest Retry-After a provider can impose on one retry (the wait holds the job's stream lease). */
-const RETRY_AFTER_MAX_MS = 60_000;
 
 export interface ActionSenderOptions {
   bus: StreamBus;
   connectors: Connectors;
   throttle: ChannelThrottle;
+  /** GATEWAY_PROVIDER_RETRY_SCHEDULE: the pause before each new try of a transient failure. */
   retryScheduleMs: readonly number[];
   clock: Clock;
   logger: Logger;
@@ -43,13 +42,13 @@ export async function carryOutMessageAction(
       if (items.length > 0) await publishFacts(job, items, options, signal);
       return void log.info({ provider: request.provider, action: job.action, tries }, 'message action carried out');
     }
-    const delay = options.retryScheduleMs[tries - 1];
-    if (result.permanent || delay === undefined)
+    const wait = retryPauseMs(options.retryScheduleMs, tries, result.retryAfterMs);
+    if (result.permanent || wait === undefined)
       return void log.warn(
         { provider: request.provider, action: job.action, tries, error: result.error.code },
         'the provider did not carry out the message action',
       );
-    await pause(Math.max(delay, Math.min(result.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS)), signal);
+    await pause(wait, signal);
     if (signal.aborted) throw new Error('stopped while waiting to try a message action again');
   }
 }

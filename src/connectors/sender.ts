@@ -1,7 +1,7 @@
 import type { InboundFact, IngestItem } from '../domain/provider-facts.js';
 import type { Logger } from '../log.js';
 import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
-import { pause, type Clock, type StreamBus, type Subscription } from '../streams/stream.js';
+import { pause, type StreamBus, type Subscription } from '../streams/stream.js';
 import { aborted, untilDone, type Worker } from '../workers/supervisor.js';
 import type {
   LaterStatus,
@@ -11,22 +11,11 @@ import type {
   ProviderSendJob,
   SendRequest,
 } from './connector.js';
-import { carryOutMessageAction } from './action-sender.js';
-import type { Connectors } from './registry.js';
-import type { ChannelThrottle } from './throttle.js';
+import { carryOutMessageAction, type ActionSenderOptions } from './action-sender.js';
+import { retryPauseMs } from './retry-pause.js';
 import { ProviderCallSpans } from './provider-spans.js';
 
-/** Longest Retry-After a provider can impose on one retry (the wait holds the job's stream lease). */
-const RETRY_AFTER_MAX_MS = 60_000;
-
-export interface ProviderSenderOptions {
-  bus: StreamBus;
-  connectors: Connectors;
-  throttle: ChannelThrottle;
-  /** GATEWAY_PROVIDER_RETRY_SCHEDULE: the pause before each new try of a transient failure. */
-  retryScheduleMs: readonly number[];
-  clock: Clock;
-  logger: Logger;
+export interface ProviderSenderOptions extends ActionSenderOptions {
   /** Channels sending at once (distinct keys of the stream). */
   maxInFlight?: number;
 }
@@ -93,8 +82,8 @@ export class ProviderSender implements Worker {
           this.reportLater(job.channel_id, result.externalId, result.later);
         return;
       }
-      const delay = retryScheduleMs[tries - 1];
-      if (result.permanent || delay === undefined) {
+      const wait = retryPauseMs(retryScheduleMs, tries, result.retryAfterMs);
+      if (result.permanent || wait === undefined) {
         const error = result.permanent
           ? result.error
           : { code: result.error.code, title: `${result.error.title} Gave up after ${tries} tries.` };
@@ -102,7 +91,6 @@ export class ProviderSender implements Worker {
         log.warn({ provider: job.send.provider, tries, error: error.code }, 'message not sent');
         return;
       }
-      const wait = Math.max(delay, Math.min(result.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS));
       log.warn(
         { provider: job.send.provider, tries, error: result.error.code, retry_in_ms: wait },
         'send failed transiently; trying again',
@@ -135,13 +123,13 @@ export class ProviderSender implements Worker {
       );
       if (result.kind === 'deleted')
         return void log.info({ provider: request.provider, tries }, 'messages deleted at the provider');
-      const delay = this.options.retryScheduleMs[tries - 1];
-      if (result.permanent || delay === undefined)
+      const wait = retryPauseMs(this.options.retryScheduleMs, tries, result.retryAfterMs);
+      if (result.permanent || wait === undefined)
         return void log.warn(
           { provider: request.provider, tries, error: result.error.code },
           'the provider did not delete the messages',
         );
-      await pause(Math.max(delay, Math.min(result.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS)), signal);
+      await pause(wait, signal);
       if (signal.aborted) throw new Error('stopped while waiting to try a delete again');
     }
   }

@@ -69,18 +69,27 @@ export function resolveOutboundJob(
 ): ProviderSendJob | ProviderDeleteJob | ProviderMessageActionJob {
   if (job.kind === 'send_message') return resolveSendJob(store, job, urls);
   if (job.kind === 'message_action') return resolveMessageAction(store, job);
+  const chat = chatOf(store, job);
+  if (chat === undefined) return { ...job, request: null };
+  return { ...job, request: { ...chat.target, external_ids: job.external_ids } };
+}
+
+/**
+ * The channel, with its credentials, and the chat that a delete or action job's request goes to;
+ * undefined when the channel or the conversation is gone.
+ */
+function chatOf(store: Store, job: { company_id: number; channel_id: number; conversation_id: number }) {
   const channel = store.channels.findLive(job.channel_id);
   const conversation = store.conversations.find(job.company_id, job.conversation_id);
-  if (channel === undefined || conversation === undefined) return { ...job, request: null };
+  if (channel === undefined || conversation === undefined) return undefined;
   return {
-    ...job,
-    request: {
+    conversationId: conversation.id,
+    target: {
       channel_id: channel.id,
       provider: channel.provider,
       settings: channel.settings,
       credentials: channel.credentials,
       chat_id: conversation.contact_external_id,
-      external_ids: job.external_ids,
     },
   };
 }
@@ -98,18 +107,13 @@ function resolveMessageAction(store: Store, job: MessageActionJob): ProviderMess
     created_at: job.created_at,
     action: job.action,
   };
-  const channel = store.channels.findLive(job.channel_id);
-  const conversation = store.conversations.find(job.company_id, job.conversation_id);
-  const message = conversation === undefined ? undefined : store.messages.find(conversation.id, job.message_id);
-  if (channel === undefined || conversation === undefined || message === undefined) return { ...base, request: null };
+  const chat = chatOf(store, job);
+  const message = chat === undefined ? undefined : store.messages.find(chat.conversationId, job.message_id);
+  if (chat === undefined || message === undefined) return { ...base, request: null };
   return {
     ...base,
     request: {
-      channel_id: channel.id,
-      provider: channel.provider,
-      settings: channel.settings,
-      credentials: channel.credentials,
-      chat_id: conversation.contact_external_id,
+      ...chat.target,
       external_id: job.external_id,
       has_attachment: store.attachments.forMessages([message.id]).length > 0,
       action: actionOf(job),

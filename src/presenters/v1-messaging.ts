@@ -16,6 +16,11 @@ export interface V1Source {
   channelId: number;
 }
 
+/** A v1 payload: the envelope of the v2 event's record around `data`. */
+export function v1Payload<T extends string, E extends string, D>(source: V1Source, type: T, event: E, data: D) {
+  return { id: source.id, type, event, company_id: source.company_id, created_at: source.created_at, data };
+}
+
 /** A message's status as the v1 `ack`: 0 delivering, 1 sent, 2 delivered, 3 read, -1 not delivered. */
 const ACK: Record<string, number> = { created: 0, sent: 1, delivered: 2, read: 3, error: -1 };
 
@@ -25,66 +30,45 @@ export function v1Ack(status: string): number {
 
 export function presentV1MessageNew(source: V1Source, message: MessageEventObject, jobId: number | null) {
   const created = Date.parse(message.created_at);
-  return {
-    id: source.id,
-    type: 'message' as const,
-    event: 'new' as const,
-    company_id: source.company_id,
-    created_at: source.created_at,
-    data: {
-      external_id: message.id,
-      external_public_id: message.external_id,
-      channel_id: source.channelId,
-      channel_type: message.conversation.provider,
-      channel: { id: source.channelId, type: message.conversation.provider },
-      conversation_id: message.conversation_id,
-      message: message.message,
-      location: null,
-      income: message.income,
-      created_at: v1DateTime(created),
-      created_at_timestamp: unixSeconds(created),
-      ack: v1Ack(message.status),
-      attachments: message.attachments,
-      ...(jobId === null ? {} : { job_id: jobId }),
-    },
-  };
+  return v1Payload(source, 'message', 'new', {
+    external_id: message.id,
+    external_public_id: message.external_id,
+    channel_id: source.channelId,
+    channel_type: message.conversation.provider,
+    channel: { id: source.channelId, type: message.conversation.provider },
+    conversation_id: message.conversation_id,
+    message: message.message,
+    location: null,
+    income: message.income,
+    created_at: v1DateTime(created),
+    created_at_timestamp: unixSeconds(created),
+    ack: v1Ack(message.status),
+    attachments: message.attachments,
+    ...(jobId === null ? {} : { job_id: jobId }),
+  });
 }
 
 export function presentV1MessageAck(source: V1Source, message: MessageEventObject) {
-  return {
-    id: source.id,
-    type: 'message' as const,
-    event: 'ack' as const,
-    company_id: source.company_id,
-    created_at: source.created_at,
-    data: {
-      external_id: message.id,
-      channel: { id: source.channelId, type: message.conversation.provider },
-      conversation_id: message.conversation_id,
-      ack: v1Ack(message.status),
-    },
-  };
+  return v1Payload(source, 'message', 'ack', {
+    external_id: message.id,
+    channel: { id: source.channelId, type: message.conversation.provider },
+    conversation_id: message.conversation_id,
+    ack: v1Ack(message.status),
+  });
 }
 
 export function presentV1Conversation(source: V1Source, event: 'new' | 'update', conversation: ConversationObject) {
   const created = Date.parse(conversation.created_at);
-  return {
-    id: source.id,
-    type: 'conversation' as const,
-    event,
-    company_id: source.company_id,
-    created_at: source.created_at,
-    data: {
-      external_id: conversation.id,
-      name: conversation.sender_name,
-      avatar_url: conversation.avatar_url,
-      channel_id: source.channelId,
-      channel_type: conversation.provider,
-      created_at: v1DateTime(created),
-      created_at_timestamp: unixSeconds(created),
-      last_message_at: null,
-      last_income_message_at: null,
-      sender_external_id: conversation.sender_external_id,
-    },
-  };
+  return v1Payload(source, 'conversation', event, {
+    external_id: conversation.id,
+    name: conversation.sender_name,
+    avatar_url: conversation.avatar_url,
+    channel_id: source.channelId,
+    channel_type: conversation.provider,
+    created_at: v1DateTime(created),
+    created_at_timestamp: unixSeconds(created),
+    last_message_at: null,
+    last_income_message_at: null,
+    sender_external_id: conversation.sender_external_id,
+  });
 }

@@ -15,6 +15,7 @@ import {
   type TestResponse,
 } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
+import { newCompany } from '../helpers/seed.js';
 
 type Body = Record<string, unknown>;
 
@@ -48,12 +49,6 @@ function secret(label = 'secret'): string {
 
 const authsPath = (companyId: number | string) => `/api/p2/companies/${companyId}/auths`;
 const authPath = (companyId: number | string, id: number | string) => `${authsPath(companyId)}/${id}`;
-
-async function newCompany(token: string = gw.token): Promise<number> {
-  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` }, token });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
-}
 
 function create(companyId: number | string, body: Body, token?: string): Promise<TestResponse> {
   return gw.request('POST', authsPath(companyId), { json: body, ...(token === undefined ? {} : { token }) });
@@ -221,7 +216,7 @@ describe('POST /api/p2/companies/:companyId/auths', () => {
   it.each(variants)(
     '%s: 201 {auth}, its initial state, no credential, and a create event',
     async (_name, body, state, confirmation, settings) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const sent = body();
       const before = Date.now();
       const auth = await created(company, sent);
@@ -252,27 +247,27 @@ describe('POST /api/p2/companies/:companyId/auths', () => {
 
   it('keeps sync_messages_from as an ISO timestamp setting', async () => {
     const from = isoAgo(DAY);
-    const auth = await created(await newCompany(), { provider: 'chat_d', sync_messages_from: from });
+    const auth = await created(await newCompany(gw), { provider: 'chat_d', sync_messages_from: from });
     expect(auth.settings).toEqual({ sync_messages_from: new Date(Date.parse(from)).toISOString() });
   });
 
   it('accepts a form body', async () => {
     const auth = expectAuthAnswer(
-      await gw.request('POST', authsPath(await newCompany()), { form: 'provider=chat_b_personal&via_qr_code=true' }),
+      await gw.request('POST', authsPath(await newCompany(gw)), { form: 'provider=chat_b_personal&via_qr_code=true' }),
       201,
     );
     expect(auth).toMatchObject({ provider: 'chat_b_personal', settings: { via_qr_code: true } });
   });
 
   it('reads phone_number, the contract’s v2 name, as phone', async () => {
-    const auth = await created(await newCompany(), { provider: 'chat_b_personal', phone_number: '79161234567' });
+    const auth = await created(await newCompany(gw), { provider: 'chat_b_personal', phone_number: '79161234567' });
     expect(auth).toMatchObject({ confirmation: 'code', settings: { phone: '79161234567' } });
-    const chatA = await created(await newCompany(), { provider: 'chat_a', phone_number: '79161234567' });
+    const chatA = await created(await newCompany(gw), { provider: 'chat_a', phone_number: '79161234567' });
     expect(chatA).toMatchObject({ confirmation: 'pairing_code', settings: { phone: '79161234567' } });
   });
 
   it('names phone_number when it is the field that is wrong, and refuses both names at once', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const bad = await refused(
       () => create(company, { provider: 'chat_a', phone_number: '+7916' }),
       422,
@@ -290,7 +285,7 @@ describe('POST /api/p2/companies/:companyId/auths', () => {
 
   it('keeps only the variant’s own fields: unknown ones are ignored and never stored', async () => {
     const s = secret('unknown');
-    const auth = await created(await newCompany(), {
+    const auth = await created(await newCompany(gw), {
       provider: 'chat_b',
       token: secret(),
       access_key: s,
@@ -355,25 +350,25 @@ describe('POST /api/p2/companies/:companyId/auths', () => {
     ],
     ['a phone_number that is not text', { provider: 'chat_b_personal', phone_number: 5 }, ['phone_number']],
   ])('422 for %s, one entry per field, nothing stored', async (_name, body, fields) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await refused(() => create(company, body), 422, 'validation_failed');
     expect(failingFields(res).sort()).toEqual([...fields].sort());
   });
 
   it('accepts the company_id of the path', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, { provider: 'chat_d', company_id: company });
     expect(auth.company_id).toBe(company);
   });
 
   it('400 for malformed JSON and for a body that is not an object', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await refused(() => gw.request('POST', authsPath(company), { json: '{"provider": ' }), 400, 'bad_request');
     await refused(() => gw.request('POST', authsPath(company), { json: '["chat_d"]' }), 400, 'bad_request');
   });
 
   it('409 for a second live auth of a provider, created by v1 or v2; a deleted one frees the slot', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const first = await created(company, { provider: 'chat_d' });
     await refused(() => create(company, { provider: 'chat_d' }), 409, 'conflict');
     const v1 = await gw.request('POST', `/p1/companies/${company}/channels`, {
@@ -396,7 +391,7 @@ describe('GET /api/p2/companies/:companyId/auths', () => {
   let ids: number[];
 
   beforeAll(async () => {
-    company = await newCompany();
+    company = await newCompany(gw);
     ids = [];
     for (const body of [
       { provider: 'chat_b', token: secret() },
@@ -450,7 +445,7 @@ describe('GET /api/p2/companies/:companyId/auths', () => {
   });
 
   it('leaves deleted auths out, including those deleted through v1', async () => {
-    const other = await newCompany();
+    const other = await newCompany(gw);
     const a = await created(other, { provider: 'chat_b', token: 't' });
     const b = await created(other, { provider: 'chat_c', token: 't' });
     expect((await gw.request('DELETE', `/p1/companies/${other}/channels/${a.id}`)).status).toBe(200);
@@ -460,7 +455,7 @@ describe('GET /api/p2/companies/:companyId/auths', () => {
   });
 
   it('answers an empty list for a company without auths', async () => {
-    const res = await gw.request('GET', authsPath(await newCompany()));
+    const res = await gw.request('GET', authsPath(await newCompany(gw)));
     expect(res.body).toEqual({ auths: [], meta: { page: 1, entries_count: 0, per_page: 25 } });
   });
 });
@@ -468,15 +463,15 @@ describe('GET /api/p2/companies/:companyId/auths', () => {
 describe('GET /api/p2/auths', () => {
   it("lists the auths of every company of the account, never another account's", async () => {
     const token = await gw.createAccount('lister');
-    const a = await newCompany(token);
-    const b = await newCompany(token);
+    const a = await newCompany(gw, {}, token);
+    const b = await newCompany(gw, {}, token);
     const mine = [
       (await create(a, { provider: 'chat_b', token: 't' }, token)).body.auth.id,
       (await create(b, { provider: 'chat_b', token: 't' }, token)).body.auth.id,
       (await create(a, { provider: 'chat_d' }, token)).body.auth.id,
     ];
     // Another account's auth, created after.
-    await created(await newCompany(), { provider: 'chat_b', token: 't' });
+    await created(await newCompany(gw), { provider: 'chat_b', token: 't' });
 
     const res = await gw.request('GET', '/api/p2/auths', { token });
     expect(res.status, res.text).toBe(200);
@@ -499,14 +494,14 @@ describe('GET /api/p2/auths', () => {
 
 describe('GET /api/p2/companies/:companyId/auths/:id', () => {
   it('answers {auth}', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, { provider: 'chat_a' });
     expect(expectAuthAnswer(await gw.request('GET', authPath(company, auth.id)))).toEqual(auth);
   });
 
   it('404 for a missing, malformed, deleted or other company’s auth', async () => {
-    const company = await newCompany();
-    const other = await newCompany();
+    const company = await newCompany(gw);
+    const other = await newCompany(gw);
     const auth = await created(other, { provider: 'chat_a' });
     for (const id of ['999999', 'abc', '0', '1.5'])
       expectErrorShape(await gw.request('GET', authPath(company, id)), 404, 'not_found');
@@ -523,7 +518,7 @@ describe('enable and disable (PUT and PATCH)', () => {
   it.each(['PUT', 'PATCH'])(
     '%s: enabled → disabled → enabled, each with an update event carrying the state',
     async (method) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const auth = await created(company, { provider: 'chat_b', token: secret() });
 
       const disabled = expectAuthAnswer(await action(method, company, auth.id, 'disable'));
@@ -548,7 +543,7 @@ describe('enable and disable (PUT and PATCH)', () => {
   );
 
   it('409 for enable on an enabled auth and disable on a disabled one, changing nothing', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, { provider: 'market_a', login: 'l', password: 'p' });
     expect(
       (await refused(() => action('PUT', company, auth.id, 'enable'), 409, 'conflict')).body.errors[0].detail,
@@ -560,7 +555,7 @@ describe('enable and disable (PUT and PATCH)', () => {
   });
 
   it('409 for disable on an unconfirmed auth (nothing is connected yet)', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, { provider: 'chat_d' });
     const res = await refused(() => action('PUT', company, auth.id, 'disable'), 409, 'conflict');
     expect(res.body.errors[0].detail).toMatch(/not connected yet/);
@@ -572,7 +567,7 @@ describe('enable and disable (PUT and PATCH)', () => {
     ['chat_a (pairing code)', { provider: 'chat_a', phone: '79161234567' }],
     ['chat_b_personal (QR)', { provider: 'chat_b_personal', via_qr_code: true }],
   ])('409 for enable on an unconfirmed %s auth: the phone confirms it, not a code', async (_name, body) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, body);
     await refused(() => action('PUT', company, auth.id, 'enable', { code: '12345' }), 409, 'conflict');
     expect(storedState(auth.id).state).toBe('unconfirmed');
@@ -584,7 +579,7 @@ describe('enable and disable (PUT and PATCH)', () => {
   ])(
     'an unconfirmed %s auth: enable needs code (422), and with it answers 503 while no connector is configured',
     async (_name, body) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const auth = await created(company, body);
       const missing = await refused(() => action('PATCH', company, auth.id, 'enable'), 422, 'validation_failed');
       expect(failingFields(missing)).toEqual(['code']);
@@ -608,7 +603,7 @@ describe('enable and disable (PUT and PATCH)', () => {
   );
 
   it('reads a code sent as form text', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, { provider: 'chat_b_personal', phone: '79161234567' });
     await refused(
       () => gw.request('PUT', `${authPath(company, auth.id)}/enable`, { form: 'code=54321' }),
@@ -618,7 +613,7 @@ describe('enable and disable (PUT and PATCH)', () => {
   });
 
   it('422 for a company_id that is not the path’s', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, { provider: 'chat_b', token: 't' });
     expect(
       failingFields(
@@ -639,14 +634,14 @@ describe('POST .../auths/:id/confirm', () => {
     ['chat_a', { provider: 'chat_a' }],
     ['chat_b_personal (code)', { provider: 'chat_b_personal', phone: '79161234567' }],
   ])('an unconfirmed %s auth answers 503 while no connector is configured, changing nothing', async (_name, body) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, body);
     const res = await refused(() => action('POST', company, auth.id, 'confirm'), 503, 'service_unavailable');
     expect(res.body.errors[0].detail).toMatch(/GATEWAY_CONNECTOR_URL/);
   });
 
   it('409 for an enabled or disabled auth', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, { provider: 'chat_c', token: 't' });
     expect(
       (await refused(() => action('POST', company, auth.id, 'confirm'), 409, 'conflict')).body.errors[0].detail,
@@ -701,7 +696,7 @@ describe('DELETE /api/p2/companies/:companyId/auths/:id', () => {
     ['an unconfirmed auth', { provider: 'chat_d' }, undefined],
     ['a disabled auth', { provider: 'chat_c', token: 't' }, 'disable'],
   ])('deletes %s: {auth} disabled, a delete event, then 404 everywhere', async (_name, body, first) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, body);
     if (first !== undefined) expectAuthAnswer(await action('PUT', company, auth.id, first));
 
@@ -737,7 +732,7 @@ describe('DELETE /api/p2/companies/:companyId/auths/:id', () => {
 
 describe('v1 channel create and DELETE write auth events', () => {
   it('create and delete through v1 answer as before and write create and delete events', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('POST', `/p1/companies/${company}/channels`, {
       json: { provider: 'chat_a_business', hosting_type: 'cloud', token: secret() },
     });
@@ -760,7 +755,7 @@ describe('v1 channel create and DELETE write auth events', () => {
   });
 
   it('a rejected or conflicting v1 create writes no event', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_d' } });
     await refused(
       () => gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider: 'chat_d' } }),
@@ -780,7 +775,7 @@ describe('v1 channel create and DELETE write auth events', () => {
 
 describe('401 without a valid token', () => {
   it('reads the token from the header, the query or the body', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const viaHeader = await gw.request('GET', authsPath(company));
     expect(viaHeader.status).toBe(200);
     const viaQuery = await gw.request(
@@ -811,7 +806,7 @@ describe('401 without a valid token', () => {
     ['PUT', '/1/enable', { code: '1' }],
     ['PATCH', '/1/disable', {}],
   ])('%s %s without a token or with a wrong one stores nothing', async (method, suffix, json) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const path = suffix.startsWith('/api') ? suffix : `${authsPath(company)}${suffix}`;
     const before = channelCount();
     expectErrorShape(await gw.request(method, path, { token: null, json }), 401, 'unauthorized');
@@ -832,7 +827,7 @@ describe('401 without a valid token', () => {
 
 describe("another account's company and auths are not found", () => {
   it('answers 404 like a missing id on every route and changes nothing', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const auth = await created(company, { provider: 'chat_b', token: secret() });
     const stranger = await gw.createAccount('stranger');
     const routes: [string, string, Body | undefined][] = [
@@ -856,7 +851,7 @@ describe("another account's company and auths are not found", () => {
       );
     }
     // Their own company does not reach this auth either.
-    const theirs = await newCompany(stranger);
+    const theirs = await newCompany(gw, {}, stranger);
     await refused(
       () => gw.request('PUT', `${authPath(theirs, auth.id)}/disable`, { token: stranger }),
       404,
@@ -871,7 +866,7 @@ describe("another account's company and auths are not found", () => {
 
 describe('credentials are never shown, evented or logged', () => {
   it('a distinctive secret appears in no answer, no event and no log line', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const s = secret('distinctive');
     const texts: string[] = [];
     const res = await create(company, {

@@ -9,6 +9,7 @@ import {
   type TestGateway,
   type TestResponse,
 } from '../helpers/gateway.js';
+import { newCompany } from '../helpers/seed.js';
 
 type Body = Record<string, unknown>;
 
@@ -39,12 +40,6 @@ function secret(label = 'secret'): string {
 
 const channelsPath = (companyId: number | string) => `/p1/companies/${companyId}/channels`;
 const channelPath = (companyId: number | string, id: number | string) => `${channelsPath(companyId)}/${id}`;
-
-async function newCompany(token: string = gw.token): Promise<number> {
-  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` }, token });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
-}
 
 function createChannel(companyId: number, body: Body, token?: string): Promise<TestResponse> {
   return gw.request('POST', channelsPath(companyId), { json: body, ...(token === undefined ? {} : { token }) });
@@ -187,7 +182,7 @@ const validVariants: [string, () => Body][] = [
 
 describe('POST /p1/companies/:companyId/channels — every variant is accepted (JSON)', () => {
   it.each(validVariants)('%s', async (_name, make) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const body = make();
     const res = await createChannel(company, body);
     expectCreated(res);
@@ -226,14 +221,14 @@ describe('POST /p1/companies/:companyId/channels — form bodies', () => {
     ],
     ['chat_b_personal by phone', (_s: string) => 'provider=chat_b_personal&phone=79161234567', 'chat_b_personal'],
   ])('%s', async (_name, make, provider) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('POST', channelsPath(company), { form: make(secret()) });
     expectCreated(res);
     expect(await listItems(company)).toEqual([{ external_id: res.body.data.external_id, provider }]);
   });
 
   it('social_c_business takes data as a bracket-nested hash (data[name]=x)', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const token = secret();
     const name = secret('data');
     const form = new URLSearchParams({
@@ -258,7 +253,7 @@ describe('POST /p1/companies/:companyId/channels — form bodies', () => {
     ['missing token', 'provider=chat_c', ['token']],
     ['old sync_messages_from', `provider=chat_a&sync_messages_from=${unixAgo(40 * DAY)}`, ['sync_messages_from']],
   ])('rejects %s', async (_name, form, fields) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('POST', channelsPath(company), { form });
     await expectRejected(company, res, fields);
   });
@@ -314,7 +309,7 @@ describe('POST /p1/companies/:companyId/channels — missing required fields', (
     ['chat_b_personal with neither via_qr_code nor phone', { provider: 'chat_b_personal' }, ['via_qr_code']],
     ['social_c with nothing', { provider: 'social_c' }, ['login', 'password']],
   ])('%s', async (_name, body, fields) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await expectRejected(company, await createChannel(company, body), fields);
   });
 });
@@ -343,7 +338,7 @@ describe('POST /p1/companies/:companyId/channels — enumerations', () => {
       ['hosting_type', 'subtype'],
     ],
   ])('%s', async (_name, body, fields) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await expectRejected(company, await createChannel(company, body), fields);
   });
 });
@@ -373,14 +368,14 @@ describe('POST /p1/companies/:companyId/channels — JSON types are strict', () 
     ],
     ['data null', { provider: 'social_c_business', token: 't', phone: '79161234567', data: null }, ['data']],
   ])('%s', async (_name, body, fields) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await expectRejected(company, await createChannel(company, body), fields);
   });
 });
 
 describe('POST /p1/companies/:companyId/channels — chat_a phone rules (digits only, country code first, no plus)', () => {
   it.each(['1234567', '123456789012345', '79161234567', '14155552671'])('accepts %s', async (phone) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await createdId(company, { provider: 'chat_a', phone });
   });
 
@@ -395,12 +390,12 @@ describe('POST /p1/companies/:companyId/channels — chat_a phone rules (digits 
     '7916123456a',
     '',
   ])('rejects %j', async (phone) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await expectRejected(company, await createChannel(company, { provider: 'chat_a', phone }), ['phone']);
   });
 
   it('chat_b_personal rejects a phone that is not a phone number', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await expectRejected(company, await createChannel(company, { provider: 'chat_b_personal', phone: 'call me' }), [
       'phone',
     ]);
@@ -441,12 +436,12 @@ describe('sync_messages_from (ISO 8601 or unix seconds, not older than one month
 
   describe.each(variants)('%s', (_variant, base) => {
     it.each(accepted)('accepts %s', async (_name, value) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       await createdId(company, { ...base, sync_messages_from: value() });
     });
 
     it.each(rejected)('rejects %s', async (_name, value) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       await expectRejected(company, await createChannel(company, { ...base, sync_messages_from: value() }), [
         'sync_messages_from',
       ]);
@@ -454,7 +449,7 @@ describe('sync_messages_from (ISO 8601 or unix seconds, not older than one month
   });
 
   it('names only sync_messages_from when it is too old and everything else is valid', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await createChannel(company, {
       provider: 'chat_a',
       phone: '79161234567',
@@ -491,7 +486,7 @@ describe('409 conflict for a second live channel of the same provider', () => {
       { provider: 'market_a', login: 'c', password: 'd' },
     ],
   ])('%s', async (_name, first, second) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const id = await createdId(company, first);
     const before = storedChannels(company);
 
@@ -503,8 +498,8 @@ describe('409 conflict for a second live channel of the same provider', () => {
   });
 
   it('allows the same provider in another company and other providers in the same company', async () => {
-    const a = await newCompany();
-    const b = await newCompany();
+    const a = await newCompany(gw);
+    const b = await newCompany(gw);
     const a1 = await createdId(a, { provider: 'chat_c', token: 't' });
     const b1 = await createdId(b, { provider: 'chat_c', token: 't' });
     const a2 = await createdId(a, { provider: 'chat_b', token: 't' });
@@ -516,7 +511,7 @@ describe('409 conflict for a second live channel of the same provider', () => {
   });
 
   it('a deleted channel frees the slot', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const first = await createdId(company, { provider: 'chat_d' });
     expectErrorShape(await createChannel(company, { provider: 'chat_d' }), 409, 'conflict');
 
@@ -541,7 +536,7 @@ describe('GET /p1/companies/:companyId/channels', () => {
   const providers = ['social_b', 'chat_b', 'chat_c'];
 
   beforeAll(async () => {
-    company = await newCompany();
+    company = await newCompany(gw);
     ids = [];
     for (const provider of providers) ids.push(await createdId(company, { provider, token: 't' }));
     // A deleted channel is never listed.
@@ -552,7 +547,7 @@ describe('GET /p1/companies/:companyId/channels', () => {
   const item = (i: number) => ({ external_id: ids[i], provider: providers[i] });
 
   it('answers an empty list for a company without channels', async () => {
-    const empty = await newCompany();
+    const empty = await newCompany(gw);
     const res = await list(empty);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', data: { channels: [], next_page: '' } });
@@ -674,7 +669,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
 
   describe.each(tokenProviders)('%s takes token', (_provider, createBody) => {
     it('updates the token (JSON)', async () => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const id = await createdId(company, createBody);
       const token = secret();
       expectUpdated(await put(company, id, { token }), id);
@@ -682,7 +677,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
     });
 
     it('updates the token (form)', async () => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const id = await createdId(company, createBody);
       const token = secret();
       expectUpdated(await put(company, id, `token=${token}`), id);
@@ -694,7 +689,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
       ['empty token', { token: '' }],
       ['token as a number', { token: 42 }],
     ])('rejects %s', async (_name, body) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const id = await createdId(company, createBody);
       const before = storedChannel(id);
       const res = await put(company, id, body);
@@ -705,7 +700,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
 
   describe.each(loginProviders)('%s takes login and password', (_provider, createBody) => {
     it('updates login and password', async () => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const id = await createdId(company, createBody);
       const login = secret('login');
       const password = secret('password');
@@ -714,7 +709,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
     });
 
     it('updates login and password (form)', async () => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const id = await createdId(company, createBody);
       expectUpdated(await put(company, id, `login=l2&password=p2`), id);
     });
@@ -725,7 +720,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
       ['only password', { password: 'p' }, ['login']],
       ['a token instead', { token: 't' }, ['login', 'password']],
     ])('rejects %s', async (_name, body, fields) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const id = await createdId(company, createBody);
       const before = storedChannel(id);
       const res = await put(company, id, body);
@@ -739,7 +734,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
       ['ISO 8601', () => isoAgo(DAY)],
       ['unix seconds', () => unixAgo(2 * DAY)],
     ])('updates with %s', async (_name, value) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const id = await createdId(company, createBody);
       expectUpdated(await put(company, id, { sync_messages_from: value() }), id);
     });
@@ -748,7 +743,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
       ['older than one month', () => isoAgo(40 * DAY)],
       ['garbage', () => 'last tuesday'],
     ])('rejects %s', async (_name, value) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const id = await createdId(company, createBody);
       const before = storedChannel(id);
       const res = await put(company, id, { sync_messages_from: value() });
@@ -758,7 +753,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
   });
 
   it('does not change the channel list', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const id = await createdId(company, { provider: 'chat_b', token: 'a' });
     expectUpdated(await put(company, id, { token: 'b' }), id);
     expect(await listItems(company)).toEqual([{ external_id: id, provider: 'chat_b' }]);
@@ -770,7 +765,7 @@ describe('PUT /p1/companies/:companyId/channels/:id', () => {
 
 describe('DELETE /p1/companies/:companyId/channels/:id', () => {
   it('answers deleted, leaves the row disabled with deleted_at set, and hides the channel', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const keep = await createdId(company, { provider: 'chat_b', token: 't' });
     const id = await createdId(company, { provider: 'chat_a' });
     const before = Date.now();
@@ -792,7 +787,7 @@ describe('DELETE /p1/companies/:companyId/channels/:id', () => {
   });
 
   it('a deleted channel is gone for DELETE, PUT and the actions', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const id = await createdId(company, { provider: 'social_b', token: 't' });
     expect((await gw.request('DELETE', channelPath(company, id))).status).toBe(200);
 
@@ -806,7 +801,7 @@ describe('DELETE /p1/companies/:companyId/channels/:id', () => {
   });
 
   it('deletes a channel regardless of its provider', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const ids = [
       await createdId(company, { provider: 'market_a', login: 'l', password: 'p' }),
       await createdId(company, { provider: 'chat_b_personal', phone: '79161234567' }),
@@ -833,7 +828,7 @@ describe('not found', () => {
   });
 
   it.each(['999999', 'abc', '0', '-1', '1.5'])('unknown or malformed channel id %s', async (channelId) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await createdId(company, { provider: 'chat_b', token: 't' });
     expectNotFound(await gw.request('PUT', channelPath(company, channelId), { json: { token: 't' } }));
     expectNotFound(await gw.request('DELETE', channelPath(company, channelId)));
@@ -841,8 +836,8 @@ describe('not found', () => {
   });
 
   it('a channel of another company of the same account is not found', async () => {
-    const a = await newCompany();
-    const b = await newCompany();
+    const a = await newCompany(gw);
+    const b = await newCompany(gw);
     const id = await createdId(a, { provider: 'chat_b', token: 't' });
     expectNotFound(await gw.request('PUT', channelPath(b, id), { json: { token: 'x' } }));
     expectNotFound(await gw.request('DELETE', channelPath(b, id)));
@@ -859,7 +854,7 @@ describe("another account's company is not found", () => {
 
   beforeAll(async () => {
     otherToken = await gw.createAccount('stranger');
-    company = await newCompany();
+    company = await newCompany(gw);
     channel = await createdId(company, { provider: 'social_b', token: 'owner-token' });
   });
 
@@ -896,7 +891,7 @@ describe("another account's company is not found", () => {
   });
 
   it("the channel id under the stranger's own company", async () => {
-    const own = await newCompany(otherToken);
+    const own = await newCompany(gw, {}, otherToken);
     expectNotFound(
       await gw.request('PUT', channelPath(own, channel), { json: { token: 'hijack' }, token: otherToken }),
     );
@@ -910,7 +905,7 @@ describe('401 without a valid token', () => {
   let channel: number;
 
   beforeAll(async () => {
-    company = await newCompany();
+    company = await newCompany(gw);
     channel = await createdId(company, { provider: 'chat_b', token: 't' });
   });
 
@@ -989,7 +984,7 @@ describe('connector-dependent actions without a configured connector: 503, or 4x
       ['social_c_business', { provider: 'social_c_business', token: 't', phone: '79161234567', data: { id: '1' } }],
       ['social_c', { provider: 'social_c', login: 'l', password: 'p' }],
     ])('for an existing %s channel', async (provider, body) => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       const id = await createdId(company, body);
       const before = storedChannels(company);
       const res = await gw.request(method, `${channelPath(company, id)}/${suffix}`, options);
@@ -1000,7 +995,7 @@ describe('connector-dependent actions without a configured connector: 503, or 4x
     });
 
     it('404 for a missing channel', async () => {
-      const company = await newCompany();
+      const company = await newCompany(gw);
       expectNotFound(await gw.request(method, `${channelPath(company, 999999)}/${suffix}`, options));
     });
 
@@ -1057,7 +1052,7 @@ describe('channel credentials are never returned nor logged', () => {
     ];
 
   it.each(secretVariants)('%s', async (_name, create, update, invalidCreateBody, invalidUpdate) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const texts: string[] = [];
     const s1 = secret();
     const created = await createChannel(company, create(s1));
@@ -1073,12 +1068,12 @@ describe('channel credentials are never returned nor logged', () => {
     texts.push(conflict.text);
 
     const s3 = secret();
-    const invalid = await createChannel(await newCompany(), { ...create(s3), provider: 'no_such_provider' });
+    const invalid = await createChannel(await newCompany(gw), { ...create(s3), provider: 'no_such_provider' });
     expect(invalid.status).toBe(422);
     texts.push(invalid.text);
 
     const s4 = secret();
-    const invalidCreate = await createChannel(await newCompany(), invalidCreateBody(s4));
+    const invalidCreate = await createChannel(await newCompany(gw), invalidCreateBody(s4));
     expect(invalidCreate.status).toBe(422);
     texts.push(invalidCreate.text);
 
@@ -1111,11 +1106,11 @@ describe('channel credentials are never returned nor logged', () => {
   });
 
   it('form-encoded secrets are not logged either', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const s = secret();
     const res = await gw.request('POST', channelsPath(company), { form: `provider=chat_b&token=${s}` });
     expectCreated(res);
-    const bad = await gw.request('POST', channelsPath(await newCompany()), {
+    const bad = await gw.request('POST', channelsPath(await newCompany(gw)), {
       form: `provider=social_c_business&token=${s}&phone=1&data=${s}`,
     });
     expect(bad.status).toBe(422);

@@ -1,11 +1,11 @@
 // Destinations beyond HTTP through the API (docs/api.md, "Destinations"): an endpoint's type and
 // broker settings are validated when saved, answered without credentials, and a webhook endpoint's
 // answers carry none of the new keys.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookResponse } from '../../schemas/v2/webhooks.js';
 import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 const isWebhookResponse = compileSchema(webhookResponse);
@@ -18,11 +18,6 @@ afterAll(async () => {
 });
 
 const hooksPath = (company: number) => `/api/p2/companies/${company}/webhooks`;
-async function newCompany(): Promise<number> {
-  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
-}
 
 const KAFKA = {
   brokers: ['kafka-1.example.com:9093', 'kafka-2.example.com:9093'],
@@ -52,7 +47,7 @@ const CREDENTIALS = [
 
 describe('broker endpoints through the API', () => {
   it('creates a Kafka endpoint: its type, target and settings answered, never its credentials', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), { json: { type: 'kafka', kafka: KAFKA } });
     expect(created.status, created.text).toBe(201);
     isWebhookResponse(created.body);
@@ -82,7 +77,7 @@ describe('broker endpoints through the API', () => {
   });
 
   it('creates a RabbitMQ endpoint: its URL answered without user and password', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), { json: { type: 'rabbitmq', rabbitmq: RABBIT } });
     expect(created.status, created.text).toBe(201);
     isWebhookResponse(created.body);
@@ -95,7 +90,7 @@ describe('broker endpoints through the API', () => {
   });
 
   it('creates an SQS endpoint: its queue answered, never its access key', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), { json: { type: 'sqs', sqs: SQS } });
     expect(created.status, created.text).toBe(201);
     isWebhookResponse(created.body);
@@ -113,7 +108,7 @@ describe('broker endpoints through the API', () => {
   });
 
   it('a webhook endpoint, typed or not, answers exactly the keys it always did', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const plain = await gw.request('POST', hooksPath(company), { json: { url: 'https://crm.example.com/a' } });
     const typed = await gw.request('POST', hooksPath(company), {
       json: { type: 'webhook', url: 'https://crm.example.com/b' },
@@ -141,7 +136,7 @@ describe('broker endpoints through the API', () => {
   });
 
   it('new settings replace the old ones whole and change the target; the type stays', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), { json: { type: 'rabbitmq', rabbitmq: RABBIT } });
     const id = created.body.webhook.id as number;
     const moved = await gw.request('PATCH', `${hooksPath(company)}/${id}`, {
@@ -265,7 +260,7 @@ describe('broker endpoints through the API', () => {
       'sqs/queue_url must be https: plain http is only for hosts GATEWAY_WEBHOOK_ALLOW_HOSTS names (sqs.example.com is not one)',
     ],
   ])('422 for %s, naming it, nothing stored', async (_name, json, field, detail) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('POST', hooksPath(company), { json });
     expect(failingFields(res)).toEqual([field]);
     expect(expectErrorShape(res, 422, 'validation_failed')[0]!.detail).toBe(detail);

@@ -15,6 +15,7 @@ import { observeCompanyEvents } from '../helpers/company-events.js';
 import { compileSchema } from '../helpers/schemas.js';
 import { startReceiver, type Answer } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -43,12 +44,6 @@ beforeEach(() => {
 const validateList = compileSchema(webhookListResponse);
 const validateTest = compileSchema(webhookTestResponse);
 const hooks = (company: number) => `/api/p2/companies/${company}/webhooks`;
-
-async function newCompany(): Promise<number> {
-  const res = await gw.request('POST', '/p1/companies', { json: { name: 'Hooks Co' } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
-}
 
 /** Creates an endpoint at the receiver and signs with its secret from now on. */
 async function createAtReceiver(company: number, path = '/hooks'): Promise<{ id: number; secret: string }> {
@@ -79,7 +74,7 @@ async function stored(company: number, id: number): Promise<{ url: string; activ
 
 describe('pact-im/api-doc content/ru/v2/company-webhooks/create-webhook.md', () => {
   it('creates the endpoint inactive by default, with the documented fields, and sends nothing yet', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('POST', hooks(company), { json: { url: 'https://example.com/webhook' } });
     expect(res.status).toBe(201);
     expect(res.body.webhook).toMatchObject({
@@ -93,7 +88,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/create-webhook.md', () 
 
 describe('pact-im/api-doc content/ru/v2/company-webhooks/get-company-webhooks.md', () => {
   it('lists the endpoints with meta {page, entries_count, per_page}, 25 a page by default', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const ids: number[] = [];
     for (let i = 0; i < 3; i += 1)
       ids.push(
@@ -109,7 +104,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/get-company-webhooks.md
   });
 
   it('pages with page and per_page (query or a JSON body, as the page sends it)', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const ids: number[] = [];
     for (let i = 0; i < 3; i += 1)
       ids.push(
@@ -128,7 +123,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/get-company-webhooks.md
 
 describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: activation sends the test POST', () => {
   it('activating sends {"source","operation":"test"}, signed, and activates on a 2xx', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     // Every event of the company, to prove that saving it again writes none.
     const events = await observeCompanyEvents(gw, company);
     const hook = await createAtReceiver(company);
@@ -154,7 +149,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
   });
 
   it('an endpoint that does not answer 2xx stays inactive: 422 on active, nothing changed', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createAtReceiver(company);
     answers = [{ status: 500 }];
     const res = await gw.request('PUT', `${hooks(company)}/${hook.id}`, {
@@ -168,7 +163,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
   });
 
   it('moving an active endpoint tests the new url first; a failing one is a 422 on url and keeps the old url', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createAtReceiver(company);
     expect((await gw.request('PUT', `${hooks(company)}/${hook.id}`, { json: { active: true } })).status).toBe(200);
     await enabledEventArrived(hook.id);
@@ -197,7 +192,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
   });
 
   it('deactivating, or moving an inactive endpoint, sends nothing', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createAtReceiver(company);
     expect(
       (await gw.request('PATCH', `${hooks(company)}/${hook.id}`, { json: { url: 'https://example.com/elsewhere' } }))
@@ -210,7 +205,7 @@ describe('pact-im/api-doc content/ru/v2/company-webhooks/update-webhook.md: acti
 
 describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test, the same test POST on demand', () => {
   it('sends the signed test POST and answers its outcome, whether or not the endpoint is active', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createAtReceiver(company);
     answers = [{ status: 200, body: 'pong' }];
     const res = await gw.request('POST', `${hooks(company)}/${hook.id}/test`);
@@ -231,7 +226,7 @@ describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test, the same test 
   });
 
   it('answers a failing receiver and an unreachable address as outcomes, not as errors', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createAtReceiver(company);
     answers = [{ status: 503, body: 'down' }];
     const failing = await gw.request('POST', `${hooks(company)}/${hook.id}/test`);
@@ -253,7 +248,7 @@ describe('POST /api/p2/companies/<id>/webhooks/<webhook_id>/test, the same test 
   });
 
   it("answers 404 for another account's endpoint and sends nothing", async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createAtReceiver(company);
     const other = await gw.createAccount('test-other');
     expectErrorShape(await gw.request('POST', `${hooks(company)}/${hook.id}/test`, { token: other }), 404, 'not_found');

@@ -1,7 +1,6 @@
 // Payload filters of webhook endpoints (docs/api.md, "Payload filters"): validated when saved,
 // shown by the API, and applied at fan-out, so a filtered endpoint is only sent what matches.
 // Through HTTP alone (real callbacks, the admin API's deliveries), so it runs against a cluster too.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookResponse } from '../../schemas/v2/webhooks.js';
 import {
@@ -16,6 +15,7 @@ import { conversationWith } from '../helpers/company-messages.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { compileSchema } from '../helpers/schemas.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 const receivers: Receiver[] = [];
@@ -29,12 +29,6 @@ afterAll(async () => {
 
 const validateWebhook = compileSchema(webhookResponse);
 const hooksPath = (company: number) => `/api/p2/companies/${company}/webhooks`;
-
-async function newCompany(): Promise<number> {
-  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
-}
 
 const INCOMING_ON_CHANNEL_3 = {
   and: [
@@ -51,7 +45,7 @@ const INCOMING_ON_CHANNEL_3 = {
 
 describe('payload filters through the API', () => {
   it('stores a filter, shows it, keeps it on an update that does not name it, and clears it with null', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), {
       json: { url: 'https://crm.example.com/hooks', filter: INCOMING_ON_CHANNEL_3 },
     });
@@ -70,7 +64,7 @@ describe('payload filters through the API', () => {
   });
 
   it('answers an endpoint without a filter exactly as before: no filter key', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), { json: { url: 'https://crm.example.com/plain' } });
     expect(Object.keys(created.body.webhook).sort()).toEqual(
       [
@@ -116,7 +110,7 @@ describe('payload filters through the API', () => {
     ['and/or nested four levels deep', deep, 'filter/and/0/or/0/and/0/or', /nests too deep: at most 3 levels/],
     ['a string', 'type=message', 'filter', /filter must be an object or null/],
   ])('422 for %s, naming the part, nothing stored', async (_name, filter, field, detail) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('POST', hooksPath(company), { json: { url: 'https://crm.example.com/x', filter } });
     expect(failingFields(res)).toContain(field);
     const entry = expectErrorShape(res, 422, 'validation_failed').find((e) => e.source?.pointer === `/${field}`)!;
@@ -127,7 +121,7 @@ describe('payload filters through the API', () => {
 
 describe('payload filters at fan-out', () => {
   it('queues for a filtered endpoint only the events that match, and every event for an unfiltered one', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = (await gw.request('POST', `/api/p2/companies/${company}/auths`, { json: { provider: 'chat_d' } }))
       .body.auth.id as number;
     const secret = (await callbackInfo(gw, channel)).secrets.signing_secret!;

@@ -14,6 +14,7 @@ import {
   type TestResponse,
 } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
+import { newCompany } from '../helpers/seed.js';
 
 type Body = Record<string, unknown>;
 
@@ -50,12 +51,6 @@ interface Hook {
   created_at: string;
   updated_at: string;
   secret?: string;
-}
-
-async function newCompany(body: Body = {}, token: string = gw.token): Promise<number> {
-  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}`, ...body }, token });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
 }
 
 function expectHook(res: TestResponse, status = 200): Hook {
@@ -124,7 +119,7 @@ function expectUsableSecret(secret: string): void {
 
 describe('POST /api/p2/companies/:companyId/webhooks', () => {
   it('201 {webhook} with a whsec_ secret shown this once, every event, inactive (pact-im/api-doc content/en/v2/company-webhooks/create-webhook.md)', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const before = Date.now();
     const hook = await createHook(company, { url: 'https://example.com/in' });
     expect(hook).toEqual({
@@ -153,14 +148,14 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
   });
 
   it('gives every endpoint its own secret', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const a = await createHook(company);
     const b = await createHook(company);
     expect(a.secret).not.toBe(b.secret);
   });
 
   it('takes event_types from the documented list, and active', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createHook(company, {
       event_types: ['message.create', 'auth.update', 'channel.qr_code', 'job.executed'],
       active: false,
@@ -185,7 +180,7 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
   });
 
   it('accepts a form body with bracketed event_types', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('POST', hooksPath(company), {
       form: 'url=https%3A%2F%2Fexample.com%2Fform&event_types[]=message.create&event_types[]=conversation.update&active=false',
     });
@@ -220,18 +215,18 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
     ['a rate_limit over 1000', { url: 'https://e.com', rate_limit: 1001 }, ['rate_limit']],
     ['a rate_limit as text in JSON', { url: 'https://e.com', rate_limit: '5' }, ['rate_limit']],
   ])('422 for %s, one entry per field, nothing stored', async (_name, body, fields) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await refused(() => gw.request('POST', hooksPath(company), { json: body }), 422, 'validation_failed');
     expect(failingFields(res).sort()).toEqual([...fields].sort());
   });
 
   it('400 for malformed JSON', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await refused(() => gw.request('POST', hooksPath(company), { json: '{"url":' }), 400, 'bad_request');
   });
 
   it('takes strict ordering and a rate limit, shows them, and changes or clears them on update', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createHook(company, { ordering: 'strict', rate_limit: 10 });
     expect(hook).toMatchObject({ ordering: 'strict', rate_limit: 10 });
     expect(row(hook.id)).toMatchObject({ ordering: 'strict', rate_limit: 10 });
@@ -260,7 +255,7 @@ describe('POST /api/p2/companies/:companyId/webhooks', () => {
 
 describe('at most five endpoints per company, the v1 webhook_url counting as one', () => {
   it('the sixth endpoint is a 422 and stores nothing', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     for (let i = 0; i < 5; i++) await createHook(company);
     const res = await refused(
       () => gw.request('POST', hooksPath(company), { json: { url: 'https://example.com/6' } }),
@@ -273,7 +268,7 @@ describe('at most five endpoints per company, the v1 webhook_url counting as one
   });
 
   it('with a webhook_url, the fifth API endpoint is the last', async () => {
-    const company = await newCompany({ webhook_url: 'https://example.com/v1' });
+    const company = await newCompany(gw, { webhook_url: 'https://example.com/v1' });
     for (let i = 0; i < 4; i++) await createHook(company);
     await refused(
       () => gw.request('POST', hooksPath(company), { json: { url: 'https://example.com/6' } }),
@@ -285,7 +280,7 @@ describe('at most five endpoints per company, the v1 webhook_url counting as one
   });
 
   it('setting a webhook_url on a company with five endpoints is a 422 on webhook_url and changes nothing', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     for (let i = 0; i < 5; i++) await createHook(company);
     const before = gw.gateway.store.db.prepare('SELECT * FROM companies WHERE id = ?').get(company);
     const res = await refused(
@@ -307,7 +302,7 @@ describe('at most five endpoints per company, the v1 webhook_url counting as one
   });
 
   it('changing the url of a company that already has its mirror is not a new endpoint', async () => {
-    const company = await newCompany({ webhook_url: 'https://example.com/a' });
+    const company = await newCompany(gw, { webhook_url: 'https://example.com/a' });
     for (let i = 0; i < 4; i++) await createHook(company);
     const res = await gw.request('PUT', `/p1/companies/${company}`, { json: { webhook_url: 'https://example.com/b' } });
     expect(res.status, res.text).toBe(200);
@@ -317,7 +312,7 @@ describe('at most five endpoints per company, the v1 webhook_url counting as one
 
 describe('the v1 webhook_url is mirrored as the company endpoint', () => {
   it('created with the company, listed with source company, never showing its secret', async () => {
-    const company = await newCompany({ webhook_url: 'https://example.com/v1' });
+    const company = await newCompany(gw, { webhook_url: 'https://example.com/v1' });
     const shown = await list(company);
     expect(shown).toEqual([
       expect.objectContaining({
@@ -334,13 +329,13 @@ describe('the v1 webhook_url is mirrored as the company endpoint', () => {
   });
 
   it('no endpoint for a company without webhook_url, or with an empty or null one', async () => {
-    expect(rows(await newCompany())).toEqual([]);
-    expect(rows(await newCompany({ webhook_url: '' }))).toEqual([]);
-    expect(rows(await newCompany({ webhook_url: null }))).toEqual([]);
+    expect(rows(await newCompany(gw))).toEqual([]);
+    expect(rows(await newCompany(gw, { webhook_url: '' }))).toEqual([]);
+    expect(rows(await newCompany(gw, { webhook_url: null }))).toEqual([]);
   });
 
   it('follows PUT /p1/companies: a new url moves it (same endpoint, same secret), a cleared one removes it', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const put = (json: Body) => gw.request('PUT', `/p1/companies/${company}`, { json });
 
     expect((await put({ webhook_url: 'https://example.com/one' })).body).toEqual({
@@ -366,7 +361,7 @@ describe('the v1 webhook_url is mirrored as the company endpoint', () => {
   });
 
   it('a form-encoded v1 update mirrors too', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('PUT', `/p1/companies/${company}`, {
       form: 'webhook_url=https%3A%2F%2Fexample.com%2Fform',
     });
@@ -375,7 +370,7 @@ describe('the v1 webhook_url is mirrored as the company endpoint', () => {
   });
 
   it('a rejected v1 update does not touch the mirror', async () => {
-    const company = await newCompany({ webhook_url: 'https://example.com/keep' });
+    const company = await newCompany(gw, { webhook_url: 'https://example.com/keep' });
     const res = await refused(
       () => gw.request('PUT', `/p1/companies/${company}`, { json: { webhook_url: 'ftp://x' } }),
       422,
@@ -385,7 +380,7 @@ describe('the v1 webhook_url is mirrored as the company endpoint', () => {
   });
 
   it('can be filtered and paused, not moved nor deleted, through v2', async () => {
-    const company = await newCompany({ webhook_url: 'https://example.com/v1' });
+    const company = await newCompany(gw, { webhook_url: 'https://example.com/v1' });
     const mirror = rows(company)[0]!;
     const updated = expectHook(
       await gw.request('PATCH', hookPath(company, mirror.id), {
@@ -415,7 +410,7 @@ describe('the v1 webhook_url is mirrored as the company endpoint', () => {
 
 describe('PUT and PATCH /api/p2/companies/:companyId/webhooks/:id', () => {
   it.each(['PUT', 'PATCH'])('%s changes the fields sent and keeps the others and the secret', async (method) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createHook(company, { event_types: ['message.create'] });
     const send = (json: Body) => gw.request(method, hookPath(company, hook.id), { json });
 
@@ -433,7 +428,7 @@ describe('PUT and PATCH /api/p2/companies/:companyId/webhooks/:id', () => {
   });
 
   it('re-activating an endpoint that cannot answer the test POST is refused and keeps the reason it was disabled for', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createHook(company);
     gw.gateway.store.db
       .prepare("UPDATE webhook_endpoints SET active = 0, disabled_reason = 'gone (410)' WHERE id = ?")
@@ -460,7 +455,7 @@ describe('PUT and PATCH /api/p2/companies/:companyId/webhooks/:id', () => {
     ['active as a number', { active: 0 }, ['active']],
     ['another company_id', { company_id: 999_999 }, ['company_id']],
   ])('422 for %s, changing nothing', async (_name, body, fields) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createHook(company);
     const res = await refused(
       () => gw.request('PATCH', hookPath(company, hook.id), { json: body }),
@@ -473,7 +468,7 @@ describe('PUT and PATCH /api/p2/companies/:companyId/webhooks/:id', () => {
 
 describe('DELETE /api/p2/companies/:companyId/webhooks/:id', () => {
   it('removes the endpoint and answers 204 without a body (pact-im/api-doc content/en/v2/company-webhooks/delete-webhook.md); then 404', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const keep = await createHook(company);
     const hook = await createHook(company);
     const res = await gw.request('DELETE', hookPath(company, hook.id));
@@ -499,7 +494,7 @@ describe('DELETE /api/p2/companies/:companyId/webhooks/:id', () => {
 
 describe('POST /api/p2/companies/:companyId/webhooks/:id/rotate_secret', () => {
   it('shows a new secret once; the old one keeps signing for 24 hours', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const hook = await createHook(company);
     const before = Date.now();
     const rotated = expectHook(await gw.request('POST', `${hookPath(company, hook.id)}/rotate_secret`));
@@ -525,7 +520,7 @@ describe('POST /api/p2/companies/:companyId/webhooks/:id/rotate_secret', () => {
   });
 
   it('gives the company endpoint a secret its owner can see', async () => {
-    const company = await newCompany({ webhook_url: 'https://example.com/v1' });
+    const company = await newCompany(gw, { webhook_url: 'https://example.com/v1' });
     const mirror = rows(company)[0]!;
     const rotated = expectHook(await gw.request('POST', `${hookPath(company, mirror.id)}/rotate_secret`));
     expect(rotated).toMatchObject({ source: 'company', secret: row(mirror.id)!.secret });
@@ -537,7 +532,7 @@ describe('POST /api/p2/companies/:companyId/webhooks/:id/rotate_secret', () => {
 
 describe('401 without a valid token', () => {
   it('reads the token from the header, the query or the body', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     expect((await gw.request('GET', hooksPath(company))).status).toBe(200);
     expect(
       (
@@ -562,7 +557,7 @@ describe('401 without a valid token', () => {
     ['DELETE', '/1', undefined],
     ['POST', '/1/rotate_secret', {}],
   ])('%s %s refuses a missing or wrong token and changes nothing', async (method, suffix, json) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     await createHook(company);
     const path = `${hooksPath(company)}${suffix.replace('/1', `/${rows(company)[0]!.id}`)}`;
     await refused(() => gw.request(method, path, { token: null, json }), 401, 'unauthorized');
@@ -582,7 +577,7 @@ describe('401 without a valid token', () => {
 
 describe("another account's company and endpoints are not found", () => {
   it('answers 404 like a missing id on every route and changes nothing', async () => {
-    const company = await newCompany({ webhook_url: 'https://example.com/v1' });
+    const company = await newCompany(gw, { webhook_url: 'https://example.com/v1' });
     const hook = await createHook(company);
     const stranger = await gw.createAccount('stranger');
     const routes: [string, string, Body | undefined][] = [
@@ -607,14 +602,14 @@ describe("another account's company and endpoints are not found", () => {
       );
     }
     // Nor through their own company.
-    const theirs = await newCompany({}, stranger);
+    const theirs = await newCompany(gw, {}, stranger);
     await refused(
       () => gw.request('POST', `${hookPath(theirs, hook.id)}/rotate_secret`, { token: stranger }),
       404,
       'not_found',
     );
     // And an endpoint of another company of the same account is not found under this one.
-    const sibling = await newCompany();
+    const sibling = await newCompany(gw);
     await refused(() => gw.request('DELETE', hookPath(sibling, hook.id)), 404, 'not_found');
   });
 });

@@ -15,6 +15,20 @@ export interface CompatGateway {
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** A new company whose events go to the receiver. */
   company(name: string): Promise<number>;
+  /** A new company (`label`, the provider and a random suffix) with a connected auth of `provider`, created with `body`. */
+  connectedAuth(
+    label: string,
+    provider: string,
+    body?: Record<string, unknown>,
+  ): Promise<{ company: number; auth: number }>;
+  /** Injects an incoming message from one sender on the auth's sandbox channel; answers its id and conversation. */
+  incoming(auth: number, text: string): Promise<{ id: number; conversation_id: number }>;
+  /** `connectedAuth` with a conversation opened by one incoming message. */
+  conversationOf(
+    label: string,
+    provider: string,
+    body?: Record<string, unknown>,
+  ): Promise<{ company: number; auth: number; conversation: number; incoming: number }>;
   /** The webhook bodies received so far for a company, oldest first. */
   hooks(company: number): { event: string; type: string; object: any }[];
   /**
@@ -57,16 +71,38 @@ export async function startCompatGateway(): Promise<CompatGateway> {
     const text = await response.text();
     return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
   };
+  const company = async (name: string) => {
+    const id = (await api('POST', '/p1/companies', { name })).body.data.external_id as number;
+    const webhook = await api('POST', `/api/p2/companies/${id}/webhooks`, { url: receiver.url, active: true });
+    if (webhook.status !== 201) throw new Error(`webhook endpoint not created: ${JSON.stringify(webhook.body)}`);
+    secrets.push(webhook.body.webhook.secret);
+    return id;
+  };
+  const connectedAuth = async (label: string, provider: string, body: Record<string, unknown> = {}) => {
+    const id = await company(`${label} ${provider} ${Math.random()}`);
+    const auth = (await api('POST', `/api/p2/companies/${id}/auths`, { provider, ...body })).body.auth.id as number;
+    await eventually('connected', () => gw.store.channels.findLive(auth)!.state === 'enabled', 10_000);
+    return { company: id, auth };
+  };
+  const incoming = async (auth: number, text: string) => {
+    const injected = await gw.admin('POST', `/admin/sandbox/channels/${auth}/messages`, {
+      from: '491701234567',
+      name: 'Jonas Weber',
+      text,
+    });
+    return injected.body.message as { id: number; conversation_id: number };
+  };
   return {
     gw,
     receiver,
     api,
-    async company(name) {
-      const id = (await api('POST', '/p1/companies', { name })).body.data.external_id as number;
-      const webhook = await api('POST', `/api/p2/companies/${id}/webhooks`, { url: receiver.url, active: true });
-      if (webhook.status !== 201) throw new Error(`webhook endpoint not created: ${JSON.stringify(webhook.body)}`);
-      secrets.push(webhook.body.webhook.secret);
-      return id;
+    company,
+    connectedAuth,
+    incoming,
+    async conversationOf(label, provider, body) {
+      const opened = await connectedAuth(label, provider, body);
+      const message = await incoming(opened.auth, 'Hallo!');
+      return { ...opened, conversation: message.conversation_id, incoming: message.id };
     },
     hooks(company) {
       return receiver.received

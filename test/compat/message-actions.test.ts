@@ -13,21 +13,8 @@ beforeAll(async () => {
 afterAll(() => c.close());
 
 /** A company with a connected auth of the provider and a conversation opened by an incoming message. */
-async function conversationOf(
-  provider: string,
-  body: Record<string, unknown> = {},
-): Promise<{ company: number; auth: number; conversation: number; incoming: number }> {
-  const company = await c.company(`Actions ${provider} ${Math.random()}`);
-  const auth = (await c.api('POST', `/api/p2/companies/${company}/auths`, { provider, ...body })).body.auth
-    .id as number;
-  await eventually('connected', () => c.gw.store.channels.findLive(auth)!.state === 'enabled', 10_000);
-  const injected = await c.gw.admin('POST', `/admin/sandbox/channels/${auth}/messages`, {
-    from: '491701234567',
-    name: 'Jonas Weber',
-    text: 'Hallo!',
-  });
-  return { company, auth, conversation: injected.body.message.conversation_id, incoming: injected.body.message.id };
-}
+const conversationOf = (provider: string, body?: Record<string, unknown>) =>
+  c.conversationOf('Actions', provider, body);
 
 /**
  * Sends a message and waits until the sandbox reported it read (its last news of a send) and every

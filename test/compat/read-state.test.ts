@@ -17,19 +17,9 @@ async function twoIncoming(
   provider: string,
   body: Record<string, unknown> = {},
 ): Promise<{ company: number; auth: number; conversation: number; incoming: number[] }> {
-  const company = await c.company(`Read ${provider} ${Math.random()}`);
-  const auth = (await c.api('POST', `/api/p2/companies/${company}/auths`, { provider, ...body })).body.auth
-    .id as number;
-  await eventually('connected', () => c.gw.store.channels.findLive(auth)!.state === 'enabled', 10_000);
+  const { company, auth } = await c.connectedAuth('Read', provider, body);
   const incoming: number[] = [];
-  for (const text of ['Hallo!', 'Noch da?']) {
-    const injected = await c.gw.admin('POST', `/admin/sandbox/channels/${auth}/messages`, {
-      from: '491701234567',
-      name: 'Jonas Weber',
-      text,
-    });
-    incoming.push(injected.body.message.id as number);
-  }
+  for (const text of ['Hallo!', 'Noch da?']) incoming.push((await c.incoming(auth, text)).id);
   const conversation = c.gw.store.messages.findById(incoming[0]!)!.conversation_id;
   return { company, auth, conversation, incoming };
 }

@@ -15,6 +15,7 @@ import { readQr } from '../helpers/qr.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
@@ -41,15 +42,9 @@ afterAll(async () => {
 const store = () => gw.gateway.store;
 type Hook = Record<string, any>;
 
-let companySeq = 0;
 /** A company whose webhook_url is the receiver; answers its id and the secret its deliveries are signed with. */
-async function newCompany(webhookUrl: string | null = receiver.url): Promise<{ id: number; secret: number }> {
-  companySeq += 1;
-  const res = await gw.request('POST', '/p1/companies', {
-    json: { name: `Compat Co ${companySeq}`, webhook_url: webhookUrl },
-  });
-  expect(res.status).toBe(201);
-  const id = res.body.data.external_id as number;
+async function newV1Company(webhookUrl: string | null = receiver.url): Promise<{ id: number; secret: number }> {
+  const id = await newCompany(gw, { webhook_url: webhookUrl });
   const endpoint = store().webhooks.companyEndpoint(id);
   if (endpoint !== undefined) secrets.push(endpoint.secret);
   return { id, secret: secrets.length - 1 };
@@ -86,7 +81,7 @@ const v1Time = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replac
 
 describe('pact-im/api-doc _includes/v1_companies.md: a webhook_url gets the test POST', () => {
   it('when set at create and when changed, signed like every delivery; not when unchanged, and never to other endpoints', async () => {
-    const company = await newCompany(`${receiver.url}?first`);
+    const company = await newV1Company(`${receiver.url}?first`);
     await eventually('the test POST', () => hooksOf(company).length === 1);
     expect(hooksOf(company)).toEqual([
       {
@@ -123,7 +118,7 @@ describe('pact-im/api-doc _includes/v1_companies.md: a webhook_url gets the test
   });
 
   it('no test POST for a company without webhook_url', async () => {
-    const company = await newCompany(null);
+    const company = await newV1Company(null);
     const events = store()
       .db.prepare<[number], { n: number }>(
         "SELECT count(*) AS n FROM outbox WHERE stream = 'gateway.events' AND key = ?",
@@ -135,7 +130,7 @@ describe('pact-im/api-doc _includes/v1_companies.md: a webhook_url gets the test
 
 describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message") and _includes/v1_jobs.md', () => {
   it('answers the job trying_deliver; GET .../jobs/<id> polls it until delivered; webhook_url gets the job result, integer ids and unix date, and no v2 envelope', async () => {
-    const company = await newCompany();
+    const company = await newV1Company();
     const channel = await connectedChatA(company.id);
     const started = Math.floor(Date.now() / 1000);
     const res = await gw.request('POST', channelPath(company.id, channel, 'conversations'), {
@@ -234,7 +229,7 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
   });
 
   it('a refusal: the job ends not_delivered with the reason, and the job result says NOT DELIVERED with it', async () => {
-    const company = await newCompany();
+    const company = await newV1Company();
     const channel = await connectedChatA(company.id);
     fake.script('connector', {
       status: 400,
@@ -264,7 +259,7 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
   });
 
   it("a job is shown only under its own company and channel; the curl example's text= is the message", async () => {
-    const company = await newCompany(null);
+    const company = await newV1Company(null);
     const channel = await connectedChatA(company.id);
     const sent = await gw.request('POST', channelPath(company.id, channel, 'conversations'), {
       form: 'phone=79250000003&text=From%20the%20curl%20example',
@@ -279,7 +274,7 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
       ),
     ).toEqual(['text']);
 
-    const other = await newCompany(null);
+    const other = await newV1Company(null);
     const otherChannel = await connectedChatA(other.id);
     const id = sent.body.data.id as number;
     expect((await gw.request('GET', channelPath(company.id, channel, `jobs/${id}`))).status).toBe(200);
@@ -303,7 +298,7 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message"
 
 describe('pact-im/api-doc _includes/v1_channels.md ("How to check if user has Whatsapp account")', () => {
   it('GET .../user_exists?phone= answers {status: ok, exists} as the connector says', async () => {
-    const company = await newCompany(null);
+    const company = await newV1Company(null);
     const channel = await newChannel(company.id, { provider: 'chat_a' });
     const check = (query: string) => gw.request('GET', `${channelPath(company.id, channel, 'user_exists')}${query}`);
     expectErrorShape(await check('?phone=79250000001'), 409, 'conflict');
@@ -327,7 +322,7 @@ describe('pact-im/api-doc _includes/v1_channels.md ("How to check if user has Wh
 
 describe('pact-im/api-doc _includes/v1_webhooks.md: channel webhooks at the webhook_url', () => {
   it('a new QR as {type: qr_code, event: new, data: <base64 PNG>}, then authorized, phone offline and synchronized as system notices; no v2 auth event', async () => {
-    const company = await newCompany();
+    const company = await newV1Company();
     const channel = await newChannel(company.id, { provider: 'chat_a' });
     expect(await fake.connectorCallback(channel, { type: 'qr', qr: '2@second-qr-of-the-session' })).toBe(200);
     expect(await fake.connectorCallback(channel, { type: 'state', state: 'enabled' })).toBe(200);
@@ -373,7 +368,7 @@ describe('pact-im/api-doc _includes/v1_webhooks.md: channel webhooks at the webh
   });
 
   it("the webhook_url's event filter takes the names it has a v1 payload for (422 naming v2-only ones)", async () => {
-    const company = await newCompany();
+    const company = await newV1Company();
     const mirror = store().webhooks.companyEndpoint(company.id)!;
     const path = `/api/p2/companies/${company.id}/webhooks/${mirror.id}`;
     expect(
@@ -391,7 +386,7 @@ describe('pact-im/api-doc _includes/v1_webhooks.md: channel webhooks at the webh
 
 describe('pact-im/api-doc _includes/v1_webhooks.md: messages and conversations at the webhook_url', () => {
   it('an incoming message: {type: conversation, event: new} then {type: message, event: new}, with integer ids and v1 times; a v2 endpoint of the company gets the v2 envelopes of the same events', async () => {
-    const company = await newCompany();
+    const company = await newV1Company();
     const channel = await connectedChatA(company.id);
     const v2 = await gw.request('POST', `/api/p2/companies/${company.id}/webhooks`, {
       json: { url: `${receiver.url}?v2-envelopes`, active: true },

@@ -11,6 +11,7 @@ import {
 import { checkedEvents } from '../helpers/callbacks.js';
 import { readQr } from '../helpers/qr.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
@@ -30,11 +31,6 @@ afterAll(async () => {
 
 const store = () => gw.gateway.store;
 const count = () => emittedEvents(store()).length;
-let companySeq = 0;
-async function newCompany(): Promise<number> {
-  companySeq += 1;
-  return (await gw.request('POST', '/p1/companies', { json: { name: `Flow Co ${companySeq}` } })).body.data.external_id;
-}
 async function newChannel(company: number, body: Record<string, unknown>): Promise<number> {
   const res = await gw.request('POST', `/p1/companies/${company}/channels`, { json: body });
   expect(res.status).toBe(201);
@@ -46,7 +42,7 @@ const state = (channel: number) => store().channels.findLive(channel)!.state;
 
 describe('v1 create starts the session', () => {
   it('chat_a by QR: the connector gets the callback address and secret; the QR arrives as qr_code and auth.update', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const before = count();
     const channel = await newChannel(company, { provider: 'chat_a' });
     const session = fake.session(channel)!;
@@ -77,7 +73,7 @@ describe('v1 create starts the session', () => {
 
 describe('POST .../request_code', () => {
   it('chat_a answers {sessionId, code, ttl}', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = await newChannel(company, { provider: 'chat_a', phone: '79161234567' });
     const res = await gw.request('POST', path(company, channel, 'request_code'), { form: '' });
     expect(res.status).toBe(200);
@@ -85,7 +81,7 @@ describe('POST .../request_code', () => {
   });
 
   it('chat_b_personal answers {code_length, code_type, expires_in, next_type, session_id, status}', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = await newChannel(company, { provider: 'chat_b_personal', phone: '79161234567' });
     const res = await gw.request('POST', path(company, channel, 'request_code'), { json: {} });
     expect(res.status).toBe(200);
@@ -100,7 +96,7 @@ describe('POST .../request_code', () => {
   });
 
   it('social_c needs challenge_variant or challenge_type=two_factor, and answers {result: ok}', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = await newChannel(company, { provider: 'social_c', login: 'acme', password: 'secret-pass' });
     expect(failingFields(await gw.request('POST', path(company, channel, 'request_code'), { json: {} }))).toEqual([
       'challenge_variant',
@@ -124,7 +120,7 @@ describe('POST .../request_code', () => {
   });
 
   it('wrong provider → 422 wrong_provider; an enabled channel → 409', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const bot = await newChannel(company, { provider: 'chat_b', token: '1:bot' });
     expectErrorShape(await gw.request('POST', path(company, bot, 'request_code'), { json: {} }), 422, 'wrong_provider');
     const chatA = await newChannel(company, { provider: 'chat_a' });
@@ -135,7 +131,7 @@ describe('POST .../request_code', () => {
 
 describe('POST .../confirm', () => {
   it('chat_b_personal with a numeric code enables the channel: {result: ok, state: enabled}, auth.update and the v1 state payload', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = await newChannel(company, { provider: 'chat_b_personal', phone: '79161234567' });
     const before = count();
     const res = await gw.request('POST', path(company, channel, 'confirm'), {
@@ -159,7 +155,7 @@ describe('POST .../confirm', () => {
   });
 
   it('chat_b_personal with a password; validation names the missing field; a wrong code is refused and changes nothing', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = await newChannel(company, { provider: 'chat_b_personal', phone: '79161234568' });
     expect(
       failingFields(
@@ -197,7 +193,7 @@ describe('POST .../confirm', () => {
   });
 
   it('social_c: the two-factor and challenge follow-ups, then the two-factor variant', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = await newChannel(company, { provider: 'social_c', login: 'acme', password: 'p' });
     fake.confirmAnswers.push(
       {
@@ -252,7 +248,7 @@ describe('POST .../confirm', () => {
   });
 
   it('a connector failing with 500 answers 502 provider_unavailable and changes nothing', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = await newChannel(company, { provider: 'chat_b_personal', phone: '79161234569' });
     fake.script('connector', { status: 500, body: { error: { code: 'down', title: 'connector restarting' } } });
     expectErrorShape(
@@ -264,7 +260,7 @@ describe('POST .../confirm', () => {
   });
 
   it('wrong provider → 422 wrong_provider', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = await newChannel(company, { provider: 'chat_a' });
     expectErrorShape(
       await gw.request('POST', path(company, channel, 'confirm'), { json: { confirmation_type: 'code', code: 1 } }),
@@ -276,7 +272,7 @@ describe('POST .../confirm', () => {
 
 describe('enable_page_instagram', () => {
   it('takes one of the loaded pages and a sync_period, by GET query or POST body', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     fake.sessionAnswers.social_c_business = { state: 'pending' };
     const channel = await newChannel(company, {
       provider: 'social_c_business',
@@ -329,7 +325,7 @@ describe('enable_page_instagram', () => {
 
 describe('POST .../conversations (write first) and the v1 job webhook', () => {
   it('chat_a: message → 201 with the job id; the job result arrives as job.executed DELIVERED', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const channel = await newChannel(company, { provider: 'chat_a' });
     expectErrorShape(
       await gw.request('POST', path(company, channel, 'conversations'), {
@@ -396,7 +392,7 @@ describe('POST .../conversations (write first) and the v1 job webhook', () => {
   });
 
   it('chat_a_business: a synced template with its parameters; a refusal is NOT DELIVERED with the reason', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     fake.templates = [
       {
         id: '1234567890',
@@ -489,7 +485,7 @@ describe('POST .../conversations (write first) and the v1 job webhook', () => {
   });
 
   it('only messenger A channels write first (422 wrong_provider)', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const bot = await newChannel(company, { provider: 'chat_b', token: '1:b' });
     expectErrorShape(
       await gw.request('POST', path(company, bot, 'conversations'), { json: { phone: '491701112233', message: 'Hi' } }),

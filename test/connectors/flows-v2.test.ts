@@ -13,6 +13,7 @@ import {
 } from '../helpers/gateway.js';
 import { readQr } from '../helpers/qr.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
@@ -32,11 +33,9 @@ const observers: CompanyEvents[] = [];
 let events: CompanyEvents;
 const count = () => events.count();
 const since = (before: number) => events.since(before);
-let seq = 0;
-async function newCompany(): Promise<number> {
-  seq += 1;
-  const company = (await gw.request('POST', '/p1/companies', { json: { name: `Auth Co ${seq}` } })).body.data
-    .external_id as number;
+/** A company whose events the test reads next. */
+async function observedCompany(): Promise<number> {
+  const company = await newCompany(gw);
   events = await observeCompanyEvents(gw, company);
   observers.push(events);
   return company;
@@ -48,7 +47,7 @@ describe('creating an auth starts the connection', () => {
   // pact-im/api-doc content/en/v2/auths/confirm-auth.md: "the API response contains a qr field with a Base64-encoded QR image";
   // the same QR in the update webhook, a new one when it expires.
   it('QR (chat_d): the answer and an auth.update carry the QR as a PNG data URL; connector qr and state callbacks follow, each with its event', async () => {
-    const company = await newCompany();
+    const company = await observedCompany();
     const before = await count();
     const res = await gw.request('POST', auths(company), { json: { company_id: company, provider: 'chat_d' } });
     expect(res.status).toBe(201);
@@ -97,7 +96,7 @@ describe('creating an auth starts the connection', () => {
   });
 
   it('code (chat_a with phone_number): the connector pairing code is in the answer; confirm asks for a fresh one', async () => {
-    const company = await newCompany();
+    const company = await observedCompany();
     fake.sessionAnswers.chat_a = { code: 'PAIR-0001', state: 'pending' };
     try {
       const res = await gw.request('POST', auths(company), {
@@ -123,7 +122,7 @@ describe('creating an auth starts the connection', () => {
   });
 
   it('OAuth: the answer and the update carry oauth_provider_url', async () => {
-    const company = await newCompany();
+    const company = await observedCompany();
     fake.sessionAnswers.social_c_business = {
       oauth_provider_url: 'https://auth.social-c.example/oauth/authorize?client_id=1234',
       state: 'pending',
@@ -141,7 +140,7 @@ describe('creating an auth starts the connection', () => {
   });
 
   it('a connector that cannot be reached leaves the auth created, and confirm starts it again', async () => {
-    const company = await newCompany();
+    const company = await observedCompany();
     fake.script('connector', { status: 503, body: { error: { code: 'busy', title: 'busy' } } });
     const res = await gw.request('POST', auths(company), { json: { provider: 'chat_d' } });
     expect(res.status).toBe(201);
@@ -154,7 +153,7 @@ describe('creating an auth starts the connection', () => {
 
 describe('enable with the code the provider sent', () => {
   it('chat_b_personal by phone: a wrong code is refused (422 provider_refused), the right one enables with an update', async () => {
-    const company = await newCompany();
+    const company = await observedCompany();
     fake.sessionAnswers.chat_b_personal = { state: 'pending' };
     const res = await gw.request('POST', auths(company), {
       json: { provider: 'chat_b_personal', phone_number: '+79161234567' },
@@ -184,7 +183,7 @@ describe('enable with the code the provider sent', () => {
   });
 
   it('deleting an auth ends its session at the connector', async () => {
-    const company = await newCompany();
+    const company = await observedCompany();
     const id = (await gw.request('POST', auths(company), { json: { provider: 'chat_d' } })).body.auth.id;
     expect((await gw.request('DELETE', `${auths(company)}/${id}`, { json: {} })).status).toBe(200);
     await eventually('the session is ended', () =>
@@ -195,7 +194,7 @@ describe('enable with the code the provider sent', () => {
 
 describe('templates of chat_a_business', () => {
   it('are synced on create and on demand; substitutions_count comes from the {{n}} markers', async () => {
-    const company = await newCompany();
+    const company = await observedCompany();
     fake.templates = [
       {
         id: '111',

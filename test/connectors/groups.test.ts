@@ -13,6 +13,7 @@ import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } fro
 import { startReceiver } from '../helpers/receiver.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
@@ -43,13 +44,9 @@ const OLGA = { id: '491709876543@c.us', name: 'Olga Petrova', public_id: 'olga.p
 
 let companySeq = 0;
 /** A company whose webhook_url and one v2 endpoint are the receiver; answers its id and both secrets' indexes. */
-async function newCompany(): Promise<{ id: number; v1: number; v2: number }> {
+async function newReceivingCompany(): Promise<{ id: number; v1: number; v2: number }> {
   companySeq += 1;
-  const res = await gw.request('POST', '/p1/companies', {
-    json: { name: `Group Co ${companySeq}`, webhook_url: `${receiver.url}?v1-${companySeq}` },
-  });
-  expect(res.status).toBe(201);
-  const id = res.body.data.external_id as number;
+  const id = await newCompany(gw, { webhook_url: `${receiver.url}?v1-${companySeq}` });
   secrets.push(store().webhooks.companyEndpoint(id)!.secret);
   const v1 = secrets.length - 1;
   const v2 = await gw.request('POST', `/api/p2/companies/${id}/webhooks`, {
@@ -95,7 +92,7 @@ describe('group chats through the connector (chat_a)', () => {
   let conversationId: number;
 
   it("two members' messages arrive as one group conversation with both as participants; v2 events carry the group and the author; the webhook_url gets the documented group payloads", async () => {
-    company = await newCompany();
+    company = await newReceivingCompany();
     channel = await connectorChannel(company.id, 'chat_a');
     expect(
       await fake.connectorCallback(channel, groupMessage('G-1', JONAS, 'Morgen kommt die Lieferung', 1749416400)),
@@ -327,7 +324,7 @@ describe('group chats through the connector (chat_a)', () => {
 
 describe('bot groups (chat_b)', () => {
   it('a supergroup with two members is one conversation with both; a reply goes to the group chat_id', async () => {
-    const company = await newCompany();
+    const company = await newReceivingCompany();
     const created = await gw.request('POST', `/p1/companies/${company.id}/channels`, {
       json: { provider: 'chat_b', token: '7777:group-bot' },
     });
@@ -396,7 +393,7 @@ describe('bot groups (chat_b)', () => {
 
 describe('a provider whose groups the gateway does not send into', () => {
   it('answers 422 wrong_provider naming the provider and the operation, and stores nothing', async () => {
-    const company = await newCompany();
+    const company = await newReceivingCompany();
     const channel = await connectorChannel(company.id, 'social_a_direct', { token: 'vk-token' });
     expect(await fake.connectorCallback(channel, groupMessage('VK-1', JONAS, 'Привет', 1749416700))).toBe(200);
     const conversation = (await gw.request('GET', `/api/p2/conversations?company_id=${company.id}`)).body

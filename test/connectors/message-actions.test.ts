@@ -7,6 +7,7 @@ import { FakeProvider } from '../helpers/fake-provider.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedConversation } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
@@ -19,7 +20,7 @@ beforeAll(async () => {
     GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
     GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms,100ms',
   });
-  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Actions Co' } })).body.data.external_id;
+  companyId = await newCompany(gw, { name: 'Actions Co' });
 });
 afterAll(async () => {
   await gw.close();

@@ -12,13 +12,14 @@ import {
 } from '../helpers/gateway.js';
 import { readQr } from '../helpers/qr.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 let company: number;
 const observers: CompanyEvents[] = [];
 /** A company whose every event the test reads. */
 async function observedCompany(name: string): Promise<{ id: number; events: CompanyEvents }> {
-  const id = (await gw.request('POST', '/p1/companies', { json: { name } })).body.data.external_id as number;
+  const id = await newCompany(gw, { name });
   const events = await observeCompanyEvents(gw, id);
   observers.push(events);
   return { id, events };

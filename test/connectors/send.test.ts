@@ -8,6 +8,7 @@ import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gate
 import { seedConversation } from '../helpers/seed.js';
 import { callbackInfo, checkedEvents, postConnector } from '../helpers/callbacks.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
@@ -22,7 +23,7 @@ beforeAll(async () => {
     GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
     GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms,100ms',
   });
-  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Sender Co' } })).body.data.external_id;
+  companyId = await newCompany(gw, { name: 'Sender Co' });
 });
 afterAll(async () => {
   await gw.close();

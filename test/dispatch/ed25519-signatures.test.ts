@@ -1,6 +1,5 @@
 // Endpoints that sign with ed25519 (Standard Webhooks `v1a`, docs/api.md "Asymmetric signatures"):
 // the key pair through the API, and deliveries that verify with the public key alone.
-import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookResponse } from '../../schemas/v2/webhooks.js';
@@ -10,6 +9,7 @@ import { startHttpServer, type HttpServer } from '../helpers/receiver.js';
 import { compileSchema } from '../helpers/schemas.js';
 import { verifyV1a } from '../helpers/verify-v1a.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 interface RawDelivery {
   headers: Record<string, string | string[] | undefined>;
@@ -37,15 +37,10 @@ afterAll(async () => {
 
 const validateWebhook = compileSchema(webhookResponse);
 const hooksPath = (company: number) => `/api/p2/companies/${company}/webhooks`;
-async function newCompany(): Promise<number> {
-  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
-}
 
 describe('ed25519 endpoints', () => {
   it('answers the whsk_ key once and the whpk_ public key always; rotation keeps the algorithm', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), {
       json: { url: 'https://crm.example.com/hooks', signing_algorithm: 'ed25519' },
     });
@@ -77,7 +72,7 @@ describe('ed25519 endpoints', () => {
   });
 
   it('keeps HMAC endpoints as they were: a whsec_ secret and no signing keys in the answer', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     for (const json of [
       { url: 'https://crm.example.com/a' },
       { url: 'https://crm.example.com/b', signing_algorithm: 'hmac-sha256' },
@@ -90,7 +85,7 @@ describe('ed25519 endpoints', () => {
   });
 
   it('refuses an update that names another algorithm, and accepts one naming its own', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), {
       json: { url: 'https://crm.example.com/d', signing_algorithm: 'ed25519' },
     });
@@ -122,7 +117,7 @@ describe('ed25519 endpoints', () => {
   });
 
   it('refuses an unknown algorithm with a 422 naming it', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('POST', hooksPath(company), {
       json: { url: 'https://crm.example.com/c', signing_algorithm: 'rsa' },
     });
@@ -131,7 +126,7 @@ describe('ed25519 endpoints', () => {
   });
 
   it('delivers events signed v1a: they verify with the public key, and not as HMAC', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), {
       json: { url: `${server.origin}/hooks`, active: true, signing_algorithm: 'ed25519' },
     });

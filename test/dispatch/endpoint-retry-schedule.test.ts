@@ -1,6 +1,5 @@
 // A retry schedule per endpoint (docs/api.md, "Retry schedules"), within the operator's bounds:
 // validated when saved, shown by the API, and followed by the dispatcher, on a ManualClock.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/streams/stream.js';
 import {
@@ -13,6 +12,7 @@ import {
 import { emitEvent } from '../helpers/pipeline.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
+import { newCompany } from '../helpers/seed.js';
 
 let gw: TestGateway;
 const clock = new ManualClock();
@@ -34,11 +34,6 @@ afterAll(async () => {
 });
 
 const hooksPath = (company: number) => `/api/p2/companies/${company}/webhooks`;
-async function newCompany(): Promise<number> {
-  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
-}
 const deliveryOf = (eventId: string, endpointId: number) =>
   gw.store.db
     .prepare(
@@ -48,7 +43,7 @@ const deliveryOf = (eventId: string, endpointId: number) =>
 
 describe('retry schedules per endpoint through the API', () => {
   it('stores one, shows it, and null brings back the gateway-wide schedule', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), {
       json: { url: 'https://crm.example.com/hooks', retry_schedule: [10, 60, 3600] },
     });
@@ -79,7 +74,7 @@ describe('retry schedules per endpoint through the API', () => {
     ['a fractional delay', [1.5], 'retry_schedule/0', 'retry_schedule.0 must be an integer'],
     ['a list as text', '10,60', 'retry_schedule', 'retry_schedule must be an array or null'],
   ])('422 for %s, naming it, nothing stored', async (_name, schedule, field, detail) => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const res = await gw.request('POST', hooksPath(company), {
       json: { url: 'https://crm.example.com/x', retry_schedule: schedule },
     });
@@ -89,7 +84,7 @@ describe('retry schedules per endpoint through the API', () => {
   });
 
   it('refuses an update beyond the bounds and leaves the schedule as it was', async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const created = await gw.request('POST', hooksPath(company), {
       json: { url: 'https://crm.example.com/y', retry_schedule: [5] },
     });
@@ -102,7 +97,7 @@ describe('retry schedules per endpoint through the API', () => {
 
 describe('the dispatcher follows the endpoint schedule', () => {
   it("retries after the endpoint's own delays and fails after its last attempt; others keep the gateway-wide schedule", async () => {
-    const company = await newCompany();
+    const company = await newCompany(gw);
     const own = await startReceiver(
       () => [],
       () => ({ status: 500 }),

@@ -4,14 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { kafkaSink, type BrokerSink } from '../helpers/broker-sinks.js';
-import {
-  brokerEndpoint,
-  emitEvents,
-  eventIds,
-  newCompany,
-  OUTAGE_RETRY_SCHEDULE,
-} from '../helpers/destination-scenarios.js';
+import { brokerEndpoint, emitEvents, eventIds, OUTAGE_RETRY_SCHEDULE } from '../helpers/destination-scenarios.js';
 import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broker.js';
+import { newCompany } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
 
 let broker: PrivateBroker;

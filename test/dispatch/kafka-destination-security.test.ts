@@ -11,9 +11,9 @@ import {
   eventIds,
   expectSecretNowhere,
   hooksPath,
-  newCompany,
 } from '../helpers/destination-scenarios.js';
 import { SASL_USER, startSecureKafka, type SecureKafka } from '../helpers/secure-kafka.js';
+import { newCompany } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
 
 let kafka: SecureKafka;

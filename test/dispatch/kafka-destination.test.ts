@@ -1,19 +1,21 @@
 // Kafka destinations end to end (issue 49 item 1): a company's events published on its own topic
 // (here on the shared test broker) by a gateway in both stream modes, next to a webhook endpoint.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
-import { kafkaSink, type BrokerSink } from '../helpers/broker-sinks.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { kafkaSink } from '../helpers/broker-sinks.js';
 import {
   brokerEndpoint,
   emitEvents,
   eventIds,
   heldWhileDisabled,
   hooksPath,
-  newCompany,
   sameEventsAsWebhooks,
+  sinkPool,
+  startDestinationGateway,
   testMessage,
 } from '../helpers/destination-scenarios.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import type { Receiver } from '../helpers/receiver.js';
+import { newCompany } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
 
 const brokers = inject('kafkaBrokers').split(',');
@@ -21,22 +23,13 @@ const brokers = inject('kafkaBrokers').split(',');
 describe.each(['sqlite', 'kafka'] as const)('a Kafka destination, %s streams', (streams) => {
   let gw: TestGateway;
   let receiver: Receiver;
-  const sinks: BrokerSink[] = [];
-  const sink = async () => {
-    const made = await kafkaSink(brokers);
-    sinks.push(made);
-    return made;
-  };
+  const { sink, closeSinks } = sinkPool(() => kafkaSink(brokers));
 
   beforeAll(async () => {
-    gw = await startTestGateway(
-      { ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,1s,1s', GATEWAY_WEBHOOK_RETRY_JITTER: '0' },
-      { streams },
-    );
-    receiver = await startReceiver(() => []);
+    ({ gw, receiver } = await startDestinationGateway(streams, '0,1s,1s,1s'));
   }, 120_000);
   afterAll(async () => {
-    for (const s of sinks) await s.close();
+    await closeSinks();
     await receiver?.close();
     await gw?.close();
   });

@@ -6,22 +6,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
-import { rabbitmqSink, type BrokerSink } from '../helpers/broker-sinks.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { rabbitmqSink } from '../helpers/broker-sinks.js';
 import {
+  attemptsOf,
   brokerEndpoint,
   emitEvents,
   eventIds,
   expectSecretNowhere,
   heldWhileDisabled,
   hooksPath,
-  newCompany,
   OUTAGE_RETRY_SCHEDULE,
   sameEventsAsWebhooks,
+  sinkPool,
+  startDestinationGateway,
   testMessage,
 } from '../helpers/destination-scenarios.js';
 import { startRabbitmq, type RabbitmqNode } from '../helpers/rabbitmq.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import type { Receiver } from '../helpers/receiver.js';
+import { newCompany } from '../helpers/seed.js';
 import { makeTestCertificates } from '../helpers/test-certificates.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -35,37 +38,16 @@ afterAll(async () => {
   fs.rmSync(certificatesDir, { recursive: true, force: true });
 }, 60_000);
 
-const attemptsOf = (gw: TestGateway, endpointId: number) =>
-  gw.store.db
-    .prepare(
-      `SELECT a.error, a.outcome FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-       WHERE d.endpoint_id = ? ORDER BY d.seq, a.number`,
-    )
-    .all(endpointId) as { error: string | null; outcome: string }[];
-
 describe.each(['sqlite', 'kafka'] as const)('a RabbitMQ destination, %s streams', (streams) => {
   let gw: TestGateway;
   let receiver: Receiver;
-  const sinks: BrokerSink[] = [];
-  const sink = async () => {
-    const made = await rabbitmqSink(node.url);
-    sinks.push(made);
-    return made;
-  };
+  const { sink, closeSinks } = sinkPool(() => rabbitmqSink(node.url));
 
   beforeAll(async () => {
-    gw = await startTestGateway(
-      {
-        ...TO_RECEIVERS,
-        GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s',
-        GATEWAY_WEBHOOK_RETRY_JITTER: '0',
-      },
-      { streams },
-    );
-    receiver = await startReceiver(() => []);
+    ({ gw, receiver } = await startDestinationGateway(streams, '0,1s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s'));
   }, 120_000);
   afterAll(async () => {
-    for (const s of sinks) await s.close();
+    await closeSinks();
     await receiver?.close();
     await gw?.close();
   });

@@ -3,21 +3,24 @@
 // both stream modes, next to a webhook endpoint; the server stopped during delivery and started
 // again on the same port and data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
-import { sqsSink, type BrokerSink } from '../helpers/broker-sinks.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { sqsSink } from '../helpers/broker-sinks.js';
 import {
+  attemptsOf,
   brokerEndpoint,
   emitEvents,
   eventIds,
   heldWhileDisabled,
-  newCompany,
   OUTAGE_RETRY_SCHEDULE,
   sameEventsAsWebhooks,
+  sinkPool,
+  startDestinationGateway,
   testMessage,
 } from '../helpers/destination-scenarios.js';
 import { startElasticMq, type ElasticMq } from '../helpers/elasticmq.js';
 import { emitEvent } from '../helpers/pipeline.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import type { Receiver } from '../helpers/receiver.js';
+import { newCompany } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
 
 let server: ElasticMq;
@@ -28,37 +31,16 @@ afterAll(async () => {
   await server?.remove();
 }, 60_000);
 
-const attemptsOf = (gw: TestGateway, endpointId: number) =>
-  gw.store.db
-    .prepare(
-      `SELECT a.error, a.outcome FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-       WHERE d.endpoint_id = ? ORDER BY d.seq, a.number`,
-    )
-    .all(endpointId) as { error: string | null; outcome: string }[];
-
 describe.each(['sqlite', 'kafka'] as const)('an SQS destination, %s streams', (streams) => {
   let gw: TestGateway;
   let receiver: Receiver;
-  const sinks: BrokerSink[] = [];
-  const sink = async (fifo = false) => {
-    const made = await sqsSink(server.endpoint, fifo);
-    sinks.push(made);
-    return made;
-  };
+  const { sink, closeSinks } = sinkPool((fifo?: boolean) => sqsSink(server.endpoint, fifo));
 
   beforeAll(async () => {
-    gw = await startTestGateway(
-      {
-        ...TO_RECEIVERS,
-        GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,1s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s',
-        GATEWAY_WEBHOOK_RETRY_JITTER: '0',
-      },
-      { streams },
-    );
-    receiver = await startReceiver(() => []);
+    ({ gw, receiver } = await startDestinationGateway(streams, '0,1s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s'));
   }, 120_000);
   afterAll(async () => {
-    for (const s of sinks) await s.close();
+    await closeSinks();
     await receiver?.close();
     await gw?.close();
   });

@@ -2,14 +2,14 @@
 // real broker: the same events, ids and order as a webhook endpoint of the same company; signed
 // headers a stock Standard Webhooks verifier accepts; the attempt log; the test message; and an
 // endpoint disabled then enabled again holding its events, then delivering them in order.
-import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { expect } from 'vitest';
 import type { EventRecord } from '../../src/streams/catalog.js';
-import type { TestGateway } from './gateway.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from './gateway.js';
 import type { BrokerSink, SinkMessage } from './broker-sinks.js';
 import { emitEvent } from './pipeline.js';
-import type { Receiver } from './receiver.js';
+import { startReceiver, type Receiver } from './receiver.js';
+import { newCompany } from './seed.js';
 import { eventually } from './wait.js';
 
 export const hooksPath = (company: number) => `/api/p2/companies/${company}/webhooks`;
@@ -21,10 +21,41 @@ export const hooksPath = (company: number) => `/api/p2/companies/${company}/webh
  */
 export const OUTAGE_RETRY_SCHEDULE = [1, 2, 3, ...Array<number>(16).fill(5)];
 
-export async function newCompany(gw: TestGateway): Promise<number> {
-  const res = await gw.request('POST', '/p1/companies', { json: { name: `Company ${randomUUID()}` } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
+/**
+ * The gateway of a destination suite, in `streams` mode, retrying deliveries on `retrySchedule`
+ * without jitter, and a webhook receiver beside it.
+ */
+export async function startDestinationGateway(
+  streams: 'sqlite' | 'kafka',
+  retrySchedule: string,
+): Promise<{ gw: TestGateway; receiver: Receiver }> {
+  const gw = await startTestGateway(
+    { ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: retrySchedule, GATEWAY_WEBHOOK_RETRY_JITTER: '0' },
+    { streams },
+  );
+  try {
+    return { gw, receiver: await startReceiver(() => []) };
+  } catch (error) {
+    await gw.close();
+    throw error;
+  }
+}
+
+/** Makes a suite's sinks with `make` and closes every one it made. */
+export function sinkPool<A extends unknown[], S extends BrokerSink>(
+  make: (...args: A) => Promise<S>,
+): { sink(...args: A): Promise<S>; closeSinks(): Promise<void> } {
+  const made: S[] = [];
+  return {
+    async sink(...args) {
+      const sink = await make(...args);
+      made.push(sink);
+      return sink;
+    },
+    async closeSinks() {
+      for (const sink of made) await sink.close();
+    },
+  };
 }
 
 /** Creates the broker endpoint of `sink`, active; answers its id and signing secret. */
@@ -65,13 +96,18 @@ export function expectSigned(sink: BrokerSink, secret: string, messages: readonl
   }
 }
 
-const attemptsOf = (gw: TestGateway, endpointId: number) =>
+/** The endpoint's attempt log, in the order of its deliveries, then of their attempts. */
+const attemptLogOf = (gw: TestGateway, endpointId: number) =>
   gw.store.db
     .prepare(
       `SELECT a.status_code, a.error, a.outcome, d.event_id FROM webhook_attempts a
        JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = ? ORDER BY d.seq, a.number`,
     )
     .all(endpointId) as { status_code: number | null; error: string | null; outcome: string; event_id: string }[];
+
+/** The outcome and error of each attempt of the endpoint, in the order of its attempt log. */
+export const attemptsOf = (gw: TestGateway, endpointId: number): { error: string | null; outcome: string }[] =>
+  attemptLogOf(gw, endpointId).map(({ error, outcome }) => ({ error, outcome }));
 
 /**
  * A webhook endpoint and a broker endpoint of one company get the same events with the same ids in
@@ -96,8 +132,8 @@ export async function sameEventsAsWebhooks(gw: TestGateway, sink: BrokerSink, re
     expect(new Set(messages.map((m) => m.key))).toEqual(new Set([`${company}:${broker.id}`]));
     expect(new Set(messages.map((m) => m.partition)).size).toBe(1);
   }
-  await eventually('20 attempts recorded', () => attemptsOf(gw, broker.id).length >= 20);
-  expect(attemptsOf(gw, broker.id)).toEqual(
+  await eventually('20 attempts recorded', () => attemptLogOf(gw, broker.id).length >= 20);
+  expect(attemptLogOf(gw, broker.id)).toEqual(
     ids.map((id) => ({ status_code: null, error: null, outcome: 'delivered', event_id: id })),
   );
 }

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import type { TestGateway } from './gateway.js';
+import type { GatewayClient } from './gateway-client.js';
 
 export interface Seeded {
   companyId: number;
@@ -6,6 +9,23 @@ export interface Seeded {
   conversationId: number;
   contactId: number;
   messageIds: number[];
+}
+
+/**
+ * A company through the API, named uniquely unless `fields` names it, created with `token` (the
+ * client's own unless given); answers its id.
+ */
+export async function newCompany(
+  client: GatewayClient,
+  fields: Record<string, unknown> = {},
+  token?: string,
+): Promise<number> {
+  const res = await client.request('POST', '/p1/companies', {
+    json: { name: `Company ${randomUUID()}`, ...fields },
+    ...(token === undefined ? {} : { token }),
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data.external_id as number;
 }
 
 /** A company through the API, with a (token-enabled) chat_b channel. */

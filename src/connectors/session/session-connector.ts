@@ -130,25 +130,14 @@ export class ConnectorProtocolClient
   }
 
   async deleteMessages(request: DeleteRequest, idempotencyKey: string): Promise<DeleteResult> {
-    if (this.options.baseUrl === null)
-      return {
-        kind: 'failed',
-        permanent: true,
-        error: { code: 'not_configured', title: 'Cannot delete: GATEWAY_CONNECTOR_URL is not set.' },
-      };
+    if (this.options.baseUrl === null) return notConfigured('delete');
     const outcome = await this.http.call(
       'POST',
       `${this.options.baseUrl}/sessions/${request.channel_id}/messages/delete`,
       { ...this.auth(), 'idempotency-key': idempotencyKey },
       { chat_id: request.chat_id, ids: request.external_ids },
     );
-    if (!outcome.ok)
-      return {
-        kind: 'failed',
-        permanent: outcome.permanent,
-        error: protocolError(outcome),
-        retryAfterMs: outcome.retryAfterMs,
-      };
+    if (!outcome.ok) return failedCall(outcome);
     return { kind: 'deleted' };
   }
 
@@ -157,12 +146,7 @@ export class ConnectorProtocolClient
    * read receipt (`POST .../read`, the chat read up to the message), with the job id as idempotency key.
    */
   async act(request: MessageActionRequest, idempotencyKey: string): Promise<ActionResult> {
-    if (this.options.baseUrl === null)
-      return {
-        kind: 'failed',
-        permanent: true,
-        error: { code: 'not_configured', title: 'Cannot act: GATEWAY_CONNECTOR_URL is not set.' },
-      };
+    if (this.options.baseUrl === null) return notConfigured('act');
     const { action } = request;
     const session = `${this.options.baseUrl}/sessions/${request.channel_id}`;
     const message = `${session}/messages/${encodeURIComponent(request.external_id)}`;
@@ -186,23 +170,12 @@ export class ConnectorProtocolClient
       { ...this.auth(), 'idempotency-key': idempotencyKey },
       call.body,
     );
-    if (!outcome.ok)
-      return {
-        kind: 'failed',
-        permanent: outcome.permanent,
-        error: protocolError(outcome),
-        retryAfterMs: outcome.retryAfterMs,
-      };
+    if (!outcome.ok) return failedCall(outcome);
     return { kind: 'done' };
   }
 
   async send(job: ProviderSendJob & { send: SendRequest }): Promise<SendResult> {
-    if (this.options.baseUrl === null)
-      return {
-        kind: 'failed',
-        permanent: true,
-        error: { code: 'not_configured', title: 'Cannot send: GATEWAY_CONNECTOR_URL is not set.' },
-      };
+    if (this.options.baseUrl === null) return notConfigured('send');
     const { send } = job;
     const outcome = await this.http.call(
       'POST',
@@ -216,13 +189,7 @@ export class ConnectorProtocolClient
         reply_to: send.reply_to,
       },
     );
-    if (!outcome.ok)
-      return {
-        kind: 'failed',
-        permanent: outcome.permanent,
-        error: protocolError(outcome),
-        retryAfterMs: outcome.retryAfterMs,
-      };
+    if (!outcome.ok) return failedCall(outcome);
     const id = object(outcome.answer.body).id;
     if (typeof id !== 'string' || id === '')
       return {
@@ -249,6 +216,25 @@ export class ConnectorProtocolClient
 
 function object(body: unknown): Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+/** A send, delete or action without GATEWAY_CONNECTOR_URL: a final failure. */
+function notConfigured(verb: 'send' | 'delete' | 'act') {
+  return {
+    kind: 'failed',
+    permanent: true,
+    error: { code: 'not_configured', title: `Cannot ${verb}: GATEWAY_CONNECTOR_URL is not set.` },
+  } as const;
+}
+
+/** A send, delete or action the connector did not take: final or not as the call says, with its Retry-After. */
+function failedCall(outcome: Extract<CallOutcome, { ok: false }>) {
+  return {
+    kind: 'failed',
+    permanent: outcome.permanent,
+    error: protocolError(outcome),
+    retryAfterMs: outcome.retryAfterMs,
+  } as const;
 }
 
 /** `{error: {code, title}}` of the connector when it gave one. */
