@@ -230,7 +230,11 @@ export class Front {
     }
   }
 
-  /** Asks every live shard; answers the first in shard order that is not "not here", else the lowest shard's answer. */
+  /**
+   * Asks every live shard; answers the first in shard order that is not "not here", else a 404 (a
+   * shard that knows the caller, a portal session's, looked and found nothing), else the lowest
+   * shard's answer.
+   */
   private async first(req: IncomingMessage, res: ServerResponse, longLived: boolean): Promise<void> {
     const { shards } = this.options;
     const body = await readBody(req, this.options.bodyLimitBytes);
@@ -253,7 +257,9 @@ export class Front {
     const failed = settled.find((s) => s.status === 'rejected' && !(s.reason instanceof ShardUnavailable));
     const answers = settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
     const chosen = answers.find((a) => a !== null && !notHere(a.statusCode)) ?? null;
-    const fallback = chosen ?? (shards.down().length === 0 ? (answers.find((a) => a !== null) ?? null) : null);
+    const notFound = answers.find((a) => a !== null && a.statusCode === 404);
+    const fallback =
+      chosen ?? (shards.down().length === 0 ? (notFound ?? answers.find((a) => a !== null) ?? null) : null);
     for (const answer of answers) if (answer !== null && answer !== fallback) void answer.body.dump();
     if (failed !== undefined && fallback === null) throw (failed as PromiseRejectedResult).reason;
     // The answer may be on a shard that is down: say so rather than "not found".
