@@ -21,6 +21,7 @@ export const CLUSTER_FILES = [
   'test/http/api-tokens.test.ts',
   'test/api/webhook-filters.test.ts',
   'test/ingest/provider-values.test.ts',
+  'test/security/cross-account-walk.test.ts',
 ];
 
 /**
