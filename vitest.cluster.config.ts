@@ -22,6 +22,8 @@ export const CLUSTER_FILES = [
   'test/api/webhook-filters.test.ts',
   'test/ingest/provider-values.test.ts',
   'test/security/cross-account-walk.test.ts',
+  'test/web/portal-endpoint-options.test.ts',
+  'test/web/portal-live-browser.test.ts',
 ];
 
 /**
