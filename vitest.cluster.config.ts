@@ -27,7 +27,7 @@ export const CLUSTER_FILES = [
 ];
 
 /**
- * The API, callback and pipeline files that stay single-daemon-only, each with why. Making one
+ * The API, callback, pipeline, console and portal files that stay single-daemon-only, each with why. Making one
  * black-box (its assertions through the API, equally strict) moves it to CLUSTER_FILES.
  */
 export const SINGLE_DAEMON_ONLY: Record<string, string> = {
@@ -79,6 +79,14 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
     'reads the rotated private key from the store to prove it is never answered',
   'test/admin/admin.test.ts': 'moves a ManualClock through the retry schedule',
   'test/admin/operator-actions.test.ts': 'moves a ManualClock through the retry schedule',
+  'test/web/console-browser.test.ts':
+    'moves a ManualClock; writes companies, endpoints and events of exact payloads (hostile text, an event while the receiver is down) straight into the store (the console through the front: test/front/cluster-console.test.ts)',
+  'test/web/console-session.test.ts':
+    "reads the session rows (a digest only), ages a session and changes the admin token it was opened with in the store; counts another daemon's console sessions",
+  'test/web/portal-browser.test.ts':
+    "moves a ManualClock; writes companies, endpoints and events straight into the store and reads the endpoint's event_types and active there",
+  'test/web/portal-isolation.test.ts':
+    'moves a ManualClock; reads the link rows (a digest only), ages a link, deletes a company and counts delivery attempts in the store (isolation through the front: test/security/cross-account-walk.test.ts)',
 };
 
 // Spread, not mergeConfig: that would add the base's include to this one.
