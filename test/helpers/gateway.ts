@@ -31,14 +31,14 @@ export function kafkaStreams(prefix = 'test'): Record<string, string> {
   };
 }
 
-/** A route of the browser faces: its method and its path with `:param` segments. */
-export interface WebRoute {
+/** A registered route: its method and its path with `:param` segments. */
+export interface RegisteredRoute {
   method: string;
   path: string;
 }
 
-/** The routes of a web router, HEAD left out (koa-router answers it with GET). */
-export function routesOf(router: RunningGateway['webRouter']): WebRoute[] {
+/** The routes of a router, HEAD left out (koa-router answers it with GET). */
+export function routesOf(router: RunningGateway['router']): RegisteredRoute[] {
   return router.stack.flatMap((layer) =>
     layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })),
   );
@@ -76,7 +76,9 @@ export interface TestGateway extends GatewayClient {
    */
   everyStore(): Store[];
   /** The console's and the portal's routes (method and path), as the gateway registers them in every process. */
-  webRoutes(): WebRoute[];
+  webRoutes(): RegisteredRoute[];
+  /** The JSON API's routes (those /openapi.json describes), as the gateway registers them in every process. */
+  apiRoutes(): RegisteredRoute[];
   /** Every log line the daemon (every process of a cluster) wrote, as text (to prove secrets never reach it). */
   logText(): string;
   /** Creates another account and answers its token, once every shard of a cluster accepts it. */
@@ -136,6 +138,7 @@ export async function startTestGateway(
     dataDir,
     everyStore: () => [gateway.store],
     webRoutes: () => routesOf(gateway.webRouter),
+    apiRoutes: () => routesOf(gateway.router),
     logText: () => lines.join(''),
     ...gatewayClient(baseUrl, token),
     async createAccount(name = 'other') {

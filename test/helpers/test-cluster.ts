@@ -127,6 +127,7 @@ export async function startTestCluster(env: Record<string, string>, options: Tes
     everyStore: () => cores.map((core) => core.store),
     // Every core registers the same routes (the front serves them all).
     webRoutes: () => routesOf(cores[0]!.webRouter),
+    apiRoutes: () => routesOf(cores[0]!.router),
     logText: () => lines.join(''),
     ...client,
     async createAccount(name = 'other') {
