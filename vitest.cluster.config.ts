@@ -21,10 +21,16 @@ export const CLUSTER_FILES = [
   'test/http/api-tokens.test.ts',
   'test/api/webhook-filters.test.ts',
   'test/ingest/provider-values.test.ts',
+  'test/security/cross-account-walk.test.ts',
+  'test/web/portal-endpoint-options.test.ts',
+  'test/web/portal-live-browser.test.ts',
+  'test/api/companies.test.ts',
+  'test/api/templates.test.ts',
+  'test/api/openapi.test.ts',
 ];
 
 /**
- * The API, callback and pipeline files that stay single-daemon-only, each with why. Making one
+ * The API, callback, pipeline, console and portal files that stay single-daemon-only, each with why. Making one
  * black-box (its assertions through the API, equally strict) moves it to CLUSTER_FILES.
  */
 export const SINGLE_DAEMON_ONLY: Record<string, string> = {
@@ -33,8 +39,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/attachments.test.ts': 'reads the attachment rows and the files under the data dir',
   'test/api/auths.test.ts': 'reads channel rows and the outbox to prove what is stored and emitted',
   'test/api/channels.test.ts': 'reads the stored channel rows (credentials) of every variant',
-  'test/api/companies.test.ts':
-    'counts the companies of every account in the store to prove a refusal stored nothing (its list: company-list.test.ts)',
   'test/api/conversations.test.ts': 'seeds conversations through the store and reads the events it emitted',
   'test/api/event-stream.test.ts':
     'records events through the store (the front is tested in test/front/front-event-stream.test.ts)',
@@ -42,8 +46,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
     "reads the emitted events and the outbox rows in the store, and the paused stream's counters in the daemon",
   'test/api/event-types.test.ts': 'reads every emitted event from the store, webhooks not sent included',
   'test/api/messages.test.ts': 'seeds through the store; reads outbound jobs and emitted events',
-  'test/api/openapi.test.ts': "walks the daemon's router to match routes and documented operations",
-  'test/api/templates.test.ts': 'seeds templates through the store',
   'test/api/webhooks.test.ts':
     'proves the secret shown is the one stored, the signing secrets of a rotation over time and that refusals change no endpoint row (secrets included); writes a private url the API refuses straight into the store',
   'test/api/write-first.test.ts': 'enables channels and seeds templates through the store',
@@ -76,6 +78,14 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
     'reads the rotated private key from the store to prove it is never answered',
   'test/admin/admin.test.ts': 'moves a ManualClock through the retry schedule',
   'test/admin/operator-actions.test.ts': 'moves a ManualClock through the retry schedule',
+  'test/web/console-browser.test.ts':
+    'moves a ManualClock; writes companies, endpoints and events of exact payloads (hostile text, an event while the receiver is down) straight into the store (the console through the front: test/front/cluster-console.test.ts)',
+  'test/web/console-session.test.ts':
+    "reads the session rows (a digest only), ages a session and changes the admin token it was opened with in the store; counts another daemon's console sessions",
+  'test/web/portal-browser.test.ts':
+    "moves a ManualClock; writes companies, endpoints and events straight into the store and reads the endpoint's event_types and active there",
+  'test/web/portal-isolation.test.ts':
+    'moves a ManualClock; reads the link rows (a digest only), ages a link, deletes a company and counts delivery attempts in the store (isolation through the front: test/security/cross-account-walk.test.ts)',
 };
 
 // Spread, not mergeConfig: that would add the base's include to this one.

@@ -13,7 +13,11 @@ import { relayAnswer } from './relay.js';
 import { notHere, type MergedList } from './routing.js';
 import { ShardUnavailable, type ShardSet } from './shard-set.js';
 
-/** Asks every live shard; answers the first in shard order that is not "not here", else the lowest shard's answer. */
+/**
+ * Asks every live shard; answers the first in shard order that is not "not here", else a 404 (a
+ * shard that knows the caller, a portal session's, looked and found nothing), else the lowest
+ * shard's answer.
+ */
 export async function answerFirst(
   shards: ShardSet,
   req: IncomingMessage,
@@ -40,7 +44,9 @@ export async function answerFirst(
   const failed = settled.find((s) => s.status === 'rejected' && !(s.reason instanceof ShardUnavailable));
   const answers = settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
   const chosen = answers.find((a) => a !== null && !notHere(a.statusCode)) ?? null;
-  const fallback = chosen ?? (shards.down().length === 0 ? (answers.find((a) => a !== null) ?? null) : null);
+  const notFound = answers.find((a) => a !== null && a.statusCode === 404);
+  const fallback =
+    chosen ?? (shards.down().length === 0 ? (notFound ?? answers.find((a) => a !== null) ?? null) : null);
   for (const answer of answers) if (answer !== null && answer !== fallback) void answer.body.dump();
   if (failed !== undefined && fallback === null) throw (failed as PromiseRejectedResult).reason;
   // The answer may be on a shard that is down: say so rather than "not found".

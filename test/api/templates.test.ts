@@ -1,45 +1,70 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { templateObject } from '../../schemas/objects/template.js';
-import { failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { FakeProvider } from '../helpers/fake-provider.js';
+import { failingFields, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
+import { eventually } from '../helpers/wait.js';
 
 let gw: TestGateway;
+let fake: FakeProvider;
 let first: number;
 let second: number;
 let foreign: number;
 const isTemplate = compileSchema(templateObject);
 
-const T0 = Date.parse('2026-10-01T00:00:00.000Z');
+/** Template `i` of a company as the provider lists it; the first has a text header. */
+const providerTemplate = (company: number, i: number) => ({
+  id: `biz-${company}-${i}`,
+  name: `t${company}-${i}`,
+  language: 'en',
+  status: 'APPROVED',
+  components: [
+    ...(i === 0 ? [{ type: 'HEADER', format: 'TEXT', text: 'Header' }] : []),
+    { type: 'BODY', text: 'Hi {{1}}' },
+  ],
+});
+
+/**
+ * Gives `company` `count` templates through HTTP alone, as a client's gateway gets them: a
+ * chat_a_business auth syncs the first from the provider when created, then the provider lists one
+ * more before each sync (the admin API's), so each is newer than the one before and its position
+ * is its place in the provider's list.
+ */
+async function syncTemplates(company: number, count: number, token = gw.token): Promise<void> {
+  const listed = () => gw.request('GET', `/api/p2/biz_templates?company_ids[]=${company}&per_page=100`, { token });
+  fake.templates = [providerTemplate(company, 0)];
+  const auth = await gw.request('POST', `/api/p2/companies/${company}/auths`, {
+    token,
+    json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAT', vendor_client_id: `WABA${company}` },
+  });
+  expect(auth.status, auth.text).toBe(201);
+  await eventually('the first template synced', async () => (await listed()).body.meta.entries_count === 1);
+  for (let i = 1; i < count; i++) {
+    fake.templates = [...fake.templates, providerTemplate(company, i)];
+    const sync = await gw.admin('POST', `/admin/channels/${auth.body.auth.id as number}/templates/sync`);
+    expect(sync.status, JSON.stringify(sync.body)).toBe(200);
+  }
+  expect((await listed()).body.meta.entries_count).toBe(count);
+}
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  fake = await new FakeProvider().start();
+  gw = await startTestGateway({ ...TO_RECEIVERS, ...fake.env() });
   const create = async (token: string, name: string) =>
     (await gw.request('POST', '/p1/companies', { token, json: { name } })).body.data.external_id as number;
   first = await create(gw.token, 'First');
   second = await create(gw.token, 'Second');
   const other = await gw.createAccount();
   foreign = await create(other, 'Foreign');
-  // 30 templates in `first` (positions descending as they get newer), 2 in `second`, 1 foreign.
-  const seed = (company: number, i: number, position: number) =>
-    gw.gateway.store.templates.insert({
-      company_id: company,
-      channel_id: null,
-      name: `t${company}-${i}`,
-      body: 'Hi {{1}}',
-      biz_template_id: `biz-${company}-${i}`,
-      language: 'en',
-      substitutions_count: 1,
-      header_content_type: i === 0 ? 'text' : null,
-      header: i === 0 ? 'Header' : null,
-      namespace: null,
-      position,
-      created_at: T0 + i * 1000 + company,
-    });
-  for (let i = 0; i < 30; i++) seed(first, i, 30 - i);
-  for (let i = 0; i < 2; i++) seed(second, i, 100 + i);
-  seed(foreign, 0, 0);
+  // 30 templates in `first`, 2 in `second`, 1 foreign.
+  await syncTemplates(first, 30);
+  await syncTemplates(second, 2);
+  await syncTemplates(foreign, 1, other);
+}, 120_000);
+afterAll(async () => {
+  await gw?.close();
+  await fake?.close();
 });
-afterAll(() => gw.close());
 
 const names = (res: { body: { biz_templates: { name: string }[] } }) => res.body.biz_templates.map((t) => t.name);
 
@@ -69,7 +94,7 @@ describe('GET /api/p2/biz_templates', () => {
       'GET',
       `/api/p2/biz_templates?company_ids[]=${first}&sort[position]=asc&per_page=3`,
     );
-    expect(byPosition.body.biz_templates.map((t: { position: number }) => t.position)).toEqual([1, 2, 3]);
+    expect(byPosition.body.biz_templates.map((t: { position: number }) => t.position)).toEqual([0, 1, 2]);
     const oldest = await gw.request('GET', '/api/p2/biz_templates', {
       json: { company_ids: [first], sort: { created_at: 'asc' }, per_page: 2 },
     });

@@ -1,5 +1,6 @@
 // The front in this process before two real cores (each a full gateway on a store of its own, shard
-// 0 and shard 1 of 64 slots): what it answers to generated input, and the merged v2 lists.
+// 0 and shard 1 of 64 slots): what it answers to generated input, the merged v2 lists, and a portal
+// session's request asked of every shard.
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
@@ -99,6 +100,30 @@ afterAll(async () => {
 describe('the front before two cores', () => {
   it('puts new companies on both shards in turn', () => {
     expect(companies.map((id) => shardOfId(id, 64)).sort()).toEqual([0, 0, 1, 1]);
+  });
+
+  it("answers a portal session's 404 for an id its company lacks, not the 401 of a shard without the session", async () => {
+    const company = companies.find((id) => shardOfId(id, 64) === 1)!;
+    const link = await send('POST', `/api/p2/companies/${company}/portal_sessions`, {});
+    expect(link.status, link.text).toBe(201);
+    const opened = await send(
+      'POST',
+      '/portal/session',
+      { 'content-type': 'application/json', 'x-private-api-token': '' },
+      JSON.stringify({ token: new URL(link.body.portal_session.url as string).hash.slice(1) }),
+    );
+    expect(opened.status, opened.text).toBe(201);
+    const cookie = /gw_portal=[^;]+/.exec(String(opened.headers['set-cookie']))![0];
+    const session = { cookie, 'x-csrf-token': opened.body.session.csrf_token as string, 'x-private-api-token': '' };
+    const own = await send('GET', '/portal/api/webhooks', session);
+    expect(own.status, own.text).toBe(200);
+    const missing = await send(
+      'PATCH',
+      '/portal/api/webhooks/987654321',
+      { ...session, 'content-type': 'application/json' },
+      '{}',
+    );
+    expect([missing.status, missing.body?.errors?.[0]?.code], missing.text).toEqual([404, 'not_found']);
   });
 
   it('routes a GET whose company_id is in a JSON body (the contract samples send them so)', async () => {

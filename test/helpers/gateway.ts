@@ -31,6 +31,19 @@ export function kafkaStreams(prefix = 'test'): Record<string, string> {
   };
 }
 
+/** A registered route: its method and its path with `:param` segments. */
+export interface RegisteredRoute {
+  method: string;
+  path: string;
+}
+
+/** The routes of a router, HEAD left out (koa-router answers it with GET). */
+export function routesOf(router: RunningGateway['router']): RegisteredRoute[] {
+  return router.stack.flatMap((layer) =>
+    layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })),
+  );
+}
+
 export interface TestGatewayOptions {
   /** Time source of the retry schedule: a ManualClock the test moves by hand; the system's by default. */
   clock?: Clock;
@@ -56,6 +69,16 @@ export interface TestGateway extends GatewayClient {
   /** API token of the bootstrap account (account 1). */
   token: string;
   dataDir: string;
+  /**
+   * The store of every process that keeps one: the daemon's, or each shard's of a cluster. For
+   * invariants over the whole deployment alone (the cross-account walk's "no row changed
+   * anywhere"), never to seed or read one company's state.
+   */
+  everyStore(): Store[];
+  /** The console's and the portal's routes (method and path), as the gateway registers them in every process. */
+  webRoutes(): RegisteredRoute[];
+  /** The JSON API's routes (those /openapi.json describes), as the gateway registers them in every process. */
+  apiRoutes(): RegisteredRoute[];
   /** Every log line the daemon (every process of a cluster) wrote, as text (to prove secrets never reach it). */
   logText(): string;
   /** Creates another account and answers its token, once every shard of a cluster accepts it. */
@@ -113,6 +136,9 @@ export async function startTestGateway(
     store: gateway.store,
     token,
     dataDir,
+    everyStore: () => [gateway.store],
+    webRoutes: () => routesOf(gateway.webRouter),
+    apiRoutes: () => routesOf(gateway.router),
     logText: () => lines.join(''),
     ...gatewayClient(baseUrl, token),
     async createAccount(name = 'other') {

@@ -21,11 +21,12 @@ import { systemClock } from '../../src/streams/stream.js';
 import { checkEmittedEvents } from './events.js';
 import { freePort } from './free-port.js';
 import { gatewayClient } from './gateway-client.js';
-import type { TestGateway, TestGatewayOptions } from './gateway.js';
+import { routesOf, type TestGateway, type TestGatewayOptions } from './gateway.js';
 import { eventually } from './wait.js';
 
 export const CLUSTER_SHARDS = 3;
-const SHARD_SLOTS = 64;
+/** The slots of the cluster's ids: an id's shard is shardOfId(id, SHARD_SLOTS) (src/lib/shards.ts). */
+export const SHARD_SLOTS = 64;
 
 /** Thrown by what a cluster has no single one of: a test that reads it is not black-box. */
 function notBlackBox(what: string): never {
@@ -123,6 +124,10 @@ export async function startTestCluster(env: Record<string, string>, options: Tes
     get dataDir(): string {
       return notBlackBox('the data dir of one daemon');
     },
+    everyStore: () => cores.map((core) => core.store),
+    // Every core registers the same routes (the front serves them all).
+    webRoutes: () => routesOf(cores[0]!.webRouter),
+    apiRoutes: () => routesOf(cores[0]!.router),
     logText: () => lines.join(''),
     ...client,
     async createAccount(name = 'other') {

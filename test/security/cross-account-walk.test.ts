@@ -2,12 +2,14 @@
 // another account's ids (and the other way round): each refuses in the contract's error shape, no
 // answer shows anything of the other account, and no row of the store and no event changes. The
 // operations are read from the document and the routers, so a new route is walked as soon as it exists.
+// Against a cluster (GATEWAY_TEST_TARGET=cluster) through its front, for two accounts whose companies
+// live on different shards and for two on the same shard; no row of any shard's store changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudBody, postCloud, postConnector } from '../helpers/callbacks.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
-import { TO_RECEIVERS, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import { TO_RECEIVERS, startTestGateway, testTarget, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { giveResources, type AccountResources } from './walk-accounts.js';
+import { giveResources, type AccountLabel, type AccountResources } from './walk-accounts.js';
 import {
   asUnknown,
   buildRequest,
@@ -23,10 +25,52 @@ import { walkWebRoutes } from './walk-web.js';
 let gw: TestGateway;
 let fake: FakeProvider;
 let receiver: Receiver;
-let a: AccountResources;
-let b: AccountResources;
+const accounts = new Map<AccountLabel, AccountResources>();
 let operations: WalkOperation[];
 let before: { digest: StoreDigest; counts: ReturnType<typeof publishedCounts>; providerCalls: number };
+
+/**
+ * The pairs walked, each both ways: on one daemon A and B; on a cluster C and B, their companies
+ * on shards 0 and 1, and A and C, both on shard 0. Only companies, channels and auths take ids
+ * that carry their shard; the rest count per shard, so the same number on another shard names
+ * the caller's own resource, not the other account's. C is given its resources after A on shard 0,
+ * which puts its per-shard ids above B's on shard 1 (checked before the walk: no id of one account
+ * of a pair is an id of the other's).
+ */
+const PAIRS: { name: string; first: AccountLabel; second: AccountLabel }[] =
+  testTarget() === 'cluster'
+    ? [
+        { name: 'companies on different shards', first: 'C', second: 'B' },
+        { name: 'companies on the same shard', first: 'A', second: 'C' },
+      ]
+    : [{ name: 'two accounts', first: 'A', second: 'B' }];
+
+/** Each account's shard on a cluster, in the order they are given their resources. */
+const SHARDS: [AccountLabel, number][] =
+  testTarget() === 'cluster'
+    ? [
+        ['A', 0],
+        ['C', 0],
+        ['B', 1],
+      ]
+    : [
+        ['A', 0],
+        ['B', 0],
+      ];
+
+/** The resources an integer id names. */
+const NUMBERED = [
+  'company',
+  'channel',
+  'auth',
+  'conversation',
+  'contact',
+  'message',
+  'attachment',
+  'webhook',
+  'job',
+  'tokenId',
+] as const;
 
 /** Writes that name no id at all: they act on the caller's own account, so the walk has nothing foreign to put in them. */
 const OWN_ACCOUNT_WRITES = new Map([['POST /p1/companies', 'creates a company of the caller']]);
@@ -35,13 +79,19 @@ beforeAll(async () => {
   fake = await new FakeProvider().start();
   receiver = await startReceiver(() => []);
   gw = await startTestGateway({ ...TO_RECEIVERS, ...fake.env() });
-  a = await giveResources(gw, fake, receiver, 'A', gw.token);
-  b = await giveResources(gw, fake, receiver, 'B', await gw.createAccount('B'));
+  for (const [label, shard] of SHARDS) {
+    const [token, accountName] = label === 'A' ? [gw.token, 'default'] : [await gw.createAccount(label), label];
+    accounts.set(label, await giveResources(gw, fake, receiver, { label, token, accountName, shard }));
+  }
+  for (const { first, second } of PAIRS) {
+    const [x, y] = [accounts.get(first)!, accounts.get(second)!];
+    for (const kind of NUMBERED) expect(x[kind], `${first}'s and ${second}'s ${kind}`).not.toBe(y[kind]);
+  }
   const document = (await gw.request('GET', '/openapi.json', { token: null })).body;
   operations = walkOperations(document);
   await settled(gw);
   before = { digest: storeDigest(gw), counts: publishedCounts(gw), providerCalls: fake.calls.length };
-});
+}, 240_000);
 afterAll(async () => {
   await gw?.close();
   await receiver?.close();
@@ -142,80 +192,90 @@ describe('the generated walk', () => {
     }
   });
 
-  for (const direction of ['B with A', 'A with B'] as const) {
-    it(`${direction}'s ids: every API-token operation answers 404 or 403 in the error shape`, async () => {
-      const [caller, target] = direction === 'B with A' ? [b, a] : [a, b];
-      const api = operations.filter((op) => op.auth === 'api');
-      for (const op of api) {
-        if (op.slots.length === 0) await walkOwnOperation(op, caller, target);
-        else await walkApiOperation(op, caller, target);
+  describe.each(PAIRS)('$first and $second, $name', ({ first, second }) => {
+    const pair = () => [accounts.get(first)!, accounts.get(second)!] as const;
+
+    for (const forward of [true, false]) {
+      const direction = forward ? `${second} with ${first}` : `${first} with ${second}`;
+      it(`${direction}'s ids: every API-token operation answers 404 or 403 in the error shape`, async () => {
+        const [x, y] = pair();
+        const [caller, target] = forward ? [y, x] : [x, y];
+        const api = operations.filter((op) => op.auth === 'api');
+        for (const op of api) {
+          if (op.slots.length === 0) await walkOwnOperation(op, caller, target);
+          else await walkApiOperation(op, caller, target);
+        }
+      });
+    }
+
+    it("an API token never opens an admin operation, with the other account's ids in it: 401", async () => {
+      const [a, b] = pair();
+      const admin = operations.filter((op) => op.auth === 'admin');
+      for (const op of admin) {
+        const built = buildRequest(
+          op,
+          Object.fromEntries(op.slots.map((s) => [`${s.where}:${s.name}`, 'foreign'])),
+          b,
+          a,
+        );
+        const res = await sendBuilt(gw, op, built, { token: b.token }, b);
+        const what = `${label(op)} as ${built.path} with ${b.label}'s API token`;
+        expectRefusal(res, [401], what);
+        expectNothingOf(res, a, what, what);
+        // Nor does its portal session, presented as the console's cookie (the admin API's other credential).
+        const cookie = { cookie: `gw_console=${b.portal.token}`, 'x-csrf-token': b.portal.csrf };
+        const bySession = await sendBuilt(gw, op, built, { token: null, headers: cookie }, b);
+        expectRefusal(bySession, [401], `${what} as a console session`);
       }
     });
-  }
 
-  it("an API token never opens an admin operation, with the other account's ids in it: 401", async () => {
-    const admin = operations.filter((op) => op.auth === 'admin');
-    for (const op of admin) {
-      const built = buildRequest(
-        op,
-        Object.fromEntries(op.slots.map((s) => [`${s.where}:${s.name}`, 'foreign'])),
-        b,
-        a,
-      );
-      const res = await sendBuilt(gw, op, built, { token: b.token }, b);
-      const what = `${label(op)} as ${built.path} with B's API token`;
-      expectRefusal(res, [401], what);
-      expectNothingOf(res, a, what, what);
-      // Nor does B's portal session, presented as the console's cookie (the admin API's other credential).
-      const cookie = { cookie: `gw_console=${b.portal.token}`, 'x-csrf-token': b.portal.csrf };
-      const bySession = await sendBuilt(gw, op, built, { token: null, headers: cookie }, b);
-      expectRefusal(bySession, [401], `${what} as a console session`);
-    }
-  });
-
-  it("public operations refuse the other account's ids and the caller's own secrets", async () => {
-    for (const op of operations.filter((o) => o.auth === 'none')) {
-      if (op.slots.length === 0) {
-        // Health, metrics and this document: no id to put in, and nothing of an account in the answer.
-        const res = await sendBuilt(gw, op, buildRequest(op, {}, b, a), { token: b.token }, b);
-        expectNothingOf(res, a, label(op));
-        continue;
+    it("public operations refuse the other account's ids and the caller's own secrets", async () => {
+      const [a, b] = pair();
+      for (const op of operations.filter((o) => o.auth === 'none')) {
+        if (op.slots.length === 0) {
+          // Health, metrics and this document: no id to put in, and nothing of an account in the answer.
+          const res = await sendBuilt(gw, op, buildRequest(op, {}, b, a), { token: b.token }, b);
+          expectNothingOf(res, a, label(op));
+          continue;
+        }
+        const capability = op.slots.every((s) => s.kind === 'storageKey' || s.kind === 'fileName');
+        // An attachment's URL is its own capability (docs/decisions.md): all of A's URL opens A's file
+        // by design; half of A's and half of B's must not.
+        const variants = foreignVariants(op).filter((v) => !capability || !op.slots.every((s) => isForeign(v, s)));
+        expect(variants.length, label(op)).toBeGreaterThan(0);
+        for (const variant of variants) {
+          const built = buildRequest(op, variant, b, a);
+          const res: TestResponse = await sendBuilt(gw, op, built, { token: b.token }, b);
+          const what = `${b.label} → ${label(op)} as ${built.path} ${JSON.stringify(built.input ?? {})}`;
+          expectRefusal(res, [401, 403, 404], what);
+          expectNothingOf(res, a, what, what);
+        }
       }
-      const capability = op.slots.every((s) => s.kind === 'storageKey' || s.kind === 'fileName');
-      // An attachment's URL is its own capability (docs/decisions.md): all of A's URL opens A's file
-      // by design; half of A's and half of B's must not.
-      const variants = foreignVariants(op).filter((v) => !capability || !op.slots.every((s) => isForeign(v, s)));
-      expect(variants.length, label(op)).toBeGreaterThan(0);
-      for (const variant of variants) {
-        const built = buildRequest(op, variant, b, a);
-        const res: TestResponse = await sendBuilt(gw, op, built, { token: b.token }, b);
-        const what = `B → ${label(op)} as ${built.path} ${JSON.stringify(built.input ?? {})}`;
-        expectRefusal(res, [401, 403, 404], what);
-        expectNothingOf(res, a, what, what);
-      }
-    }
+    });
+
+    it("a provider callback signed with the caller's own channel secrets is refused on the other account's channels", async () => {
+      const [a, b] = pair();
+      const text = {
+        from: '4915112345678',
+        id: 'wamid.walk',
+        timestamp: '1700000000',
+        type: 'text',
+        text: { body: 'walk' },
+      };
+      const cloud = await postCloud(gw, a.auth, cloudBody([text]), b.cloudSecret);
+      expectRefusal(cloud, [401], `${b.label}'s cloud signature on ${a.label}'s chat_a_business auth`);
+      const state = JSON.stringify({ type: 'state', state: 'disabled' });
+      const connector = await postConnector(gw, 'chat_a', a.channel, state, b.connectorSecret);
+      expectRefusal(connector, [401], `${b.label}'s connector signature on ${a.label}'s chat_a channel`);
+    });
+
+    it(`the console and the portal: no session, and a portal session of ${second}, reach nothing of ${first}`, async () => {
+      const [a, b] = pair();
+      await walkWebRoutes(gw, b, a);
+    });
   });
 
-  it("a provider callback signed with the caller's own channel secrets is refused on the other account's channels", async () => {
-    const text = {
-      from: '4915112345678',
-      id: 'wamid.walk',
-      timestamp: '1700000000',
-      type: 'text',
-      text: { body: 'walk' },
-    };
-    const cloud = await postCloud(gw, a.auth, cloudBody([text]), b.cloudSecret);
-    expectRefusal(cloud, [401], "B's cloud signature on A's chat_a_business auth");
-    const state = JSON.stringify({ type: 'state', state: 'disabled' });
-    const connector = await postConnector(gw, 'chat_a', a.channel, state, b.connectorSecret);
-    expectRefusal(connector, [401], "B's connector signature on A's chat_a channel");
-  });
-
-  it('the console and the portal: no session, and a portal session of B, reach nothing of A', async () => {
-    await walkWebRoutes(gw, b, a);
-  });
-
-  it('changed no row of the store, published nothing and called no provider', async () => {
+  it('changed no row of any store, published nothing and called no provider', async () => {
     await settled(gw);
     expect(storeDigest(gw)).toEqual(before.digest);
     expect(publishedCounts(gw)).toEqual(before.counts);

@@ -1,12 +1,12 @@
 // The resources the cross-account walk aims at: one of every kind an operation's path or input can
-// name, given to an account through the API wherever the API makes them (test/security/cross-account-walk.test.ts).
+// name, given to an account through HTTP (test/security/cross-account-walk.test.ts).
 import fs from 'node:fs';
 import { expect } from 'vitest';
-import { digestApiToken } from '../../src/domain/tokens.js';
+import { shardOfId } from '../../src/lib/shards.js';
 import type { FakeProvider } from '../helpers/fake-provider.js';
 import { type TestGateway, type TestResponse } from '../helpers/gateway.js';
 import type { Receiver } from '../helpers/receiver.js';
-import { seedConversation } from '../helpers/seed.js';
+import { SHARD_SLOTS } from '../helpers/test-cluster.js';
 import { eventually } from '../helpers/wait.js';
 
 /** A portal session of one company: its cookie, its CSRF token and the raw session token. */
@@ -17,8 +17,13 @@ export interface PortalSession {
 }
 
 /** One account and an id of every kind of its resources, by the names the walk resolves parameters to. */
+/** The walk's accounts: A and B; on a cluster also C, on A's shard. */
+export const LABELS = ['A', 'B', 'C'] as const;
+export type AccountLabel = (typeof LABELS)[number];
+const MARKER_WORDS: Record<AccountLabel, string> = { A: 'alpha', B: 'bravo', C: 'charlie' };
+
 export interface AccountResources {
-  label: 'A' | 'B';
+  label: AccountLabel;
   token: string;
   tokenId: number;
   /** The account's first company: every other resource belongs to it. */
@@ -58,34 +63,62 @@ function expectStatus(res: TestResponse, status: number, what: string): TestResp
   return res;
 }
 
+/** Where and as whom an account is set up. */
+export interface AccountPlacement {
+  label: AccountLabel;
+  token: string;
+  /** The account's name, as GET /admin/tokens lists it. */
+  accountName: string;
+  /** On a cluster, the shard its company must land on (companies are created until one does). */
+  shard?: number;
+}
+
 /**
- * Gives the account of `token` one resource of every kind through the API (incoming messages and
- * templates come from providers, so they are written to the store as callbacks and syncs would).
+ * Gives the account of `token` one resource of every kind through HTTP alone (so it holds against
+ * one daemon and a cluster): incoming messages through its connector's signed callback, templates
+ * through the sync from the fake provider.
  */
 export async function giveResources(
   gw: TestGateway,
   fake: FakeProvider,
   receiver: Receiver,
-  label: 'A' | 'B',
-  token: string,
+  placement: AccountPlacement,
 ): Promise<AccountResources> {
-  const marker = `walk-marker-${label}-${label === 'A' ? 'alpha' : 'bravo'}`;
+  const { label, token } = placement;
+  const marker = `walk-marker-${label}-${MARKER_WORDS[label]}`;
   const call = (method: string, path: string, json?: unknown) => gw.request(method, path, { token, json });
 
-  const companyRes = await call('POST', '/p1/companies', { name: `${marker} company`, webhook_url: receiver.url });
-  const company = expectStatus(companyRes, 201, 'company').body.data.external_id as number;
+  const company = await companyOnShard(gw, token, marker, receiver, placement.shard);
 
   const channelRes = await call('POST', `/p1/companies/${company}/channels`, { provider: 'chat_a' });
   const channel = expectStatus(channelRes, 201, 'channel').body.data.external_id as number;
   expect(await fake.connectorCallback(channel, { type: 'state', state: 'enabled' })).toBe(200);
 
+  // The auth syncs its templates from the provider when it is created: this account's one.
+  const template = `${marker}-template`;
+  fake.templates = [
+    {
+      id: template,
+      name: `${marker} template`,
+      language: 'en',
+      status: 'APPROVED',
+      components: [{ type: 'BODY', text: 'Hello {{1}}' }],
+    },
+  ];
   const authRes = await call('POST', `/api/p2/companies/${company}/auths`, {
     provider: 'chat_a_business',
     hosting_type: 'cloud',
     token: `${marker}-cloud-token`,
     subtype: 'unlim',
+    vendor_client_id: `${marker}-business-account`,
   });
   const auth = expectStatus(authRes, 201, 'auth').body.auth.id as number;
+  await eventually('the template synced', async () => {
+    const list = await call('GET', `/api/p2/biz_templates?company_ids[]=${company}`);
+    return expectStatus(list, 200, 'templates').body.biz_templates.some(
+      (t: { biz_template_id: string }) => t.biz_template_id === template,
+    );
+  });
 
   const webhookRes = await call('POST', `/api/p2/companies/${company}/webhooks`, {
     url: `${receiver.url}?${marker}`,
@@ -95,7 +128,7 @@ export async function giveResources(
 
   const jobRes = await gw.request('POST', `/p1/companies/${company}/channels/${channel}/conversations`, {
     token,
-    form: `phone=7925000000${label === 'A' ? 1 : 2}&message=${marker}`,
+    form: `phone=7925000000${LABELS.indexOf(label) + 1}&message=${marker}`,
   });
   const job = expectStatus(jobRes, 201, 'v1 job').body.data.id as number;
 
@@ -112,28 +145,7 @@ export async function giveResources(
   expect(upload.status, JSON.stringify(uploaded)).toBe(201);
   const [storageKey] = new URL(uploaded.attachment.attachment_url).pathname.split('/').slice(2);
 
-  const seeded = seedConversation(
-    gw,
-    { companyId: company, channelId: channel },
-    { sender: label === 'A' ? '79250001111' : '79250002222', externalTimes: [Date.now() - 60_000] },
-  );
-  const template = `${marker}-template`;
-  gw.store.transaction(() =>
-    gw.store.templates.insert({
-      company_id: company,
-      channel_id: auth,
-      name: `${marker} template`,
-      body: 'Hello {{1}}',
-      biz_template_id: template,
-      language: 'en',
-      substitutions_count: 1,
-      header_content_type: null,
-      header: null,
-      namespace: null,
-      position: 0,
-      created_at: Date.now(),
-    }),
-  );
+  const incoming = await receiveMessage(gw, fake, { token, company, channel, marker, label });
 
   await eventually('a delivery of the company', async () => {
     const list = await gw.admin('GET', `/admin/deliveries?company_id=${company}&endpoint_id=${webhook}`);
@@ -144,9 +156,9 @@ export async function giveResources(
   const replay = await gw.admin('POST', '/admin/replays', { company_id: company, status: 'failed' });
   expect(replay.status, JSON.stringify(replay.body)).toBe(202);
 
-  const tokenRow = gw.store.db
-    .prepare<[string], { id: number }>('SELECT id FROM api_tokens WHERE token_sha256 = ?')
-    .get(digestApiToken(token))!;
+  const tokens = (await gw.admin('GET', '/admin/tokens')).body.tokens as { id: number; account_name: string }[];
+  const own = tokens.filter((t) => t.account_name === placement.accountName);
+  expect(own, JSON.stringify(tokens)).toHaveLength(1);
   const cloud = await gw.admin('GET', `/admin/channels/${auth}/callback`);
   const connector = await gw.admin('GET', `/admin/channels/${channel}/callback`);
   expect([cloud.status, connector.status], JSON.stringify([cloud.body, connector.body])).toEqual([200, 200]);
@@ -154,13 +166,11 @@ export async function giveResources(
   return {
     label,
     token,
-    tokenId: tokenRow.id,
+    tokenId: own[0]!.id,
     company,
     channel,
     auth,
-    conversation: seeded.conversationId,
-    contact: seeded.contactId,
-    message: seeded.messageIds[0]!,
+    ...incoming,
     attachment: uploaded.attachment.id,
     storageKey: storageKey!,
     fileName,
@@ -175,6 +185,59 @@ export async function giveResources(
     cloudSecret: cloud.body.secrets.app_secret as string,
     marker,
   };
+}
+
+/**
+ * A company of the account (the walk's marker in its name, its webhook_url the receiver), on
+ * `shard` when the gateway is a cluster. The tries that land elsewhere get no webhook_url, so
+ * they add no endpoint to another shard's count of ids.
+ */
+async function companyOnShard(
+  gw: TestGateway,
+  token: string,
+  marker: string,
+  receiver: Receiver,
+  shard: number | undefined,
+): Promise<number> {
+  for (let attempt = 0; attempt < 12; attempt += 1) {
+    const res = await gw.request('POST', '/p1/companies', { token, json: { name: `${marker} company` } });
+    const company = expectStatus(res, 201, 'company').body.data.external_id as number;
+    if (gw.target === 'single' || shard === undefined || shardOfId(company, SHARD_SLOTS) === shard) {
+      const update = { name: `${marker} company`, webhook_url: receiver.url };
+      expectStatus(await gw.request('PUT', `/p1/companies/${company}`, { token, json: update }), 200, 'webhook_url');
+      return company;
+    }
+  }
+  throw new Error(`no company of ${marker} landed on shard ${shard} in 12 tries`);
+}
+
+/** A message from a contact, as the channel's connector brings it: its conversation, contact and message ids. */
+async function receiveMessage(
+  gw: TestGateway,
+  fake: FakeProvider,
+  target: { token: string; company: number; channel: number; marker: string; label: AccountLabel },
+): Promise<{ conversation: number; contact: number; message: number }> {
+  const sender = `7925000${LABELS.indexOf(target.label) + 1}111`;
+  const externalId = `${target.marker}-incoming`;
+  const status = await fake.connectorCallback(target.channel, {
+    type: 'message',
+    id: externalId,
+    chat: { id: sender, name: `User ${sender}`, phone: `+${sender}` },
+    timestamp: Math.floor(Date.now() / 1000) - 60,
+    text: `incoming ${target.marker}`,
+  });
+  expect(status).toBe(200);
+  const get = async (path: string) => expectStatus(await gw.request('GET', path, { token: target.token }), 200, path);
+  const conversations = (await get(`/api/p2/conversations?company_id=${target.company}&per_page=100`)).body
+    .conversations as { id: number; sender_external_id: string }[];
+  const conversation = conversations.find((c) => c.sender_external_id === sender);
+  expect(conversation, JSON.stringify(conversations)).toBeDefined();
+  const messages = (
+    await get(`/api/p2/conversations/${conversation!.id}/messages?company_id=${target.company}&per_page=100`)
+  ).body.messages as { id: number; external_id: string; contact_id: number }[];
+  const message = messages.find((m) => m.external_id === externalId);
+  expect(message, JSON.stringify(messages)).toBeDefined();
+  return { conversation: conversation!.id, contact: message!.contact_id, message: message!.id };
 }
 
 /** Asks for a portal link with the account's token and opens its session. */

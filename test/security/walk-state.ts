@@ -1,7 +1,8 @@
-// What "nothing of either account changed" compares: every row of every table of the store, and
-// every message the outboxes published.
+// What "nothing of either account changed" compares: every row of every table of every store (the
+// daemon's, or each shard's of a cluster), and every message the outboxes published.
 import { createHash } from 'node:crypto';
 import type { TestGateway } from '../helpers/gateway.js';
+import type { Store } from '../../src/store/store.js';
 import { emittedEvents } from '../helpers/events.js';
 import { publishedBy } from '../record-published.js';
 import { eventually } from '../helpers/wait.js';
@@ -22,9 +23,17 @@ const BOOKKEEPING_TABLES = new Set(['company_event_watch']);
 
 export type StoreDigest = Record<string, { rows: number; sha256: string }>;
 
-/** One digest per table: its rows (bookkeeping columns left out) in a fixed order. */
+/** One digest per table of every store (`<store>:<table>`): its rows (bookkeeping columns left out) in a fixed order. */
 export function storeDigest(gw: TestGateway): StoreDigest {
-  const db = gw.store.db;
+  const digest: StoreDigest = {};
+  gw.everyStore().forEach((store, index) => {
+    for (const [table, value] of Object.entries(tableDigests(store))) digest[`${index}:${table}`] = value;
+  });
+  return digest;
+}
+
+function tableDigests(store: Store): StoreDigest {
+  const db = store.db;
   const tables = db
     .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
     .all()
@@ -44,9 +53,11 @@ export function storeDigest(gw: TestGateway): StoreDigest {
   return digest;
 }
 
-/** How many messages the gateway's outbox published (every stream) and how many events it took. */
-export function publishedCounts(gw: TestGateway): { published: number; events: number } {
-  return { published: publishedBy.get(gw.store.outbox)?.length ?? 0, events: emittedEvents(gw.store).length };
+/** How many messages each store's outbox published (every stream) and how many events it took. */
+export function publishedCounts(gw: TestGateway): { published: number; events: number }[] {
+  return gw
+    .everyStore()
+    .map((store) => ({ published: publishedBy.get(store.outbox)?.length ?? 0, events: emittedEvents(store).length }));
 }
 
 /**
@@ -54,20 +65,28 @@ export function publishedCounts(gw: TestGateway): { published: number; events: n
  * consumed, no delivery pending and every v1 job finished. Only then is a digest a still picture.
  */
 export async function settled(gw: TestGateway): Promise<void> {
-  const waiting = () =>
-    gw.store.db
-      .prepare(
-        `SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL) AS outbox,
+  const waiting = () => gw.everyStore().map(waitingIn);
+  try {
+    // A ceiling for a loaded machine, not a measurement.
+    await eventually(
+      'the pipeline to settle',
+      () => waiting().every((counts) => Object.values(counts).every((n) => n === 0)),
+      90_000,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}: still waiting ${JSON.stringify(waiting())}`, { cause: error });
+  }
+}
+
+/** What one store has left to do. */
+function waitingIn(store: Store): Record<string, number> {
+  return store.db
+    .prepare(
+      `SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL) AS outbox,
                 (SELECT count(*) FROM stream_messages) AS stream_messages,
                 (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS deliveries,
                 (SELECT count(*) FROM v1_jobs WHERE state = 'trying_deliver') AS jobs,
                 (SELECT count(*) FROM replay_tasks WHERE status IN ('queued', 'running')) AS replays`,
-      )
-      .get() as Record<string, number>;
-  try {
-    // A ceiling for a loaded machine, not a measurement.
-    await eventually('the pipeline to settle', () => Object.values(waiting()).every((n) => n === 0), 90_000);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}: still waiting ${JSON.stringify(waiting())}`, { cause: error });
-  }
+    )
+    .get() as Record<string, number>;
 }

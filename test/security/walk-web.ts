@@ -2,18 +2,13 @@
 // a session, with a portal session of the caller (also presented as a console cookie), against the
 // other account's ids.
 import { expect } from 'vitest';
-import type { TestGateway, TestResponse } from '../helpers/gateway.js';
+import type { TestGateway, TestResponse, RegisteredRoute } from '../helpers/gateway.js';
 import type { AccountResources } from './walk-accounts.js';
 import { pathKind, valueOf } from './walk-operations.js';
 import { expectNothingOf, expectRefusal } from './walk-requests.js';
 
-interface WebRoute {
-  method: string;
-  path: string;
-}
-
 /** Pages and assets: the same bytes for everyone, no data in them. */
-const isStatic = (route: WebRoute) => route.path.includes(':file') || /\/(enter|login)$/.test(route.path);
+const isStatic = (route: RegisteredRoute) => route.path.includes(':file') || /\/(enter|login)$/.test(route.path);
 
 /** Portal writes that name no id: they act on the session's own company and session. */
 const OWN_SESSION_WRITES = new Map([
@@ -27,18 +22,12 @@ const PORTAL_INPUTS: Record<string, (target: AccountResources) => Record<string,
   'GET /portal/api/deliveries': (target) => ({ endpoint_id: target.webhook }),
 };
 
-function webRoutes(gw: TestGateway): WebRoute[] {
-  return gw.gateway.webRouter.stack.flatMap((layer) =>
-    layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })),
-  );
-}
-
 /** The live event stream: a 200 lasts until the client goes, so only its opening is read. */
-const isEventStream = (route: WebRoute) => route.path.endsWith('/events/stream');
+const isEventStream = (route: RegisteredRoute) => route.path.endsWith('/events/stream');
 
 async function call(
   gw: TestGateway,
-  route: WebRoute,
+  route: RegisteredRoute,
   path: string,
   headers: Record<string, string>,
   json?: unknown,
@@ -69,7 +58,7 @@ async function call(
 }
 
 /** The route's path with every parameter set to the target's id of its kind. */
-function targetPath(route: WebRoute, target: AccountResources): string {
+function targetPath(route: RegisteredRoute, target: AccountResources): string {
   return route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => {
     const kind = pathKind(route.path.replace(/:([A-Za-z]+)/g, '{$1}'), name);
     return encodeURIComponent(String(valueOf(target, kind)));
@@ -82,7 +71,7 @@ function targetPath(route: WebRoute, target: AccountResources): string {
  * session, and with the caller's session answer 404 for every id of the target and show nothing of it.
  */
 export async function walkWebRoutes(gw: TestGateway, caller: AccountResources, target: AccountResources) {
-  const routes = webRoutes(gw);
+  const routes = gw.webRoutes();
   expect(routes.filter((r) => r.path.startsWith('/portal/api/')).length).toBeGreaterThanOrEqual(9);
   expect(routes.filter((r) => r.path.startsWith('/console')).length).toBeGreaterThanOrEqual(5);
   const portalSession = { cookie: caller.portal.cookie, 'x-csrf-token': caller.portal.csrf };
