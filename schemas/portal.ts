@@ -1,5 +1,11 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { destinationType, kafkaSettings, rabbitmqSettings, sqsSettings } from './objects/destination.js';
+import {
+  destinationRequired,
+  destinationType,
+  kafkaSettings,
+  rabbitmqSettings,
+  sqsSettings,
+} from './objects/destination.js';
 import { httpUrl } from './v2/common.js';
 import { eventTypes } from './v2/webhooks.js';
 
@@ -19,12 +25,7 @@ export const portalWebhookCreateBody = {
   $id: 'portal/webhook-create',
   type: 'object',
   additionalProperties: false,
-  allOf: [
-    { if: { properties: { type: { const: 'webhook' } } }, then: { required: ['url'] } },
-    { if: { required: ['type'], properties: { type: { const: 'kafka' } } }, then: { required: ['kafka'] } },
-    { if: { required: ['type'], properties: { type: { const: 'rabbitmq' } } }, then: { required: ['rabbitmq'] } },
-    { if: { required: ['type'], properties: { type: { const: 'sqs' } } }, then: { required: ['sqs'] } },
-  ],
+  allOf: destinationRequired,
   properties: {
     type: destinationType,
     url: httpUrl,

@@ -46,6 +46,14 @@ const amqpUrl = {
 /** `webhook`, `kafka`, `rabbitmq` or `sqs`. */
 export const destinationType = { type: 'string', enum: DESTINATION_TYPES } as const;
 
+/** What a new endpoint's body must hold for its type: a webhook its url, a broker its settings under its type's name. */
+export const destinationRequired = [
+  { if: { properties: { type: { const: 'webhook' } } }, then: { required: ['url'] } },
+  { if: { required: ['type'], properties: { type: { const: 'kafka' } } }, then: { required: ['kafka'] } },
+  { if: { required: ['type'], properties: { type: { const: 'rabbitmq' } } }, then: { required: ['rabbitmq'] } },
+  { if: { required: ['type'], properties: { type: { const: 'sqs' } } }, then: { required: ['sqs'] } },
+] as const;
+
 /** TLS toward the brokers: present (even empty) turns it on, with the system's CAs unless `ca` names one. */
 const tlsSettings = {
   type: 'object',

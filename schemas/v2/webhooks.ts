@@ -9,7 +9,13 @@ import {
 } from '../objects/webhook.js';
 import { companyId, httpUrl, pageParams, pathCompanyBody } from './common.js';
 import { endpointFilter } from '../objects/endpoint-filter.js';
-import { destinationType, kafkaSettings, rabbitmqSettings, sqsSettings } from '../objects/destination.js';
+import {
+  destinationRequired,
+  destinationType,
+  kafkaSettings,
+  rabbitmqSettings,
+  sqsSettings,
+} from '../objects/destination.js';
 
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../objects/webhook.js';
@@ -64,13 +70,7 @@ const retrySchedule = {
 export const webhookCreateBody = {
   $id: 'v2/webhook-create',
   type: 'object',
-  // A webhook needs its url, a broker destination its settings under its type's name.
-  allOf: [
-    { if: { properties: { type: { const: 'webhook' } } }, then: { required: ['url'] } },
-    { if: { required: ['type'], properties: { type: { const: 'kafka' } } }, then: { required: ['kafka'] } },
-    { if: { required: ['type'], properties: { type: { const: 'rabbitmq' } } }, then: { required: ['rabbitmq'] } },
-    { if: { required: ['type'], properties: { type: { const: 'sqs' } } }, then: { required: ['sqs'] } },
-  ],
+  allOf: destinationRequired,
   properties: {
     company_id: companyId,
     /** `webhook` (the default), `kafka`, `rabbitmq` or `sqs` (schemas/objects/destination.ts). */

@@ -49,8 +49,9 @@ export function companyEndpoint(store: Store, company: CompanyRow, param: string
 
 /**
  * The company's endpoints in the portal: list with health, add one of any destination type (a
- * webhook's URL, a broker's settings), change its target and event filter, disable and enable, rotate the secret (the previous one keeps signing for 24 hours: the
- * overlap), and send a test event to one endpoint.
+ * webhook's URL, a broker's settings), change its target and event filter, disable and enable,
+ * rotate the secret (the previous one keeps signing for 24 hours: the overlap), and send a test
+ * event to one endpoint.
  */
 export function portalWebhookRoutes(
   router: Router<AppState>,
