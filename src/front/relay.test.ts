@@ -53,23 +53,25 @@ const throughRelayAnswer: Relay = async (shard) => {
 };
 
 /** A front reduced to relayExchange: every request goes to `shard` through a ShardSet of one shard. */
-const throughRelayExchange: Relay = async (shard) => {
-  const shards = new ShardSet(
-    [shard],
-    { connectTimeoutMs: 1_000, responseTimeoutMs: 10_000, connections: 1, probeIntervalMs: 500 },
-    new FrontMetrics({ defaultMetrics: false }),
-    createLogger('silent'),
-  );
-  shardSets.push(shards);
-  const relayed: Promise<void>[] = [];
-  const url = await listen((req, res) => {
-    relayed.push(relayExchange(shards, 0, { method: 'GET', path: req.url ?? '/' }, 'id', false, res));
-  });
-  return { url, relayed };
-};
+const throughRelayExchange =
+  (metrics = new FrontMetrics({ defaultMetrics: false })): Relay =>
+  async (shard) => {
+    const shards = new ShardSet(
+      [shard],
+      { connectTimeoutMs: 1_000, responseTimeoutMs: 10_000, connections: 1, probeIntervalMs: 500 },
+      metrics,
+      createLogger('silent'),
+    );
+    shardSets.push(shards);
+    const relayed: Promise<void>[] = [];
+    const url = await listen((req, res) => {
+      relayed.push(relayExchange(shards, 0, { method: 'GET', path: req.url ?? '/' }, 'id', false, res));
+    });
+    return { url, relayed };
+  };
 
 describe.each([
-  ['relayExchange', throughRelayExchange],
+  ['relayExchange', throughRelayExchange()],
   ['relayAnswer', throughRelayAnswer],
 ])('%s', (_name, relayTo: Relay) => {
   it('passes the status, the headers and a body of many chunks byte for byte', async () => {
@@ -135,5 +137,30 @@ describe.each([
     expect(await closed).toBe(false);
     expect(shardAnswer?.writableEnded).toBe(false);
     await Promise.all(front.relayed);
+  });
+});
+
+describe("relayExchange's metrics", () => {
+  it('counts an answer once, at its head, when the client leaves an answer that never ends', async () => {
+    const metrics = new FrontMetrics({ defaultMetrics: false });
+    const shard = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': a live stream that never ends\n\n');
+    });
+    const front = await throughRelayExchange(metrics)(shard);
+    await new Promise<void>((resolve) => {
+      const request = http.get(`${front.url}/stream`, (response) => {
+        response.once('data', () => {
+          request.destroy();
+          resolve();
+        });
+      });
+      request.on('error', () => {});
+    });
+    await Promise.all(front.relayed);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('gateway_front_proxied_requests_total{shard="0",route="id",outcome="answered"} 1\n');
+    expect(text).not.toContain('outcome="failed"');
+    expect(text).toContain('gateway_front_upstream_seconds_count{shard="0"} 1\n');
   });
 });

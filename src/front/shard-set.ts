@@ -143,7 +143,11 @@ export class ShardSet {
     /** A live event stream: on a connection of its own (ShardEntry.streams). */
     longLived = false,
   ): Promise<Dispatcher.ResponseData> {
-    return this.exchange(shard, options, route, longLived, (pool) => pool.request(options));
+    return this.exchange(shard, options, route, longLived, async (pool, headArrived) => {
+      const response = await pool.request(options);
+      headArrived();
+      return response;
+    });
   }
 
   /**
@@ -159,30 +163,26 @@ export class ShardSet {
     longLived: boolean,
     factory: Dispatcher.StreamFactory,
   ): Promise<void> {
-    let answered = false;
-    const onHead: Dispatcher.StreamFactory = (data) => {
-      answered = true;
-      return factory(data);
-    };
-    return this.exchange(
-      shard,
-      options,
-      route,
-      longLived,
-      async (pool) => {
-        await pool.stream(options, onHead);
-      },
-      () => answered,
-    );
+    return this.exchange(shard, options, route, longLived, async (pool, headArrived) => {
+      await pool.stream(options, (data) => {
+        headArrived();
+        return factory(data);
+      });
+    });
   }
 
+  /**
+   * One exchange with a shard through `send`, which calls `headArrived` when the shard's response
+   * head came: the exchange counts as answered then, with the time to the head (a live event
+   * stream's body lasts as long as its client). A failure before the head is request()'s to judge
+   * (retry once, or mark the shard down); one after it is thrown as it is.
+   */
   private async exchange<T>(
     shard: number,
     options: Omit<Dispatcher.RequestOptions, 'origin'>,
     route: string,
     longLived: boolean,
-    send: (pool: Pool) => Promise<T>,
-    answered: () => boolean = () => false,
+    send: (pool: Pool, headArrived: () => void) => Promise<T>,
   ): Promise<T> {
     const entry = this.entries[shard];
     if (entry === undefined || !entry.up) {
@@ -195,13 +195,17 @@ export class ShardSet {
       Buffer.isBuffer(options.body) ||
       typeof options.body === 'string';
     const started = process.hrtime.bigint();
+    let answered = false;
+    const headArrived = (): void => {
+      answered = true;
+      this.metrics.proxied(shard, route, 'answered', Number(process.hrtime.bigint() - started) / 1e9);
+    };
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await send(longLived ? entry.streams : entry.pool);
-        this.metrics.proxied(shard, route, 'answered', Number(process.hrtime.bigint() - started) / 1e9);
-        return result;
+        return await send(longLived ? entry.streams : entry.pool, headArrived);
       } catch (error) {
-        if (answered() || !isUnreachable(error)) {
+        if (answered) throw error;
+        if (!isUnreachable(error)) {
           this.metrics.proxied(shard, route, 'failed');
           throw error;
         }
