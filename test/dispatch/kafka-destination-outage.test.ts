@@ -4,7 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { kafkaSink, type BrokerSink } from '../helpers/broker-sinks.js';
-import { brokerEndpoint, emitEvents, eventIds, OUTAGE_RETRY_SCHEDULE } from '../helpers/destination-scenarios.js';
+import {
+  attemptLogOf,
+  brokerEndpoint,
+  emitEvents,
+  eventIds,
+  OUTAGE_RETRY_SCHEDULE,
+} from '../helpers/destination-scenarios.js';
 import { startPrivateBroker, type PrivateBroker } from '../helpers/private-broker.js';
 import { newCompany } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
@@ -16,14 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await broker?.remove();
 }, 60_000);
-
-const attemptsOf = (gw: TestGateway, endpointId: number) =>
-  gw.store.db
-    .prepare(
-      `SELECT d.event_id, a.error, a.outcome FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-       WHERE d.endpoint_id = ? ORDER BY d.seq, a.number`,
-    )
-    .all(endpointId) as { event_id: string; error: string | null; outcome: string }[];
 
 const deliveriesOf = (gw: TestGateway, endpointId: number) =>
   gw.store.db
@@ -57,7 +55,7 @@ describe.each(['sqlite', 'kafka'] as const)('a Kafka destination through a broke
     const during = emitEvents(gw, company, 5);
     await eventually(
       'an attempt failed by the outage',
-      () => attemptsOf(gw, endpoint.id).some((a) => a.outcome === 'retry'),
+      () => attemptLogOf(gw, endpoint.id).some((a) => a.outcome === 'retry'),
       60_000,
     );
     await broker.start();
@@ -78,12 +76,13 @@ describe.each(['sqlite', 'kafka'] as const)('a Kafka destination through a broke
     );
     const messageDeliveries = deliveriesOf(gw, endpoint.id).filter((d) => ids.includes(d.event_id));
     expect(messageDeliveries.map((d) => d.event_id)).toEqual(ids);
-    const attempts = attemptsOf(gw, endpoint.id).filter((a) => ids.includes(a.event_id));
+    const attempts = attemptLogOf(gw, endpoint.id).filter((a) => ids.includes(a.event_id));
     const failed = attempts.filter((a) => a.outcome !== 'delivered');
     expect(failed.length).toBeGreaterThanOrEqual(1);
     for (const attempt of failed)
       expect(attempt).toEqual({
         event_id: attempt.event_id,
+        status_code: null,
         outcome: 'retry',
         error: expect.stringMatching(/^Kafka: /),
       });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { kafkaSink, type BrokerSink } from '../helpers/broker-sinks.js';
 import {
+  attemptsOf,
   brokerEndpoint,
   emitEvents,
   eventIds,
@@ -23,14 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await kafka?.remove();
 }, 60_000);
-
-const attemptsOf = (gw: TestGateway, endpointId: number) =>
-  gw.store.db
-    .prepare(
-      `SELECT a.error, a.outcome FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-       WHERE d.endpoint_id = ? ORDER BY d.seq, a.number`,
-    )
-    .all(endpointId) as { error: string | null; outcome: string }[];
 
 describe.each(['sqlite', 'kafka'] as const)('a Kafka destination with SASL or TLS, %s streams', (streams) => {
   let gw: TestGateway;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TestGateway } from '../helpers/gateway.js';
 import { kafkaSink } from '../helpers/broker-sinks.js';
 import {
+  attemptsOf,
   brokerEndpoint,
   emitEvents,
   eventIds,
@@ -54,13 +55,7 @@ describe.each(['sqlite', 'kafka'] as const)('a Kafka destination, %s streams', (
       settings: { brokers: ['127.0.0.1:1'], topic: 'nowhere' },
     });
     const [event] = emitEvents(gw, company, 1);
-    const attempts = () =>
-      gw.store.db
-        .prepare(
-          `SELECT a.error, a.outcome FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-           WHERE d.endpoint_id = ? ORDER BY a.number`,
-        )
-        .all(endpoint.id) as { error: string | null; outcome: string }[];
+    const attempts = () => attemptsOf(gw, endpoint.id);
     await eventually('two failed attempts recorded', () => attempts().length >= 2, 60_000);
     expect(attempts()[0]).toEqual({
       outcome: 'retry',

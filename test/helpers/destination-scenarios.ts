@@ -97,7 +97,7 @@ export function expectSigned(sink: BrokerSink, secret: string, messages: readonl
 }
 
 /** The endpoint's attempt log, in the order of its deliveries, then of their attempts. */
-const attemptLogOf = (gw: TestGateway, endpointId: number) =>
+export const attemptLogOf = (gw: TestGateway, endpointId: number) =>
   gw.store.db
     .prepare(
       `SELECT a.status_code, a.error, a.outcome, d.event_id FROM webhook_attempts a
