@@ -25,6 +25,8 @@ export interface CompanyEvents {
    * endpoints that want every event receive them too.
    */
   markerEndpointId: number;
+  /** How many marker events were written so far. */
+  markers(): number;
   /** How many events the company emitted so far (waits until all of them arrived). */
   count(): Promise<number>;
   /** The events emitted after the first `count`, oldest first (waits until all of them arrived). */
@@ -129,6 +131,7 @@ export async function observeCompanyEvents(gw: TestGateway, companyId: number): 
 
   return {
     markerEndpointId: marker.id,
+    markers: () => markers,
     count: async () => (await events()).length,
     since: async (count) => (await events()).slice(count),
     close: () => receiver.close(),
