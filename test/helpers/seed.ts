@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import { shardOfId } from '../../src/lib/shards.js';
 import type { TestGateway } from './gateway.js';
 import type { GatewayClient } from './gateway-client.js';
+import { SHARD_SLOTS } from './test-cluster.js';
 
 export interface Seeded {
   companyId: number;
@@ -26,6 +28,59 @@ export async function newCompany(
   });
   expect(res.status, res.text).toBe(201);
   return res.body.data.external_id as number;
+}
+
+/**
+ * A company through the API on `shard` of a cluster: the front gives new companies to the shards in
+ * turn, so companies are created until one lands there (the others stay, unused). On one daemon
+ * the first company made.
+ */
+export async function newCompanyOnShard(
+  gw: TestGateway,
+  shard: number,
+  fields: Record<string, unknown> = {},
+): Promise<number> {
+  for (let attempt = 0; attempt < 12; attempt += 1) {
+    const company = await newCompany(gw, fields);
+    if (gw.target === 'single' || shardOfId(company, SHARD_SLOTS) === shard) return company;
+  }
+  throw new Error(`no company landed on shard ${shard} in 12 tries`);
+}
+
+/** A webhook endpoint as the API answers its creation, secret included. */
+export interface CreatedEndpoint {
+  id: number;
+  secret: string;
+  [field: string]: unknown;
+}
+
+/**
+ * A webhook endpoint of `companyId` through the API (`body` as POST .../webhooks takes it) whose id
+ * is above `floor`. On a cluster endpoint ids count per shard, so a company on another shard holds
+ * the same numbers; an isolation test that types one company's endpoint id into the other's
+ * requests needs an id the other company has not. Endpoints made at or below `floor` are deleted
+ * again once one is above it (deleting the highest would only hand its id out again).
+ */
+export async function endpointAbove(
+  gw: TestGateway,
+  companyId: number,
+  body: Record<string, unknown>,
+  floor: number,
+): Promise<CreatedEndpoint> {
+  const below: number[] = [];
+  let created: CreatedEndpoint | undefined;
+  while (created === undefined) {
+    const res = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: body });
+    expect(res.status, res.text).toBe(201);
+    const endpoint = res.body.webhook as CreatedEndpoint;
+    if (endpoint.id > floor) created = endpoint;
+    else below.push(endpoint.id);
+  }
+  for (const id of below) {
+    const deleted = await gw.request('DELETE', `/api/p2/companies/${companyId}/webhooks/${id}`);
+    expect(deleted.status, deleted.text).toBe(204);
+  }
+  return created;
 }
 
 /** A company through the API, with a (token-enabled) chat_b channel. */

@@ -1,16 +1,18 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/streams/stream.js';
 import { launchChromium } from '../helpers/browser.js';
+import { cloudChannel, postCloudText } from '../helpers/cloud-texts.js';
 import { screenshot, watchedPage } from '../helpers/pages.js';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
-import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { endpointAbove, newCompanyOnShard } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
 
 // The company portal in a real headless Chromium: a link made with the API token opens it; the
 // company adds an endpoint, sends it a test event, changes its filter, rotates its secret,
-// disables it, reads its event log and replays; another company's ids lead nowhere.
+// disables it, reads its event log and replays; another company's ids lead nowhere. Seeded and
+// read back through HTTP alone, so it runs against a cluster too: there the two companies live on
+// different shards.
 
 let gw: TestGateway;
 let failingReceiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -22,11 +24,20 @@ let problems: () => string[];
 let failing = true;
 const secrets: string[] = [];
 let acme: number;
+let globexEndpoint: number;
 let globexDelivery: { id: string; event_id: string };
 let linkUrl: string;
 
+/** The deliveries of a company listed by the admin API, newest first. */
+async function deliveriesOf(company: number, status?: string): Promise<Record<string, any>[]> {
+  const res = await gw.admin('GET', `/admin/deliveries?company_id=${company}${status ? `&status=${status}` : ''}`);
+  expect(res.status).toBe(200);
+  return res.body.deliveries;
+}
+
 beforeAll(async () => {
-  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock: new ManualClock() });
+  // One attempt per delivery: a failed one stays failed until replayed.
+  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
   failingReceiver = await startReceiver(
     () => [],
     () => (failing ? { status: 502, body: 'bad gateway' } : { status: 200 }),
@@ -35,28 +46,36 @@ beforeAll(async () => {
     () => secrets,
     () => ({ status: 204 }),
   );
-  acme = gw.store.companies.insert({
-    accountId: 1,
-    name: 'Acme <Shipping>',
-    phone: null,
-    description: null,
-    webhookUrl: null,
-  }).id;
-  const globex = insertCompany(gw.store, 'Globex');
-  insertEndpoint(gw.store, acme, failingReceiver.url);
-  insertEndpoint(gw.store, globex, failingReceiver.url);
-  for (let i = 0; i < 3; i += 1) emitEvent(gw.store, acme, 'message.create', { id: i, text: `order ${i}` });
-  emitEvent(gw.store, globex, 'message.create', { id: 99, text: 'globex secret plans' });
-  await eventually(
-    'four failed deliveries',
-    async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 4,
-  );
-  globexDelivery = (await gw.admin('GET', `/admin/deliveries?company_id=${globex}`)).body.deliveries[0];
-  const res = await fetch(`${gw.baseUrl}/api/p2/companies/${acme}/portal_sessions`, {
-    method: 'POST',
-    headers: { 'x-private-api-token': gw.token },
+  acme = await newCompanyOnShard(gw, 0, { name: 'Acme <Shipping>' });
+  const globex = await newCompanyOnShard(gw, 1, { name: 'Globex' });
+  // The failing endpoint wants the texts and the webhook.disabled of the endpoint the company adds
+  // below; the channel's auth events, written before any endpoint sees them or not, are none of these.
+  const created = await gw.request('POST', `/api/p2/companies/${acme}/webhooks`, {
+    json: { url: failingReceiver.url, active: true, event_types: ['message.create', 'webhook.disabled'] },
   });
-  linkUrl = ((await res.json()) as { portal_session: { url: string } }).portal_session.url;
+  expect(created.status, created.text).toBe(201);
+  const acmeEndpoint = created.body.webhook.id as number;
+  // Above the id Acme's next endpoint takes too: on another shard the same number would be Acme's own.
+  globexEndpoint = (
+    await endpointAbove(
+      gw,
+      globex,
+      { url: failingReceiver.url, active: true, event_types: ['message.create'] },
+      acmeEndpoint + 1,
+    )
+  ).id;
+  const acmeChannel = await cloudChannel(gw, acme);
+  const globexChannel = await cloudChannel(gw, globex);
+  for (let i = 0; i < 3; i += 1) await postCloudText(gw, acmeChannel, `wamid.acme.${i}`, `order ${i}`);
+  await postCloudText(gw, globexChannel, 'wamid.globex', 'globex secret plans');
+  await eventually('three failed deliveries of Acme', async () => (await deliveriesOf(acme, 'failed')).length === 3);
+  await eventually('one failed delivery of Globex', async () => (await deliveriesOf(globex, 'failed')).length === 1);
+  const globexDeliveries = await deliveriesOf(globex);
+  expect(globexDeliveries.map((d) => [d.event_type, d.status])).toEqual([['message.create', 'failed']]);
+  globexDelivery = globexDeliveries[0] as { id: string; event_id: string };
+  const res = await gw.request('POST', `/api/p2/companies/${acme}/portal_sessions`);
+  expect(res.status, res.text).toBe(201);
+  linkUrl = (res.body as { portal_session: { url: string } }).portal_session.url;
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   ({ page, problems } = await watchedPage(context));
@@ -69,6 +88,13 @@ afterAll(async () => {
 });
 
 const panel = (id: number) => page.locator(`[data-endpoint="${id}"]`);
+
+/** One of Acme's endpoints as the API answers it. */
+async function webhookOf(id: number): Promise<Record<string, unknown>> {
+  const res = await gw.request('GET', `/api/p2/companies/${acme}/webhooks/${id}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body.webhook;
+}
 
 describe('the company portal in Chromium', () => {
   it('opens from its link, takes the token out of the address, and shows the company by name as text', async () => {
@@ -115,9 +141,7 @@ describe('the company portal in Chromium', () => {
     await own.getByRole('checkbox', { name: 'conversation.update' }).check();
     await own.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.textContent('#status')).toBe(`Endpoint ${endpoint.endpoint_id} saved.`);
-    expect(gw.store.webhooks.find(acme, endpoint.endpoint_id)!.event_types).toBe(
-      '["message.create","conversation.update"]',
-    );
+    expect((await webhookOf(endpoint.endpoint_id)).event_types).toEqual(['message.create', 'conversation.update']);
     expect(await panel(endpoint.endpoint_id).textContent()).toContain('message.create, conversation.update');
     await screenshot(page, 'portal-endpoints');
 
@@ -140,14 +164,14 @@ describe('the company portal in Chromium', () => {
     await expect.poll(() => page.textContent('#status')).toBe(`Endpoint ${endpoint.endpoint_id} is disabled.`);
     expect(await panel(endpoint.endpoint_id).getByRole('button', { name: 'Send test event' }).isDisabled()).toBe(true);
     expect(await panel(endpoint.endpoint_id).textContent()).toContain('disabled in the company portal');
-    expect(gw.store.webhooks.find(acme, endpoint.endpoint_id)!.active).toBe(0);
+    expect((await webhookOf(endpoint.endpoint_id)).active).toBe(false);
   });
 
   it('reads the event log, replays a failed event and then all of them', async () => {
     await page.getByRole('link', { name: 'Event log' }).click();
     await page.waitForSelector('#events');
-    // Three failed events, two test events, and the webhook.disabled of the endpoint disabled above,
-    // which the failing endpoint (every event) failed too.
+    // Three failed texts, two test events, and the webhook.disabled of the endpoint disabled above,
+    // which the failing endpoint (it wants those) failed too.
     expect(await page.locator('#events tbody tr').count()).toBe(6);
     await page.getByLabel('Status').selectOption('failed');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -165,11 +189,7 @@ describe('the company portal in Chromium', () => {
     await page.getByRole('button', { name: 'Replay all failed events' }).click();
     await page.waitForSelector('#replay-progress');
     await expect.poll(() => page.textContent('#status')).toBe('The replay is completed: 3 of 3 replayed.');
-    await eventually(
-      'acme has no failed delivery',
-      async () =>
-        (await gw.admin('GET', `/admin/deliveries?company_id=${acme}&status=failed`)).body.deliveries.length === 0,
-    );
+    await eventually('acme has no failed delivery', async () => (await deliveriesOf(acme, 'failed')).length === 0);
   });
 
   it('shows nothing of another company whatever is typed in the address bar', async () => {
@@ -177,7 +197,10 @@ describe('the company portal in Chromium', () => {
     await expect.poll(() => page.textContent('#status')).toBe(`There is no delivery ${globexDelivery.id}.`);
     expect(await page.textContent('main')).not.toContain('globex secret plans');
     expect(await page.textContent('main')).not.toContain(globexDelivery.event_id);
-    await page.goto(`${gw.baseUrl}/portal#/events?endpoint_id=2`);
+    // Globex's endpoint id is none of Acme's, so its own events cannot be what the filter finds.
+    const own = (await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints;
+    expect(own.map((e: { endpoint_id: number }) => e.endpoint_id)).not.toContain(globexEndpoint);
+    await page.goto(`${gw.baseUrl}/portal#/events?endpoint_id=${globexEndpoint}`);
     await page.waitForSelector('#no-events');
     await page.goto(`${gw.baseUrl}/portal#/replays/rpl_000000000000000000000000`);
     await expect.poll(() => page.textContent('#status')).toBe('There is no replay task rpl_000000000000000000000000.');
