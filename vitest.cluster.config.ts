@@ -25,6 +25,7 @@ export const CLUSTER_FILES = [
   'test/web/portal-endpoint-options.test.ts',
   'test/web/portal-live-browser.test.ts',
   'test/web/portal-browser.test.ts',
+  'test/web/portal-isolation.test.ts',
   'test/api/companies.test.ts',
   'test/api/templates.test.ts',
   'test/api/openapi.test.ts',
@@ -83,8 +84,8 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
     'moves a ManualClock; writes companies, endpoints and events of exact payloads (hostile text, an event while the receiver is down) straight into the store (the console through the front: test/front/cluster-console.test.ts)',
   'test/web/console-session.test.ts':
     "reads the session rows (a digest only), ages a session and changes the admin token it was opened with in the store; counts another daemon's console sessions",
-  'test/web/portal-isolation.test.ts':
-    'moves a ManualClock; reads the link rows (a digest only), ages a link, deletes a company and counts delivery attempts in the store (isolation through the front: test/security/cross-account-walk.test.ts)',
+  'test/web/portal-link-rows.test.ts':
+    'reads the link rows (a digest only), ages a link and deletes a company under a live session in the store: no API shows a link row or deletes a company',
 };
 
 // Spread, not mergeConfig: that would add the base's include to this one.

@@ -54,6 +54,17 @@ export interface CreatedEndpoint {
   [field: string]: unknown;
 }
 
+/** A webhook endpoint of `companyId` through the API (`body` as POST .../webhooks takes it). */
+export async function newEndpoint(
+  gw: TestGateway,
+  companyId: number,
+  body: Record<string, unknown>,
+): Promise<CreatedEndpoint> {
+  const res = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: body });
+  expect(res.status, res.text).toBe(201);
+  return res.body.webhook as CreatedEndpoint;
+}
+
 /**
  * A webhook endpoint of `companyId` through the API (`body` as POST .../webhooks takes it) whose id
  * is above `floor`. On a cluster endpoint ids count per shard, so a company on another shard holds
@@ -70,9 +81,7 @@ export async function endpointAbove(
   const below: number[] = [];
   let created: CreatedEndpoint | undefined;
   while (created === undefined) {
-    const res = await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: body });
-    expect(res.status, res.text).toBe(201);
-    const endpoint = res.body.webhook as CreatedEndpoint;
+    const endpoint = await newEndpoint(gw, companyId, body);
     if (endpoint.id > floor) created = endpoint;
     else below.push(endpoint.id);
   }

@@ -5,7 +5,7 @@ import { cloudChannel, postCloudText } from '../helpers/cloud-texts.js';
 import { screenshot, watchedPage } from '../helpers/pages.js';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { endpointAbove, newCompanyOnShard } from '../helpers/seed.js';
+import { endpointAbove, newCompanyOnShard, newEndpoint } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
 
 // The company portal in a real headless Chromium: a link made with the API token opens it; the
@@ -50,11 +50,13 @@ beforeAll(async () => {
   const globex = await newCompanyOnShard(gw, 1, { name: 'Globex' });
   // The failing endpoint wants the texts and the webhook.disabled of the endpoint the company adds
   // below; the channel's auth events, written before any endpoint sees them or not, are none of these.
-  const created = await gw.request('POST', `/api/p2/companies/${acme}/webhooks`, {
-    json: { url: failingReceiver.url, active: true, event_types: ['message.create', 'webhook.disabled'] },
-  });
-  expect(created.status, created.text).toBe(201);
-  const acmeEndpoint = created.body.webhook.id as number;
+  const acmeEndpoint = (
+    await newEndpoint(gw, acme, {
+      url: failingReceiver.url,
+      active: true,
+      event_types: ['message.create', 'webhook.disabled'],
+    })
+  ).id;
   // Above the id Acme's next endpoint takes too: on another shard the same number would be Acme's own.
   globexEndpoint = (
     await endpointAbove(
