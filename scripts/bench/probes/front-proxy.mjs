@@ -3,8 +3,11 @@
 // alternates them and prints each one's mean and the second's ratio to the first, the way to
 // compare a change to the front (the old build copied aside first: cp -r dist /tmp/old-dist).
 //
-// Usage: node scripts/bench/probes/front-proxy.mjs [dist A=dist] [dist B=dist A] [rounds=4] [requests=10000]
-// Prints, per round and build: the front's CPU per request (user+sys, µs) and requests/s.
+// Usage: node scripts/bench/probes/front-proxy.mjs [dist A=dist] [dist B=dist A] [rounds=4] [requests=10000] [rate=0]
+// Prints, per round and build: the front's CPU per request (user+sys, µs) and requests/s. With a
+// rate (requests/s), the requests are sent at that pace (open loop, as bench scenario 9 sends its
+// callbacks) instead of as fast as the 32 connections go: a front that is not saturated wakes for
+// nearly every request, and costs several times more per request than one that is.
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
@@ -71,7 +74,7 @@ const reply = (child, pick) =>
     }),
   );
 
-async function compare([a = 'dist', b = a, rounds = '4', requests = '10000']) {
+async function compare([a = 'dist', b = a, rounds = '4', requests = '10000', rate = '0']) {
   const { Pool } = await import('undici');
   const self = fileURLToPath(import.meta.url);
   const shard = fork(self, ['shard']);
@@ -93,9 +96,12 @@ async function compare([a = 'dist', b = a, rounds = '4', requests = '10000']) {
     const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 32 });
     const send = async (count) => {
       let sent = 0;
+      const started = performance.now();
       await Promise.all(
         Array.from({ length: 32 }, async () => {
           while (sent++ < count) {
+            const early = Number(rate) > 0 ? started + (sent * 1000) / Number(rate) - performance.now() : 0;
+            if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
             const response = await pool.request({
               method: 'POST',
               path: '/callbacks/chat_b/65',
