@@ -37,7 +37,7 @@ import { publicUrls } from '../presenters/public-urls.js';
 import { FileFetcher } from '../api/v2/fetch-file.js';
 import type { Logger } from '../log.js';
 import { buildOpenApi } from '../openapi/document.js';
-import { OPERATIONS } from '../openapi/operations.js';
+import { OPERATIONS } from '../openapi/operations/index.js';
 import { EVENT_CATALOG } from '../../schemas/events/catalog.js';
 import { packageVersion } from '../openapi/version.js';
 import type { Store } from '../store/store.js';
