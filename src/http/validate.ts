@@ -58,18 +58,38 @@ export function isWebhookUrl(text: string): boolean {
 export type Validator<T> = (data: unknown, mode: InputMode, typed?: Record<string, unknown>) => T;
 
 /**
- * Compiles a schema once (at route registration) for both input modes and returns a function that
- * answers the typed input or throws ValidationFailed with one problem per failing field. Besides
+ * Every validator's compilation of both input modes, to compile them all at once: a test does,
+ * so that a schema ajv refuses fails the tests instead of its route's first request.
+ */
+const compilations: (() => void)[] = [];
+
+/** Compiles every validator made so far in both input modes (those compiled already are kept). */
+export function compileEveryValidator(): void {
+  for (const compileBoth of compilations) compileBoth();
+}
+
+/** How many validators were made so far. */
+export function validatorCount(): number {
+  return compilations.length;
+}
+
+/**
+ * Returns a function that answers the typed input or throws ValidationFailed with one problem per
+ * failing field. The schema is compiled for an input mode on its first use in that mode, not at
+ * route registration: compiling every route's schema in both modes was most of a process's start,
+ * and a process serves few of them (a core under callbacks alone, a test daemon). Besides
  * the schema, every value keeps the rules of src/http/input-values.ts: text is Unicode text,
  * numbers read from text are decimal numerals, integers are safe integers. Input arrives already
  * bounded in depth by its parser (GATEWAY_JSON_MAX_DEPTH, the query's bracket depth).
  */
 export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema: S): Validator<T> {
   const safe = schemaWithSafeIntegers(schema);
-  const compiled = {
-    json: compile(compilers.json, safe),
-    text: compile(compilers.text, safe),
-  };
+  const compiled: Partial<Record<InputMode, ValidateFunction>> = {};
+  const compiledFor = (mode: InputMode) => (compiled[mode] ??= compile(compilers[mode], safe));
+  compilations.push(() => {
+    compiledFor('json');
+    compiledFor('text');
+  });
   return (data, mode, typed) => {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       throw new BadRequest('The request body must be a JSON object or form fields.');
@@ -77,7 +97,7 @@ export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema:
     const notText = textProblems(data);
     const numerals = mode === 'text' ? unreadableNumerals(data) : [];
     const jsonTypes = typed === undefined ? [] : scalarTypes(typed);
-    const validate = compiled[mode];
+    const validate = compiledFor(mode);
     const valid = validate(data);
     if (valid && notText.length === 0 && numerals.length === 0 && jsonTypes.length === 0) return data as T;
     const problems = mergeProblems(
