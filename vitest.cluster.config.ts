@@ -26,6 +26,8 @@ export const CLUSTER_FILES = [
   'test/web/portal-live-browser.test.ts',
   'test/web/portal-browser.test.ts',
   'test/web/portal-isolation.test.ts',
+  'test/web/console-browser.test.ts',
+  'test/web/console-session.test.ts',
   'test/api/companies.test.ts',
   'test/api/templates.test.ts',
   'test/api/openapi.test.ts',
@@ -80,10 +82,8 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
     'reads the rotated private key from the store to prove it is never answered',
   'test/admin/admin.test.ts': 'moves a ManualClock through the retry schedule',
   'test/admin/operator-actions.test.ts': 'moves a ManualClock through the retry schedule',
-  'test/web/console-browser.test.ts':
-    'moves a ManualClock; writes companies, endpoints and events of exact payloads (hostile text, an event while the receiver is down) straight into the store (the console through the front: test/front/cluster-console.test.ts)',
-  'test/web/console-session.test.ts':
-    "reads the session rows (a digest only), ages a session and changes the admin token it was opened with in the store; counts another daemon's console sessions",
+  'test/web/console-session-store.test.ts':
+    'reads the session rows (a digest only), ages a session and changes the admin token it was opened with in the store; counts the console sessions a throttled daemon keeps',
   'test/web/portal-link-rows.test.ts':
     'reads the link rows (a digest only), ages a link and deletes a company under a live session in the store: no API shows a link row or deletes a company',
 };

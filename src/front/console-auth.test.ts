@@ -25,6 +25,22 @@ describe('the console through the front', () => {
     expect(callsAdminWithConsoleSession('/console/session', { cookie })).toBe(false);
     expect(callsAdminWithConsoleSession('/administrator', { cookie })).toBe(false);
     expect(callsAdminWithConsoleSession('/p1/companies', { cookie })).toBe(false);
+    for (const path of ['/admin/replays', '/admin/replays/rpl_1/cancel', '/admin/pipeline', '/admin/tokens/4/revoke'])
+      expect(callsAdminWithConsoleSession(path, { cookie }), path).toBe(true);
+    expect(callsAdminWithConsoleSession('/admin/companies/3/export', { cookie })).toBe(true);
+  });
+
+  it('leaves the admin routes that take the admin token alone to the core, which refuses the cookie', () => {
+    const cookie = 'gw_console=gws_abc';
+    for (const path of [
+      '/admin/channels/1/callback',
+      '/admin/CHANNELS/1/callback',
+      '/admin/channels/1/templates/sync',
+      '/admin/sandbox/channels/1/messages',
+      '/admin/deliveriesx',
+      '/admin/',
+    ])
+      expect(callsAdminWithConsoleSession(path, { cookie }), path).toBe(false);
   });
 
   it('sends the admin token on in place of the session cookie and the CSRF token, other cookies kept', () => {

@@ -19,12 +19,21 @@ export const SESSION_CHECK_PATH = '/console/session/check';
 const CSRF_HEADER = 'x-csrf-token';
 
 /**
- * Whether a request is the console's call to the admin API: a path under /admin/, no Authorization
- * header and the console's cookie, which is when a core's admin API takes the session
- * (src/admin/authenticate-admin.ts).
+ * The admin routes a core opens to a console session (src/admin/routes.ts): deliveries, replays, a
+ * company's endpoints and export, the pipeline and the API tokens. The others (a channel's callback
+ * secrets and template sync, the sandbox) take the admin token alone. Case-insensitive, as the
+ * cores' router matches paths.
+ */
+const SESSION_ADMIN_PATH = /^\/admin\/(deliveries|replays|companies|pipeline|tokens)(\/|$)/i;
+
+/**
+ * Whether a request is the console's call to the admin API: a path of the routes a session opens,
+ * no Authorization header and the console's cookie, which is when a core's admin API takes the
+ * session (src/admin/authenticate-admin.ts). Any other request goes on as it came, so a route that
+ * takes the admin token alone answers a console cookie with 401, as on one daemon.
  */
 export function callsAdminWithConsoleSession(pathname: string, headers: IncomingHttpHeaders): boolean {
-  if (!pathname.startsWith('/admin/')) return false;
+  if (!SESSION_ADMIN_PATH.test(pathname)) return false;
   if ((headers.authorization ?? '') !== '') return false;
   return (readCookie(headers.cookie ?? '', CONSOLE_COOKIE) ?? '') !== '';
 }

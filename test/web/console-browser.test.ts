@@ -1,16 +1,18 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/streams/stream.js';
 import { launchChromium } from '../helpers/browser.js';
+import { cloudChannel, postCloudText, type CloudChannel } from '../helpers/cloud-texts.js';
 import { screenshot, watchedPage } from '../helpers/pages.js';
 import { ADMIN_TOKEN, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
-import { emitEvent, insertCompany, insertEndpoint } from '../helpers/pipeline.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { newCompany, newEndpoint } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
 
 // The operator console in a real headless Chromium against a real gateway: log in, find a failed
 // delivery, replay it and see the webhook arrive, bulk-replay to completion, manage an endpoint,
-// watch the pipeline. Every page must run without a script error or a CSP violation.
+// watch the pipeline. Every page must run without a script error or a CSP violation. The events
+// come from the API and signed provider callbacks, and every assertion reads the browser, the
+// admin API or the receiver, so it runs against a 3-shard cluster too (vitest.cluster.config.ts).
 
 let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -22,26 +24,60 @@ let failing = true;
 let acme: number;
 let globex: number;
 let acmeEndpoint: number;
+let acmeChannel: CloudChannel;
+let globexChannel: CloudChannel;
 const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
 
+/** A company whose one endpoint (every event) is the receiver, then its cloud channel: the endpoint gets the channel's auth.create. */
+async function companyToReceiver(name: string): Promise<{ channel: CloudChannel; endpoint: number }> {
+  const companyId = await newCompany(gw, { name });
+  const endpoint = await newEndpoint(gw, companyId, { url: receiver.url, active: true });
+  return { channel: await cloudChannel(gw, companyId), endpoint: endpoint.id };
+}
+
+/** A change of the note of Acme's one conversation: a conversation.update. */
+async function noteAcmeConversation(note: string): Promise<void> {
+  const listed = await gw.request('GET', `/api/p2/conversations?company_id=${acme}`);
+  expect(listed.body.conversations, listed.text).toHaveLength(1);
+  const path = `/p1/companies/${acme}/conversations/${listed.body.conversations[0].id}/note`;
+  const changed = await gw.request('PUT', path, { json: { note } });
+  expect(changed.status, changed.text).toBe(200);
+}
+
 beforeAll(async () => {
-  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' }, { clock: new ManualClock() });
+  // One attempt per delivery: an answer of 500 fails it for good at once.
+  gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
   receiver = await startReceiver(
     () => [],
     () => (failing ? { status: 500, body: `<h1>oops</h1>${HOSTILE}` } : { status: 204 }),
   );
-  acme = insertCompany(gw.store, 'Acme');
-  globex = insertCompany(gw.store, 'Globex');
-  acmeEndpoint = insertEndpoint(gw.store, acme, receiver.url).id;
-  insertEndpoint(gw.store, globex, receiver.url);
-  emitEvent(gw.store, acme, 'message.create', { id: 1, text: HOSTILE });
-  for (let i = 2; i <= 6; i += 1)
-    emitEvent(gw.store, acme, i % 2 ? 'conversation.update' : 'message.create', { id: i, text: `hello ${i}` });
-  for (let i = 0; i < 3; i += 1) emitEvent(gw.store, globex);
+  ({ channel: acmeChannel, endpoint: acmeEndpoint } = await companyToReceiver('Acme'));
+  ({ channel: globexChannel } = await companyToReceiver('Globex'));
+  [acme, globex] = [acmeChannel.companyId, globexChannel.companyId];
+  // Acme: auth.create, conversation.create, message.create (hostile text), conversation.update,
+  // message.create, conversation.update. Globex: auth.create, conversation.create, message.create.
+  await postCloudText(gw, acmeChannel, 'wamid.acme.1', HOSTILE);
+  await noteAcmeConversation('first note');
+  await postCloudText(gw, acmeChannel, 'wamid.acme.2', 'hello 2');
+  await noteAcmeConversation('second note');
+  await postCloudText(gw, globexChannel, 'wamid.globex.1', 'hello globex');
   await eventually(
     'nine failed deliveries',
     async () => (await gw.admin('GET', '/admin/deliveries?status=failed')).body.deliveries.length === 9,
   );
+  const failedOf = async (company: number) =>
+    (await gw.admin('GET', `/admin/deliveries?company_id=${company}&status=failed`)).body.deliveries
+      .map((d: { event_type: string }) => d.event_type)
+      .reverse();
+  expect(await failedOf(acme)).toEqual([
+    'auth.create',
+    'conversation.create',
+    'message.create',
+    'conversation.update',
+    'message.create',
+    'conversation.update',
+  ]);
+  expect(await failedOf(globex)).toEqual(['auth.create', 'conversation.create', 'message.create']);
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   ({ page, problems } = await watchedPage(context));
@@ -123,7 +159,7 @@ describe('the operator console in Chromium', () => {
     await page.click(`a[href="#/deliveries/${delivery.id}"]`);
     await page.waitForSelector('#event-body');
     const body = JSON.parse((await page.textContent('#event-body'))!);
-    expect(body.object.text).toBe(HOSTILE);
+    expect(body.object.message).toBe(HOSTILE);
     expect(await page.locator('#attempts tbody tr').count()).toBe(1);
     expect(await page.textContent('#attempts tbody tr')).toContain('500');
     expect(await page.textContent('#attempts tbody tr')).toContain(`<h1>oops</h1>${HOSTILE}`.slice(0, 60));
@@ -181,7 +217,7 @@ describe('the operator console in Chromium', () => {
     await screenshot(page, 'console-endpoints');
 
     // While it is down, its events are held; enabling it sends them, and the operator replays what failed before.
-    emitEvent(gw.store, acme, 'message.create', { id: 7, text: 'while down' });
+    await postCloudText(gw, acmeChannel, 'wamid.acme.down', 'while down');
     await panel.getByRole('button', { name: 'Enable' }).click();
     await expect.poll(() => page.textContent('#status')).toBe(`Endpoint ${acmeEndpoint} is enabled.`);
     expect((await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints[0].active).toBe(true);
@@ -195,10 +231,8 @@ describe('the operator console in Chromium', () => {
     // What the test before sent the endpoint ends first (its webhook.enabled, and the event held
     // while it was down until the scheduler lets it out): a delivery still on its way or held when
     // the endpoint is disabled would be held too.
-    const ofEndpoint = async (status: 'pending' | 'held') =>
-      (await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&status=${status}`)).body.deliveries.map(
-        (d: { event_id: string }) => d.event_id,
-      );
+    const ofEndpoint = async (status: 'pending' | 'held'): Promise<{ id: string; event_id: string }[]> =>
+      (await gw.admin('GET', `/admin/deliveries?endpoint_id=${acmeEndpoint}&status=${status}`)).body.deliveries;
     await eventually(
       'no delivery of the endpoint on its way or held',
       async () => (await ofEndpoint('pending')).length === 0 && (await ofEndpoint('held')).length === 0,
@@ -210,15 +244,19 @@ describe('the operator console in Chromium', () => {
         })
       ).status,
     ).toBe(200);
-    const held = [
-      emitEvent(gw.store, acme, 'message.create', { id: 8 }).id,
-      emitEvent(gw.store, acme, 'message.create', { id: 9 }).id,
-    ];
-    await eventually('both events held', async () => {
-      const ids = await ofEndpoint('held');
-      return held.every((id) => ids.includes(id));
-    });
-    expect((await ofEndpoint('held')).sort()).toEqual([...held].sort());
+    await postCloudText(gw, acmeChannel, 'wamid.acme.held.1', 'held 1');
+    await postCloudText(gw, acmeChannel, 'wamid.acme.held.2', 'held 2');
+    await eventually('two events held', async () => (await ofEndpoint('held')).length === 2);
+    // Exactly the two messages' events, and nothing else, are held.
+    const heldDeliveries = await ofEndpoint('held');
+    const heldEvents = await Promise.all(
+      heldDeliveries.map(async (d) => (await gw.admin('GET', `/admin/deliveries/${d.id}`)).body.event),
+    );
+    expect(heldEvents.map((e) => [e.type, e.event, e.object.message]).sort()).toEqual([
+      ['message', 'create', 'held 1'],
+      ['message', 'create', 'held 2'],
+    ]);
+    const held = heldDeliveries.map((d) => d.event_id);
     expect((await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints[0].held).toBe(2);
     await go(`#/endpoints?company_id=${acme}`);
     const panel = page.locator(`[data-endpoint="${acmeEndpoint}"]`);
@@ -291,7 +329,7 @@ describe('the operator console in Chromium', () => {
     // A new failure shows within the refresh interval, without reloading.
     failing = true;
     const shownBefore = await page.textContent('#error-rate');
-    emitEvent(gw.store, globex);
+    await postCloudText(gw, globexChannel, 'wamid.globex.2', 'hello again');
     await expect.poll(() => page.textContent('#error-rate'), { timeout: 10_000 }).not.toBe(shownBefore);
     await screenshot(page, 'console-pipeline');
   });

@@ -1,20 +1,24 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../src/http/web-assets.js';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { newCompany } from '../helpers/seed.js';
 
 // The console's session: the admin token exchanged for a cookie, the CSRF token every change
-// needs, its end, and how it opens the admin API (docs/console.md).
+// needs, its end, and how it opens the admin API (docs/console.md). Through HTTP alone, so it runs
+// against a 3-shard cluster too, whose front checks the session at the shard that keeps it; what
+// the store keeps of a session, and a session aged or left behind by a new admin token, are in
+// console-session-store.test.ts.
 
 const ADMIN_TOKEN = 'admin-token-of-the-console-tests-0123';
 let gw: TestGateway;
+/** A company of the gateway: a bulk replay through a cluster's front names one. */
+let company: number;
 
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
+  company = await newCompany(gw);
 });
 afterAll(() => gw.close());
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 async function login(): Promise<{ cookie: string; token: string; csrf: string }> {
   const res = await gw.request('POST', '/console/session', { token: null, json: { token: ADMIN_TOKEN } });
@@ -25,7 +29,7 @@ async function login(): Promise<{ cookie: string; token: string; csrf: string }>
 }
 
 describe('logging in', () => {
-  it('sets an HttpOnly, SameSite=Strict session cookie and answers the CSRF token; the store keeps a digest only', async () => {
+  it('sets an HttpOnly, SameSite=Strict session cookie and answers the CSRF token', async () => {
     const res = await gw.request('POST', '/console/session', { token: null, json: { token: ADMIN_TOKEN } });
     expect(res.status).toBe(201);
     const cookies = res.headers['set-cookie']!;
@@ -39,13 +43,6 @@ describe('logging in', () => {
     expect(res.body.session.csrf_token).not.toBe(token);
     expect(Date.parse(res.body.session.expires_at) - Date.now()).toBeGreaterThan(29 * 60_000);
     expect(Date.parse(res.body.session.expires_at) - Date.now()).toBeLessThanOrEqual(30 * 60_000);
-    const rows = gw.gateway.store.db.prepare('SELECT * FROM web_sessions').all() as Record<string, unknown>[];
-    const row = rows.find((r) => r.token_sha256 === sha256(token) && r.face === 'console');
-    // The admin token's digest is keyed (an HMAC under a key of the process), not its plain SHA-256.
-    expect(row?.credential_sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(row?.credential_sha256).not.toBe(sha256(ADMIN_TOKEN));
-    expect(JSON.stringify(rows)).not.toContain(token);
-    expect(JSON.stringify(rows)).not.toContain(ADMIN_TOKEN);
   });
 
   it('refuses a wrong token (401), a missing one (422), a form post (415) and a post from another site (403)', async () => {
@@ -101,7 +98,7 @@ describe('the session opens the admin API', () => {
   it('reads with the cookie alone, and changes only with the CSRF token', async () => {
     const { cookie, csrf } = await login();
     expect((await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie } })).status).toBe(200);
-    const replay = { token: null, json: { status: 'failed' } };
+    const replay = { token: null, json: { status: 'failed', company_id: company } };
     expect(
       expectErrorShape(
         await gw.request('POST', '/admin/replays', { ...replay, headers: { cookie } }),
@@ -181,45 +178,6 @@ describe('the end of a session', () => {
       'unauthorized',
     );
   });
-
-  it('ends when it expires, and when the admin token it was opened with is no longer the configured one', async () => {
-    const first = await login();
-    gw.gateway.store.db
-      .prepare('UPDATE web_sessions SET expires_at = ? WHERE token_sha256 = ?')
-      .run(Date.now() - 1, sha256(first.token));
-    expectErrorShape(
-      await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie: first.cookie } }),
-      401,
-      'unauthorized',
-    );
-    const second = await login();
-    gw.gateway.store.db
-      .prepare('UPDATE web_sessions SET credential_sha256 = ? WHERE token_sha256 = ?')
-      .run(sha256('the-admin-token-before'), sha256(second.token));
-    expectErrorShape(
-      await gw.request('GET', '/admin/deliveries', { token: null, headers: { cookie: second.cookie } }),
-      401,
-      'unauthorized',
-    );
-  });
-
-  it('moves its idle end out when used, never past its longest lifetime', async () => {
-    const { cookie, token } = await login();
-    const row = () =>
-      gw.gateway.store.db
-        .prepare('SELECT expires_at, hard_expires_at FROM web_sessions WHERE token_sha256 = ?')
-        .get(sha256(token)) as { expires_at: number; hard_expires_at: number };
-    gw.gateway.store.db
-      .prepare('UPDATE web_sessions SET expires_at = ? WHERE token_sha256 = ?')
-      .run(Date.now() + 60_000, sha256(token));
-    await gw.request('GET', '/console/session', { token: null, headers: { cookie } });
-    expect(row().expires_at - Date.now()).toBeGreaterThan(29 * 60_000);
-    gw.gateway.store.db
-      .prepare('UPDATE web_sessions SET expires_at = ?, hard_expires_at = ? WHERE token_sha256 = ?')
-      .run(Date.now() + 60_000, Date.now() + 120_000, sha256(token));
-    await gw.request('GET', '/console/session', { token: null, headers: { cookie } });
-    expect(row().expires_at).toBe(row().hard_expires_at);
-  });
 });
 
 describe('pages', () => {
@@ -261,9 +219,7 @@ describe('pages', () => {
       'GET /portal/assets/:file',
       'POST /portal/session',
     ]);
-    const routes = gw.gateway.webRouter.stack.flatMap((layer) =>
-      layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`),
-    );
+    const routes = gw.webRoutes().map(({ method, path }) => `${method} ${path}`);
     expect(routes).toEqual(
       expect.arrayContaining([
         'GET /console',
@@ -311,10 +267,8 @@ describe('guessing the admin token', () => {
           ],
         });
         expect(refused.headers['retry-after']).toBe('1');
+        expect(refused.headers['set-cookie']).toBeUndefined();
       }
-      expect(
-        guarded.gateway.store.db.prepare("SELECT count(*) AS n FROM web_sessions WHERE face = 'console'").get(),
-      ).toEqual({ n: 1 });
       expect(guarded.logText()).toContain('console login with a wrong admin token');
       expect(guarded.logText()).not.toContain('guess-');
     } finally {

@@ -1,9 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
-import { callbackInfo, cloudBody, postCloud } from '../helpers/callbacks.js';
+import { cloudChannel, postCloudText, type CloudChannel } from '../helpers/cloud-texts.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { watchedPage } from '../helpers/pages.js';
+import { newCompany } from '../helpers/seed.js';
 import { openSse, type OpenSse } from '../helpers/sse.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -20,28 +21,8 @@ let browser: Browser;
 let page: Page;
 let problems: () => string[];
 
-interface Target {
-  companyId: number;
-  channelId: number;
-  appSecret: string;
-}
-
-async function cloudCompany(name: string): Promise<Target> {
-  const companyId = (await gw.request('POST', '/p1/companies', { json: { name } })).body.data.external_id as number;
-  const channelId = (
-    await gw.request('POST', `/p1/companies/${companyId}/channels`, {
-      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' },
-    })
-  ).body.data.external_id as number;
-  return { companyId, channelId, appSecret: (await callbackInfo(gw, channelId)).secrets.app_secret! };
-}
-
-async function postText(target: Target, id: string, text: string): Promise<void> {
-  const body = cloudBody([
-    { from: '4915100000001', id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } },
-  ]);
-  expect((await postCloud(gw, target.channelId, body, target.appSecret)).status).toBe(200);
-}
+/** A company through the API, with a cloud channel whose callbacks the test posts. */
+const cloudCompany = async (name: string): Promise<CloudChannel> => cloudChannel(gw, await newCompany(gw, { name }));
 
 /** Open live streams a company may hold at once (docs/api.md, "The live event stream"). */
 const STREAMS_PER_COMPANY = 5;
@@ -70,8 +51,8 @@ async function streamsLeft(): Promise<number> {
   }
 }
 
-let acme: Target;
-let globex: Target;
+let acme: CloudChannel;
+let globex: CloudChannel;
 
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN });
@@ -101,8 +82,8 @@ describe("the portal's live events page in Chromium", () => {
     // The page holds one of Acme's streams.
     expect(await streamsLeft()).toBe(STREAMS_PER_COMPANY - 1);
 
-    await postText(globex, 'wamid.live.globex', 'globex secret plans');
-    await postText(acme, 'wamid.live.acme', HOSTILE);
+    await postCloudText(gw, globex, 'wamid.live.globex', 'globex secret plans');
+    await postCloudText(gw, acme, 'wamid.live.acme', HOSTILE);
     const row = page.locator('#live-events tr[data-event]', { hasText: 'message.create' });
     await row.waitFor();
     const cells = await row.locator('td').allTextContents();
