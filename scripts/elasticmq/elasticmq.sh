@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# ElasticMQ, an SQS-compatible server, for the SQS destination's tests: its jars come from Maven
-# Central (see pom.xml) into a cache outside the repo. Needs Java 17+ and Maven.
+# ElasticMQ, an SQS-compatible server, for the SQS destination's tests and the bench's destination
+# probe: its jars come from Maven Central (see pom.xml) into a cache outside the repo. Needs Java 17+
+# and Maven.
 #
 # Usage: bash scripts/elasticmq/elasticmq.sh {fetch|classpath}
 #
 #   fetch      download the jars once (a repeat run finds them in the cache)
 #   classpath  fetch, then print the classpath to start org.elasticmq.server.Main with
 #
-# Each test starts its own server on a free port (test/helpers/elasticmq.ts), so this script
-# starts nothing and no state is shared between runs.
+# Each test file and the bench's destination probe start their own server on a free port
+# (scripts/brokers/elasticmq.mjs), so this script starts nothing and no state is shared between runs.
 #
 # Environment:
 #   GATEWAY_ELASTICMQ_HOME  jar cache root  [${XDG_CACHE_HOME:-$HOME/.cache}/gateway-elasticmq]

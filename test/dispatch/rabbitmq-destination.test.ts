@@ -31,7 +31,7 @@ import { eventually } from '../helpers/wait.js';
 let node: RabbitmqNode;
 const certificatesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rabbit-certs-'));
 beforeAll(async () => {
-  node = await startRabbitmq('gw-rabbit', makeTestCertificates(certificatesDir));
+  node = await startRabbitmq({ prefix: 'gw-rabbit', tls: makeTestCertificates(certificatesDir) });
 }, 120_000);
 afterAll(async () => {
   await node?.remove();

@@ -25,7 +25,7 @@ import { eventually } from '../helpers/wait.js';
 
 let server: ElasticMq;
 beforeAll(async () => {
-  server = await startElasticMq();
+  server = await startElasticMq({ storage: 'disk' });
 }, 120_000);
 afterAll(async () => {
   await server?.remove();

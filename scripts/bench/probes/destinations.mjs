@@ -23,7 +23,8 @@ import path from 'node:path';
 import { call, freePort, setupCompanies, setupCompany, sleep, startDaemon, testBroker } from '../suite/lib.mjs';
 import { epochNow, fixedRate, maxRate, waitArrivals, waitIdle } from '../suite/load.mjs';
 import { cpuMsOf, percents, sampleMachine, treeCpuMs } from '../suite/proc-stats.mjs';
-import { startElasticMq, startRabbitmq } from '../suite/brokers.mjs';
+import { startElasticMq } from '../../brokers/elasticmq.mjs';
+import { startRabbitmq } from '../../brokers/rabbitmq.mjs';
 import { startBrokerSink, startReceiver } from '../suite/sinks.mjs';
 
 const [mode = 'embedded', amount] = process.argv.slice(2);
@@ -87,7 +88,7 @@ async function startBrokers() {
     brokers.kafka = { target: broker.brokers, pid: broker.pid() };
   }
   if (TYPES.includes('rabbitmq')) {
-    const node = await startRabbitmq();
+    const node = await startRabbitmq({ prefix: 'bench-rabbit' });
     cleanups.push(() => node.remove());
     brokers.rabbitmq = { target: node.url, pid: node.pid };
   }
