@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { botActionCall, botCall } from './bot/bot-connector.js';
 import { cloudMessage } from './cloud/cloud-connector.js';
 import type { MessageActionRequest, SendRequest } from './connector.js';
-import { substitutionsCount } from './flows.js';
+import { substitutionsCount } from './template-sync.js';
 import { ChannelThrottle } from './throttle.js';
 
 const base: SendRequest = {

@@ -26,6 +26,7 @@ import {
 } from './connector.js';
 import type { Connectors } from './registry.js';
 import type { ChannelThrottle } from './throttle.js';
+import { storeSyncedTemplates } from './template-sync.js';
 
 export interface ConnectionFlowDeps {
   store: Store;
@@ -187,7 +188,7 @@ export class ConnectionFlows {
     );
   }
 
-  /** Templates of a `chat_a_business` channel, synced from the provider: see syncTemplates. */
+  /** Templates of a `chat_a_business` channel, synced from the provider: written by storeSyncedTemplates (template-sync.ts). */
   async syncTemplates(channel: ChannelRow): Promise<{ synced: number; removed: number }> {
     const source = this.deps.connectors.templates(channel.provider);
     if (source === null)
@@ -195,35 +196,7 @@ export class ConnectionFlows {
         `${channel.provider} channels have no message templates; only chat_a_business channels do.`,
       );
     const templates = await this.call(channel, () => source.fetchTemplates(channel));
-    const { store } = this.deps;
-    return store.transaction(() => {
-      const now = Date.now();
-      templates.forEach((t, position) =>
-        store.templates.upsert(
-          {
-            company_id: channel.company_id,
-            channel_id: channel.id,
-            name: t.name,
-            body: t.body,
-            biz_template_id: t.id,
-            language: t.language,
-            substitutions_count: substitutionsCount(t.body),
-            header_content_type: t.header_content_type,
-            header: t.header,
-            namespace: t.namespace,
-            position,
-          },
-          now,
-        ),
-      );
-      return {
-        synced: templates.length,
-        removed: store.templates.removeOthers(
-          channel.id,
-          templates.map((t) => t.id),
-        ),
-      };
-    });
+    return storeSyncedTemplates(this.deps.store, channel, templates);
   }
 
   /** Sync after create, in the background: the channel exists whatever the provider answers. */
@@ -291,11 +264,4 @@ function signalOf(start: ConnectionStart): ConnectionSignal {
   if (start.code !== undefined) signal.code = start.code;
   if (start.oauth_provider_url !== undefined) signal.oauth_provider_url = start.oauth_provider_url;
   return signal;
-}
-
-/** The number of substitutions a body takes: its highest `{{n}}` marker (0 without markers). */
-export function substitutionsCount(body: string): number {
-  let highest = 0;
-  for (const match of body.matchAll(/\{\{\s*(\d+)\s*\}\}/g)) highest = Math.max(highest, Number(match[1]));
-  return highest;
 }

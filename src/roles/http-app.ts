@@ -42,7 +42,6 @@ import { EVENT_CATALOG } from '../../schemas/events/catalog.js';
 import { packageVersion } from '../openapi/version.js';
 import type { Store } from '../store/store.js';
 import type { StreamClientHealth } from '../streams/stream.js';
-import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { Metrics } from '../metrics/metrics.js';
 import { authenticate } from '../http/authenticate.js';
 import { AuthThrottle } from '../http/auth-throttle.js';
@@ -57,6 +56,7 @@ import { requestLog } from '../http/request-log.js';
 import { AssetFolder, webDir, webSecurityHeaders } from '../http/web-assets.js';
 import { traceRequests } from '../http/trace-requests.js';
 import { isTracing } from '../tracing/tracer.js';
+import { healthAndMetricsRoutes } from './health-and-metrics.js';
 
 export interface AppDeps {
   store: Store;
@@ -71,53 +71,6 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Kafka mode: the stream clients being recreated and how many were (shown at /healthz). */
   streamClients?: () => StreamClientHealth;
-}
-
-/**
- * The Kafka clients of /healthz: each one being recreated (which, for how long, why) and the count
- * of clients closed and replaced since the start. The answer stays 200 while one is recreated: the
- * process heals itself, and a restart by an orchestrator would only add a second interruption.
- */
-export function kafkaClients(health: StreamClientHealth) {
-  const now = Date.now();
-  return {
-    recovering: health.recovering.map((r) => ({
-      client: r.client,
-      name: r.name,
-      reason: r.reason,
-      for_ms: Math.max(0, now - r.since),
-    })),
-    recreated: health.recreated,
-  };
-}
-
-/** Relay lag: outbox rows not yet published to their stream, and how old the oldest is. */
-function outboxLag(store: Store): { pending: number; oldest_pending_age_ms: number | null } {
-  const { pending, oldestCreatedAt } = store.outbox.lag();
-  return {
-    pending,
-    oldest_pending_age_ms: oldestCreatedAt === null ? null : Math.max(0, Date.now() - oldestCreatedAt),
-  };
-}
-
-/**
- * Prometheus metrics: behind GATEWAY_METRICS_TOKEN, else the admin token, else open like /healthz.
- * Wrong tokens are counted and slowed by the process's throttle, with the admin API's and the console's.
- */
-export function metricsAuth(
-  config: Pick<Config, 'metricsToken' | 'adminToken'>,
-  throttle: AuthThrottle,
-): Middleware<AppState>[] {
-  if (config.metricsToken !== null)
-    return [
-      authenticateAdmin(config.metricsToken, {
-        setting: 'GATEWAY_METRICS_TOKEN',
-        what: 'metrics token',
-        throttle,
-        face: 'metrics',
-      }),
-    ];
-  return config.adminToken !== null ? [authenticateAdmin(config.adminToken, { throttle, face: 'metrics' })] : [];
 }
 
 /**
@@ -208,24 +161,7 @@ export function createApp({
     ctx.body = openApi;
   });
 
-  router.get('/healthz', (ctx) => {
-    const { error, ...health } = store.health();
-    // The store's own error text stays in the log: the health answer is public.
-    if (error !== undefined) ctx.state.log.error({ error }, 'store health check failed');
-    ctx.status = health.status === 'ok' ? 200 : 503;
-    ctx.body = {
-      status: health.status,
-      store: health,
-      outbox: health.status === 'ok' ? outboxLag(store) : null,
-      ...(streamClients === undefined ? {} : { kafka_clients: kafkaClients(streamClients()) }),
-    };
-  });
-
-  router.get('/metrics', ...metricsAuth(config, guessing), async (ctx) => {
-    const { contentType, text } = await metrics.scrape();
-    ctx.type = contentType;
-    ctx.body = text;
-  });
+  healthAndMetricsRoutes(router, { store, config, throttle: guessing, metrics, streamClients });
 
   // The presenters whose objects carry the gateway's addresses, made once for every face.
   const presenters = createPresenters(publicUrls(config.publicUrl));

@@ -1,7 +1,7 @@
 import { CONSUMER_GROUP, STREAM } from '../streams/catalog.js';
 import type { Store } from '../store/store.js';
 import type { StreamBus, StreamPosition } from '../streams/stream.js';
-import type { MetricSources } from '../metrics/metrics.js';
+import type { MetricSources } from '../metrics/state-gauges.js';
 
 /** The consumer groups whose lag the core reports: the dispatcher's, the senders' and the core's own. */
 export const CONSUMER_POSITIONS: readonly StreamPosition[] = [

@@ -9,7 +9,7 @@ import { requestLog } from '../http/request-log.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { StreamClientHealth } from '../streams/stream.js';
-import { kafkaClients, metricsAuth } from './http-app.js';
+import { kafkaClients, metricsAuth } from './health-and-metrics.js';
 import { AuthThrottle } from '../http/auth-throttle.js';
 
 /**
