@@ -10,11 +10,14 @@
 //                                         batch's offset is committed once onBatch resolved
 //   requests                           { produce, fetch, commit }: requests sent so far
 //
-// kafkajs: the node_modules one. platformatic: @platformatic/kafka, not a dependency of the project,
-// loaded from PLATFORMATIC_KAFKA_DIR (the package's folder, e.g. /tmp/pk/node_modules/@platformatic/kafka).
+// kafkajs: the node_modules one, with the gateway's mend of its idle timer loop as Kafka mode runs it
+// (src/streams/kafka/idle-request-queue.ts, taken from dist/: needs a build).
+// platformatic: @platformatic/kafka, not a dependency of the project, loaded from
+// PLATFORMATIC_KAFKA_DIR (the package's folder, e.g. /tmp/pk/node_modules/@platformatic/kafka).
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import kafkajs from 'kafkajs';
+import { mendIdleRequestQueue } from '../../../dist/src/streams/kafka/idle-request-queue.js';
 
 export const CLIENTS = ['kafkajs', 'platformatic'];
 
@@ -34,6 +37,7 @@ export async function transportClient(name, brokers, id) {
 }
 
 function kafkajsClient(brokers, id) {
+  mendIdleRequestQueue();
   const kafka = new kafkajs.Kafka({ clientId: id, brokers: [brokers], logLevel: kafkajs.logLevel.NOTHING });
   const requests = { produce: 0, fetch: 0, commit: 0 };
   return {
