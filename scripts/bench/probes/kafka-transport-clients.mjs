@@ -11,13 +11,15 @@
 //   requests                           { produce, fetch, commit }: requests sent so far
 //
 // kafkajs: the node_modules one, with the gateway's mend of its idle timer loop as Kafka mode runs it
-// (src/streams/kafka/idle-request-queue.ts, taken from dist/: needs a build).
+// (src/streams/kafka/idle-request-queue.ts) and the gateway's topic creation (kafka-topics.ts), both
+// taken from dist/: needs a build.
 // platformatic: @platformatic/kafka, not a dependency of the project, loaded from
 // PLATFORMATIC_KAFKA_DIR (the package's folder, e.g. /tmp/pk/node_modules/@platformatic/kafka).
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import kafkajs from 'kafkajs';
 import { mendIdleRequestQueue } from '../../../dist/src/streams/kafka/idle-request-queue.js';
+import { ensureTopics } from '../../../dist/src/streams/kafka/kafka-topics.js';
 
 export const CLIENTS = ['kafkajs', 'platformatic'];
 
@@ -42,15 +44,13 @@ function kafkajsClient(brokers, id) {
   const requests = { produce: 0, fetch: 0, commit: 0 };
   return {
     requests,
-    async createTopics(topics, partitions) {
-      const admin = kafka.admin();
-      await admin.connect();
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: topics.map((topic) => ({ topic, numPartitions: partitions })),
-      });
-      await admin.disconnect();
-    },
+    // As the gateway creates them: its wait for the leaders is tried again while the broker answers
+    // that it does not host a new topic yet.
+    createTopics: (topics, partitions) =>
+      ensureTopics(
+        kafka,
+        topics.map((topic) => ({ topic, numPartitions: partitions })),
+      ),
     async producer() {
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
