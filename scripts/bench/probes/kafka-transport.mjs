@@ -1,218 +1,159 @@
 #!/usr/bin/env node
-// What Kafka mode's transport alone costs per event on these cores: the least kafkajs code for the
+// What Kafka mode's transport alone costs per event on these cores: the least client code for the
 // round trip Kafka mode adds to an event's delivery, with nothing else in it (no HTTP, no store).
 // A "core" process publishes delivery jobs of about the daemon's size (1.2 kB of JSON, 32 keys,
 // packed up to 64 to a record per partition, idempotent, acks -1, as src/streams/kafka/kafka-records.ts
-// packs them); a "worker" process consumes them, parses each and publishes one attempt record
-// (about 300 B) per job, packed the same way; the core consumes the records. Prints the round trips
-// per second and the CPU per job of the core, the worker and the broker: the least Kafka mode can
-// spend per event beside the embedded daemon's work.
+// packs them); a "worker" process consumes them in a group, parses each and publishes one attempt
+// record (about 300 B) per job, packed the same way; the core consumes the records in a group. Each
+// batch's offset is committed once it was handled. Prints the round trips per second and the CPU per
+// job of the core, the worker and the broker (the least Kafka mode can spend per event beside the
+// embedded daemon's work), and the requests per 1000 jobs each end sent (produce, fetch, commit).
 //
-//   node scripts/bench/probes/kafka-transport.mjs [seconds=10]
+//   node scripts/bench/probes/kafka-transport.mjs [seconds=10] [turns=1]
+//   TRANSPORT_CLIENTS=kafkajs,platformatic PLATFORMATIC_KAFKA_DIR=/tmp/pk/node_modules/@platformatic/kafka \
+//     node scripts/bench/probes/kafka-transport.mjs 10 3
+//
+// TRANSPORT_CLIENTS names the client libraries (kafka-transport-clients.mjs), default kafkajs: each
+// turn runs each of them once, in the order given (A B A B ...), on the same broker, fresh topics and
+// groups and fresh core and worker processes for each run. With two clients it ends with the second's
+// CPU per job over the first's, per turn and process, and their median over the turns.
+// @platformatic/kafka is not a dependency of the project: install it outside the repo and name its
+// folder in PLATFORMATIC_KAFKA_DIR.
 //
 // Uses the test broker (scripts/kafka/kafka.sh, leased for the run). After a warm-up of 5 s the load
 // keeps TRANSPORT_WINDOW jobs (default 256) whose record has not come back in flight, published
 // TRANSPORT_BATCH at a time (default 32, a group commit's worth under load).
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import kafkajs from 'kafkajs';
 import { sleep, testBroker } from '../suite/lib.mjs';
 import { cpuMsOf } from '../suite/proc-stats.mjs';
+import { checkClients } from './kafka-transport-clients.mjs';
+import { message } from './kafka-transport-ends.mjs';
 
-const { Kafka, logLevel } = kafkajs;
-const PARTITIONS = 6;
-const KEYS = 32;
-const PACK = 64;
-/** Jobs whose record has not come back, at most; jobs per publish (a group commit's worth). */
-const WINDOW = Number(process.env.TRANSPORT_WINDOW ?? 256);
-const BATCH = Number(process.env.TRANSPORT_BATCH ?? 32);
+const WARM_UP_MS = 5_000;
+const PROCESSES = ['core', 'worker', 'broker'];
+const ENDS = fileURLToPath(new URL('./kafka-transport-ends.mjs', import.meta.url));
 
-const [role, ...args] = process.argv.slice(2);
-if (role === '--worker') await worker(args[0], args[1]);
-else await core(Number(role ?? 10));
+const [seconds = '10', turns = '1'] = process.argv.slice(2);
+await measure(Number(seconds), Number(turns));
 
-/** The messages of each partition, packed as JSON arrays of up to PACK texts. */
-function packed(texts, keyOf) {
-  const byPartition = new Map();
-  texts.forEach((text, index) => {
-    const partition = keyOf(index) % PARTITIONS;
-    const list = byPartition.get(partition) ?? [];
-    list.push(text);
-    byPartition.set(partition, list);
-  });
-  const messages = [];
-  for (const [partition, list] of byPartition) {
-    for (let from = 0; from < list.length; from += PACK)
-      messages.push({ partition, value: `[${list.slice(from, from + PACK).join(',')}]` });
+/** One run of `clientName`: its core and worker under load, measured over `seconds` after the warm-up. */
+async function run(clientName, brokers, brokerPid, seconds) {
+  const namespace = `transport-${process.pid}-${Date.now()}.`;
+  const children = [];
+  const start = (role) => {
+    const child = fork(ENDS, [role, clientName, brokers, namespace], { stdio: 'inherit' });
+    children.push(child);
+    return child;
+  };
+  try {
+    const coreProcess = start('--core');
+    await message('topics', coreProcess);
+    const workerProcess = start('--worker');
+    await message('ready', workerProcess);
+    coreProcess.send('start');
+    await message('loading', coreProcess);
+    await sleep(WARM_UP_MS);
+    const pids = { core: coreProcess.pid, worker: workerProcess.pid, broker: brokerPid };
+    const sample = async () => {
+      const [coreCounts, workerCounts] = await Promise.all(
+        [coreProcess, workerProcess].map((child) => {
+          const answer = message('count', child);
+          child.send('count');
+          return answer;
+        }),
+      );
+      const cpu = Object.fromEntries(PROCESSES.map((name) => [name, cpuMsOf(pids[name])]));
+      return {
+        at: performance.now(),
+        cpu,
+        answered: coreCounts.answered,
+        core: coreCounts.requests,
+        worker: workerCounts.requests,
+      };
+    };
+    const before = await sample();
+    await sleep(seconds * 1000);
+    const after = await sample();
+    const jobs = after.answered - before.answered;
+    const perJob = (ms) => (ms * 1000) / jobs;
+    const per1000 = (end) =>
+      Object.fromEntries(
+        Object.keys(after[end]).map((kind) => [kind, ((after[end][kind] - before[end][kind]) * 1000) / jobs]),
+      );
+    return {
+      jobs,
+      elapsed: (after.at - before.at) / 1000,
+      cpu: Object.fromEntries(PROCESSES.map((name) => [name, perJob(after.cpu[name] - before.cpu[name])])),
+      requests: { core: per1000('core'), worker: per1000('worker') },
+    };
+  } finally {
+    await Promise.all(
+      children.map(async (child) => {
+        if (child.exitCode !== null) return;
+        const stopped = message('stopped', child).catch(() => {});
+        child.send('stop');
+        await Promise.race([stopped, sleep(10_000)]);
+        child.kill();
+      }),
+    );
   }
-  return messages;
 }
 
-function client(brokers, id) {
-  return new Kafka({ clientId: id, brokers: [brokers], logLevel: logLevel.NOTHING });
-}
-
-async function producerOf(kafka) {
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
-  return producer;
-}
-
-/** Consumes jobs, answers each with its attempt record. */
-async function worker(brokers, namespace) {
-  const kafka = client(brokers, 'transport-worker');
-  const producer = await producerOf(kafka);
-  const consumer = kafka.consumer({ groupId: `${namespace}worker` });
-  await consumer.connect();
-  await consumer.subscribe({ topic: `${namespace}jobs`, fromBeginning: true });
-  await consumer.run({
-    partitionsConsumedConcurrently: PARTITIONS,
-    eachBatch: async ({ batch }) => {
-      const records = [];
-      const companies = [];
-      for (const message of batch.messages) {
-        for (const job of JSON.parse(message.value.toString())) {
-          companies.push(job.event.company_id);
-          records.push(
-            JSON.stringify({
-              id: `att_${job.delivery_id}`,
-              delivery_id: job.delivery_id,
-              company_id: job.event.company_id,
-              endpoint_id: job.endpoint.id,
-              number: 1,
-              step: 1,
-              trigger: 'auto',
-              started_at: Date.now(),
-              duration_ms: 2,
-              status_code: 200,
-              response_body: '{"ok":true}',
-              error: null,
-              outcome: 'delivered',
-              next_attempt_at: null,
-              event_created_at: job.event.created_at,
-            }),
-          );
-        }
-      }
-      await producer.send({ topic: `${namespace}records`, acks: -1, messages: packed(records, (i) => companies[i]) });
-    },
-  });
-  process.send?.('ready');
-}
-
-/** Publishes jobs with WINDOW in flight, counts the records that come back; measures the three processes. */
-async function core(seconds) {
+/** Runs each client of TRANSPORT_CLIENTS once per turn, prints each run and, for two clients, the ratios. */
+async function measure(seconds, turns) {
+  const clients = (process.env.TRANSPORT_CLIENTS ?? 'kafkajs').split(',').map((name) => name.trim());
+  await checkClients(clients);
   const broker = testBroker();
   if (broker.run('start').status !== 0)
     throw new Error('the Kafka test broker could not be started (scripts/kafka/kafka.sh start)');
-  const { brokers } = broker;
-  const namespace = `transport-${process.pid}-${Date.now()}.`;
-  const kafka = client(brokers, 'transport-core');
-  let child;
+  const results = clients.map(() => []);
   try {
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: ['jobs', 'records'].map((name) => ({ topic: `${namespace}${name}`, numPartitions: PARTITIONS })),
-    });
-    await admin.disconnect();
-    child = fork(fileURLToPath(import.meta.url), ['--worker', brokers, namespace], { stdio: 'inherit' });
-    await new Promise((resolve, reject) => {
-      child.once('message', resolve);
-      child.once('exit', (code) => reject(new Error(`the worker exited (${code})`)));
-    });
-    const producer = await producerOf(kafka);
-    const consumer = kafka.consumer({ groupId: `${namespace}core` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: `${namespace}records`, fromBeginning: true });
-    let sent = 0;
-    let answered = 0;
-    let wake = () => {};
-    await consumer.run({
-      partitionsConsumedConcurrently: PARTITIONS,
-      eachBatch: async ({ batch }) => {
-        for (const message of batch.messages) answered += JSON.parse(message.value.toString()).length;
-        wake();
-      },
-    });
-    let running = true;
-    const load = (async () => {
-      while (running) {
-        if (sent - answered >= WINDOW) {
-          await new Promise((resolve) => (wake = resolve));
-          continue;
-        }
-        const count = Math.min(BATCH, WINDOW - (sent - answered));
-        const jobs = Array.from({ length: count }, (_, i) => jobText(sent + i));
-        sent += count;
-        await producer.send({
-          topic: `${namespace}jobs`,
-          acks: -1,
-          messages: packed(jobs, (i) => (sent - count + i) % KEYS),
-        });
+    for (let turn = 1; turn <= turns; turn += 1) {
+      for (const [index, name] of clients.entries()) {
+        const result = await run(name, broker.brokers, broker.pid(), seconds);
+        results[index].push(result);
+        console.log(`turn ${turn} ${describe(name, result)}`);
       }
-    })();
-    await sleep(5_000);
-    const pids = { core: process.pid, worker: child.pid, broker: broker.pid() };
-    const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
-    const answered0 = answered;
-    const started = performance.now();
-    await sleep(seconds * 1000);
-    const jobs = answered - answered0;
-    const elapsed = (performance.now() - started) / 1000;
-    const cpu = Object.entries(pids).map(([name, pid]) => [name, ((cpuMsOf(pid) - before[name]) * 1000) / jobs]);
-    running = false;
-    wake();
-    await load;
-    console.log(
-      `kafka transport: ${jobs} jobs and their records in ${elapsed.toFixed(1)} s = ${(jobs / elapsed).toFixed(0)} round trips/s`,
-    );
-    console.log(
-      `CPU per job: ${cpu.map(([name, us]) => `${name} ${us.toFixed(0)} µs`).join(', ')}; all three ${cpu.reduce((sum, [, us]) => sum + us, 0).toFixed(0)} µs`,
-    );
-    await consumer.disconnect();
-    await producer.disconnect();
+    }
   } finally {
-    child?.kill();
     broker.run('release');
   }
+  if (clients.length !== 2) return;
+  console.log(`${clients[1]}/${clients[0]}, CPU per job:`);
+  const ratios = results[1].map((second, turn) => {
+    const first = results[0][turn];
+    return Object.fromEntries([...PROCESSES, 'all'].map((name) => [name, cpuOf(second, name) / cpuOf(first, name)]));
+  });
+  ratios.forEach((ratio, turn) => console.log(`  turn ${turn + 1}: ${ratioLine(ratio)}`));
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+  const medians = Object.fromEntries(Object.keys(ratios[0]).map((name) => [name, median(ratios.map((r) => r[name]))]));
+  console.log(`  median: ${ratioLine(medians)}`);
 }
 
-/** A delivery job of about the daemon's size: a message event of 1 kB with its endpoint. */
-function jobText(n) {
-  const company = n % KEYS;
-  const event = {
-    id: `evt_${n.toString(16).padStart(16, '0')}`,
-    company_id: company,
-    name: 'message.create',
-    created_at: new Date().toISOString(),
-    body: {
-      id: `evt_${n}`,
-      event: 'create',
-      type: 'message',
-      created_at: new Date().toISOString(),
-      object: {
-        id: n,
-        conversation_id: n % 10_000,
-        company_id: company,
-        text: `b:${n}:${'x'.repeat(600)}`,
-        contact: { id: n % 10_000, name: 'Sender' },
-      },
-    },
-  };
-  const endpoint = {
-    id: company,
-    url: `http://127.0.0.1:4000/hooks?c=${company}`,
-    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
-    ordering: 'default',
-  };
-  return JSON.stringify({
-    delivery_id: `dlv_${n.toString(16).padStart(16, '0')}`,
-    event,
-    endpoint,
-    attempt: 1,
-    step: 1,
-    trigger: 'auto',
-  });
+/** CPU per job of one process of a run, or of all three (`all`). */
+function cpuOf(result, name) {
+  return name === 'all' ? PROCESSES.reduce((sum, each) => sum + result.cpu[each], 0) : result.cpu[name];
+}
+
+function ratioLine(ratio) {
+  return Object.entries(ratio)
+    .map(([name, value]) => `${name} ${value.toFixed(2)}`)
+    .join(', ');
+}
+
+function describe(name, result) {
+  const cpu = PROCESSES.map((process) => `${process} ${result.cpu[process].toFixed(0)} µs`).join(', ');
+  const requests = ['core', 'worker']
+    .map(
+      (end) =>
+        `${end} ${Object.entries(result.requests[end])
+          .map(([kind, n]) => `${kind} ${n.toFixed(0)}`)
+          .join(' ')}`,
+    )
+    .join(', ');
+  return (
+    `${name}: ${result.jobs} jobs and their records in ${result.elapsed.toFixed(1)} s = ${(result.jobs / result.elapsed).toFixed(0)} round trips/s; ` +
+    `CPU per job: ${cpu}, all three ${cpuOf(result, 'all').toFixed(0)} µs; requests per 1000 jobs: ${requests}`
+  );
 }
