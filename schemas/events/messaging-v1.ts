@@ -1,5 +1,5 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import { eventId, unixSeconds, v1Time } from './fields.js';
+import { unixSeconds, v1Payload, v1Time } from './fields.js';
 
 /** An object of exactly these properties, every one required but the `optional` ones. */
 function closedObject<P extends Record<string, JSONSchema>>(properties: P, optional: readonly string[] = []) {
@@ -8,28 +8,6 @@ function closedObject<P extends Record<string, JSONSchema>>(properties: P, optio
     additionalProperties: false,
     required: Object.keys(properties).filter((name) => !optional.includes(name)),
     properties,
-  } as const;
-}
-
-/**
- * A v1 payload: `{id, type, event, company_id, created_at, data}` and nothing else. Beside the
- * documented fields, as on every v1 payload: our event id (the `webhook-id`), the company and when
- * it was written.
- */
-function v1Payload<E extends JSONSchema, D extends JSONSchema>(schemaId: string, type: string, event: E, data: D) {
-  return {
-    $id: schemaId,
-    type: 'object',
-    additionalProperties: false,
-    required: ['id', 'type', 'event', 'company_id', 'created_at', 'data'],
-    properties: {
-      id: eventId,
-      company_id: { type: 'integer' },
-      created_at: { type: 'string', format: 'date-time' },
-      type: { const: type },
-      event,
-      data,
-    },
   } as const;
 }
 
