@@ -1,13 +1,7 @@
 import type { JSONSchema } from 'json-schema-to-ts';
-import {
-  destinationRequired,
-  destinationType,
-  kafkaSettings,
-  rabbitmqSettings,
-  sqsSettings,
-} from './objects/destination.js';
+import { destinationRequired, kafkaSettings, rabbitmqSettings, sqsSettings } from './objects/destination.js';
 import { httpUrl } from './v2/common.js';
-import { eventTypes } from './v2/webhooks.js';
+import { destinationFields, eventTypes } from './v2/webhooks.js';
 
 /**
  * Request bodies and queries of the company portal's API (/portal/api, docs/console.md). The
@@ -27,11 +21,7 @@ export const portalWebhookCreateBody = {
   additionalProperties: false,
   allOf: destinationRequired,
   properties: {
-    type: destinationType,
-    url: httpUrl,
-    kafka: kafkaSettings,
-    rabbitmq: rabbitmqSettings,
-    sqs: sqsSettings,
+    ...destinationFields,
     event_types: eventTypes,
   },
 } as const satisfies JSONSchema;

@@ -20,8 +20,6 @@ import {
 /** The event names are the webhook object's (schemas/objects/webhook.ts); request bodies name them too. */
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../objects/webhook.js';
 
-/** Optional: the company is the path's, and a `company_id` sent beside it must name the same one. */
-
 /** null (or absent at creation): every event. */
 export const eventTypes = {
   type: ['array', 'null'],
@@ -64,6 +62,19 @@ const retrySchedule = {
 } as const;
 
 /**
+ * Where an endpoint delivers: its type (`webhook`, the default, `kafka`, `rabbitmq` or `sqs`:
+ * schemas/objects/destination.ts) and the target of each. Creation requires the type's own
+ * (destinationRequired); an update's settings replace the stored ones whole, credentials included.
+ */
+export const destinationFields = {
+  type: destinationType,
+  url: httpUrl,
+  kafka: kafkaSettings,
+  rabbitmq: rabbitmqSettings,
+  sqs: sqsSettings,
+} as const;
+
+/**
  * POST /api/p2/companies/<company_id>/webhooks. Created inactive unless `active` is true, as the
  * hosted service's pages document; activating it later sends the test POST first.
  */
@@ -73,12 +84,7 @@ export const webhookCreateBody = {
   allOf: destinationRequired,
   properties: {
     company_id: companyId,
-    /** `webhook` (the default), `kafka`, `rabbitmq` or `sqs` (schemas/objects/destination.ts). */
-    type: destinationType,
-    url: httpUrl,
-    kafka: kafkaSettings,
-    rabbitmq: rabbitmqSettings,
-    sqs: sqsSettings,
+    ...destinationFields,
     event_types: eventTypes,
     active: { type: 'boolean', default: false },
     ordering: { ...ordering, default: 'default' },
@@ -107,13 +113,8 @@ export const webhookUpdateBody = {
   type: 'object',
   properties: {
     company_id: companyId,
-    /** Chosen at creation: sent here, it must be the endpoint's own. */
-    type: destinationType,
-    url: httpUrl,
-    /** New settings replace the old ones whole, credentials included. */
-    kafka: kafkaSettings,
-    rabbitmq: rabbitmqSettings,
-    sqs: sqsSettings,
+    /** `type` is chosen at creation: sent here, it must be the endpoint's own. */
+    ...destinationFields,
     event_types: eventTypes,
     active: { type: 'boolean' },
     ordering,
