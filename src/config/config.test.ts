@@ -17,6 +17,7 @@ describe('loadConfig defaults (docs/design.md section 9)', () => {
       kafkaNamespace: '',
       kafkaSessionTimeoutMs: 10_000,
       kafkaHeartbeatIntervalMs: 1_000,
+      kafkaLingerMs: 5,
       shard: 0,
       shardSlots: 1,
       clusterShards: 1,
@@ -125,6 +126,7 @@ describe('loadConfig values', () => {
       GATEWAY_ADMIN_AUTH_GLOBAL_FAILURES: '50',
       GATEWAY_KAFKA_SESSION_TIMEOUT: '45s',
       GATEWAY_KAFKA_HEARTBEAT_INTERVAL: '3s',
+      GATEWAY_KAFKA_LINGER: '10ms',
       GATEWAY_SHARD: '2',
       GATEWAY_SHARD_SLOTS: '64',
       GATEWAY_CLUSTER_SHARDS: '3',
@@ -146,6 +148,7 @@ describe('loadConfig values', () => {
       kafkaNamespace: '',
       kafkaSessionTimeoutMs: 45_000,
       kafkaHeartbeatIntervalMs: 3_000,
+      kafkaLingerMs: 10,
       shard: 2,
       shardSlots: 64,
       clusterShards: 3,
@@ -474,6 +477,16 @@ describe('webhook dispatcher settings', () => {
     expect(problemsOf({ GATEWAY_WORKER_URLS: 'http://w:9464,tcp://x' })).toEqual([
       'GATEWAY_WORKER_URLS must be a comma-separated list of http(s) base URLs (bad: tcp://x)',
     ]);
+  });
+
+  it("reads the producers' linger, and refuses one that is not a duration up to 1s", () => {
+    expect(loadConfig({ GATEWAY_KAFKA_LINGER: '0' }).kafkaLingerMs).toBe(0);
+    expect(loadConfig({ GATEWAY_KAFKA_LINGER: '20ms' }).kafkaLingerMs).toBe(20);
+    for (const value of ['2s', 'soon', '-1ms']) {
+      expect(problemsOf({ GATEWAY_KAFKA_LINGER: value }), value).toEqual([
+        `GATEWAY_KAFKA_LINGER must be a duration up to 1s, such as 5ms, or 0 (got "${value}")`,
+      ]);
+    }
   });
 
   it("reads the consumers' session timeout and heartbeat interval, and refuses what a broker or kafkajs would", () => {

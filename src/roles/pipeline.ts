@@ -33,7 +33,10 @@ export type Role = 'all' | 'core' | 'worker';
 
 /** Kafka streams when GATEWAY_KAFKA_BROKERS is set, else the SQLite streams of the store. */
 export async function openStreamBus(
-  config: Pick<Config, 'kafkaBrokers' | 'kafkaNamespace' | 'kafkaSessionTimeoutMs' | 'kafkaHeartbeatIntervalMs'>,
+  config: Pick<
+    Config,
+    'kafkaBrokers' | 'kafkaNamespace' | 'kafkaSessionTimeoutMs' | 'kafkaHeartbeatIntervalMs' | 'kafkaLingerMs'
+  >,
   store: Store | null,
   logger: Logger,
   clock: Clock,
@@ -47,6 +50,7 @@ export async function openStreamBus(
         namespace: config.kafkaNamespace,
         sessionTimeoutMs: config.kafkaSessionTimeoutMs,
         heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
+        lingerMs: config.kafkaLingerMs,
         clock,
       },
       logger,

@@ -67,11 +67,11 @@ function fakeKafka(
   return { kafka, producers };
 }
 
-function publisherOf(kafka: Kafka) {
+function publisherOf(kafka: Kafka, lingerMs = 0) {
   const logger = createLogger('silent');
   const health = new KafkaClientHealth(logger);
   return {
-    publisher: new KafkaPublisher(kafka, new KafkaNames({ namespace: 'ns.' }), systemClock, health, logger),
+    publisher: new KafkaPublisher(kafka, new KafkaNames({ namespace: 'ns.' }), systemClock, health, logger, lingerMs),
     health,
   };
 }
@@ -213,6 +213,32 @@ describe('KafkaPublisher packing', () => {
       'id-q2',
       'id-q3',
     ]);
+  });
+});
+
+describe('KafkaPublisher with a linger', () => {
+  it('holds a publish for the linger, so the publishes of that time share its request', async () => {
+    const { kafka, producers } = fakeKafka(() => []);
+    const { publisher } = publisherOf(kafka, 50);
+    const first = publisher.publish('s', [message('k1')]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = publisher.publish('s', [message('k2')]);
+    await Promise.all([first, second]);
+    expect(producers).toHaveLength(1);
+    // One request for both; without the linger the first would have gone alone.
+    expect(producers[0]!.sent).toHaveLength(1);
+    expect(producers[0]!.sent[0]!.map((t) => t.topic)).toEqual(['ns.s']);
+  });
+
+  it('sends nothing before the linger ends, and publishes nothing once closed', async () => {
+    const { kafka, producers } = fakeKafka(() => []);
+    const { publisher } = publisherOf(kafka, 50);
+    const published = publisher.publish('s', [message('k1')]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(producers).toHaveLength(0);
+    await publisher.close();
+    await expect(published).rejects.toThrow('the Kafka publisher is closed');
+    expect(producers).toHaveLength(0);
   });
 });
 

@@ -40,6 +40,8 @@ export class KafkaPublisher {
     private readonly clock: Clock,
     private readonly health: KafkaClientHealth,
     private readonly logger: Logger,
+    /** How long a publish waits for others to share its request when no send is on its way (0: none). */
+    private readonly lingerMs = 0,
   ) {}
 
   /**
@@ -59,7 +61,10 @@ export class KafkaPublisher {
     const encoded = messages.map((m) => encodeMessage(m, now, active));
     return new Promise<void>((resolve, reject) => {
       this.outgoing.push({ topic: this.names.topic(stream), messages: encoded, resolve, reject });
-      if (!this.sending) void this.sendQueued();
+      if (this.sending) return;
+      this.sending = true;
+      if (this.lingerMs > 0) setTimeout(() => void this.sendQueued(), this.lingerMs);
+      else void this.sendQueued();
     });
   }
 
@@ -76,6 +81,11 @@ export class KafkaPublisher {
     this.sending = true;
     try {
       while (this.outgoing.length > 0) {
+        if (this.closed) {
+          const error = new Error('the Kafka publisher is closed');
+          this.outgoing.splice(0).forEach((item) => item.reject(error));
+          return;
+        }
         const batch = this.outgoing.splice(0);
         const byTopic = new Map<string, EncodedMessage[]>();
         for (const item of batch) {

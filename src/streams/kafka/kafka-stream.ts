@@ -34,6 +34,11 @@ export interface KafkaStreamOptions extends GroupTimings {
   connectionRetries?: number;
   /** Least time between two offset commits of a consumer (they gather meanwhile). Default 100 ms. */
   commitIntervalMs?: number;
+  /**
+   * How long a publish made while no send is on its way waits for others to share its produce
+   * request (Kafka's linger.ms). Default 0.
+   */
+  lingerMs?: number;
 }
 
 /**
@@ -66,7 +71,7 @@ export class KafkaStreamBus implements StreamBus {
     const names = new KafkaNames(options);
     this.health = new KafkaClientHealth(logger.child({ component: 'kafka-clients' }));
     this.topicAdmin = new KafkaTopicAdmin(kafka, names, options);
-    this.publisher = new KafkaPublisher(kafka, names, clock, this.health, logger);
+    this.publisher = new KafkaPublisher(kafka, names, clock, this.health, logger, options.lingerMs);
     this.consumers = new KafkaConsumers(kafka, names, options, clock, this.health, logger);
   }
 
