@@ -4,6 +4,9 @@
 // compare a change to the front (the old build copied aside first: cp -r dist /tmp/old-dist).
 //
 // Usage: node scripts/bench/probes/front-proxy.mjs [dist A=dist] [dist B=dist A] [rounds=4] [requests=10000] [rate=0]
+// A build named `bare` is the least proxy Node does with the same client: node:http's server
+// passing each request to an undici Pool and its answer back, with no routing, checks or metrics,
+// the floor under any front written in Node.
 // Prints, per round and build: the front's CPU per request (user+sys, µs) and requests/s. With a
 // rate (requests/s), the requests are sent at that pace (open loop, as bench scenario 9 sends its
 // callbacks) instead of as fast as the 32 connections go: a front that is not saturated wakes for
@@ -33,8 +36,37 @@ function serveShard() {
   server.listen(0, '127.0.0.1', () => process.send(server.address().port));
 }
 
+/** The bare proxy: each request's method, path, headers and body to the shard, its answer back. */
+async function serveBare(shardPort) {
+  const { Pool } = await import('undici');
+  const pool = new Pool(`http://127.0.0.1:${shardPort}`, { connections: 64 });
+  const server = http.createServer(async (req, res) => {
+    const headers = { ...req.headers };
+    delete headers.host;
+    delete headers.connection;
+    const answer = await pool.request({ method: req.method, path: req.url, headers, body: req });
+    const back = { ...answer.headers };
+    delete back.connection;
+    delete back['keep-alive'];
+    res.writeHead(answer.statusCode, back);
+    for await (const chunk of answer.body) res.write(chunk);
+    res.end();
+  });
+  listenAndReport(server);
+}
+
+/** Listens on a free port, tells the parent, and answers its CPU time when asked. */
+function listenAndReport(server) {
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+  process.on('message', () => {
+    const { user, system } = process.cpuUsage();
+    process.send({ cpu: user + system });
+  });
+}
+
 /** A front of the build in `dist` before the shard on `shardPort`; answers its CPU time when asked. */
 async function serveFront(dist, shardPort) {
+  if (dist.endsWith('/bare')) return serveBare(shardPort);
   const { Front } = await import(path.join(dist, 'src/front/front.js'));
   const { FrontMetrics } = await import(path.join(dist, 'src/front/front-metrics.js'));
   const { ShardSet } = await import(path.join(dist, 'src/front/shard-set.js'));
@@ -56,12 +88,7 @@ async function serveFront(dist, shardPort) {
     workerUrls: [],
     address: () => '',
   });
-  const server = http.createServer(front.listener);
-  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
-  process.on('message', () => {
-    const { user, system } = process.cpuUsage();
-    process.send({ cpu: user + system });
-  });
+  listenAndReport(http.createServer(front.listener));
 }
 
 const reply = (child, pick) =>
