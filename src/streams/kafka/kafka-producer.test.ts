@@ -230,6 +230,14 @@ describe('KafkaPublisher with a linger', () => {
     expect(producers[0]!.sent[0]!.map((t) => t.topic)).toEqual(['ns.s']);
   });
 
+  it('sends a queue that fills a request at once, without waiting for the linger', async () => {
+    const { kafka, producers } = fakeKafka(() => []);
+    const { publisher } = publisherOf(kafka, 60_000);
+    const many = Array.from({ length: 100 }, (_, n) => message(`k${n}`));
+    await publisher.publish('s', many);
+    expect(producers[0]!.sent).toHaveLength(1);
+  });
+
   it('sends nothing before the linger ends, and publishes nothing once closed', async () => {
     const { kafka, producers } = fakeKafka(() => []);
     const { publisher } = publisherOf(kafka, 50);

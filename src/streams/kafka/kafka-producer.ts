@@ -17,6 +17,12 @@ interface QueuedPublish {
 /** The producer's name in /healthz and the logs: a bus has one. */
 const PRODUCER = 'publisher';
 
+/**
+ * Messages queued that end a linger at once (Kafka's batch.size): a relay pass of a busy outbox
+ * fills a request by itself, and waiting would only add to its latency.
+ */
+const FULL_REQUEST_MESSAGES = 100;
+
 /** Times one batch is sent again at once, each time through a new producer, after fatal producer errors. */
 const FATAL_RESENDS = 3;
 
@@ -30,6 +36,9 @@ export class KafkaPublisher {
   private producer: Promise<Producer> | undefined;
   private readonly outgoing: QueuedPublish[] = [];
   private sending = false;
+  /** The linger of the publishes queued while no send is on its way. */
+  private lingering: NodeJS.Timeout | undefined;
+  private queuedMessages = 0;
   /** Set by close: a publish after it (a timer of a stopping process) must not connect a new producer. */
   private closed = false;
   private readonly placer = new PartitionPlacer();
@@ -48,7 +57,9 @@ export class KafkaPublisher {
    * Resolves once the broker acknowledged the messages (acks from all in-sync replicas). Publishes
    * made while a send is on its way go out together in the next one (one request for all of them,
    * in call order per topic): the idempotent producer has one request in flight at a time, so
-   * without this every publish would wait a round trip behind the previous one. The messages of a
+   * without this every publish would wait a round trip behind the previous one. A publish made while
+   * no send is on its way waits `lingerMs` for others to share its request, unless the queue already
+   * fills one (FULL_REQUEST_MESSAGES). The messages of a
    * partition in one send are packed into records (kafka-records.ts); the producer's partitioner
    * is kafkajs's default one, through the placer that learns the partition counts packing needs.
    */
@@ -61,16 +72,21 @@ export class KafkaPublisher {
     const encoded = messages.map((m) => encodeMessage(m, now, active));
     return new Promise<void>((resolve, reject) => {
       this.outgoing.push({ topic: this.names.topic(stream), messages: encoded, resolve, reject });
+      this.queuedMessages += encoded.length;
       if (this.sending) return;
-      this.sending = true;
-      if (this.lingerMs > 0) setTimeout(() => void this.sendQueued(), this.lingerMs);
-      else void this.sendQueued();
+      if (this.lingerMs > 0 && this.queuedMessages < FULL_REQUEST_MESSAGES) {
+        this.lingering ??= setTimeout(() => void this.sendQueued(), this.lingerMs);
+        return;
+      }
+      void this.sendQueued();
     });
   }
 
   /** Disconnects the producer if one was started (a producer that failed to connect is skipped). */
   async close(): Promise<void> {
     this.closed = true;
+    // Publishes still lingering fail now rather than when their timer fires.
+    if (this.lingering !== undefined) void this.sendQueued();
     const producer = await this.producer?.catch(() => undefined);
     await producer?.disconnect().catch(() => {});
     this.producer = undefined;
@@ -78,6 +94,8 @@ export class KafkaPublisher {
 
   /** Sends the queue in one sendBatch per round until it is empty; each caller learns its batch's outcome. */
   private async sendQueued(): Promise<void> {
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
     this.sending = true;
     try {
       while (this.outgoing.length > 0) {
@@ -87,6 +105,7 @@ export class KafkaPublisher {
           return;
         }
         const batch = this.outgoing.splice(0);
+        this.queuedMessages = 0;
         const byTopic = new Map<string, EncodedMessage[]>();
         for (const item of batch) {
           const list = byTopic.get(item.topic) ?? [];
