@@ -11,7 +11,7 @@ import {
   type ProducerConfig,
   type TopicMessages,
 } from 'kafkajs';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../log.js';
 import { KafkaClientHealth } from './kafka-health.js';
 import { KafkaNames } from './kafka-offsets.js';
@@ -217,35 +217,44 @@ describe('KafkaPublisher packing', () => {
 });
 
 describe('KafkaPublisher with a linger', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('holds a publish for the linger, so the publishes of that time share its request', async () => {
     const { kafka, producers } = fakeKafka(() => []);
-    const { publisher } = publisherOf(kafka, 50);
+    const { publisher } = publisherOf(kafka, 5);
     const first = publisher.publish('s', [message('k1')]);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await vi.advanceTimersByTimeAsync(4);
+    expect(producers).toHaveLength(0);
     const second = publisher.publish('s', [message('k2')]);
+    await vi.advanceTimersByTimeAsync(1);
     await Promise.all([first, second]);
-    expect(producers).toHaveLength(1);
     // One request for both; without the linger the first would have gone alone.
+    expect(producers).toHaveLength(1);
     expect(producers[0]!.sent).toHaveLength(1);
     expect(producers[0]!.sent[0]!.map((t) => t.topic)).toEqual(['ns.s']);
   });
 
   it('sends a queue that fills a request at once, without waiting for the linger', async () => {
     const { kafka, producers } = fakeKafka(() => []);
-    const { publisher } = publisherOf(kafka, 60_000);
+    const { publisher } = publisherOf(kafka, 5);
     const many = Array.from({ length: 100 }, (_, n) => message(`k${n}`));
     await publisher.publish('s', many);
     expect(producers[0]!.sent).toHaveLength(1);
   });
 
-  it('sends nothing before the linger ends, and publishes nothing once closed', async () => {
+  it('fails the publishes still lingering when closed, and connects no producer for them', async () => {
     const { kafka, producers } = fakeKafka(() => []);
-    const { publisher } = publisherOf(kafka, 50);
+    const { publisher } = publisherOf(kafka, 5);
     const published = publisher.publish('s', [message('k1')]);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(producers).toHaveLength(0);
+    const outcome = expect(published).rejects.toThrow('the Kafka publisher is closed');
     await publisher.close();
-    await expect(published).rejects.toThrow('the Kafka publisher is closed');
+    await outcome;
+    await vi.advanceTimersByTimeAsync(10);
     expect(producers).toHaveLength(0);
   });
 });
