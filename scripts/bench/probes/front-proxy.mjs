@@ -6,12 +6,15 @@
 // Usage: node scripts/bench/probes/front-proxy.mjs [dist A=dist] [dist B=dist A] [rounds=4] [requests=10000] [rate=0]
 // A build named `bare` is the least proxy Node does with the same client: node:http's server
 // passing each request to an undici Pool and its answer back, with no routing, checks or metrics,
-// the floor under any front written in Node.
+// the floor under any front written in Node. A build named `haproxy` is Debian's HAProxy with one
+// thread and keep-alive to the shard: the same hop outside Node.
 // Prints, per round and build: the front's CPU per request (user+sys, µs) and requests/s. With a
 // rate (requests/s), the requests are sent at that pace (open loop, as bench scenario 9 sends its
 // callbacks) instead of as fast as the 32 connections go: a front that is not saturated wakes for
 // nearly every request, and costs several times more per request than one that is.
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +104,72 @@ const reply = (child, pick) =>
     }),
   );
 
+/** A Node front (a build, or `bare`) in a child process: its port, its CPU time (µs) when asked, its stop. */
+async function startNodeFront(self, dist, shardPort) {
+  const child = fork(self, ['front', path.resolve(ROOT, dist), String(shardPort)]);
+  const { port } = await reply(child, (m) => m.port !== undefined);
+  return {
+    port,
+    cpu: async () => {
+      child.send('cpu');
+      return (await reply(child, (m) => m.cpu !== undefined)).cpu;
+    },
+    stop: () => child.kill(),
+  };
+}
+
+/**
+ * HAProxy (Debian's `haproxy`) as the proxy, one thread, keep-alive to the shard: what an HTTP hop
+ * costs outside Node, read from /proc (10 ms ticks, so give it enough requests).
+ */
+async function startHaproxy(shardPort) {
+  const port = await new Promise((resolve) => {
+    const probe = http.createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  const config = [
+    'global',
+    '  nbthread 1',
+    'defaults',
+    '  mode http',
+    '  timeout connect 1s',
+    '  timeout client 30s',
+    '  timeout server 30s',
+    '  http-reuse always',
+    'frontend front',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend shard',
+    'backend shard',
+    `  server shard 127.0.0.1:${shardPort}`,
+  ].join('\n');
+  const file = path.join(os.tmpdir(), `front-proxy-haproxy-${process.pid}.cfg`);
+  fs.writeFileSync(file, `${config}\n`);
+  const child = spawn('haproxy', ['-db', '-f', file], { stdio: 'inherit' });
+  for (let tries = 0; ; tries++) {
+    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (tries > 50) throw new Error("haproxy did not start (is Debian's haproxy installed?)");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const ticks = 1e6 / 100;
+  return {
+    port,
+    cpu: async () => {
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * ticks;
+    },
+    stop: () => {
+      child.kill();
+      fs.rmSync(file, { force: true });
+    },
+  };
+}
+
 async function compare([a = 'dist', b = a, rounds = '4', requests = '10000', rate = '0']) {
   const { Pool } = await import('undici');
   const self = fileURLToPath(import.meta.url);
@@ -118,8 +187,8 @@ async function compare([a = 'dist', b = a, rounds = '4', requests = '10000', rat
   };
   const body = Buffer.from(JSON.stringify(message));
   const measure = async (dist) => {
-    const front = fork(self, ['front', path.resolve(ROOT, dist), String(shardPort)]);
-    const { port } = await reply(front, (m) => m.port !== undefined);
+    const front = dist === 'haproxy' ? await startHaproxy(shardPort) : await startNodeFront(self, dist, shardPort);
+    const { port } = front;
     const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 32 });
     const send = async (count) => {
       let sent = 0;
@@ -141,10 +210,7 @@ async function compare([a = 'dist', b = a, rounds = '4', requests = '10000', rat
         }),
       );
     };
-    const cpu = async () => {
-      front.send('cpu');
-      return (await reply(front, (m) => m.cpu !== undefined)).cpu;
-    };
+    const cpu = () => front.cpu();
     await send(3000);
     const before = await cpu();
     const started = performance.now();
@@ -152,7 +218,7 @@ async function compare([a = 'dist', b = a, rounds = '4', requests = '10000', rat
     const seconds = (performance.now() - started) / 1000;
     const used = (await cpu()) - before;
     await pool.close();
-    front.kill();
+    front.stop();
     return { us: used / Number(requests), rate: Number(requests) / seconds };
   };
   const runs = { A: [], B: [] };
