@@ -38,7 +38,6 @@ export class KafkaPublisher {
   private sending = false;
   /** The linger of the publishes queued while no send is on its way. */
   private lingering: NodeJS.Timeout | undefined;
-  private queuedMessages = 0;
   /** Set by close: a publish after it (a timer of a stopping process) must not connect a new producer. */
   private closed = false;
   private readonly placer = new PartitionPlacer();
@@ -72,9 +71,8 @@ export class KafkaPublisher {
     const encoded = messages.map((m) => encodeMessage(m, now, active));
     return new Promise<void>((resolve, reject) => {
       this.outgoing.push({ topic: this.names.topic(stream), messages: encoded, resolve, reject });
-      this.queuedMessages += encoded.length;
       if (this.sending) return;
-      if (this.lingerMs > 0 && this.queuedMessages < FULL_REQUEST_MESSAGES) {
+      if (this.lingerMs > 0 && this.queuedMessageCount() < FULL_REQUEST_MESSAGES) {
         this.lingering ??= setTimeout(() => void this.sendQueued(), this.lingerMs);
         return;
       }
@@ -92,6 +90,13 @@ export class KafkaPublisher {
     this.producer = undefined;
   }
 
+  /** Messages of the publishes waiting for the next send (a few during a linger). */
+  private queuedMessageCount(): number {
+    let count = 0;
+    for (const item of this.outgoing) count += item.messages.length;
+    return count;
+  }
+
   /** Sends the queue in one sendBatch per round until it is empty; each caller learns its batch's outcome. */
   private async sendQueued(): Promise<void> {
     clearTimeout(this.lingering);
@@ -105,7 +110,6 @@ export class KafkaPublisher {
           return;
         }
         const batch = this.outgoing.splice(0);
-        this.queuedMessages = 0;
         const byTopic = new Map<string, EncodedMessage[]>();
         for (const item of batch) {
           const list = byTopic.get(item.topic) ?? [];
