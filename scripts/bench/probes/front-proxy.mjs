@@ -18,8 +18,8 @@ import os from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+import { freePort, ROOT } from '../suite/lib.mjs';
+import { cpuMsOf } from '../suite/proc-stats.mjs';
 const [role, ...rest] = process.argv.slice(2);
 
 /** A core reduced to its answer to a callback: reads the body, answers 200 with a small JSON. */
@@ -123,12 +123,7 @@ async function startNodeFront(self, dist, shardPort) {
  * costs outside Node, read from /proc (10 ms ticks, so give it enough requests).
  */
 async function startHaproxy(shardPort) {
-  const port = await new Promise((resolve) => {
-    const probe = http.createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address();
-      probe.close(() => resolve(free));
-    });
-  });
+  const port = await freePort();
   const config = [
     'global',
     '  nbthread 1',
@@ -156,13 +151,9 @@ async function startHaproxy(shardPort) {
     if (tries > 50) throw new Error("haproxy did not start (is Debian's haproxy installed?)");
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const ticks = 1e6 / 100;
   return {
     port,
-    cpu: async () => {
-      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * ticks;
-    },
+    cpu: async () => cpuMsOf(child.pid) * 1000,
     stop: () => {
       child.kill();
       fs.rmSync(file, { force: true });
