@@ -1,15 +1,22 @@
 import net from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
 import { KafkaStreamBus } from '../../src/streams/kafka/kafka-stream.js';
 import { eventually, memoryLogger } from '../helpers/wait.js';
 import { streamConformance } from './conformance.js';
 
-// Against the real broker of test/global-setup.ts; every test uses its own topics and groups.
+// Against the real broker of test/global-setup.ts; every test uses its own topics and groups. The
+// publishes linger as a daemon's do (GATEWAY_KAFKA_LINGER's default).
 streamConformance(
   'Kafka',
   async (clock) => {
     const bus = new KafkaStreamBus(
-      { brokers: inject('kafkaBrokers').split(','), clock, clientId: 'conformance' },
+      {
+        brokers: inject('kafkaBrokers').split(','),
+        clock,
+        clientId: 'conformance',
+        lingerMs: loadConfig({}).kafkaLingerMs,
+      },
       memoryLogger().logger,
     );
     return { bus, close: () => bus.close() };
