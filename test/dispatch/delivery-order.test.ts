@@ -7,6 +7,7 @@ import { systemClock } from '../../src/streams/stream.js';
 import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { emitEvent, insertCompany } from '../helpers/pipeline.js';
 import { startReceiver, type Answer } from '../helpers/receiver.js';
+import { startTimingReceiver } from '../helpers/timing-receiver.js';
 import { eventually } from '../helpers/wait.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -125,17 +126,9 @@ describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (
   it('rate limit: paces an endpoint to its deliveries per second, replays included, and slows down on 429 with Retry-After', async () => {
     const gw = await setup(mode);
     const company = insertCompany(gw.store);
-    let secret = '';
-    const arrivals: number[] = [];
-    const r = await receiver(
-      () => secret,
-      (n) => {
-        arrivals.push(performance.now());
-        return n === 6 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 };
-      },
-    );
+    const r = await startTimingReceiver({ 6: { status: 429, headers: { 'retry-after': '2' } } });
+    cleanups.push(() => r.close());
     const endpoint = await createEndpoint(gw, company, { url: r.url, rate_limit: 5 });
-    secret = endpoint.secret;
     expect(endpoint.rate_limit).toBe(5);
 
     const created = Array.from({ length: 12 }, (_, i) => emitEvent(gw.store, company, 'message.create', { id: i }).id);
@@ -144,10 +137,11 @@ describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (
       () => statusesOf(gw, endpoint.id).filter((s) => s === 'delivered').length === created.length,
       60_000,
     );
-    expect(new Set(r.received.map((h) => h.id))).toEqual(new Set(created));
-    // 5 per second: 200 ms between two attempts as sent. An arrival is stamped on this process's
-    // event loop, which the gateway shares and a loaded machine delays by tens of ms now and then:
-    // each gap may read a little short, the whole run may not. Unpaced, they would come ms apart.
+    expect(new Set(r.arrivals.map((a) => a.id))).toEqual(new Set(created));
+    const arrivals = r.arrivals.map((a) => a.at);
+    // 5 per second: 200 ms between two attempts as sent. The receiver stamps them on a thread of its
+    // own; the sender's thread may still be a little late now and then, so each gap may read a little
+    // short, the whole run may not. Unpaced, they would come ms apart.
     const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]!);
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(140);
     // After the 429 (the 6th request) nothing came for its Retry-After.
@@ -155,11 +149,11 @@ describe.each(['embedded', 'kafka'] as const)('delivery options (%s streams)', (
     expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual((gaps.length - 1) * 200 + 2_000 - 100);
 
     // A bulk replay of every delivery of the endpoint is paced the same way.
-    const before = arrivals.length;
+    const before = r.arrivals.length;
     const task = await gw.admin('POST', '/admin/replays', { endpoint_id: endpoint.id, status: 'delivered' });
     expect(task.status).toBe(202);
-    await eventually('every replay received', () => arrivals.length === before + created.length, 60_000);
-    const replayed = arrivals.slice(before);
+    await eventually('every replay received', () => r.arrivals.length === before + created.length, 60_000);
+    const replayed = r.arrivals.slice(before).map((a) => a.at);
     for (let i = 1; i < replayed.length; i += 1) expect(replayed[i]! - replayed[i - 1]!).toBeGreaterThanOrEqual(140);
     expect(replayed.at(-1)! - replayed[0]!).toBeGreaterThanOrEqual(((created.length - 1) * 1_000) / 5 - 100);
   }, 120_000);
