@@ -7,7 +7,8 @@
 //
 // Usage: node scripts/bench/probes/kafka-setting.mjs "<A settings>" "<B settings>" [rounds=4] [rate=1000] [seconds=15]
 // settings: space-separated KEY=value, e.g. "GATEWAY_KAFKA_LINGER=0" "GATEWAY_KAFKA_LINGER=5ms"
-// (a pair's settings may be empty: ""). Needs a build (npm run build) and starts the test broker.
+// (a pair's settings may be empty: ""). ROOT=<checkout> runs that checkout's build instead of this
+// one, to compare two builds: "ROOT=/tmp/old" "". Needs a build (npm run build) and starts the test broker.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,15 +42,25 @@ try {
     ['A', aText],
     ['B', bText],
   ]) {
+    const { ROOT: build, ...settings } = settingsOf(text);
     const env = {
       GATEWAY_KAFKA_BROKERS: broker.brokers,
       GATEWAY_KAFKA_NAMESPACE: `setting-${process.pid}-${name}.`,
-      ...settingsOf(text),
+      ...settings,
     };
     const dataDir = path.join(root, name);
-    const core = await startDaemon({ name: `${name}-core`, dataDir, port: await freePort(), role: 'core', env });
+    const daemon = async (role) =>
+      startDaemon({
+        name: `${name}-${role}`,
+        dataDir,
+        port: await freePort(),
+        role,
+        env,
+        ...(build && { root: path.resolve(build) }),
+      });
+    const core = await daemon('core');
     started.push(core);
-    const worker = await startDaemon({ name: `${name}-worker`, dataDir, port: await freePort(), role: 'worker', env });
+    const worker = await daemon('worker');
     started.push(worker);
     // Each pair's companies have their own indexes at the receiver.
     const companies = await setupCompanies(core.base, receiver.url, COMPANIES, 1, pairs.length * COMPANIES);

@@ -84,6 +84,8 @@ export async function startDaemon({
   env = {},
   cpuProf = null,
   nodeArgs: extraNodeArgs = [],
+  // The checkout whose build runs (a probe may set another one against this one).
+  root = ROOT,
 }) {
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(dataDir, `${name}.log`);
@@ -94,8 +96,8 @@ export async function startDaemon({
   if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${path.join(cpuProf, `${name}-${Date.now()}`)}`);
   // BENCH_NODE_ARGS: node flags for the daemons only (e.g. --trace-gc; the output goes to their log).
   nodeArgs.push(...(process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...extraNodeArgs);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/gateway.js'), 'serve', '--role', role], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/gateway.js'), 'serve', '--role', role], {
+    cwd: root,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
