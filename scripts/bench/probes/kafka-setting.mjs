@@ -8,7 +8,8 @@
 // Usage: node scripts/bench/probes/kafka-setting.mjs "<A settings>" "<B settings>" [rounds=4] [rate=1000] [seconds=15]
 // settings: space-separated KEY=value, e.g. "GATEWAY_KAFKA_LINGER=0" "GATEWAY_KAFKA_LINGER=5ms"
 // (a pair's settings may be empty: ""). ROOT=<checkout> runs that checkout's build instead of this
-// one, to compare two builds: "ROOT=/tmp/old" "". Needs a build (npm run build) and starts the test broker.
+// one, to compare two builds: "ROOT=/tmp/old" ""; NODE_ARGS=<flag>,<flag> adds node flags to the
+// pair's daemons. Needs a build (npm run build) and starts the test broker.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,7 +43,7 @@ try {
     ['A', aText],
     ['B', bText],
   ]) {
-    const { ROOT: build, ...settings } = settingsOf(text);
+    const { ROOT: build, NODE_ARGS: nodeArgs = '', ...settings } = settingsOf(text);
     const env = {
       GATEWAY_KAFKA_BROKERS: broker.brokers,
       GATEWAY_KAFKA_NAMESPACE: `setting-${process.pid}-${name}.`,
@@ -56,6 +57,7 @@ try {
         port: await freePort(),
         role,
         env,
+        nodeArgs: nodeArgs.split(',').filter(Boolean),
         ...(build && { root: path.resolve(build) }),
       });
     const core = await daemon('core');
