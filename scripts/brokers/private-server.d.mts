@@ -13,3 +13,9 @@ export interface PrivateServer {
   /** Stops it for good, with whatever it left running, and deletes its files. */
   remove(): Promise<void>;
 }
+
+/**
+ * A loopback port nothing listens on now, drawn below the kernel's ephemeral range, where no
+ * outgoing connection can take it before the process that asked listens on it.
+ */
+export function freePort(): Promise<number>;

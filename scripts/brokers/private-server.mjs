@@ -1,7 +1,8 @@
-// What the private brokers (rabbitmq.mjs, elasticmq.mjs) share: a free port, and a server of one
-// caller alone, run as a child process that can be stopped and started again with the same command,
-// its files in a temp dir removed with it, and stopped if this process exits before it is removed,
-// so none outlives the tests or the bench.
+// What the private brokers (rabbitmq.mjs, elasticmq.mjs) share: a free port (the tests' and the
+// bench's other processes take theirs here too), and a server of one caller alone, run as a child
+// process that can be stopped and started again with the same command, its files in a temp dir
+// removed with it, and stopped if this process exits before it is removed, so none outlives the
+// tests or the bench.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -16,16 +17,42 @@ function onProcessExit(cleanup) {
   return () => atExit.delete(cleanup);
 }
 
-/** A loopback port nothing listens on now (the kernel's choice, released at once). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
+/** Where the kernel picks the local ports of outgoing connections (Linux's default when unreadable). */
+function ephemeralRange() {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    return [Number(low), Number(high)];
+  } catch {
+    return [32768, 60999];
+  }
+}
+
+/** Ports below the ephemeral range that freePort draws from. */
+const LOWEST_FREE_PORT = 10_000;
+
+/** Whether a loopback listen on `port` works now. */
+function listens(port) {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A loopback port nothing listens on now, for a process that must know its address before it
+ * starts (a broker, a cluster's front, a core that keeps its port across restarts). It is drawn
+ * below the kernel's ephemeral range: a port from that range can be taken by any outgoing
+ * connection (a Kafka client's, say) between this answer and the process's listen.
+ */
+export async function freePort() {
+  const [ephemeralLow] = ephemeralRange();
+  const high = Math.max(LOWEST_FREE_PORT + 1_000, ephemeralLow) - 1;
+  for (let tries = 0; tries < 100; tries += 1) {
+    const port = LOWEST_FREE_PORT + Math.floor(Math.random() * (high - LOWEST_FREE_PORT + 1));
+    if (await listens(port)) return port;
+  }
+  throw new Error(`no free loopback port found between ${LOWEST_FREE_PORT} and ${high}`);
 }
 
 /** Polls `check` until it answers true; throws naming `what` after `timeoutMs` (a ceiling). */

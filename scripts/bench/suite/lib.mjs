@@ -5,10 +5,12 @@
 // OTLP sink), prefill.mjs (stores filled in bulk).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../brokers/private-server.mjs';
+
+export { freePort };
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** The daemon's node flags, as `npm start`, bin/gateway.js and the Dockerfile start it (docs/operations.md, "Memory"). */
@@ -40,14 +42,6 @@ export function testBroker() {
       }),
     pid: () => Number(fs.readFileSync(path.join(home, `state-${port}`, 'kafka.pid'), 'utf8')),
   };
-}
-
-export async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
