@@ -9,7 +9,8 @@
 // settings: space-separated KEY=value, e.g. "GATEWAY_KAFKA_LINGER=0" "GATEWAY_KAFKA_LINGER=5ms"
 // (a pair's settings may be empty: ""). ROOT=<checkout> runs that checkout's build instead of this
 // one, to compare two builds: "ROOT=/tmp/old" ""; NODE_ARGS=<flag>,<flag> adds node flags to the
-// pair's daemons. Needs a build (npm run build) and starts the test broker.
+// pair's daemons, CORE_NODE_ARGS and WORKER_NODE_ARGS to one of them (the last of a flag counts).
+// Needs a build (npm run build) and starts the test broker.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,26 +44,33 @@ try {
     ['A', aText],
     ['B', bText],
   ]) {
-    const { ROOT: build, NODE_ARGS: nodeArgs = '', ...settings } = settingsOf(text);
+    const {
+      ROOT: build,
+      NODE_ARGS: nodeArgs = '',
+      CORE_NODE_ARGS: coreNodeArgs = '',
+      WORKER_NODE_ARGS: workerNodeArgs = '',
+      ...settings
+    } = settingsOf(text);
+    const flags = (...lists) => lists.flatMap((list) => list.split(',').filter(Boolean));
     const env = {
       GATEWAY_KAFKA_BROKERS: broker.brokers,
       GATEWAY_KAFKA_NAMESPACE: `setting-${process.pid}-${name}.`,
       ...settings,
     };
     const dataDir = path.join(root, name);
-    const daemon = async (role) =>
+    const daemon = async (role, roleNodeArgs) =>
       startDaemon({
         name: `${name}-${role}`,
         dataDir,
         port: await freePort(),
         role,
         env,
-        nodeArgs: nodeArgs.split(',').filter(Boolean),
+        nodeArgs: flags(nodeArgs, roleNodeArgs),
         ...(build && { root: path.resolve(build) }),
       });
-    const core = await daemon('core');
+    const core = await daemon('core', coreNodeArgs);
     started.push(core);
-    const worker = await daemon('worker');
+    const worker = await daemon('worker', workerNodeArgs);
     started.push(worker);
     // Each pair's companies have their own indexes at the receiver.
     const companies = await setupCompanies(core.base, receiver.url, COMPANIES, 1, pairs.length * COMPANIES);
