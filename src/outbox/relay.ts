@@ -15,14 +15,6 @@ import { resolveOutboundJob } from './send-jobs.js';
 import { publicUrls, type PublicUrls } from '../presenters/public-urls.js';
 import { PublishSpans } from './publish-spans.js';
 
-/**
- * Rows a pass publishes at most. A Kafka pass waits for two group commits and the broker's
- * acknowledgement, one pass after the other, so a pass takes all that a busy core appended
- * meanwhile: rows left waiting add to the events' latency, and their texts outlive V8's young
- * generation, whose collections then copy them (docs/decisions.md, "Relay passes of 400 rows").
- */
-const BATCH_ROWS = 400;
-
 /** Without a public URL (tests), attachment URLs are paths. */
 const NO_PUBLIC_URL = publicUrls('');
 
@@ -164,7 +156,7 @@ export class OutboxRelay implements Worker {
   }
 
   private batchSize(): number {
-    return this.options.batchSize ?? BATCH_ROWS;
+    return this.options.batchSize ?? 100;
   }
 
   /** The messages of one row, built in its publish span when tracing is on (`spans`). */
