@@ -282,7 +282,7 @@ await scenario(
         '2 end to end',
         { value: result.eventsPerSecond, rounds: result.rounds },
         floors.contestants.map((c, i) => ({ kind: c.kind, ...figures[i] })),
-        { minimal: 0.7, complete: 0.8 },
+        { complete: 0.8 },
       );
     } finally {
       await floors?.stop();
