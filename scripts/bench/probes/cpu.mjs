@@ -37,6 +37,8 @@
 // with runs without it, it shows what the broken endpoints cost the daemon, thread by thread.
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>, and
 // in `floor` and `floor-e2e` modes each floor handler's.
+// BENCH_ROOT=<checkout> (ingest, ingest-fixed, e2e): run that checkout's build of the daemon instead of
+// this one's, so that one probe measures two builds (a worktree of an older commit, built there).
 // BENCH_TRACING=protobuf|json (e2e, fixed): the daemon traces at 100 % sampling to a local OTLP/HTTP
 // receiver (scripts/bench/suite/otlp-sink.mjs) in that encoding. CPU is read at the last arrival, as
 // without tracing (at most the batch processor's queue, 2,048 spans, is exported after that); the
@@ -77,6 +79,7 @@ const FIXED_RATE = Number(process.env.BENCH_RATE ?? 1_000);
 const COMPANIES = 32;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cpu-'));
 const cpuProf = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : null;
+const BUILD_ROOT = process.env.BENCH_ROOT ? path.resolve(process.env.BENCH_ROOT) : undefined;
 
 const receiver = await startReceiver();
 const tracing = process.env.BENCH_TRACING ? await startOtlpSink(`http/${process.env.BENCH_TRACING}`) : null;
@@ -88,6 +91,7 @@ try {
       port: await freePort(),
       cpuProf,
       env: tracing?.env ?? {},
+      root: BUILD_ROOT,
     });
     try {
       const companies = await setupCompanies(d.base, receiver.url, COMPANIES);
@@ -249,7 +253,13 @@ try {
       }
     }
   } else if (mode === 'ingest' || mode === 'ingest-fixed') {
-    const d = await startDaemon({ name: 'cpu-ingest', dataDir: dir, port: await freePort(), cpuProf });
+    const d = await startDaemon({
+      name: 'cpu-ingest',
+      dataDir: dir,
+      port: await freePort(),
+      cpuProf,
+      root: BUILD_ROOT,
+    });
     try {
       const companies = await setupCompanies(d.base, null, COMPANIES);
       await sleep(1_000);
