@@ -1,16 +1,18 @@
 // Scenario 9, a sharded cluster (docs/scaling.md): two cores, a front and one worker on the test
 // broker, in turn with a single core and its worker in Kafka mode (scenario 6's Kafka side), both
 // under the same signed callbacks at a fixed rate well under saturation, the cluster's through its
-// front. It answers the CPU per callback of every process of each, and their ratio; then, under the
+// front, and the single core once more at half that rate (what each shard's core sees). It answers
+// the CPU per callback of every process of each, and the cluster's ratio to both; then, under the
 // same load, one shard's core is killed (SIGKILL) and started again on its store, and it answers
 // the other shard's latencies during the outage against before, and whether every callback
 // accepted by either shard reached the receiver.
 import { performance } from 'node:perf_hooks';
 import { shardOfId } from '../../../dist/src/lib/shards.js';
-import { freePort, percentile, setupCompanies, sleep, testBroker } from './lib.mjs';
-import { cpuMsOf, percents, sampleMachine } from './proc-stats.mjs';
+import { freePort, setupCompanies, sleep, testBroker } from './lib.mjs';
+import { cpuMsOf, sampleMachine } from './proc-stats.mjs';
 import { fixedRate, waitArrivals, waitIdle, warmUp } from './load.mjs';
 import { clusterOutage } from './cluster-outage.mjs';
+import { cpuRows } from './cluster-rows.mjs';
 
 /** Shard slots, as `gateway cluster` sets them; the cluster runs shards 0 and 1 of them. */
 const SLOTS = 64;
@@ -40,6 +42,7 @@ export async function clusterScenario({ daemon, receiver, row, log, P, companies
     const { core, worker, cluster } = await startProcesses(daemon, broker.brokers, startAll, log);
     const single = {
       name: 'single core',
+      rate,
       base: core.base,
       cores: [core],
       processes: () => [
@@ -50,6 +53,7 @@ export async function clusterScenario({ daemon, receiver, row, log, P, companies
     };
     const sharded = {
       name: '2-shard cluster',
+      rate,
       base: cluster.front.base,
       cores: cluster.cores,
       processes: () => [
@@ -65,8 +69,12 @@ export async function clusterScenario({ daemon, receiver, row, log, P, companies
       if (!shards.includes(shard)) throw new Error(`the front gave shard ${shard} none of the ${count} companies`);
     await receiver.useCompanies([...single.companies, ...sharded.companies]);
 
-    const contestants = [single, sharded];
-    for (const c of contestants) {
+    // The single core again at the rate each shard's core sees in the cluster: a process on this
+    // host spends more CPU per request the fewer it serves a second (fewer share a wake, a commit, a
+    // fetch), so this tells what the cluster adds from what the lower rate per core costs.
+    const singleAtShardRate = { ...single, name: "single core at one shard's rate", rate: rate / SHARDS };
+    const contestants = [single, sharded, singleAtShardRate];
+    for (const c of [single, sharded]) {
       await warmUp({
         receiver,
         base: c.base,
@@ -75,7 +83,7 @@ export async function clusterScenario({ daemon, receiver, row, log, P, companies
         drainMs: P.drainMs,
         what: c.name,
       });
-      const warm = await fixedRate({ base: c.base, companies: c.companies, rate, seconds: P.warmFixed });
+      const warm = await fixedRate({ base: c.base, companies: c.companies, rate: c.rate, seconds: P.warmFixed });
       checkLoad(warm, `${c.name}: warm-up`);
       if ((await waitArrivals(receiver, warm.accepted, P.drainMs)).missing > 0)
         throw new Error(`${c.name}: warm-up events never arrived`);
@@ -95,9 +103,9 @@ export async function clusterScenario({ daemon, receiver, row, log, P, companies
     }));
     for (let round = 0; round < P.cluster.rounds; round++) {
       for (let i = 0; i < contestants.length; i++) {
-        // Each round opens with the other contestant, so that neither always follows the same.
+        // Each round opens with another contestant, so that none always follows the same.
         const index = (round + i) % contestants.length;
-        const measured = await measureRound(contestants[index], { receiver, rate, P, checkLoad });
+        const measured = await measureRound(contestants[index], { receiver, P, checkLoad });
         const tally = tallies[index];
         tally.callbacks += measured.callbacks;
         tally.seconds += measured.seconds;
@@ -111,7 +119,13 @@ export async function clusterScenario({ daemon, receiver, row, log, P, companies
         );
       }
     }
-    cpuRows(row, contestants, tallies, idle, { rate, seconds: P.cluster.seconds, machine: machine.stop().whole });
+    cpuRows(row, contestants, tallies, idle, {
+      rate,
+      seconds: P.cluster.seconds,
+      machine: machine.stop().whole,
+      target: TARGET,
+      shards: SHARDS,
+    });
 
     await clusterOutage({ cluster, sharded, shards, receiver, row, log, rate, P });
   } finally {
@@ -182,18 +196,18 @@ async function idleCpu(contestants, seconds) {
 }
 
 /**
- * One round of one contestant: `P.cluster.seconds` of callbacks at `rate`, then the wait until every
+ * One round of one contestant: `P.cluster.seconds` of callbacks at its rate, then the wait until every
  * event arrived verified and its cores' pipelines are idle (the attempt records and stream commits
  * a round sets off are its work too). Answers the CPU ms of each process, the receiver's and the
  * load generator's over that span, and the callback → webhook latencies.
  */
-async function measureRound(c, { receiver, rate, P, checkLoad }) {
+async function measureRound(c, { receiver, P, checkLoad }) {
   await receiver.reset();
   const processes = c.processes();
   const started = performance.now();
   const before = processes.map(([, pid]) => cpuMsOf(pid));
   const [received, load] = [cpuMsOf(receiver.pid), cpuMsOf(process.pid)];
-  const result = await fixedRate({ base: c.base, companies: c.companies, rate, seconds: P.cluster.seconds });
+  const result = await fixedRate({ base: c.base, companies: c.companies, rate: c.rate, seconds: P.cluster.seconds });
   checkLoad(result, c.name);
   const state = await waitArrivals(receiver, result.accepted, P.drainMs);
   if (state.bad > 0) throw new Error(`${c.name}: ${state.bad} webhooks failed signature verification`);
@@ -220,74 +234,4 @@ function describe(cpuMs, callbacks) {
   return Object.entries(cpuMs)
     .map(([name, ms]) => `${name} ${((ms * 1000) / callbacks).toFixed(0)}`)
     .join(' / ');
-}
-
-/** "180 / 160": µs per callback of each process, for a row that names them. */
-function perCallback(cpuMs, callbacks) {
-  return Object.values(cpuMs)
-    .map((ms) => ((ms * 1000) / callbacks).toFixed(0))
-    .join(' / ');
-}
-
-/**
- * The rows of the CPU rounds. Besides the CPU per callback, its share beyond the fixed costs: each
- * process's idle CPU a second times the rounds' seconds, taken off. The rounds last longer than
- * their load (the wait for the last webhook and an idle pipeline), and longer still on a busy host,
- * so at a low rate the fixed costs weigh on the ratio; the rest is what each callback costs.
- */
-function cpuRows(row, [single, sharded], [one, two], idle, { rate, seconds, machine }) {
-  const label = '9 cluster';
-  const sum = (values) => values.reduce((a, b) => a + b, 0);
-  const total = (t) => (sum(Object.values(t.cpuMs)) * 1000) / t.callbacks;
-  const beyondIdle = (t, i) =>
-    ((sum(Object.values(t.cpuMs)) - sum(Object.values(idle[i])) * t.seconds) * 1000) / t.callbacks;
-  const ratio = total(two) / total(one);
-  row(label, 'rate asked (callbacks/s), each contestant in turn', rate);
-  row(label, 'machine CPU busy / idle / stolen (%), all rounds', percents(machine));
-  for (const [c, t, i] of [
-    [single, one, 0],
-    [sharded, two, 1],
-  ]) {
-    const names = Object.keys(t.cpuMs).join(' / ');
-    row(label, `${c.name}: CPU per callback, ${names} (µs)`, perCallback(t.cpuMs, t.callbacks));
-    row(
-      label,
-      `${c.name}: idle CPU, ${names} (ms/s; µs per callback at this rate: ×${(1000 / rate).toFixed(1)})`,
-      Object.values(idle[i])
-        .map((ms) => ms.toFixed(1))
-        .join(' / '),
-    );
-    row(
-      label,
-      `${c.name}: CPU per callback, receiver / load generator (µs)`,
-      `${((t.receiverMs * 1000) / t.callbacks).toFixed(0)} / ${((t.loadMs * 1000) / t.callbacks).toFixed(0)}`,
-    );
-    const p = (q) =>
-      percentile(
-        t.latencies.sort((a, b) => a - b),
-        q,
-      ).toFixed(1);
-    row(label, `${c.name}: callback→webhook p50 / p99 (ms)`, `${p(50)} / ${p(99)}`);
-    row(
-      label,
-      `${c.name}: seconds per round, from the first callback to an idle pipeline (the load: ${seconds} s)`,
-      t.seconds / t.rounds.length,
-    );
-  }
-  row(
-    label,
-    'CPU per callback, every process of the cluster (µs; baseline: the single core and its worker)',
-    total(two),
-    {
-      baseline: total(one),
-      ratio,
-      target: `≤ ${TARGET}`,
-      ok: ratio <= TARGET,
-    },
-  );
-  row(label, '  ratio round by round', two.rounds.map((us, i) => (us / one.rounds[i]).toFixed(2)).join(' '));
-  row(label, "CPU per callback beyond the processes' idle CPU (µs; baseline: the single core)", beyondIdle(two, 1), {
-    baseline: beyondIdle(one, 0),
-    ratio: beyondIdle(two, 1) / beyondIdle(one, 0),
-  });
 }
