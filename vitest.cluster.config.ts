@@ -27,6 +27,7 @@ export const CLUSTER_FILES = [
   'test/web/portal-browser.test.ts',
   'test/web/portal-isolation.test.ts',
   'test/web/console-browser.test.ts',
+  'test/web/console-endpoint-options.test.ts',
   'test/web/console-session.test.ts',
   'test/api/companies.test.ts',
   'test/api/templates.test.ts',
