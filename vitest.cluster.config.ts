@@ -26,6 +26,7 @@ export const CLUSTER_FILES = [
   'test/web/portal-live-browser.test.ts',
   'test/web/portal-browser.test.ts',
   'test/web/portal-isolation.test.ts',
+  'test/web/portal-links.test.ts',
   'test/web/console-browser.test.ts',
   'test/web/console-endpoint-options.test.ts',
   'test/web/console-session.test.ts',

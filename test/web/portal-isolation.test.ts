@@ -1,8 +1,9 @@
-// The company portal's links and sessions, and its isolation: a session of company A reaches
+// The company portal's isolation: a session of company A reaches its own company's data and
 // nothing of company B, whatever ids or fields it sends (like the REST API's isolation tests).
 // Through HTTP alone, so it runs against a cluster too: there for two companies on different shards
-// and for two on the same shard. What only the store shows (a link kept as a digest, an expired
-// link, a company deleted under its session) is in portal-link-rows.test.ts.
+// and for two on the same shard. The links and the opening of a session are in
+// portal-links.test.ts; what only the store shows (a link kept as a digest, an expired link, a
+// company deleted under its session) in portal-link-rows.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudChannel, postCloudText } from '../helpers/cloud-texts.js';
 import {
@@ -45,8 +46,6 @@ const PAIRS: { name: string; shards: [number, number] }[] =
 
 let gw: TestGateway;
 const pairs = new Map<string, Pair>();
-/** The first pair's, for the tests of links. */
-let companyA: number;
 
 const call = (method: string, path: string, options: Parameters<typeof withoutToken>[3] = {}) =>
   withoutToken(gw, method, path, options);
@@ -100,69 +99,10 @@ beforeAll(async () => {
   // One attempt per delivery: a failed one stays failed until replayed.
   gw = await startTestGateway({ ...TO_RECEIVERS, GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0' });
   for (const { name, shards } of PAIRS) pairs.set(name, await pairOn(shards));
-  companyA = pairs.get(PAIRS[0]!.name)!.companyA;
 }, 120_000);
 afterAll(async () => {
   await gw?.close();
   for (const pair of pairs.values()) await pair.receiver.close();
-});
-
-describe('portal links', () => {
-  it("answers a link into the company's portal, valid for ten minutes", async () => {
-    const res = await call('POST', `/api/p2/companies/${companyA}/portal_sessions`, { token: gw.token });
-    expect(res.status).toBe(201);
-    expect(res.body.portal_session).toEqual({
-      company_id: companyA,
-      url: expect.stringMatching(new RegExp(`^${gw.baseUrl}/portal/enter#gwp_[A-Za-z0-9_-]{43}$`)),
-      expires_at: expect.any(String),
-    });
-    const ttl = Date.parse(res.body.portal_session.expires_at) - Date.now();
-    expect(ttl).toBeGreaterThan(9 * 60_000);
-    expect(ttl).toBeLessThanOrEqual(10 * 60_000);
-  });
-
-  it("refuses a link to another account's company, an unknown one, and a caller without a valid API token", async () => {
-    const other = await gw.createAccount('other');
-    const path = `/api/p2/companies/${companyA}/portal_sessions`;
-    expectErrorShape(await call('POST', path, { token: other }), 404, 'not_found');
-    expectErrorShape(
-      await call('POST', '/api/p2/companies/999999/portal_sessions', { token: gw.token }),
-      404,
-      'not_found',
-    );
-    expectErrorShape(
-      await call('POST', '/api/p2/companies/abc/portal_sessions', { token: gw.token }),
-      404,
-      'not_found',
-    );
-    expectErrorShape(await call('POST', path), 401, 'unauthorized');
-    expectErrorShape(await call('POST', path, { token: 'gwk_wrong' }), 401, 'unauthorized');
-  });
-
-  it('opens one session, once: a second use and a made-up one answer 401', async () => {
-    const token = await portalLink(gw, companyA);
-    const first = await call('POST', '/portal/session', { json: { token } });
-    expect(first.status).toBe(201);
-    expect(first.body.company).toEqual({ id: companyA, name: 'A' });
-    expect(first.headers['set-cookie']).toEqual([
-      expect.stringMatching(/^gw_portal=gws_[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Strict$/),
-    ]);
-    expect(
-      expectErrorShape(await call('POST', '/portal/session', { json: { token } }), 401, 'unauthorized')[0]!.detail,
-    ).toMatch(/used already or expired/);
-    expectErrorShape(await call('POST', '/portal/session', { json: { token: 'gwp_made_up' } }), 401, 'unauthorized');
-    expectErrorShape(await call('POST', '/portal/session', { json: {} }), 422, 'validation_failed');
-    expectErrorShape(
-      await call('POST', '/portal/session', {
-        json: { token: await portalLink(gw, companyA) },
-        headers: { origin: 'https://evil.example' },
-      }),
-      403,
-      'forbidden',
-    );
-    expect(gw.logText()).not.toContain(token);
-    expect(gw.logText()).not.toContain(/gw_portal=([^;]+)/.exec(String(first.headers['set-cookie']))![1]!);
-  });
 });
 
 describe.each(PAIRS)('$name', ({ name }) => {
