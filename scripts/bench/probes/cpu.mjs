@@ -37,8 +37,9 @@
 // with runs without it, it shows what the broken endpoints cost the daemon, thread by thread.
 // BENCH_CPU_PROF=<dir> also writes the daemon's .cpuprofile files (one per thread) under <dir>, and
 // in `floor` and `floor-e2e` modes each floor handler's.
-// BENCH_ROOT=<checkout> (ingest, ingest-fixed, e2e): run that checkout's build of the daemon instead of
-// this one's, so that one probe measures two builds (a worktree of an older commit, built there).
+// BENCH_ROOT=<checkout> (ingest, ingest-fixed, e2e, kafka): run that checkout's build of the daemon
+// instead of this one's, so that one probe measures two builds (a worktree of an older commit, built
+// there).
 // BENCH_TRACING=protobuf|json (e2e, fixed): the daemon traces at 100 % sampling to a local OTLP/HTTP
 // receiver (scripts/bench/suite/otlp-sink.mjs) in that encoding. CPU is read at the last arrival, as
 // without tracing (at most the batch processor's queue, 2,048 spans, is exported after that); the
@@ -156,8 +157,16 @@ try {
         role: 'core',
         env,
         cpuProf,
+        root: BUILD_ROOT,
       });
-      worker = await startDaemon({ name: 'cpu-kafka-worker', dataDir: dir, role: 'worker', env, cpuProf });
+      worker = await startDaemon({
+        name: 'cpu-kafka-worker',
+        dataDir: dir,
+        role: 'worker',
+        env,
+        cpuProf,
+        root: BUILD_ROOT,
+      });
       const companies = await setupCompanies(core.base, receiver.url, COMPANIES);
       await receiver.useCompanies(companies);
       await sleep(2_000);
