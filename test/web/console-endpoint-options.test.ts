@@ -46,10 +46,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function go(hash: string): Promise<void> {
-  await page.goto(`${gw.baseUrl}/console${hash}`);
-}
-
 describe("an endpoint's options in the console", () => {
   it("shows an endpoint's options and held deliveries, and discards what is held", async () => {
     // What the endpoint was sent so far (the channel's and the first message's events) ends first: a
@@ -81,7 +77,7 @@ describe("an endpoint's options in the console", () => {
     ]);
     const held = heldDeliveries.map((d) => d.event_id);
     expect((await gw.admin('GET', `/admin/companies/${acme}/endpoints`)).body.endpoints[0].held).toBe(2);
-    await go(`#/endpoints?company_id=${acme}`);
+    await page.goto(`${gw.baseUrl}/console#/endpoints?company_id=${acme}`);
     const panel = page.locator(`[data-endpoint="${acmeEndpoint}"]`);
     await panel.waitFor();
     const facts = await panel.locator('dl').textContent();
@@ -131,7 +127,7 @@ describe("an endpoint's options in the console", () => {
     expect(
       listed.body.endpoints.find((e: { endpoint_id: number }) => e.endpoint_id === created.body.webhook.id),
     ).toMatchObject({ retry_schedule: [30, 120], filter: created.body.webhook.filter });
-    await go(`#/endpoints?company_id=${globex}`);
+    await page.goto(`${gw.baseUrl}/console#/endpoints?company_id=${globex}`);
     const panel = page.locator(`[data-endpoint="${String(created.body.webhook.id)}"]`);
     await panel.waitFor();
     const facts = await panel.locator('dl').textContent();
