@@ -10,10 +10,11 @@ import { eventually } from '../helpers/wait.js';
 
 // The operator console in a real headless Chromium against a real gateway: log in, find a failed
 // delivery, replay it and see the webhook arrive, bulk-replay to completion, disable and enable an
-// endpoint, watch the pipeline (an endpoint's options and held deliveries:
-// console-endpoint-options.test.ts). Every page must run without a script error or a CSP violation. The events
-// come from the API and signed provider callbacks, and every assertion reads the browser, the
-// admin API or the receiver, so it runs against a 3-shard cluster too (vitest.cluster.config.ts).
+// endpoint, watch the pipeline (an endpoint's options and held deliveries are in
+// console-endpoint-options.test.ts). Every page must run without a script error or a CSP
+// violation. The events come from the API and signed provider callbacks, and every assertion reads
+// the browser, the admin API or the receiver, so it runs against a 3-shard cluster too
+// (vitest.cluster.config.ts).
 
 let gw: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
