@@ -1,8 +1,8 @@
 // What of the portal's links and sessions only the store shows: a link is kept as a digest of its
 // token alone, an expired link opens nothing, and a company deleted under a live session leaves it
 // nothing. No API shows a link row, ages one or deletes a company, so this file stays
-// single-daemon-only (vitest.cluster.config.ts); the rest of the portal's links, sessions and
-// isolation is in portal-isolation.test.ts, which runs against a cluster too.
+// single-daemon-only (vitest.cluster.config.ts); the rest of the portal's links and sessions is in
+// portal-links.test.ts, their isolation in portal-isolation.test.ts, which run against a cluster too.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
