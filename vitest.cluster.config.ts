@@ -11,6 +11,7 @@ export const CLUSTER_FILES = [
   'test/pipeline/api-e2e.test.ts',
   'test/compat/auths-v2.test.ts',
   'test/api/company-list.test.ts',
+  'test/api/channels-list.test.ts',
   'test/ingest/cloud.test.ts',
   'test/ingest/bot.test.ts',
   'test/ingest/connector.test.ts',
@@ -44,7 +45,12 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
     'proves a refused upload leaves no row and no file: reads the store and data dir',
   'test/api/attachments.test.ts': 'reads the attachment rows and the files under the data dir',
   'test/api/auths.test.ts': 'reads channel rows and the outbox to prove what is stored and emitted',
-  'test/api/channels.test.ts': 'reads the stored channel rows (credentials) of every variant',
+  'test/api/channels-create.test.ts': 'reads the stored channel rows (credentials) of every accepted variant',
+  'test/api/channels-create-validation.test.ts': 'proves a refused create stores no channel row',
+  'test/api/channels-update-delete.test.ts':
+    'reads the stored credentials after PUT, the state and deleted_at after DELETE',
+  'test/api/channels-refusals.test.ts': 'proves refusals change no stored channel row, credentials included',
+  'test/api/channels-secrets.test.ts': 'reads the stored credentials and settings no API shows',
   'test/api/conversations.test.ts': 'seeds conversations through the store and reads the events it emitted',
   'test/api/event-stream.test.ts':
     'records events through the store (the front is tested in test/front/front-event-stream.test.ts)',
