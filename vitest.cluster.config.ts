@@ -58,8 +58,13 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
     "reads the emitted events and the outbox rows in the store, and the paused stream's counters in the daemon",
   'test/api/event-types.test.ts': 'reads every emitted event from the store, webhooks not sent included',
   'test/api/messages.test.ts': 'seeds through the store; reads outbound jobs and emitted events',
-  'test/api/webhooks.test.ts':
-    'proves the secret shown is the one stored, the signing secrets of a rotation over time and that refusals change no endpoint row (secrets included); writes a private url the API refuses straight into the store',
+  'test/api/webhooks-create.test.ts':
+    'proves the secret shown is the one stored and that refused creates store no endpoint row, secrets included',
+  'test/api/webhooks-company-url.test.ts':
+    'reads the endpoint rows the v1 webhook_url mirrors (their secret is never shown) and proves refusals change no row',
+  'test/api/webhooks-update-delete-rotate.test.ts':
+    'writes a private url the API refuses straight into the store; reads the signing secrets of a rotation over time',
+  'test/api/webhooks-access.test.ts': "proves a 401 or another account's 404 changes no endpoint row, secrets included",
   'test/api/write-first.test.ts': 'enables channels and seeds templates through the store',
   'test/http/auth.test.ts':
     "walks the daemon's router, reads a core's /healthz body and the token digests in the store (the rest: api-tokens.test.ts)",
