@@ -44,7 +44,13 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/attachment-upload.test.ts':
     'proves a refused upload leaves no row and no file: reads the store and data dir',
   'test/api/attachments.test.ts': 'reads the attachment rows and the files under the data dir',
-  'test/api/auths.test.ts': 'reads channel rows and the outbox to prove what is stored and emitted',
+  'test/api/auths-create.test.ts':
+    'reads the outbox (the create events, the secret sweep) and the channel rows a refused create leaves as they were',
+  'test/api/auths-read.test.ts': "its closing check reads every store's outbox for the secrets the file sent",
+  'test/api/auths-state.test.ts':
+    'reads the stored state and deleted_at, and the outbox rows of the update and delete events',
+  'test/api/auths-events.test.ts': 'reads the stored credentials and the outbox: refusals write no event',
+  'test/api/auths-access.test.ts': 'reads the channel rows and counts the outbox: a refusal stores and emits nothing',
   'test/api/channels-create.test.ts': 'reads the stored channel rows (credentials) of every accepted variant',
   'test/api/channels-create-validation.test.ts': 'proves a refused create stores no channel row',
   'test/api/channels-update-delete.test.ts':
