@@ -31,7 +31,9 @@ export const CLUSTER_FILES = [
   'test/web/console-browser.test.ts',
   'test/web/console-endpoint-options.test.ts',
   'test/web/console-session.test.ts',
-  'test/api/companies.test.ts',
+  'test/api/companies-create.test.ts',
+  'test/api/companies-update.test.ts',
+  'test/api/companies-access.test.ts',
   'test/api/templates.test.ts',
   'test/api/openapi.test.ts',
 ];
