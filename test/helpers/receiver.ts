@@ -30,6 +30,8 @@ export async function startHttpServer(handler: http.RequestListener): Promise<Ht
 export interface ReceivedWebhook {
   id: string;
   body: unknown;
+  /** The request body as it arrived. */
+  raw: string;
   headers: http.IncomingHttpHeaders;
   /** Indexes of the secrets that verified the delivery with the standardwebhooks package. */
   verifiedBy: number[];
@@ -58,7 +60,7 @@ export async function startReceiver(secrets: () => string[], answer: (n: number)
           return [];
         }
       });
-      received.push({ id: headers['webhook-id']!, body: JSON.parse(raw), headers: req.headers, verifiedBy });
+      received.push({ id: headers['webhook-id']!, body: JSON.parse(raw), raw, headers: req.headers, verifiedBy });
       const reply = answer(received.length);
       if (reply === 'hang') return void hanging.push(res);
       const send = () => {
