@@ -1,4 +1,5 @@
-import { OutboxStore, type RelayRow } from '../src/store/pipeline/outbox.js';
+import { OutboxStore } from '../src/store/pipeline/outbox.js';
+import type { RelayRow } from '../src/store/pipeline/outbox-rows.js';
 
 /**
  * Every message each outbox published, in publish order, kept for test/helpers/events.ts: in

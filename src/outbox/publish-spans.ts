@@ -1,4 +1,4 @@
-import type { RelayRow } from '../store/pipeline/outbox.js';
+import type { RelayRow } from '../store/pipeline/outbox-rows.js';
 import type { OutgoingMessage } from '../streams/stream.js';
 import { ATTR } from '../tracing/attributes.js';
 import {

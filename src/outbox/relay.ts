@@ -1,6 +1,6 @@
 import type { EventRecord } from '../streams/catalog.js';
 import type { Logger } from '../log.js';
-import type { InCommitRow, PendingRow, RelayRow } from '../store/pipeline/outbox.js';
+import type { InCommitRow, PendingRow, RelayRow } from '../store/pipeline/outbox-rows.js';
 import type { Store } from '../store/store.js';
 import type { Clock, OutgoingMessage, StreamBus } from '../streams/stream.js';
 import { repeatPasses, type Worker } from '../workers/supervisor.js';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authEvent } from '../../schemas/events/auth.js';
 import { planAuthAction } from '../../src/domain/auths.js';
-import type { OutboxRow } from '../../src/store/pipeline/outbox.js';
+import type { OutboxRow } from '../../src/store/pipeline/outbox-rows.js';
 import { failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
 import { newCompany } from '../helpers/seed.js';
