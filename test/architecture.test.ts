@@ -111,10 +111,9 @@ const SLEEP = /setTimeout\(\s*(?:resolve|r)\s*,|setTimeout\(\s*\(\)\s*=>\s*(?:re
 const ALLOWED_SLEEPS: Record<string, { count: number; why: string }> = {
   'test/helpers/wait.ts': { count: 1, why: "eventually's poll interval" },
   'test/pipeline/startup.test.ts': { count: 1, why: 'polls /healthz while the gateway starts' },
-  'test/streams/sqlite.test.ts': {
-    count: 3,
-    why: "the poll loops until() and untilLag(); an idle time longer than the group commit's gap, on purpose",
-  },
+  'test/streams/sqlite-fixtures.ts': { count: 1, why: 'the poll loop until()' },
+  'test/streams/sqlite-log.test.ts': { count: 1, why: "an idle time longer than the group commit's gap, on purpose" },
+  'test/streams/sqlite-recoverable.test.ts': { count: 1, why: 'the poll loop untilLag()' },
   'test/streams/conformance.ts': { count: 1, why: 'handlers of random length, to mix the order they finish in' },
   'test/security/auth-throttle.test.ts': { count: 2, why: "waits out the throttle's real-clock wait: what is tested" },
   'src/store/engine/checkpointer.test.ts': { count: 1, why: 'the quiet time the thread must stay silent over' },

@@ -1,4 +1,4 @@
-// The one conformance suite every StreamBus implementation passes (run by sqlite.test.ts and kafka.test.ts).
+// The one conformance suite every StreamBus implementation passes (run by sqlite-log.test.ts and kafka.test.ts).
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, type IncomingMessage, type StreamBus, type Subscription } from '../../src/streams/stream.js';
