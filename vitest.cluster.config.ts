@@ -94,7 +94,10 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/connectors/message-actions.test.ts': 'seeds messages through the store and counts its outbound jobs',
   'test/ingest/message-changes.test.ts': 'asserts the rows each callback writes',
   'test/connectors/compat-v1.test.ts': 'reads channel and message rows in the store',
-  'test/connectors/flows-v1.test.ts': 'reads channel rows and jobs in the store',
+  'test/connectors/flows-v1-session-start.test.ts': 'reads the emitted events and the stored channel state',
+  'test/connectors/flows-v1-enable.test.ts': 'reads the stored channel state and counts the emitted events',
+  'test/connectors/flows-v1-write-first.test.ts':
+    'reads the v1 jobs, message rows, synced templates and emitted events in the store',
   'test/connectors/send.test.ts': 'reads and seeds messages through the store',
   'test/dispatch/delivery.test.ts': 'moves a ManualClock through the retry schedule',
   'test/dispatch/delivery-order.test.ts': 'moves a ManualClock through the retry schedule',
