@@ -1,23 +1,24 @@
-// Group chats end to end: provider callbacks over HTTP (the connector protocol and the bot API), the
-// v2 API and events at a v2 endpoint, the v1 payloads at the company's webhook_url (pact-im/api-doc
-// _includes/v1_webhooks.md, "Group chats"), and sends into a group reaching the fake provider.
+// Group chats through the connector (chat_a) end to end: provider callbacks over HTTP (the connector
+// protocol), the v2 API and events at a v2 endpoint, the v1 payloads at the company's webhook_url
+// (pact-im/api-doc _includes/v1_webhooks.md, "Group chats"), and a send into the group reaching the
+// fake provider. The tests build on each other: the first creates the group conversation the others use.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   groupConversationContactV1Event,
   groupConversationV1Event,
   groupMessageV1Event,
 } from '../../schemas/events/messaging-v1.js';
-import { callbackInfo, postBot, rowCounts } from '../helpers/callbacks.js';
+import { rowCounts } from '../helpers/callbacks.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
-import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { startReceiver } from '../helpers/receiver.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { eventually } from '../helpers/wait.js';
-import { newCompany } from '../helpers/seed.js';
+import { GROUP, groupMessage, groupsHelpers, JONAS, type Hook } from './groups-fixtures.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: Receiver;
 const secrets: string[] = [];
 
 beforeAll(async () => {
@@ -36,44 +37,12 @@ afterAll(async () => {
   await fake.close();
 });
 
-type Hook = Record<string, any>;
-const store = () => gw.gateway.store;
-const GROUP = '120363148147828952@g.us';
-const JONAS = { id: '491701234567@c.us', name: 'Jonas Weber', phone: '+491701234567' };
+const { store, newReceivingCompany, connectorChannel } = groupsHelpers(() => ({ gw, fake, receiver }), secrets);
 const OLGA = { id: '491709876543@c.us', name: 'Olga Petrova', public_id: 'olga.p' };
 
-let companySeq = 0;
-/** A company whose webhook_url and one v2 endpoint are the receiver; answers its id and both secrets' indexes. */
-async function newReceivingCompany(): Promise<{ id: number; v1: number; v2: number }> {
-  companySeq += 1;
-  const id = await newCompany(gw, { webhook_url: `${receiver.url}?v1-${companySeq}` });
-  secrets.push(store().webhooks.companyEndpoint(id)!.secret);
-  const v1 = secrets.length - 1;
-  const v2 = await gw.request('POST', `/api/p2/companies/${id}/webhooks`, {
-    json: { url: `${receiver.url}?v2-${companySeq}`, active: true },
-  });
-  expect(v2.status).toBe(201);
-  secrets.push(v2.body.webhook.secret);
-  return { id, v1, v2: secrets.length - 1 };
-}
 const delivered = (secret: number): Hook[] =>
   receiver.received.filter((h) => h.verifiedBy.includes(secret)).map((h) => h.body as Hook);
 
-async function connectorChannel(company: number, provider: string, body: Record<string, unknown> = {}) {
-  const res = await gw.request('POST', `/p1/companies/${company}/channels`, { json: { provider, ...body } });
-  expect(res.status).toBe(201);
-  const channel = res.body.data.external_id as number;
-  expect(await fake.connectorCallback(channel, { type: 'state', state: 'enabled' })).toBe(200);
-  return channel;
-}
-const groupMessage = (id: string, sender: Record<string, unknown>, text: string, timestamp: number) => ({
-  type: 'message',
-  id,
-  chat: { id: GROUP, name: 'Lieferanten', group: true },
-  sender,
-  timestamp,
-  text,
-});
 const v1Schemas: Record<string, ReturnType<typeof compileSchema>> = {
   group_conversation: compileSchema(groupConversationV1Event),
   group_message: compileSchema(groupMessageV1Event),
@@ -319,95 +288,5 @@ describe('group chats through the connector (chat_a)', () => {
     expect(await post({ id: 'a', phone: 'not a phone' })).toBe(422);
     expect(await post({ id: 'a', unknown: 1 })).toBe(422);
     expect(rowCounts(store())).toEqual(before);
-  });
-});
-
-describe('bot groups (chat_b)', () => {
-  it('a supergroup with two members is one conversation with both; a reply goes to the group chat_id', async () => {
-    const company = await newReceivingCompany();
-    const created = await gw.request('POST', `/p1/companies/${company.id}/channels`, {
-      json: { provider: 'chat_b', token: '7777:group-bot' },
-    });
-    expect(created.status).toBe(201);
-    const channel = created.body.data.external_id as number;
-    const secretToken = (await callbackInfo(gw, channel)).secrets.secret_token!;
-    const update = (updateId: number, messageId: number, from: Record<string, unknown>, text: string) =>
-      JSON.stringify({
-        update_id: updateId,
-        message: {
-          message_id: messageId,
-          from: { is_bot: false, ...from },
-          chat: { id: -1001234500000, title: 'Acme team', type: 'supergroup' },
-          date: 1749416600 + messageId,
-          text,
-        },
-      });
-    expect(
-      (
-        await postBot(
-          gw,
-          channel,
-          update(1, 10, { id: 501, first_name: 'Olga', username: 'olga_p' }, 'Hi'),
-          secretToken,
-        )
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await postBot(
-          gw,
-          channel,
-          update(2, 11, { id: 502, first_name: 'Ivan', last_name: 'Petrov' }, 'Hey'),
-          secretToken,
-        )
-      ).status,
-    ).toBe(200);
-
-    const list = await gw.request('GET', `/api/p2/conversations?company_id=${company.id}`);
-    expect(list.body.conversations).toHaveLength(1);
-    const conversation = list.body.conversations[0] as Hook;
-    expect(conversation).toMatchObject({ sender_name: 'Acme team', sender_external_id: '-1001234500000', group: true });
-    expect(conversation.participants.map((p: Hook) => [p.name, p.external_id, p.external_public_id])).toEqual([
-      ['Olga', '501', '@olga_p'],
-      ['Ivan Petrov', '502', '502'],
-    ]);
-    const messages = (
-      await gw.request('GET', `/api/p2/conversations/${conversation.id}/messages?company_id=${company.id}`)
-    ).body.messages as Hook[];
-    expect(messages.map((m) => m.contact_id)).toEqual(conversation.participants.map((p: Hook) => p.id));
-
-    const sent = await gw.request('POST', `/api/p2/conversations/${conversation.id}/messages`, {
-      json: { company_id: company.id, text: 'Hello team' },
-    });
-    expect(sent.status).toBe(201);
-    await eventually(
-      'sendMessage at the bot API',
-      () => fake.callsOf('bot', '/bot7777:group-bot/sendMessage').length === 1,
-    );
-    expect(fake.callsOf('bot', '/bot7777:group-bot/sendMessage')[0]!.body).toMatchObject({
-      chat_id: '-1001234500000',
-      text: 'Hello team',
-    });
-  });
-});
-
-describe('a provider whose groups the gateway does not send into', () => {
-  it('answers 422 wrong_provider naming the provider and the operation, and stores nothing', async () => {
-    const company = await newReceivingCompany();
-    const channel = await connectorChannel(company.id, 'social_a_direct', { token: 'vk-token' });
-    expect(await fake.connectorCallback(channel, groupMessage('VK-1', JONAS, 'Привет', 1749416700))).toBe(200);
-    const conversation = (await gw.request('GET', `/api/p2/conversations?company_id=${company.id}`)).body
-      .conversations[0] as Hook;
-    expect(conversation).toMatchObject({ provider: 'social_a_direct', group: true });
-    const before = rowCounts(store());
-    const outbound = fake.calls.length;
-    const refused = await gw.request('POST', `/api/p2/conversations/${conversation.id}/messages`, {
-      json: { company_id: company.id, text: 'Hello group' },
-    });
-    const [error] = expectErrorShape(refused, 422, 'wrong_provider');
-    expect(error!.detail).toContain('social_a_direct group conversations');
-    expect(error!.detail).toContain('sent into');
-    expect(rowCounts(store())).toEqual(before);
-    expect(fake.calls.length).toBe(outbound);
   });
 });
