@@ -93,7 +93,10 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/compat/read-state.test.ts': 'reads the outbound jobs, emitted events and channel settings in the store',
   'test/connectors/message-actions.test.ts': 'seeds messages through the store and counts its outbound jobs',
   'test/ingest/message-changes.test.ts': 'asserts the rows each callback writes',
-  'test/connectors/compat-v1.test.ts': 'reads channel and message rows in the store',
+  'test/connectors/compat-v1-channels.test.ts':
+    'reads the message rows of the v1 jobs and the secret the webhook_url is signed with',
+  'test/connectors/compat-v1-webhooks.test.ts':
+    'counts the outbox and reads the webhook_url endpoint, conversation and message rows in the store',
   'test/connectors/flows-v1-session-start.test.ts': 'reads the emitted events and the stored channel state',
   'test/connectors/flows-v1-enable.test.ts': 'reads the stored channel state and counts the emitted events',
   'test/connectors/flows-v1-write-first.test.ts':
