@@ -1,168 +1,23 @@
+// Bulk replay tasks (docs/decisions.md, "A manual replay is one attempt" and "Attempts of one
+// transaction are recorded in one unit"): the attempts of one transaction recorded as a unit leave
+// every row as recording them one by one does (checked against a model of the health rules,
+// auto-disable included) with one health-row read and write per endpoint; the recorder records again
+// after a failed transaction; the task worker retries failing pages and fails a task after too many.
 import fc from 'fast-check';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AttemptRecorder } from '../../src/dispatch/attempt-recorder.js';
+import { endpointDisableRule } from '../../src/dispatch/endpoint-health.js';
 import { ReplayTaskWorker, type Replayer } from '../../src/dispatch/replay.js';
 import type { AttemptRecord } from '../../src/streams/catalog.js';
 import type { AttemptEffects } from '../../src/store/deliveries/delivery-rows.js';
-import { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { SqliteStreamBus } from '../../src/streams/sqlite/sqlite-stream.js';
 import { ManualClock } from '../../src/streams/stream.js';
 import { emitEvent, insertEndpoint } from '../helpers/pipeline.js';
 import { eventually, memoryLogger } from '../helpers/wait.js';
-import { endpointDisableRule } from '../../src/dispatch/endpoint-health.js';
+import { attempt, deliveryFixture, onCleanup, openStore, resetAttemptSeq, runCleanups } from './recording-fixtures.js';
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function openStore(): Store {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-recording-'));
-  const store = Store.open(path.join(dir, 'gateway.db'));
-  cleanups.push(() => {
-    store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return store;
-}
-
-function deliveryFixture(store: Store) {
-  const now = Date.now();
-  store.db.prepare('INSERT INTO accounts (id, name, created_at) VALUES (1, ?, ?)').run('acct', now);
-  const company = store.companies.insert({
-    accountId: 1,
-    name: 'Acme',
-    phone: null,
-    description: null,
-    webhookUrl: null,
-  }).id;
-  const endpoint = insertEndpoint(store, company, 'https://example.com/hooks');
-  const event = emitEvent(store, company);
-  const [deliveryId] = store.deliveries.createForEvent(event, [store.webhooks.find(company, endpoint.id)!], now);
-  return { company, endpointId: endpoint.id, delivery: store.deliveries.find(deliveryId!)! };
-}
-
-let seq = 0;
-function attempt(
-  d: { delivery: { id: string }; company: number; endpointId: number },
-  over: Partial<AttemptRecord>,
-): AttemptRecord {
-  seq += 1;
-  return {
-    id: `att_test_${seq}`,
-    delivery_id: d.delivery.id,
-    company_id: d.company,
-    endpoint_id: d.endpointId,
-    number: 1,
-    trigger: 'auto',
-    started_at: 1_000_000 + seq,
-    duration_ms: 5,
-    status_code: 500,
-    response_body: null,
-    error: 'the receiver answered 500',
-    outcome: 'retry',
-    next_attempt_at: null,
-    ...over,
-    // An automatic attempt's step of the schedule follows its number unless the test says otherwise.
-    step: over.step !== undefined ? over.step : over.trigger === 'manual' ? null : (over.number ?? 1),
-  };
-}
-
-describe('recording attempts', () => {
-  it('records an attempt of an endpoint deleted since, without touching its health', () => {
-    const store = openStore();
-    const d = deliveryFixture(store);
-    store.db.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(d.endpointId);
-    expect(() =>
-      store.deliveries.recordAttempt(attempt(d, { outcome: 'failed' }), Date.now(), endpointDisableRule(86_400_000)),
-    ).not.toThrow();
-    expect(() =>
-      store.deliveries.recordAttempt(
-        attempt(d, { outcome: 'gone', status_code: 410 }),
-        Date.now(),
-        endpointDisableRule(86_400_000),
-      ),
-    ).not.toThrow();
-    expect(store.deliveries.find(d.delivery.id)!.status).toBe('failed');
-    expect(store.deliveries.attempts(d.delivery.id)).toHaveLength(2);
-    expect(store.db.prepare('SELECT count(*) AS n FROM webhook_endpoint_health').get()).toEqual({ n: 0 });
-  });
-
-  it('records nothing for a delivery this store never made, and nothing twice', () => {
-    const store = openStore();
-    const d = deliveryFixture(store);
-    const stranger = attempt({ ...d, delivery: { id: 'dlv_of_another_install' } }, { outcome: 'failed' });
-    expect(store.deliveries.recordAttempt(stranger, Date.now(), endpointDisableRule(86_400_000))).toEqual({
-      failed: [],
-      disabled: [],
-    });
-    const once = attempt(d, { outcome: 'delivered', status_code: 200, error: null });
-    store.deliveries.recordAttempt(once, Date.now(), endpointDisableRule(86_400_000));
-    store.deliveries.recordAttempt(
-      { ...once, outcome: 'failed', status_code: 500 },
-      Date.now(),
-      endpointDisableRule(86_400_000),
-    );
-    expect(store.db.prepare('SELECT delivery_id, outcome FROM webhook_attempts').all()).toEqual([
-      { delivery_id: d.delivery.id, outcome: 'delivered' },
-    ]);
-    expect(store.deliveries.find(d.delivery.id)).toMatchObject({
-      status: 'delivered',
-      attempt_count: 1,
-      last_status_code: 200,
-    });
-  });
-
-  it('leaves a scheduled delivery pending after a failed manual attempt, with its next_attempt_at', () => {
-    const store = openStore();
-    const d = deliveryFixture(store);
-    store.deliveries.recordAttempt(
-      attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }),
-      Date.now(),
-      endpointDisableRule(86_400_000),
-    );
-    store.deliveries.recordAttempt(
-      attempt(d, { number: 2, trigger: 'manual', outcome: 'failed' }),
-      Date.now(),
-      endpointDisableRule(86_400_000),
-    );
-    expect(store.deliveries.find(d.delivery.id)).toMatchObject({
-      status: 'pending',
-      next_attempt_at: 2_000_000,
-      attempt_count: 2,
-    });
-  });
-
-  it('never moves a delivered delivery back (late or duplicate results, manual failures)', () => {
-    const store = openStore();
-    const d = deliveryFixture(store);
-    store.deliveries.recordAttempt(
-      attempt(d, { number: 2, outcome: 'delivered', status_code: 200, error: null }),
-      Date.now(),
-      endpointDisableRule(86_400_000),
-    );
-    store.deliveries.recordAttempt(
-      attempt(d, { number: 1, outcome: 'retry', next_attempt_at: 2_000_000 }),
-      Date.now(),
-      endpointDisableRule(86_400_000),
-    );
-    store.deliveries.recordAttempt(
-      attempt(d, { number: 2, outcome: 'failed' }),
-      Date.now(),
-      endpointDisableRule(86_400_000),
-    );
-    store.deliveries.recordAttempt(
-      attempt(d, { number: 3, trigger: 'manual', outcome: 'failed' }),
-      Date.now(),
-      endpointDisableRule(86_400_000),
-    );
-    expect(store.deliveries.find(d.delivery.id)).toMatchObject({ status: 'delivered', next_attempt_at: null });
-    expect(store.deliveries.attempts(d.delivery.id)).toHaveLength(4);
-  });
-});
+afterEach(runCleanups);
 
 describe('bulk replay tasks', () => {
   it('records a list of attempts leaving every row as recording them one by one does, with fewer health writes', () => {
@@ -189,7 +44,7 @@ describe('bulk replay tasks', () => {
     const run = (batched: boolean) => {
       const store = openStore();
       const d = deliveryFixture(store);
-      seq = 0;
+      resetAttemptSeq();
       const list = outcomes.map((over) => attempt(d, over));
       list.push(list[4]!);
       const upserts = countStatements(store, 'INSERT INTO webhook_endpoint_health');
@@ -218,7 +73,7 @@ describe('bulk replay tasks', () => {
     const d = deliveryFixture(store);
     const reads = countStatements(store, 'SELECT failing_since FROM webhook_endpoint_health', 'get');
     const writes = countStatements(store, 'INSERT INTO webhook_endpoint_health');
-    seq = 0;
+    resetAttemptSeq();
     const failures = [1, 2, 3, 4, 5].map((number) =>
       attempt(d, { number, outcome: 'retry', next_attempt_at: 5_000_000 }),
     );
@@ -359,7 +214,6 @@ describe('bulk replay tasks', () => {
   });
 });
 
-/** Counts the runs of statements whose SQL starts with `prefix` (every connection's) from now until the test ends. */
 /** An endpoint's health as the contract's rules give it, attempt by attempt: the reference the store is checked against. */
 class HealthModel {
   private readonly rows = new Map<
@@ -410,6 +264,7 @@ class HealthModel {
   }
 }
 
+/** Counts the runs of statements whose SQL starts with `prefix` (every connection's) from now until the test ends. */
 function countStatements(store: Store, prefix: string, method: 'run' | 'get' = 'run'): () => number {
   let runs = 0;
   const proto = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as Record<
@@ -421,7 +276,7 @@ function countStatements(store: Store, prefix: string, method: 'run' | 'get' = '
     if (this.source.trimStart().startsWith(prefix)) runs += 1;
     return original.apply(this, args);
   };
-  cleanups.push(() => {
+  onCleanup(() => {
     proto[method] = original;
   });
   return () => runs;
