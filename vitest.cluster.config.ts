@@ -12,6 +12,7 @@ export const CLUSTER_FILES = [
   'test/compat/auths-v2.test.ts',
   'test/api/company-list.test.ts',
   'test/api/channels-list.test.ts',
+  'test/api/attachments-files.test.ts',
   'test/ingest/cloud.test.ts',
   'test/ingest/bot.test.ts',
   'test/ingest/connector.test.ts',
@@ -45,7 +46,8 @@ export const CLUSTER_FILES = [
 export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/attachment-upload.test.ts':
     'proves a refused upload leaves no row and no file: reads the store and data dir',
-  'test/api/attachments.test.ts': 'reads the attachment rows and the files under the data dir',
+  'test/api/attachments-upload.test.ts': 'counts the attachment rows and the files in the data dir after a refusal',
+  'test/api/attachments-store.test.ts': 'reads the attachment rows and the files under the data dir',
   'test/api/auths-create.test.ts':
     'reads the outbox (the create events, the secret sweep) and the channel rows a refused create leaves as they were',
   'test/api/auths-read.test.ts': "its closing check reads every store's outbox for the secrets the file sent",
