@@ -104,7 +104,8 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/connectors/flows-v1-write-first.test.ts':
     'reads the v1 jobs, message rows, synced templates and emitted events in the store',
   'test/connectors/send.test.ts': 'reads and seeds messages through the store',
-  'test/dispatch/delivery.test.ts': 'moves a ManualClock through the retry schedule',
+  'test/dispatch/delivery-dispatcher.test.ts': 'moves a ManualClock through the retry schedule',
+  'test/dispatch/delivery-scheduled-retries.test.ts': 'moves a ManualClock through the retry schedule',
   'test/dispatch/delivery-order.test.ts': 'moves a ManualClock through the retry schedule',
   'test/dispatch/endpoint-retry-schedule.test.ts': 'moves a ManualClock through the retry schedule',
   'test/dispatch/ed25519-signatures.test.ts':
