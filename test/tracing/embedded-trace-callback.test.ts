@@ -1,50 +1,24 @@
 // One trace from a provider callback to the webhook answer, embedded mode (every role in this
-// process), exported over OTLP/HTTP JSON to a receiver in the test process.
+// process), exported over OTLP/HTTP JSON to a receiver in the test process; with tracing off, none
+// of it: no traceparent sent, no trace context stored, no trace ids logged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { startTracing, type RunningTracing } from '../../src/tracing/sdk.js';
-import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { callbackInfo, fixture } from '../helpers/callbacks.js';
-import { startReceiver } from '../helpers/receiver.js';
+import { type RunningTracing } from '../../src/tracing/sdk.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { KIND, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
-
-const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
-const CALLER_SPAN = '00f067aa0ba902b7';
-const GATEWAY_ENV = {
-  GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-  GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-  GATEWAY_WEBHOOK_RETRY_SCHEDULE: '0,100ms',
-  GATEWAY_WEBHOOK_RETRY_JITTER: '0',
-};
-
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-const isMessageCreate = (body: unknown) =>
-  (body as { type?: string; event?: string }).type === 'message' && (body as { event?: string }).event === 'create';
-
-/** A company with a bot-style channel and one webhook endpoint; answers what a callback needs. */
-async function setUp(gw: TestGateway, hooks: Receiver) {
-  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Traced Co' } })).body.data
-    .external_id as number;
-  const channelId = (
-    await gw.request('POST', `/p1/companies/${companyId}/channels`, {
-      json: { provider: 'chat_b', token: '4242:traced-bot' },
-    })
-  ).body.data.external_id as number;
-  const endpoint = (
-    await gw.request('POST', `/api/p2/companies/${companyId}/webhooks`, { json: { url: hooks.url, active: true } })
-  ).body.webhook as { id: number; secret: string };
-  const { secrets } = await callbackInfo(gw, channelId);
-  return { companyId, channelId, endpoint, secretToken: secrets.secret_token! };
-}
-
-function postCallback(gw: TestGateway, channelId: number, secretToken: string, headers: Record<string, string> = {}) {
-  return gw.request('POST', `/callbacks/chat_b/${channelId}`, {
-    token: null,
-    body: fixture('bot/text'),
-    headers: { 'content-type': 'application/json', 'x-bot-api-secret-token': secretToken, ...headers },
-  });
-}
+import {
+  CALLER_SPAN,
+  CALLER_TRACE,
+  GATEWAY_ENV,
+  isMessageCreate,
+  one,
+  postCallback,
+  setUp,
+  startTracedGateway,
+  type Target,
+  type TracedGateway,
+} from './embedded-trace-fixtures.js';
 
 describe('tracing off (no OTLP endpoint)', () => {
   it('sends no traceparent, stores no trace context and logs no trace ids', async () => {
@@ -78,49 +52,19 @@ describe('tracing off (no OTLP endpoint)', () => {
 });
 
 describe('tracing on: one trace from the provider callback to the webhook answer', () => {
+  let traced: TracedGateway;
   let otlp: OtlpReceiver;
   let tracing: RunningTracing;
   let gw: TestGateway;
   let hooks: Receiver;
-  let target: Awaited<ReturnType<typeof setUp>>;
-  let messageCreates = 0;
+  let target: Target;
 
   beforeAll(async () => {
-    otlp = await startOtlpReceiver();
-    const env = {
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-    };
-    Object.assign(process.env, env);
-    tracing = (await startTracing(loadConfig(env).tracing, { role: 'all', version: 'test' }))!;
-    // The first message.create attempt fails: its retry is a trace of its own, linked to this one.
-    hooks = await startReceiver(
-      () => [target.endpoint.secret],
-      (n) =>
-        isMessageCreate(hooks.received[n - 1]!.body) && (messageCreates += 1) === 1 ? { status: 500 } : { status: 200 },
-    );
-    gw = await startTestGateway(GATEWAY_ENV, { traceFields: true });
-    target = await setUp(gw, hooks);
+    traced = await startTracedGateway();
+    ({ otlp, tracing, gw, hooks, target } = traced);
   });
 
-  afterAll(async () => {
-    await gw?.close();
-    await tracing?.shutdown();
-    await hooks?.close();
-    await otlp?.close();
-    for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_BSP_SCHEDULE_DELAY'])
-      delete process.env[key];
-  });
-
-  const one = (spans: ReceivedSpan[], what: string, match: (span: ReceivedSpan) => boolean): ReceivedSpan => {
-    const found = spans.filter(match);
-    if (found.length !== 1)
-      throw new Error(
-        `expected one ${what}, found ${found.length}: ${JSON.stringify(spans.map((s) => [s.name, s.traceId, s.spanId, s.parentSpanId]))}`,
-      );
-    return found[0]!;
-  };
+  afterAll(() => traced?.close());
 
   it('follows the callback through its transaction, the relay, the stream and the attempt; the receiver gets its traceparent', async () => {
     const answer = await postCallback(gw, target.channelId, target.secretToken, {
@@ -270,42 +214,5 @@ describe('tracing on: one trace from the provider callback to the webhook answer
       'trace_id',
     ]);
     expect(lines.filter((line) => 'schema_version' in line).map((line) => line.msg)).toEqual(['store ready']);
-  });
-
-  it('publishes a manual replay under the admin request, linked to the delivery it replays', async () => {
-    const delivery = gw.gateway.store.db
-      .prepare("SELECT id, traceparent FROM webhook_deliveries WHERE event_name = 'message.create'")
-      .get() as { id: string; traceparent: string };
-    const sendSpanId = delivery.traceparent.split('-')[2];
-    const replayed = await gw.request('POST', `/admin/deliveries/${delivery.id}/replay`, {
-      token: null,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
-    expect(replayed.status).toBe(202);
-    await eventually(
-      'the replay delivered',
-      () => hooks.received.filter((r) => isMessageCreate(r.body)).length === 3,
-      10_000,
-    );
-    await tracing.flush();
-    const manual = (s: ReceivedSpan) =>
-      s.name === 'POST webhook' && s.attributes['gateway.webhook.trigger'] === 'manual';
-    await eventually('the manual attempt exported', () => otlp.spans.some(manual), 10_000);
-    const attempt = one(otlp.spans, 'manual attempt', manual);
-    const trace = otlp.trace(attempt.traceId);
-    const request = one(trace, 'admin request', (s) => s.kind === KIND.server);
-    expect(request.name).toBe('POST /admin/deliveries/:deliveryId/replay');
-    const publish = one(trace, 'replay publish', (s) => s.name === 'send gateway.replays');
-    expect(publish.parentSpanId).toBe(request.spanId);
-    expect(publish.links).toEqual([
-      { traceId: CALLER_TRACE, spanId: sendSpanId, attributes: { 'gateway.link.reason': 'delivery created' } },
-    ]);
-    expect(one(trace, 'replay consume', (s) => s.spanId === attempt.parentSpanId)).toMatchObject({
-      name: 'process gateway.replays',
-      parentSpanId: publish.spanId,
-    });
-    expect(hooks.received.filter((r) => isMessageCreate(r.body))[2]!.headers.traceparent).toBe(
-      `00-${attempt.traceId}-${attempt.spanId}-01`,
-    );
   });
 });
