@@ -103,7 +103,8 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/connectors/flows-v1-enable.test.ts': 'reads the stored channel state and counts the emitted events',
   'test/connectors/flows-v1-write-first.test.ts':
     'reads the v1 jobs, message rows, synced templates and emitted events in the store',
-  'test/connectors/send.test.ts': 'reads and seeds messages through the store',
+  'test/connectors/send-cloud.test.ts': 'reads and seeds messages and early statuses through the store',
+  'test/connectors/send-bot-and-connector.test.ts': 'reads and seeds messages through the store',
   'test/dispatch/delivery-dispatcher.test.ts': 'moves a ManualClock through the retry schedule',
   'test/dispatch/delivery-scheduled-retries.test.ts': 'moves a ManualClock through the retry schedule',
   'test/dispatch/delivery-order.test.ts': 'moves a ManualClock through the retry schedule',

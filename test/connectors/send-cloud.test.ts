@@ -1,20 +1,25 @@
+// Sending through the cloud-style API (chat_a_business, docs/decisions.md "Provider connectors"):
+// the call a text and an image make, the sent -> delivered -> read updates and a status that overtakes
+// the send outcome, retries of transient failures within GATEWAY_PROVIDER_RETRY_SCHEDULE, permanent
+// refusals, and send_to_crm false, against a local fake provider.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callbackInfo, checkedEvents } from '../helpers/callbacks.js';
 import { emittedEvents } from '../helpers/events.js';
 import { FakeProvider } from '../helpers/fake-provider.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { seedConversation } from '../helpers/seed.js';
-import { callbackInfo, checkedEvents, postConnector } from '../helpers/callbacks.js';
+import { newCompany, seedConversation } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
-import { newCompany } from '../helpers/seed.js';
+import { sendHelpers } from './send-fixtures.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
 let gw: TestGateway;
 let fake: FakeProvider;
 let companyId: number;
+const { store, message, send, updatesOf } = sendHelpers(() => ({ gw, companyId }));
 
 beforeAll(async () => {
   fake = await new FakeProvider().start();
@@ -29,27 +34,6 @@ afterAll(async () => {
   await gw.close();
   await fake.close();
 });
-
-const store = () => gw.gateway.store;
-const message = (id: number) => store().messages.findById(id)!;
-
-async function send(conversationId: number, json: Record<string, unknown>): Promise<number> {
-  const res = await gw.request('POST', `/api/p2/conversations/${conversationId}/messages`, {
-    json: { company_id: companyId, ...json },
-  });
-  expect(res.status).toBe(201);
-  return res.body.message.id as number;
-}
-
-/** message.update events of one message, in order, as (status, external_id). */
-function updatesOf(messageId: number, before: number) {
-  return checkedEvents(store(), before)
-    .filter((e) => e.name === 'message.update' && (e.body.object as { id: number }).id === messageId)
-    .map((e) => {
-      const object = e.body.object as { status: string; external_id: string | null; details: unknown };
-      return { status: object.status, external_id: object.external_id };
-    });
-}
 
 describe('cloud-style sender (chat_a_business)', () => {
   let channelId: number;
@@ -219,108 +203,5 @@ describe('cloud-style sender (chat_a_business)', () => {
     });
     // The link is a real, fetchable address of the gateway.
     expect((await fetch(attachment.attachment_url)).status).toBe(200);
-  });
-});
-
-describe('bot-style sender (chat_b)', () => {
-  let channelId: number;
-  let conversationId: number;
-
-  beforeAll(async () => {
-    channelId = (
-      await gw.request('POST', `/p1/companies/${companyId}/channels`, {
-        json: { provider: 'chat_b', token: '123456:bot-secret-token' },
-      })
-    ).body.data.external_id;
-    conversationId = seedConversation(
-      gw,
-      { companyId, channelId },
-      { sender: '777000111', externalTimes: [Date.now()] },
-    ).conversationId;
-    store()
-      .db.prepare("UPDATE messages SET external_id = '777000111:55' WHERE conversation_id = ?")
-      .run(conversationId);
-  });
-
-  it('calls sendMessage with the reply reference and records <chat>:<message id>', async () => {
-    const before = emittedEvents(store()).length;
-    const calls = fake.callsOf('bot').length;
-    const id = await send(conversationId, { text: 'Hello from the bot', replied_to_id: '777000111:55' });
-    await eventually('the provider took the message', () => message(id).external_id !== null);
-    const call = fake.callsOf('bot')[calls]!;
-    expect(call.path).toBe('/bot123456:bot-secret-token/sendMessage');
-    expect(call.body).toEqual({
-      chat_id: '777000111',
-      text: 'Hello from the bot',
-      reply_parameters: { message_id: 55, allow_sending_without_reply: true },
-    });
-    expect(message(id).external_id).toMatch(/^777000111:\d+$/);
-    expect(updatesOf(id, before)).toEqual([{ status: 'sent', external_id: message(id).external_id }]);
-    expect(gw.logText()).not.toContain('bot-secret-token');
-  });
-
-  it('a refusal ({ok: false, error_code: 403}) ends in error with the description', async () => {
-    fake.script('bot', {
-      status: 403,
-      body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' },
-    });
-    const id = await send(conversationId, { text: 'Blocked' });
-    await eventually('the message is in error', () => message(id).status === 'error');
-    expect(JSON.parse(message(id).details!)).toEqual({
-      errors: [{ code: 'provider_403', title: 'Forbidden: bot was blocked by the user' }],
-    });
-  });
-
-  it('honours retry_after of a 429 and sends once more', async () => {
-    const calls = fake.callsOf('bot').length;
-    fake.script('bot', {
-      status: 429,
-      body: {
-        ok: false,
-        error_code: 429,
-        description: 'Too Many Requests: retry after 1',
-        parameters: { retry_after: 1 },
-      },
-    });
-    const started = Date.now();
-    const id = await send(conversationId, { text: 'Slow down' });
-    await eventually('the provider took the message', () => message(id).external_id !== null);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    expect(fake.callsOf('bot').length - calls).toBe(2);
-  });
-});
-
-describe('connector-protocol sender (chat_d)', () => {
-  let channelId: number;
-  let conversationId: number;
-
-  beforeAll(async () => {
-    channelId = (await gw.request('POST', `/api/p2/companies/${companyId}/auths`, { json: { provider: 'chat_d' } }))
-      .body.auth.id;
-    const secret = (await callbackInfo(gw, channelId)).secrets.signing_secret!;
-    expect(
-      (await postConnector(gw, 'chat_d', channelId, JSON.stringify({ type: 'state', state: 'enabled' }), secret))
-        .status,
-    ).toBe(200);
-    conversationId = seedConversation(gw, { companyId, channelId }, { sender: '491709999999' }).conversationId;
-  });
-
-  it('posts the message with the job id as idempotency key; a retried send is the same send at the connector', async () => {
-    const calls = fake.callsOf('connector', '/messages').length;
-    fake.script('connector', { status: 502, body: { error: { code: 'upstream', title: 'phone offline' } } });
-    const id = await send(conversationId, { text: 'Hallo' });
-    await eventually('the provider took the message', () => message(id).external_id !== null);
-    const tries = fake.callsOf('connector', '/messages').slice(calls);
-    expect(tries).toHaveLength(2);
-    expect(tries[0]!.path).toBe(`/connector/sessions/${channelId}/messages`);
-    expect(tries[0]!.headers['idempotency-key']).toMatch(/^job_[0-9a-f]{32}$/);
-    expect(tries[1]!.headers['idempotency-key']).toBe(tries[0]!.headers['idempotency-key']);
-    expect(tries[1]!.body).toEqual({
-      to: { id: '491709999999', phone: null },
-      text: 'Hallo',
-      attachment: null,
-      reply_to: null,
-    });
-    expect(message(id).external_id).toMatch(/^CONN\d+$/);
   });
 });
