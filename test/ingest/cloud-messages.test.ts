@@ -1,107 +1,34 @@
-// Cloud-style callbacks through HTTP alone: what each stores is read back through the v2 API and
-// what it emits arrives as webhooks (test/helpers/company-events.ts), so this file runs against a
-// cluster too (vitest.cluster.config.ts).
+// Cloud-style callbacks through HTTP alone, what they store: refused ones nothing, accepted ones their
+// messages (texts, media described, locations, replies, reactions, several entries in one callback,
+// repeats), read back through the v2 API, and what they emit, arriving as webhooks
+// (test/helpers/company-events.ts); so this file runs against a cluster too (vitest.cluster.config.ts).
+// docs/design.md section 5. The refusals come first: the text they post is stored by the next test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, expectErrorShape, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
-import { callbackInfo, cloudSignature, fixture, messageOfEvent, postCloud } from '../helpers/callbacks.js';
-import { observeCompanyEvents, type CompanyEvents } from '../helpers/company-events.js';
+import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
+import { cloudSignature, fixture, messageOfEvent, postCloud } from '../helpers/callbacks.js';
+import type { CompanyEvents } from '../helpers/company-events.js';
 import { conversationWith, messageWithExternalId, messagingState } from '../helpers/company-messages.js';
-import { FakeProvider } from '../helpers/fake-provider.js';
-import { eventually } from '../helpers/wait.js';
+import { OUTGOING_ID, startCloudGateway, sweepAndClose, type CloudGateway } from './cloud-fixtures.js';
 
+let cloud: CloudGateway;
 let gw: TestGateway;
-let provider: FakeProvider;
 let events: CompanyEvents;
 let companyId: number;
 let channelId: number;
 let appSecret: string;
-let verifyToken: string;
 
 const TEXT_ID = 'bmid.HBgLMTY1MDU1NTEyMzQVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=';
-const OUTGOING_ID = 'bmid.OUTGOING00000000000000000000000001';
-/** The phone-number id the recorded payloads are about. */
-const PHONE_NUMBER_ID = '106540352242922';
 
 beforeAll(async () => {
-  provider = await new FakeProvider().start();
-  gw = await startTestGateway({ ...TO_RECEIVERS, ...provider.env() });
-  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Cloud Co' } })).body.data.external_id;
-  // Subscribed before the channel exists: its auth.create is among the events the secrets never reach.
-  events = await observeCompanyEvents(gw, companyId);
-  channelId = (
-    await gw.request('POST', `/p1/companies/${companyId}/channels`, {
-      json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 'EAAG-cloud-token' },
-    })
-  ).body.data.external_id;
-  const info = await callbackInfo(gw, channelId);
-  appSecret = info.secrets.app_secret!;
-  verifyToken = info.secrets.verify_token!;
+  cloud = await startCloudGateway();
+  ({ gw, events, companyId, channelId, appSecret } = cloud);
 });
-afterAll(async () => {
-  await gw.close();
-  await events.close();
-  await provider.close();
-});
+// No callback secret reaches an answer, an event or the log here either (cloud-secrets.test.ts proves it of its own).
+afterAll(() => sweepAndClose(cloud));
 
 const before = () => events.count();
 const conversationOf = (sender: string) => conversationWith(gw, companyId, sender);
 const messageOf = (externalId: string) => messageWithExternalId(gw, companyId, externalId);
-
-describe('cloud-style callbacks: admin view and handshake', () => {
-  it('shows the callback address and secrets to operators only', async () => {
-    const info = await callbackInfo(gw, channelId);
-    expect(info).toEqual({
-      url: `${gw.baseUrl}/callbacks/chat_a_business/${channelId}`,
-      provider: 'chat_a_business',
-      family: 'cloud',
-      secrets: {
-        app_secret: expect.stringMatching(/^[0-9a-f]{64}$/),
-        app_secret_source: 'channel',
-        verify_token: expect.stringMatching(/^[0-9a-f]{32}$/),
-        signature_header: 'x-hub-signature-256',
-      },
-    });
-    const noToken = await gw.request('GET', `/admin/channels/${channelId}/callback`, { token: null });
-    expectErrorShape(noToken, 401, 'unauthorized');
-    const missing = await gw.request('GET', '/admin/channels/999999/callback', {
-      token: null,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
-    expectErrorShape(missing, 404, 'not_found');
-  });
-
-  it('answers the subscribe handshake with the challenge as text, 403 for a wrong token, 422 for a wrong mode', async () => {
-    const ok = await gw.request(
-      'GET',
-      `/callbacks/chat_a_business/${channelId}?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1158201444`,
-      { token: null },
-    );
-    expect(ok.status).toBe(200);
-    expect(ok.headers['content-type']).toMatch(/^text\/plain/);
-    expect(ok.text).toBe('1158201444');
-    const wrong = await gw.request(
-      'GET',
-      `/callbacks/chat_a_business/${channelId}?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`,
-      { token: null },
-    );
-    expectErrorShape(wrong, 403, 'forbidden');
-    const mode = await gw.request(
-      'GET',
-      `/callbacks/chat_a_business/${channelId}?hub.mode=unsubscribe&hub.verify_token=${verifyToken}&hub.challenge=1`,
-      { token: null },
-    );
-    expectErrorShape(mode, 422, 'validation_failed');
-    expectErrorShape(
-      await gw.request(
-        'GET',
-        `/callbacks/chat_a_business/999999?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=1`,
-        { token: null },
-      ),
-      404,
-      'not_found',
-    );
-  });
-});
 
 describe('cloud-style callbacks: refusals leave nothing', () => {
   it('answers 404, 401, 400, 422 and 413 in the error shape, stores nothing and emits nothing', async () => {
@@ -349,158 +276,5 @@ describe('cloud-style callbacks: messages', () => {
       (await messagingState(gw, companyId)).messages.filter((m) => m.external_id === 'bmid.CONCURRENT0001'),
     ).toHaveLength(1);
     expect((await events.since(start)).map((e) => e.name)).toEqual(['message.create']);
-  });
-});
-
-describe('cloud-style callbacks: statuses', () => {
-  // A company of its own, whose channel knows the phone-number id the recorded payloads are about:
-  // the gateway sends on it (to the fake provider), which gives the statuses a message to move.
-  let company: number;
-  let channel: number;
-  let secret: string;
-  let companyEvents: CompanyEvents;
-  let conversation: number;
-
-  beforeAll(async () => {
-    company = (await gw.request('POST', '/p1/companies', { json: { name: 'Cloud Sending Co' } })).body.data.external_id;
-    companyEvents = await observeCompanyEvents(gw, company);
-    const created = await gw.request('POST', `/p1/companies/${company}/channels`, {
-      json: {
-        provider: 'chat_a_business',
-        hosting_type: 'cloud',
-        token: 'EAAG-cloud-token',
-        vendor_channel_id: PHONE_NUMBER_ID,
-      },
-    });
-    expect(created.status, created.text).toBe(201);
-    channel = created.body.data.external_id;
-    secret = (await callbackInfo(gw, channel)).secrets.app_secret!;
-    expect((await postCloud(gw, channel, fixture('cloud/text'), secret)).status).toBe(200);
-    conversation = (await conversationWith(gw, company, '16505551234')).id;
-  });
-  afterAll(() => companyEvents.close());
-
-  /** An outgoing message the provider accepted under `externalId` (sent), sent through the API; answers its reader. */
-  async function sent(externalId: string): Promise<() => Promise<any>> {
-    provider.script('cloud', {
-      status: 200,
-      body: { messaging_product: 'chat_a', contacts: [], messages: [{ id: externalId }] },
-    });
-    const created = await gw.request('POST', `/api/p2/conversations/${conversation}/messages`, {
-      json: { company_id: company, text: 'Your order has shipped' },
-    });
-    expect(created.status, created.text).toBe(201);
-    const path = `/api/p2/conversations/${conversation}/messages/${created.body.message.id}?company_id=${company}`;
-    const read = async () => (await gw.request('GET', path)).body.message;
-    await eventually(`message ${created.body.message.id} sent as ${externalId}`, async () => {
-      const message = await read();
-      return message.status === 'sent' && message.external_id === externalId;
-    });
-    return read;
-  }
-  const postStatus = (body: string) => postCloud(gw, channel, body, secret);
-
-  it('moves an outgoing message only forward, whatever order the statuses arrive in', async () => {
-    const read = await sent(OUTGOING_ID);
-    const status = (name: string) => postStatus(fixture(`cloud/status-${name}`));
-
-    let start = await companyEvents.count();
-    expect((await status('delivered')).status).toBe(200);
-    expect((await read()).status).toBe('delivered');
-    expect(
-      (await companyEvents.since(start)).map((e) => [e.name, (e.body.object as { status: string }).status]),
-    ).toEqual([['message.update', 'delivered']]);
-
-    start = await companyEvents.count();
-    expect((await status('sent')).status).toBe(200); // late: nothing
-    expect((await status('delivered')).status).toBe(200); // duplicate: nothing
-    expect((await read()).status).toBe('delivered');
-    expect(await companyEvents.since(start)).toEqual([]);
-
-    expect((await status('read')).status).toBe(200);
-    start = await companyEvents.count();
-    expect((await status('delivered')).status).toBe(200);
-    expect((await status('failed')).status).toBe(200);
-    const final = await read();
-    expect(final).toMatchObject({ status: 'read', details: null });
-    expect(await companyEvents.since(start)).toEqual([]);
-  });
-
-  it('turns failed into error with the reason in details, and error is terminal', async () => {
-    const failedBody = fixture('cloud/status-failed').replace(OUTGOING_ID, 'bmid.OUTGOING-FAIL');
-    const read = await sent('bmid.OUTGOING-FAIL');
-    const start = await companyEvents.count();
-    expect((await postStatus(failedBody)).status).toBe(200);
-    expect((await postStatus(fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.OUTGOING-FAIL'))).status).toBe(
-      200,
-    );
-    const message = await read();
-    expect(message.status).toBe('error');
-    expect(message.details).toEqual({
-      errors: [JSON.parse(failedBody).entry[0].changes[0].value.statuses[0].errors[0]],
-    });
-    const emitted = await companyEvents.since(start);
-    expect(emitted.map((e) => e.name)).toEqual(['message.update']);
-    expect(messageOfEvent(emitted[0]!.body.object)).toEqual(message);
-  });
-
-  it('answers 200, stores nothing and emits nothing for a status of an unknown message', async () => {
-    const stored = await messagingState(gw, company);
-    const start = await companyEvents.count();
-    expect((await postStatus(fixture('cloud/status-read').replace(OUTGOING_ID, 'bmid.NEVER-SEEN'))).status).toBe(200);
-    expect(await messagingState(gw, company)).toEqual(stored);
-    expect(await companyEvents.since(start)).toEqual([]);
-  });
-});
-
-describe('callback secrets', () => {
-  it('are never shown by the v1/v2 API nor written to the log', async () => {
-    const texts = [
-      (await gw.request('GET', `/p1/companies/${companyId}/channels`)).text,
-      (await gw.request('GET', `/api/p2/companies/${companyId}/auths`)).text,
-      (await gw.request('GET', `/api/p2/companies/${companyId}/auths/${channelId}`)).text,
-      JSON.stringify(await events.since(0)),
-    ];
-    for (const text of texts) {
-      expect(text).not.toContain(appSecret);
-      expect(text).not.toContain(verifyToken);
-    }
-    expect(gw.logText()).not.toContain(appSecret);
-    expect(gw.logText()).not.toContain(verifyToken);
-  });
-});
-
-// That the channel's own secret stops counting once one is configured: callback-settings.test.ts.
-describe('GATEWAY_CHAT_A_BUSINESS_APP_SECRET', () => {
-  it("applies only the changes about the channel's own phone-number id when the channel knows it", async () => {
-    const configured = 'operator-app-secret-0123456789abcdef';
-    const other = await startTestGateway({
-      ...TO_RECEIVERS,
-      GATEWAY_CHAT_A_BUSINESS_APP_SECRET: configured,
-    });
-    try {
-      const company = (await other.request('POST', '/p1/companies', { json: { name: 'Two numbers' } })).body.data
-        .external_id;
-      const create = (vendorChannelId: string) =>
-        other.request('POST', `/p1/companies/${company}/channels`, {
-          json: { provider: 'chat_a_business', hosting_type: 'cloud', token: 't', vendor_channel_id: vendorChannelId },
-        });
-      const mine = (await create('106540352242922')).body.data.external_id;
-      // The company has this channel alone: its messages are the channel's.
-      const messages = async () => (await messagingState(other, company)).messages.length;
-
-      // The fixture is about phone-number id 106540352242922: posted to a channel of that number, it counts.
-      expect((await postCloud(other, mine, fixture('cloud/text'), configured)).status).toBe(200);
-      expect(await messages()).toBe(1);
-
-      // The same signed body about another number, posted at this channel's address, changes nothing.
-      const foreign = fixture('cloud/text')
-        .replaceAll('106540352242922', '999000111222333')
-        .replaceAll('bmid.', 'bmid.other.');
-      expect((await postCloud(other, mine, foreign, configured)).status).toBe(200);
-      expect(await messages()).toBe(1);
-    } finally {
-      await other.close();
-    }
   });
 });
