@@ -1,11 +1,23 @@
-// What the scenarios of bench.mjs share: the fixed-rate phase (its latencies callback → webhook and
-// the RSS of its processes), the check of a load's answers, a daemon as an end-to-end contestant
-// (alternate.mjs), and the rows of end-to-end figures and of the floors.
+// What the scenarios of bench.mjs share: the rate of the fixed-rate runs, the fixed-rate phase (its
+// latencies callback → webhook and the RSS of its processes), the check of a load's answers, a daemon
+// as an end-to-end contestant (alternate.mjs), and the rows of end-to-end figures and of the floors.
 import { percentile } from './lib.mjs';
 import { percents, rssThirds, sampleMachine, sampleRss } from './proc-stats.mjs';
 import { fixedRate, waitArrivals, waitIdle, warmUp } from './load.mjs';
 
 const mb = (bytes) => bytes / 1024 / 1024;
+
+/** The fixed rate (callbacks/s) of a run whose scenario 2 did not run. */
+export const RATE = 1_000;
+
+/**
+ * The fixed rate of a run: half its own maximum end-to-end rate (callbacks whose message.create
+ * arrived per second), rounded to 50; RATE when that scenario did not run; BENCH_FIXED_RATE when set.
+ */
+export function fixedRateOf(e2e) {
+  if (process.env.BENCH_FIXED_RATE) return Number(process.env.BENCH_FIXED_RATE);
+  return e2e === undefined ? RATE : Math.max(50, Math.round(e2e.delivered / 2 / 50) * 50);
+}
 
 /**
  * The runs and rows the scenarios share, bound to the bench's receiver, its table (`row`), its log,
