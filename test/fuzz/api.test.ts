@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentedOperations, refusedRequests, type DocumentedOperation } from './api-requests.js';
-import { expectRefusedLeavingNothing, FUZZ, send, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
+import { expectRefusedLeavingNothing } from './expect-refused.js';
+import { FUZZ, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
+import { documentedOperations, type DocumentedOperation } from './operations.js';
+import { refusedRequests } from './refused-requests.js';
+import { send } from './send.js';
 
 /**
  * Every operation of /openapi.json (the REST API v1 and v2, the admin API, the service routes and

@@ -8,18 +8,11 @@ import { botUpdate } from '../../schemas/callbacks/bot.js';
 import { cloudCallback } from '../../schemas/callbacks/cloud.js';
 import { connectorEvents, connectorEventType } from '../../schemas/callbacks/connector.js';
 import { deepNesting, oddStrings, RawJson, type Schema } from './bad-values.js';
-import { documentedOperations } from './api-requests.js';
-import {
-  ADMIN_TOKEN,
-  expectRefusedLeavingNothing,
-  FUZZ,
-  LIMITS,
-  send,
-  startFuzzGateway,
-  type FuzzRequest,
-  type FuzzWorld,
-} from './fuzz-gateway.js';
+import { expectRefusedLeavingNothing } from './expect-refused.js';
+import { ADMIN_TOKEN, FUZZ, LIMITS, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
+import { documentedOperations } from './operations.js';
 import { jsonBreaks, jsonText } from './oracle.js';
+import { send, type FuzzRequest } from './send.js';
 
 /**
  * Provider callbacks of the three families (cloud, bot, connector), fuzzed from their recorded

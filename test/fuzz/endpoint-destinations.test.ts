@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Schema } from './bad-values.js';
-import { expectRefusedLeavingNothing, FUZZ, LIMITS, send, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
+import { expectRefusedLeavingNothing } from './expect-refused.js';
+import { FUZZ, LIMITS, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
 import { jsonBreaks, jsonText } from './oracle.js';
+import { send } from './send.js';
 import { SsrfGuard } from '../../src/net/ssrf.js';
 
 /**

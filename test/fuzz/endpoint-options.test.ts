@@ -2,8 +2,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILTER_OPS } from '../../schemas/objects/endpoint-filter.js';
 import type { Schema } from './bad-values.js';
-import { expectRefusedLeavingNothing, FUZZ, LIMITS, send, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
+import { expectRefusedLeavingNothing } from './expect-refused.js';
+import { FUZZ, LIMITS, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
 import { jsonBreaks, jsonText } from './oracle.js';
+import { send } from './send.js';
 
 /**
  * The webhook endpoint options (docs/api.md, "Endpoint options") fuzzed deeper than the suite's

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../helpers/pipeline.js';
-import { expectRefusedLeavingNothing, FUZZ, send, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
+import { expectRefusedLeavingNothing } from './expect-refused.js';
+import { FUZZ, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
+import { send } from './send.js';
 
 /**
  * The live event stream's own input, the Last-Event-ID header, generated: any text, ids shaped

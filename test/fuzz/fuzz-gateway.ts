@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
-import path from 'node:path';
-import { expect } from 'vitest';
+/**
+ * The gateway the fuzz suite runs against, and the knobs of a run: the seed and size of its
+ * properties, small limits that make oversized input cheap, and the resources of two accounts
+ * (account A's to use, account B's as foreign ids), seeded and settled before the first request.
+ */
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedCompany, seedConversation } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
@@ -22,8 +22,6 @@ export const ADMIN_TOKEN = 'admin-token-of-the-fuzz-suite-0123';
  * the limit meets the back-pressure of the disk as large uploads do.
  */
 export const LIMITS = { bodyBytes: 4096, attachmentBytes: 1024 * 1024, queryBytes: 2048, jsonDepth: 32 };
-/** A request unanswered this long counts as hung. */
-const HANG_MS = 5_000;
 
 /** What the fuzz suite works on: account A's resources, account B's (foreign ids), and secrets. */
 export interface FuzzWorld {
@@ -160,163 +158,4 @@ async function settle(world: FuzzWorld): Promise<void> {
       world.gw.gateway.store.outbox.lag().pending === 0 &&
       streamRows.get()!.n === 0,
   );
-}
-
-/** A digest of every row of every table, and the files of the data dir beside the store. */
-export function snapshot({ gw }: FuzzWorld): { store: string; files: string } {
-  const db = gw.gateway.store.db;
-  const tables = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .all() as { name: string }[];
-  const hash = createHash('sha256');
-  for (const { name } of tables) {
-    hash.update(`\u0001${name}`);
-    for (const row of db
-      .prepare(`SELECT ${columnsOf(db, name)} FROM "${name}"`)
-      .raw()
-      .iterate())
-      hash.update(
-        JSON.stringify(row, (_k, v: unknown) =>
-          typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('hex') : v,
-        ),
-      );
-  }
-  return { store: hash.digest('hex'), files: listFiles(gw.dataDir).join('\n') };
-}
-
-/**
- * The columns a snapshot compares: all but a web session's idle end and an API token's last use,
- * which move on with use (at most once a minute) whatever the request asked for.
- */
-function columnsOf(db: TestGateway['gateway']['store']['db'], table: string): string {
-  const columns = (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map(
-    (c) => c.name,
-  );
-  return columns
-    .filter(
-      (column) =>
-        !(table === 'web_sessions' && column === 'expires_at') &&
-        !(table === 'api_tokens' && column === 'last_used_at'),
-    )
-    .map((column) => `"${column}"`)
-    .join(', ');
-}
-
-function listFiles(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && !/^gateway\.db(-wal|-shm|-journal)?$/.test(entry.name))
-    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
-    .sort();
-}
-
-/** One request as the fuzz suite sends it: the path and query as raw text, the body as raw bytes. */
-export interface FuzzRequest {
-  method: string;
-  /** Path and query, sent exactly as given (may hold malformed escapes). */
-  target: string;
-  headers: Record<string, string>;
-  body?: Buffer;
-}
-
-export interface FuzzAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-  body: unknown;
-}
-
-/**
- * Sends the request over a fresh connection. A connection dropped before a complete answer, or no
- * answer within HANG_MS, fails the property (a refused request must still be answered).
- */
-export function send(world: FuzzWorld, request: FuzzRequest): Promise<FuzzAnswer> {
-  return new Promise((resolve, reject) => {
-    const headers = {
-      ...request.headers,
-      ...(request.body === undefined ? {} : { 'content-length': String(request.body.length) }),
-    };
-    const req = http.request({
-      host: '127.0.0.1',
-      port: world.gw.gateway.port,
-      method: request.method,
-      path: request.target,
-      headers,
-      agent: false,
-    });
-    const timer = setTimeout(() => {
-      req.destroy();
-      reject(new Error(`no answer within ${HANG_MS} ms to ${describe(request)}`));
-    }, HANG_MS);
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', (error) => {
-        clearTimeout(timer);
-        reject(new Error(`the answer to ${describe(request)} was cut: ${error.message}`));
-      });
-      res.on('end', () => {
-        clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-      });
-    });
-    req.on('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`the connection of ${describe(request)} was dropped: ${error.message}`));
-    });
-    req.end(request.body);
-  });
-}
-
-export function describe(request: FuzzRequest): string {
-  const body =
-    request.body === undefined
-      ? ''
-      : ` body(${request.body.length})=${JSON.stringify(request.body.subarray(0, 300).toString('utf8'))}`;
-  return `${request.method} ${request.target.slice(0, 300)} ${JSON.stringify(request.headers)}${body}`;
-}
-
-/**
- * The property every fuzzed request keeps: a 4xx among the statuses its operation documents, in
- * the contract's error shape, and the store and the data dir exactly as they were.
- */
-export async function expectRefusedLeavingNothing(
-  world: FuzzWorld,
-  request: FuzzRequest,
-  documented: readonly number[],
-): Promise<FuzzAnswer> {
-  const before = snapshot(world);
-  const answer = await send(world, request);
-  const context = `${answer.status} ${answer.text.slice(0, 400)}\n  for ${describe(request)}`;
-  expect(answer.status >= 400 && answer.status < 500, `a 4xx: ${context}`).toBe(true);
-  expect(documented, `a documented status: ${context}`).toContain(answer.status);
-  expectErrorBody(answer, context);
-  expect(snapshot(world), `nothing stored or changed: ${context}`).toEqual(before);
-  return answer;
-}
-
-/** `{errors: [{status, code, title, detail, source?}]}` with the answer's status in every entry. */
-export function expectErrorBody(answer: FuzzAnswer, context: string): void {
-  const errors = (answer.body as { errors?: unknown } | undefined)?.errors;
-  expect(Array.isArray(errors) && errors.length > 0, `the error shape: ${context}`).toBe(true);
-  for (const entry of errors as Record<string, unknown>[]) {
-    expect(
-      Object.keys(entry)
-        .filter((k) => k !== 'source')
-        .sort(),
-      `error entry keys: ${context}`,
-    ).toEqual(['code', 'detail', 'status', 'title']);
-    expect(entry.status, `error entry status: ${context}`).toBe(answer.status);
-    expect(
-      typeof entry.code === 'string' && typeof entry.title === 'string' && typeof entry.detail === 'string',
-      `error entry fields: ${context}`,
-    ).toBe(true);
-  }
 }

@@ -1,17 +1,11 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentedOperations } from './api-requests.js';
-import {
-  expectRefusedLeavingNothing,
-  FUZZ,
-  LIMITS,
-  send,
-  snapshot,
-  startFuzzGateway,
-  type FuzzRequest,
-  type FuzzWorld,
-} from './fuzz-gateway.js';
+import { expectRefusedLeavingNothing } from './expect-refused.js';
+import { FUZZ, LIMITS, startFuzzGateway, type FuzzWorld } from './fuzz-gateway.js';
+import { documentedOperations } from './operations.js';
+import { send, type FuzzRequest } from './send.js';
+import { snapshot } from './snapshot.js';
 
 /**
  * Multipart uploads (POST /api/p2/companies/<id>/attachments), fuzzed: files over the limit by a

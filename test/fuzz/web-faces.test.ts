@@ -7,18 +7,12 @@ import {
   portalWebhookCreateBody,
   portalWebhookUpdateBody,
 } from '../../schemas/portal.js';
-import { refusedRequests, type DocumentedOperation } from './api-requests.js';
 import type { Schema } from './bad-values.js';
-import {
-  ADMIN_TOKEN,
-  expectRefusedLeavingNothing,
-  FUZZ,
-  send,
-  startFuzzGateway,
-  type FuzzRequest,
-  type FuzzWorld,
-  type WebSession,
-} from './fuzz-gateway.js';
+import { expectRefusedLeavingNothing } from './expect-refused.js';
+import { ADMIN_TOKEN, FUZZ, startFuzzGateway, type FuzzWorld, type WebSession } from './fuzz-gateway.js';
+import type { DocumentedOperation } from './operations.js';
+import { refusedRequests } from './refused-requests.js';
+import { send, type FuzzRequest } from './send.js';
 
 /**
  * The console's and the portal's routes (docs/console.md), fuzzed like the REST API: the session
