@@ -5,21 +5,21 @@
 // a wrong name or any path out of the attachments folder. It asserts through HTTP alone, so it runs
 // against one daemon and, behind the front, against a 3-shard cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { attachmentHelpers, fixture, keyOf, MAX_BYTES } from './attachments-fixtures.js';
+import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
+import { attachmentHelpers, fixture, keyOf, startAttachmentsGateway } from './attachments-fixtures.js';
 
 let gw: TestGateway;
 let companyId: number;
+let close: () => Promise<void>;
 const { upload } = attachmentHelpers(
   () => gw,
   () => companyId,
 );
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_ATTACHMENT_MAX_BYTES: String(MAX_BYTES) });
-  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Uploads' } })).body.data.external_id;
+  ({ gw, companyId, close } = await startAttachmentsGateway());
 });
-afterAll(() => gw.close());
+afterAll(() => close?.());
 
 describe('GET /files/<storage_key>/<file_name>', () => {
   let image: { attachment_url: string; preview_url: string; file_name: string };

@@ -1,14 +1,28 @@
 // What the test/api/attachments-*.test.ts files share (contract section 2 "Attachment"; docs/design.md
-// section 9 for the upload path and the files under the data dir): the size limit each file starts its
-// gateway with, the test files, the requests that upload one, and the checks that read back the
-// attachment rows and the files of the gateway a file starts.
+// section 9 for the upload path and the files under the data dir): the gateway each file starts, with
+// its size limit and the company it uploads to, the test files, the requests that upload one, and the
+// checks that read back the attachment rows and the files of that gateway.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { TestGateway, TestResponse } from '../helpers/gateway.js';
+import { startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 
 /** GATEWAY_ATTACHMENT_MAX_BYTES of every gateway these files start. */
 export const MAX_BYTES = 4096;
+
+/** What a test file's beforeAll starts: a gateway, the company it uploads to, and `close`, its afterAll. */
+export interface AttachmentsGateway {
+  gw: TestGateway;
+  companyId: number;
+  close: () => Promise<void>;
+}
+
+/** A file's beforeAll: a gateway limiting attachments to MAX_BYTES, and a company. */
+export async function startAttachmentsGateway(): Promise<AttachmentsGateway> {
+  const gw = await startTestGateway({ GATEWAY_ATTACHMENT_MAX_BYTES: String(MAX_BYTES) });
+  const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Uploads' } })).body.data.external_id;
+  return { gw, companyId, close: () => gw.close() };
+}
 
 export const fixture = (name: string): Buffer =>
   fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', name));

@@ -4,21 +4,28 @@
 // doubled, non-multipart or broken body is refused leaving no row and no file, and each stored file
 // gets its own random key and is found only through its own company.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { attachmentHelpers, fixture, keyOf, MAX_BYTES, rawMultipart } from './attachments-fixtures.js';
+import { expectErrorShape, failingFields, type TestGateway } from '../helpers/gateway.js';
+import {
+  attachmentHelpers,
+  fixture,
+  keyOf,
+  MAX_BYTES,
+  rawMultipart,
+  startAttachmentsGateway,
+} from './attachments-fixtures.js';
 
 let gw: TestGateway;
 let companyId: number;
+let close: () => Promise<void>;
 const { upload, postRaw, filesOnDisk, refusedLeavingNothing } = attachmentHelpers(
   () => gw,
   () => companyId,
 );
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_ATTACHMENT_MAX_BYTES: String(MAX_BYTES) });
-  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Uploads' } })).body.data.external_id;
+  ({ gw, companyId, close } = await startAttachmentsGateway());
 });
-afterAll(() => gw.close());
+afterAll(() => close?.());
 
 describe('size limit and bad bodies', () => {
   it('accepts a file of exactly the limit', async () => {

@@ -4,21 +4,21 @@
 // content rather than the client's word, the base name kept, the token in the header or the query, and
 // the 401 and 404 that leave no row and no file behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { attachmentHelpers, fixture, keyOf, MAX_BYTES, rawMultipart } from './attachments-fixtures.js';
+import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
+import { attachmentHelpers, fixture, keyOf, rawMultipart, startAttachmentsGateway } from './attachments-fixtures.js';
 
 let gw: TestGateway;
 let companyId: number;
+let close: () => Promise<void>;
 const { upload, postRaw, filesOnDisk, refusedLeavingNothing } = attachmentHelpers(
   () => gw,
   () => companyId,
 );
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_ATTACHMENT_MAX_BYTES: String(MAX_BYTES) });
-  companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Uploads' } })).body.data.external_id;
+  ({ gw, companyId, close } = await startAttachmentsGateway());
 });
-afterAll(() => gw.close());
+afterAll(() => close?.());
 
 describe('POST /api/p2/companies/<id>/attachments', () => {
   it('stores an image and answers every Attachment field with its dimensions', async () => {

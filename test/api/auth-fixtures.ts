@@ -1,11 +1,11 @@
 // What the test/api/auths-*.test.ts files share (contract section 4 "v2 Auths", section 6 events): the
-// paths, the distinctive secrets a file sends, the answer's shape, and the helpers that create auths,
-// move them and read back the rows and events of the gateway a file starts.
+// gateway a file starts, the paths, the distinctive secrets a file sends, the answer's shape, and the
+// helpers that create auths, move them and read back the rows and events of that gateway.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { authResponse } from '../../schemas/v2/auths.js';
 import { emittedEvents } from '../helpers/events.js';
-import { expectErrorShape, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import { expectErrorShape, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
 
 export type Body = Record<string, unknown>;
@@ -121,4 +121,25 @@ export function authHelpers(gateway: () => TestGateway) {
   }
 
   return { create, created, authEvents, eventsOf, storedState, refused, action, leakedSecrets };
+}
+
+/** What a test file's beforeAll starts, and `close`, its afterAll. */
+export interface AuthsGateway {
+  gw: TestGateway;
+  close: () => Promise<void>;
+}
+
+/**
+ * A file's beforeAll: a gateway on a temp SQLite file. With `checkSecretsOnClose`, `close` also fails
+ * the file if a secret it sent reached the log or an event, read before the gateway closes.
+ */
+export async function startAuthsGateway({ checkSecretsOnClose = false } = {}): Promise<AuthsGateway> {
+  const gw = await startTestGateway();
+  const { leakedSecrets } = authHelpers(() => gw);
+  const close = async () => {
+    const leaked = checkSecretsOnClose ? leakedSecrets() : [];
+    await gw.close();
+    expect(leaked).toEqual([]);
+  };
+  return { gw, close };
 }

@@ -3,23 +3,27 @@
 // query or the body, 401 on every route without a valid one, and another account's companies and
 // auths answered 404 like missing ones, with nothing stored or changed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
 import { newCompany } from '../helpers/seed.js';
-import { authHelpers, authPath, authsPath, expectAuthAnswer, secret, type Body } from './auth-fixtures.js';
+import {
+  authHelpers,
+  authPath,
+  authsPath,
+  expectAuthAnswer,
+  secret,
+  startAuthsGateway,
+  type Body,
+} from './auth-fixtures.js';
 
 let gw: TestGateway;
-const { created, leakedSecrets, refused, storedState } = authHelpers(() => gw);
+let close: () => Promise<void>;
+const { created, refused, storedState } = authHelpers(() => gw);
 
+// The secrets this file sends reach no log line and no event either (auths-create.test.ts proves it of its own).
 beforeAll(async () => {
-  gw = await startTestGateway();
+  ({ gw, close } = await startAuthsGateway({ checkSecretsOnClose: true }));
 });
-
-afterAll(async () => {
-  // The secrets this file sends reach no log line and no event either (auths-create.test.ts proves it of its own).
-  const leaked = gw ? leakedSecrets() : [];
-  await gw?.close();
-  expect(leaked).toEqual([]);
-});
+afterAll(() => close?.());
 
 function channelCount(): number {
   return (gw.gateway.store.db.prepare('SELECT count(*) AS n FROM channels').get() as { n: number }).n;

@@ -3,20 +3,27 @@
 // variant with its initial state, settings and create event, the fields read and refused, one live
 // auth per provider per company, and no secret this file sends in the log or an event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { failingFields, type TestGateway } from '../helpers/gateway.js';
 import { newCompany } from '../helpers/seed.js';
-import { allSecrets, authHelpers, authPath, authsPath, expectAuthAnswer, secret, type Body } from './auth-fixtures.js';
+import {
+  allSecrets,
+  authHelpers,
+  authPath,
+  authsPath,
+  expectAuthAnswer,
+  secret,
+  startAuthsGateway,
+  type Body,
+} from './auth-fixtures.js';
 
 let gw: TestGateway;
+let close: () => Promise<void>;
 const { create, created, eventsOf, refused } = authHelpers(() => gw);
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  ({ gw, close } = await startAuthsGateway());
 });
-
-afterAll(async () => {
-  await gw?.close();
-});
+afterAll(() => close?.());
 
 const DAY = 24 * 60 * 60 * 1000;
 const isoAgo = (ms: number) => new Date(Date.now() - ms).toISOString();

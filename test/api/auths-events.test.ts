@@ -3,23 +3,19 @@
 // channel created or deleted writes the same auth events, a refused one none, and a credential sent
 // is stored but reaches no answer, no event and no log line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { newCompany } from '../helpers/seed.js';
-import { authHelpers, authPath, authsPath, expectAuthAnswer, secret } from './auth-fixtures.js';
+import { authHelpers, authPath, authsPath, expectAuthAnswer, secret, startAuthsGateway } from './auth-fixtures.js';
 
 let gw: TestGateway;
-const { action, create, eventsOf, leakedSecrets, refused } = authHelpers(() => gw);
+let close: () => Promise<void>;
+const { action, create, eventsOf, refused } = authHelpers(() => gw);
 
+// The secrets this file sends reach no log line and no event either (auths-create.test.ts proves it of its own).
 beforeAll(async () => {
-  gw = await startTestGateway();
+  ({ gw, close } = await startAuthsGateway({ checkSecretsOnClose: true }));
 });
-
-afterAll(async () => {
-  // The secrets this file sends reach no log line and no event either (auths-create.test.ts proves it of its own).
-  const leaked = gw ? leakedSecrets() : [];
-  await gw?.close();
-  expect(leaked).toEqual([]);
-});
+afterAll(() => close?.());
 
 // ---------------------------------------------------------------------------------------------
 // v1 channels write the same events

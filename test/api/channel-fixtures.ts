@@ -1,9 +1,15 @@
-// What the test/api/channels-*.test.ts files share (contract section 4 "v1 Channels"): the paths, the
-// providers created by token, the distinctive secrets a file sends, and the helpers that create, list
-// and read back the channels of the gateway a file starts.
+// What the test/api/channels-*.test.ts files share (contract section 4 "v1 Channels"): the gateway a
+// file starts, the paths, the providers created by token, the distinctive secrets a file sends, and
+// the helpers that create, list and read back the channels of that gateway.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { expectErrorShape, failingFields, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import {
+  expectErrorShape,
+  failingFields,
+  startTestGateway,
+  type TestGateway,
+  type TestResponse,
+} from '../helpers/gateway.js';
 
 export type Body = Record<string, unknown>;
 
@@ -24,7 +30,29 @@ export function secret(label = 'secret'): string {
 }
 
 /** The secrets of `allSecrets` that `log` holds. */
-export const secretsIn = (log: string): string[] => allSecrets.filter((s) => log.includes(s));
+const secretsIn = (log: string): string[] => allSecrets.filter((s) => log.includes(s));
+
+/** What a test file's beforeAll starts, and `close`, its afterAll. */
+export interface ChannelsGateway {
+  gw: TestGateway;
+  close: () => Promise<void>;
+}
+
+/**
+ * A file's beforeAll: a gateway on a temp SQLite file. With `checkSecretsOnClose`, `close` first
+ * checks that no secret the file sent reached the log.
+ */
+export async function startChannelsGateway({ checkSecretsOnClose = false } = {}): Promise<ChannelsGateway> {
+  const gw = await startTestGateway();
+  const close = async () => {
+    try {
+      if (checkSecretsOnClose) expect(secretsIn(gw.logText())).toEqual([]);
+    } finally {
+      await gw.close();
+    }
+  };
+  return { gw, close };
+}
 
 export const channelsPath = (companyId: number | string) => `/p1/companies/${companyId}/channels`;
 export const channelPath = (companyId: number | string, id: number | string) => `${channelsPath(companyId)}/${id}`;

@@ -3,20 +3,26 @@
 // on a temp SQLite file: missing fields, enumerations, strict JSON types, phone rules and
 // sync_messages_from, each a 422 naming exactly the failing fields and storing nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
 import { newCompany } from '../helpers/seed.js';
-import { channelHelpers, DAY, isoAgo, TOKEN_PROVIDERS, unixAgo, type Body } from './channel-fixtures.js';
+import {
+  channelHelpers,
+  DAY,
+  isoAgo,
+  startChannelsGateway,
+  TOKEN_PROVIDERS,
+  unixAgo,
+  type Body,
+} from './channel-fixtures.js';
 
 let gw: TestGateway;
+let close: () => Promise<void>;
 const { createChannel, createdId, storedChannels, expectRejected } = channelHelpers(() => gw);
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  ({ gw, close } = await startChannelsGateway());
 });
-
-afterAll(async () => {
-  await gw?.close();
-});
+afterAll(() => close?.());
 
 describe('POST /p1/companies/:companyId/channels — missing required fields', () => {
   it.each<[string, Body, string[]]>([

@@ -2,20 +2,18 @@
 // parameters"; section 8 limits of per and from) against a real gateway on a temp SQLite file: live
 // channels only, both sort directions, walking the pages, and the 422 for out-of-range parameters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { failingFields, type TestGateway } from '../helpers/gateway.js';
 import { newCompany } from '../helpers/seed.js';
-import { channelHelpers, channelPath } from './channel-fixtures.js';
+import { channelHelpers, channelPath, startChannelsGateway } from './channel-fixtures.js';
 
 let gw: TestGateway;
+let close: () => Promise<void>;
 const { createdId, list } = channelHelpers(() => gw);
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  ({ gw, close } = await startChannelsGateway());
 });
-
-afterAll(async () => {
-  await gw?.close();
-});
+afterAll(() => close?.());
 
 describe('GET /p1/companies/:companyId/channels', () => {
   let company: number;

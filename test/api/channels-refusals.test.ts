@@ -4,20 +4,25 @@
 // channel, 401 without a valid token, and the connector-dependent actions without a connector; none
 // changes a stored channel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
 import { newCompany } from '../helpers/seed.js';
-import { channelHelpers, channelPath, channelsPath, expectNotFound, type Body } from './channel-fixtures.js';
+import {
+  channelHelpers,
+  channelPath,
+  channelsPath,
+  expectNotFound,
+  startChannelsGateway,
+  type Body,
+} from './channel-fixtures.js';
 
 let gw: TestGateway;
+let close: () => Promise<void>;
 const { createChannel, createdId, listItems, storedChannels, storedChannel } = channelHelpers(() => gw);
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  ({ gw, close } = await startChannelsGateway());
 });
-
-afterAll(async () => {
-  await gw?.close();
-});
+afterAll(() => close?.());
 
 // ---------------------------------------------------------------------------------------------
 // 404, 401, cross-account

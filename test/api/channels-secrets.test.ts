@@ -3,7 +3,7 @@
 // and social data are stored, never answered nor logged, whether the request succeeds or is refused;
 // a channel stores the fields of its variant alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { failingFields, type TestGateway } from '../helpers/gateway.js';
 import { newCompany } from '../helpers/seed.js';
 import {
   allSecrets,
@@ -12,19 +12,18 @@ import {
   channelsPath,
   expectCreated,
   secret,
+  startChannelsGateway,
   type Body,
 } from './channel-fixtures.js';
 
 let gw: TestGateway;
+let close: () => Promise<void>;
 const { createChannel, list, storedChannel } = channelHelpers(() => gw);
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  ({ gw, close } = await startChannelsGateway());
 });
-
-afterAll(async () => {
-  await gw?.close();
-});
+afterAll(() => close?.());
 
 // ---------------------------------------------------------------------------------------------
 // Secrets

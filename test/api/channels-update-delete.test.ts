@@ -2,7 +2,7 @@
 // 3 "Channel / auth", DELETE leaves it disabled) against a real gateway on a temp SQLite file: what PUT
 // takes per provider (token, login and password, sync_messages_from) and stores, and what DELETE leaves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failingFields, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import { failingFields, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 import { newCompany } from '../helpers/seed.js';
 import {
   channelHelpers,
@@ -11,27 +11,21 @@ import {
   expectNotFound,
   isoAgo,
   secret,
-  secretsIn,
+  startChannelsGateway,
   TOKEN_PROVIDERS,
   unixAgo,
   type Body,
 } from './channel-fixtures.js';
 
 let gw: TestGateway;
+let close: () => Promise<void>;
 const { createdId, listItems, storedChannels, storedChannel } = channelHelpers(() => gw);
 
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-
-afterAll(async () => {
-  await gw?.close();
-});
-
 // The secrets this file sends reach no log line either (channels-secrets.test.ts proves it of its own).
-afterAll(() => {
-  if (gw) expect(secretsIn(gw.logText())).toEqual([]);
+beforeAll(async () => {
+  ({ gw, close } = await startChannelsGateway({ checkSecretsOnClose: true }));
 });
+afterAll(() => close?.());
 
 // ---------------------------------------------------------------------------------------------
 // PUT

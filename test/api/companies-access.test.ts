@@ -3,19 +3,17 @@
 // among them, and the token in each place it is accepted, never logged. It runs against one daemon and,
 // merged by the front, against a 3-shard cluster (vitest.cluster.config.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { companyHelpers } from './company-fixtures.js';
+import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
+import { companyHelpers, startCompaniesGateway } from './company-fixtures.js';
 
 let t: TestGateway;
+let close: () => Promise<void>;
 const { create, getCompany, rejected } = companyHelpers(() => t);
 
 beforeAll(async () => {
-  t = await startTestGateway();
+  ({ gw: t, close } = await startCompaniesGateway());
 });
-
-afterAll(async () => {
-  await t?.close();
-});
+afterAll(() => close?.());
 
 describe('PUT /p1/companies/<ID>', () => {
   describe('404 not_found', () => {

@@ -3,19 +3,17 @@
 // every refusal, each proved to store nothing. It runs against one daemon and, merged by the front,
 // against a 3-shard cluster (vitest.cluster.config.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { companyHelpers } from './company-fixtures.js';
+import { expectErrorShape, failingFields, type TestGateway } from '../helpers/gateway.js';
+import { companyHelpers, startCompaniesGateway } from './company-fixtures.js';
 
 let t: TestGateway;
+let close: () => Promise<void>;
 const { create, getCompany, rejected } = companyHelpers(() => t);
 
 beforeAll(async () => {
-  t = await startTestGateway();
+  ({ gw: t, close } = await startCompaniesGateway());
 });
-
-afterAll(async () => {
-  await t?.close();
-});
+afterAll(() => close?.());
 
 describe('POST /p1/companies', () => {
   it('creates a company from JSON and answers 201 created with its id', async () => {

@@ -3,19 +3,17 @@
 // showing, and every refusal, each proved to change nothing. It runs against one daemon and, merged by
 // the front, against a 3-shard cluster (vitest.cluster.config.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { companyHelpers, type Company } from './company-fixtures.js';
+import { expectErrorShape, failingFields, type TestGateway } from '../helpers/gateway.js';
+import { companyHelpers, startCompaniesGateway, type Company } from './company-fixtures.js';
 
 let t: TestGateway;
+let close: () => Promise<void>;
 const { create, getCompany } = companyHelpers(() => t);
 
 beforeAll(async () => {
-  t = await startTestGateway();
+  ({ gw: t, close } = await startCompaniesGateway());
 });
-
-afterAll(async () => {
-  await t?.close();
-});
+afterAll(() => close?.());
 
 describe('PUT /p1/companies/<ID>', () => {
   it('updates every field and answers 200 updated with the id', async () => {

@@ -1,8 +1,9 @@
 // What the test/api/companies-*.test.ts files share (contract section 2 "Company (v1)", section 4 "v1
-// Companies"): the company as the list answers it, and the helpers that create companies and read them
-// back through the API alone, so every file stays black-box and runs against the cluster too.
+// Companies"): the gateway a file starts, the company as the list answers it, and the helpers that create
+// companies and read them back through the API alone, so every file stays black-box and runs against the
+// cluster too.
 import { expect } from 'vitest';
-import type { TestGateway, TestResponse } from '../helpers/gateway.js';
+import { startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 
 export interface Company {
   external_id: number;
@@ -11,6 +12,18 @@ export interface Company {
   description: string | null;
   webhook_url: string | null;
   hidden: boolean;
+}
+
+/** What a test file's beforeAll starts, and `close`, its afterAll. */
+export interface CompaniesGateway {
+  gw: TestGateway;
+  close: () => Promise<void>;
+}
+
+/** A file's beforeAll: a gateway on a temp SQLite file, or a cluster (vitest.cluster.config.ts). */
+export async function startCompaniesGateway(): Promise<CompaniesGateway> {
+  const gw = await startTestGateway();
+  return { gw, close: () => gw.close() };
 }
 
 /**

@@ -1,12 +1,12 @@
 // What the test/api/webhooks-*.test.ts files share (docs/design.md sections 7 and 9, company webhook
-// endpoints): the paths, the answer's shape, the secrets a file was shown, and the helpers that create,
-// list and read back the endpoints of the gateway a file starts.
+// endpoints): the gateway a file starts, the paths, the answer's shape, the secrets a file was shown,
+// and the helpers that create, list and read back the endpoints of that gateway.
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { expect } from 'vitest';
 import { webhookListResponse, webhookResponse } from '../../schemas/v2/webhooks.js';
 import type { WebhookEndpointRow } from '../../src/store/resources/webhooks.js';
-import { expectErrorShape, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import { expectErrorShape, startTestGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
 import { compileSchema } from '../helpers/schemas.js';
 
 export type Body = Record<string, unknown>;
@@ -131,4 +131,27 @@ export function webhookHelpers(gateway: () => TestGateway) {
   }
 
   return { createHook, list, rows, row, refused, storedSecrets, endpointAnswers, leakedSecrets };
+}
+
+/** What a test file's beforeAll starts, and `close`, its afterAll. */
+export interface WebhooksGateway {
+  gw: TestGateway;
+  close: () => Promise<void>;
+}
+
+/**
+ * A file's beforeAll: a gateway on a temp SQLite file. With `checkSecretsOnClose`, `close` first
+ * checks that no secret shown or stored, the v1 mirrors' included, reached a list, a show or the log.
+ */
+export async function startWebhooksGateway({ checkSecretsOnClose = false } = {}): Promise<WebhooksGateway> {
+  const gw = await startTestGateway();
+  const { leakedSecrets } = webhookHelpers(() => gw);
+  const close = async () => {
+    try {
+      if (checkSecretsOnClose) expect(await leakedSecrets()).toEqual([]);
+    } finally {
+      await gw.close();
+    }
+  };
+  return { gw, close };
 }

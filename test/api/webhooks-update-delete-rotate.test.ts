@@ -4,27 +4,26 @@
 // secret shown at creation or rotation reaches a list, a show or the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PREVIOUS_SECRET_TTL_MS, signingSecrets } from '../../src/domain/webhook-endpoints.js';
-import { failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { failingFields, type TestGateway } from '../helpers/gateway.js';
 import { newCompany } from '../helpers/seed.js';
 import {
   expectHook,
   expectUsableSecret,
   hookPath,
   shownSecrets,
+  startWebhooksGateway,
   webhookHelpers,
   type Body,
 } from './webhook-fixtures.js';
 
 let gw: TestGateway;
+let close: () => Promise<void>;
 const { createHook, list, rows, row, refused, storedSecrets, endpointAnswers } = webhookHelpers(() => gw);
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  ({ gw, close } = await startWebhooksGateway());
 });
-
-afterAll(async () => {
-  await gw?.close();
-});
+afterAll(() => close?.());
 
 // ---------------------------------------------------------------------------------------------
 // Update, delete, rotate

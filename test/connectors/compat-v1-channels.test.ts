@@ -4,21 +4,16 @@
 // (a real webhook receiver that verifies every delivery with the standardwebhooks package), and
 // user_exists asks the fake connector.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeProvider } from '../helpers/fake-provider.js';
-import {
-  ADMIN_TOKEN,
-  expectErrorShape,
-  failingFields,
-  startTestGateway,
-  type TestGateway,
-} from '../helpers/gateway.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import type { FakeProvider } from '../helpers/fake-provider.js';
+import { expectErrorShape, failingFields, type TestGateway } from '../helpers/gateway.js';
+import type { Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
-import { channelPath, compatV1Helpers, expectV1Shapes, v1Time } from './compat-v1-fixtures.js';
+import { channelPath, compatV1Helpers, expectV1Shapes, startCompatV1Gateway, v1Time } from './compat-v1-fixtures.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
 let receiver: Receiver;
+let close: () => Promise<void>;
 const { secrets, store, newV1Company, newChannel, connectedChatA, hooksOf } = compatV1Helpers(() => ({
   gw,
   fake,
@@ -26,20 +21,9 @@ const { secrets, store, newV1Company, newChannel, connectedChatA, hooksOf } = co
 }));
 
 beforeAll(async () => {
-  fake = await new FakeProvider().start();
-  receiver = await startReceiver(() => secrets);
-  gw = await startTestGateway({
-    ...fake.env(),
-    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
-    GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-  });
+  ({ gw, fake, receiver, close } = await startCompatV1Gateway(() => secrets));
 });
-afterAll(async () => {
-  await gw.close();
-  await receiver.close();
-  await fake.close();
-});
+afterAll(() => close?.());
 
 describe('pact-im/api-doc _includes/v1_channels.md ("How to write first message") and _includes/v1_jobs.md', () => {
   it('answers the job trying_deliver; GET .../jobs/<id> polls it until delivered; webhook_url gets the job result, integer ids and unix date, and no v2 envelope', async () => {

@@ -1,12 +1,13 @@
 // What the test/connectors/compat-v1-*.test.ts files share (v1 as the pact-im/api-doc pages document
-// it): the helpers that create a v1 company whose webhook_url is the file's real webhook receiver and
-// a channel through the v1 API, read what the receiver got for a company (each delivery verified with
-// the standardwebhooks package), and check v1 payloads against their schemas and v1 times.
+// it): the fake provider, the real webhook receiver and the gateway a file starts, the helpers that
+// create a v1 company whose webhook_url is that receiver and a channel through the v1 API, read what the
+// receiver got for a company (each delivery verified with the standardwebhooks package), and check v1
+// payloads against their schemas and v1 times.
 import { expect } from 'vitest';
 import { conversationV1Event, messageV1Event } from '../../schemas/events/messaging-v1.js';
-import type { FakeProvider } from '../helpers/fake-provider.js';
-import type { TestGateway } from '../helpers/gateway.js';
-import type { Receiver } from '../helpers/receiver.js';
+import { FakeProvider } from '../helpers/fake-provider.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { newCompany } from '../helpers/seed.js';
 
@@ -37,6 +38,32 @@ export interface CompatV1Setup {
   gw: TestGateway;
   fake: FakeProvider;
   receiver: Receiver;
+}
+
+/** What a test file's beforeAll starts, and `close`, its afterAll. */
+export interface CompatV1Gateway extends CompatV1Setup {
+  close: () => Promise<void>;
+}
+
+/**
+ * A file's beforeAll: the fake provider, a webhook receiver that verifies each delivery with `secrets`,
+ * and a gateway that calls the one, retrying a failed call once, and may post webhooks to the other.
+ */
+export async function startCompatV1Gateway(secrets: () => string[]): Promise<CompatV1Gateway> {
+  const fake = await new FakeProvider().start();
+  const receiver = await startReceiver(secrets);
+  const gw = await startTestGateway({
+    ...fake.env(),
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
+    GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  });
+  const close = async () => {
+    await gw.close();
+    await receiver.close();
+    await fake.close();
+  };
+  return { gw, fake, receiver, close };
 }
 
 /**

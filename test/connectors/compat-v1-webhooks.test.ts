@@ -3,16 +3,24 @@
 // test POST, channel notices, conversations and messages), through the real v1 API, the fake
 // connector, and a real webhook receiver that verifies every delivery with the standardwebhooks package.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeProvider } from '../helpers/fake-provider.js';
-import { ADMIN_TOKEN, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { FakeProvider } from '../helpers/fake-provider.js';
+import { failingFields, type TestGateway } from '../helpers/gateway.js';
 import { readQr } from '../helpers/qr.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import type { Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
-import { compatV1Helpers, expectV1Shapes, isTest, v1Time, type Hook } from './compat-v1-fixtures.js';
+import {
+  compatV1Helpers,
+  expectV1Shapes,
+  isTest,
+  startCompatV1Gateway,
+  v1Time,
+  type Hook,
+} from './compat-v1-fixtures.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
 let receiver: Receiver;
+let close: () => Promise<void>;
 const { secrets, store, newV1Company, newChannel, connectedChatA, hooksOf } = compatV1Helpers(() => ({
   gw,
   fake,
@@ -20,20 +28,9 @@ const { secrets, store, newV1Company, newChannel, connectedChatA, hooksOf } = co
 }));
 
 beforeAll(async () => {
-  fake = await new FakeProvider().start();
-  receiver = await startReceiver(() => secrets);
-  gw = await startTestGateway({
-    ...fake.env(),
-    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
-    GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-  });
+  ({ gw, fake, receiver, close } = await startCompatV1Gateway(() => secrets));
 });
-afterAll(async () => {
-  await gw.close();
-  await receiver.close();
-  await fake.close();
-});
+afterAll(() => close?.());
 
 describe('pact-im/api-doc _includes/v1_companies.md: a webhook_url gets the test POST', () => {
   it('when set at create and when changed, signed like every delivery; not when unchanged, and never to other endpoints', async () => {

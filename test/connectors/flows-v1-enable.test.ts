@@ -3,34 +3,21 @@
 // confirm with a code, a password or social_c's follow-ups, its validation, refusals and outages
 // changing nothing; enable_page_instagram choosing one of the loaded pages and a sync_period.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeProvider } from '../helpers/fake-provider.js';
-import {
-  ADMIN_TOKEN,
-  expectErrorShape,
-  failingFields,
-  startTestGateway,
-  type TestGateway,
-} from '../helpers/gateway.js';
+import type { FakeProvider } from '../helpers/fake-provider.js';
+import { expectErrorShape, failingFields, type TestGateway } from '../helpers/gateway.js';
 import { checkedEvents } from '../helpers/callbacks.js';
 import { newCompany } from '../helpers/seed.js';
-import { flowsV1Helpers, path } from './flows-v1-fixtures.js';
+import { flowsV1Helpers, path, startFlowsV1Gateway } from './flows-v1-fixtures.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
+let close: () => Promise<void>;
 const { store, count, newChannel, state } = flowsV1Helpers(() => gw);
 
 beforeAll(async () => {
-  fake = await new FakeProvider().start();
-  gw = await startTestGateway({
-    ...fake.env(),
-    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
-  });
+  ({ gw, fake, close } = await startFlowsV1Gateway());
 });
-afterAll(async () => {
-  await gw.close();
-  await fake.close();
-});
+afterAll(() => close?.());
 
 describe('POST .../confirm', () => {
   it('chat_b_personal with a numeric code enables the channel: {result: ok, state: enabled}, auth.update and the v1 state payload', async () => {

@@ -3,35 +3,22 @@
 // starts its QR session with the callback address and secret, and request_code answers each
 // provider's own body, refusing another provider's channel and an enabled one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeProvider } from '../helpers/fake-provider.js';
-import {
-  ADMIN_TOKEN,
-  expectErrorShape,
-  failingFields,
-  startTestGateway,
-  type TestGateway,
-} from '../helpers/gateway.js';
+import type { FakeProvider } from '../helpers/fake-provider.js';
+import { expectErrorShape, failingFields, type TestGateway } from '../helpers/gateway.js';
 import { checkedEvents } from '../helpers/callbacks.js';
 import { readQr } from '../helpers/qr.js';
 import { newCompany } from '../helpers/seed.js';
-import { flowsV1Helpers, path } from './flows-v1-fixtures.js';
+import { flowsV1Helpers, path, startFlowsV1Gateway } from './flows-v1-fixtures.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
+let close: () => Promise<void>;
 const { store, count, newChannel, state } = flowsV1Helpers(() => gw);
 
 beforeAll(async () => {
-  fake = await new FakeProvider().start();
-  gw = await startTestGateway({
-    ...fake.env(),
-    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
-  });
+  ({ gw, fake, close } = await startFlowsV1Gateway());
 });
-afterAll(async () => {
-  await gw.close();
-  await fake.close();
-});
+afterAll(() => close?.());
 
 describe('v1 create starts the session', () => {
   it('chat_a by QR: the connector gets the callback address and secret; the QR arrives as qr_code and auth.update', async () => {

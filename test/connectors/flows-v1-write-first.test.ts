@@ -4,35 +4,22 @@
 // DELIVERED or NOT DELIVERED with the provider's reason; other providers are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emittedEvents } from '../helpers/events.js';
-import { FakeProvider } from '../helpers/fake-provider.js';
-import {
-  ADMIN_TOKEN,
-  expectErrorShape,
-  failingFields,
-  startTestGateway,
-  type TestGateway,
-} from '../helpers/gateway.js';
+import type { FakeProvider } from '../helpers/fake-provider.js';
+import { expectErrorShape, failingFields, type TestGateway } from '../helpers/gateway.js';
 import { checkedEvents } from '../helpers/callbacks.js';
 import { eventually } from '../helpers/wait.js';
 import { newCompany } from '../helpers/seed.js';
-import { flowsV1Helpers, path } from './flows-v1-fixtures.js';
+import { flowsV1Helpers, path, startFlowsV1Gateway } from './flows-v1-fixtures.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
+let close: () => Promise<void>;
 const { store, count, newChannel } = flowsV1Helpers(() => gw);
 
 beforeAll(async () => {
-  fake = await new FakeProvider().start();
-  gw = await startTestGateway({
-    ...fake.env(),
-    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
-  });
+  ({ gw, fake, close } = await startFlowsV1Gateway());
 });
-afterAll(async () => {
-  await gw.close();
-  await fake.close();
-});
+afterAll(() => close?.());
 
 describe('POST .../conversations (write first) and the v1 job webhook', () => {
   it('chat_a: message → 201 with the job id; the job result arrives as job.executed DELIVERED', async () => {

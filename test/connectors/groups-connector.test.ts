@@ -9,33 +9,23 @@ import {
   groupMessageV1Event,
 } from '../../schemas/events/messaging-v1.js';
 import { rowCounts } from '../helpers/callbacks.js';
-import { FakeProvider } from '../helpers/fake-provider.js';
-import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import type { FakeProvider } from '../helpers/fake-provider.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import type { Receiver } from '../helpers/receiver.js';
 import { compileSchema, schemaErrors } from '../helpers/schemas.js';
 import { eventually } from '../helpers/wait.js';
-import { GROUP, groupMessage, groupsHelpers, JONAS, type Hook } from './groups-fixtures.js';
+import { GROUP, groupMessage, groupsHelpers, JONAS, startGroupsGateway, type Hook } from './groups-fixtures.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
 let receiver: Receiver;
+let close: () => Promise<void>;
 const secrets: string[] = [];
 
 beforeAll(async () => {
-  fake = await new FakeProvider().start();
-  receiver = await startReceiver(() => secrets);
-  gw = await startTestGateway({
-    ...fake.env(),
-    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
-    GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-  });
+  ({ gw, fake, receiver, close } = await startGroupsGateway(() => secrets));
 });
-afterAll(async () => {
-  await gw.close();
-  await receiver.close();
-  await fake.close();
-});
+afterAll(() => close?.());
 
 const { store, newReceivingCompany, connectorChannel } = groupsHelpers(() => ({ gw, fake, receiver }), secrets);
 const OLGA = { id: '491709876543@c.us', name: 'Olga Petrova', public_id: 'olga.p' };

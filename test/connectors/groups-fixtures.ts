@@ -1,12 +1,13 @@
-// What the test/connectors/groups-*.test.ts files share: the group and member a connector callback
-// names, the body of a group message callback, and the helpers that create a company receiving both
-// webhook versions and an enabled connector channel on the gateway, fake provider and receiver a file
-// starts.
+// What the test/connectors/groups-*.test.ts files share: the gateway, fake provider and receiver a file
+// starts, the group and member a connector callback names, the body of a group message callback, and
+// the helpers that create a company receiving both webhook versions and an enabled connector channel
+// on them.
 import { expect } from 'vitest';
 import type { FakeProvider } from '../helpers/fake-provider.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import type { Receiver } from '../helpers/receiver.js';
 import { newCompany } from '../helpers/seed.js';
+import { startCompatV1Gateway } from './compat-v1-fixtures.js';
 
 export type Hook = Record<string, any>;
 export const GROUP = '120363148147828952@g.us';
@@ -28,6 +29,13 @@ export interface GroupsEnv {
   fake: FakeProvider;
   receiver: Receiver;
 }
+
+/**
+ * A file's beforeAll, the same as the compat-v1 files': the fake provider, a webhook receiver that
+ * verifies each delivery with `secrets`, and a gateway that calls the one and may post webhooks to the
+ * other. It answers them and `close`, the file's afterAll.
+ */
+export const startGroupsGateway = startCompatV1Gateway;
 
 /**
  * The helpers that call the gateway and the fake provider: `env` answers what the file's beforeAll

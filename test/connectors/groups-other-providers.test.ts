@@ -3,32 +3,22 @@
 // refuses to send into (422 wrong_provider).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackInfo, postBot, rowCounts } from '../helpers/callbacks.js';
-import { FakeProvider } from '../helpers/fake-provider.js';
-import { ADMIN_TOKEN, expectErrorShape, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import type { FakeProvider } from '../helpers/fake-provider.js';
+import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
+import type { Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
-import { groupMessage, groupsHelpers, JONAS, type Hook } from './groups-fixtures.js';
+import { groupMessage, groupsHelpers, JONAS, startGroupsGateway, type Hook } from './groups-fixtures.js';
 
 let gw: TestGateway;
 let fake: FakeProvider;
 let receiver: Receiver;
+let close: () => Promise<void>;
 const secrets: string[] = [];
 
 beforeAll(async () => {
-  fake = await new FakeProvider().start();
-  receiver = await startReceiver(() => secrets);
-  gw = await startTestGateway({
-    ...fake.env(),
-    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms',
-    GATEWAY_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-  });
+  ({ gw, fake, receiver, close } = await startGroupsGateway(() => secrets));
 });
-afterAll(async () => {
-  await gw.close();
-  await receiver.close();
-  await fake.close();
-});
+afterAll(() => close?.());
 
 const { store, newReceivingCompany, connectorChannel } = groupsHelpers(() => ({ gw, fake, receiver }), secrets);
 

@@ -8,32 +8,24 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackInfo, checkedEvents } from '../helpers/callbacks.js';
 import { emittedEvents } from '../helpers/events.js';
-import { FakeProvider } from '../helpers/fake-provider.js';
-import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { newCompany, seedConversation } from '../helpers/seed.js';
+import type { FakeProvider } from '../helpers/fake-provider.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { seedConversation } from '../helpers/seed.js';
 import { eventually } from '../helpers/wait.js';
-import { sendHelpers } from './send-fixtures.js';
+import { sendHelpers, startSendGateway } from './send-fixtures.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
 let gw: TestGateway;
 let fake: FakeProvider;
 let companyId: number;
+let close: () => Promise<void>;
 const { store, message, send, updatesOf } = sendHelpers(() => ({ gw, companyId }));
 
 beforeAll(async () => {
-  fake = await new FakeProvider().start();
-  gw = await startTestGateway({
-    ...fake.env(),
-    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms,100ms',
-  });
-  companyId = await newCompany(gw, { name: 'Sender Co' });
+  ({ gw, fake, companyId, close } = await startSendGateway());
 });
-afterAll(async () => {
-  await gw.close();
-  await fake.close();
-});
+afterAll(() => close?.());
 
 describe('cloud-style sender (chat_a_business)', () => {
   let channelId: number;

@@ -1,14 +1,38 @@
-// What the test/connectors/send-*.test.ts files share: sending a message through the p2 API as the
-// file's company, reading its row back from the store, and the message.update events it got, on the
-// gateway a file starts.
+// What the test/connectors/send-*.test.ts files share: the fake provider, the gateway and the company a
+// file starts, sending a message through the p2 API as that company, reading its row back from the
+// store, and the message.update events it got.
 import { expect } from 'vitest';
 import { checkedEvents } from '../helpers/callbacks.js';
-import type { TestGateway } from '../helpers/gateway.js';
+import { FakeProvider } from '../helpers/fake-provider.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { newCompany } from '../helpers/seed.js';
 
 /** What a test file's beforeAll started: the gateway and the company that sends. */
 export interface SendEnv {
   gw: TestGateway;
   companyId: number;
+}
+
+/** What a test file's beforeAll starts, and `close`, its afterAll. */
+export interface SendGateway extends SendEnv {
+  fake: FakeProvider;
+  close: () => Promise<void>;
+}
+
+/** A file's beforeAll: the fake provider, a gateway that calls it and retries a failed call twice, and the company. */
+export async function startSendGateway(): Promise<SendGateway> {
+  const fake = await new FakeProvider().start();
+  const gw = await startTestGateway({
+    ...fake.env(),
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    GATEWAY_PROVIDER_RETRY_SCHEDULE: '100ms,100ms',
+  });
+  const companyId = await newCompany(gw, { name: 'Sender Co' });
+  const close = async () => {
+    await gw.close();
+    await fake.close();
+  };
+  return { gw, fake, companyId, close };
 }
 
 /** The helpers that send and read back; `env` answers what the file's beforeAll started. A file takes them once, at its top. */

@@ -2,7 +2,8 @@
 // and a fake provider) with a company that has one cloud-style channel, its events observed as
 // webhooks from before the channel exists; the outgoing message the recorded payloads are about; and
 // the check that the channel's callback secrets reach no v1/v2 answer, no event and no log line,
-// which every file runs over all it did (docs/design.md section 5: shown to operators only).
+// which every file runs over all it did, as a test or on closing (docs/design.md section 5: shown to
+// operators only).
 import { expect } from 'vitest';
 import { callbackInfo } from '../helpers/callbacks.js';
 import { observeCompanyEvents, type CompanyEvents } from '../helpers/company-events.js';
@@ -12,7 +13,7 @@ import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gat
 /** The outgoing message the recorded replies and statuses are about. */
 export const OUTGOING_ID = 'bmid.OUTGOING00000000000000000000000001';
 
-/** What a file's beforeAll starts: a gateway, and a company with one cloud-style channel. */
+/** What a file's beforeAll starts: a gateway, and a company with one cloud-style channel; `close`, its afterAll. */
 export interface CloudGateway {
   gw: TestGateway;
   provider: FakeProvider;
@@ -21,10 +22,15 @@ export interface CloudGateway {
   channelId: number;
   appSecret: string;
   verifyToken: string;
+  close: () => Promise<void>;
 }
 
-/** A file's beforeAll: the fake provider, the gateway sending to it, the company, its observer, its channel. */
-export async function startCloudGateway(): Promise<CloudGateway> {
+/**
+ * A file's beforeAll: the fake provider, the gateway sending to it, the company, its observer, its
+ * channel. With `checkSecretsOnClose`, `close` first runs expectSecretsNeverShown, then closes it all,
+ * whatever it found.
+ */
+export async function startCloudGateway({ checkSecretsOnClose = false } = {}): Promise<CloudGateway> {
   const provider = await new FakeProvider().start();
   const gw = await startTestGateway({ ...TO_RECEIVERS, ...provider.env() });
   const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Cloud Co' } })).body.data.external_id;
@@ -36,7 +42,7 @@ export async function startCloudGateway(): Promise<CloudGateway> {
     })
   ).body.data.external_id;
   const info = await callbackInfo(gw, channelId);
-  return {
+  const cloud: CloudGateway = {
     gw,
     provider,
     events,
@@ -44,14 +50,17 @@ export async function startCloudGateway(): Promise<CloudGateway> {
     channelId,
     appSecret: info.secrets.app_secret!,
     verifyToken: info.secrets.verify_token!,
+    close: async () => {
+      try {
+        if (checkSecretsOnClose) await expectSecretsNeverShown(cloud);
+      } finally {
+        await gw.close();
+        await events.close();
+        await provider.close();
+      }
+    },
   };
-}
-
-/** A file's afterAll: closes what startCloudGateway started. */
-export async function closeCloudGateway({ gw, events, provider }: CloudGateway): Promise<void> {
-  await gw.close();
-  await events.close();
-  await provider.close();
+  return cloud;
 }
 
 /**
@@ -78,13 +87,4 @@ export async function expectSecretsNeverShown({
   }
   expect(gw.logText()).not.toContain(appSecret);
   expect(gw.logText()).not.toContain(verifyToken);
-}
-
-/** A file's afterAll where the sweep is not a test of its own: the sweep, then the closing, whatever it found. */
-export async function sweepAndClose(cloud: CloudGateway): Promise<void> {
-  try {
-    await expectSecretsNeverShown(cloud);
-  } finally {
-    await closeCloudGateway(cloud);
-  }
 }

@@ -8,23 +8,22 @@ import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
 import { cloudSignature, fixture, messageOfEvent, postCloud } from '../helpers/callbacks.js';
 import type { CompanyEvents } from '../helpers/company-events.js';
 import { conversationWith, messageWithExternalId, messagingState } from '../helpers/company-messages.js';
-import { OUTGOING_ID, startCloudGateway, sweepAndClose, type CloudGateway } from './cloud-fixtures.js';
+import { OUTGOING_ID, startCloudGateway } from './cloud-fixtures.js';
 
-let cloud: CloudGateway;
 let gw: TestGateway;
 let events: CompanyEvents;
 let companyId: number;
 let channelId: number;
 let appSecret: string;
+let close: () => Promise<void>;
 
 const TEXT_ID = 'bmid.HBgLMTY1MDU1NTEyMzQVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=';
 
-beforeAll(async () => {
-  cloud = await startCloudGateway();
-  ({ gw, events, companyId, channelId, appSecret } = cloud);
-});
 // No callback secret reaches an answer, an event or the log here either (cloud-secrets.test.ts proves it of its own).
-afterAll(() => sweepAndClose(cloud));
+beforeAll(async () => {
+  ({ gw, events, companyId, channelId, appSecret, close } = await startCloudGateway({ checkSecretsOnClose: true }));
+});
+afterAll(() => close?.());
 
 const before = () => events.count();
 const conversationOf = (sender: string) => conversationWith(gw, companyId, sender);

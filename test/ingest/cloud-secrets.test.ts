@@ -7,18 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, expectErrorShape, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { callbackInfo, fixture, postCloud } from '../helpers/callbacks.js';
 import { messagingState } from '../helpers/company-messages.js';
-import { closeCloudGateway, expectSecretsNeverShown, startCloudGateway, type CloudGateway } from './cloud-fixtures.js';
+import { expectSecretsNeverShown, startCloudGateway, type CloudGateway } from './cloud-fixtures.js';
 
 let cloud: CloudGateway;
 let gw: TestGateway;
 let channelId: number;
 let verifyToken: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
   cloud = await startCloudGateway();
-  ({ gw, channelId, verifyToken } = cloud);
+  ({ gw, channelId, verifyToken, close } = cloud);
 });
-afterAll(() => closeCloudGateway(cloud));
+afterAll(() => close?.());
 
 describe('cloud-style callbacks: admin view and handshake', () => {
   it('shows the callback address and secrets to operators only', async () => {

@@ -10,22 +10,21 @@ import { observeCompanyEvents, type CompanyEvents } from '../helpers/company-eve
 import { conversationWith, messagingState } from '../helpers/company-messages.js';
 import type { FakeProvider } from '../helpers/fake-provider.js';
 import { eventually } from '../helpers/wait.js';
-import { OUTGOING_ID, startCloudGateway, sweepAndClose, type CloudGateway } from './cloud-fixtures.js';
+import { OUTGOING_ID, startCloudGateway } from './cloud-fixtures.js';
 
-let cloud: CloudGateway;
 let gw: TestGateway;
 let provider: FakeProvider;
+let close: () => Promise<void>;
 
 /** The phone-number id the recorded payloads are about. */
 const PHONE_NUMBER_ID = '106540352242922';
 
-beforeAll(async () => {
-  cloud = await startCloudGateway();
-  ({ gw, provider } = cloud);
-});
 // The file's own company and channel are only what the sweep is about: no callback secret reaches an
 // answer, an event or the log here either (cloud-secrets.test.ts proves it of its own).
-afterAll(() => sweepAndClose(cloud));
+beforeAll(async () => {
+  ({ gw, provider, close } = await startCloudGateway({ checkSecretsOnClose: true }));
+});
+afterAll(() => close?.());
 
 describe('cloud-style callbacks: statuses', () => {
   // A company of its own, whose channel knows the phone-number id the recorded payloads are about:

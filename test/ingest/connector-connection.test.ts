@@ -6,29 +6,26 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readQr } from '../helpers/qr.js';
-import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { connectorHeaders, fixture } from '../helpers/callbacks.js';
 import type { CompanyEvents } from '../helpers/company-events.js';
-import { connectorHelpers, openConnectorCompany, type ConnectorCompany } from './connector-fixtures.js';
+import { connectorHelpers, startConnectorGateway, type ConnectorGateway } from './connector-fixtures.js';
 
 let gw: TestGateway;
-let company: ConnectorCompany;
+let company: ConnectorGateway;
 let events: CompanyEvents;
 let companyId: number;
 let v1Channel: number;
 let v1Secret: string;
 let v2Channel: number;
 let v2Secret: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  gw = await startTestGateway(TO_RECEIVERS);
-  company = await openConnectorCompany(gw);
-  ({ events, companyId, v1Channel, v1Secret, v2Channel, v2Secret } = company);
+  company = await startConnectorGateway();
+  ({ gw, events, companyId, v1Channel, v1Secret, v2Channel, v2Secret, close } = company);
 });
-afterAll(async () => {
-  await gw.close();
-  await events.close();
-});
+afterAll(() => close?.());
 
 const { before, stored, conversationOf, post, postBody } = connectorHelpers(() => company);
 async function auth(id: number) {

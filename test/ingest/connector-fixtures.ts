@@ -1,9 +1,10 @@
-// What the test/ingest/connector-*.test.ts files share (docs/connector-protocol.md): a company with one
-// connector channel made through v1 and one through v2, its events observed as webhooks
-// (test/helpers/company-events.ts), and the helpers that post connector events and read back what they
-// stored through the v2 API alone, so every file stays black-box and runs against the cluster too.
+// What the test/ingest/connector-*.test.ts files share (docs/connector-protocol.md): the gateway a file
+// starts, a company on it with one connector channel made through v1 and one through v2, its events
+// observed as webhooks (test/helpers/company-events.ts), and the helpers that post connector events and
+// read back what they stored through the v2 API alone, so every file stays black-box and runs against
+// the cluster too.
 import { expect } from 'vitest';
-import type { TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
 import { callbackInfo, fixture, postConnector } from '../helpers/callbacks.js';
 import { observeCompanyEvents, type CompanyEvents } from '../helpers/company-events.js';
 import { messagingState } from '../helpers/company-messages.js';
@@ -22,9 +23,9 @@ export interface ConnectorCompany {
 
 /**
  * Creates the company and its two channels on `gw` and starts observing the company's events; checks
- * the callback info the operator sees for the v1 channel. Each file's beforeAll, after starting `gw`.
+ * the callback info the operator sees for the v1 channel.
  */
-export async function openConnectorCompany(gw: TestGateway): Promise<ConnectorCompany> {
+async function openConnectorCompany(gw: TestGateway): Promise<ConnectorCompany> {
   const companyId = (await gw.request('POST', '/p1/companies', { json: { name: 'Connector Co' } })).body.data
     .external_id;
   const events = await observeCompanyEvents(gw, companyId);
@@ -42,6 +43,22 @@ export async function openConnectorCompany(gw: TestGateway): Promise<ConnectorCo
   const v1Secret = info.secrets.signing_secret!;
   const v2Secret = (await callbackInfo(gw, v2Channel)).secrets.signing_secret!;
   return { gw, events, companyId, v1Channel, v1Secret, v2Channel, v2Secret };
+}
+
+/** What a test file's beforeAll starts, and `close`, its afterAll. */
+export interface ConnectorGateway extends ConnectorCompany {
+  close: () => Promise<void>;
+}
+
+/** A file's beforeAll: a gateway sending to local receivers, and the company with its two channels. */
+export async function startConnectorGateway(): Promise<ConnectorGateway> {
+  const gw = await startTestGateway(TO_RECEIVERS);
+  const company = await openConnectorCompany(gw);
+  const close = async () => {
+    await gw.close();
+    await company.events.close();
+  };
+  return { ...company, close };
 }
 
 /**

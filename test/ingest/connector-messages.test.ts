@@ -5,29 +5,26 @@
 // (vitest.cluster.config.ts). Which events claim a receipt, and the provider's media reference, no
 // API shows: written-rows.test.ts reads them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, startTestGateway, TO_RECEIVERS, type TestGateway } from '../helpers/gateway.js';
+import { expectErrorShape, type TestGateway } from '../helpers/gateway.js';
 import { connectorHeaders, fixture, messageOfEvent, postConnector } from '../helpers/callbacks.js';
 import type { CompanyEvents } from '../helpers/company-events.js';
 import { messageWithExternalId } from '../helpers/company-messages.js';
-import { connectorHelpers, openConnectorCompany, type ConnectorCompany } from './connector-fixtures.js';
+import { connectorHelpers, startConnectorGateway, type ConnectorGateway } from './connector-fixtures.js';
 
 let gw: TestGateway;
-let company: ConnectorCompany;
+let company: ConnectorGateway;
 let events: CompanyEvents;
 let companyId: number;
 let v1Channel: number;
 let v1Secret: string;
 let v2Secret: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  gw = await startTestGateway(TO_RECEIVERS);
-  company = await openConnectorCompany(gw);
-  ({ events, companyId, v1Channel, v1Secret, v2Secret } = company);
+  company = await startConnectorGateway();
+  ({ gw, events, companyId, v1Channel, v1Secret, v2Secret, close } = company);
 });
-afterAll(async () => {
-  await gw.close();
-  await events.close();
-});
+afterAll(() => close?.());
 
 const { before, stored, conversationOf, post, postBody } = connectorHelpers(() => company);
 const messageOf = (externalId: string) => messageWithExternalId(gw, companyId, externalId);

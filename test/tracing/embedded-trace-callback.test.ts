@@ -17,7 +17,6 @@ import {
   setUp,
   startTracedGateway,
   type Target,
-  type TracedGateway,
 } from './embedded-trace-fixtures.js';
 
 describe('tracing off (no OTLP endpoint)', () => {
@@ -52,19 +51,18 @@ describe('tracing off (no OTLP endpoint)', () => {
 });
 
 describe('tracing on: one trace from the provider callback to the webhook answer', () => {
-  let traced: TracedGateway;
   let otlp: OtlpReceiver;
   let tracing: RunningTracing;
   let gw: TestGateway;
   let hooks: Receiver;
   let target: Target;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    traced = await startTracedGateway();
-    ({ otlp, tracing, gw, hooks, target } = traced);
+    ({ otlp, tracing, gw, hooks, target, close } = await startTracedGateway());
   });
 
-  afterAll(() => traced?.close());
+  afterAll(() => close?.());
 
   it('follows the callback through its transaction, the relay, the stream and the attempt; the receiver gets its traceparent', async () => {
     const answer = await postCallback(gw, target.channelId, target.secretToken, {

@@ -70,7 +70,7 @@ export interface TracedGateway {
   hooks: Receiver;
   target: Target;
   /** Closes the gateway, tracing, the webhook receiver and the OTLP receiver, and clears the OTEL_* variables. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /**

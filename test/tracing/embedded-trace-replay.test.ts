@@ -13,21 +13,20 @@ import {
   one,
   postCallback,
   startTracedGateway,
-  type TracedGateway,
 } from './embedded-trace-fixtures.js';
 
 describe('tracing on: one trace from the provider callback to the webhook answer', () => {
-  let traced: TracedGateway;
   let otlp: OtlpReceiver;
   let tracing: RunningTracing;
   let gw: TestGateway;
   let hooks: Receiver;
+  let close: () => Promise<void>;
 
   // The delivery to replay: the caller's traced callback, its message.create failed once and its retry
   // delivered, so the replay is the third message.create the receiver gets.
   beforeAll(async () => {
-    traced = await startTracedGateway();
-    ({ otlp, tracing, gw, hooks } = traced);
+    const traced = await startTracedGateway();
+    ({ otlp, tracing, gw, hooks, close } = traced);
     const { channelId, secretToken } = traced.target;
     const answer = await postCallback(gw, channelId, secretToken, {
       traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
@@ -40,7 +39,7 @@ describe('tracing on: one trace from the provider callback to the webhook answer
     );
   });
 
-  afterAll(() => traced?.close());
+  afterAll(() => close?.());
 
   it('publishes a manual replay under the admin request, linked to the delivery it replays', async () => {
     const delivery = gw.gateway.store.db
