@@ -17,9 +17,14 @@
  */
 import { AUTHS_MAX_PER_PAGE } from '../../schemas/v2/auths.js';
 import { TEMPLATES_MAX_PER_PAGE } from '../../schemas/v2/templates.js';
-import { decodeDeliveryCursor, encodeCursor, encodeDeliveryCursor } from '../lib/paging.js';
+import {
+  decodeDeliveryCursor,
+  decodeMergedCursor,
+  encodeCursor,
+  encodeDeliveryCursor,
+  encodeMergedCursor,
+} from '../lib/paging.js';
 import { parseQuery } from '../http/query.js';
-import { ValidationFailed } from '../errors/errors.js';
 import type { MergedList } from './routing.js';
 import { ShardUnavailable } from './shard-set.js';
 
@@ -202,22 +207,6 @@ function compareTemplates(sort: unknown): (a: Row, b: Row) => number {
   const value = (row: Row) => (field === 'created_at' ? Date.parse(String(row.created_at)) : numberOf(row.position));
   // As the store orders them: by the field, then by id, in the same direction.
   return (a, b) => direction * (value(a) - value(b) || numberOf(a.id) - numberOf(b.id));
-}
-
-/** The front's keyset cursor of a merged delivery list: each shard's own position (a seq, '' for its start, '-' when it is done). */
-export function encodeMergedCursor(positions: readonly string[]): string {
-  return Buffer.from(`f1:${positions.join(',')}`, 'utf8').toString('base64url');
-}
-
-export function decodeMergedCursor(cursor: string | undefined, shards: number): string[] {
-  if (cursor === undefined || cursor === '') return Array.from({ length: shards }, () => '');
-  const match = /^f1:((?:[0-9]{1,15}|-|)(?:,(?:[0-9]{1,15}|-|))*)$/.exec(
-    Buffer.from(cursor, 'base64url').toString('utf8'),
-  );
-  const positions = match?.[1]!.split(',');
-  if (positions === undefined || positions.length !== shards)
-    throw ValidationFailed.field('cursor', 'cursor is not a next_cursor of this list');
-  return positions;
 }
 
 /** GET /admin/deliveries across every shard: newest first, each shard walked from its own cursor. */

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeDeliveryCursor } from '../lib/paging.js';
 import { upstreamHeaders } from './forwarded-headers.js';
-import { decodeMergedCursor, encodeMergedCursor, mergeList, mergeSorted, type AskShard } from './merge.js';
+import { decodeMergedCursor, encodeMergedCursor } from '../lib/paging.js';
+import { mergeList, mergeSorted, type AskShard } from './merge.js';
 
 /** The runs of each property; FUZZ_RUNS changes it. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);

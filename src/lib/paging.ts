@@ -2,7 +2,8 @@ import { ValidationFailed } from '../errors/errors.js';
 
 /**
  * Paging of lists, in one place: the page requests the store reads (keyset by id for v1 lists,
- * offset windows for v2 lists), the page of rows it answers, the v1 and the delivery list cursors and the v2 page meta.
+ * offset windows for v2 lists), the page of rows it answers, the v1 and the delivery list cursors
+ * (one store's, and the cluster front's over every shard) and the v2 page meta.
  */
 
 /** Keyset page request over integer ids. */
@@ -69,6 +70,25 @@ export function decodeDeliveryCursor(cursor: string | undefined): number | undef
   const match = /^d1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match) throw ValidationFailed.field('cursor', 'cursor is not a next_cursor of this list');
   return Number(match[1]);
+}
+
+/**
+ * The cluster front's keyset cursor of a delivery list merged from every shard: each shard's own
+ * position (a seq, '' for its start, '-' when it is done).
+ */
+export function encodeMergedCursor(positions: readonly string[]): string {
+  return Buffer.from(`f1:${positions.join(',')}`, 'utf8').toString('base64url');
+}
+
+export function decodeMergedCursor(cursor: string | undefined, shards: number): string[] {
+  if (cursor === undefined || cursor === '') return Array.from({ length: shards }, () => '');
+  const match = /^f1:((?:[0-9]{1,15}|-|)(?:,(?:[0-9]{1,15}|-|))*)$/.exec(
+    Buffer.from(cursor, 'base64url').toString('utf8'),
+  );
+  const positions = match?.[1]!.split(',');
+  if (positions === undefined || positions.length !== shards)
+    throw ValidationFailed.field('cursor', 'cursor is not a next_cursor of this list');
+  return positions;
 }
 
 /**
