@@ -12,6 +12,7 @@ export const CLUSTER_FILES = [
   'test/compat/auths-v2.test.ts',
   'test/api/company-list.test.ts',
   'test/api/channels-list.test.ts',
+  'test/api/auths-read.test.ts',
   'test/api/attachments-files.test.ts',
   'test/ingest/cloud-messages.test.ts',
   'test/ingest/cloud-statuses.test.ts',
@@ -53,7 +54,6 @@ export const SINGLE_DAEMON_ONLY: Record<string, string> = {
   'test/api/attachments-store.test.ts': 'reads the attachment rows and the files under the data dir',
   'test/api/auths-create.test.ts':
     'reads the outbox (the create events, the secret sweep) and the channel rows a refused create leaves as they were',
-  'test/api/auths-read.test.ts': "its closing check reads every store's outbox for the secrets the file sent",
   'test/api/auths-state.test.ts':
     'reads the stored state and deleted_at, and the outbox rows of the update and delete events',
   'test/api/auths-events.test.ts': 'reads the stored credentials and the outbox: refusals write no event',
