@@ -70,5 +70,5 @@ export function companyHelpers(gateway: () => TestGateway) {
     return res;
   }
 
-  return { create, getCompany, rejected };
+  return { create, list, allCompanies, getCompany, rejected };
 }

@@ -2,13 +2,8 @@
 // apart. Black-box: it runs against one daemon and, merged by the front, against a 3-shard cluster
 // (vitest.cluster.config.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  expectErrorShape,
-  failingFields,
-  startTestGateway,
-  type TestGateway,
-  type TestResponse,
-} from '../helpers/gateway.js';
+import { expectErrorShape, failingFields, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { companyHelpers, type Company } from './company-fixtures.js';
 
 let t: TestGateway;
 
@@ -20,34 +15,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Company {
-  external_id: number;
-  name: string;
-}
-
-async function create(body: Record<string, unknown>, token?: string): Promise<number> {
-  const res = await t.request('POST', '/p1/companies', { json: body, token });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.external_id as number;
-}
-
-async function list(query = '', token?: string): Promise<TestResponse> {
-  return t.request('GET', `/p1/companies${query}`, { token });
-}
-
-/** Every company of the token's account, read through the API. */
-async function allCompanies(token?: string): Promise<Company[]> {
-  const companies: Company[] = [];
-  let from = '';
-  for (let i = 0; i < 1000; i++) {
-    const res = await list(`?per=100&from=${encodeURIComponent(from)}`, token);
-    expect(res.status, res.text).toBe(200);
-    companies.push(...res.body.data.companies);
-    from = res.body.data.next_page;
-    if (from === '') return companies;
-  }
-  throw new Error('list never ended');
-}
+const { create, list, allCompanies } = companyHelpers(() => t);
 
 describe('GET /p1/companies', () => {
   it('answers the list envelope with exactly the contract fields', async () => {

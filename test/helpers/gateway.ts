@@ -9,9 +9,15 @@ import { createLogger } from '../../src/log.js';
 import { startGateway, type RunningGateway } from '../../src/roles/server.js';
 import type { Store } from '../../src/store/store.js';
 import type { Clock } from '../../src/streams/stream.js';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { checkEmittedEvents } from './events.js';
-import { ADMIN_TOKEN, gatewayClient, type GatewayClient, type TestResponse } from './gateway-client.js';
+import {
+  ADMIN_TOKEN,
+  gatewayClient,
+  type GatewayClient,
+  type RequestOptions,
+  type TestResponse,
+} from './gateway-client.js';
 import { startTestCluster } from './test-cluster.js';
 
 export { ADMIN_TOKEN, type RequestOptions, type TestResponse } from './gateway-client.js';
@@ -191,4 +197,23 @@ export function expectErrorShape(
 /** The fields named by a 422 answer, as pointers without the leading slash. */
 export function failingFields(response: TestResponse): string[] {
   return expectErrorShape(response, 422, 'validation_failed').map((e) => (e.source?.pointer ?? '').slice(1));
+}
+
+/**
+ * `foreign` is the 404 a request about another account's company got: the same request about a
+ * company that does not exist answers the same 404, so the answer tells nothing of whose it is.
+ */
+export async function expectAnsweredAsMissing(
+  gw: GatewayClient,
+  foreign: TestResponse,
+  method: string,
+  path: string,
+  companyId: number,
+  options: RequestOptions,
+): Promise<void> {
+  const missing = await gw.request(method, path.replace(`/companies/${companyId}/`, '/companies/999999/'), options);
+  expectErrorShape(missing, 404, 'not_found');
+  expect(foreign.body.errors[0].detail.replace(String(companyId), 'N')).toBe(
+    missing.body.errors[0].detail.replace('999999', 'N'),
+  );
 }
