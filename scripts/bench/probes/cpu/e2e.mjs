@@ -38,14 +38,7 @@ export async function e2e({ amount, dir, cpuProf, root, receiver, tracing }) {
     await sleep(1_000);
     await receiver.reset();
     const spans0 = (await tracing?.status())?.spans ?? 0;
-    const [m0, t0, r0, b0, g0, s0] = [
-      mainThread(d.pid),
-      cpuMsOf(d.pid),
-      cpuMsOf(receiver.pid),
-      byTid(d.pid),
-      cpuMsOf(process.pid),
-      tracing ? cpuMsOf(tracing.pid) : 0,
-    ];
+    const spent = cpuFromNow(d, receiver, tracing);
     const { result, status, n, elapsed, eventsPerSecond } = await deliveredRun(
       receiver,
       d.base,
@@ -54,14 +47,7 @@ export async function e2e({ amount, dir, cpuProf, root, receiver, tracing }) {
     );
     // Read right after the last arrival, like a run without tracing; at most the batch
     // processor's queue (2,048 spans) is still to be exported then.
-    const cpu = {
-      loop: us(mainThread(d.pid) - m0, n),
-      all: us(cpuMsOf(d.pid) - t0, n),
-      receiver: us(cpuMsOf(receiver.pid) - r0, n),
-      load: us(cpuMsOf(process.pid) - g0, n),
-      sink: tracing ? us(cpuMsOf(tracing.pid) - s0, n) : '',
-      threads: perThread(d.pid, b0, n),
-    };
+    const cpu = spent(n);
     console.log(
       `e2e: ${n} callbacks (${result.rps.toFixed(0)}/s answered), ${status.hooks} events delivered in ${elapsed.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s`,
     );
@@ -116,14 +102,7 @@ export async function fixed({ amount, dir, cpuProf, receiver, tracing }) {
     if (process.env.BENCH_SETTLE_MS) await sleep(Number(process.env.BENCH_SETTLE_MS));
     await receiver.reset();
     const spans0 = (await tracing?.status())?.spans ?? 0;
-    const [m0, t0, r0, b0, g0, s0] = [
-      mainThread(d.pid),
-      cpuMsOf(d.pid),
-      cpuMsOf(receiver.pid),
-      byTid(d.pid),
-      cpuMsOf(process.pid),
-      tracing ? cpuMsOf(tracing.pid) : 0,
-    ];
+    const spent = cpuFromNow(d, receiver, tracing);
     const machine = sampleMachine();
     const result = await fixedRate({ base: d.base, companies, rate: FIXED_RATE, seconds: Number(amount ?? 30) });
     const cpu = machine.stop();
@@ -139,12 +118,13 @@ export async function fixed({ amount, dir, cpuProf, receiver, tracing }) {
     console.log(
       `fixed: ${n} callbacks at ${result.rate.toFixed(0)}/s; callback → webhook p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, p999 ${percentile(all, 99.9).toFixed(1)} ms; answer p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`,
     );
+    const daemon = spent(n);
     console.log(
-      `daemon CPU per callback (with its events): event loop ${us(mainThread(d.pid) - m0, n)}, all threads ${us(cpuMsOf(d.pid) - t0, n)}; receiver ${us(cpuMsOf(receiver.pid) - r0, n)}; load generator ${us(cpuMsOf(process.pid) - g0, n)}`,
+      `daemon CPU per callback (with its events): event loop ${daemon.loop}, all threads ${daemon.all}; receiver ${daemon.receiver}; load generator ${daemon.load}`,
     );
-    console.log(`daemon CPU per callback by thread id: ${perThread(d.pid, b0, n)}`);
+    console.log(`daemon CPU per callback by thread id: ${daemon.threads}`);
     console.log(`machine CPU busy / idle / stolen: ${percents(cpu.whole)} %`);
-    if (tracing) await reportSpans(tracing, spans0, n, us(cpuMsOf(tracing.pid) - s0, n));
+    if (tracing) await reportSpans(tracing, spans0, n, daemon.sink);
     console.log('per second of sending: p50 / p99 / max (ms), the machine CPU stolen in that second (%)');
     console.log(
       seconds
@@ -179,7 +159,7 @@ export async function replay({ amount, dir, cpuProf, receiver }) {
   await receiver.useCompanies(companies);
   d = await startDaemon({ name: 'cpu-replay', dataDir: dir, port: await freePort(), cpuProf });
   try {
-    const [m0, t0, r0, b0] = [mainThread(d.pid), cpuMsOf(d.pid), cpuMsOf(receiver.pid), byTid(d.pid)];
+    const spent = cpuFromNow(d, receiver, undefined);
     const start = performance.now();
     await call(d.base, 'POST', '/admin/replays', { admin: true, body: { status: 'failed' } });
     let status = await receiver.status();
@@ -190,11 +170,35 @@ export async function replay({ amount, dir, cpuProf, receiver }) {
     }
     const seconds = (performance.now() - start) / 1000;
     console.log(`replay: ${count} deliveries in ${seconds.toFixed(1)} s = ${(count / seconds).toFixed(0)}/s`);
+    const daemon = spent(count);
     console.log(
-      `daemon CPU per delivery: event loop ${us(mainThread(d.pid) - m0, count)}, all threads ${us(cpuMsOf(d.pid) - t0, count)}; receiver ${us(cpuMsOf(receiver.pid) - r0, count)}`,
+      `daemon CPU per delivery: event loop ${daemon.loop}, all threads ${daemon.all}; receiver ${daemon.receiver}`,
     );
-    console.log(`daemon CPU per delivery by thread id: ${perThread(d.pid, b0, count)}`);
+    console.log(`daemon CPU per delivery by thread id: ${daemon.threads}`);
   } finally {
     await d.stop();
   }
+}
+
+/**
+ * The CPU the daemon (its event loop, all its threads, each thread), the receiver, this load
+ * generator and the tracing sink spend from now: `spent(n)` answers each in µs per unit of n.
+ */
+function cpuFromNow(d, receiver, tracing) {
+  const [m0, t0, r0, b0, g0, s0] = [
+    mainThread(d.pid),
+    cpuMsOf(d.pid),
+    cpuMsOf(receiver.pid),
+    byTid(d.pid),
+    cpuMsOf(process.pid),
+    tracing ? cpuMsOf(tracing.pid) : 0,
+  ];
+  return (n) => ({
+    loop: us(mainThread(d.pid) - m0, n),
+    all: us(cpuMsOf(d.pid) - t0, n),
+    receiver: us(cpuMsOf(receiver.pid) - r0, n),
+    load: us(cpuMsOf(process.pid) - g0, n),
+    sink: tracing ? us(cpuMsOf(tracing.pid) - s0, n) : '',
+    threads: perThread(d.pid, b0, n),
+  });
 }
