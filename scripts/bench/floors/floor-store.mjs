@@ -1,6 +1,7 @@
 // The complete floor's store (scripts/bench/floors/floor-complete.mjs): the daemon's columns and the
-// indexes the contract's reads need (conversations of a company, messages of a conversation in time
-// order, deliveries of a company), nothing more; WAL, synchronous=NORMAL, as the daemon's store.
+// indexes the contract needs (conversations of a company, messages of a conversation in time order,
+// a company's messages by age for its retention pass, deliveries of a company), nothing more; WAL,
+// synchronous=NORMAL, as the daemon's store.
 import Database from 'better-sqlite3';
 
 /** Opens (or creates) the floor's store at `file`: answers its prepared statements and `recordDelivered`. */
@@ -21,6 +22,7 @@ export function openFloorStore(file) {
       status TEXT NOT NULL, text TEXT, details TEXT, created_at INTEGER NOT NULL, external_created_at INTEGER NOT NULL);
     CREATE INDEX IF NOT EXISTS messages_conversation_time ON messages(conversation_id, external_created_at, id);
     CREATE UNIQUE INDEX IF NOT EXISTS messages_channel_external ON messages(channel_id, external_id) WHERE external_id IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS messages_company_created ON messages(company_id, created_at);
     CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, key TEXT NOT NULL, message_id TEXT NOT NULL UNIQUE, payload TEXT NOT NULL,
       created_at INTEGER NOT NULL, published_at INTEGER);
     CREATE TABLE IF NOT EXISTS deliveries (id INTEGER PRIMARY KEY, event_id TEXT NOT NULL, company_id INTEGER NOT NULL, endpoint INTEGER NOT NULL,
