@@ -21,14 +21,16 @@ export function discardRest(req: IncomingMessage): void {
  * The body's own deadline (GATEWAY_BODY_TIMEOUT): a body not read completely within `timeoutMs`
  * of the start of its reading is a 408 `request_timeout`, and what the client still sends is
  * dropped (discardRest). A client trickling bytes so holds nothing for long, whatever the
- * server's request timeout. No deadline when `timeoutMs` is undefined.
+ * server's request timeout. No deadline when `timeoutMs` is undefined, nor for a body that has
+ * all arrived already (`req.complete`): the deadline is for slow clients, and such a body waits on
+ * nothing the client does. That is most callbacks, whose body comes with their headers.
  */
 export async function withinBodyDeadline<T>(
   req: IncomingMessage,
   timeoutMs: number | undefined,
   reading: Promise<T>,
 ): Promise<T> {
-  if (timeoutMs === undefined) return reading;
+  if (timeoutMs === undefined || req.complete) return reading;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(bodyTimedOut(timeoutMs)), timeoutMs);
