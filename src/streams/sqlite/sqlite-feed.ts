@@ -1,6 +1,7 @@
 import type { Logger } from '../../log.js';
 import type { StreamMessageStore } from '../../store/pipeline/stream-messages.js';
 import { FeedConsumer, heldOf, type Held, type LogRow } from './sqlite-feed-consumer.js';
+import { DispatchTurns } from './dispatch-turns.js';
 import type { Clock, DirectHandler, MessageHandler, Subscription } from '../stream.js';
 
 /** Messages of one stream kept in memory, not yet handed to a consumer. */
@@ -37,8 +38,7 @@ export class Feed {
   private readonly owners = new Map<string, FeedConsumer>();
   private readonly consumers: FeedConsumer[] = [];
   private turn = 0;
-  private scheduled = false;
-  private scheduledSoon = false;
+  private readonly turns = new DispatchTurns(() => this.dispatchLogged());
   /** Some message in memory waits for its not_before. */
   private parked = false;
   private poll: NodeJS.Timeout | null = null;
@@ -146,30 +146,11 @@ export class Feed {
     this.schedule();
   }
 
-  /**
-   * Dispatches in the next turn of the event loop or, with `soon` (messages just committed), once
-   * the work under way is done (process.nextTick). Under load a turn first reads and handles every
-   * request that came meanwhile, several ms: a fresh message that waited for it carried that wait
-   * into its webhook's latency. What may repeat (refilling from the log,
-   * a finished message's key) still waits for the next turn, so I/O goes on between.
-   */
+  /** Dispatches once the work under way is done (`soon`: messages just committed), else in the next turn (DispatchTurns). */
   private schedule(soon = false): void {
     if (this.consumers.length === 0) return;
-    if (soon) {
-      if (this.scheduledSoon) return;
-      this.scheduledSoon = true;
-      process.nextTick(() => {
-        this.scheduledSoon = false;
-        this.dispatchLogged();
-      });
-      return;
-    }
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.dispatchLogged();
-    });
+    if (soon) this.turns.soon();
+    else this.turns.next();
   }
 
   private dispatchLogged(): void {
