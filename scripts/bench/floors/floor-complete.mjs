@@ -18,11 +18,11 @@
 // (422); then in a group commit (every callback of a turn of the event loop in one BEGIN IMMEDIATE
 // ... COMMIT, WAL, synchronous=NORMAL): the message deduplicated by its provider id, the sender's
 // contact found or created and its profile refreshed, the conversation found or created and moved
-// (unreplied, open, last message), the message row, and its events (conversation.create, or
-// .update when it changed; message.create with the message's contact and conversation nested) with
-// the contract's presented objects in the v2 envelope, as outbox rows. Once committed: the answer,
-// one pino log line and the prom-client metrics the daemon keeps for a callback (accepted counter,
-// request duration histogram).
+// (unreplied, open, unread count up by one, last message), the message row, and its events
+// (conversation.create, or .update when it changed; message.create with the message's contact and
+// conversation nested) with the contract's presented objects in the v2 envelope, as outbox rows.
+// Once committed: the answer, one pino log line and the prom-client metrics the daemon keeps for a
+// callback (accepted counter, request duration histogram).
 //
 // `ingest-threaded` does the same with the group commit on a thread of its own (floor-store-thread.mjs):
 // what handing the store to the second core gives (docs/scaling.md).

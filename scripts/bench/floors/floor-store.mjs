@@ -15,7 +15,8 @@ export function openFloorStore(file) {
       is_group INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, UNIQUE (channel_id, external_id));
     CREATE TABLE IF NOT EXISTS conversations (id INTEGER PRIMARY KEY, company_id INTEGER NOT NULL, channel_id INTEGER NOT NULL,
       contact_id INTEGER NOT NULL, operational_state TEXT NOT NULL DEFAULT 'open', replied_state TEXT NOT NULL DEFAULT 'unreplied',
-      assignee_id INTEGER, last_message_id INTEGER, created_at INTEGER NOT NULL, last_updated_at INTEGER NOT NULL, UNIQUE (channel_id, contact_id));
+      assignee_id INTEGER, note TEXT, unread_count INTEGER NOT NULL DEFAULT 0, last_message_id INTEGER, created_at INTEGER NOT NULL,
+      last_updated_at INTEGER NOT NULL, UNIQUE (channel_id, contact_id));
     CREATE INDEX IF NOT EXISTS conversations_company ON conversations(company_id, id);
     CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, company_id INTEGER NOT NULL, channel_id INTEGER NOT NULL,
       conversation_id INTEGER NOT NULL, contact_id INTEGER NOT NULL, external_id TEXT, replied_to_id TEXT, income INTEGER NOT NULL,
@@ -41,13 +42,13 @@ export function openFloorStore(file) {
     ),
     refreshContact: db.prepare('UPDATE contacts SET name = ?, external_public_id = ?, updated_at = ? WHERE id = ?'),
     conversation: db.prepare(
-      'SELECT id, operational_state, replied_state, assignee_id, created_at FROM conversations WHERE channel_id = ? AND contact_id = ?',
+      'SELECT id, operational_state, replied_state, assignee_id, note, unread_count, created_at FROM conversations WHERE channel_id = ? AND contact_id = ?',
     ),
     insertConversation: db.prepare(
       'INSERT INTO conversations (company_id, channel_id, contact_id, created_at, last_updated_at) VALUES (?, ?, ?, ?, ?)',
     ),
     moveConversation: db.prepare(
-      "UPDATE conversations SET replied_state = 'unreplied', operational_state = 'open', last_message_id = ?, last_updated_at = ? WHERE id = ?",
+      "UPDATE conversations SET replied_state = 'unreplied', operational_state = 'open', unread_count = unread_count + 1, last_message_id = ?, last_updated_at = ? WHERE id = ?",
     ),
     insertMessage: db.prepare(
       "INSERT INTO messages (company_id, channel_id, conversation_id, contact_id, external_id, replied_to_id, income, status, text, created_at, external_created_at) VALUES (?, ?, ?, ?, ?, ?, 1, 'created', ?, ?, ?)",

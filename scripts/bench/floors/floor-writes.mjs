@@ -1,8 +1,9 @@
 // The complete floor's writes for one callback (scripts/bench/floors/floor-complete.mjs), in the open
 // transaction of a group commit: the message deduplicated by its provider id, the sender's contact
-// found or created and refreshed, the conversation found or created and moved, the message row and
-// its events with the contract's presented objects in the v2 envelope, as outbox rows. Shared by the
-// floor's own group commit and by its store thread (floor-store-thread.mjs).
+// found or created and refreshed, the conversation found or created and moved (its unread count up
+// by one), the message row and its events with the contract's presented objects in the v2 envelope,
+// as outbox rows. Shared by the floor's own group commit and by its store thread
+// (floor-store-thread.mjs).
 
 const iso = (ms) => new Date(ms).toISOString();
 
@@ -41,7 +42,15 @@ export function callbackWriter(sql) {
       const id = Number(
         sql.insertConversation.run(channel.companyId, channel.id, contact.id, now, now).lastInsertRowid,
       );
-      conversation = { id, operational_state: 'open', replied_state: 'unreplied', assignee_id: null, created_at: now };
+      conversation = {
+        id,
+        operational_state: 'open',
+        replied_state: 'unreplied',
+        assignee_id: null,
+        note: null,
+        unread_count: 0,
+        created_at: now,
+      };
     }
     const text = message.text ?? message.caption ?? null;
     const repliedTo =
@@ -80,7 +89,11 @@ export function callbackWriter(sql) {
       operational_state: 'open',
       replied_state: 'unreplied',
       assignee_id: conversation.assignee_id,
+      note: conversation.note,
+      unread_count: conversation.unread_count + 1,
       group: contact.is_group === 1,
+      // A private chat's (the bench's load); a group's would list the members who wrote in it.
+      participants: [],
     };
     if (created || changed) events.push(event(channel, 'conversation', created ? 'create' : 'update', now, moved));
     // Message events carry the message's contact and conversation (schemas/objects/message-event.ts).
