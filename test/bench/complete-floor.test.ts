@@ -6,7 +6,9 @@ import { applyCallbackGrouped } from '../../src/domain/incoming.js';
 import { normalizeBotUpdate } from '../../src/ingest/bot.js';
 import { createPresenters } from '../../src/presenters/presenters.js';
 import { publicUrls } from '../../src/presenters/public-urls.js';
-import { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
+import { insertCompany } from '../helpers/pipeline.js';
+import { storePerTest } from '../helpers/temp-store.js';
 
 // The bench's ratios to the complete floor (BENCHMARKS.md, "The floors") are the cost of the
 // gateway's structure only while the floor does the contract's work: its events must be the
@@ -17,23 +19,18 @@ const { openFloorStore } = await import(path.join(floors, 'floor-store.mjs'));
 const { callbackWriter } = await import(path.join(floors, 'floor-writes.mjs'));
 const { botBody } = await import(path.resolve('scripts/bench/suite/load.mjs'));
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-complete-floor-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+let store: Store;
+storePerTest('gateway-complete-floor-', (opened) => (store = opened));
+const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-complete-floor-'));
+afterAll(() => fs.rmSync(floorDir, { recursive: true, force: true }));
 
 /** The bench's callbacks: two messages of one sender, then one of another. */
 const updates = [JSON.parse(botBody(1, 2, 1_000)), JSON.parse(botBody(3, 2, 1_000)), JSON.parse(botBody(2, 2, 1_000))];
 
 /** The v2 envelopes the gateway writes for `updates`, in order. */
 async function gatewayEvents(): Promise<any[]> {
-  const store = Store.open(path.join(dir, 'gateway.db'));
   store.accounts.createWithToken('bench', 'digest');
-  const companyId = store.companies.insert({
-    accountId: 1,
-    name: 'company',
-    phone: null,
-    description: null,
-    webhookUrl: null,
-  }).id;
+  const companyId = insertCompany(store, 'company');
   const channel = store.channels.insert({
     companyId,
     provider: 'chat_b',
@@ -47,18 +44,17 @@ async function gatewayEvents(): Promise<any[]> {
       applyCallbackGrouped(store, { id: channel.id, api: 'v2' }, normalizeBotUpdate(update), presenters),
     );
   const rows = store.db.prepare('SELECT payload FROM outbox ORDER BY id').pluck().all() as string[];
-  store.close();
   return rows.map((payload) => JSON.parse(payload).body);
 }
 
 /** The v2 envelopes the complete floor writes for `updates`, in order. */
 function floorEvents(): any[] {
-  const sql = openFloorStore(path.join(dir, 'floor.db'));
-  const store = callbackWriter(sql);
+  const sql = openFloorStore(path.join(floorDir, 'floor.db'));
+  const write = callbackWriter(sql);
   const events: any[] = [];
   for (const update of updates) {
     sql.begin.run();
-    events.push(...store({ id: 1, companyId: 1, endpoint: 0 }, update.message, Date.now()));
+    events.push(...write({ id: 1, companyId: 1, endpoint: 0 }, update.message, Date.now()));
     sql.commit.run();
   }
   return events.map((event) => JSON.parse(event.json));
