@@ -82,7 +82,7 @@ describe('the complete floor of the bench', () => {
       'message.create',
     ]);
     expect(comparable(floor)).toEqual(comparable(gateway));
-    // The unread count the floor keeps in its store, as the gateway's presents it.
+    // The comparison covers a count kept in the store: the sender's second message presents 2.
     expect(gateway[2].object.conversation.unread_count).toBe(2);
   });
 });
